@@ -1,0 +1,284 @@
+//! Chunk windows: exact windows over leaf evidence units, for indexing.
+//!
+//! A window grows unit by unit up to the target size (512 tokens) and may pass it up to the soft
+//! ceiling (800) only to avoid leaving a tiny remainder. Windows never cross an evidence owner
+//! (a Markdown section, a JSON record), so one owner's windows consolidate cleanly at query time.
+//! A unit larger than the ceiling is split on line boundaries (or, for a single huge line, on
+//! character boundaries) into pieces near the target.
+
+use serde::Serialize;
+
+use crate::parse::{Kind, LineIndex, Span, Unit};
+use crate::tokenize;
+
+/// Window sizes in tokens.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkOptions {
+    /// The size a window aims for.
+    pub target_tokens: usize,
+    /// The size a window may reach to absorb a small remainder.
+    pub soft_ceiling_tokens: usize,
+}
+
+impl Default for ChunkOptions {
+    fn default() -> Self {
+        Self { target_tokens: 512, soft_ceiling_tokens: 800 }
+    }
+}
+
+/// The context capsule: indexed with the chunk, never part of its text.
+#[derive(Debug, Clone, Serialize)]
+pub struct Capsule {
+    /// Document title.
+    pub title: String,
+    /// Source kind.
+    pub kind: &'static str,
+    /// Heading path of the window's first unit.
+    pub heading_path: Vec<String>,
+    /// The table header, when the window starts inside a table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_header: Option<String>,
+}
+
+impl Capsule {
+    /// The capsule as indexed text.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut parts = Vec::with_capacity(self.heading_path.len() + 2);
+        if !self.title.is_empty() {
+            parts.push(self.title.as_str());
+        }
+        parts.extend(self.heading_path.iter().map(String::as_str));
+        if let Some(header) = &self.table_header {
+            parts.push(header);
+        }
+        parts.join("\n")
+    }
+}
+
+/// One window.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chunk {
+    /// Position in the extraction.
+    pub ordinal: usize,
+    /// Ordinal of the first unit covered.
+    pub first_unit: usize,
+    /// Ordinal of the last unit covered.
+    pub last_unit: usize,
+    /// The evidence owner key.
+    pub owner_key: String,
+    /// Exact source span.
+    pub span: Span,
+    /// Tokens in `text`.
+    pub token_count: usize,
+    /// The indexed text: the exact source slice, or the record's decoded text for JSON.
+    pub text: String,
+    /// Context capsule.
+    pub capsule: Capsule,
+}
+
+fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
+    match kind {
+        Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
+        Kind::Markdown => unit.parent.map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
+        Kind::Text => "doc".to_string(),
+    }
+}
+
+/// Builds windows over `units` (all of them, in order) of a document whose text is `source`.
+/// `unit_tokens[i]` is the token count of `units[i].text`.
+#[must_use]
+pub fn windows(source: &str, kind: Kind, title: &str, units: &[Unit], unit_tokens: &[usize], options: ChunkOptions) -> Vec<Chunk> {
+    let index = LineIndex::new(source);
+    let slices_source = matches!(kind, Kind::Markdown | Kind::Text);
+    let mut chunks = Vec::new();
+    let mut window: Vec<usize> = Vec::new();
+    let mut window_tokens = 0;
+    let mut window_owner = String::new();
+
+    let flush = |window: &mut Vec<usize>, tokens: &mut usize, chunks: &mut Vec<Chunk>| {
+        if let (Some(&first), Some(&last)) = (window.first(), window.last()) {
+            let (a, b) = (&units[first], &units[last]);
+            let span = index.span(a.span.byte_start, b.span.byte_end);
+            let text = if slices_source {
+                source[span.byte_start..span.byte_end].to_string()
+            } else {
+                window.iter().map(|&i| units[i].text.as_str()).collect::<Vec<_>>().join("\n")
+            };
+            chunks.push(Chunk {
+                ordinal: chunks.len(),
+                first_unit: first,
+                last_unit: last,
+                owner_key: owner_key(a, first, kind),
+                span,
+                token_count: *tokens,
+                text,
+                capsule: capsule(title, kind, a),
+            });
+        }
+        window.clear();
+        *tokens = 0;
+    };
+
+    for (i, unit) in units.iter().enumerate().filter(|(_, u)| u.is_leaf) {
+        let tokens = unit_tokens[i];
+        let owner = owner_key(unit, i, kind);
+        if tokens > options.soft_ceiling_tokens {
+            flush(&mut window, &mut window_tokens, &mut chunks);
+            split_unit(source, slices_source, &index, title, kind, i, unit, &owner, options, &mut chunks);
+            continue;
+        }
+        let fits = window_tokens + tokens <= options.target_tokens
+            || (window_tokens < options.target_tokens / 4 && window_tokens + tokens <= options.soft_ceiling_tokens);
+        if !window.is_empty() && (owner != window_owner || !fits) {
+            flush(&mut window, &mut window_tokens, &mut chunks);
+        }
+        window_owner = owner;
+        window.push(i);
+        window_tokens += tokens;
+    }
+    flush(&mut window, &mut window_tokens, &mut chunks);
+    chunks
+}
+
+fn capsule(title: &str, kind: Kind, unit: &Unit) -> Capsule {
+    Capsule { title: title.to_string(), kind: kind.as_str(), heading_path: unit.heading_path.clone(), table_header: unit.table_header.clone() }
+}
+
+/// Splits one oversize unit into pieces near the target size.
+#[allow(clippy::too_many_arguments)] // Internal helper of `windows`, sharing its locals.
+fn split_unit(
+    source: &str,
+    slices_source: bool,
+    index: &LineIndex,
+    title: &str,
+    kind: Kind,
+    ordinal: usize,
+    unit: &Unit,
+    owner: &str,
+    options: ChunkOptions,
+    chunks: &mut Vec<Chunk>,
+) {
+    // Work in the coordinates of the unit's text; for source slices that is the source itself.
+    let text = &unit.text;
+    let base = unit.span.byte_start;
+    // A table row's text carries its header, so it is not a slice of the source.
+    let slices_source = slices_source && source.get(base..unit.span.byte_end) == Some(text.as_str());
+    let mut pieces: Vec<(usize, usize, usize)> = Vec::new(); // (start, end, tokens) within `text`
+    let mut start = 0;
+    let mut tokens = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        for part in split_long_line(line, options.target_tokens * 4) {
+            let part_tokens = tokenize::count(part);
+            if tokens > 0 && tokens + part_tokens > options.target_tokens {
+                pieces.push((start, offset, tokens));
+                start = offset;
+                tokens = 0;
+            }
+            tokens += part_tokens;
+            offset += part.len();
+        }
+    }
+    if offset > start {
+        pieces.push((start, offset, tokens));
+    }
+    for (start, end, tokens) in pieces {
+        let piece = &text[start..end];
+        let trimmed_end = start + piece.trim_end().len();
+        if trimmed_end <= start {
+            continue;
+        }
+        let span = if slices_source { index.span(base + start, base + trimmed_end) } else { unit.span };
+        chunks.push(Chunk {
+            ordinal: chunks.len(),
+            first_unit: ordinal,
+            last_unit: ordinal,
+            owner_key: owner.to_string(),
+            span,
+            token_count: tokens,
+            text: if slices_source { source[span.byte_start..span.byte_end].to_string() } else { text[start..trimmed_end].to_string() },
+            capsule: capsule(title, kind, unit),
+        });
+    }
+}
+
+/// Cuts a line longer than `max_bytes` on character boundaries (minified files, huge records).
+fn split_long_line(line: &str, max_bytes: usize) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut rest = line;
+    while rest.len() > max_bytes {
+        let mut cut = max_bytes;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        // Prefer the last whitespace before the cut so words stay whole.
+        if let Some(ws) = rest[..cut].rfind(char::is_whitespace).filter(|&w| w > max_bytes / 2) {
+            cut = ws + 1;
+        }
+        parts.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    parts.push(rest);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    fn chunk_doc(kind: Kind, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
+        let parsed = parse::parse(kind, text, "t").unwrap();
+        let tokens: Vec<usize> = parsed.units.iter().map(|u| tokenize::count(&u.text)).collect();
+        let chunks = windows(text, kind, "T", &parsed.units, &tokens, options);
+        (parsed.units, chunks)
+    }
+
+    #[test]
+    fn windows_cover_every_leaf_unit_without_gaps_and_slice_exactly() {
+        let mut doc = String::from("# Top\n\n");
+        for s in 0..6 {
+            doc.push_str(&format!("## Section {s}\n\n"));
+            for p in 0..15 {
+                doc.push_str(&format!("Paragraph {p} of section {s} says something about retrieval and windows.\n\n"));
+            }
+        }
+        let (units, chunks) = chunk_doc(Kind::Markdown, &doc, ChunkOptions { target_tokens: 120, soft_ceiling_tokens: 200 });
+        let mut covered = Vec::new();
+        for chunk in &chunks {
+            assert_eq!(&doc[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
+            assert!(chunk.token_count <= 200, "{}", chunk.token_count);
+            covered.extend((chunk.first_unit..=chunk.last_unit).filter(|&i| units[i].is_leaf));
+        }
+        let leaves: Vec<usize> = units.iter().enumerate().filter(|(_, u)| u.is_leaf).map(|(i, _)| i).collect();
+        assert_eq!(covered, leaves);
+        // Windows never cross a section: each chunk's units share one parent.
+        for chunk in &chunks {
+            let parent = units[chunk.first_unit].parent;
+            assert!((chunk.first_unit..=chunk.last_unit).filter(|&i| units[i].is_leaf).all(|i| units[i].parent == parent));
+        }
+    }
+
+    #[test]
+    fn oversize_units_split_on_lines_with_exact_spans() {
+        let body: String = (0..400).map(|i| format!("line {i} of a very long paragraph without blank lines\n")).collect();
+        let (_, chunks) = chunk_doc(Kind::Text, &body, ChunkOptions::default());
+        assert!(chunks.len() > 1);
+        for chunk in &chunks {
+            assert_eq!(&body[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
+            assert!(chunk.token_count <= 512 + 20);
+        }
+        assert_eq!(chunks[0].span.byte_start, 0);
+        assert_eq!(chunks.last().unwrap().span.byte_end, body.trim_end().len());
+    }
+
+    #[test]
+    fn json_records_never_share_a_window() {
+        let text = "{\"_id\":\"a\",\"t\":\"one\"}\n{\"_id\":\"b\",\"t\":\"two\"}\n";
+        let (_, chunks) = chunk_doc(Kind::Jsonl, text, ChunkOptions::default());
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[1].text, "two");
+        assert_eq!(chunks[1].owner_key, "r1");
+    }
+}

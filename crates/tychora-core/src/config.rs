@@ -1,0 +1,218 @@
+//! Workspace configuration (`workspace.toml`) and the resolved pack it selects.
+//!
+//! Packs are data (`packs/<name>/pack.json`); the built-in ones are embedded so the engine needs no
+//! files beside the binary. The TypeScript side validates the same files with its zod schema.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The embedded `documents` pack.
+pub const DOCUMENTS_PACK: &str = include_str!("../../../packs/documents/pack.json");
+
+/// A configuration pack, as resolved for one workspace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)] // Field meanings are documented in the zod pack schema (ts/contracts/pack.ts).
+pub struct Pack {
+    pub name: String,
+    pub version: u32,
+    pub description: String,
+    pub kinds: Vec<String>,
+    pub chunking: Chunking,
+    pub lexical: Lexical,
+    pub identifiers: Identifiers,
+    pub fusion: Fusion,
+    pub output: Output,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Chunking {
+    pub target_tokens: usize,
+    pub soft_ceiling_tokens: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[allow(missing_docs)]
+pub struct Lexical {
+    pub language: String,
+    pub stemmer: bool,
+    pub stopwords: bool,
+    pub capsule_boost: f32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Identifiers {
+    pub patterns: Vec<IdentifierPattern>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct IdentifierPattern {
+    pub name: String,
+    pub regex: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Fusion {
+    pub k: f64,
+    pub weights: FusionWeights,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct FusionWeights {
+    pub exact: f64,
+    pub lexical: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Output {
+    pub budget_tokens: usize,
+    pub max_per_source: usize,
+    pub limit: usize,
+}
+
+impl Pack {
+    /// The built-in pack of that name.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown pack.
+    pub fn builtin(name: &str) -> Result<Self> {
+        match name {
+            "documents" => serde_json::from_str(DOCUMENTS_PACK).map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
+            other => Err(Error::NotFound { what: "pack", id: other.to_string() }),
+        }
+    }
+}
+
+/// `workspace.toml`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Config {
+    /// Display name.
+    pub name: String,
+    /// The profile used when a call names none.
+    pub default_profile: String,
+    /// Profiles by name.
+    pub profiles: std::collections::BTreeMap<String, Profile>,
+    /// Capture settings.
+    pub capture: Capture,
+    /// Snapshot retention.
+    #[serde(default)]
+    pub snapshots: Snapshots,
+}
+
+/// A profile: which pack and channels a workspace uses.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Profile {
+    /// What it is for.
+    pub description: String,
+    /// The pack it resolves.
+    pub pack: String,
+    /// Channels it runs.
+    pub channels: Vec<String>,
+    /// Whether it may call the network (never, for the built-in profiles).
+    #[serde(default)]
+    pub network: bool,
+}
+
+/// Capture settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Capture {
+    /// Absolute directories capture may read from, besides those `add` registers.
+    #[serde(default)]
+    pub roots: Vec<String>,
+    /// Whether a path given to `add` becomes a root.
+    #[serde(default = "yes")]
+    pub auto_add_roots: bool,
+    /// Files above this size are refused with `E_LIMIT_EXCEEDED`.
+    pub max_file_bytes: u64,
+}
+
+/// Snapshot retention.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Snapshots {
+    /// How many published snapshots keep their index generations.
+    pub retain: usize,
+}
+
+impl Default for Snapshots {
+    fn default() -> Self {
+        Self { retain: 5 }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The `workspace.toml` written by `tychora init`.
+#[must_use]
+pub fn default_toml(name: &str) -> String {
+    format!(
+        r#"# Tychora workspace configuration.
+name = {name:?}
+default_profile = "documents"
+
+[profiles.documents]
+description = "Offline documents: exact + lexical channels, no network"
+pack = "documents"
+channels = ["exact", "lexical"]
+network = false
+
+[capture]
+# Absolute directories capture may read from. `tychora add PATH` adds PATH as a root when
+# auto_add_roots is true; set it to false to confine capture to the roots listed here.
+roots = []
+auto_add_roots = true
+max_file_bytes = 67108864 # 64 MiB
+
+[snapshots]
+# Published snapshots whose index generations are kept for pinned readers.
+retain = 5
+"#
+    )
+}
+
+impl Config {
+    /// Reads and validates `workspace.toml`.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` naming the file and the TOML error.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let config: Self = toml::from_str(&text).map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?;
+        if !config.profiles.contains_key(&config.default_profile) {
+            return Err(Error::InvalidArgument(format!("{}: default_profile {:?} is not defined", path.display(), config.default_profile)));
+        }
+        Ok(config)
+    }
+
+    /// The pack of the default profile.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` if the profile names an unknown pack.
+    pub fn pack(&self) -> Result<Pack> {
+        let profile = &self.profiles[&self.default_profile];
+        Pack::builtin(&profile.pack)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_round_trips_and_resolves_its_pack() {
+        let config: Config = toml::from_str(&default_toml("demo")).unwrap();
+        assert_eq!(config.default_profile, "documents");
+        let pack = config.pack().unwrap();
+        assert_eq!(pack.chunking.target_tokens, 512);
+        assert!((pack.fusion.weights.exact - 2.0).abs() < f64::EPSILON);
+    }
+}

@@ -1,0 +1,210 @@
+//! One error type for the core, grouped by what the caller can do about it.
+//!
+//! Each variant maps to a stable [`ErrorCode`]; the binding passes the code to JavaScript as
+//! `error.code`, and every surface (CLI exit code, HTTP status, MCP `isError`) reads the same table.
+
+use std::path::PathBuf;
+
+/// Stable error codes shared by every surface. Adding one is an API change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// Bad input from the caller.
+    InvalidArgument,
+    /// No such object.
+    NotFound,
+    /// Already exists, or a stale snapshot.
+    Conflict,
+    /// The workspace is owned by another process.
+    Locked,
+    /// The workspace needs an explicit `tychora manage migrate`.
+    MigrationRequired,
+    /// A migration or artifact failed its integrity check.
+    ChecksumMismatch,
+    /// A derived index is damaged; rebuild it.
+    Corrupt,
+    /// The input format is not supported.
+    UnsupportedFormat,
+    /// A size or budget limit was exceeded.
+    LimitExceeded,
+    /// The call was cancelled.
+    Cancelled,
+    /// The handle was closed.
+    Closed,
+    /// An I/O failure.
+    Io,
+    /// A bug, including caught panics.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The wire form, e.g. `E_NOT_FOUND`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidArgument => "E_INVALID_ARGUMENT",
+            Self::NotFound => "E_NOT_FOUND",
+            Self::Conflict => "E_CONFLICT",
+            Self::Locked => "E_LOCKED",
+            Self::MigrationRequired => "E_MIGRATION_REQUIRED",
+            Self::ChecksumMismatch => "E_CHECKSUM_MISMATCH",
+            Self::Corrupt => "E_CORRUPT",
+            Self::UnsupportedFormat => "E_UNSUPPORTED_FORMAT",
+            Self::LimitExceeded => "E_LIMIT_EXCEEDED",
+            Self::Cancelled => "E_CANCELLED",
+            Self::Closed => "E_CLOSED",
+            Self::Io => "E_IO",
+            Self::Internal => "E_INTERNAL",
+        }
+    }
+}
+
+/// The core's error. Foreign errors are wrapped at the module edge and carried as a source.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The caller passed something unusable.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// A named object does not exist.
+    #[error("{what} not found: {id}")]
+    NotFound {
+        /// The kind of object ("snapshot", "workspace", …).
+        what: &'static str,
+        /// The id or path that was looked up.
+        id: String,
+    },
+    /// The object exists already, or the request conflicts with the current state.
+    #[error("{0}")]
+    Conflict(String),
+    /// Another process holds the workspace lock.
+    #[error("workspace {path} is locked by another process (pid {owner}); stop it or talk to it through `tychora serve`")]
+    Locked {
+        /// The workspace directory.
+        path: PathBuf,
+        /// The owner's pid as recorded in the lock file, or "unknown".
+        owner: String,
+    },
+    /// The database schema is older than the engine's and needs an explicit migration.
+    #[error("workspace {path} is at schema {current} but this engine needs {required}; run `tychora manage migrate {path}`", path = .path.display())]
+    MigrationRequired {
+        /// The workspace directory.
+        path: PathBuf,
+        /// The schema version recorded in the workspace.
+        current: i64,
+        /// The newest schema version this engine knows.
+        required: i64,
+    },
+    /// Recorded and computed checksums differ.
+    #[error("checksum mismatch for {what}: recorded {recorded}, computed {computed}")]
+    ChecksumMismatch {
+        /// What was checked (a migration or an artifact).
+        what: String,
+        /// The checksum on record.
+        recorded: String,
+        /// The checksum computed now.
+        computed: String,
+    },
+    /// A derived index or the corpus is damaged.
+    #[error("{0}")]
+    Corrupt(String),
+    /// The input's format is not supported.
+    #[error("{0}")]
+    UnsupportedFormat(String),
+    /// A limit was exceeded.
+    #[error("{0}")]
+    LimitExceeded(String),
+    /// The work was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+    /// The handle has been closed.
+    #[error("{0} is closed")]
+    Closed(String),
+    /// An I/O error with the path it concerns.
+    #[error("I/O error on {path}: {source}", path = .path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// SQLite failed.
+    #[error("corpus database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// tantivy failed.
+    #[error("lexical index error: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    /// A bug.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The stable code of this error.
+    #[must_use]
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            Self::NotFound { .. } => ErrorCode::NotFound,
+            Self::Conflict(_) => ErrorCode::Conflict,
+            Self::Locked { .. } => ErrorCode::Locked,
+            Self::MigrationRequired { .. } => ErrorCode::MigrationRequired,
+            Self::ChecksumMismatch { .. } => ErrorCode::ChecksumMismatch,
+            Self::Corrupt(_) => ErrorCode::Corrupt,
+            Self::UnsupportedFormat(_) => ErrorCode::UnsupportedFormat,
+            Self::LimitExceeded(_) => ErrorCode::LimitExceeded,
+            Self::Cancelled => ErrorCode::Cancelled,
+            Self::Closed(_) => ErrorCode::Closed,
+            Self::Io { .. } => ErrorCode::Io,
+            Self::Sqlite(_) | Self::Internal(_) => ErrorCode::Internal,
+            Self::Tantivy(_) => ErrorCode::Corrupt,
+        }
+    }
+
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io { path: path.into(), source }
+    }
+}
+
+/// The core's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A per-item problem found during a job. Per-item failures are data, not throws.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file or record concerned.
+    pub path: String,
+    /// `info`, `warning` or `error`.
+    pub level: String,
+    /// A stable code from the table.
+    pub code: String,
+    /// What happened, for a person.
+    pub message: String,
+    /// Where in the file, when known (`line:col`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error-level diagnostic.
+    pub fn error(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { path: path.into(), level: "error".into(), code: code.as_str().into(), message: message.into(), locator: None }
+    }
+
+    /// A warning-level diagnostic: the file was still indexed.
+    pub fn warning(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { level: "warning".into(), ..Self::error(path, code, message) }
+    }
+
+    /// An info-level diagnostic, e.g. a skipped file of an unsupported type.
+    pub fn info(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { level: "info".into(), ..Self::error(path, code, message) }
+    }
+
+    /// Attaches a `line:col` locator.
+    #[must_use]
+    pub fn at(mut self, locator: impl Into<String>) -> Self {
+        self.locator = Some(locator.into());
+        self
+    }
+}

@@ -1,0 +1,82 @@
+//! The exact channel: identifiers (heading anchors, JSON ids, configured patterns such as
+//! `RFC 9110` or `Article 17`) matched exactly after normalisation.
+
+use std::fmt::Write as _;
+
+use regex::Regex;
+use rusqlite::{params_from_iter, Connection};
+
+use crate::error::Result;
+use crate::ingest::normalize_identifier;
+use crate::lexical::Filter;
+use crate::parse::slugify;
+
+/// Normalised identifiers a query names: pattern matches, the whole query, and its heading slug.
+#[must_use]
+pub fn query_identifiers(query: &str, patterns: &[(String, Regex)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |v: String| {
+        if !v.is_empty() && !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    for (_, re) in patterns {
+        for m in re.find_iter(query) {
+            push(normalize_identifier(m.as_str()));
+        }
+    }
+    let trimmed = query.trim();
+    // A whole query is an identifier only when it is short enough to be one.
+    if trimmed.chars().count() <= 80 {
+        push(normalize_identifier(trimmed));
+        push(slugify(trimmed));
+    }
+    out
+}
+
+/// Chunk ids whose units carry one of `identifiers`, best first: anchors and ids, then identifiers
+/// in headings (definitions), then mentions; within a class, document order.
+///
+/// # Errors
+/// SQLite errors.
+pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filter: &Filter, limit: usize) -> Result<Vec<i64>> {
+    if identifiers.is_empty() || limit == 0 {
+        return Ok(Vec::new());
+    }
+    let mut sql = String::from(
+        "SELECT c.id, MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class
+         FROM identifiers i
+         JOIN evidence_units u ON u.id = i.unit_id
+         JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.extraction_id = u.extraction_id
+         JOIN sources s ON s.id = m.source_id
+         JOIN collections col ON col.id = s.collection_id
+         JOIN chunks c ON c.extraction_id = u.extraction_id AND c.first_unit_id <= u.id AND c.last_unit_id >= u.id
+         WHERE i.normalized IN (",
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    for (n, id) in identifiers.iter().enumerate() {
+        let _ = write!(sql, "{}?{}", if n > 0 { ", " } else { "" }, values.len() + 1);
+        values.push(id.clone().into());
+    }
+    sql.push(')');
+    filter.push_sql(&mut sql, &mut values);
+    let _ = write!(sql, " GROUP BY c.id ORDER BY class, c.extraction_id, c.ordinal LIMIT {limit}");
+    let mut stmt = conn.prepare(&sql)?;
+    let ids = stmt.query_map(params_from_iter(values), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_identifiers_normalise_patterns_and_short_queries() {
+        let patterns = vec![("rfc".to_string(), Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap())];
+        let ids = query_identifiers("what does RFC 9110 say", &patterns);
+        assert_eq!(ids[0], "rfc9110");
+        assert!(ids.contains(&"what-does-rfc-9110-say".to_string()));
+        let long = "x ".repeat(60);
+        assert!(query_identifiers(&long, &patterns).is_empty());
+    }
+}

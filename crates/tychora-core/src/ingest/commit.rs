@@ -1,0 +1,242 @@
+//! Canonical rows for one job: sources, revisions, extractions, units, locators, identifiers, chunks.
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use sha2::{Digest, Sha256};
+
+use super::prepare::{Extraction, Prepared};
+use super::Receipt;
+use crate::config::Pack;
+use crate::error::Result;
+use crate::parse::{Kind, PARSER_VERSION};
+use crate::snapshot::Member;
+use crate::store::now_ms;
+use crate::tokenize::TOKENIZER;
+use crate::workspace::Workspace;
+
+/// Records job steps as they start and finish.
+pub struct Steps {
+    job_id: i64,
+    open: Option<i64>,
+}
+
+impl Steps {
+    pub fn new(job_id: i64) -> Self {
+        Self { job_id, open: None }
+    }
+
+    pub fn begin(&mut self, conn: &Connection, name: &str) -> Result<()> {
+        conn.execute("INSERT INTO job_steps (job_id, name, status, started_at) VALUES (?1, ?2, 'running', ?3)", params![self.job_id, name, now_ms()])?;
+        self.open = Some(conn.last_insert_rowid());
+        Ok(())
+    }
+
+    pub fn finish(&mut self, conn: &Connection, _name: &str, detail: &serde_json::Value) -> Result<()> {
+        if let Some(id) = self.open.take() {
+            conn.execute("UPDATE job_steps SET status = 'done', finished_at = ?2, detail_json = ?3 WHERE id = ?1", params![id, now_ms(), detail.to_string()])?;
+        }
+        Ok(())
+    }
+}
+
+/// The extraction fingerprint: parser version, kind override, chunking, tokenizer and identifier
+/// patterns. A change to any of them re-extracts; nothing else does.
+pub fn fingerprint(pack: &Pack, kind_override: Option<Kind>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(PARSER_VERSION);
+    hasher.update(kind_override.map_or("auto", Kind::as_str));
+    hasher.update(format!("{}/{}", pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens));
+    hasher.update(TOKENIZER);
+    for p in &pack.identifiers.patterns {
+        hasher.update(&p.name);
+        hasher.update(&p.regex);
+    }
+    hex::encode(&hasher.finalize()[..16])
+}
+
+pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT id, path FROM roots")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
+    let path = root.display().to_string();
+    if let Some(id) = conn.query_row("SELECT id FROM roots WHERE path = ?1", params![path], |r| r.get(0)).optional()? {
+        return Ok(id);
+    }
+    conn.execute("INSERT INTO roots (path, added_at) VALUES (?1, ?2)", params![path, now_ms()])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Normal form of an identifier for exact matching: lowercase, no whitespace.
+pub fn normalize_identifier(value: &str) -> String {
+    value.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+}
+
+/// Writes (or reuses) the source, revision and extraction of one prepared file.
+#[allow(clippy::too_many_arguments)] // One call site, in the job's commit step.
+pub fn write_revision(
+    tx: &Transaction<'_>,
+    workspace: &Workspace,
+    collection_id: i64,
+    root_id: i64,
+    rel_path: &str,
+    abs_path: &Path,
+    prepared: &Prepared,
+    extraction: &Extraction,
+    fingerprint: &str,
+) -> Result<Member> {
+    let now = now_ms();
+    let uri = format!("file://{}", abs_path.display());
+    let kind = prepared.kind.as_str();
+    tx.execute(
+        "INSERT INTO sources (collection_id, kind, root_id, rel_path, uri, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6, ?6)
+         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', kind = excluded.kind, updated_at = excluded.updated_at",
+        params![collection_id, kind, root_id, rel_path, uri, now],
+    )?;
+    let source_id: i64 = tx.query_row("SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2", params![collection_id, uri], |r| r.get(0))?;
+    tx.execute(
+        "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
+        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind), now],
+    )?;
+    // Bytes identical to an earlier revision of this source reuse that revision.
+    let existing: Option<(i64, i64)> = tx
+        .query_row("SELECT id, seq FROM revisions WHERE source_id = ?1 AND sha256 = ?2 ORDER BY seq DESC LIMIT 1", params![source_id, prepared.sha256], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let revision_id = if let Some((id, _)) = existing {
+        id
+    } else {
+        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE source_id = ?1", params![source_id], |r| r.get(0))?;
+        let metadata = serde_json::json!({ "path": rel_path, "kind": kind });
+        tx.execute(
+            "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![source_id, seq, prepared.sha256, prepared.bytes.len(), metadata.to_string(), now],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute("INSERT INTO revision_artifacts (revision_id, sha256, role) VALUES (?1, ?2, 'original')", params![id, prepared.sha256])?;
+        id
+    };
+    let extraction_id = match tx
+        .query_row("SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2", params![revision_id, fingerprint], |r| r.get(0))
+        .optional()?
+    {
+        Some(id) => id,
+        None => write_extraction(tx, workspace, revision_id, prepared.kind, extraction, fingerprint)?,
+    };
+    Ok(Member { source_id, revision_id, extraction_id, collection_id, root_id, rel_path: rel_path.to_string(), sha256: prepared.sha256.clone() })
+}
+
+fn media_type(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Markdown => "text/markdown",
+        Kind::Text => "text/plain",
+        Kind::Json => "application/json",
+        Kind::Jsonl => "application/jsonl",
+    }
+}
+
+fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i64, kind: Kind, extraction: &Extraction, fingerprint: &str) -> Result<i64> {
+    tx.execute(
+        "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            revision_id,
+            format!("{}@{PARSER_VERSION}", kind.as_str()),
+            fingerprint,
+            extraction.units.len(),
+            extraction.chunks.len(),
+            serde_json::to_string(&extraction.diagnostics).unwrap_or_else(|_| "[]".into()),
+            now_ms()
+        ],
+    )?;
+    let extraction_id = tx.last_insert_rowid();
+    let mut unit_ids = Vec::with_capacity(extraction.units.len());
+    {
+        let mut insert_unit = tx.prepare_cached(
+            "INSERT INTO evidence_units (extraction_id, ordinal, unit_type, is_leaf, parent_ordinal, text, heading_path_json, anchor, token_count)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        let mut insert_locator = tx.prepare_cached(
+            "INSERT INTO locators (unit_id, byte_start, byte_end, line_start, col_start, line_end, col_end, json_pointer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        let mut insert_identifier =
+            tx.prepare_cached("INSERT INTO identifiers (unit_id, revision_id, kind, value, normalized) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+        for (ordinal, unit) in extraction.units.iter().enumerate() {
+            insert_unit.execute(params![
+                extraction_id,
+                ordinal,
+                unit.unit_type,
+                unit.is_leaf,
+                unit.parent,
+                unit.text,
+                serde_json::to_string(&unit.heading_path).unwrap_or_else(|_| "[]".into()),
+                unit.anchor,
+                extraction.unit_tokens[ordinal]
+            ])?;
+            let unit_id = tx.last_insert_rowid();
+            unit_ids.push(unit_id);
+            let s = unit.span;
+            insert_locator.execute(params![unit_id, s.byte_start, s.byte_end, s.line_start, s.col_start, s.line_end, s.col_end, unit.json_pointer])?;
+            for id in &unit.identifiers {
+                insert_identifier.execute(params![unit_id, revision_id, id.kind, id.value, normalize_identifier(&id.value)])?;
+            }
+            if unit.is_leaf {
+                let scope = if unit.unit_type == "heading" { "heading" } else { "mention" };
+                let mut found: Vec<(String, String)> = Vec::new();
+                for (name, re) in workspace.patterns() {
+                    for m in re.find_iter(&unit.text) {
+                        let entry = (format!("{scope}:{name}"), m.as_str().to_string());
+                        if !found.iter().any(|f| normalize_identifier(&f.1) == normalize_identifier(&entry.1)) {
+                            found.push(entry);
+                        }
+                    }
+                }
+                for (kind, value) in found {
+                    insert_identifier.execute(params![unit_id, revision_id, kind, value, normalize_identifier(&value)])?;
+                }
+            }
+        }
+        let mut insert_chunk = tx.prepare_cached(
+            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, text, capsule_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?;
+        for chunk in &extraction.chunks {
+            insert_chunk.execute(params![
+                extraction_id,
+                chunk.ordinal,
+                unit_ids[chunk.first_unit],
+                unit_ids[chunk.last_unit],
+                chunk.owner_key,
+                chunk.span.byte_start,
+                chunk.span.byte_end,
+                chunk.span.line_start,
+                chunk.span.col_start,
+                chunk.span.line_end,
+                chunk.span.col_end,
+                chunk.token_count,
+                chunk.text,
+                serde_json::to_string(&chunk.capsule).unwrap_or_else(|_| "{}".into())
+            ])?;
+        }
+    }
+    Ok(extraction_id)
+}
+
+/// Marks the job finished with its receipt and records its diagnostics as events.
+pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
+    let now = now_ms();
+    let mut insert = conn.prepare_cached("INSERT INTO job_events (job_id, at, level, code, path, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    for d in &receipt.diagnostics {
+        let message = match &d.locator {
+            Some(at) => format!("{} (at {at})", d.message),
+            None => d.message.clone(),
+        };
+        insert.execute(params![receipt.job_id, now, d.level, d.code, d.path, message])?;
+    }
+    conn.execute(
+        "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4 WHERE id = ?1",
+        params![receipt.job_id, receipt.status, serde_json::to_string(receipt).unwrap_or_else(|_| "{}".into()), now],
+    )?;
+    Ok(())
+}

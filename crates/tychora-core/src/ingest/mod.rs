@@ -1,0 +1,333 @@
+//! `add`/sync as a durable job: capture → parse → commit canonical rows → build and verify an index
+//! generation → switch the snapshot pointer in one transaction → receipt.
+//!
+//! A crash at any point leaves the previous snapshot published and intact: canonical rows of an
+//! unfinished job are unreferenced by any snapshot, and an unpublished generation directory is
+//! removed by the next open's garbage collection.
+
+mod commit;
+pub use commit::normalize_identifier;
+mod prepare;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use crate::capture::{self, Candidate};
+use crate::chunk::ChunkOptions;
+use crate::error::{Diagnostic, Error, ErrorCode, Result};
+use crate::parse::Kind;
+use crate::snapshot::{self, Member};
+use crate::store::now_ms;
+use crate::workspace::Workspace;
+use prepare::{Outcome, PrepareContext};
+
+/// What to add.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AddRequest {
+    /// Files or directories.
+    pub paths: Vec<String>,
+    /// Target collection (default `default`).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Force a kind instead of detecting it from the extension.
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// File counts of a job.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)] // Each count names its files: scanned by the walk, then one outcome each.
+pub struct FileCounts {
+    pub scanned: usize,
+    pub added: usize,
+    pub changed: usize,
+    pub unchanged: usize,
+    pub removed: usize,
+    pub skipped: usize,
+    pub failed: usize,
+}
+
+/// The receipt of a finished add/sync job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Receipt {
+    pub job_id: i64,
+    /// `succeeded`, `partial` (some files failed) or `failed` (nothing could be captured).
+    pub status: String,
+    pub snapshot_id: Option<i64>,
+    pub previous_snapshot_id: Option<i64>,
+    /// Whether this job published a new snapshot.
+    pub published: bool,
+    pub files: FileCounts,
+    pub bytes_read: u64,
+    pub units: usize,
+    pub chunks: usize,
+    pub duration_ms: f64,
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Progress of a running job.
+#[derive(Debug, Clone, Serialize)]
+pub struct Progress {
+    /// `walk`, `prepare`, `commit`, `index`, `publish`.
+    pub phase: &'static str,
+    /// Items done in this phase.
+    pub done: usize,
+    /// Items in this phase (0 when unknown).
+    pub total: usize,
+}
+
+/// Test hook: aborts the process at a named step when `TYCHORA_FAILPOINT` names it, so crash
+/// safety is tested at exact points rather than by timing.
+pub(crate) fn failpoint(name: &str) {
+    if std::env::var("TYCHORA_FAILPOINT").is_ok_and(|v| v == name) {
+        log::error!("failpoint {name}: aborting");
+        std::process::abort();
+    }
+}
+
+struct Target {
+    root_id: i64,
+    root: PathBuf,
+    start: PathBuf,
+    is_dir: bool,
+}
+
+impl Workspace {
+    /// Adds or syncs files and directories as one durable job.
+    ///
+    /// # Errors
+    /// Only whole-job failures (database, index build); per-file problems are diagnostics.
+    pub fn add(&self, request: &AddRequest, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+        let started = Instant::now();
+        let kind_override = match request.kind.as_deref() {
+            None => None,
+            Some(k) => Some(Kind::from_name(k).ok_or_else(|| Error::InvalidArgument(format!("unknown kind {k:?}; expected markdown, text, json or jsonl")))?),
+        };
+        if request.paths.is_empty() {
+            return Err(Error::InvalidArgument("add needs at least one path".into()));
+        }
+        let collection = request.collection.clone().unwrap_or_else(|| "default".into());
+        let mut conn = self.writer()?;
+        conn.execute(
+            "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES ('add', 'running', ?1, ?2, ?3, ?3)",
+            params![serde_json::to_string(request).unwrap_or_else(|_| "{}".into()), std::process::id(), now_ms()],
+        )?;
+        let job_id = conn.last_insert_rowid();
+        let result = self.run_add(&mut conn, job_id, request, &collection, kind_override, started, on_progress);
+        match result {
+            Ok(receipt) => Ok(receipt),
+            Err(err) => {
+                let _ = conn.execute(
+                    "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
+                    params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
+                );
+                Err(err)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, clippy::too_many_lines)] // The job's steps in order; splitting would scatter them.
+    fn run_add(
+        &self,
+        conn: &mut rusqlite::Connection,
+        job_id: i64,
+        request: &AddRequest,
+        collection: &str,
+        kind_override: Option<Kind>,
+        started: Instant,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
+        let mut diagnostics = Vec::new();
+        let mut step = commit::Steps::new(job_id);
+
+        // 1. Resolve targets inside configured roots.
+        step.begin(conn, "walk")?;
+        let mut targets = Vec::new();
+        for raw in &request.paths {
+            match self.resolve_target(conn, Path::new(raw)) {
+                Ok(target) => targets.push(target),
+                Err(diag) => diagnostics.push(diag),
+            }
+        }
+        let collection_id = Workspace::collection_id(conn, collection, true)?;
+        let previous = snapshot::current(conn)?;
+        let members = match previous {
+            Some(id) => snapshot::members(conn, id)?,
+            None => Vec::new(),
+        };
+        // (root_id, rel_path) → the member currently published for it.
+        let published: HashMap<(i64, String), &Member> = members.iter().filter(|m| m.collection_id == collection_id).map(|m| ((m.root_id, m.rel_path.clone()), m)).collect();
+
+        let mut files = FileCounts::default();
+        let mut seen: BTreeSet<(i64, String)> = BTreeSet::new();
+        let mut replaced: BTreeSet<i64> = BTreeSet::new(); // source ids whose member changes
+        let mut new_members: Vec<Member> = Vec::new();
+        let mut added = Vec::new();
+        let mut changed = Vec::new();
+        let mut removed = Vec::new();
+        let mut bytes_read = 0u64;
+        let mut unit_total = 0usize;
+        let mut chunk_total = 0usize;
+        let pack = self.pack();
+        let chunking = ChunkOptions { target_tokens: pack.chunking.target_tokens, soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens };
+        let fingerprint = commit::fingerprint(pack, kind_override);
+
+        for target in &targets {
+            let (candidates, walk_diags) = capture::walk(&target.root, &target.start, self.dir());
+            diagnostics.extend(walk_diags);
+            on_progress(Progress { phase: "walk", done: candidates.len(), total: candidates.len() });
+            step.finish(conn, "walk", &serde_json::json!({ "files": candidates.len() }))?;
+
+            // 2. Read, hash, parse and chunk on all cores.
+            step.begin(conn, "prepare")?;
+            let current_sha = |rel: &str| published.get(&(target.root_id, rel.to_string())).map(|m| m.sha256.clone());
+            let ctx = PrepareContext { root: &target.root, kind_override, max_file_bytes: self.config().capture.max_file_bytes, chunking, current_sha: &current_sha };
+            let total = candidates.len();
+            let outcomes = prepare::prepare_all(&ctx, &candidates, &|done| on_progress(Progress { phase: "prepare", done, total }));
+            failpoint("after-prepare");
+
+            // 3. Artifacts first (outside any transaction), then canonical rows in one transaction.
+            for (candidate, outcome) in candidates.iter().zip(&outcomes) {
+                if let Outcome::Ready(p) = outcome {
+                    if p.extraction.is_some() {
+                        self.artifacts().put(&p.sha256, &p.bytes)?;
+                    }
+                }
+                let _: &Candidate = candidate;
+            }
+            step.finish(conn, "prepare", &serde_json::json!({ "files": total }))?;
+            step.begin(conn, "commit")?;
+            let tx = conn.transaction()?;
+            for (candidate, outcome) in candidates.iter().zip(outcomes) {
+                files.scanned += 1;
+                let key = (target.root_id, candidate.rel_path.clone());
+                match outcome {
+                    Outcome::Skipped(diag) => {
+                        files.skipped += 1;
+                        diagnostics.push(diag);
+                    }
+                    Outcome::Failed(diag) => {
+                        files.failed += usize::from(diag.level == "error");
+                        files.skipped += usize::from(diag.level != "error");
+                        diagnostics.push(diag);
+                        // A file that can no longer be read keeps its published revision.
+                        seen.insert(key);
+                    }
+                    Outcome::Ready(prepared) => {
+                        bytes_read += prepared.bytes.len() as u64;
+                        seen.insert(key.clone());
+                        let Some(extraction) = &prepared.extraction else {
+                            files.unchanged += 1;
+                            continue;
+                        };
+                        let written = commit::write_revision(&tx, self, collection_id, target.root_id, &candidate.rel_path, &candidate.path, &prepared, extraction, &fingerprint)?;
+                        unit_total += extraction.units.len();
+                        chunk_total += extraction.chunks.len();
+                        diagnostics.extend(extraction.diagnostics.iter().cloned());
+                        if let Some(old) = published.get(&key) {
+                            replaced.insert(old.source_id);
+                            files.changed += 1;
+                            changed.push(candidate.rel_path.clone());
+                        } else {
+                            files.added += 1;
+                            added.push(candidate.rel_path.clone());
+                        }
+                        new_members.push(written);
+                    }
+                }
+            }
+            // A sync of a directory removes members under it that the walk no longer finds.
+            if target.is_dir {
+                let prefix = capture::rel_path(&target.root, &target.start);
+                let under = |rel: &str| target.start == target.root || rel == prefix || rel.starts_with(&format!("{prefix}/"));
+                for ((root_id, rel), member) in &published {
+                    if *root_id == target.root_id && under(rel) && !seen.contains(&(*root_id, rel.clone())) && replaced.insert(member.source_id) {
+                        tx.execute("UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1", params![member.source_id, now_ms()])?;
+                        files.removed += 1;
+                        removed.push(rel.clone());
+                    }
+                }
+            }
+            tx.commit()?;
+            step.finish(conn, "commit", &serde_json::json!({ "units": unit_total, "chunks": chunk_total }))?;
+            failpoint("after-commit");
+        }
+
+        // 4. Publish a new snapshot when membership changed.
+        let mut snapshot_id = previous;
+        let mut published_new = false;
+        if !new_members.is_empty() || !replaced.is_empty() || previous.is_none() && !targets.is_empty() {
+            let mut next: Vec<Member> = members.iter().filter(|m| !replaced.contains(&m.source_id)).cloned().collect();
+            next.extend(new_members);
+            step.begin(conn, "publish")?;
+            let id = snapshot::publish(self, conn, previous, job_id, &next, on_progress)?;
+            step.finish(conn, "publish", &serde_json::json!({ "snapshot_id": id, "members": next.len() }))?;
+            snapshot_id = Some(id);
+            published_new = true;
+        }
+
+        let errors = diagnostics.iter().filter(|d| d.level == "error").count();
+        let captured = files.added + files.changed + files.unchanged + files.removed;
+        let status = if errors == 0 { "succeeded" } else if captured > 0 { "partial" } else { "failed" };
+        let receipt = Receipt {
+            job_id,
+            status: status.into(),
+            snapshot_id,
+            previous_snapshot_id: previous,
+            published: published_new,
+            files,
+            bytes_read,
+            units: unit_total,
+            chunks: chunk_total,
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            added,
+            changed,
+            removed,
+            diagnostics,
+        };
+        commit::finish_job(conn, &receipt)?;
+        drop(step);
+        Ok(receipt)
+    }
+
+    /// Canonicalises `path`, finds or registers its root, and refuses paths outside the roots.
+    fn resolve_target(&self, conn: &rusqlite::Connection, path: &Path) -> std::result::Result<Target, Diagnostic> {
+        let shown = path.display().to_string();
+        let abs = std::path::absolute(path).map_err(|e| Diagnostic::error(&shown, ErrorCode::InvalidArgument, format!("cannot resolve path: {e}")))?;
+        let meta = std::fs::symlink_metadata(&abs).map_err(|e| Diagnostic::error(&shown, ErrorCode::NotFound, format!("cannot read path: {e}")))?;
+        let link = meta.file_type().is_symlink();
+        // A symlink given by name is not resolved: the walker reports it and never follows it.
+        let real = match (link, abs.parent(), abs.file_name()) {
+            (true, Some(parent), Some(name)) => std::fs::canonicalize(parent).map(|p| p.join(name)),
+            _ => std::fs::canonicalize(&abs),
+        }
+        .map_err(|e| Diagnostic::error(&shown, ErrorCode::NotFound, format!("cannot resolve path: {e}")))?;
+        if real.starts_with(self.dir()) {
+            return Err(Diagnostic::error(&shown, ErrorCode::InvalidArgument, "refusing to capture the workspace itself"));
+        }
+        let is_dir = !link && meta.is_dir();
+        let mut roots: Vec<PathBuf> = self.config().capture.roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
+        let registered = commit::registered_roots(conn).map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+        roots.extend(registered.iter().map(|(_, p)| PathBuf::from(p)));
+        let found = roots.iter().filter(|r| real.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
+        let root = match found {
+            Some(root) => root,
+            None if self.config().capture.auto_add_roots => {
+                if is_dir { real.clone() } else { real.parent().map(Path::to_path_buf).unwrap_or_else(|| real.clone()) }
+            }
+            None => {
+                return Err(Diagnostic::error(&shown, ErrorCode::InvalidArgument, "outside the workspace's configured capture roots (capture.roots in workspace.toml)"));
+            }
+        };
+        let root_id = commit::root_id(conn, &root).map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+        Ok(Target { root_id, root, start: real, is_dir })
+    }
+}

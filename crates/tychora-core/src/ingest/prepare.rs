@@ -1,0 +1,136 @@
+//! The parallel, side-effect-free half of ingestion: read, hash, decode, parse, count, chunk.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::artifact::sha256_hex;
+use crate::capture::{self, Candidate};
+use crate::chunk::{self, Chunk, ChunkOptions};
+use crate::error::{Diagnostic, ErrorCode};
+use crate::parse::{self, Kind, Unit};
+use crate::tokenize;
+
+/// A file ready to be committed.
+#[derive(Debug)]
+pub struct Prepared {
+    pub bytes: Vec<u8>,
+    pub sha256: String,
+    pub kind: Kind,
+    /// `None` when the bytes equal the current revision's (nothing to parse).
+    pub extraction: Option<Extraction>,
+}
+
+/// Parser output for one revision.
+#[derive(Debug)]
+pub struct Extraction {
+    pub units: Vec<Unit>,
+    pub unit_tokens: Vec<usize>,
+    pub chunks: Vec<Chunk>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What happened to one candidate.
+#[derive(Debug)]
+pub enum Outcome {
+    Ready(Prepared),
+    /// Not a format this profile indexes (silently counted as skipped, with an info diagnostic).
+    Skipped(Diagnostic),
+    Failed(Diagnostic),
+}
+
+pub struct PrepareContext<'a> {
+    pub root: &'a Path,
+    pub kind_override: Option<Kind>,
+    pub max_file_bytes: u64,
+    pub chunking: ChunkOptions,
+    /// Current sha256 of a rel path in this root, if it is a published member.
+    pub current_sha: &'a (dyn Fn(&str) -> Option<String> + Sync),
+}
+
+/// Prepares every candidate on all cores; results keep the candidates' order.
+pub fn prepare_all(ctx: &PrepareContext<'_>, candidates: &[Candidate], on_progress: &(dyn Fn(usize) + Sync)) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(candidates.len().max(1));
+    let mut slots: Vec<Option<Outcome>> = (0..candidates.len()).map(|_| None).collect();
+    let results: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(candidate) = candidates.get(i) else { break };
+                        out.push((i, prepare_one(ctx, candidate)));
+                        on_progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+    });
+    for (i, outcome) in results.into_iter().flatten() {
+        slots[i] = Some(outcome);
+    }
+    slots
+        .into_iter()
+        .zip(candidates)
+        .map(|(slot, c)| slot.unwrap_or_else(|| Outcome::Failed(Diagnostic::error(&c.rel_path, ErrorCode::Internal, "worker thread panicked"))))
+        .collect()
+}
+
+fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
+    let rel = candidate.rel_path.as_str();
+    let Some(kind) = ctx.kind_override.or_else(|| Kind::from_path(rel)) else {
+        return Outcome::Skipped(Diagnostic::info(rel, ErrorCode::UnsupportedFormat, "no parser for this file type in the documents profile; skipped"));
+    };
+    let bytes = match capture::read_confined(ctx.root, &candidate.path, rel, ctx.max_file_bytes) {
+        Ok(bytes) => bytes,
+        Err(diag) => return Outcome::Failed(diag),
+    };
+    if bytes.is_empty() {
+        return Outcome::Failed(Diagnostic::warning(rel, ErrorCode::InvalidArgument, "empty file: nothing to index"));
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Outcome::Failed(Diagnostic::error(rel, ErrorCode::UnsupportedFormat, "binary file (NUL byte in the first 8 KiB); not indexed"));
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Outcome::Failed(
+                Diagnostic::error(rel, ErrorCode::UnsupportedFormat, format!("invalid UTF-8 at byte {at}; not indexed")).at(format!("{line}:1")),
+            );
+        }
+    };
+    let sha256 = sha256_hex(&bytes);
+    if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
+        return Outcome::Ready(Prepared { bytes, sha256, kind, extraction: None });
+    }
+    let parsed = match parse::parse(kind, text, rel) {
+        Ok(parsed) => parsed,
+        Err(fail) => {
+            let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));
+            return Outcome::Failed(match fail.locator {
+                Some(at) => diag.at(at),
+                None => diag,
+            });
+        }
+    };
+    let unit_tokens: Vec<usize> = parsed.units.iter().map(|u| if u.is_leaf { tokenize::count(&u.text) } else { 0 }).collect();
+    // JSON records get no file-name title: it would put the same words into every record's capsule.
+    let title = match (&parsed.title, kind) {
+        (Some(t), _) => t.clone(),
+        (None, Kind::Json | Kind::Jsonl) => String::new(),
+        (None, _) => rel.rsplit('/').next().unwrap_or(rel).to_string(),
+    };
+    let chunks = chunk::windows(text, kind, &title, &parsed.units, &unit_tokens, ctx.chunking);
+    let mut diagnostics = parsed.diagnostics;
+    if chunks.is_empty() {
+        diagnostics.push(Diagnostic::warning(rel, ErrorCode::InvalidArgument, "no indexable text found"));
+    }
+    let extraction = Extraction { units: parsed.units, unit_tokens, chunks, diagnostics };
+    Outcome::Ready(Prepared { bytes, sha256, kind, extraction: Some(extraction) })
+}

@@ -1,0 +1,271 @@
+//! The lexical channel: tantivy BM25 over chunk text and context capsule.
+//!
+//! Each index generation is a fresh directory under `indexes/lexical/<generation>/`, built from the
+//! snapshot's chunk rows, committed, fsynced (tantivy syncs the directory *before* replacing
+//! `meta.json`, not after — DESIGN §14), and verified before any snapshot points at it.
+
+use std::path::Path;
+
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING};
+use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
+
+use crate::artifact::sync_dir;
+use crate::config::Lexical;
+use crate::error::{Error, Result};
+
+const ANALYZER: &str = "tychora";
+
+/// One chunk as the lexical index sees it.
+#[derive(Debug)]
+pub struct LexDoc<'a> {
+    /// `chunks.id`.
+    pub chunk_id: u64,
+    /// `revisions.id`.
+    pub revision_id: u64,
+    /// Collection name (for eligibility filters).
+    pub collection: &'a str,
+    /// Kind name (for eligibility filters).
+    pub kind: &'a str,
+    /// Chunk text.
+    pub text: &'a str,
+    /// Capsule text.
+    pub capsule: &'a str,
+}
+
+/// Eligibility applied inside the channel, before ranking.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    /// Only these collections (empty: all).
+    pub collections: Vec<String>,
+    /// Only these kinds (empty: all).
+    pub kinds: Vec<String>,
+}
+
+impl Filter {
+    /// Appends `AND col.name IN (…) AND s.kind IN (…)` for a query that joins `collections col`
+    /// and `sources s`, pushing the bound values.
+    pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
+        use std::fmt::Write as _;
+        for (column, wanted) in [("col.name", &self.collections), ("s.kind", &self.kinds)] {
+            if !wanted.is_empty() {
+                let _ = write!(sql, " AND {column} IN (");
+                for (n, w) in wanted.iter().enumerate() {
+                    let _ = write!(sql, "{}?{}", if n > 0 { ", " } else { "" }, values.len() + 1);
+                    values.push(w.clone().into());
+                }
+                sql.push(')');
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    chunk_id: Field,
+    revision_id: Field,
+    collection: Field,
+    kind: Field,
+    body: Field,
+    capsule: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let text = TextOptions::default()
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
+    let fields = Fields {
+        chunk_id: builder.add_u64_field("chunk_id", INDEXED | STORED | FAST),
+        revision_id: builder.add_u64_field("revision_id", INDEXED | FAST),
+        collection: builder.add_text_field("collection", STRING),
+        kind: builder.add_text_field("kind", STRING),
+        body: builder.add_text_field("body", text.clone()),
+        capsule: builder.add_text_field("capsule", text),
+    };
+    (builder.build(), fields)
+}
+
+fn fields_of(schema: &Schema) -> Result<Fields> {
+    let get = |name: &str| schema.get_field(name).map_err(|_| Error::Corrupt(format!("lexical index lacks field {name}; rebuild it")));
+    Ok(Fields {
+        chunk_id: get("chunk_id")?,
+        revision_id: get("revision_id")?,
+        collection: get("collection")?,
+        kind: get("kind")?,
+        body: get("body")?,
+        capsule: get("capsule")?,
+    })
+}
+
+/// The analyzer the pack chose: Unicode word split, lowercase, optional English stop words and stemmer.
+fn analyzer(config: &Lexical) -> TextAnalyzer {
+    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default()).filter(RemoveLongFilter::limit(40)).filter(LowerCaser).dynamic();
+    let language = match config.language.as_str() {
+        "french" => Language::French,
+        "german" => Language::German,
+        "spanish" => Language::Spanish,
+        _ => Language::English,
+    };
+    if config.stopwords {
+        if let Some(filter) = StopWordFilter::new(language) {
+            builder = builder.filter_dynamic(filter);
+        }
+    }
+    if config.stemmer {
+        builder = builder.filter_dynamic(Stemmer::new(language));
+    }
+    builder.build()
+}
+
+/// Builds a generation in `dir` (which must not exist) and returns its document count.
+///
+/// # Errors
+/// tantivy or I/O errors.
+pub fn build_generation<'a>(dir: &Path, config: &Lexical, docs: impl IntoIterator<Item = LexDoc<'a>>) -> Result<u64> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let (schema, f) = schema();
+    let index = Index::create_in_dir(dir, schema)?;
+    index.tokenizers().register(ANALYZER, analyzer(config));
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(4);
+    let mut writer = index.writer_with_num_threads::<TantivyDocument>(threads, 64 * 1024 * 1024 * threads)?;
+    for doc in docs {
+        let mut d = TantivyDocument::default();
+        d.add_u64(f.chunk_id, doc.chunk_id);
+        d.add_u64(f.revision_id, doc.revision_id);
+        d.add_text(f.collection, doc.collection);
+        d.add_text(f.kind, doc.kind);
+        d.add_text(f.body, doc.text);
+        d.add_text(f.capsule, doc.capsule);
+        writer.add_document(d)?;
+    }
+    writer.commit()?;
+    writer.wait_merging_threads()?;
+    // tantivy fsyncs the directory before it replaces meta.json, not after: make the commit durable.
+    sync_dir(dir)?;
+    let opened = LexicalIndex::open(dir, config)?;
+    Ok(opened.num_docs())
+}
+
+/// An opened generation.
+pub struct LexicalIndex {
+    reader: IndexReader,
+    fields: Fields,
+    analyzer: TextAnalyzer,
+    capsule_boost: f32,
+}
+
+impl std::fmt::Debug for LexicalIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LexicalIndex").field("num_docs", &self.num_docs()).finish_non_exhaustive()
+    }
+}
+
+impl LexicalIndex {
+    /// Opens a generation for reading.
+    ///
+    /// # Errors
+    /// `E_CORRUPT` when the directory is not a readable index.
+    pub fn open(dir: &Path, config: &Lexical) -> Result<Self> {
+        let index = Index::open_in_dir(dir).map_err(|e| Error::Corrupt(format!("lexical generation {} cannot be opened ({e}); rebuild it", dir.display())))?;
+        index.tokenizers().register(ANALYZER, analyzer(config));
+        let fields = fields_of(&index.schema())?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(Self { reader, fields, analyzer: analyzer(config), capsule_boost: config.capsule_boost })
+    }
+
+    /// Documents in the generation.
+    #[must_use]
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Analyzed terms of a query, deduplicated, in order.
+    fn terms(&self, text: &str) -> Vec<String> {
+        let mut analyzer = self.analyzer.clone();
+        let mut stream = analyzer.token_stream(text);
+        let mut terms: Vec<String> = Vec::new();
+        while let Some(token) = stream.next() {
+            if !terms.contains(&token.text) {
+                terms.push(token.text.clone());
+            }
+        }
+        terms
+    }
+
+    /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, score)`, best first.
+    ///
+    /// # Errors
+    /// tantivy errors.
+    pub fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(u64, f32)>> {
+        let f = self.fields;
+        let terms = self.terms(query);
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for term in &terms {
+            should.push((Occur::Should, Box::new(TermQuery::new(Term::from_field_text(f.body, term), IndexRecordOption::WithFreqs))));
+            if self.capsule_boost > 0.0 {
+                let capsule = TermQuery::new(Term::from_field_text(f.capsule, term), IndexRecordOption::WithFreqs);
+                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(capsule), self.capsule_boost))));
+            }
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        for (field, values) in [(f.collection, &filter.collections), (f.kind, &filter.kinds)] {
+            if !values.is_empty() {
+                let any: Vec<(Occur, Box<dyn Query>)> = values
+                    .iter()
+                    .map(|v| (Occur::Should, Box::new(TermQuery::new(Term::from_field_text(field, v), IndexRecordOption::Basic)) as Box<dyn Query>))
+                    .collect();
+                // Eligibility filters restrict the candidates without touching the BM25 score.
+                clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 0.0))));
+            }
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
+        let mut columns = Vec::with_capacity(searcher.segment_readers().len());
+        for segment in searcher.segment_readers() {
+            columns.push(segment.fast_fields().u64("chunk_id")?);
+        }
+        top.into_iter()
+            .map(|(score, address)| {
+                columns[address.segment_ord as usize]
+                    .first(address.doc_id)
+                    .map(|id| (id, score))
+                    .ok_or_else(|| Error::Corrupt("lexical document without chunk_id; rebuild the index".into()))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Lexical {
+        Lexical { language: "english".into(), stemmer: true, stopwords: false, capsule_boost: 0.5 }
+    }
+
+    #[test]
+    fn builds_verifies_and_ranks_with_filters() {
+        let dir = tempfile::tempdir().unwrap();
+        let gen_dir = dir.path().join("g1");
+        let docs = [
+            LexDoc { chunk_id: 1, revision_id: 1, collection: "a", kind: "markdown", text: "Retrieval of running processes", capsule: "Guide" },
+            LexDoc { chunk_id: 2, revision_id: 1, collection: "a", kind: "markdown", text: "Unrelated words entirely", capsule: "Processes" },
+            LexDoc { chunk_id: 3, revision_id: 2, collection: "b", kind: "text", text: "the process runs and runs", capsule: "" },
+        ];
+        assert_eq!(build_generation(&gen_dir, &config(), docs).unwrap(), 3);
+        let index = LexicalIndex::open(&gen_dir, &config()).unwrap();
+        let hits = index.search("run process", &Filter::default(), 10).unwrap();
+        let ids: Vec<u64> = hits.iter().map(|h| h.0).collect();
+        assert_eq!(ids.len(), 3, "stemming matches runs/running and process/processes");
+        assert!(ids[..2].contains(&1) && ids[..2].contains(&3));
+        let filtered = index.search("process", &Filter { collections: vec!["b".into()], kinds: vec![] }, 10).unwrap();
+        assert_eq!(filtered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
+        assert!(index.search("!!!", &Filter::default(), 10).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,439 @@
+//! The query path: pin a snapshot → eligibility → channels → weighted RRF → segments → budget.
+
+mod hydrate;
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::exact;
+use crate::fusion::{self, ChannelList};
+use crate::lexical::Filter;
+use crate::safety::{self, Safety};
+use crate::snapshot;
+use crate::store::now_ms;
+use crate::tokenize;
+use crate::workspace::Workspace;
+use hydrate::ChunkRow;
+
+/// The result contract version.
+pub const RESULT_VERSION: u32 = 1;
+
+/// A search request (the TS `QueryRequest` zod schema is the public form of this).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct QueryRequest {
+    pub query: String,
+    #[serde(default)]
+    pub collections: Vec<String>,
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub budget_tokens: Option<usize>,
+    /// Segments per source; 0 means unlimited.
+    #[serde(default)]
+    pub max_per_source: Option<usize>,
+    #[serde(default)]
+    pub snapshot_id: Option<i64>,
+    /// Channels to run (default: the profile's).
+    #[serde(default)]
+    pub channels: Option<Vec<String>>,
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub task_id: Option<String>,
+}
+
+/// Where a segment comes from.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct SourceRef {
+    pub source_id: i64,
+    pub uri: String,
+    pub path: String,
+    pub collection: String,
+    pub kind: String,
+}
+
+/// The exact revision a segment was read from.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct RevisionRef {
+    pub revision_id: i64,
+    pub seq: i64,
+    pub sha256: String,
+}
+
+/// Where in the retained bytes a segment lies.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Locator {
+    pub byte_start: i64,
+    pub byte_end: i64,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub col_start: i64,
+    pub col_end: i64,
+    pub heading_path: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_pointer: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+}
+
+/// One channel's rank for a segment.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct ChannelRank {
+    pub channel: &'static str,
+    pub rank: usize,
+}
+
+/// Evidence assembled at query time.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Segment {
+    pub id: String,
+    pub rank: usize,
+    pub score: f64,
+    pub channels: Vec<ChannelRank>,
+    pub snapshot_id: i64,
+    pub chunk_id: i64,
+    pub unit_ids: Vec<i64>,
+    pub source: SourceRef,
+    pub revision: RevisionRef,
+    pub locator: Locator,
+    pub text: String,
+    pub token_count: usize,
+    pub citation: String,
+    #[serde(flatten)]
+    pub safety: Safety,
+}
+
+/// A citation a person or agent can follow.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Citation {
+    pub segment_id: String,
+    pub label: String,
+    pub uri: String,
+    pub path: String,
+    pub revision_id: i64,
+    pub sha256: String,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub byte_start: i64,
+    pub byte_end: i64,
+}
+
+/// What the query saw and kept.
+#[derive(Debug, Clone, Serialize, Default)]
+#[allow(missing_docs)]
+pub struct Coverage {
+    pub eligible_sources: i64,
+    pub channels: Vec<ChannelCoverage>,
+    pub fused_candidates: usize,
+    pub returned: usize,
+    pub dropped_by_source_limit: usize,
+    pub dropped_by_budget: usize,
+    pub dropped_as_duplicate: usize,
+}
+
+/// One channel's contribution.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct ChannelCoverage {
+    pub channel: &'static str,
+    pub weight: f64,
+    pub candidates: usize,
+}
+
+/// The scope actually applied.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct AppliedScope {
+    pub snapshot_id: Option<i64>,
+    pub collections: Vec<String>,
+    pub kinds: Vec<String>,
+    pub channels: Vec<String>,
+    pub limit: usize,
+    pub max_per_source: usize,
+}
+
+/// How the output budget was applied.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct BudgetContract {
+    pub budget_tokens: usize,
+    pub used_tokens: usize,
+    pub tokenizer: &'static str,
+    /// What the budget counts.
+    pub measure: &'static str,
+    pub truncated: bool,
+}
+
+/// The versioned query result.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct QueryResult {
+    pub version: u32,
+    pub run_id: String,
+    pub snapshot_id: Option<i64>,
+    pub query: String,
+    pub applied_scope: AppliedScope,
+    pub segments: Vec<Segment>,
+    pub citations: Vec<Citation>,
+    pub coverage: Coverage,
+    pub warnings: Vec<String>,
+    pub budget_contract: BudgetContract,
+    pub duration_ms: f64,
+}
+
+const KNOWN_CHANNELS: [&str; 2] = ["exact", "lexical"];
+
+/// The rendered form the budget counts: the citation line and the text, as the Markdown and
+/// agent formats print them.
+#[must_use]
+pub fn rendered_tokens(citation: &str, heading_path: &[String], text: &str) -> usize {
+    tokenize::count(citation) + tokenize::count(&heading_path.join(" > ")) + tokenize::count(text) + 4
+}
+
+fn run_id() -> String {
+    use sha2::Digest;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let digest = sha2::Sha256::digest(format!("{nanos}:{}:{n}", std::process::id()));
+    format!("qr_{}", &hex::encode(digest)[..20])
+}
+
+impl Workspace {
+    /// Runs one query through every channel of the profile and records it in `query_runs`.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a bad request, `E_NOT_FOUND` for an unknown snapshot or collection.
+    #[allow(clippy::too_many_lines)] // The query path reads top to bottom, as DESIGN §8 lists it.
+    pub fn search(&self, request: &QueryRequest) -> Result<QueryResult> {
+        let started = Instant::now();
+        let pack = self.pack();
+        let limit = request.limit.unwrap_or(pack.output.limit);
+        if limit == 0 || limit > 1000 {
+            return Err(Error::InvalidArgument(format!("limit must be between 1 and 1000, got {limit}")));
+        }
+        let budget = request.budget_tokens.unwrap_or(pack.output.budget_tokens);
+        let max_per_source = request.max_per_source.unwrap_or(pack.output.max_per_source);
+        let channels: Vec<String> = match &request.channels {
+            Some(list) => {
+                if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
+                    return Err(Error::InvalidArgument(format!("unknown channel {bad:?}; this profile has exact and lexical")));
+                }
+                list.clone()
+            }
+            None => self.config().profiles[&self.config().default_profile].channels.clone(),
+        };
+        for kind in &request.kinds {
+            if crate::parse::Kind::from_name(kind).is_none() {
+                return Err(Error::InvalidArgument(format!("unknown kind {kind:?}")));
+            }
+        }
+        let filter = Filter { collections: request.collections.clone(), kinds: request.kinds.clone() };
+        let mut warnings = Vec::new();
+
+        let (snapshot_id, mut coverage, candidates, chunk_rows) = self.with_reader(|conn| {
+            for name in &request.collections {
+                Workspace::collection_id(conn, name, false)?;
+            }
+            let snapshot_id = match request.snapshot_id {
+                Some(id) => Some(id),
+                None => snapshot::current(conn)?,
+            };
+            let Some(snapshot_id) = snapshot_id else {
+                return Ok((None, Coverage::default(), Vec::new(), HashMap::new()));
+            };
+            let mut coverage = Coverage { eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?, ..Coverage::default() };
+            let candidate_k = (limit * 3).max(100);
+            let mut lists: Vec<ChannelList<(i64, String)>> = Vec::new();
+            let mut chunk_ids: Vec<i64> = Vec::new();
+            let mut per_channel: Vec<(&'static str, f64, Vec<i64>)> = Vec::new();
+            if channels.iter().any(|c| c == "exact") {
+                let ids = exact::query_identifiers(&request.query, self.patterns());
+                let hits = exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?;
+                per_channel.push(("exact", pack.fusion.weights.exact, hits));
+            }
+            if channels.iter().any(|c| c == "lexical") {
+                let generation = snapshot::lexical_generation(conn, snapshot_id)?;
+                let index = self.lexical(&generation)?;
+                let hits = index.search(&request.query, &filter, candidate_k)?;
+                per_channel.push(("lexical", pack.fusion.weights.lexical, hits.into_iter().map(|(id, _)| i64::try_from(id).unwrap_or_default()).collect()));
+            }
+            for (_, _, ids) in &per_channel {
+                chunk_ids.extend(ids);
+            }
+            let rows = hydrate::chunks(conn, &chunk_ids)?;
+            for (channel, weight, ids) in per_channel {
+                coverage.channels.push(ChannelCoverage { channel, weight, candidates: ids.len() });
+                let owners = ids.iter().filter_map(|id| rows.get(id)).map(|row| (row.extraction_id, row.owner_key.clone())).collect();
+                lists.push(ChannelList { channel, weight, owners });
+            }
+            let fused = fusion::rrf(&lists, pack.fusion.k);
+            Ok((Some(snapshot_id), coverage, fused_with_chunks(fused, &representatives(&chunk_ids, &rows)), rows))
+        })?;
+        if snapshot_id.is_none() {
+            warnings.push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
+        }
+        coverage.fused_candidates = candidates.len();
+
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut per_source: HashMap<i64, usize> = HashMap::new();
+        let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
+        let mut used = 0;
+        let mut truncated = false;
+        for (fused, chunk_id) in candidates {
+            if segments.len() >= limit {
+                break;
+            }
+            let Some(row) = chunk_rows.get(&chunk_id) else { continue };
+            if !spans.insert((row.revision_id, row.byte_start, row.byte_end)) {
+                coverage.dropped_as_duplicate += 1;
+                continue;
+            }
+            let count = per_source.entry(row.source_id).or_default();
+            if max_per_source > 0 && *count >= max_per_source {
+                coverage.dropped_by_source_limit += 1;
+                continue;
+            }
+            let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
+            let cost = rendered_tokens(&citation, &row.heading_path, &row.text);
+            if used + cost > budget {
+                truncated = true;
+                coverage.dropped_by_budget += 1;
+                continue;
+            }
+            used += cost;
+            *count += 1;
+            segments.push(to_segment(row, &fused, snapshot_id.unwrap_or_default(), segments.len() + 1, citation));
+        }
+        if truncated {
+            warnings.push(format!("{} segment(s) left out to stay within the {budget}-token budget", coverage.dropped_by_budget));
+        }
+        coverage.returned = segments.len();
+        let citations = segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Citation {
+                segment_id: s.id.clone(),
+                label: format!("[{}]", i + 1),
+                uri: s.source.uri.clone(),
+                path: s.source.path.clone(),
+                revision_id: s.revision.revision_id,
+                sha256: s.revision.sha256.clone(),
+                line_start: s.locator.line_start,
+                line_end: s.locator.line_end,
+                byte_start: s.locator.byte_start,
+                byte_end: s.locator.byte_end,
+            })
+            .collect();
+        let result = QueryResult {
+            version: RESULT_VERSION,
+            run_id: run_id(),
+            snapshot_id,
+            query: request.query.clone(),
+            applied_scope: AppliedScope {
+                snapshot_id,
+                collections: request.collections.clone(),
+                kinds: request.kinds.clone(),
+                channels,
+                limit,
+                max_per_source,
+            },
+            segments,
+            citations,
+            coverage,
+            warnings,
+            budget_contract: BudgetContract {
+                budget_tokens: budget,
+                used_tokens: used,
+                tokenizer: tokenize::TOKENIZER,
+                measure: "citation line + heading path + segment text, as rendered by the md and agent formats",
+                truncated,
+            },
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        };
+        self.record_run(request, &result)?;
+        Ok(result)
+    }
+
+    fn record_run(&self, request: &QueryRequest, result: &QueryResult) -> Result<()> {
+        let summary = serde_json::json!({
+            "returned": result.segments.len(),
+            "segments": result.segments.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            "warnings": result.warnings,
+        });
+        let conn = self.writer()?;
+        conn.execute(
+            "INSERT INTO query_runs (id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                result.run_id,
+                result.snapshot_id,
+                serde_json::to_string(request).unwrap_or_else(|_| "{}".into()),
+                summary.to_string(),
+                request.agent_id,
+                request.task_id,
+                result.duration_ms,
+                now_ms()
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+/// For each owner, the chunk that represents it: the first one seen with the channels in order,
+/// so the exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
+fn representatives(chunk_ids: &[i64], rows: &HashMap<i64, ChunkRow>) -> HashMap<(i64, String), i64> {
+    let mut chosen = HashMap::new();
+    for id in chunk_ids {
+        if let Some(row) = rows.get(id) {
+            chosen.entry((row.extraction_id, row.owner_key.clone())).or_insert(*id);
+        }
+    }
+    chosen
+}
+
+fn fused_with_chunks(fused: Vec<fusion::Fused<(i64, String)>>, chosen: &HashMap<(i64, String), i64>) -> Vec<(fusion::Fused<(i64, String)>, i64)> {
+    fused.into_iter().filter_map(|f| chosen.get(&f.owner).map(|&id| (f, id))).collect()
+}
+
+fn to_segment(row: &ChunkRow, fused: &fusion::Fused<(i64, String)>, snapshot_id: i64, rank: usize, citation: String) -> Segment {
+    Segment {
+        id: format!("seg_{}_{}", snapshot_id, row.chunk_id),
+        rank,
+        score: fused.score,
+        channels: fused.ranks.iter().map(|&(channel, rank)| ChannelRank { channel, rank }).collect(),
+        snapshot_id,
+        chunk_id: row.chunk_id,
+        unit_ids: (row.first_unit_id..=row.last_unit_id).collect(),
+        source: SourceRef { source_id: row.source_id, uri: row.uri.clone(), path: row.rel_path.clone(), collection: row.collection.clone(), kind: row.kind.clone() },
+        revision: RevisionRef { revision_id: row.revision_id, seq: row.seq, sha256: row.sha256.clone() },
+        locator: Locator {
+            byte_start: row.byte_start,
+            byte_end: row.byte_end,
+            line_start: row.line_start,
+            line_end: row.line_end,
+            col_start: row.col_start,
+            col_end: row.col_end,
+            heading_path: row.heading_path.clone(),
+            json_pointer: row.json_pointer.clone(),
+            anchor: row.anchor.clone(),
+        },
+        safety: safety::classify(&row.text, row.has_code),
+        token_count: row.token_count,
+        text: row.text.clone(),
+        citation,
+    }
+}

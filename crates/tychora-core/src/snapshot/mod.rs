@@ -1,0 +1,172 @@
+//! Snapshots: a coherent published set of corpus members and index generations.
+//!
+//! Publication order: build the generation from the members' chunk rows → commit + fsync its
+//! directory → verify its document count equals the members' chunk count → in one SQLite
+//! transaction insert the snapshot, its members and index link, and switch the pointer.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::{Error, Result};
+use crate::ingest::{failpoint, Progress};
+use crate::lexical::{self, LexDoc};
+use crate::store::now_ms;
+use crate::workspace::Workspace;
+
+/// One member of a snapshot: a source at one revision and extraction.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct Member {
+    pub source_id: i64,
+    pub revision_id: i64,
+    pub extraction_id: i64,
+    pub collection_id: i64,
+    pub root_id: i64,
+    pub rel_path: String,
+    pub sha256: String,
+}
+
+/// The current snapshot id.
+///
+/// # Errors
+/// SQLite errors.
+pub fn current(conn: &Connection) -> Result<Option<i64>> {
+    Ok(conn.query_row("SELECT current_snapshot_id FROM workspaces WHERE id = 1", [], |r| r.get(0))?)
+}
+
+/// The members of a snapshot.
+///
+/// # Errors
+/// SQLite errors.
+pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.source_id, m.revision_id, m.extraction_id, s.collection_id, s.root_id, s.rel_path, r.sha256
+         FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN revisions r ON r.id = m.revision_id
+         WHERE m.snapshot_id = ?1 ORDER BY m.source_id",
+    )?;
+    let rows = stmt
+        .query_map(params![snapshot_id], |r| {
+            Ok(Member {
+                source_id: r.get(0)?,
+                revision_id: r.get(1)?,
+                extraction_id: r.get(2)?,
+                collection_id: r.get(3)?,
+                root_id: r.get(4)?,
+                rel_path: r.get(5)?,
+                sha256: r.get(6)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The lexical generation a snapshot uses.
+///
+/// # Errors
+/// `E_NOT_FOUND` if the snapshot does not exist or has no lexical index.
+pub fn lexical_generation(conn: &Connection, snapshot_id: i64) -> Result<String> {
+    conn.query_row(
+        "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
+         WHERE si.snapshot_id = ?1 AND f.name = 'lexical' AND b.status = 'verified'",
+        params![snapshot_id],
+        |r| r.get(0),
+    )
+    .optional()?
+    .ok_or_else(|| Error::NotFound { what: "snapshot (or its retained index generation)", id: snapshot_id.to_string() })
+}
+
+fn lexical_family(conn: &Connection, workspace: &Workspace) -> Result<i64> {
+    let config = serde_json::to_string(&workspace.pack().lexical).unwrap_or_else(|_| "{}".into());
+    conn.execute(
+        "INSERT INTO index_families (name, channel, config_json) VALUES ('lexical', 'lexical', ?1) ON CONFLICT (name) DO UPDATE SET config_json = excluded.config_json",
+        params![config],
+    )?;
+    Ok(conn.query_row("SELECT id FROM index_families WHERE name = 'lexical'", [], |r| r.get(0))?)
+}
+
+/// Builds, verifies and publishes a snapshot of `members`. Returns its id.
+///
+/// # Errors
+/// `E_CORRUPT` if verification fails (nothing is published); tantivy, I/O and SQLite errors.
+pub fn publish(workspace: &Workspace, conn: &mut Connection, parent: Option<i64>, job_id: i64, members: &[Member], on_progress: &(dyn Fn(Progress) + Sync)) -> Result<i64> {
+    let generation = format!("g{}-{job_id}", now_ms());
+    let dir = workspace.generation_dir(&generation);
+    let expected;
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT c.id, c.text, c.capsule_json, s.kind, col.name FROM chunks c
+             JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
+             JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id
+             WHERE c.extraction_id = ?1 ORDER BY c.ordinal",
+        )?;
+        let mut rows: Vec<(u64, u64, String, String, String, String)> = Vec::new();
+        for member in members {
+            let revision = u64::try_from(member.revision_id).unwrap_or_default();
+            let found = stmt.query_map(params![member.extraction_id], |r| {
+                let capsule: String = r.get(2)?;
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, capsule, r.get::<_, String>(3)?, r.get::<_, String>(4)?))
+            })?;
+            for row in found {
+                let (id, text, capsule, kind, collection) = row?;
+                rows.push((u64::try_from(id).unwrap_or_default(), revision, text, capsule_text(&capsule), kind, collection));
+            }
+        }
+        expected = rows.len() as u64;
+        on_progress(Progress { phase: "index", done: 0, total: rows.len() });
+        let docs = rows.iter().map(|(id, rev, text, capsule, kind, collection)| LexDoc {
+            chunk_id: *id,
+            revision_id: *rev,
+            collection,
+            kind,
+            text,
+            capsule,
+        });
+        let count = lexical::build_generation(&dir, &workspace.pack().lexical, docs)?;
+        if count != expected {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(Error::Corrupt(format!("index generation {generation} holds {count} documents but the snapshot has {expected} chunks; not published")));
+        }
+        on_progress(Progress { phase: "index", done: rows.len(), total: rows.len() });
+    }
+    failpoint("after-index");
+    let family = lexical_family(conn, workspace)?;
+    let tx = conn.transaction()?;
+    let now = now_ms();
+    tx.execute(
+        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at) VALUES (?1, ?2, ?3, 'verified', ?4)",
+        params![family, generation, expected, now],
+    )?;
+    let batch_id = tx.last_insert_rowid();
+    tx.execute("INSERT INTO snapshots (parent_id, job_id, chunk_count, created_at) VALUES (?1, ?2, ?3, ?4)", params![parent, job_id, expected, now])?;
+    let snapshot_id = tx.last_insert_rowid();
+    {
+        let mut insert = tx.prepare_cached("INSERT INTO snapshot_members (snapshot_id, source_id, revision_id, extraction_id) VALUES (?1, ?2, ?3, ?4)")?;
+        for m in members {
+            insert.execute(params![snapshot_id, m.source_id, m.revision_id, m.extraction_id])?;
+        }
+    }
+    tx.execute("INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)", params![snapshot_id, family, batch_id])?;
+    tx.execute("UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1", params![snapshot_id])?;
+    tx.commit()?;
+    on_progress(Progress { phase: "publish", done: 1, total: 1 });
+    Ok(snapshot_id)
+}
+
+/// The capsule as indexed text.
+fn capsule_text(json: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(json)
+        .ok()
+        .map(|v| {
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(t) = v.get("title").and_then(|t| t.as_str()).filter(|t| !t.is_empty()) {
+                parts.push(t.to_string());
+            }
+            if let Some(path) = v.get("heading_path").and_then(|p| p.as_array()) {
+                parts.extend(path.iter().filter_map(|h| h.as_str().map(str::to_string)));
+            }
+            if let Some(h) = v.get("table_header").and_then(|t| t.as_str()) {
+                parts.push(h.to_string());
+            }
+            parts.join("\n")
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,141 @@
+//! Forward-only, checksummed schema migrations embedded in the binary.
+//!
+//! Opening a workspace never migrates it: [`check`] fails with `E_MIGRATION_REQUIRED` when the
+//! database is behind, and with `E_CHECKSUM_MISMATCH` when a recorded migration differs from the
+//! embedded one. Only [`apply`] (from `tychora init` and `tychora manage migrate`) changes the schema.
+
+use rusqlite::{Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// One embedded migration.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// Version number (the `NNNN` of the file name).
+    pub version: i64,
+    /// File name.
+    pub name: &'static str,
+    /// SQL text.
+    pub sql: &'static str,
+}
+
+/// Every migration this engine knows, in order.
+pub const MIGRATIONS: &[Migration] = &[Migration { version: 1, name: "0001_initial.sql", sql: include_str!("../../../../migrations/0001_initial.sql") }];
+
+/// The newest schema version.
+#[must_use]
+pub fn latest() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// sha256 of a migration's SQL.
+#[must_use]
+pub fn checksum(sql: &str) -> String {
+    hex::encode(Sha256::digest(sql.as_bytes()))
+}
+
+const LEDGER: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  checksum   TEXT    NOT NULL,
+  applied_at INTEGER NOT NULL
+) STRICT";
+
+/// Versions applied so far, with their recorded checksums.
+fn applied(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let exists: Option<i64> =
+        conn.query_row("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'", [], |r| r.get(0)).optional()?;
+    if exists.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare("SELECT version, checksum FROM schema_migrations ORDER BY version")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Verifies recorded checksums; returns the current schema version.
+fn verify(conn: &Connection) -> Result<i64> {
+    let mut current = 0;
+    for (version, recorded) in applied(conn)? {
+        let Some(migration) = MIGRATIONS.iter().find(|m| m.version == version) else {
+            return Err(Error::Conflict(format!("workspace has schema version {version}, newer than this engine knows ({}); upgrade tychora", latest())));
+        };
+        let computed = checksum(migration.sql);
+        if computed != recorded {
+            return Err(Error::ChecksumMismatch { what: format!("migration {}", migration.name), recorded, computed });
+        }
+        current = version;
+    }
+    Ok(current)
+}
+
+/// Fails unless the database is at the latest schema with matching checksums.
+///
+/// # Errors
+/// `E_MIGRATION_REQUIRED` or `E_CHECKSUM_MISMATCH`.
+pub fn check(conn: &Connection, workspace: &std::path::Path) -> Result<()> {
+    let current = verify(conn)?;
+    if current < latest() {
+        return Err(Error::MigrationRequired { path: workspace.to_path_buf(), current, required: latest() });
+    }
+    Ok(())
+}
+
+/// Applies every pending migration, each in its own transaction. Returns the versions applied.
+///
+/// # Errors
+/// `E_CHECKSUM_MISMATCH` when an applied migration was altered; SQLite errors.
+pub fn apply(conn: &mut Connection) -> Result<Vec<i64>> {
+    conn.execute_batch(LEDGER)?;
+    let current = verify(conn)?;
+    let mut done = Vec::new();
+    for migration in MIGRATIONS.iter().filter(|m| m.version > current) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(migration.sql)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![migration.version, migration.name, checksum(migration.sql), super::now_ms()],
+        )?;
+        tx.commit()?;
+        done.push(migration.version);
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_database_needs_migration_then_passes() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        let err = check(&conn, std::path::Path::new("/ws")).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::MigrationRequired);
+        assert_eq!(apply(&mut conn).unwrap(), vec![1]);
+        check(&conn, std::path::Path::new("/ws")).unwrap();
+        assert!(apply(&mut conn).unwrap().is_empty());
+    }
+
+    #[test]
+    fn altered_checksum_is_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        apply(&mut conn).unwrap();
+        conn.execute("UPDATE schema_migrations SET checksum = 'abc' WHERE version = 1", []).unwrap();
+        assert_eq!(check(&conn, std::path::Path::new("/ws")).unwrap_err().code(), crate::ErrorCode::ChecksumMismatch);
+    }
+
+    #[test]
+    fn every_table_is_strict() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        apply(&mut conn).unwrap();
+        let loose: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT'")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(loose.is_empty(), "{loose:?}");
+    }
+}

@@ -1,0 +1,280 @@
+//! A workspace on disk: `workspace.toml`, `corpus.sqlite3`, `artifacts/`, `indexes/`, `runtime/`.
+//!
+//! One process owns a workspace through an OS file lock on `runtime/lock`, which also records the
+//! owner's pid so a second process gets an error that names it.
+
+mod lock;
+mod manage;
+
+pub use manage::{Problem, VerifyReport};
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use regex::Regex;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::artifact::ArtifactStore;
+use crate::config::{self, Config, Pack};
+use crate::error::{Error, Result};
+use crate::lexical::LexicalIndex;
+use crate::store::{self, migrate};
+
+pub use lock::WorkspaceLock;
+
+/// The engine version recorded in new workspaces.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// An open workspace. Cheap to share behind an `Arc`; writes serialise on one connection.
+pub struct Workspace {
+    dir: PathBuf,
+    config: Config,
+    pack: Pack,
+    patterns: Vec<(String, Regex)>,
+    artifacts: ArtifactStore,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
+    _lock: WorkspaceLock,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+/// What `init` created.
+#[derive(Debug, serde::Serialize)]
+pub struct InitReport {
+    /// The workspace directory.
+    pub dir: String,
+    /// Files and folders created.
+    pub created: Vec<String>,
+    /// Schema version.
+    pub schema_version: i64,
+}
+
+impl Workspace {
+    /// Creates a workspace in `dir` (created if missing) and applies the schema.
+    ///
+    /// # Errors
+    /// `E_CONFLICT` if `dir` already holds a workspace; I/O and SQLite errors.
+    pub fn init(dir: &Path) -> Result<InitReport> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let dir = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+        let toml_path = dir.join("workspace.toml");
+        if toml_path.exists() {
+            return Err(Error::Conflict(format!("{} is already a tychora workspace", dir.display())));
+        }
+        let mut created = Vec::new();
+        for sub in ["artifacts", "indexes", "runtime"] {
+            let path = dir.join(sub);
+            fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+            created.push(format!("{sub}/"));
+        }
+        let lock = WorkspaceLock::acquire(&dir)?;
+        let name = dir.file_name().map_or_else(|| "workspace".to_string(), |n| n.to_string_lossy().into_owned());
+        let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
+        migrate::apply(&mut conn)?;
+        let now = store::now_ms();
+        let tx = conn.transaction()?;
+        tx.execute("INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)", params![name, now, ENGINE_VERSION])?;
+        tx.execute("INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)", params![now])?;
+        tx.commit()?;
+        // workspace.toml last: its presence marks a complete workspace.
+        let tmp = dir.join("workspace.toml.tmp");
+        fs::write(&tmp, config::default_toml(&name)).map_err(|e| Error::io(&tmp, e))?;
+        fs::rename(&tmp, &toml_path).map_err(|e| Error::io(&toml_path, e))?;
+        created.splice(0..0, ["workspace.toml".to_string(), "corpus.sqlite3".to_string()]);
+        drop(lock);
+        Ok(InitReport { dir: dir.display().to_string(), created, schema_version: migrate::latest() })
+    }
+
+    /// Opens an existing workspace, taking its lock. Never migrates.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
+    pub fn open(dir: &Path) -> Result<Self> {
+        let dir = Self::resolve(dir)?;
+        let config = Config::load(&dir.join("workspace.toml"))?;
+        let pack = config.pack()?;
+        let patterns = pack
+            .identifiers
+            .patterns
+            .iter()
+            .map(|p| {
+                regex::RegexBuilder::new(&p.regex)
+                    .case_insensitive(true)
+                    .build()
+                    .map(|re| (p.name.clone(), re))
+                    .map_err(|e| Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let lock = WorkspaceLock::acquire(&dir)?;
+        let conn = store::connect(&dir.join("corpus.sqlite3"))?;
+        migrate::check(&conn, &dir)?;
+        // We own the lock, so a job still marked running belongs to a process that died.
+        conn.execute(
+            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status IN ('running', 'queued')",
+            params![store::now_ms()],
+        )?;
+        let workspace = Self {
+            artifacts: ArtifactStore::new(dir.join("artifacts")),
+            dir,
+            config,
+            pack,
+            patterns,
+            writer: Mutex::new(conn),
+            readers: Mutex::new(Vec::new()),
+            generations: Mutex::new(HashMap::new()),
+            _lock: lock,
+        };
+        workspace.collect_garbage()?;
+        Ok(workspace)
+    }
+
+    /// Applies pending migrations to the workspace in `dir`. Returns the versions applied.
+    ///
+    /// # Errors
+    /// `E_LOCKED`, `E_CHECKSUM_MISMATCH`, SQLite errors.
+    pub fn migrate(dir: &Path) -> Result<Vec<i64>> {
+        let dir = Self::resolve(dir)?;
+        let _lock = WorkspaceLock::acquire(&dir)?;
+        let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
+        migrate::apply(&mut conn)
+    }
+
+    fn resolve(dir: &Path) -> Result<PathBuf> {
+        let dir = fs::canonicalize(dir).map_err(|_| Error::NotFound { what: "workspace", id: dir.display().to_string() })?;
+        if !dir.join("workspace.toml").is_file() {
+            return Err(Error::NotFound { what: "workspace (no workspace.toml; run `tychora init`)", id: dir.display().to_string() });
+        }
+        Ok(dir)
+    }
+
+    /// The workspace directory (canonical).
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The parsed `workspace.toml`.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The resolved pack.
+    #[must_use]
+    pub fn pack(&self) -> &Pack {
+        &self.pack
+    }
+
+    pub(crate) fn patterns(&self) -> &[(String, Regex)] {
+        &self.patterns
+    }
+
+    pub(crate) fn artifacts(&self) -> &ArtifactStore {
+        &self.artifacts
+    }
+
+    pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.writer.lock().map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
+    }
+
+    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer).
+    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let pooled = self.readers.lock().map_err(|_| Error::Internal("reader pool poisoned".into()))?.pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => store::connect(&self.dir.join("corpus.sqlite3"))?,
+        };
+        let out = f(&conn);
+        if let Ok(mut pool) = self.readers.lock() {
+            if pool.len() < 8 {
+                pool.push(conn);
+            }
+        }
+        out
+    }
+
+    /// The directory of a lexical generation.
+    pub(crate) fn generation_dir(&self, generation: &str) -> PathBuf {
+        self.dir.join("indexes").join("lexical").join(generation)
+    }
+
+    /// An opened lexical generation, cached; readers holding the `Arc` keep it open during GC.
+    pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<LexicalIndex>> {
+        let mut cache = self.generations.lock().map_err(|_| Error::Internal("generation cache poisoned".into()))?;
+        if let Some(index) = cache.get(generation) {
+            return Ok(Arc::clone(index));
+        }
+        let index = Arc::new(LexicalIndex::open(&self.generation_dir(generation), &self.pack.lexical)?);
+        cache.insert(generation.to_string(), Arc::clone(&index));
+        Ok(index)
+    }
+
+    /// The current published snapshot id, if any.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn current_snapshot(&self) -> Result<Option<i64>> {
+        self.with_reader(|conn| Ok(conn.query_row("SELECT current_snapshot_id FROM workspaces WHERE id = 1", [], |r| r.get(0))?))
+    }
+
+    /// Removes index generations that no retained snapshot references and no reader holds, and
+    /// the snapshot rows' index links beyond the retention window.
+    ///
+    /// # Errors
+    /// SQLite errors. File removal failures are logged, not fatal.
+    pub fn collect_garbage(&self) -> Result<usize> {
+        let conn = self.writer()?;
+        let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
+        let keep: Vec<String> = conn
+            .prepare(
+                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+                 WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
+                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)",
+            )?
+            .query_map(params![retain], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let held: Vec<String> = self
+            .generations
+            .lock()
+            .map(|cache| cache.iter().filter(|(_, idx)| Arc::strong_count(idx) > 1).map(|(g, _)| g.clone()).collect())
+            .unwrap_or_default();
+        let lexical_dir = self.dir.join("indexes").join("lexical");
+        let Ok(entries) = fs::read_dir(&lexical_dir) else { return Ok(0) };
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if keep.contains(&name) || held.contains(&name) {
+                continue;
+            }
+            if let Ok(mut cache) = self.generations.lock() {
+                cache.remove(&name);
+            }
+            match fs::remove_dir_all(entry.path()) {
+                Ok(()) => removed += 1,
+                Err(e) => log::warn!("cannot remove stale generation {}: {e}", entry.path().display()),
+            }
+            conn.execute("UPDATE index_batches SET status = 'retired' WHERE generation = ?1", params![name])?;
+        }
+        Ok(removed)
+    }
+
+    /// Looks up a collection id by name, creating it when `create` is set.
+    pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
+        if let Some(id) = conn.query_row("SELECT id FROM collections WHERE name = ?1", params![name], |r| r.get(0)).optional()? {
+            return Ok(id);
+        }
+        if !create {
+            return Err(Error::NotFound { what: "collection", id: name.to_string() });
+        }
+        conn.execute("INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)", params![name, store::now_ms()])?;
+        Ok(conn.last_insert_rowid())
+    }
+}
