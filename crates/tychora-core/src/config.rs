@@ -105,6 +105,18 @@ pub struct Config {
     /// Snapshot retention.
     #[serde(default)]
     pub snapshots: Snapshots,
+    /// Per-workspace overrides of the pack's lexical analyzer (e.g. to measure stop words).
+    #[serde(default)]
+    pub lexical: Option<LexicalOverride>,
+}
+
+/// Optional overrides of [`Lexical`]; unset fields keep the pack's value.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct LexicalOverride {
+    pub stemmer: Option<bool>,
+    pub stopwords: Option<bool>,
+    pub capsule_boost: Option<f32>,
 }
 
 /// A profile: which pack and channels a workspace uses.
@@ -199,7 +211,13 @@ impl Config {
     /// `E_NOT_FOUND` if the profile names an unknown pack.
     pub fn pack(&self) -> Result<Pack> {
         let profile = &self.profiles[&self.default_profile];
-        Pack::builtin(&profile.pack)
+        let mut pack = Pack::builtin(&profile.pack)?;
+        if let Some(o) = &self.lexical {
+            pack.lexical.stemmer = o.stemmer.unwrap_or(pack.lexical.stemmer);
+            pack.lexical.stopwords = o.stopwords.unwrap_or(pack.lexical.stopwords);
+            pack.lexical.capsule_boost = o.capsule_boost.unwrap_or(pack.lexical.capsule_boost);
+        }
+        Ok(pack)
     }
 }
 

@@ -186,6 +186,8 @@ impl LexicalIndex {
         let mut analyzer = self.analyzer.clone();
         let mut stream = analyzer.token_stream(text);
         let mut terms: Vec<String> = Vec::new();
+        // Repeated query terms count once: measured on SciFact train, nDCG@10 0.7022 deduplicated
+        // vs 0.6964 with repeats weighted (Lucene's default).
         while let Some(token) = stream.next() {
             if !terms.contains(&token.text) {
                 terms.push(token.text.clone());

@@ -1,11 +1,11 @@
 //! The query path: pin a snapshot → eligibility → channels → weighted RRF → segments → budget.
 
 mod hydrate;
+pub(crate) mod log;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -192,16 +192,27 @@ pub struct QueryResult {
     pub coverage: Coverage,
     pub warnings: Vec<String>,
     pub budget_contract: BudgetContract,
+    /// Time per stage, in order.
+    pub trace: Vec<TraceStage>,
     pub duration_ms: f64,
+}
+
+/// One stage of the query path and its duration.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct TraceStage {
+    pub stage: &'static str,
+    pub ms: f64,
 }
 
 const KNOWN_CHANNELS: [&str; 2] = ["exact", "lexical"];
 
-/// The rendered form the budget counts: the citation line and the text, as the Markdown and
-/// agent formats print them.
+/// The rendered form the budget counts: the citation line, the heading path and the text, as the
+/// Markdown and agent formats print them. The text's count was taken at indexing time (the sum of
+/// its units' counts, which BPE makes additive up to a token at each unit boundary).
 #[must_use]
-pub fn rendered_tokens(citation: &str, heading_path: &[String], text: &str) -> usize {
-    tokenize::count(citation) + tokenize::count(&heading_path.join(" > ")) + tokenize::count(text) + 4
+pub fn rendered_tokens(citation: &str, heading_path: &[String], text_tokens: usize) -> usize {
+    tokenize::count(citation) + tokenize::count(&heading_path.join(" > ")) + text_tokens + 4
 }
 
 fn run_id() -> String {
@@ -245,7 +256,16 @@ impl Workspace {
         let filter = Filter { collections: request.collections.clone(), kinds: request.kinds.clone() };
         let mut warnings = Vec::new();
 
-        let (snapshot_id, mut coverage, candidates, chunk_rows) = self.with_reader(|conn| {
+        let mut segments: Vec<Segment> = Vec::new();
+        let mut used = 0;
+        let mut truncated = false;
+        let mut trace: Vec<TraceStage> = Vec::new();
+        let mut lap = Instant::now();
+        let mut mark = |stage: &'static str| {
+            trace.push(TraceStage { stage, ms: lap.elapsed().as_secs_f64() * 1000.0 });
+            lap = Instant::now();
+        };
+        let (snapshot_id, mut coverage) = self.with_reader(|conn| {
             for name in &request.collections {
                 Workspace::collection_id(conn, name, false)?;
             }
@@ -254,70 +274,71 @@ impl Workspace {
                 None => snapshot::current(conn)?,
             };
             let Some(snapshot_id) = snapshot_id else {
-                return Ok((None, Coverage::default(), Vec::new(), HashMap::new()));
+                return Ok((None, Coverage::default()));
             };
             let mut coverage = Coverage { eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?, ..Coverage::default() };
+            mark("eligibility");
             let candidate_k = (limit * 3).max(100);
-            let mut lists: Vec<ChannelList<(i64, String)>> = Vec::new();
-            let mut chunk_ids: Vec<i64> = Vec::new();
             let mut per_channel: Vec<(&'static str, f64, Vec<i64>)> = Vec::new();
             if channels.iter().any(|c| c == "exact") {
                 let ids = exact::query_identifiers(&request.query, self.patterns());
-                let hits = exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?;
-                per_channel.push(("exact", pack.fusion.weights.exact, hits));
+                per_channel.push(("exact", pack.fusion.weights.exact, exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?));
+                mark("exact");
             }
             if channels.iter().any(|c| c == "lexical") {
                 let generation = snapshot::lexical_generation(conn, snapshot_id)?;
-                let index = self.lexical(&generation)?;
-                let hits = index.search(&request.query, &filter, candidate_k)?;
+                let hits = self.lexical(&generation)?.search(&request.query, &filter, candidate_k)?;
                 per_channel.push(("lexical", pack.fusion.weights.lexical, hits.into_iter().map(|(id, _)| i64::try_from(id).unwrap_or_default()).collect()));
+                mark("lexical");
             }
-            for (_, _, ids) in &per_channel {
-                chunk_ids.extend(ids);
+            // Fusion needs only each chunk's owner; full rows are loaded for the winners only.
+            let all_ids: Vec<i64> = per_channel.iter().flat_map(|(_, _, ids)| ids.iter().copied()).collect();
+            let owners = hydrate::owners(conn, &all_ids)?;
+            let mut lists = Vec::with_capacity(per_channel.len());
+            for (channel, weight, ids) in &per_channel {
+                coverage.channels.push(ChannelCoverage { channel, weight: *weight, candidates: ids.len() });
+                lists.push(ChannelList { channel, weight: *weight, owners: ids.iter().filter_map(|id| owners.get(id).cloned()).collect() });
             }
-            let rows = hydrate::chunks(conn, &chunk_ids)?;
-            for (channel, weight, ids) in per_channel {
-                coverage.channels.push(ChannelCoverage { channel, weight, candidates: ids.len() });
-                let owners = ids.iter().filter_map(|id| rows.get(id)).map(|row| (row.extraction_id, row.owner_key.clone())).collect();
-                lists.push(ChannelList { channel, weight, owners });
+            let candidates = fused_with_chunks(fusion::rrf(&lists, pack.fusion.k), &representatives(&all_ids, &owners));
+            coverage.fused_candidates = candidates.len();
+            mark("fusion");
+
+            let mut per_source: HashMap<i64, usize> = HashMap::new();
+            let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
+            let page = limit + 16;
+            'pages: for batch in candidates.chunks(page) {
+                let rows = hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
+                for (fused, chunk_id) in batch {
+                    if segments.len() >= limit {
+                        break 'pages;
+                    }
+                    let Some(row) = rows.get(chunk_id) else { continue };
+                    if !spans.insert((row.revision_id, row.byte_start, row.byte_end)) {
+                        coverage.dropped_as_duplicate += 1;
+                        continue;
+                    }
+                    let count = per_source.entry(row.source_id).or_default();
+                    if max_per_source > 0 && *count >= max_per_source {
+                        coverage.dropped_by_source_limit += 1;
+                        continue;
+                    }
+                    let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
+                    let cost = rendered_tokens(&citation, &row.heading_path, row.token_count);
+                    if used + cost > budget {
+                        truncated = true;
+                        coverage.dropped_by_budget += 1;
+                        continue;
+                    }
+                    used += cost;
+                    *count += 1;
+                    segments.push(to_segment(row, fused, snapshot_id, segments.len() + 1, citation));
+                }
             }
-            let fused = fusion::rrf(&lists, pack.fusion.k);
-            Ok((Some(snapshot_id), coverage, fused_with_chunks(fused, &representatives(&chunk_ids, &rows)), rows))
+            mark("segments");
+            Ok((Some(snapshot_id), coverage))
         })?;
         if snapshot_id.is_none() {
             warnings.push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
-        }
-        coverage.fused_candidates = candidates.len();
-
-        let mut segments: Vec<Segment> = Vec::new();
-        let mut per_source: HashMap<i64, usize> = HashMap::new();
-        let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
-        let mut used = 0;
-        let mut truncated = false;
-        for (fused, chunk_id) in candidates {
-            if segments.len() >= limit {
-                break;
-            }
-            let Some(row) = chunk_rows.get(&chunk_id) else { continue };
-            if !spans.insert((row.revision_id, row.byte_start, row.byte_end)) {
-                coverage.dropped_as_duplicate += 1;
-                continue;
-            }
-            let count = per_source.entry(row.source_id).or_default();
-            if max_per_source > 0 && *count >= max_per_source {
-                coverage.dropped_by_source_limit += 1;
-                continue;
-            }
-            let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
-            let cost = rendered_tokens(&citation, &row.heading_path, &row.text);
-            if used + cost > budget {
-                truncated = true;
-                coverage.dropped_by_budget += 1;
-                continue;
-            }
-            used += cost;
-            *count += 1;
-            segments.push(to_segment(row, &fused, snapshot_id.unwrap_or_default(), segments.len() + 1, citation));
         }
         if truncated {
             warnings.push(format!("{} segment(s) left out to stay within the {budget}-token budget", coverage.dropped_by_budget));
@@ -363,43 +384,39 @@ impl Workspace {
                 measure: "citation line + heading path + segment text, as rendered by the md and agent formats",
                 truncated,
             },
+            trace,
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         };
-        self.record_run(request, &result)?;
+        self.record_run(request, &result);
         Ok(result)
     }
 
-    fn record_run(&self, request: &QueryRequest, result: &QueryResult) -> Result<()> {
+    fn record_run(&self, request: &QueryRequest, result: &QueryResult) {
         let summary = serde_json::json!({
             "returned": result.segments.len(),
             "segments": result.segments.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
             "warnings": result.warnings,
         });
-        let conn = self.writer()?;
-        conn.execute(
-            "INSERT INTO query_runs (id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                result.run_id,
-                result.snapshot_id,
-                serde_json::to_string(request).unwrap_or_else(|_| "{}".into()),
-                summary.to_string(),
-                request.agent_id,
-                request.task_id,
-                result.duration_ms,
-                now_ms()
-            ],
-        )?;
-        Ok(())
+        self.query_log().record(log::QueryRun {
+            id: result.run_id.clone(),
+            snapshot_id: result.snapshot_id,
+            request_json: serde_json::to_string(request).unwrap_or_else(|_| "{}".into()),
+            summary_json: summary.to_string(),
+            agent_id: request.agent_id.clone(),
+            task_id: request.task_id.clone(),
+            duration_ms: result.duration_ms,
+            created_at: now_ms(),
+        });
     }
 }
 
 /// For each owner, the chunk that represents it: the first one seen with the channels in order,
 /// so the exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
-fn representatives(chunk_ids: &[i64], rows: &HashMap<i64, ChunkRow>) -> HashMap<(i64, String), i64> {
+fn representatives(chunk_ids: &[i64], owners: &HashMap<i64, (i64, String)>) -> HashMap<(i64, String), i64> {
     let mut chosen = HashMap::new();
     for id in chunk_ids {
-        if let Some(row) = rows.get(id) {
-            chosen.entry((row.extraction_id, row.owner_key.clone())).or_insert(*id);
+        if let Some(owner) = owners.get(id) {
+            chosen.entry(owner.clone()).or_insert(*id);
         }
     }
     chosen

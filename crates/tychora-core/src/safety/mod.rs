@@ -19,9 +19,11 @@ pub struct Safety {
     pub executable: bool,
 }
 
+// ASCII word boundaries (`(?-u:\b)`): a Unicode `\b` makes the regex crate leave its lazy DFA on
+// any non-ASCII text and fall back to a far slower engine (measured: ~50 µs per segment).
 static AGENT_DIRECTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(ignore (all |any )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all |the )?(previous|prior|above)|you are (now )?(an? )?(ai|assistant|language model|llm|agent)\b|as an ai\b|system prompt|</?(tool_call|function_calls?|invoke|system)>|\bassistant\s*:|\bcall the (tool|function)\b|\bexecute the following (command|tool))",
+        r"(?i)(ignore (all |any )?(the )?(previous|prior|above) (instructions|prompts?)|disregard (all |the )?(previous|prior|above)|you are (now )?(an? )?(ai|assistant|language model|llm|agent)(?-u:\b)|as an ai(?-u:\b)|system prompt|</?(tool_call|function_calls?|invoke|system)>|(?-u:\b)assistant\s*:|(?-u:\b)call the (tool|function)(?-u:\b)|(?-u:\b)execute the following (command|tool))",
     )
     .unwrap_or_else(|e| unreachable!("static regex: {e}"))
 });

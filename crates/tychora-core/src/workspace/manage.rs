@@ -56,6 +56,7 @@ impl Workspace {
     /// # Errors
     /// SQLite errors.
     pub fn status(&self) -> Result<Value> {
+        self.query_log().flush();
         self.with_reader(|conn| {
             let current = snapshot::current(conn)?;
             let snapshot = match current {

@@ -20,6 +20,7 @@ use crate::artifact::ArtifactStore;
 use crate::config::{self, Config, Pack};
 use crate::error::{Error, Result};
 use crate::lexical::LexicalIndex;
+use crate::query::log::QueryLog;
 use crate::store::{self, migrate};
 
 pub use lock::WorkspaceLock;
@@ -37,6 +38,7 @@ pub struct Workspace {
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
     generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
+    query_log: QueryLog,
     _lock: WorkspaceLock,
 }
 
@@ -121,7 +123,9 @@ impl Workspace {
             "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status IN ('running', 'queued')",
             params![store::now_ms()],
         )?;
+        let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
         let workspace = Self {
+            query_log,
             artifacts: ArtifactStore::new(dir.join("artifacts")),
             dir,
             config,
@@ -171,6 +175,10 @@ impl Workspace {
     #[must_use]
     pub fn pack(&self) -> &Pack {
         &self.pack
+    }
+
+    pub(crate) fn query_log(&self) -> &QueryLog {
+        &self.query_log
     }
 
     pub(crate) fn patterns(&self) -> &[(String, Regex)] {

@@ -1,0 +1,134 @@
+//! The query log: every query is recorded in `query_runs`, off the query's path.
+//!
+//! A search hands its row to a background thread that batches inserts on its own connection
+//! with `synchronous=NORMAL` (in WAL mode: no fsync per commit). The log is an audit trail, not
+//! canonical data, so a power loss may drop its last rows; a commit per query would instead put an
+//! fsync (milliseconds) on every search, and waiting on the writer would stall searches behind a
+//! long ingest transaction.
+
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+use rusqlite::{params, Connection};
+
+use crate::error::{Error, Result};
+use crate::store;
+
+/// One `query_runs` row.
+#[derive(Debug)]
+pub struct QueryRun {
+    pub id: String,
+    pub snapshot_id: Option<i64>,
+    pub request_json: String,
+    pub summary_json: String,
+    pub agent_id: Option<String>,
+    pub task_id: Option<String>,
+    pub duration_ms: f64,
+    pub created_at: i64,
+}
+
+enum Message {
+    Run(QueryRun),
+    Flush(Sender<()>),
+}
+
+/// Handle to the logging thread; dropping it flushes and joins.
+pub struct QueryLog {
+    sender: Mutex<Option<Sender<Message>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for QueryLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("QueryLog")
+    }
+}
+
+impl QueryLog {
+    /// Starts the logging thread on its own connection to `db`.
+    ///
+    /// # Errors
+    /// SQLite errors opening the connection.
+    pub fn start(db: &Path) -> Result<Self> {
+        let conn = store::connect(db)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let (sender, receiver) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("tychora-query-log".into())
+            .spawn(move || run(&conn, &receiver))
+            .map_err(|e| Error::Internal(format!("cannot start the query log thread: {e}")))?;
+        Ok(Self { sender: Mutex::new(Some(sender)), thread: Mutex::new(Some(thread)) })
+    }
+
+    /// Queues a row.
+    pub fn record(&self, run: QueryRun) {
+        if let Ok(guard) = self.sender.lock() {
+            if let Some(sender) = guard.as_ref() {
+                let _ = sender.send(Message::Run(run));
+            }
+        }
+    }
+
+    /// Waits until every queued row is written.
+    pub fn flush(&self) {
+        let (ack, done) = mpsc::channel();
+        let sent = self.sender.lock().ok().and_then(|g| g.as_ref().map(|s| s.send(Message::Flush(ack)).is_ok())).unwrap_or(false);
+        if sent {
+            let _ = done.recv();
+        }
+    }
+}
+
+impl Drop for QueryLog {
+    fn drop(&mut self) {
+        if let Ok(mut guard) = self.sender.lock() {
+            guard.take();
+        }
+        if let Some(thread) = self.thread.lock().ok().and_then(|mut t| t.take()) {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn run(conn: &Connection, receiver: &Receiver<Message>) {
+    while let Ok(first) = receiver.recv() {
+        let mut batch = vec![first];
+        batch.extend(receiver.try_iter());
+        let mut acks = Vec::new();
+        let rows: Vec<QueryRun> = batch
+            .into_iter()
+            .filter_map(|m| match m {
+                Message::Run(r) => Some(r),
+                Message::Flush(ack) => {
+                    acks.push(ack);
+                    None
+                }
+            })
+            .collect();
+        if let Err(e) = write(conn, &rows) {
+            log::warn!("could not record {} query run(s): {e}", rows.len());
+        }
+        for ack in acks {
+            let _ = ack.send(());
+        }
+    }
+}
+
+fn write(conn: &Connection, rows: &[QueryRun]) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let tx = conn.unchecked_transaction()?;
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO query_runs (id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        for r in rows {
+            insert.execute(params![r.id, r.snapshot_id, r.request_json, r.summary_json, r.agent_id, r.task_id, r.duration_ms, r.created_at])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}

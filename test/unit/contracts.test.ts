@@ -1,0 +1,38 @@
+import { readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { PackSchema } from '../../ts/contracts/pack.js'
+import { QueryRequestSchema } from '../../ts/contracts/query.js'
+import { ERROR_CODES } from '../../ts/errors.js'
+import { toTychoraError } from '../../ts/engine/call-native.js'
+
+describe('contracts', () => {
+  it('every pack in packs/ validates against the pack schema', () => {
+    const packs = readdirSync('packs', { withFileTypes: true }).filter((d) => d.isDirectory())
+    expect(packs.length).toBeGreaterThan(0)
+    for (const dir of packs) {
+      const pack = JSON.parse(readFileSync(join('packs', dir.name, 'pack.json'), 'utf8'))
+      expect(PackSchema.safeParse(pack).success, dir.name).toBe(true)
+      expect(pack.name).toBe(dir.name)
+    }
+  })
+
+  it('the TS error table and the Rust ErrorCode enum name the same codes', () => {
+    const rust = readFileSync('crates/tychora-core/src/error.rs', 'utf8')
+    const rustCodes = [...rust.matchAll(/=> "(E_[A-Z_]+)"/g)].map((m) => m[1]).sort()
+    expect(rustCodes).toEqual(Object.keys(ERROR_CODES).sort())
+  })
+
+  it('query requests reject unknown fields and bad values', () => {
+    expect(QueryRequestSchema.safeParse({ query: 'x', limti: 3 }).success).toBe(false)
+    expect(QueryRequestSchema.safeParse({ query: '' }).success).toBe(false)
+    expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['pdf'] }).success).toBe(false)
+    expect(QueryRequestSchema.parse({ query: 'x', limit: 5 })).toEqual({ query: 'x', limit: 5 })
+  })
+
+  it('native error messages map to codes; unknown errors become E_INTERNAL', () => {
+    expect(toTychoraError(new Error('[E_NOT_FOUND] snapshot not found: 9')).code).toBe('E_NOT_FOUND')
+    expect(toTychoraError(new Error('[E_BOGUS] x')).code).toBe('E_INTERNAL')
+    expect(toTychoraError('plain').code).toBe('E_INTERNAL')
+  })
+})

@@ -1,0 +1,53 @@
+import { defineCommand } from 'citty'
+import type { Receipt } from '../../contracts/ingest.js'
+import { KindSchema } from '../../contracts/query.js'
+import { Workspace } from '../../engine/workspace.js'
+import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
+import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { createProgress } from '../progress.js'
+
+/** Exit code of a job that captured nothing. */
+export const EXIT_FAILED_JOB = 11
+
+function summary(r: Receipt): string {
+  const f = r.files
+  const lines = [
+    `job ${r.job_id} ${r.status}: ${f.added} added, ${f.changed} changed, ${f.unchanged} unchanged, ${f.removed} removed, ${f.skipped} skipped, ${f.failed} failed`,
+    `  ${(r.bytes_read / 1e6).toFixed(2)} MB read · ${r.units} units · ${r.chunks} chunks · ${r.duration_ms.toFixed(0)} ms`,
+    r.published ? `  published snapshot ${r.snapshot_id} (previous ${r.previous_snapshot_id ?? 'none'})` : `  snapshot ${r.snapshot_id ?? 'none'} unchanged`,
+  ]
+  for (const [label, paths] of [['added', r.added], ['changed', r.changed], ['removed', r.removed]] as const) {
+    if (paths.length > 0 && paths.length <= 20) lines.push(`  ${label}: ${paths.join(', ')}`)
+  }
+  for (const d of r.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
+  return lines.join('\n')
+}
+
+export default defineCommand({
+  meta: { name: 'add', description: 'Capture files and directories (a directory added again is synced)' },
+  args: {
+    ...workspaceArg,
+    paths: { type: 'positional', required: true, description: 'Files or directories' },
+    collection: { type: 'string', description: 'Target collection (default "default")' },
+    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl' },
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
+  async run({ args }) {
+    const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
+    const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
+    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json or jsonl`)
+    const ws = await Workspace.open(resolveWorkspace(args.workspace))
+    const progress = createProgress()
+    try {
+      const receipt = await ws.add(
+        { paths, ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) },
+        { onProgress: (p) => progress.update(p) },
+      )
+      progress.done()
+      writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
+      exitState.code = receipt.status === 'partial' ? EXIT_PARTIAL : receipt.status === 'failed' ? EXIT_FAILED_JOB : 0
+    } finally {
+      ws.close()
+    }
+  },
+})

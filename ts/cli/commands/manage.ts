@@ -1,0 +1,65 @@
+import { defineCommand } from 'citty'
+import { Workspace } from '../../engine/workspace.js'
+import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(2)} MB`
+}
+
+const status = defineCommand({
+  meta: { name: 'status', description: 'Counts, sizes and the current snapshot' },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    const ws = await Workspace.open(resolveWorkspace(args.workspace))
+    try {
+      const s = await ws.status()
+      if (args.format === 'json') return writeOut(JSON.stringify(s, null, 2))
+      const snap = s.current_snapshot
+      writeOut(
+        [
+          `workspace ${s.dir} (schema ${s.schema_version}, engine ${s.engine_version}, profile ${s.profile})`,
+          snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
+          `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
+          `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          `bytes: corpus ${mb(s.bytes.corpus)}, artifacts ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)}`,
+        ].join('\n'),
+      )
+    } finally {
+      ws.close()
+    }
+  },
+})
+
+const verify = defineCommand({
+  meta: { name: 'verify', description: 'Re-hash every artifact and check snapshots against their indexes' },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    const ws = await Workspace.open(resolveWorkspace(args.workspace))
+    try {
+      const report = await ws.verify()
+      if (args.format === 'json') writeOut(JSON.stringify(report, null, 2))
+      else {
+        writeOut(`${report.ok ? 'ok' : 'PROBLEMS'}: ${report.artifacts_checked} artifacts re-hashed, ${report.references_checked} references and ${report.snapshots_checked} snapshots checked`)
+        for (const p of report.problems) writeOut(`  ${p.code} ${p.object}: ${p.message}`)
+      }
+      if (!report.ok) exitState.code = 8
+    } finally {
+      ws.close()
+    }
+  },
+})
+
+const migrate = defineCommand({
+  meta: { name: 'migrate', description: 'Apply pending schema migrations (never done implicitly)' },
+  args: { dir: { type: 'positional', required: false, description: 'Workspace directory' }, ...workspaceArg },
+  async run({ args }) {
+    const dir = resolveWorkspace(args.dir ?? args.workspace)
+    const applied = await Workspace.migrate(dir)
+    writeOut(applied.length > 0 ? `applied migrations ${applied.join(', ')} to ${dir}` : `${dir} is up to date`)
+  },
+})
+
+export default defineCommand({
+  meta: { name: 'manage', description: 'Workspace administration: status, verify, migrate' },
+  subCommands: { status, verify, migrate },
+})

@@ -1,0 +1,51 @@
+import { defineCommand } from 'citty'
+import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
+import { Workspace } from '../../engine/workspace.js'
+import { TychoraError } from '../../errors.js'
+import { FORMATS, type Format, render } from '../../format/render.js'
+import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+
+function int(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n)) throw new TychoraError('E_INVALID_ARGUMENT', `--${name} must be an integer, got ${value}`)
+  return n
+}
+
+export default defineCommand({
+  meta: { name: 'search', description: 'Search the corpus and print cited evidence' },
+  args: {
+    ...workspaceArg,
+    query: { type: 'positional', required: true, description: 'Query text' },
+    collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
+    kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
+    limit: { type: 'string', description: 'Most segments to return (default 10)' },
+    'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
+    'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
+    snapshot: { type: 'string', description: 'Pin a snapshot id' },
+    format: { type: 'string', description: 'json | md | agent', default: 'md' },
+  },
+  async run({ args }) {
+    if (!FORMATS.includes(args.format as Format)) throw new TychoraError('E_INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`)
+    const query = [String(args.query), ...args._.slice(1).map(String)].join(' ')
+    const request: QueryRequest = QueryRequestSchema.parse(
+      Object.fromEntries(
+        Object.entries({
+          query,
+          collections: args.collection?.split(','),
+          kinds: args.kind?.split(','),
+          limit: int(args.limit, 'limit'),
+          budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
+          max_per_source: int(args['max-per-source'], 'max-per-source'),
+          snapshot_id: int(args.snapshot, 'snapshot'),
+        }).filter(([, v]) => v !== undefined),
+      ),
+    )
+    const ws = await Workspace.open(resolveWorkspace(args.workspace))
+    try {
+      writeOut(render(await ws.search(request), args.format as Format))
+    } finally {
+      ws.close()
+    }
+  },
+})

@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { TychoraError } from '../errors.js'
+
+/** The flag every workspace command takes. */
+export const workspaceArg = {
+  workspace: {
+    type: 'string',
+    alias: 'w',
+    description: 'Workspace directory (default: $TYCHORA_WORKSPACE, else the nearest .tychora/ up from here)',
+  },
+} as const
+
+/** Resolves the workspace: --workspace, $TYCHORA_WORKSPACE, else the nearest `.tychora` upwards. */
+export function resolveWorkspace(flag: string | undefined): string {
+  if (flag) return resolve(flag)
+  if (process.env.TYCHORA_WORKSPACE) return resolve(process.env.TYCHORA_WORKSPACE)
+  let dir = process.cwd()
+  for (;;) {
+    const candidate = join(dir, '.tychora')
+    if (existsSync(join(candidate, 'workspace.toml'))) return candidate
+    const parent = dirname(dir)
+    if (parent === dir) break
+    dir = parent
+  }
+  throw new TychoraError('E_NOT_FOUND', 'no workspace: pass --workspace DIR, set TYCHORA_WORKSPACE, or run `tychora init` (creates ./.tychora)')
+}
+
+/** Exit code a command asks for, without throwing (partial jobs). */
+export const exitState = { code: 0 }
+
+export function writeOut(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod'
+import { KindSchema } from './query.js'
+
+export const AddRequestSchema = z
+  .object({
+    paths: z.array(z.string().min(1)).min(1).describe('Files or directories to capture; a directory added again is synced'),
+    collection: z.string().min(1).max(200).optional().describe('Target collection (default "default")'),
+    kind: KindSchema.optional().describe('Force a kind instead of detecting it from the file extension'),
+  })
+  .strict()
+
+export const DiagnosticSchema = z.object({
+  path: z.string(),
+  level: z.enum(['info', 'warning', 'error']),
+  code: z.string(),
+  message: z.string(),
+  locator: z.string().optional(),
+})
+
+export const ReceiptSchema = z.object({
+  job_id: z.number().int(),
+  status: z.enum(['succeeded', 'partial', 'failed']),
+  snapshot_id: z.number().int().nullable(),
+  previous_snapshot_id: z.number().int().nullable(),
+  published: z.boolean(),
+  files: z.object({
+    scanned: z.number().int(),
+    added: z.number().int(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    removed: z.number().int(),
+    skipped: z.number().int(),
+    failed: z.number().int(),
+  }),
+  bytes_read: z.number().int(),
+  units: z.number().int(),
+  chunks: z.number().int(),
+  duration_ms: z.number(),
+  added: z.array(z.string()),
+  changed: z.array(z.string()),
+  removed: z.array(z.string()),
+  diagnostics: z.array(DiagnosticSchema),
+})
+
+export const ProgressSchema = z.object({
+  phase: z.enum(['walk', 'prepare', 'commit', 'index', 'publish']),
+  done: z.number().int(),
+  total: z.number().int(),
+})
+
+export type AddRequest = z.infer<typeof AddRequestSchema>
+export type Diagnostic = z.infer<typeof DiagnosticSchema>
+export type Receipt = z.infer<typeof ReceiptSchema>
+export type Progress = z.infer<typeof ProgressSchema>

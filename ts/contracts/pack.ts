@@ -1,0 +1,37 @@
+import { z } from 'zod'
+import { KindSchema } from './query.js'
+
+/** A configuration pack (packs/<name>/pack.json): data only, validated here and embedded in the core. */
+export const PackSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9-]*$/),
+    version: z.number().int().positive(),
+    description: z.string(),
+    kinds: z.array(KindSchema).min(1),
+    chunking: z.object({
+      target_tokens: z.number().int().min(32).describe('Chunk window target size in cl100k_base tokens'),
+      soft_ceiling_tokens: z.number().int().min(32).describe('A window may grow to this size to absorb a small remainder'),
+    }),
+    lexical: z.object({
+      language: z.enum(['english', 'french', 'german', 'spanish']),
+      stemmer: z.boolean().describe('Snowball stemming of index and query terms'),
+      stopwords: z.boolean().describe('Drop stop words (measured: keeping them scores better on SciFact train)'),
+      capsule_boost: z.number().min(0).describe('Weight of the context capsule (title, heading path) in BM25'),
+    }),
+    identifiers: z.object({
+      patterns: z.array(z.object({ name: z.string(), regex: z.string() })).describe('Explicit identifiers registered for the exact channel'),
+    }),
+    fusion: z.object({
+      k: z.number().positive(),
+      weights: z.object({ exact: z.number().nonnegative(), lexical: z.number().nonnegative() }),
+    }),
+    output: z.object({
+      budget_tokens: z.number().int().positive(),
+      max_per_source: z.number().int().nonnegative(),
+      limit: z.number().int().positive(),
+    }),
+  })
+  .strict()
+  .refine((p) => p.chunking.soft_ceiling_tokens >= p.chunking.target_tokens, 'soft_ceiling_tokens must be ≥ target_tokens')
+
+export type Pack = z.infer<typeof PackSchema>

@@ -1,0 +1,22 @@
+import { z } from 'zod'
+
+export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl']).describe('Source kind')
+export const ChannelSchema = z.enum(['exact', 'lexical']).describe('Retrieval channel')
+
+/** A search request. Filters apply before ranking, inside every channel. */
+export const QueryRequestSchema = z
+  .object({
+    query: z.string().min(1).max(10_000).describe('What to look for: words, a phrase, or an identifier such as "RFC 9110"'),
+    collections: z.array(z.string().min(1)).optional().describe('Only these collections'),
+    kinds: z.array(KindSchema).optional().describe('Only these source kinds'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Most segments to return (default from the pack: 10)'),
+    budget_tokens: z.number().int().min(1).optional().describe('Token budget of the rendered output (cl100k_base tokens)'),
+    max_per_source: z.number().int().min(0).optional().describe('Segments per source; 0 = unlimited (default 3)'),
+    snapshot_id: z.number().int().positive().optional().describe('Pin a published snapshot; default is the current one'),
+    channels: z.array(ChannelSchema).optional().describe("Channels to run; default is the profile's"),
+    agent_id: z.string().max(200).optional().describe('Caller agent, recorded in query_runs'),
+    task_id: z.string().max(200).optional().describe('Caller task, recorded in query_runs'),
+  })
+  .strict()
+
+export type QueryRequest = z.infer<typeof QueryRequestSchema>

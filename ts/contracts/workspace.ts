@@ -1,0 +1,32 @@
+import { z } from 'zod'
+
+export const InitReportSchema = z.object({
+  dir: z.string(),
+  created: z.array(z.string()),
+  schema_version: z.number().int(),
+})
+
+export const VerifyReportSchema = z.object({
+  ok: z.boolean(),
+  artifacts_checked: z.number().int(),
+  references_checked: z.number().int(),
+  snapshots_checked: z.number().int(),
+  problems: z.array(z.object({ object: z.string(), code: z.string(), message: z.string() })),
+})
+
+export const StatusSchema = z.object({
+  dir: z.string(),
+  schema_version: z.number().int(),
+  engine_version: z.string(),
+  profile: z.string(),
+  current_snapshot: z
+    .object({ id: z.number().int(), created_at: z.number().int(), chunks: z.number().int(), sources: z.number().int(), job_id: z.number().int().nullable() })
+    .nullable(),
+  collections: z.array(z.object({ name: z.string(), active_sources: z.number().int() })),
+  counts: z.record(z.string(), z.number().int()),
+  bytes: z.object({ corpus: z.number().int(), artifacts: z.number().int(), indexes: z.number().int() }),
+})
+
+export type InitReport = z.infer<typeof InitReportSchema>
+export type VerifyReport = z.infer<typeof VerifyReportSchema>
+export type Status = z.infer<typeof StatusSchema>

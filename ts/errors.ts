@@ -1,0 +1,48 @@
+import { z } from 'zod'
+
+/**
+ * The stable error-code table shared by the library, CLI, HTTP and MCP surfaces.
+ * Adding a code is an API change. The Rust core emits the same strings.
+ */
+export const ERROR_CODES = {
+  E_INVALID_ARGUMENT: { exit: 2, http: 400, meaning: 'bad input' },
+  E_NOT_FOUND: { exit: 3, http: 404, meaning: 'no such object' },
+  E_CONFLICT: { exit: 4, http: 409, meaning: 'already exists, or stale snapshot' },
+  E_LOCKED: { exit: 5, http: 423, meaning: 'workspace owned by another process' },
+  E_MIGRATION_REQUIRED: { exit: 6, http: 409, meaning: 'explicit migrate needed' },
+  E_CHECKSUM_MISMATCH: { exit: 7, http: 500, meaning: 'migration or artifact integrity failure' },
+  E_CORRUPT: { exit: 8, http: 500, meaning: 'derived index damaged; rebuild it' },
+  E_UNSUPPORTED_FORMAT: { exit: 2, http: 415, meaning: 'input format not supported' },
+  E_LIMIT_EXCEEDED: { exit: 2, http: 413, meaning: 'a size or budget limit was exceeded' },
+  E_CANCELLED: { exit: 130, http: 499, meaning: 'the call was cancelled' },
+  E_CLOSED: { exit: 1, http: 500, meaning: 'the handle was closed' },
+  E_IO: { exit: 1, http: 500, meaning: 'I/O failure' },
+  E_INTERNAL: { exit: 1, http: 500, meaning: 'bug, including caught panics' },
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]])
+
+/** Exit code of a job that finished with some files failing (distinct from every error code). */
+export const EXIT_PARTIAL = 10
+
+/** The one error class every surface throws and maps. Tests assert on `code`, never on text. */
+export class TychoraError extends Error {
+  readonly code: ErrorCode
+  readonly details?: Record<string, unknown>
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, { cause: options.cause })
+    this.name = 'TychoraError'
+    this.code = code
+    if (options.details) this.details = options.details
+  }
+
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message }
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && value in ERROR_CODES
+}

@@ -1,0 +1,141 @@
+import { createReadStream, existsSync } from 'node:fs'
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { createGunzip } from 'node:zlib'
+import { Workspace } from '../engine/workspace.js'
+import { TychoraError } from '../errors.js'
+import { type Qrels, type Run, type Scores, score } from './metrics.js'
+
+export interface BeirOptions {
+  split?: 'test' | 'dev' | 'train'
+  ignoreIdenticalIds?: boolean
+  /** Keep the scratch workspace (its path is in the report). */
+  keep?: boolean
+  /** Queries per native crossing. */
+  batchSize?: number
+  /** Overrides of the pack's lexical analyzer, written to the scratch workspace.toml (for tuning on train). */
+  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number }
+}
+
+export interface BeirReport extends Scores {
+  dataset: string
+  split: string
+  documents: number
+  ingest_seconds: number
+  query_latency_ms: { p50: number; p99: number; mean: number }
+  workspace?: string
+  ignore_identical_ids: boolean
+}
+
+/** Finds `name` or `name.gz` in `dir`. */
+function locate(dir: string, name: string): string {
+  for (const candidate of [join(dir, name), join(dir, `${name}.gz`)]) if (existsSync(candidate)) return candidate
+  throw new TychoraError('E_NOT_FOUND', `${join(dir, name)}(.gz) not found: not a BEIR-format directory`)
+}
+
+async function* lines(path: string): AsyncGenerator<string> {
+  const raw = createReadStream(path)
+  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line.trim()) yield line
+}
+
+async function readQrels(dir: string, split: string): Promise<Qrels> {
+  const path = join(dir, 'qrels', `${split}.tsv`)
+  if (!existsSync(path)) throw new TychoraError('E_NOT_FOUND', `${path} not found`)
+  const qrels: Qrels = new Map()
+  let first = true
+  for await (const line of lines(path)) {
+    const [qid, did, rel] = line.split('\t')
+    if (first && Number.isNaN(Number(rel))) {
+      first = false
+      continue // header
+    }
+    first = false
+    if (!qid || !did) continue
+    const judged = qrels.get(qid) ?? new Map<string, number>()
+    judged.set(did, Number(rel))
+    qrels.set(qid, judged)
+  }
+  return qrels
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
+}
+
+/**
+ * Loads a BEIR set into a scratch workspace (corpus as JSON Lines, one record per document, its
+ * `_id` registered as an identifier), runs every judged query through the production query path,
+ * and scores the ranked document ids.
+ */
+export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<BeirReport> {
+  const split = options.split ?? 'test'
+  const qrels = await readQrels(dir, split)
+  const queries = new Map<string, string>()
+  for await (const line of lines(locate(dir, 'queries.jsonl'))) {
+    const q = JSON.parse(line) as { _id: string; text: string }
+    if (qrels.has(String(q._id))) queries.set(String(q._id), q.text)
+  }
+  const scratch = await mkdtemp(join(tmpdir(), 'tychora-beir-'))
+  const data = join(scratch, 'data')
+  await mkdir(data)
+  const corpus: string[] = []
+  for await (const line of lines(locate(dir, 'corpus.jsonl'))) {
+    const d = JSON.parse(line) as { _id: string; title?: string; text?: string }
+    corpus.push(JSON.stringify({ _id: String(d._id), title: d.title ?? '', text: d.text ?? '' }))
+  }
+  await writeFile(join(data, 'corpus.jsonl'), `${corpus.join('\n')}\n`)
+  const wsDir = join(scratch, 'ws')
+  await Workspace.init(wsDir)
+  if (options.lexical) {
+    const overrides = Object.entries(options.lexical).map(([k, v]) => `${k} = ${v}`)
+    await appendFile(join(wsDir, 'workspace.toml'), `\n[lexical]\n${overrides.join('\n')}\n`)
+  }
+  const ws = await Workspace.open(wsDir)
+  try {
+    const started = performance.now()
+    const receipt = await ws.add({ paths: [join(data, 'corpus.jsonl')], kind: 'jsonl' })
+    const ingestSeconds = (performance.now() - started) / 1000
+    if (receipt.status === 'failed') throw new TychoraError('E_INVALID_ARGUMENT', `corpus could not be ingested: ${receipt.diagnostics[0]?.message ?? 'unknown'}`)
+    const run: Run = new Map()
+    const latencies: number[] = []
+    const ids = [...queries.keys()]
+    const batchSize = options.batchSize ?? 50
+    for (let i = 0; i < ids.length; i += batchSize) {
+      const batch = ids.slice(i, i + batchSize)
+      const results = await ws.searchBatch(
+        batch.map((qid) => ({ query: queries.get(qid) ?? '', limit: 100, max_per_source: 0, budget_tokens: 100_000_000 })),
+      )
+      for (const [j, result] of results.entries()) {
+        const qid = batch[j] as string
+        latencies.push(result.duration_ms)
+        const ranked: string[] = []
+        for (const s of result.segments) {
+          const doc = s.locator.anchor
+          if (doc === undefined || ranked.includes(doc)) continue
+          if (options.ignoreIdenticalIds && doc === qid) continue
+          ranked.push(doc)
+        }
+        run.set(qid, ranked)
+      }
+    }
+    const judged: Qrels = new Map([...qrels].filter(([qid]) => queries.has(qid)))
+    const sorted = [...latencies].sort((a, b) => a - b)
+    return {
+      dataset: dir,
+      split,
+      documents: corpus.length,
+      ...score(judged, run),
+      ingest_seconds: ingestSeconds,
+      query_latency_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1) },
+      ignore_identical_ids: options.ignoreIdenticalIds ?? false,
+      ...(options.keep ? { workspace: wsDir } : {}),
+    }
+  } finally {
+    ws.close()
+    if (!options.keep) await rm(scratch, { recursive: true, force: true })
+  }
+}

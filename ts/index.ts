@@ -1,0 +1,11 @@
+// The package's only barrel: public SDK exports, no logic.
+export { Workspace, openWorkspace, initWorkspace, type AddOptions } from './engine/workspace.js'
+export { TychoraError, ERROR_CODES, ErrorCodeSchema, EXIT_PARTIAL, type ErrorCode } from './errors.js'
+export { QueryRequestSchema, KindSchema, ChannelSchema, type QueryRequest } from './contracts/query.js'
+export { QueryResultSchema, SegmentSchema, CitationSchema, LocatorSchema, type QueryResult, type Segment, type Citation } from './contracts/result.js'
+export { AddRequestSchema, ReceiptSchema, DiagnosticSchema, ProgressSchema, type AddRequest, type Receipt, type Diagnostic, type Progress } from './contracts/ingest.js'
+export { PackSchema, type Pack } from './contracts/pack.js'
+export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, type Status, type VerifyReport } from './contracts/workspace.js'
+export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'
+export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'
+export { ndcgAt, recallAt, mrrAt, score, type Scores } from './eval/metrics.js'

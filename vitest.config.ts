@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Native suites spawn the CLI and index real corpora: give them room on a 2-core machine.
+      { test: { name: 'native', include: ['test/native/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
+      { test: { name: 'eval', include: ['test/eval/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } },
+    ],
+  },
+})
