@@ -133,8 +133,10 @@ CREATE TABLE chunks (
   ordinal        INTEGER NOT NULL,
   first_unit_id  INTEGER NOT NULL REFERENCES evidence_units (id),
   last_unit_id   INTEGER NOT NULL REFERENCES evidence_units (id),
-  -- The evidence owner: windows of one owner consolidate to one vote per channel.
+  -- The evidence owner: windows of one owner consolidate to one vote per channel. owner_chunk_id
+  -- names the owner's first window (NULL on that first window itself): COALESCE(owner_chunk_id, id).
   owner_key      TEXT    NOT NULL,
+  owner_chunk_id INTEGER REFERENCES chunks (id),
   byte_start     INTEGER NOT NULL,
   byte_end       INTEGER NOT NULL,
   line_start     INTEGER NOT NULL,
@@ -142,6 +144,9 @@ CREATE TABLE chunks (
   line_end       INTEGER NOT NULL,
   col_end        INTEGER NOT NULL,
   token_count    INTEGER NOT NULL,
+  -- Tokens of the segment as the md/agent formats render it (citation line + heading path + text),
+  -- counted once at indexing so the query-time budget needs no tokenizer.
+  render_tokens  INTEGER NOT NULL,
   text           TEXT    NOT NULL,
   capsule_json   TEXT    NOT NULL CHECK (json_valid(capsule_json)),
   UNIQUE (extraction_id, ordinal)

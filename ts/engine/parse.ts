@@ -13,3 +13,16 @@ export function parseWith<S extends z.ZodType>(schema: S, input: string | unknow
   }
   return parsed.data
 }
+
+/**
+ * Validation of hot-path output (query results) runs in development and tests only, as oxc does:
+ * the contract is enforced where it is checked (test suites parse real native output), and a
+ * production query does not pay for a second walk of every segment.
+ */
+export const VALIDATE_HOT_OUTPUT =
+  process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development' || process.env.TYCHORA_VALIDATE_OUTPUT === '1'
+
+export function parseHot<S extends z.ZodType>(schema: S, input: string | unknown): z.infer<S> {
+  if (VALIDATE_HOT_OUTPUT) return parseWith(schema, input)
+  return (typeof input === 'string' ? JSON.parse(input) : input) as z.infer<S>
+}

@@ -5,7 +5,7 @@ import { type InitReport, InitReportSchema, type Status, StatusSchema, type Veri
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
-import { parseWith } from './parse.js'
+import { parseHot, parseWith } from './parse.js'
 
 export interface AddOptions {
   /** Called with progress events; errors thrown by it are swallowed so they cannot kill the job. */
@@ -50,14 +50,14 @@ export class Workspace {
 
   async search(request: QueryRequest, options: { signal?: AbortSignal } = {}): Promise<QueryResult> {
     const input = validate(QueryRequestSchema, request)
-    return parseWith(QueryResultSchema, await callNative(() => this.#native.search(JSON.stringify(input), options.signal)))
+    return parseHot(QueryResultSchema, await callNative(() => this.#native.search(JSON.stringify(input), options.signal)))
   }
 
   /** Runs many queries in one native crossing (evaluation, benchmarks). */
   async searchBatch(requests: QueryRequest[], options: { signal?: AbortSignal } = {}): Promise<QueryResult[]> {
     const inputs = requests.map((r) => validate(QueryRequestSchema, r))
     const json = await callNative(() => this.#native.searchBatch(JSON.stringify(inputs), options.signal))
-    return (JSON.parse(json) as unknown[]).map((r) => parseWith(QueryResultSchema, r))
+    return (JSON.parse(json) as unknown[]).map((r) => parseHot(QueryResultSchema, r))
   }
 
   async add(request: AddRequest, options: AddOptions = {}): Promise<Receipt> {

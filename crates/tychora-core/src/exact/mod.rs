@@ -34,23 +34,23 @@ pub fn query_identifiers(query: &str, patterns: &[(String, Regex)]) -> Vec<Strin
     out
 }
 
-/// Chunk ids whose units carry one of `identifiers`, best first: anchors and ids, then identifiers
+/// `(chunk_id, owner_id)` of chunks whose units carry one of `identifiers`, best first: anchors and ids, then identifiers
 /// in headings (definitions), then mentions; within a class, document order.
 ///
 /// # Errors
 /// SQLite errors.
-pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filter: &Filter, limit: usize) -> Result<Vec<i64>> {
+pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filter: &Filter, limit: usize) -> Result<Vec<(i64, i64)>> {
     if identifiers.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
     let mut sql = String::from(
-        "SELECT c.id, MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class
          FROM identifiers i
-         JOIN evidence_units u ON u.id = i.unit_id
-         JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.extraction_id = u.extraction_id
-         JOIN sources s ON s.id = m.source_id
-         JOIN collections col ON col.id = s.collection_id
-         JOIN chunks c ON c.extraction_id = u.extraction_id AND c.first_unit_id <= u.id AND c.last_unit_id >= u.id
+         CROSS JOIN evidence_units u ON u.id = i.unit_id
+         CROSS JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
+         CROSS JOIN sources s ON s.id = m.source_id
+         CROSS JOIN collections col ON col.id = s.collection_id
+         CROSS JOIN chunks c ON c.extraction_id = u.extraction_id AND c.first_unit_id <= u.id AND c.last_unit_id >= u.id
          WHERE i.normalized IN (",
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
@@ -61,8 +61,9 @@ pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filte
     sql.push(')');
     filter.push_sql(&mut sql, &mut values);
     let _ = write!(sql, " GROUP BY c.id ORDER BY class, c.extraction_id, c.ordinal LIMIT {limit}");
-    let mut stmt = conn.prepare(&sql)?;
-    let ids = stmt.query_map(params_from_iter(values), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let ids = stmt.query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
     Ok(ids)
 }
 

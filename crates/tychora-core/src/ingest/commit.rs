@@ -123,7 +123,7 @@ pub fn write_revision(
         .optional()?
     {
         Some(id) => id,
-        None => write_extraction(tx, workspace, revision_id, prepared.kind, extraction, fingerprint)?,
+        None => write_extraction(tx, workspace, revision_id, rel_path, prepared.kind, extraction, fingerprint)?,
     };
     Ok(Member { source_id, revision_id, extraction_id, collection_id, root_id, rel_path: rel_path.to_string(), sha256: prepared.sha256.clone() })
 }
@@ -137,7 +137,7 @@ fn media_type(kind: Kind) -> &'static str {
     }
 }
 
-fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i64, kind: Kind, extraction: &Extraction, fingerprint: &str) -> Result<i64> {
+fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i64, rel_path: &str, kind: Kind, extraction: &Extraction, fingerprint: &str) -> Result<i64> {
     tx.execute(
         "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
@@ -198,16 +198,21 @@ fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i6
             }
         }
         let mut insert_chunk = tx.prepare_cached(
-            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, text, capsule_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, text, capsule_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
+        let mut owner_heads: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
         for chunk in &extraction.chunks {
+            let citation = format!("{rel_path}:{}-{}", chunk.span.line_start, chunk.span.line_end);
+            let render_tokens = crate::query::rendered_tokens(&citation, &chunk.capsule.heading_path, chunk.token_count);
+            let owner_head = owner_heads.get(chunk.owner_key.as_str()).copied();
             insert_chunk.execute(params![
                 extraction_id,
                 chunk.ordinal,
                 unit_ids[chunk.first_unit],
                 unit_ids[chunk.last_unit],
                 chunk.owner_key,
+                owner_head,
                 chunk.span.byte_start,
                 chunk.span.byte_end,
                 chunk.span.line_start,
@@ -215,9 +220,13 @@ fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i6
                 chunk.span.line_end,
                 chunk.span.col_end,
                 chunk.token_count,
+                render_tokens,
                 chunk.text,
                 serde_json::to_string(&chunk.capsule).unwrap_or_else(|_| "{}".into())
             ])?;
+            if owner_head.is_none() {
+                owner_heads.insert(chunk.owner_key.as_str(), tx.last_insert_rowid());
+            }
         }
     }
     Ok(extraction_id)

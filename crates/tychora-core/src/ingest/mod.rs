@@ -272,6 +272,10 @@ impl Workspace {
             step.finish(conn, "publish", &serde_json::json!({ "snapshot_id": id, "members": next.len() }))?;
             snapshot_id = Some(id);
             published_new = true;
+            // Generations beyond the retention window go now; pinned readers keep theirs open.
+            if let Err(e) = self.collect_garbage_with(conn) {
+                log::warn!("garbage collection after publishing snapshot {id} failed: {e}");
+            }
         }
 
         let errors = diagnostics.iter().filter(|d| d.level == "error").count();

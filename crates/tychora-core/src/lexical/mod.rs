@@ -23,6 +23,8 @@ const ANALYZER: &str = "tychora";
 pub struct LexDoc<'a> {
     /// `chunks.id`.
     pub chunk_id: u64,
+    /// The evidence owner: `COALESCE(chunks.owner_chunk_id, chunks.id)`.
+    pub owner_id: u64,
     /// `revisions.id`.
     pub revision_id: u64,
     /// Collection name (for eligibility filters).
@@ -65,6 +67,7 @@ impl Filter {
 #[derive(Clone, Copy)]
 struct Fields {
     chunk_id: Field,
+    owner_id: Field,
     revision_id: Field,
     collection: Field,
     kind: Field,
@@ -78,6 +81,7 @@ fn schema() -> (Schema, Fields) {
         .set_indexing_options(TextFieldIndexing::default().set_tokenizer(ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let fields = Fields {
         chunk_id: builder.add_u64_field("chunk_id", INDEXED | STORED | FAST),
+        owner_id: builder.add_u64_field("owner_id", FAST),
         revision_id: builder.add_u64_field("revision_id", INDEXED | FAST),
         collection: builder.add_text_field("collection", STRING),
         kind: builder.add_text_field("kind", STRING),
@@ -91,6 +95,7 @@ fn fields_of(schema: &Schema) -> Result<Fields> {
     let get = |name: &str| schema.get_field(name).map_err(|_| Error::Corrupt(format!("lexical index lacks field {name}; rebuild it")));
     Ok(Fields {
         chunk_id: get("chunk_id")?,
+        owner_id: get("owner_id")?,
         revision_id: get("revision_id")?,
         collection: get("collection")?,
         kind: get("kind")?,
@@ -133,6 +138,7 @@ pub fn build_generation<'a>(dir: &Path, config: &Lexical, docs: impl IntoIterato
     for doc in docs {
         let mut d = TantivyDocument::default();
         d.add_u64(f.chunk_id, doc.chunk_id);
+        d.add_u64(f.owner_id, doc.owner_id);
         d.add_u64(f.revision_id, doc.revision_id);
         d.add_text(f.collection, doc.collection);
         d.add_text(f.kind, doc.kind);
@@ -196,11 +202,11 @@ impl LexicalIndex {
         terms
     }
 
-    /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, score)`, best first.
+    /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, owner_id)`, best first.
     ///
     /// # Errors
     /// tantivy errors.
-    pub fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(u64, f32)>> {
+    pub fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(u64, u64)>> {
         let f = self.fields;
         let terms = self.terms(query);
         if terms.is_empty() || limit == 0 {
@@ -230,14 +236,15 @@ impl LexicalIndex {
         let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
         let mut columns = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
-            columns.push(segment.fast_fields().u64("chunk_id")?);
+            columns.push((segment.fast_fields().u64("chunk_id")?, segment.fast_fields().u64("owner_id")?));
         }
         top.into_iter()
-            .map(|(score, address)| {
-                columns[address.segment_ord as usize]
+            .map(|(_, address)| {
+                let (chunks, owners) = &columns[address.segment_ord as usize];
+                chunks
                     .first(address.doc_id)
-                    .map(|id| (id, score))
-                    .ok_or_else(|| Error::Corrupt("lexical document without chunk_id; rebuild the index".into()))
+                    .zip(owners.first(address.doc_id))
+                    .ok_or_else(|| Error::Corrupt("lexical document without chunk_id/owner_id; rebuild the index".into()))
             })
             .collect()
     }
@@ -256,9 +263,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gen_dir = dir.path().join("g1");
         let docs = [
-            LexDoc { chunk_id: 1, revision_id: 1, collection: "a", kind: "markdown", text: "Retrieval of running processes", capsule: "Guide" },
-            LexDoc { chunk_id: 2, revision_id: 1, collection: "a", kind: "markdown", text: "Unrelated words entirely", capsule: "Processes" },
-            LexDoc { chunk_id: 3, revision_id: 2, collection: "b", kind: "text", text: "the process runs and runs", capsule: "" },
+            LexDoc { chunk_id: 1, owner_id: 1, revision_id: 1, collection: "a", kind: "markdown", text: "Retrieval of running processes", capsule: "Guide" },
+            LexDoc { chunk_id: 2, owner_id: 2, revision_id: 1, collection: "a", kind: "markdown", text: "Unrelated words entirely", capsule: "Processes" },
+            LexDoc { chunk_id: 3, owner_id: 3, revision_id: 2, collection: "b", kind: "text", text: "the process runs and runs", capsule: "" },
         ];
         assert_eq!(build_generation(&gen_dir, &config(), docs).unwrap(), 3);
         let index = LexicalIndex::open(&gen_dir, &config()).unwrap();

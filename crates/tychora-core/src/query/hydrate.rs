@@ -8,6 +8,13 @@ use rusqlite::{params_from_iter, Connection};
 use crate::error::Result;
 use crate::lexical::Filter;
 
+/// The part of a stored capsule a segment needs (a typed parse skips the rest cheaply).
+#[derive(serde::Deserialize)]
+struct CapsuleHeadings {
+    #[serde(default)]
+    heading_path: Vec<String>,
+}
+
 /// Everything a segment needs about one chunk.
 #[derive(Debug, Clone)]
 pub struct ChunkRow {
@@ -19,6 +26,7 @@ pub struct ChunkRow {
     pub col_start: i64,
     pub col_end: i64,
     pub token_count: usize,
+    pub render_tokens: usize,
     pub text: String,
     pub heading_path: Vec<String>,
     pub first_unit_id: i64,
@@ -45,23 +53,6 @@ fn placeholders(n: usize) -> String {
     out
 }
 
-/// The evidence owner `(extraction_id, owner_key)` of each chunk id.
-pub fn owners(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, (i64, String)>> {
-    let mut unique: Vec<i64> = ids.to_vec();
-    unique.sort_unstable();
-    unique.dedup();
-    let mut out = HashMap::with_capacity(unique.len());
-    for batch in unique.chunks(500) {
-        let sql = format!("SELECT id, extraction_id, owner_key FROM chunks WHERE id IN ({})", placeholders(batch.len()));
-        let mut stmt = conn.prepare(&sql)?;
-        for row in stmt.query_map(params_from_iter(batch.iter()), |r| Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?))))? {
-            let (id, owner) = row?;
-            out.insert(id, owner);
-        }
-    }
-    Ok(out)
-}
-
 /// Loads the rows of `ids` (duplicates allowed) keyed by chunk id.
 pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> {
     let mut unique: Vec<i64> = ids.to_vec();
@@ -72,7 +63,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
     for batch in unique.chunks(500) {
         let mut sql = String::from(
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
-                    c.token_count, c.text, c.capsule_json, c.first_unit_id, c.last_unit_id,
+                    c.token_count, c.render_tokens, c.text, c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
                     EXISTS (SELECT 1 FROM evidence_units x WHERE x.id BETWEEN c.first_unit_id AND c.last_unit_id AND x.unit_type = 'code_block')
              FROM chunks c
@@ -86,13 +77,10 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
         );
         sql.push_str(&placeholders(batch.len()));
         sql.push(')');
-        let mut stmt = conn.prepare(&sql)?;
+        let mut stmt = conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params_from_iter(batch.iter()), |r| {
-            let capsule: String = r.get(9)?;
-            let heading_path = serde_json::from_str::<serde_json::Value>(&capsule)
-                .ok()
-                .and_then(|v| v.get("heading_path").and_then(|p| serde_json::from_value::<Vec<String>>(p.clone()).ok()))
-                .unwrap_or_default();
+            let capsule: String = r.get(10)?;
+            let heading_path = serde_json::from_str::<CapsuleHeadings>(&capsule).map(|c| c.heading_path).unwrap_or_default();
             Ok(ChunkRow {
                 chunk_id: r.get(0)?,
                 byte_start: r.get(1)?,
@@ -102,21 +90,22 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 col_start: r.get(5)?,
                 col_end: r.get(6)?,
                 token_count: r.get(7)?,
-                text: r.get(8)?,
+                render_tokens: r.get(8)?,
+                text: r.get(9)?,
                 heading_path,
-                first_unit_id: r.get(10)?,
-                last_unit_id: r.get(11)?,
-                revision_id: r.get(12)?,
-                seq: r.get(13)?,
-                sha256: r.get(14)?,
-                source_id: r.get(15)?,
-                rel_path: r.get(16)?,
-                uri: r.get(17)?,
-                collection: r.get(18)?,
-                kind: r.get(19)?,
-                json_pointer: r.get(20)?,
-                anchor: r.get(21)?,
-                has_code: r.get(22)?,
+                first_unit_id: r.get(11)?,
+                last_unit_id: r.get(12)?,
+                revision_id: r.get(13)?,
+                seq: r.get(14)?,
+                sha256: r.get(15)?,
+                source_id: r.get(16)?,
+                rel_path: r.get(17)?,
+                uri: r.get(18)?,
+                collection: r.get(19)?,
+                kind: r.get(20)?,
+                json_pointer: r.get(21)?,
+                anchor: r.get(22)?,
+                has_code: r.get(23)?,
             })
         })?;
         for row in rows {
@@ -129,6 +118,9 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
 
 /// How many sources of the snapshot the filter admits.
 pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<i64> {
+    if filter.collections.is_empty() && filter.kinds.is_empty() {
+        return Ok(conn.prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?.query_row([snapshot_id], |r| r.get(0))?);
+    }
     let mut sql = String::from(
         "SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id WHERE m.snapshot_id = ?1",
     );

@@ -279,7 +279,8 @@ impl Workspace {
             let mut coverage = Coverage { eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?, ..Coverage::default() };
             mark("eligibility");
             let candidate_k = (limit * 3).max(100);
-            let mut per_channel: Vec<(&'static str, f64, Vec<i64>)> = Vec::new();
+            // Each channel yields (chunk_id, owner_id) pairs, best first.
+            let mut per_channel: Vec<(&'static str, f64, Vec<(i64, i64)>)> = Vec::new();
             if channels.iter().any(|c| c == "exact") {
                 let ids = exact::query_identifiers(&request.query, self.patterns());
                 per_channel.push(("exact", pack.fusion.weights.exact, exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?));
@@ -288,24 +289,30 @@ impl Workspace {
             if channels.iter().any(|c| c == "lexical") {
                 let generation = snapshot::lexical_generation(conn, snapshot_id)?;
                 let hits = self.lexical(&generation)?.search(&request.query, &filter, candidate_k)?;
-                per_channel.push(("lexical", pack.fusion.weights.lexical, hits.into_iter().map(|(id, _)| i64::try_from(id).unwrap_or_default()).collect()));
+                let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
+                per_channel.push(("lexical", pack.fusion.weights.lexical, hits.into_iter().map(|(c, o)| (as_i64(c), as_i64(o))).collect()));
                 mark("lexical");
             }
-            // Fusion needs only each chunk's owner; full rows are loaded for the winners only.
-            let all_ids: Vec<i64> = per_channel.iter().flat_map(|(_, _, ids)| ids.iter().copied()).collect();
-            let owners = hydrate::owners(conn, &all_ids)?;
             let mut lists = Vec::with_capacity(per_channel.len());
-            for (channel, weight, ids) in &per_channel {
-                coverage.channels.push(ChannelCoverage { channel, weight: *weight, candidates: ids.len() });
-                lists.push(ChannelList { channel, weight: *weight, owners: ids.iter().filter_map(|id| owners.get(id).cloned()).collect() });
+            // The chunk standing for each owner: the first seen with the channels in order, so the
+            // exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
+            let mut representative: HashMap<i64, i64> = HashMap::new();
+            for (channel, weight, hits) in &per_channel {
+                coverage.channels.push(ChannelCoverage { channel, weight: *weight, candidates: hits.len() });
+                lists.push(ChannelList { channel, weight: *weight, owners: hits.iter().map(|&(_, owner)| owner).collect() });
+                for &(chunk, owner) in hits {
+                    representative.entry(owner).or_insert(chunk);
+                }
             }
-            let candidates = fused_with_chunks(fusion::rrf(&lists, pack.fusion.k), &representatives(&all_ids, &owners));
+            let candidates: Vec<(fusion::Fused<i64>, i64)> =
+                fusion::rrf(&lists, pack.fusion.k).into_iter().filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk))).collect();
             coverage.fused_candidates = candidates.len();
             mark("fusion");
 
             let mut per_source: HashMap<i64, usize> = HashMap::new();
             let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
-            let page = limit + 16;
+            // Hydrate a little more than needed: per-source limits and duplicates drop some.
+            let page = limit + limit / 2 + 2;
             'pages: for batch in candidates.chunks(page) {
                 let rows = hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
                 for (fused, chunk_id) in batch {
@@ -323,7 +330,7 @@ impl Workspace {
                         continue;
                     }
                     let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
-                    let cost = rendered_tokens(&citation, &row.heading_path, row.token_count);
+                    let cost = row.render_tokens;
                     if used + cost > budget {
                         truncated = true;
                         coverage.dropped_by_budget += 1;
@@ -410,23 +417,7 @@ impl Workspace {
     }
 }
 
-/// For each owner, the chunk that represents it: the first one seen with the channels in order,
-/// so the exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
-fn representatives(chunk_ids: &[i64], owners: &HashMap<i64, (i64, String)>) -> HashMap<(i64, String), i64> {
-    let mut chosen = HashMap::new();
-    for id in chunk_ids {
-        if let Some(owner) = owners.get(id) {
-            chosen.entry(owner.clone()).or_insert(*id);
-        }
-    }
-    chosen
-}
-
-fn fused_with_chunks(fused: Vec<fusion::Fused<(i64, String)>>, chosen: &HashMap<(i64, String), i64>) -> Vec<(fusion::Fused<(i64, String)>, i64)> {
-    fused.into_iter().filter_map(|f| chosen.get(&f.owner).map(|&id| (f, id))).collect()
-}
-
-fn to_segment(row: &ChunkRow, fused: &fusion::Fused<(i64, String)>, snapshot_id: i64, rank: usize, citation: String) -> Segment {
+fn to_segment(row: &ChunkRow, fused: &fusion::Fused<i64>, snapshot_id: i64, rank: usize, citation: String) -> Segment {
     Segment {
         id: format!("seg_{}_{}", snapshot_id, row.chunk_id),
         rank,

@@ -93,27 +93,29 @@ pub fn publish(workspace: &Workspace, conn: &mut Connection, parent: Option<i64>
     let expected;
     {
         let mut stmt = conn.prepare_cached(
-            "SELECT c.id, c.text, c.capsule_json, s.kind, col.name FROM chunks c
+            "SELECT c.id, c.text, c.capsule_json, s.kind, col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
              JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id
              WHERE c.extraction_id = ?1 ORDER BY c.ordinal",
         )?;
-        let mut rows: Vec<(u64, u64, String, String, String, String)> = Vec::new();
+        let mut rows: Vec<(u64, u64, u64, String, String, String, String)> = Vec::new();
         for member in members {
             let revision = u64::try_from(member.revision_id).unwrap_or_default();
             let found = stmt.query_map(params![member.extraction_id], |r| {
                 let capsule: String = r.get(2)?;
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, capsule, r.get::<_, String>(3)?, r.get::<_, String>(4)?))
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, capsule, r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get::<_, i64>(5)?))
             })?;
             for row in found {
-                let (id, text, capsule, kind, collection) = row?;
-                rows.push((u64::try_from(id).unwrap_or_default(), revision, text, capsule_text(&capsule), kind, collection));
+                let (id, text, capsule, kind, collection, owner) = row?;
+                let id = u64::try_from(id).unwrap_or_default();
+                rows.push((id, u64::try_from(owner).unwrap_or(id), revision, text, capsule_text(&capsule), kind, collection));
             }
         }
         expected = rows.len() as u64;
         on_progress(Progress { phase: "index", done: 0, total: rows.len() });
-        let docs = rows.iter().map(|(id, rev, text, capsule, kind, collection)| LexDoc {
+        let docs = rows.iter().map(|(id, owner, rev, text, capsule, kind, collection)| LexDoc {
             chunk_id: *id,
+            owner_id: *owner,
             revision_id: *rev,
             collection,
             kind,

@@ -240,6 +240,11 @@ impl Workspace {
     /// SQLite errors. File removal failures are logged, not fatal.
     pub fn collect_garbage(&self) -> Result<usize> {
         let conn = self.writer()?;
+        self.collect_garbage_with(&conn)
+    }
+
+    /// [`Self::collect_garbage`] on a writer connection the caller already holds.
+    pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
         let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
         let keep: Vec<String> = conn
             .prepare(

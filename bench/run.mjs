@@ -1,0 +1,140 @@
+// `npm run bench`: ingest throughput, query latency (in-process and CLI), peak RSS and nDCG@10,
+// with SQLite FTS5 (better-sqlite3, porter) and MiniSearch indexing the same chunks in the same
+// run. Each measurement runs in its own process. Writes bench/results/latest.{json,md}.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
+import Database from 'better-sqlite3'
+import { score } from '../dist/eval/metrics.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const shared = resolve(root, '../shared/data')
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const LIMIT = 10
+const scratch = mkdtempSync(join(tmpdir(), 'tychora-bench-'))
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+function worker(task, args) {
+  const out = execFileSync(process.execPath, [join(root, 'bench/worker.mjs'), task, JSON.stringify(args)], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  return JSON.parse(out.trim().split('\n').pop())
+}
+function writeJson(name, value) {
+  const path = join(scratch, name)
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}
+
+function scifact() {
+  const dir = join(shared, 'scifact')
+  const data = join(scratch, 'scifact')
+  mkdirSync(data, { recursive: true })
+  const lines = gunzipSync(readFileSync(join(dir, 'corpus.jsonl.gz'))).toString('utf8').trim().split('\n')
+  writeFileSync(join(data, 'corpus.jsonl'), `${lines.join('\n')}\n`)
+  const docs = lines.map((l) => JSON.parse(l)).map((d) => ({ id: String(d._id), text: `${d.title}\n${d.text}` }))
+  const qrels = new Map()
+  for (const line of readFileSync(join(dir, 'qrels/test.tsv'), 'utf8').trim().split('\n').slice(1)) {
+    const [q, d, r] = line.split('\t')
+    if (!qrels.has(q)) qrels.set(q, new Map())
+    qrels.get(q).set(d, Number(r))
+  }
+  const queries = readFileSync(join(dir, 'queries.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((q) => qrels.has(String(q._id))).map((q) => ({ id: String(q._id), text: q.text }))
+  return { name: 'SciFact (BEIR test: 5,183 abstracts as JSONL, 300 queries)', key: 'scifact', paths: [join(data, 'corpus.jsonl')], kind: 'jsonl', docs, queries, qrels }
+}
+
+function markdown() {
+  return { name: 'Markdown: OWASP cheat sheets (shared/data/docs, 120 files)', key: 'markdown', paths: [join(shared, 'docs/owasp-cheatsheets')] }
+}
+
+/** The Markdown corpus's chunks and heading queries, read from the tychora workspace itself. */
+function chunksOf(ws) {
+  const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true })
+  const docs = db.prepare("SELECT c.id AS id, c.text || char(10) || json_extract(c.capsule_json, '$.title') AS text FROM chunks c").all().map((r) => ({ id: String(r.id), text: r.text }))
+  const headings = db.prepare("SELECT text FROM evidence_units WHERE unit_type = 'heading' ORDER BY id").all().map((r) => r.text.replace(/^#+\s*/, ''))
+  db.close()
+  const step = Math.max(1, Math.floor(headings.length / 100))
+  return { docs, queries: headings.filter((_, i) => i % step === 0).slice(0, 100).map((text, i) => ({ id: String(i), text })) }
+}
+
+const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, runs: RUNS, limit: LIMIT, corpora: [] }
+
+for (const corpus of [scifact(), markdown()]) {
+  console.error(`# ${corpus.name}`)
+  const ingests = []
+  let ws
+  for (let i = 0; i < RUNS; i++) {
+    ws = join(scratch, `${corpus.key}-ws-${i}`)
+    ingests.push(worker('tychora-ingest', { ws, paths: corpus.paths, kind: corpus.kind }))
+  }
+  const ingest = ingests[0]
+  const seconds = median(ingests.map((r) => r.seconds))
+  if (!corpus.docs) Object.assign(corpus, chunksOf(ws))
+  const docsPath = writeJson(`${corpus.key}-docs.json`, corpus.docs)
+  const queriesPath = writeJson(`${corpus.key}-queries.json`, corpus.queries)
+
+  const tychora = worker('tychora-query', { ws, queries: queriesPath, limit: LIMIT })
+  const fts5 = worker('fts5', { docs: docsPath, queries: queriesPath, limit: LIMIT })
+  const minisearch = worker('minisearch', { docs: docsPath, queries: queriesPath, limit: LIMIT })
+  const ndcg = (rankings) => (corpus.qrels ? score(corpus.qrels, new Map(corpus.queries.map((q, i) => [q.id, rankings[i]]))).ndcg_at_10 : null)
+
+  const cli = []
+  for (const q of corpus.queries.slice(0, 10)) {
+    const t = performance.now()
+    const r = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'search', '-w', ws, q.text, '--format', 'json'], { encoding: 'utf8' })
+    cli.push(performance.now() - t)
+    if (r.status !== 0) throw new Error(`CLI search failed: ${r.stderr}`)
+  }
+
+  const entry = {
+    corpus: corpus.name,
+    bytes: ingest.bytes,
+    files: ingest.files,
+    documents: corpus.docs.length,
+    chunks: ingest.chunks,
+    tychora: {
+      ingest_seconds: seconds,
+      ingest_seconds_runs: ingests.map((r) => r.seconds),
+      ingest_mb_per_s: ingest.bytes / 1e6 / seconds,
+      ingest_docs_per_s: (corpus.qrels ? corpus.docs.length : ingest.files) / seconds,
+      ingest_peak_rss_mb: median(ingests.map((r) => r.peak_rss_mb)),
+      query_p50_ms: tychora.p50_ms,
+      query_p99_ms: tychora.p99_ms,
+      query_peak_rss_mb: tychora.peak_rss_mb,
+      cli_search_median_ms: median(cli),
+      ndcg_at_10: ndcg(tychora.rankings),
+    },
+    fts5: { build_seconds: fts5.build_seconds, query_p50_ms: fts5.p50_ms, query_p99_ms: fts5.p99_ms, peak_rss_mb: fts5.peak_rss_mb, ndcg_at_10: ndcg(fts5.rankings) },
+    minisearch: { build_seconds: minisearch.build_seconds, query_p50_ms: minisearch.p50_ms, query_p99_ms: minisearch.p99_ms, peak_rss_mb: minisearch.peak_rss_mb, ndcg_at_10: ndcg(minisearch.rankings) },
+  }
+  results.corpora.push(entry)
+  console.error(JSON.stringify(entry, null, 1))
+}
+rmSync(scratch, { recursive: true, force: true })
+
+const f = (x, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d))
+const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–')
+const md = [
+  `# Tychora benchmark (${results.date.slice(0, 10)})`,
+  '',
+  `${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; release build; medians of ${RUNS} ingest runs and of ${3} passes over every query; limit ${LIMIT}.`,
+  'Ingest = `add` to a published, verified snapshot (capture, sha256, canonical rows with synchronous=FULL, tantivy generation, fsync); peers only build an in-memory index of the same text.',
+  '',
+  '| corpus | engine | build/ingest s | MB/s | docs/s | query p50 ms | query p99 ms | CLI search ms | peak RSS MB | nDCG@10 |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+]
+for (const c of results.corpora) {
+  const t = c.tychora
+  md.push(`| ${c.corpus} | tychora | ${f(t.ingest_seconds)} | ${f(t.ingest_mb_per_s, 1)} | ${f(t.ingest_docs_per_s, 0)} | ${f(t.query_p50_ms, 3)} | ${f(t.query_p99_ms, 3)} | ${f(t.cli_search_median_ms, 0)} | ${f(Math.max(t.ingest_peak_rss_mb, t.query_peak_rss_mb), 0)} | ${f(t.ndcg_at_10, 4)} |`)
+  for (const [name, p] of [['SQLite FTS5 (porter)', c.fts5], ['MiniSearch', c.minisearch]]) {
+    md.push(`| | ${name} | ${f(p.build_seconds)} | | | ${f(p.query_p50_ms, 3)} | ${f(p.query_p99_ms, 3)} | | ${f(p.peak_rss_mb, 0)} | ${f(p.ndcg_at_10, 4)} |`)
+  }
+  md.push(`| | tychora ÷ FTS5 | ${ratio(t.ingest_seconds, c.fts5.build_seconds)} | | | ${ratio(t.query_p50_ms, c.fts5.query_p50_ms)} | ${ratio(t.query_p99_ms, c.fts5.query_p99_ms)} | | | |`)
+}
+md.push('', 'Query latency is measured in-process through the public TypeScript API (N-API crossing, JSON, zod validation included) for tychora, and through better-sqlite3 / MiniSearch for the peers.')
+mkdirSync(join(root, 'bench/results'), { recursive: true })
+writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
+writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
+console.log(md.join('\n'))
+if (!existsSync(join(root, 'bench/results/latest.json'))) process.exit(1)
