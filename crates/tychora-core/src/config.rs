@@ -85,8 +85,12 @@ impl Pack {
     /// `E_NOT_FOUND` for an unknown pack.
     pub fn builtin(name: &str) -> Result<Self> {
         match name {
-            "documents" => serde_json::from_str(DOCUMENTS_PACK).map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
-            other => Err(Error::NotFound { what: "pack", id: other.to_string() }),
+            "documents" => serde_json::from_str(DOCUMENTS_PACK)
+                .map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
+            other => Err(Error::NotFound {
+                what: "pack",
+                id: other.to_string(),
+            }),
         }
     }
 }
@@ -198,9 +202,14 @@ impl Config {
     /// `E_INVALID_ARGUMENT` naming the file and the TOML error.
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let config: Self = toml::from_str(&text).map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?;
+        let config: Self = toml::from_str(&text)
+            .map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?;
         if !config.profiles.contains_key(&config.default_profile) {
-            return Err(Error::InvalidArgument(format!("{}: default_profile {:?} is not defined", path.display(), config.default_profile)));
+            return Err(Error::InvalidArgument(format!(
+                "{}: default_profile {:?} is not defined",
+                path.display(),
+                config.default_profile
+            )));
         }
         Ok(config)
     }

@@ -76,7 +76,9 @@ pub enum Error {
     #[error("{0}")]
     Conflict(String),
     /// Another process holds the workspace lock.
-    #[error("workspace {path} is locked by another process (pid {owner}); stop it or talk to it through `tychora serve`")]
+    #[error(
+        "workspace {path} is locked by another process (pid {owner}); stop it or talk to it through `tychora serve`"
+    )]
     Locked {
         /// The workspace directory.
         path: PathBuf,
@@ -162,7 +164,10 @@ impl Error {
 
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Self::Io { path: path.into(), source }
+        Self::Io {
+            path: path.into(),
+            source,
+        }
     }
 }
 
@@ -188,17 +193,29 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error-level diagnostic.
     pub fn error(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { path: path.into(), level: "error".into(), code: code.as_str().into(), message: message.into(), locator: None }
+        Self {
+            path: path.into(),
+            level: "error".into(),
+            code: code.as_str().into(),
+            message: message.into(),
+            locator: None,
+        }
     }
 
     /// A warning-level diagnostic: the file was still indexed.
     pub fn warning(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { level: "warning".into(), ..Self::error(path, code, message) }
+        Self {
+            level: "warning".into(),
+            ..Self::error(path, code, message)
+        }
     }
 
     /// An info-level diagnostic, e.g. a skipped file of an unsupported type.
     pub fn info(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { level: "info".into(), ..Self::error(path, code, message) }
+        Self {
+            level: "info".into(),
+            ..Self::error(path, code, message)
+        }
     }
 
     /// Attaches a `line:col` locator.

@@ -8,11 +8,22 @@ use tychora_core::query::QueryRequest;
 use tychora_core::{ErrorCode, Workspace};
 
 fn add(ws: &Workspace, path: &Path) -> tychora_core::ingest::Receipt {
-    ws.add(&AddRequest { paths: vec![path.display().to_string()], ..Default::default() }, &|_| {}).unwrap()
+    ws.add(
+        &AddRequest {
+            paths: vec![path.display().to_string()],
+            ..Default::default()
+        },
+        &|_| {},
+    )
+    .unwrap()
 }
 
 fn search(ws: &Workspace, query: &str) -> tychora_core::query::QueryResult {
-    ws.search(&QueryRequest { query: query.into(), ..Default::default() }).unwrap()
+    ws.search(&QueryRequest {
+        query: query.into(),
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -21,7 +32,11 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let docs = tmp.path().join("docs");
     fs::create_dir_all(docs.join("guide")).unwrap();
     fs::write(docs.join("guide/install.md"), "# Install\n\nRun the installer with `npm i tychora`.\n\n## Snapshots\n\nPublication switches the snapshot pointer atomically.\n").unwrap();
-    fs::write(docs.join("notes.txt"), "Plain notes about tantivy segments.\n\nSecond paragraph on BM25 scoring.\n").unwrap();
+    fs::write(
+        docs.join("notes.txt"),
+        "Plain notes about tantivy segments.\n\nSecond paragraph on BM25 scoring.\n",
+    )
+    .unwrap();
     fs::write(docs.join("records.json"), r#"[{"id": "REC-1", "body": "first record about zebras"}, {"id": "REC-2", "body": "second record about lions"}]"#).unwrap();
     Workspace::init(&ws_dir).unwrap();
     (tmp, ws_dir, docs)
@@ -42,32 +57,69 @@ fn add_search_cite_and_resync() {
     assert_eq!(top.locator.heading_path, ["Install", "Snapshots"]);
     assert_eq!((top.locator.line_start, top.locator.line_end), (5, 7));
     let bytes = fs::read(docs.join("guide/install.md")).unwrap();
-    assert_eq!(&bytes[top.locator.byte_start as usize..top.locator.byte_end as usize], top.text.as_bytes());
+    assert_eq!(
+        &bytes[top.locator.byte_start as usize..top.locator.byte_end as usize],
+        top.text.as_bytes()
+    );
     assert_eq!(top.citation, "guide/install.md:5-7");
 
     // The exact channel finds a JSON id, and the record's pointer is cited.
     let exact = search(&ws, "REC-2");
-    assert_eq!(exact.segments[0].locator.json_pointer.as_deref(), Some("/1"));
-    assert!(exact.segments[0].channels.iter().any(|c| c.channel == "exact" && c.rank == 1));
+    assert_eq!(
+        exact.segments[0].locator.json_pointer.as_deref(),
+        Some("/1")
+    );
+    assert!(
+        exact.segments[0]
+            .channels
+            .iter()
+            .any(|c| c.channel == "exact" && c.rank == 1)
+    );
 
     // Unchanged bytes: no new revision, no new snapshot.
     let again = add(&ws, &docs);
-    assert_eq!((again.files.unchanged, again.files.added, again.published), (3, 0, false));
+    assert_eq!(
+        (again.files.unchanged, again.files.added, again.published),
+        (3, 0, false)
+    );
     assert_eq!(again.snapshot_id, Some(first_snapshot));
 
     // Changed bytes: a new revision of the same source; the old revision stays retrievable.
-    fs::write(docs.join("notes.txt"), "Plain notes, revised, about inverted indexes.\n").unwrap();
+    fs::write(
+        docs.join("notes.txt"),
+        "Plain notes, revised, about inverted indexes.\n",
+    )
+    .unwrap();
     fs::remove_file(docs.join("records.json")).unwrap();
     let sync = add(&ws, &docs);
-    assert_eq!((sync.files.changed, sync.files.removed, sync.files.unchanged), (1, 1, 1), "{sync:?}");
+    assert_eq!(
+        (sync.files.changed, sync.files.removed, sync.files.unchanged),
+        (1, 1, 1),
+        "{sync:?}"
+    );
     assert_eq!(sync.removed, ["records.json"]);
     let newest = search(&ws, "inverted indexes");
     assert_eq!(newest.segments[0].revision.seq, 2);
-    assert!(search(&ws, "zebras").segments.is_empty(), "a removed file leaves the snapshot");
+    assert!(
+        search(&ws, "zebras").segments.is_empty(),
+        "a removed file leaves the snapshot"
+    );
     // A reader pinned to the first snapshot still sees the old text and the removed file.
-    let pinned = ws.search(&QueryRequest { query: "tantivy segments".into(), snapshot_id: Some(first_snapshot), ..Default::default() }).unwrap();
+    let pinned = ws
+        .search(&QueryRequest {
+            query: "tantivy segments".into(),
+            snapshot_id: Some(first_snapshot),
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(pinned.segments[0].revision.seq, 1);
-    let pinned_zebra = ws.search(&QueryRequest { query: "zebras".into(), snapshot_id: Some(first_snapshot), ..Default::default() }).unwrap();
+    let pinned_zebra = ws
+        .search(&QueryRequest {
+            query: "zebras".into(),
+            snapshot_id: Some(first_snapshot),
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(pinned_zebra.segments.len(), 1);
 
     let report = ws.verify().unwrap();
@@ -114,10 +166,23 @@ fn bad_inputs_get_one_diagnostic_each_and_lose_nothing() {
 
     let receipt = add(&ws, &docs);
     assert_eq!(receipt.status, "partial");
-    let by_path = |p: &str| receipt.diagnostics.iter().filter(|d| d.path == p).collect::<Vec<_>>();
+    let by_path = |p: &str| {
+        receipt
+            .diagnostics
+            .iter()
+            .filter(|d| d.path == p)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(by_path("bad/binary.md")[0].code, "E_UNSUPPORTED_FORMAT");
-    assert!(by_path("bad/latin1.txt")[0].message.contains("invalid UTF-8 at byte 3"));
-    assert_eq!(by_path("bad/broken.json")[0].locator.as_deref(), Some("2:1"));
+    assert!(
+        by_path("bad/latin1.txt")[0]
+            .message
+            .contains("invalid UTF-8 at byte 3")
+    );
+    assert_eq!(
+        by_path("bad/broken.json")[0].locator.as_deref(),
+        Some("2:1")
+    );
     assert!(by_path("bad/empty.md")[0].message.contains("empty"));
     assert_eq!(by_path("bad/image.png")[0].level, "info");
     assert!(by_path("bad/loop-a")[0].message.contains("symbolic link"));
@@ -125,7 +190,10 @@ fn bad_inputs_get_one_diagnostic_each_and_lose_nothing() {
     assert_eq!(receipt.files.added, 1);
     // Earlier evidence is intact and the good file is searchable.
     assert_eq!(search(&ws, "zebras").segments.len(), 1);
-    assert_eq!(search(&ws, "still indexed").segments[0].source.path, "bad/good.md");
+    assert_eq!(
+        search(&ws, "still indexed").segments[0].source.path,
+        "bad/good.md"
+    );
     assert_ne!(receipt.snapshot_id, first.snapshot_id);
 }
 
@@ -134,15 +202,41 @@ fn outside_roots_and_oversize_are_refused_when_configured() {
     let (tmp, ws_dir, docs) = setup();
     let config = fs::read_to_string(ws_dir.join("workspace.toml")).unwrap();
     let config = config
-        .replace("roots = []", &format!("roots = [{:?}]", docs.join("guide").display().to_string()))
+        .replace(
+            "roots = []",
+            &format!("roots = [{:?}]", docs.join("guide").display().to_string()),
+        )
         .replace("auto_add_roots = true", "auto_add_roots = false")
         .replace("max_file_bytes = 67108864", "max_file_bytes = 40");
     fs::write(ws_dir.join("workspace.toml"), config).unwrap();
     let ws = Workspace::open(&ws_dir).unwrap();
-    let receipt = ws.add(&AddRequest { paths: vec![docs.join("notes.txt").display().to_string(), docs.join("guide").display().to_string()], ..Default::default() }, &|_| {}).unwrap();
+    let receipt = ws
+        .add(
+            &AddRequest {
+                paths: vec![
+                    docs.join("notes.txt").display().to_string(),
+                    docs.join("guide").display().to_string(),
+                ],
+                ..Default::default()
+            },
+            &|_| {},
+        )
+        .unwrap();
     assert_eq!(receipt.status, "failed");
-    let codes: Vec<_> = receipt.diagnostics.iter().map(|d| (d.path.as_str(), d.code.as_str())).collect();
-    assert!(codes.iter().any(|(p, c)| p.ends_with("notes.txt") && *c == "E_INVALID_ARGUMENT"), "{codes:?}");
-    assert!(codes.contains(&("install.md", "E_LIMIT_EXCEEDED")), "{codes:?}");
+    let codes: Vec<_> = receipt
+        .diagnostics
+        .iter()
+        .map(|d| (d.path.as_str(), d.code.as_str()))
+        .collect();
+    assert!(
+        codes
+            .iter()
+            .any(|(p, c)| p.ends_with("notes.txt") && *c == "E_INVALID_ARGUMENT"),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&("install.md", "E_LIMIT_EXCEEDED")),
+        "{codes:?}"
+    );
     drop(tmp);
 }

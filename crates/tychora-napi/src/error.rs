@@ -26,7 +26,9 @@ pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> napi::Error {
         .map(|s| (*s).to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    napi::Error::from_reason(format!("[E_INTERNAL] internal error (caught panic): {what}"))
+    napi::Error::from_reason(format!(
+        "[E_INTERNAL] internal error (caught panic): {what}"
+    ))
 }
 
 /// Runs `f`, mapping core errors and panics.
@@ -44,6 +46,9 @@ pub fn to_json<T: serde::Serialize>(value: &T) -> tychora_core::Result<String> {
 }
 
 /// Parses a JSON request from the JS side.
-pub fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> tychora_core::Result<T> {
+pub fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &str,
+) -> tychora_core::Result<T> {
     serde_json::from_str(text).map_err(|e| Error::InvalidArgument(format!("invalid {what}: {e}")))
 }

@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
+use tychora_core::Workspace;
 use tychora_core::ingest::AddRequest;
 use tychora_core::query::QueryRequest;
-use tychora_core::Workspace;
 
 use crate::error::{from_json, from_panic, guarded, to_json, to_napi};
 
@@ -48,16 +48,26 @@ impl Task for WorkTask {
     type JsValue = Either<NativeWorkspace, String>;
 
     fn compute(&mut self) -> Result<Done> {
-        let work = self.work.take().ok_or_else(|| Error::from_reason("[E_INTERNAL] task computed twice"))?;
+        let work = self
+            .work
+            .take()
+            .ok_or_else(|| Error::from_reason("[E_INTERNAL] task computed twice"))?;
         guarded(|| {
             Ok(match work {
                 Work::Open(dir) => Done::Opened(Arc::new(Workspace::open(&dir)?)),
                 Work::Init(dir) => Done::Json(to_json(&Workspace::init(&dir)?)?),
                 Work::Migrate(dir) => Done::Json(to_json(&Workspace::migrate(&dir)?)?),
-                Work::Search(ws, request) => Done::Json(to_json(&ws.search(&from_json::<QueryRequest>(&request, "query request")?)?)?),
+                Work::Search(ws, request) => {
+                    Done::Json(to_json(
+                        &ws.search(&from_json::<QueryRequest>(&request, "query request")?)?,
+                    )?)
+                }
                 Work::SearchBatch(ws, requests) => {
                     let requests: Vec<QueryRequest> = from_json(&requests, "query requests")?;
-                    let results = requests.iter().map(|r| ws.search(r)).collect::<tychora_core::Result<Vec<_>>>()?;
+                    let results = requests
+                        .iter()
+                        .map(|r| ws.search(r))
+                        .collect::<tychora_core::Result<Vec<_>>>()?;
                     Done::Json(to_json(&results)?)
                 }
                 Work::Inspect(ws, id) => Done::Json(to_json(&ws.inspect(&id)?)?),
@@ -69,7 +79,9 @@ impl Task for WorkTask {
 
     fn resolve(&mut self, _env: Env, output: Done) -> Result<Self::JsValue> {
         Ok(match output {
-            Done::Opened(ws) => Either::A(NativeWorkspace { inner: Mutex::new(Some(ws)) }),
+            Done::Opened(ws) => Either::A(NativeWorkspace {
+                inner: Mutex::new(Some(ws)),
+            }),
             Done::Json(json) => Either::B(json),
         })
     }
@@ -126,14 +138,25 @@ impl NativeWorkspace {
 
     /// Runs one query (`QueryRequest` JSON). Resolves to `QueryResult` JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn search(&self, request_json: String, signal: Option<AbortSignal>) -> Result<AsyncTask<WorkTask>> {
+    pub fn search(
+        &self,
+        request_json: String,
+        signal: Option<AbortSignal>,
+    ) -> Result<AsyncTask<WorkTask>> {
         Ok(task(Work::Search(self.inner_ref()?, request_json), signal))
     }
 
     /// Runs a batch of queries (a JSON array) in one crossing. Resolves to a JSON array of results.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn search_batch(&self, requests_json: String, signal: Option<AbortSignal>) -> Result<AsyncTask<WorkTask>> {
-        Ok(task(Work::SearchBatch(self.inner_ref()?, requests_json), signal))
+    pub fn search_batch(
+        &self,
+        requests_json: String,
+        signal: Option<AbortSignal>,
+    ) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(
+            Work::SearchBatch(self.inner_ref()?, requests_json),
+            signal,
+        ))
     }
 
     /// Shows one object with its provenance (`source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N`, `seg_S_C`).
@@ -156,10 +179,20 @@ impl NativeWorkspace {
 
     /// Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
     /// `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
-    #[napi(catch_unwind, ts_args_type = "requestJson: string, progress?: (event: string) => void", ts_return_type = "Promise<string>")]
-    pub fn add<'env>(&self, env: &'env Env, request_json: String, progress: Option<ProgressFn>) -> Result<Object<'env>> {
+    #[napi(
+        catch_unwind,
+        ts_args_type = "requestJson: string, progress?: (event: string) => void",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn add<'env>(
+        &self,
+        env: &'env Env,
+        request_json: String,
+        progress: Option<ProgressFn>,
+    ) -> Result<Object<'env>> {
         let ws = self.inner_ref()?;
-        let request: AddRequest = from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
+        let request: AddRequest =
+            from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
         let (deferred, promise) = env.create_deferred::<String, _>()?;
         std::thread::Builder::new()
             .name("tychora-add".into())
@@ -169,7 +202,9 @@ impl NativeWorkspace {
                         tsfn.call(json, ThreadsafeFunctionCallMode::NonBlocking);
                     }
                 };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ws.add(&request, &report).and_then(|r| to_json(&r)))) {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    ws.add(&request, &report).and_then(|r| to_json(&r))
+                })) {
                     Ok(Ok(json)) => deferred.resolve(move |_| Ok(json)),
                     Ok(Err(err)) => deferred.reject(to_napi(&err)),
                     Err(payload) => deferred.reject(from_panic(payload.as_ref())),
@@ -182,7 +217,10 @@ impl NativeWorkspace {
     /// Releases the workspace (and its lock once in-flight calls finish). Safe to call twice.
     #[napi(catch_unwind)]
     pub fn close(&self) -> Result<()> {
-        self.inner.lock().map_err(|_| Error::from_reason("[E_INTERNAL] workspace handle poisoned"))?.take();
+        self.inner
+            .lock()
+            .map_err(|_| Error::from_reason("[E_INTERNAL] workspace handle poisoned"))?
+            .take();
         Ok(())
     }
 }

@@ -9,11 +9,15 @@ import { createProgress } from '../progress.js'
 /** Exit code of a job that captured nothing. */
 export const EXIT_FAILED_JOB = 11
 
+function size(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(2)} MB` : `${(bytes / 1e3).toFixed(1)} kB`
+}
+
 function summary(r: Receipt): string {
   const f = r.files
   const lines = [
     `job ${r.job_id} ${r.status}: ${f.added} added, ${f.changed} changed, ${f.unchanged} unchanged, ${f.removed} removed, ${f.skipped} skipped, ${f.failed} failed`,
-    `  ${(r.bytes_read / 1e6).toFixed(2)} MB read · ${r.units} units · ${r.chunks} chunks · ${r.duration_ms.toFixed(0)} ms`,
+    `  ${size(r.bytes_read)} read · ${r.units} new units · ${r.chunks} new chunks · ${r.duration_ms.toFixed(0)} ms`,
     r.published ? `  published snapshot ${r.snapshot_id} (previous ${r.previous_snapshot_id ?? 'none'})` : `  snapshot ${r.snapshot_id ?? 'none'} unchanged`,
   ]
   for (const [label, paths] of [['added', r.added], ['changed', r.changed], ['removed', r.removed]] as const) {

@@ -46,7 +46,9 @@ impl ArtifactStore {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let tmp = dir.join(format!(".{sha256}.{}.tmp", std::process::id()));
         let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| Error::io(&tmp, e))?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(&tmp, e))?;
         drop(file);
         fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
         sync_dir(dir)?;
@@ -62,10 +64,23 @@ impl ArtifactStore {
         let mut bytes = Vec::new();
         File::open(&path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map_err(|e| if e.kind() == std::io::ErrorKind::NotFound { Error::NotFound { what: "artifact", id: sha256.to_string() } } else { Error::io(&path, e) })?;
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Error::NotFound {
+                        what: "artifact",
+                        id: sha256.to_string(),
+                    }
+                } else {
+                    Error::io(&path, e)
+                }
+            })?;
         let computed = sha256_hex(&bytes);
         if computed != sha256 {
-            return Err(Error::ChecksumMismatch { what: format!("artifact {}", path.display()), recorded: sha256.to_string(), computed });
+            return Err(Error::ChecksumMismatch {
+                what: format!("artifact {}", path.display()),
+                recorded: sha256.to_string(),
+                computed,
+            });
         }
         Ok(bytes)
     }
@@ -77,7 +92,9 @@ impl ArtifactStore {
 /// I/O errors.
 pub fn sync_dir(dir: &Path) -> Result<()> {
     #[cfg(unix)]
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io(dir, e))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))?;
     // Windows cannot open a directory as a file; NTFS journals the rename itself.
     #[cfg(not(unix))]
     let _ = dir;
@@ -97,6 +114,9 @@ mod tests {
         store.put(&sha, b"hello").unwrap();
         assert_eq!(store.get(&sha).unwrap(), b"hello");
         fs::write(&path, b"tampered").unwrap();
-        assert_eq!(store.get(&sha).unwrap_err().code(), crate::ErrorCode::ChecksumMismatch);
+        assert_eq!(
+            store.get(&sha).unwrap_err().code(),
+            crate::ErrorCode::ChecksumMismatch
+        );
     }
 }

@@ -38,15 +38,28 @@ pub fn walk(root: &Path, start: &Path, exclude: &Path) -> (Vec<Candidate>, Vec<D
     for entry in walker {
         match entry {
             Ok(entry) => {
-                let Some(file_type) = entry.file_type() else { continue };
+                let Some(file_type) = entry.file_type() else {
+                    continue;
+                };
                 let path = entry.path().to_path_buf();
                 let rel = rel_path(root, &path);
                 if file_type.is_symlink() {
-                    diagnostics.push(Diagnostic::warning(rel, ErrorCode::InvalidArgument, "symbolic link not followed: capture never follows links"));
+                    diagnostics.push(Diagnostic::warning(
+                        rel,
+                        ErrorCode::InvalidArgument,
+                        "symbolic link not followed: capture never follows links",
+                    ));
                 } else if file_type.is_file() {
-                    candidates.push(Candidate { path, rel_path: rel });
+                    candidates.push(Candidate {
+                        path,
+                        rel_path: rel,
+                    });
                 } else if !file_type.is_dir() {
-                    diagnostics.push(Diagnostic::warning(rel, ErrorCode::UnsupportedFormat, "not a regular file (device, socket or FIFO); skipped"));
+                    diagnostics.push(Diagnostic::warning(
+                        rel,
+                        ErrorCode::UnsupportedFormat,
+                        "not a regular file (device, socket or FIFO); skipped",
+                    ));
                 }
             }
             Err(err) => {
@@ -54,7 +67,11 @@ pub fn walk(root: &Path, start: &Path, exclude: &Path) -> (Vec<Candidate>, Vec<D
                     ignore::Error::WithPath { path, .. } => rel_path(root, path),
                     _ => start.display().to_string(),
                 };
-                diagnostics.push(Diagnostic::error(path, ErrorCode::Io, format!("cannot walk: {err}")));
+                diagnostics.push(Diagnostic::error(
+                    path,
+                    ErrorCode::Io,
+                    format!("cannot walk: {err}"),
+                ));
             }
         }
     }
@@ -65,8 +82,16 @@ pub fn walk(root: &Path, start: &Path, exclude: &Path) -> (Vec<Candidate>, Vec<D
 #[must_use]
 pub fn rel_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-    if parts.is_empty() { path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()) } else { parts.join("/") }
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    } else {
+        parts.join("/")
+    }
 }
 
 /// Reads `path` through a descriptor that was checked to be a regular file inside `root` and at
@@ -74,30 +99,69 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
 ///
 /// # Errors
 /// A diagnostic naming the reason (symlink, outside root, not a regular file, oversize, I/O).
-pub fn read_confined(root: &Path, path: &Path, rel: &str, max_bytes: u64) -> Result<Vec<u8>, Diagnostic> {
+pub fn read_confined(
+    root: &Path,
+    path: &Path,
+    rel: &str,
+    max_bytes: u64,
+) -> Result<Vec<u8>, Diagnostic> {
     let file = open_no_follow(path).map_err(|e| {
         if is_symlink_error(&e) {
-            Diagnostic::warning(rel, ErrorCode::InvalidArgument, "symbolic link not followed: capture never follows links")
+            Diagnostic::warning(
+                rel,
+                ErrorCode::InvalidArgument,
+                "symbolic link not followed: capture never follows links",
+            )
         } else {
             Diagnostic::error(rel, ErrorCode::Io, format!("cannot open: {e}"))
         }
     })?;
-    let meta = file.metadata().map_err(|e| Diagnostic::error(rel, ErrorCode::Io, format!("cannot stat: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Diagnostic::error(rel, ErrorCode::Io, format!("cannot stat: {e}")))?;
     if !meta.is_file() {
-        return Err(Diagnostic::warning(rel, ErrorCode::UnsupportedFormat, "not a regular file; skipped"));
+        return Err(Diagnostic::warning(
+            rel,
+            ErrorCode::UnsupportedFormat,
+            "not a regular file; skipped",
+        ));
     }
-    let real = opened_path(&file, path).map_err(|e| Diagnostic::error(rel, ErrorCode::Io, format!("cannot resolve opened file: {e}")))?;
+    let real = opened_path(&file, path).map_err(|e| {
+        Diagnostic::error(
+            rel,
+            ErrorCode::Io,
+            format!("cannot resolve opened file: {e}"),
+        )
+    })?;
     if !real.starts_with(root) {
-        return Err(Diagnostic::error(rel, ErrorCode::InvalidArgument, format!("resolves to {} outside the root {}; refused", real.display(), root.display())));
+        return Err(Diagnostic::error(
+            rel,
+            ErrorCode::InvalidArgument,
+            format!(
+                "resolves to {} outside the root {}; refused",
+                real.display(),
+                root.display()
+            ),
+        ));
     }
     if meta.len() > max_bytes {
-        return Err(Diagnostic::error(rel, ErrorCode::LimitExceeded, format!("{} bytes exceeds max_file_bytes {max_bytes}", meta.len())));
+        return Err(Diagnostic::error(
+            rel,
+            ErrorCode::LimitExceeded,
+            format!("{} bytes exceeds max_file_bytes {max_bytes}", meta.len()),
+        ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // Read one byte past the limit: a file that grew after fstat is still caught.
-    file.take(max_bytes + 1).read_to_end(&mut bytes).map_err(|e| Diagnostic::error(rel, ErrorCode::Io, format!("cannot read: {e}")))?;
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Diagnostic::error(rel, ErrorCode::Io, format!("cannot read: {e}")))?;
     if bytes.len() as u64 > max_bytes {
-        return Err(Diagnostic::error(rel, ErrorCode::LimitExceeded, format!("grew past max_file_bytes {max_bytes} while being read")));
+        return Err(Diagnostic::error(
+            rel,
+            ErrorCode::LimitExceeded,
+            format!("grew past max_file_bytes {max_bytes} while being read"),
+        ));
     }
     Ok(bytes)
 }
@@ -106,16 +170,25 @@ pub fn read_confined(root: &Path, path: &Path, rel: &str, max_bytes: u64) -> Res
 fn open_no_follow(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     // O_NONBLOCK: opening a FIFO must not hang; fstat then rejects it as not a regular file.
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
 }
 
 #[cfg(windows)]
 fn open_no_follow(path: &Path) -> std::io::Result<File> {
     use std::os::windows::fs::OpenOptionsExt;
     const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(FILE_FLAG_OPEN_REPARSE_POINT).open(path)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
     if file.metadata()?.file_type().is_symlink() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "symbolic link"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "symbolic link",
+        ));
     }
     Ok(file)
 }
@@ -174,11 +247,20 @@ mod tests {
         std::os::unix::fs::symlink(dir.path(), root.join("sub/up")).unwrap();
         let root = std::fs::canonicalize(&root).unwrap();
 
-        assert_eq!(read_confined(&root, &root.join("ok.md"), "ok.md", 100).unwrap(), b"hello");
+        assert_eq!(
+            read_confined(&root, &root.join("ok.md"), "ok.md", 100).unwrap(),
+            b"hello"
+        );
         let link = read_confined(&root, &root.join("link.md"), "link.md", 100).unwrap_err();
         assert!(link.message.contains("symbolic link"));
         // A directory symlink in the middle of the path: the opened file is outside the root.
-        let escape = read_confined(&root, &root.join("sub/up/secret.txt"), "sub/up/secret.txt", 100).unwrap_err();
+        let escape = read_confined(
+            &root,
+            &root.join("sub/up/secret.txt"),
+            "sub/up/secret.txt",
+            100,
+        )
+        .unwrap_err();
         assert!(escape.message.contains("outside the root"), "{escape:?}");
         let big = read_confined(&root, &root.join("ok.md"), "ok.md", 3).unwrap_err();
         assert_eq!(big.code, "E_LIMIT_EXCEEDED");
@@ -187,7 +269,12 @@ mod tests {
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: `c` is a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        assert_eq!(read_confined(&root, &fifo, "pipe.md", 100).unwrap_err().code, "E_UNSUPPORTED_FORMAT");
+        assert_eq!(
+            read_confined(&root, &fifo, "pipe.md", 100)
+                .unwrap_err()
+                .code,
+            "E_UNSUPPORTED_FORMAT"
+        );
 
         let (found, diags) = walk(&root, &root, Path::new("/nonexistent"));
         let names: Vec<_> = found.iter().map(|c| c.rel_path.as_str()).collect();

@@ -22,7 +22,10 @@ pub struct ChunkOptions {
 
 impl Default for ChunkOptions {
     fn default() -> Self {
-        Self { target_tokens: 512, soft_ceiling_tokens: 800 }
+        Self {
+            target_tokens: 512,
+            soft_ceiling_tokens: 800,
+        }
     }
 }
 
@@ -80,7 +83,9 @@ pub struct Chunk {
 fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
     match kind {
         Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
-        Kind::Markdown => unit.parent.map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
+        Kind::Markdown => unit
+            .parent
+            .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
         Kind::Text => "doc".to_string(),
     }
 }
@@ -88,7 +93,14 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
 /// Builds windows over `units` (all of them, in order) of a document whose text is `source`.
 /// `unit_tokens[i]` is the token count of `units[i].text`.
 #[must_use]
-pub fn windows(source: &str, kind: Kind, title: &str, units: &[Unit], unit_tokens: &[usize], options: ChunkOptions) -> Vec<Chunk> {
+pub fn windows(
+    source: &str,
+    kind: Kind,
+    title: &str,
+    units: &[Unit],
+    unit_tokens: &[usize],
+    options: ChunkOptions,
+) -> Vec<Chunk> {
     let index = LineIndex::new(source);
     let slices_source = matches!(kind, Kind::Markdown | Kind::Text);
     let mut chunks = Vec::new();
@@ -103,7 +115,11 @@ pub fn windows(source: &str, kind: Kind, title: &str, units: &[Unit], unit_token
             let text = if slices_source {
                 source[span.byte_start..span.byte_end].to_string()
             } else {
-                window.iter().map(|&i| units[i].text.as_str()).collect::<Vec<_>>().join("\n")
+                window
+                    .iter()
+                    .map(|&i| units[i].text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n")
             };
             chunks.push(Chunk {
                 ordinal: chunks.len(),
@@ -125,11 +141,23 @@ pub fn windows(source: &str, kind: Kind, title: &str, units: &[Unit], unit_token
         let owner = owner_key(unit, i, kind);
         if tokens > options.soft_ceiling_tokens {
             flush(&mut window, &mut window_tokens, &mut chunks);
-            split_unit(source, slices_source, &index, title, kind, i, unit, &owner, options, &mut chunks);
+            split_unit(
+                source,
+                slices_source,
+                &index,
+                title,
+                kind,
+                i,
+                unit,
+                &owner,
+                options,
+                &mut chunks,
+            );
             continue;
         }
         let fits = window_tokens + tokens <= options.target_tokens
-            || (window_tokens < options.target_tokens / 4 && window_tokens + tokens <= options.soft_ceiling_tokens);
+            || (window_tokens < options.target_tokens / 4
+                && window_tokens + tokens <= options.soft_ceiling_tokens);
         if !window.is_empty() && (owner != window_owner || !fits) {
             flush(&mut window, &mut window_tokens, &mut chunks);
         }
@@ -142,7 +170,12 @@ pub fn windows(source: &str, kind: Kind, title: &str, units: &[Unit], unit_token
 }
 
 fn capsule(title: &str, kind: Kind, unit: &Unit) -> Capsule {
-    Capsule { title: title.to_string(), kind: kind.as_str(), heading_path: unit.heading_path.clone(), table_header: unit.table_header.clone() }
+    Capsule {
+        title: title.to_string(),
+        kind: kind.as_str(),
+        heading_path: unit.heading_path.clone(),
+        table_header: unit.table_header.clone(),
+    }
 }
 
 /// Splits one oversize unit into pieces near the target size.
@@ -163,7 +196,8 @@ fn split_unit(
     let text = &unit.text;
     let base = unit.span.byte_start;
     // A table row's text carries its header, so it is not a slice of the source.
-    let slices_source = slices_source && source.get(base..unit.span.byte_end) == Some(text.as_str());
+    let slices_source =
+        slices_source && source.get(base..unit.span.byte_end) == Some(text.as_str());
     let mut pieces: Vec<(usize, usize, usize)> = Vec::new(); // (start, end, tokens) within `text`
     let mut start = 0;
     let mut tokens = 0;
@@ -189,7 +223,11 @@ fn split_unit(
         if trimmed_end <= start {
             continue;
         }
-        let span = if slices_source { index.span(base + start, base + trimmed_end) } else { unit.span };
+        let span = if slices_source {
+            index.span(base + start, base + trimmed_end)
+        } else {
+            unit.span
+        };
         chunks.push(Chunk {
             ordinal: chunks.len(),
             first_unit: ordinal,
@@ -197,7 +235,11 @@ fn split_unit(
             owner_key: owner.to_string(),
             span,
             token_count: tokens,
-            text: if slices_source { source[span.byte_start..span.byte_end].to_string() } else { text[start..trimmed_end].to_string() },
+            text: if slices_source {
+                source[span.byte_start..span.byte_end].to_string()
+            } else {
+                text[start..trimmed_end].to_string()
+            },
             capsule: capsule(title, kind, unit),
         });
     }
@@ -213,7 +255,10 @@ fn split_long_line(line: &str, max_bytes: usize) -> Vec<&str> {
             cut -= 1;
         }
         // Prefer the last whitespace before the cut so words stay whole.
-        if let Some(ws) = rest[..cut].rfind(char::is_whitespace).filter(|&w| w > max_bytes / 2) {
+        if let Some(ws) = rest[..cut]
+            .rfind(char::is_whitespace)
+            .filter(|&w| w > max_bytes / 2)
+        {
             cut = ws + 1;
         }
         parts.push(&rest[..cut]);
@@ -230,7 +275,11 @@ mod tests {
 
     fn chunk_doc(kind: Kind, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
         let parsed = parse::parse(kind, text, "t").unwrap();
-        let tokens: Vec<usize> = parsed.units.iter().map(|u| tokenize::count(&u.text)).collect();
+        let tokens: Vec<usize> = parsed
+            .units
+            .iter()
+            .map(|u| tokenize::count(&u.text))
+            .collect();
         let chunks = windows(text, kind, "T", &parsed.units, &tokens, options);
         (parsed.units, chunks)
     }
@@ -241,32 +290,55 @@ mod tests {
         for s in 0..6 {
             doc.push_str(&format!("## Section {s}\n\n"));
             for p in 0..15 {
-                doc.push_str(&format!("Paragraph {p} of section {s} says something about retrieval and windows.\n\n"));
+                doc.push_str(&format!(
+                    "Paragraph {p} of section {s} says something about retrieval and windows.\n\n"
+                ));
             }
         }
-        let (units, chunks) = chunk_doc(Kind::Markdown, &doc, ChunkOptions { target_tokens: 120, soft_ceiling_tokens: 200 });
+        let (units, chunks) = chunk_doc(
+            Kind::Markdown,
+            &doc,
+            ChunkOptions {
+                target_tokens: 120,
+                soft_ceiling_tokens: 200,
+            },
+        );
         let mut covered = Vec::new();
         for chunk in &chunks {
             assert_eq!(&doc[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
             assert!(chunk.token_count <= 200, "{}", chunk.token_count);
             covered.extend((chunk.first_unit..=chunk.last_unit).filter(|&i| units[i].is_leaf));
         }
-        let leaves: Vec<usize> = units.iter().enumerate().filter(|(_, u)| u.is_leaf).map(|(i, _)| i).collect();
+        let leaves: Vec<usize> = units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.is_leaf)
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(covered, leaves);
         // Windows never cross a section: each chunk's units share one parent.
         for chunk in &chunks {
             let parent = units[chunk.first_unit].parent;
-            assert!((chunk.first_unit..=chunk.last_unit).filter(|&i| units[i].is_leaf).all(|i| units[i].parent == parent));
+            assert!(
+                (chunk.first_unit..=chunk.last_unit)
+                    .filter(|&i| units[i].is_leaf)
+                    .all(|i| units[i].parent == parent)
+            );
         }
     }
 
     #[test]
     fn oversize_units_split_on_lines_with_exact_spans() {
-        let body: String = (0..400).map(|i| format!("line {i} of a very long paragraph without blank lines\n")).collect();
+        let body: String = (0..400)
+            .map(|i| format!("line {i} of a very long paragraph without blank lines\n"))
+            .collect();
         let (_, chunks) = chunk_doc(Kind::Text, &body, ChunkOptions::default());
         assert!(chunks.len() > 1);
         for chunk in &chunks {
-            assert_eq!(&body[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
+            assert_eq!(
+                &body[chunk.span.byte_start..chunk.span.byte_end],
+                chunk.text
+            );
             assert!(chunk.token_count <= 512 + 20);
         }
         assert_eq!(chunks[0].span.byte_start, 0);

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use regex::Regex;
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
 use crate::ingest::normalize_identifier;
@@ -39,7 +39,13 @@ pub fn query_identifiers(query: &str, patterns: &[(String, Regex)]) -> Vec<Strin
 ///
 /// # Errors
 /// SQLite errors.
-pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filter: &Filter, limit: usize) -> Result<Vec<(i64, i64)>> {
+pub fn search(
+    conn: &Connection,
+    snapshot_id: i64,
+    identifiers: &[String],
+    filter: &Filter,
+    limit: usize,
+) -> Result<Vec<(i64, i64)>> {
     if identifiers.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
@@ -55,15 +61,25 @@ pub fn search(conn: &Connection, snapshot_id: i64, identifiers: &[String], filte
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
     for (n, id) in identifiers.iter().enumerate() {
-        let _ = write!(sql, "{}?{}", if n > 0 { ", " } else { "" }, values.len() + 1);
+        let _ = write!(
+            sql,
+            "{}?{}",
+            if n > 0 { ", " } else { "" },
+            values.len() + 1
+        );
         values.push(id.clone().into());
     }
     sql.push(')');
     filter.push_sql(&mut sql, &mut values);
-    let _ = write!(sql, " GROUP BY c.id ORDER BY class, c.extraction_id, c.ordinal LIMIT {limit}");
+    let _ = write!(
+        sql,
+        " GROUP BY c.id ORDER BY class, c.extraction_id, c.ordinal LIMIT {limit}"
+    );
     // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
     let mut stmt = conn.prepare_cached(&sql)?;
-    let ids = stmt.query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let ids = stmt
+        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     Ok(ids)
 }
 
@@ -73,7 +89,10 @@ mod tests {
 
     #[test]
     fn query_identifiers_normalise_patterns_and_short_queries() {
-        let patterns = vec![("rfc".to_string(), Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap())];
+        let patterns = vec![(
+            "rfc".to_string(),
+            Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap(),
+        )];
         let ids = query_identifiers("what does RFC 9110 say", &patterns);
         assert_eq!(ids[0], "rfc9110");
         assert!(ids.contains(&"what-does-rfc-9110-say".to_string()));

@@ -32,7 +32,9 @@ pub struct Fused<O> {
 /// independent of the order in which channels are given.
 #[must_use]
 pub fn rrf<O: Clone + Eq + Hash + Ord>(lists: &[ChannelList<O>], k: f64) -> Vec<Fused<O>> {
-    let mut fused: HashMap<O, (Fused<O>, Vec<(&'static str, f64)>)> = HashMap::new();
+    // Per owner: its fused entry and the weight of each channel that found it.
+    type Entry<O> = (Fused<O>, Vec<(&'static str, f64)>);
+    let mut fused: HashMap<O, Entry<O>> = HashMap::new();
     for list in lists {
         let mut rank = 0;
         let mut seen = std::collections::HashSet::new();
@@ -41,7 +43,16 @@ pub fn rrf<O: Clone + Eq + Hash + Ord>(lists: &[ChannelList<O>], k: f64) -> Vec<
                 continue;
             }
             rank += 1;
-            let entry = fused.entry(owner.clone()).or_insert_with(|| (Fused { owner: owner.clone(), score: 0.0, ranks: Vec::new() }, Vec::new()));
+            let entry = fused.entry(owner.clone()).or_insert_with(|| {
+                (
+                    Fused {
+                        owner: owner.clone(),
+                        score: 0.0,
+                        ranks: Vec::new(),
+                    },
+                    Vec::new(),
+                )
+            });
             entry.0.ranks.push((list.channel, rank));
             entry.1.push((list.channel, list.weight));
         }
@@ -54,7 +65,12 @@ pub fn rrf<O: Clone + Eq + Hash + Ord>(lists: &[ChannelList<O>], k: f64) -> Vec<
             f.ranks.sort_unstable();
             weights.sort_unstable_by(|a, b| a.0.cmp(b.0));
             #[allow(clippy::cast_precision_loss)] // ranks are small
-            let score = f.ranks.iter().zip(&weights).map(|(&(_, rank), &(_, w))| w / (k + rank as f64)).sum();
+            let score = f
+                .ranks
+                .iter()
+                .zip(&weights)
+                .map(|(&(_, rank), &(_, w))| w / (k + rank as f64))
+                .sum();
             f.score = score;
             f
         })
@@ -78,14 +94,25 @@ mod tests {
 
     #[test]
     fn weighted_sum_with_owner_consolidation() {
-        let lexical = ChannelList { channel: "lexical", weight: 1.0, owners: vec!["a", "b", "a", "c"] };
-        let exact = ChannelList { channel: "exact", weight: 2.0, owners: vec!["c"] };
+        let lexical = ChannelList {
+            channel: "lexical",
+            weight: 1.0,
+            owners: vec!["a", "b", "a", "c"],
+        };
+        let exact = ChannelList {
+            channel: "exact",
+            weight: 2.0,
+            owners: vec!["c"],
+        };
         let fused = rrf(&[lexical, exact], 60.0);
         assert_eq!(fused[0].owner, "c");
         // c: 2/61 + 1/63 (rank 3 after consolidating the repeated "a")
         assert!((fused[0].score - (2.0 / 61.0 + 1.0 / 63.0)).abs() < 1e-12);
         assert_eq!(fused[0].ranks, vec![("exact", 1), ("lexical", 3)]);
-        assert_eq!(fused.iter().map(|f| f.owner).collect::<Vec<_>>(), ["c", "a", "b"]);
+        assert_eq!(
+            fused.iter().map(|f| f.owner).collect::<Vec<_>>(),
+            ["c", "a", "b"]
+        );
     }
 
     #[test]
@@ -100,7 +127,11 @@ mod tests {
             let lists: Vec<ChannelList<u64>> = ["a", "b", "c"]
                 .iter()
                 .enumerate()
-                .map(|(i, &name)| ChannelList { channel: name, weight: 1.0 + i as f64 / 2.0, owners: (0..next() % 12).map(|_| next() % 10).collect() })
+                .map(|(i, &name)| ChannelList {
+                    channel: name,
+                    weight: 1.0 + i as f64 / 2.0,
+                    owners: (0..next() % 12).map(|_| next() % 10).collect(),
+                })
                 .collect();
             let forward = rrf(&lists, 60.0);
             let mut reversed = lists.clone();

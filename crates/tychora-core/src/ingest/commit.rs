@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use sha2::{Digest, Sha256};
 
-use super::prepare::{Extraction, Prepared};
 use super::Receipt;
+use super::prepare::{Extraction, Prepared};
 use crate::config::Pack;
 use crate::error::Result;
 use crate::parse::{Kind, PARSER_VERSION};
@@ -32,7 +32,12 @@ impl Steps {
         Ok(())
     }
 
-    pub fn finish(&mut self, conn: &Connection, _name: &str, detail: &serde_json::Value) -> Result<()> {
+    pub fn finish(
+        &mut self,
+        conn: &Connection,
+        _name: &str,
+        detail: &serde_json::Value,
+    ) -> Result<()> {
         if let Some(id) = self.open.take() {
             conn.execute("UPDATE job_steps SET status = 'done', finished_at = ?2, detail_json = ?3 WHERE id = ?1", params![id, now_ms(), detail.to_string()])?;
         }
@@ -46,7 +51,10 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<Kind>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(PARSER_VERSION);
     hasher.update(kind_override.map_or("auto", Kind::as_str));
-    hasher.update(format!("{}/{}", pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens));
+    hasher.update(format!(
+        "{}/{}",
+        pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens
+    ));
     hasher.update(TOKENIZER);
     for p in &pack.identifiers.patterns {
         hasher.update(&p.name);
@@ -57,22 +65,36 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<Kind>) -> String {
 
 pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached("SELECT id, path FROM roots")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }
 
 pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
     let path = root.display().to_string();
-    if let Some(id) = conn.query_row("SELECT id FROM roots WHERE path = ?1", params![path], |r| r.get(0)).optional()? {
+    if let Some(id) = conn
+        .query_row("SELECT id FROM roots WHERE path = ?1", params![path], |r| {
+            r.get(0)
+        })
+        .optional()?
+    {
         return Ok(id);
     }
-    conn.execute("INSERT INTO roots (path, added_at) VALUES (?1, ?2)", params![path, now_ms()])?;
+    conn.execute(
+        "INSERT INTO roots (path, added_at) VALUES (?1, ?2)",
+        params![path, now_ms()],
+    )?;
     Ok(conn.last_insert_rowid())
 }
 
 /// Normal form of an identifier for exact matching: lowercase, no whitespace.
 pub fn normalize_identifier(value: &str) -> String {
-    value.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+    value
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
@@ -96,7 +118,11 @@ pub fn write_revision(
          ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', kind = excluded.kind, updated_at = excluded.updated_at",
         params![collection_id, kind, root_id, rel_path, uri, now],
     )?;
-    let source_id: i64 = tx.query_row("SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2", params![collection_id, uri], |r| r.get(0))?;
+    let source_id: i64 = tx.query_row(
+        "SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2",
+        params![collection_id, uri],
+        |r| r.get(0),
+    )?;
     tx.execute(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
         params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind), now],
@@ -108,7 +134,11 @@ pub fn write_revision(
     let revision_id = if let Some((id, _)) = existing {
         id
     } else {
-        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE source_id = ?1", params![source_id], |r| r.get(0))?;
+        let seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE source_id = ?1",
+            params![source_id],
+            |r| r.get(0),
+        )?;
         let metadata = serde_json::json!({ "path": rel_path, "kind": kind });
         tx.execute(
             "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -119,13 +149,33 @@ pub fn write_revision(
         id
     };
     let extraction_id = match tx
-        .query_row("SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2", params![revision_id, fingerprint], |r| r.get(0))
+        .query_row(
+            "SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2",
+            params![revision_id, fingerprint],
+            |r| r.get(0),
+        )
         .optional()?
     {
         Some(id) => id,
-        None => write_extraction(tx, workspace, revision_id, rel_path, prepared.kind, extraction, fingerprint)?,
+        None => write_extraction(
+            tx,
+            workspace,
+            revision_id,
+            rel_path,
+            prepared.kind,
+            extraction,
+            fingerprint,
+        )?,
     };
-    Ok(Member { source_id, revision_id, extraction_id, collection_id, root_id, rel_path: rel_path.to_string(), sha256: prepared.sha256.clone() })
+    Ok(Member {
+        source_id,
+        revision_id,
+        extraction_id,
+        collection_id,
+        root_id,
+        rel_path: rel_path.to_string(),
+        sha256: prepared.sha256.clone(),
+    })
 }
 
 fn media_type(kind: Kind) -> &'static str {
@@ -137,7 +187,15 @@ fn media_type(kind: Kind) -> &'static str {
     }
 }
 
-fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i64, rel_path: &str, kind: Kind, extraction: &Extraction, fingerprint: &str) -> Result<i64> {
+fn write_extraction(
+    tx: &Transaction<'_>,
+    workspace: &Workspace,
+    revision_id: i64,
+    rel_path: &str,
+    kind: Kind,
+    extraction: &Extraction,
+    fingerprint: &str,
+) -> Result<i64> {
     tx.execute(
         "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
@@ -177,23 +235,51 @@ fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i6
             let unit_id = tx.last_insert_rowid();
             unit_ids.push(unit_id);
             let s = unit.span;
-            insert_locator.execute(params![unit_id, s.byte_start, s.byte_end, s.line_start, s.col_start, s.line_end, s.col_end, unit.json_pointer])?;
+            insert_locator.execute(params![
+                unit_id,
+                s.byte_start,
+                s.byte_end,
+                s.line_start,
+                s.col_start,
+                s.line_end,
+                s.col_end,
+                unit.json_pointer
+            ])?;
             for id in &unit.identifiers {
-                insert_identifier.execute(params![unit_id, revision_id, id.kind, id.value, normalize_identifier(&id.value)])?;
+                insert_identifier.execute(params![
+                    unit_id,
+                    revision_id,
+                    id.kind,
+                    id.value,
+                    normalize_identifier(&id.value)
+                ])?;
             }
             if unit.is_leaf {
-                let scope = if unit.unit_type == "heading" { "heading" } else { "mention" };
+                let scope = if unit.unit_type == "heading" {
+                    "heading"
+                } else {
+                    "mention"
+                };
                 let mut found: Vec<(String, String)> = Vec::new();
                 for (name, re) in workspace.patterns() {
                     for m in re.find_iter(&unit.text) {
                         let entry = (format!("{scope}:{name}"), m.as_str().to_string());
-                        if !found.iter().any(|f| normalize_identifier(&f.1) == normalize_identifier(&entry.1)) {
+                        if !found
+                            .iter()
+                            .any(|f| normalize_identifier(&f.1) == normalize_identifier(&entry.1))
+                        {
                             found.push(entry);
                         }
                     }
                 }
                 for (kind, value) in found {
-                    insert_identifier.execute(params![unit_id, revision_id, kind, value, normalize_identifier(&value)])?;
+                    insert_identifier.execute(params![
+                        unit_id,
+                        revision_id,
+                        kind,
+                        value,
+                        normalize_identifier(&value)
+                    ])?;
                 }
             }
         }
@@ -201,10 +287,18 @@ fn write_extraction(tx: &Transaction<'_>, workspace: &Workspace, revision_id: i6
             "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, text, capsule_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
-        let mut owner_heads: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+        let mut owner_heads: std::collections::HashMap<&str, i64> =
+            std::collections::HashMap::new();
         for chunk in &extraction.chunks {
-            let citation = format!("{rel_path}:{}-{}", chunk.span.line_start, chunk.span.line_end);
-            let render_tokens = crate::query::rendered_tokens(&citation, &chunk.capsule.heading_path, chunk.token_count);
+            let citation = format!(
+                "{rel_path}:{}-{}",
+                chunk.span.line_start, chunk.span.line_end
+            );
+            let render_tokens = crate::query::rendered_tokens(
+                &citation,
+                &chunk.capsule.heading_path,
+                chunk.token_count,
+            );
             let owner_head = owner_heads.get(chunk.owner_key.as_str()).copied();
             insert_chunk.execute(params![
                 extraction_id,
@@ -241,11 +335,23 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
             Some(at) => format!("{} (at {at})", d.message),
             None => d.message.clone(),
         };
-        insert.execute(params![receipt.job_id, now, d.level, d.code, d.path, message])?;
+        insert.execute(params![
+            receipt.job_id,
+            now,
+            d.level,
+            d.code,
+            d.path,
+            message
+        ])?;
     }
     conn.execute(
         "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4 WHERE id = ?1",
-        params![receipt.job_id, receipt.status, serde_json::to_string(receipt).unwrap_or_else(|_| "{}".into()), now],
+        params![
+            receipt.job_id,
+            receipt.status,
+            serde_json::to_string(receipt).unwrap_or_else(|_| "{}".into()),
+            now
+        ],
     )?;
     Ok(())
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use crate::capture::{self, Candidate};
+use crate::capture;
 use crate::chunk::ChunkOptions;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
 use crate::parse::Kind;
@@ -105,23 +105,42 @@ impl Workspace {
     ///
     /// # Errors
     /// Only whole-job failures (database, index build); per-file problems are diagnostics.
-    pub fn add(&self, request: &AddRequest, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+    pub fn add(
+        &self,
+        request: &AddRequest,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
         let started = Instant::now();
         let kind_override = match request.kind.as_deref() {
             None => None,
-            Some(k) => Some(Kind::from_name(k).ok_or_else(|| Error::InvalidArgument(format!("unknown kind {k:?}; expected markdown, text, json or jsonl")))?),
+            Some(k) => Some(Kind::from_name(k).ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "unknown kind {k:?}; expected markdown, text, json or jsonl"
+                ))
+            })?),
         };
         if request.paths.is_empty() {
             return Err(Error::InvalidArgument("add needs at least one path".into()));
         }
-        let collection = request.collection.clone().unwrap_or_else(|| "default".into());
+        let collection = request
+            .collection
+            .clone()
+            .unwrap_or_else(|| "default".into());
         let mut conn = self.writer()?;
         conn.execute(
             "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES ('add', 'running', ?1, ?2, ?3, ?3)",
             params![serde_json::to_string(request).unwrap_or_else(|_| "{}".into()), std::process::id(), now_ms()],
         )?;
         let job_id = conn.last_insert_rowid();
-        let result = self.run_add(&mut conn, job_id, request, &collection, kind_override, started, on_progress);
+        let result = self.run_add(
+            &mut conn,
+            job_id,
+            request,
+            &collection,
+            kind_override,
+            started,
+            on_progress,
+        );
         match result {
             Ok(receipt) => Ok(receipt),
             Err(err) => {
@@ -164,7 +183,11 @@ impl Workspace {
             None => Vec::new(),
         };
         // (root_id, rel_path) → the member currently published for it.
-        let published: HashMap<(i64, String), &Member> = members.iter().filter(|m| m.collection_id == collection_id).map(|m| ((m.root_id, m.rel_path.clone()), m)).collect();
+        let published: HashMap<(i64, String), &Member> = members
+            .iter()
+            .filter(|m| m.collection_id == collection_id)
+            .map(|m| ((m.root_id, m.rel_path.clone()), m))
+            .collect();
 
         let mut files = FileCounts::default();
         let mut seen: BTreeSet<(i64, String)> = BTreeSet::new();
@@ -177,31 +200,57 @@ impl Workspace {
         let mut unit_total = 0usize;
         let mut chunk_total = 0usize;
         let pack = self.pack();
-        let chunking = ChunkOptions { target_tokens: pack.chunking.target_tokens, soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens };
+        let chunking = ChunkOptions {
+            target_tokens: pack.chunking.target_tokens,
+            soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens,
+        };
         let fingerprint = commit::fingerprint(pack, kind_override);
 
         for target in &targets {
             let (candidates, walk_diags) = capture::walk(&target.root, &target.start, self.dir());
             diagnostics.extend(walk_diags);
-            on_progress(Progress { phase: "walk", done: candidates.len(), total: candidates.len() });
-            step.finish(conn, "walk", &serde_json::json!({ "files": candidates.len() }))?;
+            on_progress(Progress {
+                phase: "walk",
+                done: candidates.len(),
+                total: candidates.len(),
+            });
+            step.finish(
+                conn,
+                "walk",
+                &serde_json::json!({ "files": candidates.len() }),
+            )?;
 
             // 2. Read, hash, parse and chunk on all cores.
             step.begin(conn, "prepare")?;
-            let current_sha = |rel: &str| published.get(&(target.root_id, rel.to_string())).map(|m| m.sha256.clone());
-            let ctx = PrepareContext { root: &target.root, kind_override, max_file_bytes: self.config().capture.max_file_bytes, chunking, current_sha: &current_sha };
+            let current_sha = |rel: &str| {
+                published
+                    .get(&(target.root_id, rel.to_string()))
+                    .map(|m| m.sha256.clone())
+            };
+            let ctx = PrepareContext {
+                root: &target.root,
+                kind_override,
+                max_file_bytes: self.config().capture.max_file_bytes,
+                chunking,
+                current_sha: &current_sha,
+            };
             let total = candidates.len();
-            let outcomes = prepare::prepare_all(&ctx, &candidates, &|done| on_progress(Progress { phase: "prepare", done, total }));
+            let outcomes = prepare::prepare_all(&ctx, &candidates, &|done| {
+                on_progress(Progress {
+                    phase: "prepare",
+                    done,
+                    total,
+                })
+            });
             failpoint("after-prepare");
 
             // 3. Artifacts first (outside any transaction), then canonical rows in one transaction.
-            for (candidate, outcome) in candidates.iter().zip(&outcomes) {
-                if let Outcome::Ready(p) = outcome {
-                    if p.extraction.is_some() {
-                        self.artifacts().put(&p.sha256, &p.bytes)?;
-                    }
+            for outcome in &outcomes {
+                if let Outcome::Ready(p) = outcome
+                    && p.extraction.is_some()
+                {
+                    self.artifacts().put(&p.sha256, &p.bytes)?;
                 }
-                let _: &Candidate = candidate;
             }
             step.finish(conn, "prepare", &serde_json::json!({ "files": total }))?;
             step.begin(conn, "commit")?;
@@ -228,7 +277,17 @@ impl Workspace {
                             files.unchanged += 1;
                             continue;
                         };
-                        let written = commit::write_revision(&tx, self, collection_id, target.root_id, &candidate.rel_path, &candidate.path, &prepared, extraction, &fingerprint)?;
+                        let written = commit::write_revision(
+                            &tx,
+                            self,
+                            collection_id,
+                            target.root_id,
+                            &candidate.rel_path,
+                            &candidate.path,
+                            &prepared,
+                            extraction,
+                            &fingerprint,
+                        )?;
                         unit_total += extraction.units.len();
                         chunk_total += extraction.chunks.len();
                         diagnostics.extend(extraction.diagnostics.iter().cloned());
@@ -247,29 +306,55 @@ impl Workspace {
             // A sync of a directory removes members under it that the walk no longer finds.
             if target.is_dir {
                 let prefix = capture::rel_path(&target.root, &target.start);
-                let under = |rel: &str| target.start == target.root || rel == prefix || rel.starts_with(&format!("{prefix}/"));
+                let under = |rel: &str| {
+                    target.start == target.root
+                        || rel == prefix
+                        || rel.starts_with(&format!("{prefix}/"))
+                };
                 for ((root_id, rel), member) in &published {
-                    if *root_id == target.root_id && under(rel) && !seen.contains(&(*root_id, rel.clone())) && replaced.insert(member.source_id) {
-                        tx.execute("UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1", params![member.source_id, now_ms()])?;
+                    if *root_id == target.root_id
+                        && under(rel)
+                        && !seen.contains(&(*root_id, rel.clone()))
+                        && replaced.insert(member.source_id)
+                    {
+                        tx.execute(
+                            "UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1",
+                            params![member.source_id, now_ms()],
+                        )?;
                         files.removed += 1;
                         removed.push(rel.clone());
                     }
                 }
             }
             tx.commit()?;
-            step.finish(conn, "commit", &serde_json::json!({ "units": unit_total, "chunks": chunk_total }))?;
+            step.finish(
+                conn,
+                "commit",
+                &serde_json::json!({ "units": unit_total, "chunks": chunk_total }),
+            )?;
             failpoint("after-commit");
         }
 
         // 4. Publish a new snapshot when membership changed.
         let mut snapshot_id = previous;
         let mut published_new = false;
-        if !new_members.is_empty() || !replaced.is_empty() || previous.is_none() && !targets.is_empty() {
-            let mut next: Vec<Member> = members.iter().filter(|m| !replaced.contains(&m.source_id)).cloned().collect();
+        if !new_members.is_empty()
+            || !replaced.is_empty()
+            || previous.is_none() && !targets.is_empty()
+        {
+            let mut next: Vec<Member> = members
+                .iter()
+                .filter(|m| !replaced.contains(&m.source_id))
+                .cloned()
+                .collect();
             next.extend(new_members);
             step.begin(conn, "publish")?;
             let id = snapshot::publish(self, conn, previous, job_id, &next, on_progress)?;
-            step.finish(conn, "publish", &serde_json::json!({ "snapshot_id": id, "members": next.len() }))?;
+            step.finish(
+                conn,
+                "publish",
+                &serde_json::json!({ "snapshot_id": id, "members": next.len() }),
+            )?;
             snapshot_id = Some(id);
             published_new = true;
             // Generations beyond the retention window go now; pinned readers keep theirs open.
@@ -280,7 +365,13 @@ impl Workspace {
 
         let errors = diagnostics.iter().filter(|d| d.level == "error").count();
         let captured = files.added + files.changed + files.unchanged + files.removed;
-        let status = if errors == 0 { "succeeded" } else if captured > 0 { "partial" } else { "failed" };
+        let status = if errors == 0 {
+            "succeeded"
+        } else if captured > 0 {
+            "partial"
+        } else {
+            "failed"
+        };
         let receipt = Receipt {
             job_id,
             status: status.into(),
@@ -298,40 +389,92 @@ impl Workspace {
             diagnostics,
         };
         commit::finish_job(conn, &receipt)?;
-        drop(step);
         Ok(receipt)
     }
 
     /// Canonicalises `path`, finds or registers its root, and refuses paths outside the roots.
-    fn resolve_target(&self, conn: &rusqlite::Connection, path: &Path) -> std::result::Result<Target, Diagnostic> {
+    fn resolve_target(
+        &self,
+        conn: &rusqlite::Connection,
+        path: &Path,
+    ) -> std::result::Result<Target, Diagnostic> {
         let shown = path.display().to_string();
-        let abs = std::path::absolute(path).map_err(|e| Diagnostic::error(&shown, ErrorCode::InvalidArgument, format!("cannot resolve path: {e}")))?;
-        let meta = std::fs::symlink_metadata(&abs).map_err(|e| Diagnostic::error(&shown, ErrorCode::NotFound, format!("cannot read path: {e}")))?;
+        let abs = std::path::absolute(path).map_err(|e| {
+            Diagnostic::error(
+                &shown,
+                ErrorCode::InvalidArgument,
+                format!("cannot resolve path: {e}"),
+            )
+        })?;
+        let meta = std::fs::symlink_metadata(&abs).map_err(|e| {
+            Diagnostic::error(
+                &shown,
+                ErrorCode::NotFound,
+                format!("cannot read path: {e}"),
+            )
+        })?;
         let link = meta.file_type().is_symlink();
         // A symlink given by name is not resolved: the walker reports it and never follows it.
         let real = match (link, abs.parent(), abs.file_name()) {
             (true, Some(parent), Some(name)) => std::fs::canonicalize(parent).map(|p| p.join(name)),
             _ => std::fs::canonicalize(&abs),
         }
-        .map_err(|e| Diagnostic::error(&shown, ErrorCode::NotFound, format!("cannot resolve path: {e}")))?;
+        .map_err(|e| {
+            Diagnostic::error(
+                &shown,
+                ErrorCode::NotFound,
+                format!("cannot resolve path: {e}"),
+            )
+        })?;
         if real.starts_with(self.dir()) {
-            return Err(Diagnostic::error(&shown, ErrorCode::InvalidArgument, "refusing to capture the workspace itself"));
+            return Err(Diagnostic::error(
+                &shown,
+                ErrorCode::InvalidArgument,
+                "refusing to capture the workspace itself",
+            ));
         }
         let is_dir = !link && meta.is_dir();
-        let mut roots: Vec<PathBuf> = self.config().capture.roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
-        let registered = commit::registered_roots(conn).map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+        let mut roots: Vec<PathBuf> = self
+            .config()
+            .capture
+            .roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .collect();
+        let registered = commit::registered_roots(conn)
+            .map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
         roots.extend(registered.iter().map(|(_, p)| PathBuf::from(p)));
-        let found = roots.iter().filter(|r| real.starts_with(r)).max_by_key(|r| r.as_os_str().len()).cloned();
+        let found = roots
+            .iter()
+            .filter(|r| real.starts_with(r))
+            .max_by_key(|r| r.as_os_str().len())
+            .cloned();
         let root = match found {
             Some(root) => root,
             None if self.config().capture.auto_add_roots => {
-                if is_dir { real.clone() } else { real.parent().map(Path::to_path_buf).unwrap_or_else(|| real.clone()) }
+                if is_dir {
+                    real.clone()
+                } else {
+                    real.parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| real.clone())
+                }
             }
             None => {
-                return Err(Diagnostic::error(&shown, ErrorCode::InvalidArgument, "outside the workspace's configured capture roots (capture.roots in workspace.toml)"));
+                return Err(Diagnostic::error(
+                    &shown,
+                    ErrorCode::InvalidArgument,
+                    "outside the workspace's configured capture roots (capture.roots in workspace.toml)",
+                ));
             }
         };
-        let root_id = commit::root_id(conn, &root).map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
-        Ok(Target { root_id, root, start: real, is_dir })
+        let root_id = commit::root_id(conn, &root)
+            .map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+        Ok(Target {
+            root_id,
+            root,
+            start: real,
+            is_dir,
+        })
     }
 }

@@ -48,10 +48,16 @@ pub struct PrepareContext<'a> {
 }
 
 /// Prepares every candidate on all cores; results keep the candidates' order.
-pub fn prepare_all(ctx: &PrepareContext<'_>, candidates: &[Candidate], on_progress: &(dyn Fn(usize) + Sync)) -> Vec<Outcome> {
+pub fn prepare_all(
+    ctx: &PrepareContext<'_>,
+    candidates: &[Candidate],
+    on_progress: &(dyn Fn(usize) + Sync),
+) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(candidates.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(candidates.len().max(1));
     let mut slots: Vec<Option<Outcome>> = (0..candidates.len()).map(|_| None).collect();
     let results: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -60,7 +66,9 @@ pub fn prepare_all(ctx: &PrepareContext<'_>, candidates: &[Candidate], on_progre
                     let mut out = Vec::new();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(candidate) = candidates.get(i) else { break };
+                        let Some(candidate) = candidates.get(i) else {
+                            break;
+                        };
                         out.push((i, prepare_one(ctx, candidate)));
                         on_progress(done.fetch_add(1, Ordering::Relaxed) + 1);
                     }
@@ -68,7 +76,10 @@ pub fn prepare_all(ctx: &PrepareContext<'_>, candidates: &[Candidate], on_progre
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().unwrap_or_default()).collect()
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
     });
     for (i, outcome) in results.into_iter().flatten() {
         slots[i] = Some(outcome);
@@ -76,24 +87,44 @@ pub fn prepare_all(ctx: &PrepareContext<'_>, candidates: &[Candidate], on_progre
     slots
         .into_iter()
         .zip(candidates)
-        .map(|(slot, c)| slot.unwrap_or_else(|| Outcome::Failed(Diagnostic::error(&c.rel_path, ErrorCode::Internal, "worker thread panicked"))))
+        .map(|(slot, c)| {
+            slot.unwrap_or_else(|| {
+                Outcome::Failed(Diagnostic::error(
+                    &c.rel_path,
+                    ErrorCode::Internal,
+                    "worker thread panicked",
+                ))
+            })
+        })
         .collect()
 }
 
 fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     let rel = candidate.rel_path.as_str();
     let Some(kind) = ctx.kind_override.or_else(|| Kind::from_path(rel)) else {
-        return Outcome::Skipped(Diagnostic::info(rel, ErrorCode::UnsupportedFormat, "no parser for this file type in the documents profile; skipped"));
+        return Outcome::Skipped(Diagnostic::info(
+            rel,
+            ErrorCode::UnsupportedFormat,
+            "no parser for this file type in the documents profile; skipped",
+        ));
     };
     let bytes = match capture::read_confined(ctx.root, &candidate.path, rel, ctx.max_file_bytes) {
         Ok(bytes) => bytes,
         Err(diag) => return Outcome::Failed(diag),
     };
     if bytes.is_empty() {
-        return Outcome::Failed(Diagnostic::warning(rel, ErrorCode::InvalidArgument, "empty file: nothing to index"));
+        return Outcome::Failed(Diagnostic::warning(
+            rel,
+            ErrorCode::InvalidArgument,
+            "empty file: nothing to index",
+        ));
     }
     if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Outcome::Failed(Diagnostic::error(rel, ErrorCode::UnsupportedFormat, "binary file (NUL byte in the first 8 KiB); not indexed"));
+        return Outcome::Failed(Diagnostic::error(
+            rel,
+            ErrorCode::UnsupportedFormat,
+            "binary file (NUL byte in the first 8 KiB); not indexed",
+        ));
     }
     let text = match std::str::from_utf8(&bytes) {
         Ok(text) => text,
@@ -101,13 +132,23 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
             let at = e.valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
             return Outcome::Failed(
-                Diagnostic::error(rel, ErrorCode::UnsupportedFormat, format!("invalid UTF-8 at byte {at}; not indexed")).at(format!("{line}:1")),
+                Diagnostic::error(
+                    rel,
+                    ErrorCode::UnsupportedFormat,
+                    format!("invalid UTF-8 at byte {at}; not indexed"),
+                )
+                .at(format!("{line}:1")),
             );
         }
     };
     let sha256 = sha256_hex(&bytes);
     if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
-        return Outcome::Ready(Prepared { bytes, sha256, kind, extraction: None });
+        return Outcome::Ready(Prepared {
+            bytes,
+            sha256,
+            kind,
+            extraction: None,
+        });
     }
     let parsed = match parse::parse(kind, text, rel) {
         Ok(parsed) => parsed,
@@ -119,18 +160,49 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
             });
         }
     };
-    let unit_tokens: Vec<usize> = parsed.units.iter().map(|u| if u.is_leaf { tokenize::count(&u.text) } else { 0 }).collect();
+    let unit_tokens: Vec<usize> = parsed
+        .units
+        .iter()
+        .map(|u| {
+            if u.is_leaf {
+                tokenize::count(&u.text)
+            } else {
+                0
+            }
+        })
+        .collect();
     // JSON records get no file-name title: it would put the same words into every record's capsule.
     let title = match (&parsed.title, kind) {
         (Some(t), _) => t.clone(),
         (None, Kind::Json | Kind::Jsonl) => String::new(),
         (None, _) => rel.rsplit('/').next().unwrap_or(rel).to_string(),
     };
-    let chunks = chunk::windows(text, kind, &title, &parsed.units, &unit_tokens, ctx.chunking);
+    let chunks = chunk::windows(
+        text,
+        kind,
+        &title,
+        &parsed.units,
+        &unit_tokens,
+        ctx.chunking,
+    );
     let mut diagnostics = parsed.diagnostics;
     if chunks.is_empty() {
-        diagnostics.push(Diagnostic::warning(rel, ErrorCode::InvalidArgument, "no indexable text found"));
+        diagnostics.push(Diagnostic::warning(
+            rel,
+            ErrorCode::InvalidArgument,
+            "no indexable text found",
+        ));
     }
-    let extraction = Extraction { units: parsed.units, unit_tokens, chunks, diagnostics };
-    Outcome::Ready(Prepared { bytes, sha256, kind, extraction: Some(extraction) })
+    let extraction = Extraction {
+        units: parsed.units,
+        unit_tokens,
+        chunks,
+        diagnostics,
+    };
+    Outcome::Ready(Prepared {
+        bytes,
+        sha256,
+        kind,
+        extraction: Some(extraction),
+    })
 }

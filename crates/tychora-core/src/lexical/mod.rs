@@ -8,8 +8,12 @@ use std::path::Path;
 
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING};
-use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+};
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 use crate::artifact::sync_dir;
@@ -55,7 +59,12 @@ impl Filter {
             if !wanted.is_empty() {
                 let _ = write!(sql, " AND {column} IN (");
                 for (n, w) in wanted.iter().enumerate() {
-                    let _ = write!(sql, "{}?{}", if n > 0 { ", " } else { "" }, values.len() + 1);
+                    let _ = write!(
+                        sql,
+                        "{}?{}",
+                        if n > 0 { ", " } else { "" },
+                        values.len() + 1
+                    );
                     values.push(w.clone().into());
                 }
                 sql.push(')');
@@ -77,8 +86,11 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
-    let text = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions));
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
     let fields = Fields {
         chunk_id: builder.add_u64_field("chunk_id", INDEXED | STORED | FAST),
         owner_id: builder.add_u64_field("owner_id", FAST),
@@ -92,7 +104,11 @@ fn schema() -> (Schema, Fields) {
 }
 
 fn fields_of(schema: &Schema) -> Result<Fields> {
-    let get = |name: &str| schema.get_field(name).map_err(|_| Error::Corrupt(format!("lexical index lacks field {name}; rebuild it")));
+    let get = |name: &str| {
+        schema
+            .get_field(name)
+            .map_err(|_| Error::Corrupt(format!("lexical index lacks field {name}; rebuild it")))
+    };
     Ok(Fields {
         chunk_id: get("chunk_id")?,
         owner_id: get("owner_id")?,
@@ -106,17 +122,20 @@ fn fields_of(schema: &Schema) -> Result<Fields> {
 
 /// The analyzer the pack chose: Unicode word split, lowercase, optional English stop words and stemmer.
 fn analyzer(config: &Lexical) -> TextAnalyzer {
-    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default()).filter(RemoveLongFilter::limit(40)).filter(LowerCaser).dynamic();
+    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .dynamic();
     let language = match config.language.as_str() {
         "french" => Language::French,
         "german" => Language::German,
         "spanish" => Language::Spanish,
         _ => Language::English,
     };
-    if config.stopwords {
-        if let Some(filter) = StopWordFilter::new(language) {
-            builder = builder.filter_dynamic(filter);
-        }
+    if config.stopwords
+        && let Some(filter) = StopWordFilter::new(language)
+    {
+        builder = builder.filter_dynamic(filter);
     }
     if config.stemmer {
         builder = builder.filter_dynamic(Stemmer::new(language));
@@ -128,13 +147,20 @@ fn analyzer(config: &Lexical) -> TextAnalyzer {
 ///
 /// # Errors
 /// tantivy or I/O errors.
-pub fn build_generation<'a>(dir: &Path, config: &Lexical, docs: impl IntoIterator<Item = LexDoc<'a>>) -> Result<u64> {
+pub fn build_generation<'a>(
+    dir: &Path,
+    config: &Lexical,
+    docs: impl IntoIterator<Item = LexDoc<'a>>,
+) -> Result<u64> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let (schema, f) = schema();
     let index = Index::create_in_dir(dir, schema)?;
     index.tokenizers().register(ANALYZER, analyzer(config));
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(4);
-    let mut writer = index.writer_with_num_threads::<TantivyDocument>(threads, 64 * 1024 * 1024 * threads)?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(4);
+    let mut writer =
+        index.writer_with_num_threads::<TantivyDocument>(threads, 64 * 1024 * 1024 * threads)?;
     for doc in docs {
         let mut d = TantivyDocument::default();
         d.add_u64(f.chunk_id, doc.chunk_id);
@@ -164,7 +190,9 @@ pub struct LexicalIndex {
 
 impl std::fmt::Debug for LexicalIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LexicalIndex").field("num_docs", &self.num_docs()).finish_non_exhaustive()
+        f.debug_struct("LexicalIndex")
+            .field("num_docs", &self.num_docs())
+            .finish_non_exhaustive()
     }
 }
 
@@ -174,11 +202,24 @@ impl LexicalIndex {
     /// # Errors
     /// `E_CORRUPT` when the directory is not a readable index.
     pub fn open(dir: &Path, config: &Lexical) -> Result<Self> {
-        let index = Index::open_in_dir(dir).map_err(|e| Error::Corrupt(format!("lexical generation {} cannot be opened ({e}); rebuild it", dir.display())))?;
+        let index = Index::open_in_dir(dir).map_err(|e| {
+            Error::Corrupt(format!(
+                "lexical generation {} cannot be opened ({e}); rebuild it",
+                dir.display()
+            ))
+        })?;
         index.tokenizers().register(ANALYZER, analyzer(config));
         let fields = fields_of(&index.schema())?;
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok(Self { reader, fields, analyzer: analyzer(config), capsule_boost: config.capsule_boost })
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        Ok(Self {
+            reader,
+            fields,
+            analyzer: analyzer(config),
+            capsule_boost: config.capsule_boost,
+        })
     }
 
     /// Documents in the generation.
@@ -214,21 +255,45 @@ impl LexicalIndex {
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for term in &terms {
-            should.push((Occur::Should, Box::new(TermQuery::new(Term::from_field_text(f.body, term), IndexRecordOption::WithFreqs))));
+            should.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.body, term),
+                    IndexRecordOption::WithFreqs,
+                )),
+            ));
             if self.capsule_boost > 0.0 {
-                let capsule = TermQuery::new(Term::from_field_text(f.capsule, term), IndexRecordOption::WithFreqs);
-                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(capsule), self.capsule_boost))));
+                let capsule = TermQuery::new(
+                    Term::from_field_text(f.capsule, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                should.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(capsule), self.capsule_boost)),
+                ));
             }
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
         for (field, values) in [(f.collection, &filter.collections), (f.kind, &filter.kinds)] {
             if !values.is_empty() {
                 let any: Vec<(Occur, Box<dyn Query>)> = values
                     .iter()
-                    .map(|v| (Occur::Should, Box::new(TermQuery::new(Term::from_field_text(field, v), IndexRecordOption::Basic)) as Box<dyn Query>))
+                    .map(|v| {
+                        (
+                            Occur::Should,
+                            Box::new(TermQuery::new(
+                                Term::from_field_text(field, v),
+                                IndexRecordOption::Basic,
+                            )) as Box<dyn Query>,
+                        )
+                    })
                     .collect();
                 // Eligibility filters restrict the candidates without touching the BM25 score.
-                clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 0.0))));
+                clauses.push((
+                    Occur::Must,
+                    Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(any)), 0.0)),
+                ));
             }
         }
         let query = BooleanQuery::new(clauses);
@@ -236,7 +301,10 @@ impl LexicalIndex {
         let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
         let mut columns = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
-            columns.push((segment.fast_fields().u64("chunk_id")?, segment.fast_fields().u64("owner_id")?));
+            columns.push((
+                segment.fast_fields().u64("chunk_id")?,
+                segment.fast_fields().u64("owner_id")?,
+            ));
         }
         top.into_iter()
             .map(|(_, address)| {
@@ -244,7 +312,11 @@ impl LexicalIndex {
                 chunks
                     .first(address.doc_id)
                     .zip(owners.first(address.doc_id))
-                    .ok_or_else(|| Error::Corrupt("lexical document without chunk_id/owner_id; rebuild the index".into()))
+                    .ok_or_else(|| {
+                        Error::Corrupt(
+                            "lexical document without chunk_id/owner_id; rebuild the index".into(),
+                        )
+                    })
             })
             .collect()
     }
@@ -255,7 +327,12 @@ mod tests {
     use super::*;
 
     fn config() -> Lexical {
-        Lexical { language: "english".into(), stemmer: true, stopwords: false, capsule_boost: 0.5 }
+        Lexical {
+            language: "english".into(),
+            stemmer: true,
+            stopwords: false,
+            capsule_boost: 0.5,
+        }
     }
 
     #[test]
@@ -263,18 +340,60 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gen_dir = dir.path().join("g1");
         let docs = [
-            LexDoc { chunk_id: 1, owner_id: 1, revision_id: 1, collection: "a", kind: "markdown", text: "Retrieval of running processes", capsule: "Guide" },
-            LexDoc { chunk_id: 2, owner_id: 2, revision_id: 1, collection: "a", kind: "markdown", text: "Unrelated words entirely", capsule: "Processes" },
-            LexDoc { chunk_id: 3, owner_id: 3, revision_id: 2, collection: "b", kind: "text", text: "the process runs and runs", capsule: "" },
+            LexDoc {
+                chunk_id: 1,
+                owner_id: 1,
+                revision_id: 1,
+                collection: "a",
+                kind: "markdown",
+                text: "Retrieval of running processes",
+                capsule: "Guide",
+            },
+            LexDoc {
+                chunk_id: 2,
+                owner_id: 2,
+                revision_id: 1,
+                collection: "a",
+                kind: "markdown",
+                text: "Unrelated words entirely",
+                capsule: "Processes",
+            },
+            LexDoc {
+                chunk_id: 3,
+                owner_id: 3,
+                revision_id: 2,
+                collection: "b",
+                kind: "text",
+                text: "the process runs and runs",
+                capsule: "",
+            },
         ];
         assert_eq!(build_generation(&gen_dir, &config(), docs).unwrap(), 3);
         let index = LexicalIndex::open(&gen_dir, &config()).unwrap();
         let hits = index.search("run process", &Filter::default(), 10).unwrap();
         let ids: Vec<u64> = hits.iter().map(|h| h.0).collect();
-        assert_eq!(ids.len(), 3, "stemming matches runs/running and process/processes");
+        assert_eq!(
+            ids.len(),
+            3,
+            "stemming matches runs/running and process/processes"
+        );
         assert!(ids[..2].contains(&1) && ids[..2].contains(&3));
-        let filtered = index.search("process", &Filter { collections: vec!["b".into()], kinds: vec![] }, 10).unwrap();
+        let filtered = index
+            .search(
+                "process",
+                &Filter {
+                    collections: vec!["b".into()],
+                    kinds: vec![],
+                },
+                10,
+            )
+            .unwrap();
         assert_eq!(filtered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
-        assert!(index.search("!!!", &Filter::default(), 10).unwrap().is_empty());
+        assert!(
+            index
+                .search("!!!", &Filter::default(), 10)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -6,8 +6,8 @@
 use std::fmt;
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::{Identifier, LineIndex, ParseFailure, Parsed, Unit};
 use crate::error::{Diagnostic, ErrorCode};
@@ -76,14 +76,22 @@ fn failure(err: &serde_json::Error) -> ParseFailure {
 
 pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, ParseFailure> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let top = de.deserialize_any(TopLevelVisitor).map_err(|e| failure(&e))?;
+    let top = de
+        .deserialize_any(TopLevelVisitor)
+        .map_err(|e| failure(&e))?;
     de.end().map_err(|e| failure(&e))?;
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     let mut units = Vec::new();
     match top {
         TopLevel::Array(items) => {
             for (i, raw) in items.into_iter().enumerate() {
-                units.push(record(text, index, offset(raw), raw.get(), format!("/{i}"))?);
+                units.push(record(
+                    text,
+                    index,
+                    offset(raw),
+                    raw.get(),
+                    format!("/{i}"),
+                )?);
             }
         }
         TopLevel::Object(members) => {
@@ -99,7 +107,11 @@ pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, Pa
             units.push(record(text, index, start, text.trim(), String::new())?);
         }
     }
-    Ok(Parsed { units, diagnostics: Vec::new(), title: None })
+    Ok(Parsed {
+        units,
+        diagnostics: Vec::new(),
+        title: None,
+    })
 }
 
 pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
@@ -112,8 +124,12 @@ pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
             match record(text, index, start, content, String::new()) {
                 Ok(unit) => parsed.units.push(unit),
                 Err(fail) => parsed.diagnostics.push(
-                    Diagnostic::warning(path, fail.code, format!("line {} skipped: {}", line_no + 1, fail.message))
-                        .at(format!("{}:1", line_no + 1)),
+                    Diagnostic::warning(
+                        path,
+                        fail.code,
+                        format!("line {} skipped: {}", line_no + 1, fail.message),
+                    )
+                    .at(format!("{}:1", line_no + 1)),
                 ),
             }
         }
@@ -122,7 +138,13 @@ pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
     parsed
 }
 
-fn record(text: &str, index: &LineIndex, start: usize, raw: &str, pointer: String) -> Result<Unit, ParseFailure> {
+fn record(
+    text: &str,
+    index: &LineIndex,
+    start: usize,
+    raw: &str,
+    pointer: String,
+) -> Result<Unit, ParseFailure> {
     let value: Value = serde_json::from_str(raw).map_err(|e| failure(&e))?;
     let mut identifiers = Vec::new();
     let mut parts = Vec::new();
@@ -130,8 +152,14 @@ fn record(text: &str, index: &LineIndex, start: usize, raw: &str, pointer: Strin
         for (key, field) in map {
             if ID_KEYS.contains(&key.as_str()) {
                 match field {
-                    Value::String(s) => identifiers.push(Identifier { kind: "json_id".into(), value: s.clone() }),
-                    Value::Number(n) => identifiers.push(Identifier { kind: "json_id".into(), value: n.to_string() }),
+                    Value::String(s) => identifiers.push(Identifier {
+                        kind: "json_id".into(),
+                        value: s.clone(),
+                    }),
+                    Value::Number(n) => identifiers.push(Identifier {
+                        kind: "json_id".into(),
+                        value: n.to_string(),
+                    }),
                     _ => collect_text(field, &mut parts),
                 }
             } else {
@@ -179,7 +207,10 @@ mod tests {
         let parsed = parse_document(text, &LineIndex::new(text)).unwrap();
         assert_eq!(parsed.units.len(), 2);
         let first = &parsed.units[0];
-        assert_eq!(&text[first.span.byte_start..first.span.byte_end], "{\"id\": \"a1\", \"title\": \"Alpha\", \"body\": \"first\"}");
+        assert_eq!(
+            &text[first.span.byte_start..first.span.byte_end],
+            "{\"id\": \"a1\", \"title\": \"Alpha\", \"body\": \"first\"}"
+        );
         assert_eq!(first.json_pointer.as_deref(), Some("/0"));
         assert_eq!(first.text, "Alpha\nfirst");
         assert_eq!(first.anchor.as_deref(), Some("a1"));
@@ -191,7 +222,11 @@ mod tests {
     fn object_members_escape_pointer_tokens() {
         let text = r#"{"a/b": {"v": "one"}, "t~": "two"}"#;
         let parsed = parse_document(text, &LineIndex::new(text)).unwrap();
-        let pointers: Vec<_> = parsed.units.iter().map(|u| u.json_pointer.clone().unwrap()).collect();
+        let pointers: Vec<_> = parsed
+            .units
+            .iter()
+            .map(|u| u.json_pointer.clone().unwrap())
+            .collect();
         assert_eq!(pointers, ["/a~1b", "/t~0"]);
     }
 

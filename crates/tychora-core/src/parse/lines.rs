@@ -13,7 +13,12 @@ impl LineIndex {
     #[must_use]
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         Self { starts }
     }
 
@@ -31,7 +36,14 @@ impl LineIndex {
         let (line_start, col_start) = self.position(start);
         let last = if end > start { end - 1 } else { start };
         let (line_end, col_last) = self.position(last);
-        Span { byte_start: start, byte_end: end, line_start, col_start, line_end, col_end: col_last + usize::from(end > start) }
+        Span {
+            byte_start: start,
+            byte_end: end,
+            line_start,
+            col_start,
+            line_end,
+            col_end: col_last + usize::from(end > start),
+        }
     }
 }
 

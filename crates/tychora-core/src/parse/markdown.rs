@@ -14,7 +14,10 @@ struct OpenSection {
 }
 
 pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS;
     let mut units: Vec<Unit> = Vec::new();
     let mut sections: Vec<OpenSection> = Vec::new();
     let mut headings: Vec<String> = Vec::new();
@@ -27,7 +30,12 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     let mut in_table = false;
     let mut table_header: Option<String> = None;
 
-    let leaf = |unit_type: &'static str, start: usize, end: usize, sections: &[OpenSection], headings: &[String]| -> Option<Unit> {
+    let leaf = |unit_type: &'static str,
+                start: usize,
+                end: usize,
+                sections: &[OpenSection],
+                headings: &[String]|
+     -> Option<Unit> {
         let end = trim_end(text, start, end);
         (end > start).then(|| Unit {
             unit_type,
@@ -51,20 +59,54 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                         heading = Some((*level as usize, range.start, range.end));
                         heading_text.clear();
                     }
-                    (Tag::Paragraph, 0) => units.extend(leaf("paragraph", range.start, range.end, &sections, &headings)),
-                    (Tag::CodeBlock(_), 0) => units.extend(leaf("code_block", range.start, range.end, &sections, &headings)),
-                    (Tag::BlockQuote(_), 0) => units.extend(leaf("block_quote", range.start, range.end, &sections, &headings)),
-                    (Tag::HtmlBlock, 0) => units.extend(leaf("html", range.start, range.end, &sections, &headings)),
-                    (Tag::FootnoteDefinition(_), 0) => units.extend(leaf("footnote", range.start, range.end, &sections, &headings)),
+                    (Tag::Paragraph, 0) => units.extend(leaf(
+                        "paragraph",
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
+                    (Tag::CodeBlock(_), 0) => units.extend(leaf(
+                        "code_block",
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
+                    (Tag::BlockQuote(_), 0) => units.extend(leaf(
+                        "block_quote",
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
+                    (Tag::HtmlBlock, 0) => {
+                        units.extend(leaf("html", range.start, range.end, &sections, &headings))
+                    }
+                    (Tag::FootnoteDefinition(_), 0) => units.extend(leaf(
+                        "footnote",
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
                     (Tag::List(_), 0) => in_list = true,
-                    (Tag::Item, 1) if in_list => units.extend(leaf("list_item", range.start, range.end, &sections, &headings)),
+                    (Tag::Item, 1) if in_list => units.extend(leaf(
+                        "list_item",
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
                     (Tag::Table(_), 0) => in_table = true,
                     (Tag::TableHead, 1) if in_table => {
                         let end = trim_end(text, range.start, range.end);
                         table_header = Some(text[range.start..end].to_string());
                     }
                     (Tag::TableRow, 1) if in_table => {
-                        if let Some(mut unit) = leaf("table_row", range.start, range.end, &sections, &headings) {
+                        if let Some(mut unit) =
+                            leaf("table_row", range.start, range.end, &sections, &headings)
+                        {
                             if let Some(header) = &table_header {
                                 unit.text = format!("{header}\n{}", unit.text);
                                 unit.table_header = Some(header.clone());
@@ -82,15 +124,29 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                     (TagEnd::Heading(_), 0) => {
                         if let Some((level, start, end)) = heading.take() {
                             let name = heading_text.trim().to_string();
-                            open_section(&mut units, &mut sections, &mut headings, level, start, &name, text, index);
+                            open_section(
+                                &mut units,
+                                &mut sections,
+                                &mut headings,
+                                level,
+                                start,
+                                &name,
+                                text,
+                                index,
+                            );
                             if title.is_none() {
                                 title = Some(name.clone());
                             }
-                            if let Some(mut unit) = leaf("heading", start, end, &sections, &headings) {
+                            if let Some(mut unit) =
+                                leaf("heading", start, end, &sections, &headings)
+                            {
                                 let slug = slugify(&name);
                                 if !slug.is_empty() {
                                     unit.anchor = Some(slug.clone());
-                                    unit.identifiers.push(Identifier { kind: "anchor".into(), value: slug });
+                                    unit.identifiers.push(Identifier {
+                                        kind: "anchor".into(),
+                                        value: slug,
+                                    });
                                 }
                                 units.push(unit);
                             }
@@ -115,7 +171,11 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     while let Some(section) = sections.pop() {
         close_section(&mut units[section.ordinal], doc_end, text, index);
     }
-    Parsed { units, diagnostics: Vec::new(), title }
+    Parsed {
+        units,
+        diagnostics: Vec::new(),
+        title,
+    }
 }
 
 #[allow(clippy::too_many_arguments)] // One call site; a struct for it would only rename the locals.
@@ -131,7 +191,12 @@ fn open_section(
 ) {
     while sections.last().is_some_and(|s| s.level >= level) {
         let section = sections.pop().unwrap_or_else(|| unreachable!());
-        close_section(&mut units[section.ordinal], trim_end(text, 0, start), text, index);
+        close_section(
+            &mut units[section.ordinal],
+            trim_end(text, 0, start),
+            text,
+            index,
+        );
         headings.pop();
     }
     headings.push(name.to_string());
@@ -189,7 +254,21 @@ mod tests {
         let types: Vec<_> = parsed.units.iter().map(|u| u.unit_type).collect();
         assert_eq!(
             types,
-            ["section", "heading", "paragraph", "section", "heading", "list_item", "list_item", "code_block", "table_row", "table_row", "section", "heading", "paragraph"]
+            [
+                "section",
+                "heading",
+                "paragraph",
+                "section",
+                "heading",
+                "list_item",
+                "list_item",
+                "code_block",
+                "table_row",
+                "table_row",
+                "section",
+                "heading",
+                "paragraph"
+            ]
         );
         let item = &parsed.units[6];
         assert_eq!(item.text, "- two\n  nested");

@@ -24,7 +24,11 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     if let Some(start) = para_start {
         units.push(paragraph(text, index, start, para_end));
     }
-    Parsed { units, diagnostics: Vec::new(), title: None }
+    Parsed {
+        units,
+        diagnostics: Vec::new(),
+        title: None,
+    }
 }
 
 fn paragraph(text: &str, index: &LineIndex, start: usize, end: usize) -> Unit {

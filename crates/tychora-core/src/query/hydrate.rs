@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
 use crate::lexical::Filter;
@@ -80,7 +80,9 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
         let mut stmt = conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params_from_iter(batch.iter()), |r| {
             let capsule: String = r.get(10)?;
-            let heading_path = serde_json::from_str::<CapsuleHeadings>(&capsule).map(|c| c.heading_path).unwrap_or_default();
+            let heading_path = serde_json::from_str::<CapsuleHeadings>(&capsule)
+                .map(|c| c.heading_path)
+                .unwrap_or_default();
             Ok(ChunkRow {
                 chunk_id: r.get(0)?,
                 byte_start: r.get(1)?,
@@ -119,7 +121,9 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
 /// How many sources of the snapshot the filter admits.
 pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<i64> {
     if filter.collections.is_empty() && filter.kinds.is_empty() {
-        return Ok(conn.prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?.query_row([snapshot_id], |r| r.get(0))?);
+        return Ok(conn
+            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
+            .query_row([snapshot_id], |r| r.get(0))?);
     }
     let mut sql = String::from(
         "SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id WHERE m.snapshot_id = ?1",

@@ -7,11 +7,11 @@
 //! long ingest transaction.
 
 use std::path::Path;
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Mutex;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::thread::JoinHandle;
 
-use rusqlite::{params, Connection};
+use rusqlite::{Connection, params};
 
 use crate::error::{Error, Result};
 use crate::store;
@@ -59,22 +59,30 @@ impl QueryLog {
             .name("tychora-query-log".into())
             .spawn(move || run(&conn, &receiver))
             .map_err(|e| Error::Internal(format!("cannot start the query log thread: {e}")))?;
-        Ok(Self { sender: Mutex::new(Some(sender)), thread: Mutex::new(Some(thread)) })
+        Ok(Self {
+            sender: Mutex::new(Some(sender)),
+            thread: Mutex::new(Some(thread)),
+        })
     }
 
     /// Queues a row.
     pub fn record(&self, run: QueryRun) {
-        if let Ok(guard) = self.sender.lock() {
-            if let Some(sender) = guard.as_ref() {
-                let _ = sender.send(Message::Run(run));
-            }
+        if let Ok(guard) = self.sender.lock()
+            && let Some(sender) = guard.as_ref()
+        {
+            let _ = sender.send(Message::Run(run));
         }
     }
 
     /// Waits until every queued row is written.
     pub fn flush(&self) {
         let (ack, done) = mpsc::channel();
-        let sent = self.sender.lock().ok().and_then(|g| g.as_ref().map(|s| s.send(Message::Flush(ack)).is_ok())).unwrap_or(false);
+        let sent = self
+            .sender
+            .lock()
+            .ok()
+            .and_then(|g| g.as_ref().map(|s| s.send(Message::Flush(ack)).is_ok()))
+            .unwrap_or(false);
         if sent {
             let _ = done.recv();
         }
@@ -126,7 +134,16 @@ fn write(conn: &Connection, rows: &[QueryRun]) -> Result<()> {
             "INSERT INTO query_runs (id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         )?;
         for r in rows {
-            insert.execute(params![r.id, r.snapshot_id, r.request_json, r.summary_json, r.agent_id, r.task_id, r.duration_ms, r.created_at])?;
+            insert.execute(params![
+                r.id,
+                r.snapshot_id,
+                r.request_json,
+                r.summary_json,
+                r.agent_id,
+                r.task_id,
+                r.duration_ms,
+                r.created_at
+            ])?;
         }
     }
     tx.commit()?;

@@ -19,6 +19,9 @@ use crate::tokenize;
 use crate::workspace::Workspace;
 use hydrate::ChunkRow;
 
+/// One channel's name, weight and `(chunk_id, owner_id)` hits, best first.
+type ChannelHits = (&'static str, f64, Vec<(i64, i64)>);
+
 /// The result contract version.
 pub const RESULT_VERSION: u32 = 1;
 
@@ -219,7 +222,9 @@ fn run_id() -> String {
     use sha2::Digest;
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     let digest = sha2::Sha256::digest(format!("{nanos}:{}:{n}", std::process::id()));
     format!("qr_{}", &hex::encode(digest)[..20])
 }
@@ -235,25 +240,34 @@ impl Workspace {
         let pack = self.pack();
         let limit = request.limit.unwrap_or(pack.output.limit);
         if limit == 0 || limit > 1000 {
-            return Err(Error::InvalidArgument(format!("limit must be between 1 and 1000, got {limit}")));
+            return Err(Error::InvalidArgument(format!(
+                "limit must be between 1 and 1000, got {limit}"
+            )));
         }
         let budget = request.budget_tokens.unwrap_or(pack.output.budget_tokens);
         let max_per_source = request.max_per_source.unwrap_or(pack.output.max_per_source);
         let channels: Vec<String> = match &request.channels {
             Some(list) => {
                 if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
-                    return Err(Error::InvalidArgument(format!("unknown channel {bad:?}; this profile has exact and lexical")));
+                    return Err(Error::InvalidArgument(format!(
+                        "unknown channel {bad:?}; this profile has exact and lexical"
+                    )));
                 }
                 list.clone()
             }
-            None => self.config().profiles[&self.config().default_profile].channels.clone(),
+            None => self.config().profiles[&self.config().default_profile]
+                .channels
+                .clone(),
         };
         for kind in &request.kinds {
             if crate::parse::Kind::from_name(kind).is_none() {
                 return Err(Error::InvalidArgument(format!("unknown kind {kind:?}")));
             }
         }
-        let filter = Filter { collections: request.collections.clone(), kinds: request.kinds.clone() };
+        let filter = Filter {
+            collections: request.collections.clone(),
+            kinds: request.kinds.clone(),
+        };
         let mut warnings = Vec::new();
 
         let mut segments: Vec<Segment> = Vec::new();
@@ -262,7 +276,10 @@ impl Workspace {
         let mut trace: Vec<TraceStage> = Vec::new();
         let mut lap = Instant::now();
         let mut mark = |stage: &'static str| {
-            trace.push(TraceStage { stage, ms: lap.elapsed().as_secs_f64() * 1000.0 });
+            trace.push(TraceStage {
+                stage,
+                ms: lap.elapsed().as_secs_f64() * 1000.0,
+            });
             lap = Instant::now();
         };
         let (snapshot_id, mut coverage) = self.with_reader(|conn| {
@@ -276,21 +293,36 @@ impl Workspace {
             let Some(snapshot_id) = snapshot_id else {
                 return Ok((None, Coverage::default()));
             };
-            let mut coverage = Coverage { eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?, ..Coverage::default() };
+            let mut coverage = Coverage {
+                eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?,
+                ..Coverage::default()
+            };
             mark("eligibility");
             let candidate_k = (limit * 3).max(100);
             // Each channel yields (chunk_id, owner_id) pairs, best first.
-            let mut per_channel: Vec<(&'static str, f64, Vec<(i64, i64)>)> = Vec::new();
+            let mut per_channel: Vec<ChannelHits> = Vec::new();
             if channels.iter().any(|c| c == "exact") {
                 let ids = exact::query_identifiers(&request.query, self.patterns());
-                per_channel.push(("exact", pack.fusion.weights.exact, exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?));
+                per_channel.push((
+                    "exact",
+                    pack.fusion.weights.exact,
+                    exact::search(conn, snapshot_id, &ids, &filter, candidate_k)?,
+                ));
                 mark("exact");
             }
             if channels.iter().any(|c| c == "lexical") {
                 let generation = snapshot::lexical_generation(conn, snapshot_id)?;
-                let hits = self.lexical(&generation)?.search(&request.query, &filter, candidate_k)?;
+                let hits =
+                    self.lexical(&generation)?
+                        .search(&request.query, &filter, candidate_k)?;
                 let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
-                per_channel.push(("lexical", pack.fusion.weights.lexical, hits.into_iter().map(|(c, o)| (as_i64(c), as_i64(o))).collect()));
+                per_channel.push((
+                    "lexical",
+                    pack.fusion.weights.lexical,
+                    hits.into_iter()
+                        .map(|(c, o)| (as_i64(c), as_i64(o)))
+                        .collect(),
+                ));
                 mark("lexical");
             }
             let mut lists = Vec::with_capacity(per_channel.len());
@@ -298,14 +330,24 @@ impl Workspace {
             // exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
             let mut representative: HashMap<i64, i64> = HashMap::new();
             for (channel, weight, hits) in &per_channel {
-                coverage.channels.push(ChannelCoverage { channel, weight: *weight, candidates: hits.len() });
-                lists.push(ChannelList { channel, weight: *weight, owners: hits.iter().map(|&(_, owner)| owner).collect() });
+                coverage.channels.push(ChannelCoverage {
+                    channel,
+                    weight: *weight,
+                    candidates: hits.len(),
+                });
+                lists.push(ChannelList {
+                    channel,
+                    weight: *weight,
+                    owners: hits.iter().map(|&(_, owner)| owner).collect(),
+                });
                 for &(chunk, owner) in hits {
                     representative.entry(owner).or_insert(chunk);
                 }
             }
-            let candidates: Vec<(fusion::Fused<i64>, i64)> =
-                fusion::rrf(&lists, pack.fusion.k).into_iter().filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk))).collect();
+            let candidates: Vec<(fusion::Fused<i64>, i64)> = fusion::rrf(&lists, pack.fusion.k)
+                .into_iter()
+                .filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk)))
+                .collect();
             coverage.fused_candidates = candidates.len();
             mark("fusion");
 
@@ -314,12 +356,15 @@ impl Workspace {
             // Hydrate a little more than needed: per-source limits and duplicates drop some.
             let page = limit + limit / 2 + 2;
             'pages: for batch in candidates.chunks(page) {
-                let rows = hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
+                let rows =
+                    hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
                 for (fused, chunk_id) in batch {
                     if segments.len() >= limit {
                         break 'pages;
                     }
-                    let Some(row) = rows.get(chunk_id) else { continue };
+                    let Some(row) = rows.get(chunk_id) else {
+                        continue;
+                    };
                     if !spans.insert((row.revision_id, row.byte_start, row.byte_end)) {
                         coverage.dropped_as_duplicate += 1;
                         continue;
@@ -338,17 +383,27 @@ impl Workspace {
                     }
                     used += cost;
                     *count += 1;
-                    segments.push(to_segment(row, fused, snapshot_id, segments.len() + 1, citation));
+                    segments.push(to_segment(
+                        row,
+                        fused,
+                        snapshot_id,
+                        segments.len() + 1,
+                        citation,
+                    ));
                 }
             }
             mark("segments");
             Ok((Some(snapshot_id), coverage))
         })?;
         if snapshot_id.is_none() {
-            warnings.push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
+            warnings
+                .push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
         }
         if truncated {
-            warnings.push(format!("{} segment(s) left out to stay within the {budget}-token budget", coverage.dropped_by_budget));
+            warnings.push(format!(
+                "{} segment(s) left out to stay within the {budget}-token budget",
+                coverage.dropped_by_budget
+            ));
         }
         coverage.returned = segments.len();
         let citations = segments
@@ -417,17 +472,37 @@ impl Workspace {
     }
 }
 
-fn to_segment(row: &ChunkRow, fused: &fusion::Fused<i64>, snapshot_id: i64, rank: usize, citation: String) -> Segment {
+fn to_segment(
+    row: &ChunkRow,
+    fused: &fusion::Fused<i64>,
+    snapshot_id: i64,
+    rank: usize,
+    citation: String,
+) -> Segment {
     Segment {
         id: format!("seg_{}_{}", snapshot_id, row.chunk_id),
         rank,
         score: fused.score,
-        channels: fused.ranks.iter().map(|&(channel, rank)| ChannelRank { channel, rank }).collect(),
+        channels: fused
+            .ranks
+            .iter()
+            .map(|&(channel, rank)| ChannelRank { channel, rank })
+            .collect(),
         snapshot_id,
         chunk_id: row.chunk_id,
         unit_ids: (row.first_unit_id..=row.last_unit_id).collect(),
-        source: SourceRef { source_id: row.source_id, uri: row.uri.clone(), path: row.rel_path.clone(), collection: row.collection.clone(), kind: row.kind.clone() },
-        revision: RevisionRef { revision_id: row.revision_id, seq: row.seq, sha256: row.sha256.clone() },
+        source: SourceRef {
+            source_id: row.source_id,
+            uri: row.uri.clone(),
+            path: row.rel_path.clone(),
+            collection: row.collection.clone(),
+            kind: row.kind.clone(),
+        },
+        revision: RevisionRef {
+            revision_id: row.revision_id,
+            seq: row.seq,
+            sha256: row.sha256.clone(),
+        },
         locator: Locator {
             byte_start: row.byte_start,
             byte_end: row.byte_end,

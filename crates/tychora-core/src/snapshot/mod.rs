@@ -4,10 +4,10 @@
 //! directory → verify its document count equals the members' chunk count → in one SQLite
 //! transaction insert the snapshot, its members and index link, and switch the pointer.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::{Error, Result};
-use crate::ingest::{failpoint, Progress};
+use crate::ingest::{Progress, failpoint};
 use crate::lexical::{self, LexDoc};
 use crate::store::now_ms;
 use crate::workspace::Workspace;
@@ -30,7 +30,11 @@ pub struct Member {
 /// # Errors
 /// SQLite errors.
 pub fn current(conn: &Connection) -> Result<Option<i64>> {
-    Ok(conn.query_row("SELECT current_snapshot_id FROM workspaces WHERE id = 1", [], |r| r.get(0))?)
+    Ok(conn.query_row(
+        "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?)
 }
 
 /// The members of a snapshot.
@@ -80,14 +84,25 @@ fn lexical_family(conn: &Connection, workspace: &Workspace) -> Result<i64> {
         "INSERT INTO index_families (name, channel, config_json) VALUES ('lexical', 'lexical', ?1) ON CONFLICT (name) DO UPDATE SET config_json = excluded.config_json",
         params![config],
     )?;
-    Ok(conn.query_row("SELECT id FROM index_families WHERE name = 'lexical'", [], |r| r.get(0))?)
+    Ok(conn.query_row(
+        "SELECT id FROM index_families WHERE name = 'lexical'",
+        [],
+        |r| r.get(0),
+    )?)
 }
 
 /// Builds, verifies and publishes a snapshot of `members`. Returns its id.
 ///
 /// # Errors
 /// `E_CORRUPT` if verification fails (nothing is published); tantivy, I/O and SQLite errors.
-pub fn publish(workspace: &Workspace, conn: &mut Connection, parent: Option<i64>, job_id: i64, members: &[Member], on_progress: &(dyn Fn(Progress) + Sync)) -> Result<i64> {
+pub fn publish(
+    workspace: &Workspace,
+    conn: &mut Connection,
+    parent: Option<i64>,
+    job_id: i64,
+    members: &[Member],
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<i64> {
     let generation = format!("g{}-{job_id}", now_ms());
     let dir = workspace.generation_dir(&generation);
     let expected;
@@ -103,31 +118,58 @@ pub fn publish(workspace: &Workspace, conn: &mut Connection, parent: Option<i64>
             let revision = u64::try_from(member.revision_id).unwrap_or_default();
             let found = stmt.query_map(params![member.extraction_id], |r| {
                 let capsule: String = r.get(2)?;
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, capsule, r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get::<_, i64>(5)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    capsule,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, i64>(5)?,
+                ))
             })?;
             for row in found {
                 let (id, text, capsule, kind, collection, owner) = row?;
                 let id = u64::try_from(id).unwrap_or_default();
-                rows.push((id, u64::try_from(owner).unwrap_or(id), revision, text, capsule_text(&capsule), kind, collection));
+                rows.push((
+                    id,
+                    u64::try_from(owner).unwrap_or(id),
+                    revision,
+                    text,
+                    capsule_text(&capsule),
+                    kind,
+                    collection,
+                ));
             }
         }
         expected = rows.len() as u64;
-        on_progress(Progress { phase: "index", done: 0, total: rows.len() });
-        let docs = rows.iter().map(|(id, owner, rev, text, capsule, kind, collection)| LexDoc {
-            chunk_id: *id,
-            owner_id: *owner,
-            revision_id: *rev,
-            collection,
-            kind,
-            text,
-            capsule,
+        on_progress(Progress {
+            phase: "index",
+            done: 0,
+            total: rows.len(),
         });
+        let docs = rows
+            .iter()
+            .map(|(id, owner, rev, text, capsule, kind, collection)| LexDoc {
+                chunk_id: *id,
+                owner_id: *owner,
+                revision_id: *rev,
+                collection,
+                kind,
+                text,
+                capsule,
+            });
         let count = lexical::build_generation(&dir, &workspace.pack().lexical, docs)?;
         if count != expected {
             let _ = std::fs::remove_dir_all(&dir);
-            return Err(Error::Corrupt(format!("index generation {generation} holds {count} documents but the snapshot has {expected} chunks; not published")));
+            return Err(Error::Corrupt(format!(
+                "index generation {generation} holds {count} documents but the snapshot has {expected} chunks; not published"
+            )));
         }
-        on_progress(Progress { phase: "index", done: rows.len(), total: rows.len() });
+        on_progress(Progress {
+            phase: "index",
+            done: rows.len(),
+            total: rows.len(),
+        });
     }
     failpoint("after-index");
     let family = lexical_family(conn, workspace)?;
@@ -143,13 +185,28 @@ pub fn publish(workspace: &Workspace, conn: &mut Connection, parent: Option<i64>
     {
         let mut insert = tx.prepare_cached("INSERT INTO snapshot_members (snapshot_id, source_id, revision_id, extraction_id) VALUES (?1, ?2, ?3, ?4)")?;
         for m in members {
-            insert.execute(params![snapshot_id, m.source_id, m.revision_id, m.extraction_id])?;
+            insert.execute(params![
+                snapshot_id,
+                m.source_id,
+                m.revision_id,
+                m.extraction_id
+            ])?;
         }
     }
-    tx.execute("INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)", params![snapshot_id, family, batch_id])?;
-    tx.execute("UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1", params![snapshot_id])?;
+    tx.execute(
+        "INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)",
+        params![snapshot_id, family, batch_id],
+    )?;
+    tx.execute(
+        "UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1",
+        params![snapshot_id],
+    )?;
     tx.commit()?;
-    on_progress(Progress { phase: "publish", done: 1, total: 1 });
+    on_progress(Progress {
+        phase: "publish",
+        done: 1,
+        total: 1,
+    });
     Ok(snapshot_id)
 }
 
@@ -159,7 +216,11 @@ fn capsule_text(json: &str) -> String {
         .ok()
         .map(|v| {
             let mut parts: Vec<String> = Vec::new();
-            if let Some(t) = v.get("title").and_then(|t| t.as_str()).filter(|t| !t.is_empty()) {
+            if let Some(t) = v
+                .get("title")
+                .and_then(|t| t.as_str())
+                .filter(|t| !t.is_empty())
+            {
                 parts.push(t.to_string());
             }
             if let Some(path) = v.get("heading_path").and_then(|p| p.as_array()) {

@@ -21,7 +21,11 @@ pub struct Migration {
 }
 
 /// Every migration this engine knows, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration { version: 1, name: "0001_initial.sql", sql: include_str!("../../../../migrations/0001_initial.sql") }];
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "0001_initial.sql",
+    sql: include_str!("../../../../migrations/0001_initial.sql"),
+}];
 
 /// The newest schema version.
 #[must_use]
@@ -44,13 +48,21 @@ const LEDGER: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
 
 /// Versions applied so far, with their recorded checksums.
 fn applied(conn: &Connection) -> Result<Vec<(i64, String)>> {
-    let exists: Option<i64> =
-        conn.query_row("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'", [], |r| r.get(0)).optional()?;
+    let exists: Option<i64> = conn
+        .query_row(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
     if exists.is_none() {
         return Ok(Vec::new());
     }
-    let mut stmt = conn.prepare("SELECT version, checksum FROM schema_migrations ORDER BY version")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut stmt =
+        conn.prepare("SELECT version, checksum FROM schema_migrations ORDER BY version")?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
@@ -59,11 +71,18 @@ fn verify(conn: &Connection) -> Result<i64> {
     let mut current = 0;
     for (version, recorded) in applied(conn)? {
         let Some(migration) = MIGRATIONS.iter().find(|m| m.version == version) else {
-            return Err(Error::Conflict(format!("workspace has schema version {version}, newer than this engine knows ({}); upgrade tychora", latest())));
+            return Err(Error::Conflict(format!(
+                "workspace has schema version {version}, newer than this engine knows ({}); upgrade tychora",
+                latest()
+            )));
         };
         let computed = checksum(migration.sql);
         if computed != recorded {
-            return Err(Error::ChecksumMismatch { what: format!("migration {}", migration.name), recorded, computed });
+            return Err(Error::ChecksumMismatch {
+                what: format!("migration {}", migration.name),
+                recorded,
+                computed,
+            });
         }
         current = version;
     }
@@ -77,7 +96,11 @@ fn verify(conn: &Connection) -> Result<i64> {
 pub fn check(conn: &Connection, workspace: &std::path::Path) -> Result<()> {
     let current = verify(conn)?;
     if current < latest() {
-        return Err(Error::MigrationRequired { path: workspace.to_path_buf(), current, required: latest() });
+        return Err(Error::MigrationRequired {
+            path: workspace.to_path_buf(),
+            current,
+            required: latest(),
+        });
     }
     Ok(())
 }
@@ -121,8 +144,17 @@ mod tests {
     fn altered_checksum_is_refused() {
         let mut conn = Connection::open_in_memory().unwrap();
         apply(&mut conn).unwrap();
-        conn.execute("UPDATE schema_migrations SET checksum = 'abc' WHERE version = 1", []).unwrap();
-        assert_eq!(check(&conn, std::path::Path::new("/ws")).unwrap_err().code(), crate::ErrorCode::ChecksumMismatch);
+        conn.execute(
+            "UPDATE schema_migrations SET checksum = 'abc' WHERE version = 1",
+            [],
+        )
+        .unwrap();
+        assert_eq!(
+            check(&conn, std::path::Path::new("/ws"))
+                .unwrap_err()
+                .code(),
+            crate::ErrorCode::ChecksumMismatch
+        );
     }
 
     #[test]
@@ -130,7 +162,9 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         apply(&mut conn).unwrap();
         let loose: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT'")
+            .prepare(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT'",
+            )
             .unwrap()
             .query_map([], |r| r.get(0))
             .unwrap()

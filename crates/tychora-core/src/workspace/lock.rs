@@ -21,18 +21,34 @@ impl WorkspaceLock {
         let runtime = dir.join("runtime");
         std::fs::create_dir_all(&runtime).map_err(|e| Error::io(&runtime, e))?;
         let path = runtime.join("lock");
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(|e| Error::io(&path, e))?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut owner = String::new();
                 let _ = file.read_to_string(&mut owner);
                 let owner = owner.trim();
-                return Err(Error::Locked { path: dir.to_path_buf(), owner: if owner.is_empty() { "unknown".into() } else { owner.to_string() } });
+                return Err(Error::Locked {
+                    path: dir.to_path_buf(),
+                    owner: if owner.is_empty() {
+                        "unknown".into()
+                    } else {
+                        owner.to_string()
+                    },
+                });
             }
             Err(TryLockError::Error(e)) => return Err(Error::io(&path, e)),
         }
-        file.set_len(0).and_then(|()| file.seek(SeekFrom::Start(0))).and_then(|_| write!(file, "{}", std::process::id())).map_err(|e| Error::io(&path, e))?;
+        file.set_len(0)
+            .and_then(|()| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| write!(file, "{}", std::process::id()))
+            .map_err(|e| Error::io(&path, e))?;
         Ok(Self { _file: file })
     }
 

@@ -1,7 +1,7 @@
 //! `tychora manage status|verify` and `tychora inspect`: counts, integrity checks, provenance.
 
-use rusqlite::{params, Connection, OptionalExtension};
-use serde_json::{json, Value};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
 
 use super::Workspace;
 use crate::error::{Error, Result};
@@ -9,7 +9,9 @@ use crate::snapshot;
 use crate::store::migrate;
 
 fn dir_size(path: &std::path::Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(path) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
     entries
         .flatten()
         .map(|e| match e.file_type() {
@@ -199,7 +201,11 @@ fn one(conn: &Connection, sql: &str, id: i64) -> Result<Option<Value>> {
 }
 
 fn parse_id(id: &str) -> Result<(&'static str, i64)> {
-    let bad = || Error::InvalidArgument(format!("cannot read id {id:?}: use source:N, revision:N, unit:N, chunk:N, snapshot:N, job:N or a segment id seg_S_C"));
+    let bad = || {
+        Error::InvalidArgument(format!(
+            "cannot read id {id:?}: use source:N, revision:N, unit:N, chunk:N, snapshot:N, job:N or a segment id seg_S_C"
+        ))
+    };
     if let Some(rest) = id.strip_prefix("seg_") {
         let chunk = rest.split('_').nth(1).ok_or_else(bad)?;
         return Ok(("chunk", chunk.parse().map_err(|_| bad())?));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use regex::Regex;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::artifact::ArtifactStore;
 use crate::config::{self, Config, Pack};
@@ -44,7 +44,9 @@ pub struct Workspace {
 
 impl std::fmt::Debug for Workspace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workspace").field("dir", &self.dir).finish_non_exhaustive()
+        f.debug_struct("Workspace")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -69,7 +71,10 @@ impl Workspace {
         let dir = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         let toml_path = dir.join("workspace.toml");
         if toml_path.exists() {
-            return Err(Error::Conflict(format!("{} is already a tychora workspace", dir.display())));
+            return Err(Error::Conflict(format!(
+                "{} is already a tychora workspace",
+                dir.display()
+            )));
         }
         let mut created = Vec::new();
         for sub in ["artifacts", "indexes", "runtime"] {
@@ -78,21 +83,37 @@ impl Workspace {
             created.push(format!("{sub}/"));
         }
         let lock = WorkspaceLock::acquire(&dir)?;
-        let name = dir.file_name().map_or_else(|| "workspace".to_string(), |n| n.to_string_lossy().into_owned());
+        let name = dir.file_name().map_or_else(
+            || "workspace".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)?;
         let now = store::now_ms();
         let tx = conn.transaction()?;
-        tx.execute("INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)", params![name, now, ENGINE_VERSION])?;
-        tx.execute("INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)", params![now])?;
+        tx.execute(
+            "INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)",
+            params![name, now, ENGINE_VERSION],
+        )?;
+        tx.execute(
+            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)",
+            params![now],
+        )?;
         tx.commit()?;
         // workspace.toml last: its presence marks a complete workspace.
         let tmp = dir.join("workspace.toml.tmp");
         fs::write(&tmp, config::default_toml(&name)).map_err(|e| Error::io(&tmp, e))?;
         fs::rename(&tmp, &toml_path).map_err(|e| Error::io(&toml_path, e))?;
-        created.splice(0..0, ["workspace.toml".to_string(), "corpus.sqlite3".to_string()]);
+        created.splice(
+            0..0,
+            ["workspace.toml".to_string(), "corpus.sqlite3".to_string()],
+        );
         drop(lock);
-        Ok(InitReport { dir: dir.display().to_string(), created, schema_version: migrate::latest() })
+        Ok(InitReport {
+            dir: dir.display().to_string(),
+            created,
+            schema_version: migrate::latest(),
+        })
     }
 
     /// Opens an existing workspace, taking its lock. Never migrates.
@@ -112,7 +133,9 @@ impl Workspace {
                     .case_insensitive(true)
                     .build()
                     .map(|re| (p.name.clone(), re))
-                    .map_err(|e| Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name)))
+                    .map_err(|e| {
+                        Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
+                    })
             })
             .collect::<Result<Vec<_>>>()?;
         let lock = WorkspaceLock::acquire(&dir)?;
@@ -152,9 +175,15 @@ impl Workspace {
     }
 
     fn resolve(dir: &Path) -> Result<PathBuf> {
-        let dir = fs::canonicalize(dir).map_err(|_| Error::NotFound { what: "workspace", id: dir.display().to_string() })?;
+        let dir = fs::canonicalize(dir).map_err(|_| Error::NotFound {
+            what: "workspace",
+            id: dir.display().to_string(),
+        })?;
         if !dir.join("workspace.toml").is_file() {
-            return Err(Error::NotFound { what: "workspace (no workspace.toml; run `tychora init`)", id: dir.display().to_string() });
+            return Err(Error::NotFound {
+                what: "workspace (no workspace.toml; run `tychora init`)",
+                id: dir.display().to_string(),
+            });
         }
         Ok(dir)
     }
@@ -190,21 +219,27 @@ impl Workspace {
     }
 
     pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
-        self.writer.lock().map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
+        self.writer
+            .lock()
+            .map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
     }
 
     /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer).
     pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let pooled = self.readers.lock().map_err(|_| Error::Internal("reader pool poisoned".into()))?.pop();
+        let pooled = self
+            .readers
+            .lock()
+            .map_err(|_| Error::Internal("reader pool poisoned".into()))?
+            .pop();
         let conn = match pooled {
             Some(conn) => conn,
             None => store::connect(&self.dir.join("corpus.sqlite3"))?,
         };
         let out = f(&conn);
-        if let Ok(mut pool) = self.readers.lock() {
-            if pool.len() < 8 {
-                pool.push(conn);
-            }
+        if let Ok(mut pool) = self.readers.lock()
+            && pool.len() < 8
+        {
+            pool.push(conn);
         }
         out
     }
@@ -216,11 +251,17 @@ impl Workspace {
 
     /// An opened lexical generation, cached; readers holding the `Arc` keep it open during GC.
     pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<LexicalIndex>> {
-        let mut cache = self.generations.lock().map_err(|_| Error::Internal("generation cache poisoned".into()))?;
+        let mut cache = self
+            .generations
+            .lock()
+            .map_err(|_| Error::Internal("generation cache poisoned".into()))?;
         if let Some(index) = cache.get(generation) {
             return Ok(Arc::clone(index));
         }
-        let index = Arc::new(LexicalIndex::open(&self.generation_dir(generation), &self.pack.lexical)?);
+        let index = Arc::new(LexicalIndex::open(
+            &self.generation_dir(generation),
+            &self.pack.lexical,
+        )?);
         cache.insert(generation.to_string(), Arc::clone(&index));
         Ok(index)
     }
@@ -230,7 +271,13 @@ impl Workspace {
     /// # Errors
     /// SQLite errors.
     pub fn current_snapshot(&self) -> Result<Option<i64>> {
-        self.with_reader(|conn| Ok(conn.query_row("SELECT current_snapshot_id FROM workspaces WHERE id = 1", [], |r| r.get(0))?))
+        self.with_reader(|conn| {
+            Ok(conn.query_row(
+                "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
+                [],
+                |r| r.get(0),
+            )?)
+        })
     }
 
     /// Removes index generations that no retained snapshot references and no reader holds, and
@@ -257,10 +304,18 @@ impl Workspace {
         let held: Vec<String> = self
             .generations
             .lock()
-            .map(|cache| cache.iter().filter(|(_, idx)| Arc::strong_count(idx) > 1).map(|(g, _)| g.clone()).collect())
+            .map(|cache| {
+                cache
+                    .iter()
+                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
+                    .map(|(g, _)| g.clone())
+                    .collect()
+            })
             .unwrap_or_default();
         let lexical_dir = self.dir.join("indexes").join("lexical");
-        let Ok(entries) = fs::read_dir(&lexical_dir) else { return Ok(0) };
+        let Ok(entries) = fs::read_dir(&lexical_dir) else {
+            return Ok(0);
+        };
         let mut removed = 0;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -272,22 +327,41 @@ impl Workspace {
             }
             match fs::remove_dir_all(entry.path()) {
                 Ok(()) => removed += 1,
-                Err(e) => log::warn!("cannot remove stale generation {}: {e}", entry.path().display()),
+                Err(e) => log::warn!(
+                    "cannot remove stale generation {}: {e}",
+                    entry.path().display()
+                ),
             }
-            conn.execute("UPDATE index_batches SET status = 'retired' WHERE generation = ?1", params![name])?;
+            conn.execute(
+                "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
+                params![name],
+            )?;
         }
         Ok(removed)
     }
 
     /// Looks up a collection id by name, creating it when `create` is set.
     pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
-        if let Some(id) = conn.query_row("SELECT id FROM collections WHERE name = ?1", params![name], |r| r.get(0)).optional()? {
+        if let Some(id) = conn
+            .query_row(
+                "SELECT id FROM collections WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?
+        {
             return Ok(id);
         }
         if !create {
-            return Err(Error::NotFound { what: "collection", id: name.to_string() });
+            return Err(Error::NotFound {
+                what: "collection",
+                id: name.to_string(),
+            });
         }
-        conn.execute("INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)", params![name, store::now_ms()])?;
+        conn.execute(
+            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
+            params![name, store::now_ms()],
+        )?;
         Ok(conn.last_insert_rowid())
     }
 }
