@@ -6,6 +6,8 @@ export default defineConfig({
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // Native suites spawn the CLI and index real corpora: give them room on a 2-core machine.
       { test: { name: 'native', include: ['test/native/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
+      // Agent surfaces: MCP over stdio and Streamable HTTP, the HTTP API and the daemon, through real clients.
+      { test: { name: 'surfaces', include: ['test/surfaces/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       { test: { name: 'eval', include: ['test/eval/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } },
     ],
   },

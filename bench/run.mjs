@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
 import { score } from '../dist/eval/metrics.js'
+import { benchSurfaces } from './surfaces.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const shared = resolve(root, '../shared/data')
@@ -112,6 +113,8 @@ for (const corpus of [scifact(), markdown()]) {
   console.error(JSON.stringify(entry, null, 1))
 }
 rmSync(scratch, { recursive: true, force: true })
+console.error('# agent surfaces (daemon on loopback)')
+results.surfaces = await benchSurfaces()
 
 const f = (x, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d))
 const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}×` : '–')
@@ -132,6 +135,14 @@ for (const c of results.corpora) {
   }
   md.push(`| | tychora ÷ FTS5 | ${ratio(t.ingest_seconds, c.fts5.build_seconds)} | | | ${ratio(t.query_p50_ms, c.fts5.query_p50_ms)} | ${ratio(t.query_p99_ms, c.fts5.query_p99_ms)} | | | |`)
 }
+const sv = results.surfaces
+md.push(
+  '',
+  `Agent surfaces on the Markdown corpus (daemon on loopback, limit 5): HTTP search with autocannon, ${sv.http_search.connections} connections for ${sv.http_search.seconds} s — ` +
+    `${f(sv.http_search.requests_per_s, 0)} req/s, p50 ${f(sv.http_search.p50_ms, 1)} ms, p99 ${f(sv.http_search.p99_ms, 1)} ms, ${sv.http_search.non_2xx} non-2xx, ${sv.http_search.errors} errors; ` +
+    `MCP search_evidence (${sv.mcp_streamable_http.calls} sequential calls): Streamable HTTP p50 ${f(sv.mcp_streamable_http.p50_ms)} ms, p99 ${f(sv.mcp_streamable_http.p99_ms)} ms; ` +
+    `stdio p50 ${f(sv.mcp_stdio.p50_ms)} ms, p99 ${f(sv.mcp_stdio.p99_ms)} ms.`,
+)
 md.push('', 'Query latency is measured in-process through the public TypeScript API (N-API crossing, JSON, zod validation included) for tychora, and through better-sqlite3 / MiniSearch for the peers.')
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)

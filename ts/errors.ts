@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   E_CLOSED: { exit: 1, http: 500, meaning: 'the handle was closed' },
   E_IO: { exit: 1, http: 500, meaning: 'I/O failure' },
   E_INTERNAL: { exit: 1, http: 500, meaning: 'bug, including caught panics' },
+  E_UNAUTHORIZED: { exit: 9, http: 401, meaning: 'missing or wrong bearer token' },
+  E_FORBIDDEN: { exit: 9, http: 403, meaning: 'request refused: foreign Host or Origin, or not allowed by the workspace' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -9,3 +9,4 @@ export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, ty
 export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'
 export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'
 export { ndcgAt, recallAt, mrrAt, score, type Scores } from './eval/metrics.js'
+export { connect, type ConnectOptions, type HttpEvidenceClient } from './client/http-client.js'

@@ -15,6 +15,8 @@ export const main = defineCommand({
     inspect: lazy(() => import('./commands/inspect.js')),
     manage: lazy(() => import('./commands/manage.js')),
     eval: lazy(() => import('./commands/eval.js')),
+    serve: lazy(() => import('./commands/serve.js')),
+    mcp: lazy(() => import('./commands/mcp.js')),
   },
 })
 

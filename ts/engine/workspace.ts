@@ -1,7 +1,24 @@
+import { randomBytes } from 'node:crypto'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { type AddRequest, AddRequestSchema, type Progress, ProgressSchema, type Receipt, ReceiptSchema } from '../contracts/ingest.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
+import {
+  type Evidence,
+  EvidenceSchema,
+  type JobRef,
+  type JobStatus,
+  JobStatusSchema,
+  type ListSourcesRequest,
+  type SnapshotList,
+  SnapshotListSchema,
+  type SourceList,
+  SourceListSchema,
+} from '../contracts/service.js'
 import { type InitReport, InitReportSchema, type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
+import type { EvidenceClient } from '../service/types.js'
+import { JobRunner } from './job-runner.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -22,11 +39,14 @@ export interface AddOptions {
  * for (const s of result.segments) console.log(s.citation, s.text)
  * ws.close()
  */
-export class Workspace {
+export class Workspace implements EvidenceClient {
   readonly #native: NativeWorkspace
+  readonly #jobs: JobRunner
 
   private constructor(handle: NativeWorkspace) {
     this.#native = handle
+    this.#jobs = new JobRunner((id, onProgress) => this.runJob(id, onProgress ? { onProgress } : {}))
+    this.#jobs.source(() => this.queuedJobs())
   }
 
   /** Opens the workspace in `dir`, taking its lock. Fails with `E_LOCKED` if another process owns it. */
@@ -34,9 +54,14 @@ export class Workspace {
     return new Workspace(await callNative(() => native().openWorkspace(dir)))
   }
 
-  /** Creates a workspace in `dir` (workspace.toml, corpus.sqlite3, artifacts/, indexes/, runtime/). */
+  /**
+   * Creates a workspace in `dir` (workspace.toml, corpus.sqlite3, artifacts/, indexes/, runtime/)
+   * and its bearer token for the daemon (`runtime/token`, mode 0600).
+   */
   static async init(dir: string): Promise<InitReport> {
-    return parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir)))
+    const report = parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir)))
+    await ensureToken(report.dir)
+    return report
   }
 
   /** Applies pending schema migrations; returns the versions applied. */
@@ -62,17 +87,7 @@ export class Workspace {
 
   async add(request: AddRequest, options: AddOptions = {}): Promise<Receipt> {
     const input = validate(AddRequestSchema, request)
-    const onProgress = options.onProgress
-    const progress = onProgress
-      ? (event: string) => {
-          try {
-            onProgress(ProgressSchema.parse(JSON.parse(event)))
-          } catch {
-            // A throwing progress callback must not take the process down (lancedb's lesson).
-          }
-        }
-      : undefined
-    return parseWith(ReceiptSchema, await callNative(() => this.#native.add(JSON.stringify(input), progress)))
+    return parseWith(ReceiptSchema, await callNative(() => this.#native.add(JSON.stringify(input), progressCallback(options.onProgress))))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
@@ -88,13 +103,102 @@ export class Workspace {
     return parseWith(VerifyReportSchema, await callNative(() => this.#native.verify()))
   }
 
+  /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N` or `chunk:N` with its provenance. */
+  async getEvidence(id: string): Promise<Evidence> {
+    return parseWith(EvidenceSchema, await callNative(() => this.#native.inspect(id)))
+  }
+
+  async listSources(options: Omit<ListSourcesRequest, 'project'> = {}): Promise<SourceList> {
+    return parseWith(SourceListSchema, await callNative(() => this.#native.listSources(JSON.stringify(options))))
+  }
+
+  async listSnapshots(): Promise<SnapshotList> {
+    return parseWith(SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
+  }
+
+  /** Records an add request as a durable queued job; it runs in the background on the single writer. */
+  async addSource(request: AddRequest): Promise<JobRef> {
+    const jobId = await this.enqueueAdd(request)
+    this.#jobs.kick()
+    return { project: this.name, job_id: jobId, status: 'queued' }
+  }
+
+  async enqueueAdd(request: AddRequest): Promise<number> {
+    const input = validate(AddRequestSchema, request)
+    return JSON.parse(await callNative(() => this.#native.enqueueAdd(JSON.stringify(input)))) as number
+  }
+
+  /** Runs a queued job now (the job runner calls this; so does resuming after a restart). */
+  async runJob(jobId: number, options: AddOptions = {}): Promise<Receipt> {
+    return parseWith(ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
+  }
+
+  async queuedJobs(): Promise<number[]> {
+    return JSON.parse(await callNative(() => this.#native.queuedJobs())) as number[]
+  }
+
+  /** Runs every queued job (e.g. left by a previous process), in order, in the background. */
+  resumeQueuedJobs(): void {
+    this.#jobs.kick()
+  }
+
+  /** Resolves when no job is queued or running. */
+  async idle(): Promise<void> {
+    await this.#jobs.idle()
+  }
+
+  /** Graceful shutdown: no new job starts; resolves when the running one has finished. */
+  async stopJobs(): Promise<void> {
+    this.#jobs.stop()
+    await this.#jobs.idle()
+  }
+
+  async jobStatus(jobId: number): Promise<JobStatus> {
+    return parseWith(JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
+  }
+
+  /** Whether MCP clients may add sources (`[agents] allow_add_source`, off by default). */
+  get allowAgentAdd(): boolean {
+    return callNativeSync(() => this.#native.allowAgentAdd)
+  }
+
+  /** The workspace's name (`name` in workspace.toml), the daemon's project name. */
+  get name(): string {
+    return callNativeSync(() => this.#native.name)
+  }
+
   /** Releases the handle; the lock goes once in-flight calls finish. Idempotent. */
   close(): void {
+    this.#jobs.stop()
     callNativeSync(() => this.#native.close())
   }
 }
 
-function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, value: unknown): T {
+function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((event: string) => void) | undefined {
+  if (!onProgress) return undefined
+  return (event: string) => {
+    try {
+      onProgress(ProgressSchema.parse(JSON.parse(event)))
+    } catch {
+      // A throwing progress callback must not take the process down (lancedb's lesson).
+    }
+  }
+}
+
+/** Creates `runtime/token` (32 random bytes, hex, mode 0600) unless it exists. */
+export async function ensureToken(dir: string): Promise<string> {
+  const path = join(dir, 'runtime', 'token')
+  try {
+    return (await readFile(path, 'utf8')).trim()
+  } catch {
+    const token = randomBytes(32).toString('hex')
+    await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' }).catch(async () => undefined)
+    await chmod(path, 0o600)
+    return (await readFile(path, 'utf8')).trim()
+  }
+}
+
+export function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, value: unknown): T {
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
   const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')

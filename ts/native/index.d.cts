@@ -16,6 +16,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class NativeWorkspace {
   /** The canonical workspace directory. */
   get dir(): string
+  /** The workspace's name from `workspace.toml` (the daemon's project name). */
+  get name(): string
+  /** Whether MCP clients may add sources (`[agents] allow_add_source` in workspace.toml). */
+  get allowAgentAdd(): boolean
   /** Runs one query (`QueryRequest` JSON). Resolves to `QueryResult` JSON. */
   search(requestJson: string, signal?: AbortSignal | undefined | null): Promise<string>
   /** Runs a batch of queries (a JSON array) in one crossing. Resolves to a JSON array of results. */
@@ -26,11 +30,23 @@ export declare class NativeWorkspace {
   status(): Promise<string>
   /** Re-hashes artifacts and checks snapshots against their indexes. Resolves to the report JSON. */
   verify(): Promise<string>
+  /** Records an add request as a queued job (durable across restarts). Resolves to the job id as JSON. */
+  enqueueAdd(requestJson: string): Promise<string>
+  /** Ids of queued jobs, oldest first, as JSON. */
+  queuedJobs(): Promise<string>
+  /** A job's row, steps, receipt and live progress, as JSON. */
+  jobStatus(jobId: number): Promise<string>
+  /** Sources of a snapshot (`{collection?, snapshot_id?, limit?, offset?}` JSON), as JSON. */
+  listSources(optionsJson: string): Promise<string>
+  /** Published snapshots, newest first, as JSON. */
+  listSnapshots(): Promise<string>
   /**
    * Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
    * `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
    */
   add(requestJson: string, progress?: (event: string) => void): Promise<string>
+  /** Runs a queued job on a dedicated thread. Resolves to the receipt JSON. */
+  runJob(jobId: number, progress?: (event: string) => void): Promise<string>
   /** Releases the workspace (and its lock once in-flight calls finish). Safe to call twice. */
   close(): void
 }

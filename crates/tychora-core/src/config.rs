@@ -112,6 +112,17 @@ pub struct Config {
     /// Per-workspace overrides of the pack's lexical analyzer (e.g. to measure stop words).
     #[serde(default)]
     pub lexical: Option<LexicalOverride>,
+    /// What agents (MCP clients) may do.
+    #[serde(default)]
+    pub agents: Agents,
+}
+
+/// What agents may do through MCP. Approved knowledge is never writable from MCP or HTTP.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Agents {
+    /// Whether the MCP `add_source` tool is offered (off by default).
+    #[serde(default)]
+    pub allow_add_source: bool,
 }
 
 /// Optional overrides of [`Lexical`]; unset fields keep the pack's value.
@@ -191,6 +202,10 @@ max_file_bytes = 67108864 # 64 MiB
 [snapshots]
 # Published snapshots whose index generations are kept for pinned readers.
 retain = 5
+
+[agents]
+# Whether MCP clients get the add_source tool.
+allow_add_source = false
 "#
     )
 }

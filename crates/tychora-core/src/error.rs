@@ -34,6 +34,10 @@ pub enum ErrorCode {
     Io,
     /// A bug, including caught panics.
     Internal,
+    /// Missing or wrong bearer token (raised by the HTTP and MCP surfaces).
+    Unauthorized,
+    /// Refused: foreign Host or Origin, or not allowed by the workspace config.
+    Forbidden,
 }
 
 impl ErrorCode {
@@ -54,6 +58,8 @@ impl ErrorCode {
             Self::Closed => "E_CLOSED",
             Self::Io => "E_IO",
             Self::Internal => "E_INTERNAL",
+            Self::Unauthorized => "E_UNAUTHORIZED",
+            Self::Forbidden => "E_FORBIDDEN",
         }
     }
 }

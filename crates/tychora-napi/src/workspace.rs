@@ -28,6 +28,20 @@ enum Work {
     Inspect(Arc<Workspace>, String),
     Status(Arc<Workspace>),
     Verify(Arc<Workspace>),
+    EnqueueAdd(Arc<Workspace>, String),
+    QueuedJobs(Arc<Workspace>),
+    JobStatus(Arc<Workspace>, i64),
+    ListSources(Arc<Workspace>, String),
+    ListSnapshots(Arc<Workspace>),
+}
+
+/// Options of `listSources`.
+#[derive(serde::Deserialize)]
+struct ListSourcesOptions {
+    collection: Option<String>,
+    snapshot_id: Option<i64>,
+    limit: Option<usize>,
+    offset: Option<usize>,
 }
 
 /// What a `WorkTask` produced.
@@ -73,6 +87,14 @@ impl Task for WorkTask {
                 Work::Inspect(ws, id) => Done::Json(to_json(&ws.inspect(&id)?)?),
                 Work::Status(ws) => Done::Json(to_json(&ws.status()?)?),
                 Work::Verify(ws) => Done::Json(to_json(&ws.verify()?)?),
+                Work::EnqueueAdd(ws, request) => Done::Json(to_json(&ws.enqueue_add(&from_json(&request, "add request")?)?)?),
+                Work::QueuedJobs(ws) => Done::Json(to_json(&ws.queued_jobs()?)?),
+                Work::JobStatus(ws, id) => Done::Json(to_json(&ws.job_status(id)?)?),
+                Work::ListSources(ws, options) => {
+                    let o: ListSourcesOptions = from_json(&options, "list options")?;
+                    Done::Json(to_json(&ws.list_sources(o.collection.as_deref(), o.snapshot_id, o.limit.unwrap_or(100).min(1000), o.offset.unwrap_or(0))?)?)
+                }
+                Work::ListSnapshots(ws) => Done::Json(to_json(&ws.list_snapshots()?)?),
             })
         })
     }
@@ -136,6 +158,18 @@ impl NativeWorkspace {
         Ok(self.inner_ref()?.dir().display().to_string())
     }
 
+    /// The workspace's name from `workspace.toml` (the daemon's project name).
+    #[napi(getter, catch_unwind)]
+    pub fn name(&self) -> Result<String> {
+        Ok(self.inner_ref()?.config().name.clone())
+    }
+
+    /// Whether MCP clients may add sources (`[agents] allow_add_source` in workspace.toml).
+    #[napi(getter, catch_unwind)]
+    pub fn allow_agent_add(&self) -> Result<bool> {
+        Ok(self.inner_ref()?.config().agents.allow_add_source)
+    }
+
     /// Runs one query (`QueryRequest` JSON). Resolves to `QueryResult` JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
     pub fn search(
@@ -177,40 +211,74 @@ impl NativeWorkspace {
         Ok(task(Work::Verify(self.inner_ref()?), None))
     }
 
+    /// Records an add request as a queued job (durable across restarts). Resolves to the job id as JSON.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn enqueue_add(&self, request_json: String) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(Work::EnqueueAdd(self.inner_ref()?, request_json), None))
+    }
+
+    /// Ids of queued jobs, oldest first, as JSON.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn queued_jobs(&self) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(Work::QueuedJobs(self.inner_ref()?), None))
+    }
+
+    /// A job's row, steps, receipt and live progress, as JSON.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn job_status(&self, job_id: i64) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(Work::JobStatus(self.inner_ref()?, job_id), None))
+    }
+
+    /// Sources of a snapshot (`{collection?, snapshot_id?, limit?, offset?}` JSON), as JSON.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn list_sources(&self, options_json: String) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(Work::ListSources(self.inner_ref()?, options_json), None))
+    }
+
+    /// Published snapshots, newest first, as JSON.
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn list_snapshots(&self) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(Work::ListSnapshots(self.inner_ref()?), None))
+    }
+
     /// Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
     /// `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "requestJson: string, progress?: (event: string) => void",
-        ts_return_type = "Promise<string>"
-    )]
-    pub fn add<'env>(
+    #[napi(catch_unwind, ts_args_type = "requestJson: string, progress?: (event: string) => void", ts_return_type = "Promise<string>")]
+    pub fn add<'env>(&self, env: &'env Env, request_json: String, progress: Option<ProgressFn>) -> Result<Object<'env>> {
+        let request: AddRequest = from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
+        self.spawn_job(env, progress, move |ws, report| ws.add(&request, report))
+    }
+
+    /// Runs a queued job on a dedicated thread. Resolves to the receipt JSON.
+    #[napi(catch_unwind, ts_args_type = "jobId: number, progress?: (event: string) => void", ts_return_type = "Promise<string>")]
+    pub fn run_job<'env>(&self, env: &'env Env, job_id: i64, progress: Option<ProgressFn>) -> Result<Object<'env>> {
+        self.spawn_job(env, progress, move |ws, report| ws.run_job(job_id, report))
+    }
+
+    /// Long jobs run on their own thread, not the libuv pool, and settle a promise when done.
+    fn spawn_job<'env>(
         &self,
         env: &'env Env,
-        request_json: String,
         progress: Option<ProgressFn>,
+        job: impl FnOnce(&Workspace, &(dyn Fn(tychora_core::ingest::Progress) + Sync)) -> tychora_core::Result<tychora_core::ingest::Receipt> + Send + 'static,
     ) -> Result<Object<'env>> {
         let ws = self.inner_ref()?;
-        let request: AddRequest =
-            from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
         let (deferred, promise) = env.create_deferred::<String, _>()?;
         std::thread::Builder::new()
-            .name("tychora-add".into())
+            .name("tychora-job".into())
             .spawn(move || {
                 let report = |p: tychora_core::ingest::Progress| {
                     if let (Some(tsfn), Ok(json)) = (&progress, serde_json::to_string(&p)) {
                         tsfn.call(json, ThreadsafeFunctionCallMode::NonBlocking);
                     }
                 };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    ws.add(&request, &report).and_then(|r| to_json(&r))
-                })) {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ws, &report).and_then(|r| to_json(&r)))) {
                     Ok(Ok(json)) => deferred.resolve(move |_| Ok(json)),
                     Ok(Err(err)) => deferred.reject(to_napi(&err)),
                     Err(payload) => deferred.reject(from_panic(payload.as_ref())),
                 }
             })
-            .map_err(|e| Error::from_reason(format!("[E_IO] cannot start the add thread: {e}")))?;
+            .map_err(|e| Error::from_reason(format!("[E_IO] cannot start the job thread: {e}")))?;
         Ok(promise)
     }
 

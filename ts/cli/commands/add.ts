@@ -1,9 +1,10 @@
 import { defineCommand } from 'citty'
-import type { Receipt } from '../../contracts/ingest.js'
+import { resolve } from 'node:path'
+import type { Progress, Receipt } from '../../contracts/ingest.js'
 import { KindSchema } from '../../contracts/query.js'
-import { Workspace } from '../../engine/workspace.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
-import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { exitState, workspaceArg, writeOut } from '../context.js'
+import { withTarget } from '../route.js'
 import { createProgress } from '../progress.js'
 
 /** Exit code of a job that captured nothing. */
@@ -40,18 +41,24 @@ export default defineCommand({
     const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
     if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json or jsonl`)
-    const ws = await Workspace.open(resolveWorkspace(args.workspace))
+    const request = { paths: paths.map((p) => resolve(p)), ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) }
     const progress = createProgress()
-    try {
-      const receipt = await ws.add(
-        { paths, ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) },
-        { onProgress: (p) => progress.update(p) },
-      )
-      progress.done()
-      writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
-      exitState.code = receipt.status === 'partial' ? EXIT_PARTIAL : receipt.status === 'failed' ? EXIT_FAILED_JOB : 0
-    } finally {
-      ws.close()
-    }
+    const receipt = await withTarget(args.workspace, async (target) => {
+      if (target.mode === 'local') return target.workspace.add(request, { onProgress: (p) => progress.update(p) })
+      // Through the daemon: the job is queued on its single writer; follow it to the end.
+      const job = await target.client.addSource(request)
+      for (;;) {
+        const status = await target.client.jobStatus(job.job_id)
+        if (status.progress) progress.update(status.progress as Progress)
+        if (status.receipt) return status.receipt
+        if (status.status === 'failed' || status.status === 'interrupted') {
+          throw new TychoraError('E_INTERNAL', `job ${job.job_id} ${status.status}: ${status.error ?? 'no receipt'}`)
+        }
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    })
+    progress.done()
+    writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
+    exitState.code = receipt.status === 'partial' ? EXIT_PARTIAL : receipt.status === 'failed' ? EXIT_FAILED_JOB : 0
   },
 })

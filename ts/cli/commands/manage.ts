@@ -1,6 +1,7 @@
 import { defineCommand } from 'citty'
 import { Workspace } from '../../engine/workspace.js'
 import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { withLocalWorkspace } from '../route.js'
 
 function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(2)} MB`
@@ -10,8 +11,7 @@ const status = defineCommand({
   meta: { name: 'status', description: 'Counts, sizes and the current snapshot' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    const ws = await Workspace.open(resolveWorkspace(args.workspace))
-    try {
+    await withLocalWorkspace(args.workspace, async (ws) => {
       const s = await ws.status()
       if (args.format === 'json') return writeOut(JSON.stringify(s, null, 2))
       const snap = s.current_snapshot
@@ -24,9 +24,7 @@ const status = defineCommand({
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)}`,
         ].join('\n'),
       )
-    } finally {
-      ws.close()
-    }
+    })
   },
 })
 
@@ -34,8 +32,7 @@ const verify = defineCommand({
   meta: { name: 'verify', description: 'Re-hash every artifact and check snapshots against their indexes' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    const ws = await Workspace.open(resolveWorkspace(args.workspace))
-    try {
+    await withLocalWorkspace(args.workspace, async (ws) => {
       const report = await ws.verify()
       if (args.format === 'json') writeOut(JSON.stringify(report, null, 2))
       else {
@@ -43,9 +40,7 @@ const verify = defineCommand({
         for (const p of report.problems) writeOut(`  ${p.code} ${p.object}: ${p.message}`)
       }
       if (!report.ok) exitState.code = 8
-    } finally {
-      ws.close()
-    }
+    })
   },
 })
 

@@ -1,9 +1,9 @@
 import { defineCommand } from 'citty'
 import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
-import { Workspace } from '../../engine/workspace.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
-import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { workspaceArg, writeOut } from '../context.js'
+import { withTarget } from '../route.js'
 
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
@@ -41,11 +41,6 @@ export default defineCommand({
         }).filter(([, v]) => v !== undefined),
       ),
     )
-    const ws = await Workspace.open(resolveWorkspace(args.workspace))
-    try {
-      writeOut(render(await ws.search(request), args.format as Format))
-    } finally {
-      ws.close()
-    }
+    await withTarget(args.workspace, async ({ client }) => writeOut(render(await client.search(request), args.format as Format)))
   },
 })

@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::capture;
@@ -84,13 +84,24 @@ pub struct Progress {
     pub total: usize,
 }
 
-/// Test hook: aborts the process at a named step when `TYCHORA_FAILPOINT` names it, so crash
-/// safety is tested at exact points rather than by timing.
+/// Test hook: when `TYCHORA_FAILPOINT` names this step, aborts the process there (`NAME`) or
+/// pauses it for a minute (`NAME:sleep`, so a test can kill it mid-job). Crash safety is tested at
+/// exact points rather than by timing.
 pub(crate) fn failpoint(name: &str) {
-    if std::env::var("TYCHORA_FAILPOINT").is_ok_and(|v| v == name) {
+    let Ok(value) = std::env::var("TYCHORA_FAILPOINT") else { return };
+    if value == name {
         log::error!("failpoint {name}: aborting");
         std::process::abort();
     }
+    if value.strip_suffix(":sleep") == Some(name) {
+        log::error!("failpoint {name}: sleeping");
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}
+
+fn parse_kind(kind: Option<&str>) -> Result<Option<Kind>> {
+    kind.map(|k| Kind::from_name(k).ok_or_else(|| Error::InvalidArgument(format!("unknown kind {k:?}; expected markdown, text, json or jsonl"))))
+        .transpose()
 }
 
 struct Target {
@@ -101,56 +112,78 @@ struct Target {
 }
 
 impl Workspace {
-    /// Adds or syncs files and directories as one durable job.
+    /// Adds or syncs files and directories as one durable job: [`Self::enqueue_add`] then
+    /// [`Self::run_job`].
     ///
     /// # Errors
     /// Only whole-job failures (database, index build); per-file problems are diagnostics.
-    pub fn add(
-        &self,
-        request: &AddRequest,
-        on_progress: &(dyn Fn(Progress) + Sync),
-    ) -> Result<Receipt> {
-        let started = Instant::now();
-        let kind_override = match request.kind.as_deref() {
-            None => None,
-            Some(k) => Some(Kind::from_name(k).ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "unknown kind {k:?}; expected markdown, text, json or jsonl"
-                ))
-            })?),
-        };
+    pub fn add(&self, request: &AddRequest, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+        let job_id = self.enqueue_add(request)?;
+        self.run_job(job_id, on_progress)
+    }
+
+    /// Validates an add request and records it as a queued job. Queued jobs survive a restart.
+    /// Does not wait for a running job: it writes through a pooled connection, not the writer.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an empty path list or an unknown kind.
+    pub fn enqueue_add(&self, request: &AddRequest) -> Result<i64> {
+        parse_kind(request.kind.as_deref())?;
         if request.paths.is_empty() {
             return Err(Error::InvalidArgument("add needs at least one path".into()));
         }
-        let collection = request
-            .collection
-            .clone()
-            .unwrap_or_else(|| "default".into());
+        let json = serde_json::to_string(request).map_err(|e| Error::Internal(e.to_string()))?;
+        self.with_reader(|conn| {
+            conn.execute("INSERT INTO jobs (kind, status, request_json, created_at) VALUES ('add', 'queued', ?1, ?2)", params![json, now_ms()])?;
+            Ok(conn.last_insert_rowid())
+        })
+    }
+
+    /// Ids of queued jobs, oldest first (to resume after a restart).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn queued_jobs(&self) -> Result<Vec<i64>> {
+        self.with_reader(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY id")?;
+            let ids = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            Ok(ids)
+        })
+    }
+
+    /// Runs a queued job to completion on the single writer.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown job, `E_CONFLICT` if it is not queued, whole-job failures.
+    pub fn run_job(&self, job_id: i64, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+        let started = Instant::now();
         let mut conn = self.writer()?;
-        conn.execute(
-            "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES ('add', 'running', ?1, ?2, ?3, ?3)",
-            params![serde_json::to_string(request).unwrap_or_else(|_| "{}".into()), std::process::id(), now_ms()],
-        )?;
-        let job_id = conn.last_insert_rowid();
-        let result = self.run_add(
-            &mut conn,
-            job_id,
-            request,
-            &collection,
-            kind_override,
-            started,
-            on_progress,
-        );
-        match result {
-            Ok(receipt) => Ok(receipt),
-            Err(err) => {
-                let _ = conn.execute(
-                    "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
-                    params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
-                );
-                Err(err)
-            }
+        let (status, request_json): (String, String) = conn
+            .query_row("SELECT status, request_json FROM jobs WHERE id = ?1", params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .ok_or_else(|| Error::NotFound { what: "job", id: job_id.to_string() })?;
+        if status != "queued" {
+            return Err(Error::Conflict(format!("job {job_id} is {status}, not queued")));
         }
+        let request: AddRequest = serde_json::from_str(&request_json).map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
+        let kind_override = parse_kind(request.kind.as_deref())?;
+        let collection = request.collection.clone().unwrap_or_else(|| "default".into());
+        conn.execute(
+            "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1",
+            params![job_id, std::process::id(), now_ms()],
+        )?;
+        let record = |p: Progress| {
+            self.record_progress(job_id, &p);
+            on_progress(p);
+        };
+        let result = self.run_add(&mut conn, job_id, &request, &collection, kind_override, started, &record);
+        self.clear_progress(job_id);
+        result.inspect_err(|err| {
+            let _ = conn.execute(
+                "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
+                params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
+            );
+        })
     }
 
     #[allow(clippy::too_many_arguments, clippy::too_many_lines)] // The job's steps in order; splitting would scatter them.

@@ -173,6 +173,72 @@ impl Workspace {
         })
     }
 
+    /// Sources of the current snapshot (or of `snapshot_id`), optionally in one collection.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown collection; SQLite errors.
+    pub fn list_sources(&self, collection: Option<&str>, snapshot_id: Option<i64>, limit: usize, offset: usize) -> Result<Value> {
+        self.with_reader(|conn| {
+            if let Some(name) = collection {
+                Workspace::collection_id(conn, name, false)?;
+            }
+            let snapshot = match snapshot_id {
+                Some(id) => Some(id),
+                None => snapshot::current(conn)?,
+            };
+            let Some(snapshot) = snapshot else { return Ok(json!({ "snapshot_id": null, "total": 0, "sources": [] })) };
+            let filter = "m.snapshot_id = ?1 AND (?2 IS NULL OR c.name = ?2)";
+            let total: i64 = conn.query_row(
+                &format!("SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections c ON c.id = s.collection_id WHERE {filter}"),
+                params![snapshot, collection],
+                |r| r.get(0),
+            )?;
+            let sources: Vec<Value> = conn
+                .prepare(&format!(
+                    "SELECT json_object('id', s.id, 'path', s.rel_path, 'uri', s.uri, 'collection', c.name, 'kind', s.kind, 'revision_id', r.id, 'seq', r.seq, 'sha256', r.sha256, 'size', r.size, 'captured_at', r.captured_at)
+                     FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections c ON c.id = s.collection_id JOIN revisions r ON r.id = m.revision_id
+                     WHERE {filter} ORDER BY s.rel_path LIMIT ?3 OFFSET ?4"
+                ))?
+                .query_map(params![snapshot, collection, limit as i64, offset as i64], |r| r.get::<_, String>(0))?
+                .map(|r| r.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null)))
+                .collect::<rusqlite::Result<_>>()?;
+            Ok(json!({ "snapshot_id": snapshot, "total": total, "sources": sources }))
+        })
+    }
+
+    /// Published snapshots, newest first, with whether their indexes are still retained.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn list_snapshots(&self) -> Result<Value> {
+        self.with_reader(|conn| {
+            let rows: Vec<Value> = conn
+                .prepare(
+                    "SELECT json_object('id', sn.id, 'parent_id', sn.parent_id, 'job_id', sn.job_id, 'chunks', sn.chunk_count, 'created_at', sn.created_at,
+                        'sources', (SELECT COUNT(*) FROM snapshot_members m WHERE m.snapshot_id = sn.id),
+                        'current', json(CASE WHEN sn.id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1) THEN 'true' ELSE 'false' END),
+                        'retained', json(CASE WHEN EXISTS (SELECT 1 FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE si.snapshot_id = sn.id AND b.status = 'verified') THEN 'true' ELSE 'false' END))
+                     FROM snapshots sn ORDER BY sn.id DESC",
+                )?
+                .query_map([], |r| r.get::<_, String>(0))?
+                .map(|r| r.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null)))
+                .collect::<rusqlite::Result<_>>()?;
+            Ok(json!({ "snapshots": rows }))
+        })
+    }
+
+    /// A job's row, steps and receipt, plus its live progress while it runs in this process.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown job.
+    pub fn job_status(&self, job_id: i64) -> Result<Value> {
+        let mut job = self.inspect(&format!("job:{job_id}"))?;
+        if let (Some(progress), Some(obj)) = (self.job_progress(job_id), job.as_object_mut()) {
+            obj.insert("progress".into(), serde_json::to_value(progress).unwrap_or(Value::Null));
+        }
+        Ok(job)
+    }
+
     /// Shows one object with its provenance. `id` is `source:N`, `revision:N`, `unit:N`,
     /// `chunk:N`, `snapshot:N`, `job:N`, or a segment id `seg_S_C`.
     ///

@@ -39,6 +39,7 @@ pub struct Workspace {
     readers: Mutex<Vec<Connection>>,
     generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
     query_log: QueryLog,
+    progress: Mutex<HashMap<i64, crate::ingest::Progress>>,
     _lock: WorkspaceLock,
 }
 
@@ -83,10 +84,18 @@ impl Workspace {
             created.push(format!("{sub}/"));
         }
         let lock = WorkspaceLock::acquire(&dir)?;
-        let name = dir.file_name().map_or_else(
-            || "workspace".to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        // A hidden directory (`.tychora` inside a project) is named after the project that holds it.
+        let named = if dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            dir.parent()
+        } else {
+            Some(dir.as_path())
+        };
+        let name: String = named
+            .and_then(Path::file_name)
+            .map_or_else(|| "workspace".to_string(), |n| n.to_string_lossy().into_owned())
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+            .collect();
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)?;
         let now = store::now_ms();
@@ -143,12 +152,13 @@ impl Workspace {
         migrate::check(&conn, &dir)?;
         // We own the lock, so a job still marked running belongs to a process that died.
         conn.execute(
-            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status IN ('running', 'queued')",
+            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status = 'running'",
             params![store::now_ms()],
         )?;
         let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
         let workspace = Self {
             query_log,
+            progress: Mutex::new(HashMap::new()),
             artifacts: ArtifactStore::new(dir.join("artifacts")),
             dir,
             config,
@@ -204,6 +214,24 @@ impl Workspace {
     #[must_use]
     pub fn pack(&self) -> &Pack {
         &self.pack
+    }
+
+    pub(crate) fn record_progress(&self, job_id: i64, progress: &crate::ingest::Progress) {
+        if let Ok(mut map) = self.progress.lock() {
+            map.insert(job_id, progress.clone());
+        }
+    }
+
+    pub(crate) fn clear_progress(&self, job_id: i64) {
+        if let Ok(mut map) = self.progress.lock() {
+            map.remove(&job_id);
+        }
+    }
+
+    /// The latest progress of a running job, if it runs in this process.
+    #[must_use]
+    pub fn job_progress(&self, job_id: i64) -> Option<crate::ingest::Progress> {
+        self.progress.lock().ok().and_then(|m| m.get(&job_id).cloned())
     }
 
     pub(crate) fn query_log(&self) -> &QueryLog {

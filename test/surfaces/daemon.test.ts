@@ -1,0 +1,119 @@
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { connect } from '../../ts/client/http-client.js'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { ERROR_CODES } from '../../ts/errors.js'
+import { cli, nativeMissing, scratch } from '../native/_setup.js'
+import { projectOf, startDaemon, tokenOf } from './_daemon.js'
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (ok(v) || Date.now() > end) return v
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe.skipIf(nativeMissing)('daemon', () => {
+  it('serves several projects; the CLI routes through it; a second owner is refused by pid and port; SIGTERM drains', async () => {
+    const a = await scratch()
+    const b = await scratch()
+    for (const s of [a, b]) {
+      expect((await cli(['init', s.ws])).code).toBe(0)
+      expect((await cli(['add', '-w', s.ws, s.docs])).code).toBe(0)
+    }
+    expect(statSync(join(a.ws, 'runtime', 'token')).mode & 0o777).toBe(0o600)
+    // Two workspaces named "ws": rename one so the project names differ.
+    await writeFile(join(b.ws, 'workspace.toml'), readFileSync(join(b.ws, 'workspace.toml'), 'utf8').replace(/^name = .*$/m, 'name = "second"'))
+    const daemon = await startDaemon([a.ws, b.ws])
+    try {
+      const info = JSON.parse(readFileSync(join(a.ws, 'runtime', 'daemon.json'), 'utf8'))
+      expect(info.pid).toBe(daemon.child.pid)
+      const first = connect(daemon.url, { token: tokenOf(a.ws), project: projectOf(a.ws) })
+      const second = connect(daemon.url, { token: tokenOf(b.ws), project: 'second' })
+      expect((await first.search({ query: 'ETag validator' })).segments[0]?.source.path).toBe('http-caching.md')
+      expect((await second.listSources()).total).toBe(3)
+
+      // The CLI does not fight the daemon for the lock: it goes through it.
+      const search = await cli(['search', '-w', a.ws, 'freshness lifetime', '--format', 'json'])
+      expect(search.code).toBe(0)
+      expect(JSON.parse(search.stdout).segments[0].source.path).toBe('http-caching.md')
+      await writeFile(join(a.docs, 'new.md'), '# New\n\nA zebra crossing note.\n')
+      const add = await cli(['add', '-w', a.ws, a.docs])
+      expect(add.code).toBe(0)
+      expect(add.stdout).toMatch(/1 added/)
+      expect((await first.search({ query: 'zebra crossing' })).segments[0]?.source.path).toBe('new.md')
+
+      // A second daemon on the same workspace is refused, naming the owner's pid and port.
+      const port = new URL(daemon.url).port
+      const rival = await cli(['serve', '--port', '0', '--workspace', a.ws])
+      expect(rival.code).toBe(ERROR_CODES.E_LOCKED.exit)
+      expect(rival.stderr).toContain(`pid ${daemon.child.pid}`)
+      expect(rival.stderr).toContain(`port ${port}`)
+      // Administration that needs the lock says who holds it.
+      const verify = await cli(['manage', 'verify', '-w', a.ws])
+      expect(verify.code).toBe(ERROR_CODES.E_LOCKED.exit)
+    } finally {
+      expect(await daemon.stop()).toBe(0)
+    }
+    expect(existsSync(join(a.ws, 'runtime', 'daemon.json'))).toBe(false)
+    // After shutdown the CLI works in-process again.
+    expect((await cli(['manage', 'verify', '-w', a.ws])).stdout).toMatch(/^ok/)
+  })
+
+  it('kill -9 during a job: the workspace reopens, the previous snapshot serves, the job is interrupted, queued jobs resume', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    await cli(['add', '-w', ws, docs])
+    const project = projectOf(ws)
+    const token = tokenOf(ws)
+    // The first job pauses after preparing (a test failpoint) so the kill lands mid-job.
+    const daemon = await startDaemon([ws], { TYCHORA_FAILPOINT: 'after-prepare:sleep' })
+    const client = connect(daemon.url, { token, project })
+    await writeFile(join(docs, 'http-caching.md'), '# Replaced\n\nEntirely different words.\n')
+    const running = await client.addSource({ paths: [docs] })
+    await until(() => client.jobStatus(running.job_id), (s) => s.status === 'running')
+    await writeFile(join(docs, 'later.md'), '# Later\n\nQueued behind the running job.\n')
+    const queued = await client.addSource({ paths: [docs] })
+    expect((await client.jobStatus(queued.job_id)).status).toBe('queued')
+    daemon.child.kill('SIGKILL')
+    await new Promise((r) => daemon.child.once('exit', r))
+
+    // The workspace opens; the previous snapshot is intact and serves the old text.
+    const opened = await Workspace.open(ws)
+    try {
+      expect((await opened.status()).current_snapshot?.id).toBe(1)
+      expect((await opened.search({ query: 'conditional request revalidates' })).segments[0]?.source.path).toBe('http-caching.md')
+      expect((await opened.jobStatus(running.job_id)).status).toBe('interrupted')
+      expect((await opened.jobStatus(queued.job_id)).status).toBe('queued')
+      expect((await opened.verify()).problems).toEqual([])
+    } finally {
+      opened.close()
+    }
+
+    const restarted = await startDaemon([ws])
+    try {
+      const again = connect(restarted.url, { token, project })
+      expect((await again.jobStatus(running.job_id)).status).toBe('interrupted')
+      // The queued job survived the crash and resumed by itself.
+      const resumed = await until(() => again.jobStatus(queued.job_id), (s) => s.receipt !== null)
+      expect(resumed.status).toBe('succeeded')
+      expect((await again.search({ query: 'queued behind the running job' })).segments[0]?.source.path).toBe('later.md')
+      // Re-running the interrupted job's request completes.
+      const rerun = await again.addSource({ paths: [docs] })
+      const done = await until(() => again.jobStatus(rerun.job_id), (s) => s.receipt !== null)
+      expect(done.status).toBe('succeeded')
+    } finally {
+      await restarted.stop()
+    }
+    const ws2 = await Workspace.open(ws)
+    try {
+      expect((await ws2.verify()).problems).toEqual([])
+    } finally {
+      ws2.close()
+    }
+  })
+})

@@ -1,0 +1,154 @@
+import { readFileSync } from 'node:fs'
+import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connect } from '../../ts/client/http-client.js'
+import type { QueryRequest } from '../../ts/contracts/query.js'
+import { type QueryResult, QueryResultSchema } from '../../ts/contracts/result.js'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { CLI, FIXTURE_DOCS, cli, nativeMissing } from '../native/_setup.js'
+import { type RunningDaemon, projectOf, startDaemon, tokenOf } from './_daemon.js'
+
+/** What every surface must answer identically. */
+interface Surface {
+  search(request: QueryRequest): Promise<QueryResult>
+  getEvidence(id: string): Promise<Record<string, unknown>>
+  /** The error code a failing search reports on this surface. */
+  searchErrorCode(request: QueryRequest): Promise<string>
+}
+
+type Factory = (ws: string) => Promise<{ surface: Surface; close(): Promise<void> }>
+
+async function mcpSurface(client: Client, project: string): Promise<Surface> {
+  const call = async (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: { project, ...args } })
+  return {
+    async search(request) {
+      const r = await call('search_evidence', request)
+      if (r.isError) throw new Error(JSON.stringify(r.structuredContent))
+      return QueryResultSchema.parse(r.structuredContent)
+    },
+    async getEvidence(id) {
+      return (await call('get_evidence', { id })).structuredContent as Record<string, unknown>
+    },
+    async searchErrorCode(request) {
+      // Tool errors carry their code in _meta (see ts/mcp/_tool.ts for why not structuredContent).
+      const r = await call('search_evidence', request)
+      return String((r._meta?.['tychora/error'] as { code?: string } | undefined)?.code)
+    },
+  }
+}
+
+const SURFACES: Record<string, Factory> = {
+  async sdk(ws) {
+    const w = await Workspace.open(ws)
+    return {
+      surface: {
+        search: (r) => w.search(r),
+        getEvidence: (id) => w.getEvidence(id),
+        searchErrorCode: (r) => w.search(r).then(() => 'none', (e: { code: string }) => e.code),
+      },
+      close: async () => w.close(),
+    }
+  },
+  async http(ws) {
+    const daemon: RunningDaemon = await startDaemon([ws])
+    const client = connect(daemon.url, { token: tokenOf(ws), project: projectOf(ws) })
+    return {
+      surface: {
+        search: (r) => client.search(r),
+        getEvidence: (id) => client.getEvidence(id),
+        searchErrorCode: (r) => client.search(r).then(() => 'none', (e: { code: string }) => e.code),
+      },
+      close: async () => void (await daemon.stop()),
+    }
+  },
+  async mcp(ws) {
+    const daemon = await startDaemon([ws])
+    const client = new Client({ name: 'parity', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tokenOf(ws)}` } } }))
+    return { surface: await mcpSurface(client, projectOf(ws)), close: async () => void (await client.close(), await daemon.stop()) }
+  },
+  async mcpStdio(ws) {
+    const client = new Client({ name: 'parity', version: '1.0.0' })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--workspace', ws], stderr: 'pipe' }))
+    return { surface: await mcpSurface(client, projectOf(ws)), close: () => client.close() }
+  },
+  async cli(ws) {
+    const flags = (r: QueryRequest) => [
+      ...(r.limit ? ['--limit', String(r.limit)] : []),
+      ...(r.snapshot_id ? ['--snapshot', String(r.snapshot_id)] : []),
+      ...(r.kinds ? ['--kind', r.kinds.join(',')] : []),
+    ]
+    return {
+      surface: {
+        async search(r) {
+          const out = await cli(['search', '-w', ws, r.query, '--format', 'json', ...flags(r)])
+          return QueryResultSchema.parse(JSON.parse(out.stdout))
+        },
+        async getEvidence(id) {
+          return JSON.parse((await cli(['inspect', '-w', ws, id])).stdout) as Record<string, unknown>
+        },
+        async searchErrorCode(r) {
+          const out = await cli(['search', '-w', ws, r.query, '--format', 'json', ...flags(r)])
+          return out.code === 0 ? 'none' : (JSON.parse(out.stderr) as { code: string }).code
+        },
+      },
+      close: async () => undefined,
+    }
+  },
+}
+
+describe.skipIf(nativeMissing)('the same evidence through every surface', () => {
+  // One workspace for the whole suite (scratch() dirs are removed after each test).
+  let dir = ''
+  let ws = ''
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tychora-parity-'))
+    ws = join(dir, 'ws')
+    await cp(FIXTURE_DOCS, join(dir, 'docs'), { recursive: true })
+    await cli(['init', ws])
+    await cli(['add', '-w', ws, join(dir, 'docs')])
+  })
+  afterAll(() => rm(dir, { recursive: true, force: true }))
+
+  for (const [name, factory] of Object.entries(SURFACES)) {
+    describe(name, () => {
+      let surface: Surface
+      let close = async () => undefined as void
+      beforeAll(async () => {
+        const made = await factory(ws)
+        surface = made.surface
+        close = made.close
+      })
+      afterAll(() => close())
+
+      it('cites the Markdown section, with a locator that slices the source bytes', async () => {
+        const r = await surface.search({ query: 'conditional request revalidates stale response', limit: 3 })
+        const top = r.segments[0]!
+        expect(top.source.path).toBe('http-caching.md')
+        expect(top.locator.heading_path).toEqual(['HTTP caching notes', 'Validation'])
+        expect(top.citation).toBe(`http-caching.md:${top.locator.line_start}-${top.locator.line_end}`)
+        const bytes = readFileSync(join(FIXTURE_DOCS, 'http-caching.md'))
+        expect(bytes.subarray(top.locator.byte_start, top.locator.byte_end).toString()).toBe(top.text)
+        expect(top.may_contain_instructions).toBe(false)
+        const evidence = await surface.getEvidence(top.id)
+        expect(evidence.type).toBe('chunk')
+        expect(evidence.text).toBe(top.text)
+      })
+
+      it('finds a JSON record by its id through the exact channel', async () => {
+        const r = await surface.search({ query: 'TERM-SEGMENT', limit: 1 })
+        expect(r.segments[0]!.locator.json_pointer).toBe('/2')
+        expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
+      })
+
+      it('reports an unknown snapshot as E_NOT_FOUND', async () => {
+        expect(await surface.searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
+      })
+    })
+  }
+})

@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { connect } from '../client/http-client.js'
+import { type DaemonInfo, runningDaemon } from '../daemon/daemon.js'
+import { Workspace } from '../engine/workspace.js'
+import { TychoraError } from '../errors.js'
+import type { EvidenceClient } from '../service/types.js'
+import { resolveWorkspace } from './context.js'
+
+export type Target = { mode: 'daemon'; client: EvidenceClient; daemon: DaemonInfo } | { mode: 'local'; client: Workspace; workspace: Workspace }
+
+/**
+ * CLI commands go through the daemon when one owns the workspace (so the CLI never fights it for
+ * the lock), and open the workspace in-process otherwise.
+ */
+export async function withTarget<T>(flag: string | undefined, fn: (target: Target) => Promise<T>): Promise<T> {
+  const dir = resolveWorkspace(flag)
+  const daemon = await runningDaemon(dir)
+  if (daemon) {
+    const token = (await readFile(join(dir, 'runtime', 'token'), 'utf8')).trim()
+    return fn({ mode: 'daemon', client: connect(daemon.url, { token, project: daemon.project }), daemon })
+  }
+  const workspace = await Workspace.open(dir)
+  try {
+    return await fn({ mode: 'local', client: workspace, workspace })
+  } finally {
+    workspace.close()
+  }
+}
+
+/** For administration that needs the lock itself (status, verify, migrate). */
+export async function withLocalWorkspace<T>(flag: string | undefined, fn: (ws: Workspace) => Promise<T>): Promise<T> {
+  const dir = resolveWorkspace(flag)
+  const daemon = await runningDaemon(dir)
+  if (daemon) {
+    throw new TychoraError('E_LOCKED', `workspace ${dir} is served by the daemon (pid ${daemon.pid}, ${daemon.url}); stop it to run this command`)
+  }
+  const ws = await Workspace.open(dir)
+  try {
+    return await fn(ws)
+  } finally {
+    ws.close()
+  }
+}

@@ -1,0 +1,116 @@
+import { rm, writeFile, readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { Workspace, ensureToken } from '../engine/workspace.js'
+import { TychoraError } from '../errors.js'
+import { createHttpApp } from '../http/app.js'
+import { startHttpServer } from '../http/server.js'
+import { createMcpHttpHandler } from '../mcp/http.js'
+import { ProjectRegistry } from '../service/registry.js'
+
+export interface DaemonOptions {
+  /** Workspace directories to serve; each becomes a project named by its workspace.toml. */
+  workspaces: string[]
+  port?: number
+  host?: string
+}
+
+/** What `runtime/daemon.json` records, so CLIs route through the daemon instead of fighting it for the lock. */
+export interface DaemonInfo {
+  pid: number
+  host: string
+  port: number
+  url: string
+  project: string
+  started_at: string
+}
+
+export const DEFAULT_PORT = 7419
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, host, () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** Reads `runtime/daemon.json` of a workspace if the daemon that wrote it is still alive. */
+export async function runningDaemon(dir: string): Promise<DaemonInfo | undefined> {
+  try {
+    const info = JSON.parse(await readFile(join(dir, 'runtime', 'daemon.json'), 'utf8')) as DaemonInfo
+    process.kill(info.pid, 0)
+    return info
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * One process that owns its workspaces (their OS locks) and serves them over HTTP and MCP.
+ * Writes go through each workspace's single writer (its job runner); reads run concurrently.
+ */
+export class Daemon {
+  readonly registry: ProjectRegistry
+  readonly url: string
+  readonly port: number
+  readonly #close: () => Promise<void>
+  #stopping: Promise<void> | undefined
+
+  private constructor(registry: ProjectRegistry, url: string, port: number, close: () => Promise<void>) {
+    this.registry = registry
+    this.url = url
+    this.port = port
+    this.#close = close
+  }
+
+  static async start(options: DaemonOptions): Promise<Daemon> {
+    if (options.workspaces.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', 'serve needs at least one workspace')
+    const host = options.host ?? '127.0.0.1'
+    const port = options.port === 0 ? await freePort(host) : (options.port ?? DEFAULT_PORT)
+    const registry = new ProjectRegistry()
+    const opened: Workspace[] = []
+    try {
+      for (const dir of options.workspaces) {
+        const ws = await Workspace.open(dir).catch(async (error: unknown) => {
+          const owner = error instanceof TychoraError && error.code === 'E_LOCKED' ? await runningDaemon(dir) : undefined
+          if (owner) throw new TychoraError('E_LOCKED', `workspace ${dir} is served by another daemon (pid ${owner.pid}, port ${owner.port})`, { cause: error })
+          throw error
+        })
+        opened.push(ws)
+        registry.register(ws, { token: await ensureToken(ws.dir), allowAgentAdd: ws.allowAgentAdd })
+      }
+      const app = createHttpApp(registry, { port, mcp: createMcpHttpHandler(registry) })
+      const server = await startHttpServer(app, { host, port })
+      const started = new Date().toISOString()
+      for (const ws of opened) {
+        const info: DaemonInfo = { pid: process.pid, host, port: server.port, url: server.url, project: ws.name, started_at: started }
+        await writeFile(join(ws.dir, 'runtime', 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`)
+        // Jobs queued before a restart resume now, in order.
+        ws.resumeQueuedJobs()
+      }
+      const close = async () => {
+        await server.close()
+        for (const ws of opened) {
+          await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
+          await rm(join(ws.dir, 'runtime', 'daemon.json'), { force: true })
+          ws.close()
+        }
+      }
+      return new Daemon(registry, server.url, server.port, close)
+    } catch (error) {
+      for (const ws of opened) ws.close()
+      throw error
+    }
+  }
+
+  /** Stops accepting, lets in-flight requests finish and running jobs reach their end, then releases the locks. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#close()
+    return this.#stopping
+  }
+}

@@ -1,0 +1,51 @@
+import type { Progress, Receipt } from '../contracts/ingest.js'
+
+/**
+ * Runs a workspace's queued jobs one at a time (the single writer), oldest first. Jobs are
+ * durable rows in the corpus, so the queue itself is the database: `kick()` drains it.
+ */
+export class JobRunner {
+  readonly #run: (jobId: number, onProgress?: (p: Progress) => void) => Promise<Receipt>
+  #queued: () => Promise<number[]> = async () => []
+  #draining: Promise<void> | undefined
+  #stopped = false
+
+  constructor(run: (jobId: number, onProgress?: (p: Progress) => void) => Promise<Receipt>) {
+    this.#run = run
+  }
+
+  /** Where to read queued job ids from (set by the owner once the handle exists). */
+  source(queued: () => Promise<number[]>): void {
+    this.#queued = queued
+  }
+
+  kick(): void {
+    if (this.#stopped || this.#draining) return
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined
+    })
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      if (this.#stopped) return
+      const ids = await this.#queued().catch(() => [])
+      if (ids.length === 0) return
+      for (const id of ids) {
+        if (this.#stopped) return
+        // A failed job is recorded on its row (status failed, error); the runner moves on.
+        await this.#run(id).catch(() => undefined)
+      }
+    }
+  }
+
+  /** Resolves once the current drain (if any) has finished. */
+  async idle(): Promise<void> {
+    while (this.#draining) await this.#draining
+  }
+
+  /** No new job starts after this; a running one finishes (jobs stop only at safe points). */
+  stop(): void {
+    this.#stopped = true
+  }
+}

@@ -1,0 +1,52 @@
+import { H3 } from 'h3'
+import type { ProjectRegistry } from '../service/registry.js'
+import { DEFAULT_MAX_BODY_BYTES } from './body.js'
+import { errorResponse } from './errors.js'
+import { guard } from './guards.js'
+import { openApiDocument } from './openapi.js'
+import { type Route, register } from './route.js'
+import { getEvidence } from './routes/evidence.js'
+import { jobStatus } from './routes/jobs.js'
+import { type McpHandler, mcpRoutes } from './routes/mcp.js'
+import { health, openapi } from './routes/meta.js'
+import { listProjects } from './routes/projects.js'
+import { search } from './routes/search.js'
+import { listSnapshots } from './routes/snapshots.js'
+import { addSource, getSource, listSources } from './routes/sources.js'
+
+export interface HttpOptions {
+  /** The port the daemon listens on, for the Host/Origin checks; 0: the port each connection arrived at. */
+  port: number
+  /** Extra `host:port` values accepted in the Host header (besides 127.0.0.1, localhost, [::1]). */
+  allowedHosts?: string[]
+  /** Extra origins (`scheme://host:port`) accepted in the Origin header. */
+  allowedOrigins?: string[]
+  /** Largest request body in bytes (default 1 MiB); larger is E_LIMIT_EXCEEDED (413). */
+  maxBodyBytes?: number
+  /** The MCP Streamable HTTP handler, mounted at /mcp (GET, POST, DELETE) behind the same checks. */
+  mcp?: McpHandler
+}
+
+/** The versioned evidence API. Only `addSource` writes, and it only queues a capture job. */
+export const API_ROUTES: Route[] = [listProjects, search, getEvidence, listSources, getSource, addSource, jobStatus, listSnapshots]
+
+/**
+ * The daemon's HTTP app: the evidence API under `/v1` (the project in the path), `/health`,
+ * `/openapi.json` and, when given, the MCP handler at `/mcp`. Every other route passes the Host,
+ * Origin and bearer-token checks of `guards.ts` in that order; every error is
+ * `{ code, message }` with the status of the code table.
+ *
+ * @example
+ * const app = createHttpApp(registry, { port: 7419 })
+ * const server = await startHttpServer(app, { port: 7419 })
+ */
+export function createHttpApp(registry: ProjectRegistry, options: HttpOptions): H3 {
+  const routes: Route[] = [health, ...API_ROUTES, ...(options.mcp ? mcpRoutes(options.mcp) : [])]
+  let document: Record<string, unknown> | undefined
+  const all: Route[] = [...routes, openapi(() => (document ??= openApiDocument(all, { port: options.port })))]
+
+  const app = new H3({ silent: true, onError: (error) => errorResponse(error) })
+  app.use(guard(registry, options))
+  register(app, all, { registry, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
+  return app
+}

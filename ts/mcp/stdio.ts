@@ -1,0 +1,72 @@
+import { type Readable, Writable } from 'node:stream'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { Workspace, ensureToken } from '../engine/workspace.js'
+import { ProjectRegistry } from '../service/registry.js'
+import { createMcpServer } from './server.js'
+
+/**
+ * stdout belongs to the protocol. The transport gets a private stream onto fd 1, and for the
+ * session `process.stdout.write` (and with it console.log) goes to stderr instead, so no stray
+ * write from this process can corrupt the JSON-RPC stream. Returns the undo.
+ */
+function claimStdout(): { protocol: Writable; release: () => void } {
+  const stdout = process.stdout
+  const write = stdout.write
+  const toStdout = write.bind(stdout) as (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) => boolean
+  const protocol = new Writable({
+    write(chunk: Buffer, encoding, callback) {
+      toStdout(chunk, encoding, callback)
+    },
+  })
+  stdout.write = ((...args: Parameters<typeof process.stderr.write>) => process.stderr.write(...args)) as typeof stdout.write
+  return {
+    protocol,
+    release: () => {
+      stdout.write = write
+    },
+  }
+}
+
+/**
+ * Serves one workspace over MCP on stdin/stdout, in-process: opens it (taking its lock), serves it
+ * as the one project of a registry, and resolves when the session ends (the client closes stdin,
+ * the transport closes, or SIGINT/SIGTERM), after closing the workspace. Diagnostics go to stderr.
+ */
+export async function runStdio(dir: string, stdin: Readable = process.stdin): Promise<void> {
+  const { protocol, release } = claimStdout()
+  let workspace: Workspace | undefined
+  try {
+    workspace = await Workspace.open(dir)
+    const registry = new ProjectRegistry()
+    registry.register(workspace, { token: await ensureToken(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
+    const server = createMcpServer(registry)
+    server.server.onerror = (error) => process.stderr.write(`tychora mcp: ${error.message}\n`)
+
+    let finish: () => void = () => undefined
+    const ended = new Promise<void>((resolve) => (finish = resolve))
+    const onSignal = () => finish()
+    server.server.onclose = onSignal
+    stdin.once('end', onSignal)
+    stdin.once('close', onSignal)
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+
+    await server.connect(new StdioServerTransport(stdin, protocol))
+    // Jobs a previous session queued run now, in order, on this process's single writer.
+    workspace.resumeQueuedJobs()
+    process.stderr.write(`tychora mcp: serving ${workspace.name} (${workspace.dir}) on stdio\n`)
+    await ended
+
+    stdin.off('end', onSignal)
+    stdin.off('close', onSignal)
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    server.server.onclose = undefined
+    await server.close()
+    stdin.pause()
+  } finally {
+    workspace?.close()
+    await new Promise<void>((resolve) => protocol.end(resolve))
+    release()
+  }
+}

@@ -1,0 +1,40 @@
+import { isAbsolute } from 'node:path'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { AddSourceRequestSchema, JobRefSchema } from '../../contracts/service.js'
+import { TychoraError } from '../../errors.js'
+import { ProjectArg, type ToolContext, forProject, jsonText } from '../_tool.js'
+
+export const AddSourceInputSchema = AddSourceRequestSchema.extend({ project: ProjectArg })
+
+/**
+ * The one tool that writes, and all it can do is queue a capture job: sources come in as quoted
+ * material on the project's single writer. Nothing here edits or approves knowledge.
+ */
+export function defineAddSource(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    'add_source',
+    {
+      title: 'Add or sync sources',
+      description: [
+        'Queue a capture job that adds files or directories to a project (Markdown, text, JSON, JSONL); a directory added again is synced',
+        '(new, changed and removed files). Paths must be absolute, on the machine running this server.',
+        'Returns structuredContent = {project, job_id, status: "queued"} at once; poll job_status with job_id until it is done.',
+        'New evidence becomes searchable when the job publishes a snapshot. Only projects whose workspace.toml sets',
+        '[agents] allow_add_source = true accept this (E_FORBIDDEN otherwise).',
+      ].join(' '),
+      inputSchema: AddSourceInputSchema,
+      outputSchema: JobRefSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ project, ...request }) =>
+      forProject(ctx, project, async (client) => {
+        if (!ctx.service.allowsAgentAdd(project)) {
+          throw new TychoraError('E_FORBIDDEN', `project ${project} does not let agents add sources ([agents] allow_add_source = false in its workspace.toml)`)
+        }
+        const relative = request.paths.filter((p) => !isAbsolute(p))
+        if (relative.length > 0) throw new TychoraError('E_INVALID_ARGUMENT', `paths must be absolute: ${relative.join(', ')}`)
+        const job = await client.addSource(request)
+        return { content: jsonText(job), structuredContent: job }
+      }),
+  )
+}

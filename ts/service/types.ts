@@ -1,0 +1,28 @@
+import type { AddRequest } from '../contracts/ingest.js'
+import type { QueryRequest } from '../contracts/query.js'
+import type { QueryResult } from '../contracts/result.js'
+import type { Evidence, JobRef, JobStatus, ListSourcesRequest, ProjectInfo, SnapshotList, SourceList } from '../contracts/service.js'
+
+/**
+ * One project's evidence, the same interface in-process (`openWorkspace`) and over HTTP
+ * (`connect`). Every surface (CLI, HTTP, MCP) is written against it, so they cannot drift apart.
+ */
+export interface EvidenceClient {
+  search(request: QueryRequest): Promise<QueryResult>
+  /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N` or `chunk:N` with its provenance. */
+  getEvidence(id: string): Promise<Evidence>
+  listSources(options?: Omit<ListSourcesRequest, 'project'>): Promise<SourceList>
+  /** Queues an add/sync job; it runs on the project's single writer. */
+  addSource(request: AddRequest): Promise<JobRef>
+  jobStatus(jobId: number): Promise<JobStatus>
+  listSnapshots(): Promise<SnapshotList>
+}
+
+/** Many projects behind one daemon. There is no implicit current project. */
+export interface EvidenceService {
+  projects(): Promise<ProjectInfo[]>
+  /** The named project; `E_NOT_FOUND` if the daemon does not serve it. */
+  project(name: string): EvidenceClient
+  /** Whether agents may add sources to this project (workspace config; off by default). */
+  allowsAgentAdd(name: string): boolean
+}
