@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { connect } from '../../ts/client/http-client.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { ERROR_CODES } from '../../ts/errors.js'
-import { cli, nativeMissing, scratch } from '../native/_setup.js'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { CLI, cli, nativeMissing, scratch } from '../native/_setup.js'
 import { projectOf, startDaemon, tokenOf } from './_daemon.js'
 
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
@@ -46,6 +48,13 @@ describe.skipIf(nativeMissing)('daemon', () => {
       expect(add.code).toBe(0)
       expect(add.stdout).toMatch(/1 added/)
       expect((await first.search({ query: 'zebra crossing' })).segments[0]?.source.path).toBe('new.md')
+
+      // `tychora mcp` over stdio proxies to the daemon that owns the workspace.
+      const mcp = new Client({ name: 'proxy-test', version: '1.0.0' })
+      await mcp.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--workspace', a.ws], stderr: 'pipe' }))
+      const viaMcp = await mcp.callTool({ name: 'search_evidence', arguments: { project: projectOf(a.ws), query: 'zebra crossing' } })
+      expect((viaMcp.structuredContent as { segments: Array<{ source: { path: string } }> }).segments[0]?.source.path).toBe('new.md')
+      await mcp.close()
 
       // A second daemon on the same workspace is refused, naming the owner's pid and port.
       const port = new URL(daemon.url).port

@@ -36,8 +36,24 @@ describe('dependency direction', () => {
     expect(bad).toEqual([])
   })
 
-  it('engine, format and eval never import interfaces (cli, http, mcp)', () => {
-    const bad = edges.filter((e) => ['engine', 'format', 'eval'].includes(layer(e.from)) && ['cli', 'http', 'mcp'].includes(layer(e.to)))
+  it('engine, service, format and eval never import interfaces or adapters (cli, http, mcp, daemon, client)', () => {
+    const bad = edges.filter(
+      (e) => ['engine', 'service', 'format', 'eval'].includes(layer(e.from)) && ['cli', 'http', 'mcp', 'daemon', 'client'].includes(layer(e.to)),
+    )
+    expect(bad).toEqual([])
+  })
+
+  it('the HTTP and MCP surfaces do not depend on each other, on the CLI, or on the daemon that composes them', () => {
+    const bad = edges.filter(
+      (e) =>
+        (layer(e.from) === 'http' && ['mcp', 'cli', 'daemon'].includes(layer(e.to))) ||
+        (layer(e.from) === 'mcp' && (['http', 'cli'].includes(layer(e.to)) || e.to === 'daemon/daemon.js')),
+    )
+    expect(bad).toEqual([])
+  })
+
+  it('the HTTP client never loads the engine (it runs where no native addon is installed)', () => {
+    const bad = edges.filter((e) => layer(e.from) === 'client' && layer(e.to) === 'engine' && e.to !== 'engine/call-native.js')
     expect(bad).toEqual([])
   })
 

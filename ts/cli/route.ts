@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { connect } from '../client/http-client.js'
-import { type DaemonInfo, runningDaemon } from '../daemon/daemon.js'
+import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import type { EvidenceClient } from '../service/types.js'

@@ -1,4 +1,4 @@
-import { rm, writeFile, readFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Workspace, ensureToken } from '../engine/workspace.js'
@@ -7,22 +7,15 @@ import { createHttpApp } from '../http/app.js'
 import { startHttpServer } from '../http/server.js'
 import { createMcpHttpHandler } from '../mcp/http.js'
 import { ProjectRegistry } from '../service/registry.js'
+import { type DaemonInfo, runningDaemon } from './discovery.js'
+
+export { type DaemonInfo, runningDaemon } from './discovery.js'
 
 export interface DaemonOptions {
   /** Workspace directories to serve; each becomes a project named by its workspace.toml. */
   workspaces: string[]
   port?: number
   host?: string
-}
-
-/** What `runtime/daemon.json` records, so CLIs route through the daemon instead of fighting it for the lock. */
-export interface DaemonInfo {
-  pid: number
-  host: string
-  port: number
-  url: string
-  project: string
-  started_at: string
 }
 
 export const DEFAULT_PORT = 7419
@@ -37,17 +30,6 @@ async function freePort(host: string): Promise<number> {
       probe.close(() => resolve(port))
     })
   })
-}
-
-/** Reads `runtime/daemon.json` of a workspace if the daemon that wrote it is still alive. */
-export async function runningDaemon(dir: string): Promise<DaemonInfo | undefined> {
-  try {
-    const info = JSON.parse(await readFile(join(dir, 'runtime', 'daemon.json'), 'utf8')) as DaemonInfo
-    process.kill(info.pid, 0)
-    return info
-  } catch {
-    return undefined
-  }
 }
 
 /**

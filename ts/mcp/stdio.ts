@@ -1,7 +1,13 @@
 import { type Readable, Writable } from 'node:stream'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { connect } from '../client/http-client.js'
+import { runningDaemon } from '../daemon/discovery.js'
 import { Workspace, ensureToken } from '../engine/workspace.js'
 import { ProjectRegistry } from '../service/registry.js'
+import { RemoteProjectService } from '../service/remote.js'
+import type { EvidenceService } from '../service/types.js'
 import { createMcpServer } from './server.js'
 
 /**
@@ -36,10 +42,22 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
   const { protocol, release } = claimStdout()
   let workspace: Workspace | undefined
   try {
-    workspace = await Workspace.open(dir)
-    const registry = new ProjectRegistry()
-    registry.register(workspace, { token: await ensureToken(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
-    const server = createMcpServer(registry)
+    // A daemon that owns the workspace serves it; this session then proxies to it over HTTP.
+    const daemon = await runningDaemon(dir)
+    let service: EvidenceService
+    let label: string
+    if (daemon) {
+      const token = (await readFile(join(dir, 'runtime', 'token'), 'utf8')).trim()
+      service = new RemoteProjectService(connect(daemon.url, { token, project: daemon.project }), daemon.project)
+      label = `${daemon.project} via the daemon at ${daemon.url}`
+    } else {
+      workspace = await Workspace.open(dir)
+      const registry = new ProjectRegistry()
+      registry.register(workspace, { token: await ensureToken(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
+      service = registry
+      label = `${workspace.name} (${workspace.dir})`
+    }
+    const server = createMcpServer(service)
     server.server.onerror = (error) => process.stderr.write(`tychora mcp: ${error.message}\n`)
 
     let finish: () => void = () => undefined
@@ -53,8 +71,8 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
 
     await server.connect(new StdioServerTransport(stdin, protocol))
     // Jobs a previous session queued run now, in order, on this process's single writer.
-    workspace.resumeQueuedJobs()
-    process.stderr.write(`tychora mcp: serving ${workspace.name} (${workspace.dir}) on stdio\n`)
+    workspace?.resumeQueuedJobs()
+    process.stderr.write(`tychora mcp: serving ${label} on stdio\n`)
     await ended
 
     stdin.off('end', onSignal)

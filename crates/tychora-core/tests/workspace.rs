@@ -245,11 +245,17 @@ fn outside_roots_and_oversize_are_refused_when_configured() {
 fn queued_jobs_are_durable_and_run_in_order() {
     let (_tmp, ws_dir, docs) = setup();
     let ws = Workspace::open(&ws_dir).unwrap();
-    let request = AddRequest { paths: vec![docs.display().to_string()], ..Default::default() };
+    let request = AddRequest {
+        paths: vec![docs.display().to_string()],
+        ..Default::default()
+    };
     let first = ws.enqueue_add(&request).unwrap();
     let second = ws.enqueue_add(&request).unwrap();
     assert_eq!(ws.queued_jobs().unwrap(), vec![first, second]);
-    assert_eq!(ws.enqueue_add(&AddRequest::default()).unwrap_err().code(), ErrorCode::InvalidArgument);
+    assert_eq!(
+        ws.enqueue_add(&AddRequest::default()).unwrap_err().code(),
+        ErrorCode::InvalidArgument
+    );
     drop(ws);
 
     // Queued jobs survive a restart; running one twice is refused.
@@ -257,8 +263,14 @@ fn queued_jobs_are_durable_and_run_in_order() {
     assert_eq!(ws.queued_jobs().unwrap(), vec![first, second]);
     let receipt = ws.run_job(first, &|_| {}).unwrap();
     assert_eq!(receipt.files.added, 3);
-    assert_eq!(ws.run_job(first, &|_| {}).unwrap_err().code(), ErrorCode::Conflict);
-    assert_eq!(ws.run_job(999, &|_| {}).unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(
+        ws.run_job(first, &|_| {}).unwrap_err().code(),
+        ErrorCode::Conflict
+    );
+    assert_eq!(
+        ws.run_job(999, &|_| {}).unwrap_err().code(),
+        ErrorCode::NotFound
+    );
     let again = ws.run_job(second, &|_| {}).unwrap();
     assert_eq!(again.files.unchanged, 3);
     let status = ws.job_status(second).unwrap();
@@ -272,17 +284,29 @@ fn old_generations_are_collected_beyond_retention() {
     let (_tmp, ws_dir, docs) = setup();
     let ws = Workspace::open(&ws_dir).unwrap();
     for i in 0..8 {
-        fs::write(docs.join("notes.txt"), format!("revision {i} of the notes\n")).unwrap();
+        fs::write(
+            docs.join("notes.txt"),
+            format!("revision {i} of the notes\n"),
+        )
+        .unwrap();
         add(&ws, &docs);
     }
-    let generations = fs::read_dir(ws_dir.join("indexes/lexical")).unwrap().count();
+    let generations = fs::read_dir(ws_dir.join("indexes/lexical"))
+        .unwrap()
+        .count();
     assert_eq!(generations, 5, "retain = 5 in the default workspace.toml");
     let snapshots = ws.list_snapshots().unwrap();
     let list = snapshots["snapshots"].as_array().unwrap();
     assert_eq!(list.len(), 8);
     assert_eq!(list.iter().filter(|s| s["retained"] == true).count(), 5);
     // A snapshot whose generation is gone is reported as not found, not served wrong.
-    let err = ws.search(&QueryRequest { query: "notes".into(), snapshot_id: Some(1), ..Default::default() }).unwrap_err();
+    let err = ws
+        .search(&QueryRequest {
+            query: "notes".into(),
+            snapshot_id: Some(1),
+            ..Default::default()
+        })
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
     let sources = ws.list_sources(None, None, 10, 0).unwrap();
     assert_eq!(sources["total"], 3);

@@ -87,12 +87,19 @@ impl Task for WorkTask {
                 Work::Inspect(ws, id) => Done::Json(to_json(&ws.inspect(&id)?)?),
                 Work::Status(ws) => Done::Json(to_json(&ws.status()?)?),
                 Work::Verify(ws) => Done::Json(to_json(&ws.verify()?)?),
-                Work::EnqueueAdd(ws, request) => Done::Json(to_json(&ws.enqueue_add(&from_json(&request, "add request")?)?)?),
+                Work::EnqueueAdd(ws, request) => Done::Json(to_json(
+                    &ws.enqueue_add(&from_json(&request, "add request")?)?,
+                )?),
                 Work::QueuedJobs(ws) => Done::Json(to_json(&ws.queued_jobs()?)?),
                 Work::JobStatus(ws, id) => Done::Json(to_json(&ws.job_status(id)?)?),
                 Work::ListSources(ws, options) => {
                     let o: ListSourcesOptions = from_json(&options, "list options")?;
-                    Done::Json(to_json(&ws.list_sources(o.collection.as_deref(), o.snapshot_id, o.limit.unwrap_or(100).min(1000), o.offset.unwrap_or(0))?)?)
+                    Done::Json(to_json(&ws.list_sources(
+                        o.collection.as_deref(),
+                        o.snapshot_id,
+                        o.limit.unwrap_or(100).min(1000),
+                        o.offset.unwrap_or(0),
+                    )?)?)
                 }
                 Work::ListSnapshots(ws) => Done::Json(to_json(&ws.list_snapshots()?)?),
             })
@@ -214,7 +221,10 @@ impl NativeWorkspace {
     /// Records an add request as a queued job (durable across restarts). Resolves to the job id as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
     pub fn enqueue_add(&self, request_json: String) -> Result<AsyncTask<WorkTask>> {
-        Ok(task(Work::EnqueueAdd(self.inner_ref()?, request_json), None))
+        Ok(task(
+            Work::EnqueueAdd(self.inner_ref()?, request_json),
+            None,
+        ))
     }
 
     /// Ids of queued jobs, oldest first, as JSON.
@@ -232,7 +242,10 @@ impl NativeWorkspace {
     /// Sources of a snapshot (`{collection?, snapshot_id?, limit?, offset?}` JSON), as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
     pub fn list_sources(&self, options_json: String) -> Result<AsyncTask<WorkTask>> {
-        Ok(task(Work::ListSources(self.inner_ref()?, options_json), None))
+        Ok(task(
+            Work::ListSources(self.inner_ref()?, options_json),
+            None,
+        ))
     }
 
     /// Published snapshots, newest first, as JSON.
@@ -243,15 +256,34 @@ impl NativeWorkspace {
 
     /// Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
     /// `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
-    #[napi(catch_unwind, ts_args_type = "requestJson: string, progress?: (event: string) => void", ts_return_type = "Promise<string>")]
-    pub fn add<'env>(&self, env: &'env Env, request_json: String, progress: Option<ProgressFn>) -> Result<Object<'env>> {
-        let request: AddRequest = from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
+    #[napi(
+        catch_unwind,
+        ts_args_type = "requestJson: string, progress?: (event: string) => void",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn add<'env>(
+        &self,
+        env: &'env Env,
+        request_json: String,
+        progress: Option<ProgressFn>,
+    ) -> Result<Object<'env>> {
+        let request: AddRequest =
+            from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
         self.spawn_job(env, progress, move |ws, report| ws.add(&request, report))
     }
 
     /// Runs a queued job on a dedicated thread. Resolves to the receipt JSON.
-    #[napi(catch_unwind, ts_args_type = "jobId: number, progress?: (event: string) => void", ts_return_type = "Promise<string>")]
-    pub fn run_job<'env>(&self, env: &'env Env, job_id: i64, progress: Option<ProgressFn>) -> Result<Object<'env>> {
+    #[napi(
+        catch_unwind,
+        ts_args_type = "jobId: number, progress?: (event: string) => void",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn run_job<'env>(
+        &self,
+        env: &'env Env,
+        job_id: i64,
+        progress: Option<ProgressFn>,
+    ) -> Result<Object<'env>> {
         self.spawn_job(env, progress, move |ws, report| ws.run_job(job_id, report))
     }
 
@@ -260,7 +292,12 @@ impl NativeWorkspace {
         &self,
         env: &'env Env,
         progress: Option<ProgressFn>,
-        job: impl FnOnce(&Workspace, &(dyn Fn(tychora_core::ingest::Progress) + Sync)) -> tychora_core::Result<tychora_core::ingest::Receipt> + Send + 'static,
+        job: impl FnOnce(
+            &Workspace,
+            &(dyn Fn(tychora_core::ingest::Progress) + Sync),
+        ) -> tychora_core::Result<tychora_core::ingest::Receipt>
+        + Send
+        + 'static,
     ) -> Result<Object<'env>> {
         let ws = self.inner_ref()?;
         let (deferred, promise) = env.create_deferred::<String, _>()?;
@@ -272,7 +309,9 @@ impl NativeWorkspace {
                         tsfn.call(json, ThreadsafeFunctionCallMode::NonBlocking);
                     }
                 };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ws, &report).and_then(|r| to_json(&r)))) {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    job(&ws, &report).and_then(|r| to_json(&r))
+                })) {
                     Ok(Ok(json)) => deferred.resolve(move |_| Ok(json)),
                     Ok(Err(err)) => deferred.reject(to_napi(&err)),
                     Err(payload) => deferred.reject(from_panic(payload.as_ref())),

@@ -88,7 +88,9 @@ pub struct Progress {
 /// pauses it for a minute (`NAME:sleep`, so a test can kill it mid-job). Crash safety is tested at
 /// exact points rather than by timing.
 pub(crate) fn failpoint(name: &str) {
-    let Ok(value) = std::env::var("TYCHORA_FAILPOINT") else { return };
+    let Ok(value) = std::env::var("TYCHORA_FAILPOINT") else {
+        return;
+    };
     if value == name {
         log::error!("failpoint {name}: aborting");
         std::process::abort();
@@ -100,8 +102,14 @@ pub(crate) fn failpoint(name: &str) {
 }
 
 fn parse_kind(kind: Option<&str>) -> Result<Option<Kind>> {
-    kind.map(|k| Kind::from_name(k).ok_or_else(|| Error::InvalidArgument(format!("unknown kind {k:?}; expected markdown, text, json or jsonl"))))
-        .transpose()
+    kind.map(|k| {
+        Kind::from_name(k).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "unknown kind {k:?}; expected markdown, text, json or jsonl"
+            ))
+        })
+    })
+    .transpose()
 }
 
 struct Target {
@@ -117,7 +125,11 @@ impl Workspace {
     ///
     /// # Errors
     /// Only whole-job failures (database, index build); per-file problems are diagnostics.
-    pub fn add(&self, request: &AddRequest, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+    pub fn add(
+        &self,
+        request: &AddRequest,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
         let job_id = self.enqueue_add(request)?;
         self.run_job(job_id, on_progress)
     }
@@ -145,8 +157,11 @@ impl Workspace {
     /// SQLite errors.
     pub fn queued_jobs(&self) -> Result<Vec<i64>> {
         self.with_reader(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY id")?;
-            let ids = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            let mut stmt =
+                conn.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY id")?;
+            let ids = stmt
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
             Ok(ids)
         })
     }
@@ -159,15 +174,28 @@ impl Workspace {
         let started = Instant::now();
         let mut conn = self.writer()?;
         let (status, request_json): (String, String) = conn
-            .query_row("SELECT status, request_json FROM jobs WHERE id = ?1", params![job_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(
+                "SELECT status, request_json FROM jobs WHERE id = ?1",
+                params![job_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?
-            .ok_or_else(|| Error::NotFound { what: "job", id: job_id.to_string() })?;
+            .ok_or_else(|| Error::NotFound {
+                what: "job",
+                id: job_id.to_string(),
+            })?;
         if status != "queued" {
-            return Err(Error::Conflict(format!("job {job_id} is {status}, not queued")));
+            return Err(Error::Conflict(format!(
+                "job {job_id} is {status}, not queued"
+            )));
         }
-        let request: AddRequest = serde_json::from_str(&request_json).map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
+        let request: AddRequest = serde_json::from_str(&request_json)
+            .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
         let kind_override = parse_kind(request.kind.as_deref())?;
-        let collection = request.collection.clone().unwrap_or_else(|| "default".into());
+        let collection = request
+            .collection
+            .clone()
+            .unwrap_or_else(|| "default".into());
         conn.execute(
             "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1",
             params![job_id, std::process::id(), now_ms()],
@@ -176,7 +204,15 @@ impl Workspace {
             self.record_progress(job_id, &p);
             on_progress(p);
         };
-        let result = self.run_add(&mut conn, job_id, &request, &collection, kind_override, started, &record);
+        let result = self.run_add(
+            &mut conn,
+            job_id,
+            &request,
+            &collection,
+            kind_override,
+            started,
+            &record,
+        );
         self.clear_progress(job_id);
         result.inspect_err(|err| {
             let _ = conn.execute(

@@ -177,7 +177,13 @@ impl Workspace {
     ///
     /// # Errors
     /// `E_NOT_FOUND` for an unknown collection; SQLite errors.
-    pub fn list_sources(&self, collection: Option<&str>, snapshot_id: Option<i64>, limit: usize, offset: usize) -> Result<Value> {
+    pub fn list_sources(
+        &self,
+        collection: Option<&str>,
+        snapshot_id: Option<i64>,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Value> {
         self.with_reader(|conn| {
             if let Some(name) = collection {
                 Workspace::collection_id(conn, name, false)?;
@@ -234,7 +240,10 @@ impl Workspace {
     pub fn job_status(&self, job_id: i64) -> Result<Value> {
         let mut job = self.inspect(&format!("job:{job_id}"))?;
         if let (Some(progress), Some(obj)) = (self.job_progress(job_id), job.as_object_mut()) {
-            obj.insert("progress".into(), serde_json::to_value(progress).unwrap_or(Value::Null));
+            obj.insert(
+                "progress".into(),
+                serde_json::to_value(progress).unwrap_or(Value::Null),
+            );
         }
         Ok(job)
     }

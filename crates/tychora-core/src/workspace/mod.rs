@@ -85,16 +85,28 @@ impl Workspace {
         }
         let lock = WorkspaceLock::acquire(&dir)?;
         // A hidden directory (`.tychora` inside a project) is named after the project that holds it.
-        let named = if dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+        let named = if dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
             dir.parent()
         } else {
             Some(dir.as_path())
         };
         let name: String = named
             .and_then(Path::file_name)
-            .map_or_else(|| "workspace".to_string(), |n| n.to_string_lossy().into_owned())
+            .map_or_else(
+                || "workspace".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect();
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)?;
@@ -231,7 +243,10 @@ impl Workspace {
     /// The latest progress of a running job, if it runs in this process.
     #[must_use]
     pub fn job_progress(&self, job_id: i64) -> Option<crate::ingest::Progress> {
-        self.progress.lock().ok().and_then(|m| m.get(&job_id).cloned())
+        self.progress
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&job_id).cloned())
     }
 
     pub(crate) fn query_log(&self) -> &QueryLog {
