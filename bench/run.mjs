@@ -143,7 +143,7 @@ md.push(
     `MCP search_evidence (${sv.mcp_streamable_http.calls} sequential calls): Streamable HTTP p50 ${f(sv.mcp_streamable_http.p50_ms)} ms, p99 ${f(sv.mcp_streamable_http.p99_ms)} ms; ` +
     `stdio p50 ${f(sv.mcp_stdio.p50_ms)} ms, p99 ${f(sv.mcp_stdio.p99_ms)} ms.`,
 )
-md.push('', 'Query latency is measured in-process through the public TypeScript API (N-API crossing, JSON, zod validation included) for tychora, and through better-sqlite3 / MiniSearch for the peers.')
+md.push('', 'Query latency is measured in-process through the public TypeScript API for tychora (N-API crossing, off-thread search, JSON of the full result with text, citations and locators; zod validation of results runs only in tests and development), and through better-sqlite3 / MiniSearch for the peers, each returning ids and text.')
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
 writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
