@@ -125,7 +125,7 @@ CREATE TABLE identifiers (
   value       TEXT    NOT NULL,
   normalized  TEXT    NOT NULL
 ) STRICT;
-CREATE INDEX identifiers_by_value ON identifiers (normalized, revision_id);
+CREATE INDEX identifiers_by_value ON identifiers (normalized, unit_id, kind);
 
 CREATE TABLE chunks (
   id             INTEGER PRIMARY KEY,
@@ -147,11 +147,17 @@ CREATE TABLE chunks (
   -- Tokens of the segment as the md/agent formats render it (citation line + heading path + text),
   -- counted once at indexing so the query-time budget needs no tokenizer.
   render_tokens  INTEGER NOT NULL,
+  -- Whether the window holds a code block (the safety triple's `executable`).
+  has_code       INTEGER NOT NULL CHECK (has_code IN (0, 1)),
+  -- The safety detector's verdict on the window's text, computed once at indexing.
+  may_contain_instructions INTEGER NOT NULL CHECK (may_contain_instructions IN (0, 1)),
   text           TEXT    NOT NULL,
   capsule_json   TEXT    NOT NULL CHECK (json_valid(capsule_json)),
   UNIQUE (extraction_id, ordinal)
 ) STRICT;
-CREATE INDEX chunks_by_unit ON chunks (first_unit_id, last_unit_id);
+-- The exact channel maps a unit to its window: the first chunk of the extraction whose last unit
+-- is at or after it (covering index, one seek per identifier hit).
+CREATE INDEX chunks_by_last_unit ON chunks (extraction_id, last_unit_id, first_unit_id, owner_chunk_id);
 
 CREATE TABLE index_families (
   id          INTEGER PRIMARY KEY,

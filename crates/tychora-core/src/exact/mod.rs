@@ -56,7 +56,10 @@ pub fn search(
          CROSS JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
          CROSS JOIN sources s ON s.id = m.source_id
          CROSS JOIN collections col ON col.id = s.collection_id
-         CROSS JOIN chunks c ON c.extraction_id = u.extraction_id AND c.first_unit_id <= u.id AND c.last_unit_id >= u.id
+         CROSS JOIN chunks c ON c.id = (
+             SELECT w.id FROM chunks w
+             WHERE w.extraction_id = u.extraction_id AND w.last_unit_id >= u.id
+             ORDER BY w.last_unit_id LIMIT 1)
          WHERE i.normalized IN (",
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
@@ -71,10 +74,7 @@ pub fn search(
     }
     sql.push(')');
     filter.push_sql(&mut sql, &mut values);
-    let _ = write!(
-        sql,
-        " GROUP BY c.id ORDER BY class, c.extraction_id, c.ordinal LIMIT {limit}"
-    );
+    let _ = write!(sql, " GROUP BY c.id ORDER BY class, c.id LIMIT {limit}");
     // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
     let mut stmt = conn.prepare_cached(&sql)?;
     let ids = stmt

@@ -284,8 +284,8 @@ fn write_extraction(
             }
         }
         let mut insert_chunk = tx.prepare_cached(
-            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, text, capsule_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, has_code, may_contain_instructions, text, capsule_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
         )?;
         let mut owner_heads: std::collections::HashMap<&str, i64> =
             std::collections::HashMap::new();
@@ -315,6 +315,9 @@ fn write_extraction(
                 chunk.span.col_end,
                 chunk.token_count,
                 render_tokens,
+                (chunk.first_unit..=chunk.last_unit)
+                    .any(|i| extraction.units[i].unit_type == "code_block"),
+                crate::safety::addresses_an_agent(&chunk.text),
                 chunk.text,
                 serde_json::to_string(&chunk.capsule).unwrap_or_else(|_| "{}".into())
             ])?;

@@ -42,6 +42,7 @@ pub struct ChunkRow {
     pub json_pointer: Option<String>,
     pub anchor: Option<String>,
     pub has_code: bool,
+    pub may_contain_instructions: bool,
 }
 
 /// `?1, ?2, …, ?n`.
@@ -65,7 +66,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
                     c.token_count, c.render_tokens, c.text, c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
-                    EXISTS (SELECT 1 FROM evidence_units x WHERE x.id BETWEEN c.first_unit_id AND c.last_unit_id AND x.unit_type = 'code_block')
+                    c.has_code, c.may_contain_instructions
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -108,6 +109,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 json_pointer: r.get(21)?,
                 anchor: r.get(22)?,
                 has_code: r.get(23)?,
+                may_contain_instructions: r.get(24)?,
             })
         })?;
         for row in rows {

@@ -13,7 +13,6 @@ use crate::exact;
 use crate::fusion::{self, ChannelList};
 use crate::lexical::Filter;
 use crate::safety::{self, Safety};
-use crate::snapshot;
 use crate::store::now_ms;
 use crate::tokenize;
 use crate::workspace::Workspace;
@@ -288,13 +287,17 @@ impl Workspace {
             }
             let snapshot_id = match request.snapshot_id {
                 Some(id) => Some(id),
-                None => snapshot::current(conn)?,
+                None => self.cached_current(conn)?,
             };
             let Some(snapshot_id) = snapshot_id else {
                 return Ok((None, Coverage::default()));
             };
             let mut coverage = Coverage {
-                eligible_sources: hydrate::eligible_sources(conn, snapshot_id, &filter)?,
+                eligible_sources: if filter.collections.is_empty() && filter.kinds.is_empty() {
+                    self.snapshot_meta(conn, snapshot_id)?.members
+                } else {
+                    hydrate::eligible_sources(conn, snapshot_id, &filter)?
+                },
                 ..Coverage::default()
             };
             mark("eligibility");
@@ -311,7 +314,7 @@ impl Workspace {
                 mark("exact");
             }
             if channels.iter().any(|c| c == "lexical") {
-                let generation = snapshot::lexical_generation(conn, snapshot_id)?;
+                let generation = self.snapshot_meta(conn, snapshot_id)?.generation;
                 let hits =
                     self.lexical(&generation)?
                         .search(&request.query, &filter, candidate_k)?;
@@ -353,8 +356,8 @@ impl Workspace {
 
             let mut per_source: HashMap<i64, usize> = HashMap::new();
             let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
-            // Hydrate a little more than needed: per-source limits and duplicates drop some.
-            let page = limit + limit / 2 + 2;
+            // Hydrate a page of winners; per-source limits and duplicates may ask for the next page.
+            let page = limit;
             'pages: for batch in candidates.chunks(page) {
                 let rows =
                     hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
@@ -514,7 +517,7 @@ fn to_segment(
             json_pointer: row.json_pointer.clone(),
             anchor: row.anchor.clone(),
         },
-        safety: safety::classify(&row.text, row.has_code),
+        safety: safety::triple(row.has_code, row.may_contain_instructions),
         token_count: row.token_count,
         text: row.text.clone(),
         citation,

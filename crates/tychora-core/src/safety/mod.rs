@@ -28,18 +28,30 @@ static AGENT_DIRECTED: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap_or_else(|e| unreachable!("static regex: {e}"))
 });
 
-/// Classifies one segment's text.
+/// Whether text addresses an AI agent or looks like a tool call. Run once per chunk at indexing.
 #[must_use]
-pub fn classify(text: &str, has_code: bool) -> Safety {
+pub fn addresses_an_agent(text: &str) -> bool {
+    AGENT_DIRECTED.is_match(text)
+}
+
+/// The safety triple of a segment from its chunk's stored flags.
+#[must_use]
+pub fn triple(has_code: bool, may_contain_instructions: bool) -> Safety {
     Safety {
         content_classification: if has_code {
             "source_code"
         } else {
             "source_text"
         },
-        may_contain_instructions: AGENT_DIRECTED.is_match(text),
+        may_contain_instructions,
         executable: has_code,
     }
+}
+
+/// Classifies one text directly (both flags computed now).
+#[must_use]
+pub fn classify(text: &str, has_code: bool) -> Safety {
+    triple(has_code, addresses_an_agent(text))
 }
 
 #[cfg(test)]

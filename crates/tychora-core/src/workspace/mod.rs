@@ -40,6 +40,10 @@ pub struct Workspace {
     generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
     query_log: QueryLog,
     progress: Mutex<HashMap<i64, crate::ingest::Progress>>,
+    // One process owns the workspace, so the pointer changes only through this handle and a
+    // snapshot's generation and members never change: both are cached, and dropped on publish/GC.
+    current: Mutex<Option<Option<i64>>>,
+    snapshot_meta: Mutex<HashMap<i64, SnapshotMeta>>,
     _lock: WorkspaceLock,
 }
 
@@ -49,6 +53,13 @@ impl std::fmt::Debug for Workspace {
             .field("dir", &self.dir)
             .finish_non_exhaustive()
     }
+}
+
+/// What a query needs to know about a snapshot, cached per snapshot id.
+#[derive(Debug, Clone)]
+pub(crate) struct SnapshotMeta {
+    pub generation: String,
+    pub members: i64,
 }
 
 /// What `init` created.
@@ -171,6 +182,8 @@ impl Workspace {
         let workspace = Self {
             query_log,
             progress: Mutex::new(HashMap::new()),
+            current: Mutex::new(None),
+            snapshot_meta: Mutex::new(HashMap::new()),
             artifacts: ArtifactStore::new(dir.join("artifacts")),
             dir,
             config,
@@ -247,6 +260,58 @@ impl Workspace {
             .lock()
             .ok()
             .and_then(|m| m.get(&job_id).cloned())
+    }
+
+    /// The current snapshot id, from the cache when this handle already read it.
+    pub(crate) fn cached_current(&self, conn: &Connection) -> Result<Option<i64>> {
+        let mut cache = self
+            .current
+            .lock()
+            .map_err(|_| Error::Internal("snapshot cache poisoned".into()))?;
+        if let Some(current) = *cache {
+            return Ok(current);
+        }
+        let current = crate::snapshot::current(conn)?;
+        *cache = Some(current);
+        Ok(current)
+    }
+
+    /// Generation and member count of a snapshot (`E_NOT_FOUND` when it or its index is gone).
+    pub(crate) fn snapshot_meta(
+        &self,
+        conn: &Connection,
+        snapshot_id: i64,
+    ) -> Result<SnapshotMeta> {
+        if let Some(meta) = self
+            .snapshot_meta
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&snapshot_id).cloned())
+        {
+            return Ok(meta);
+        }
+        let generation = crate::snapshot::lexical_generation(conn, snapshot_id)?;
+        let members: i64 = conn
+            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
+            .query_row([snapshot_id], |r| r.get(0))?;
+        let meta = SnapshotMeta {
+            generation,
+            members,
+        };
+        if let Ok(mut cache) = self.snapshot_meta.lock() {
+            cache.insert(snapshot_id, meta.clone());
+        }
+        Ok(meta)
+    }
+
+    /// Forgets cached snapshot facts (after a publication or garbage collection).
+    pub(crate) fn invalidate_snapshot_cache(&self) {
+        if let Ok(mut current) = self.current.lock() {
+            *current = None;
+        }
+        if let Ok(mut meta) = self.snapshot_meta.lock() {
+            meta.clear();
+        }
     }
 
     pub(crate) fn query_log(&self) -> &QueryLog {
@@ -335,6 +400,7 @@ impl Workspace {
 
     /// [`Self::collect_garbage`] on a writer connection the caller already holds.
     pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
+        self.invalidate_snapshot_cache();
         let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
         let keep: Vec<String> = conn
             .prepare(
