@@ -273,7 +273,7 @@ impl Workspace {
         let mut used = 0;
         let mut truncated = false;
         let mut trace: Vec<TraceStage> = Vec::new();
-        let mut lap = Instant::now();
+        let mut lap = started;
         let mut mark = |stage: &'static str| {
             trace.push(TraceStage {
                 stage,
@@ -361,6 +361,7 @@ impl Workspace {
             'pages: for batch in candidates.chunks(page) {
                 let rows =
                     hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
+                mark("hydrate");
                 for (fused, chunk_id) in batch {
                     if segments.len() >= limit {
                         break 'pages;
