@@ -62,6 +62,11 @@ describe.skipIf(nativeMissing)('daemon', () => {
       expect(rival.code).toBe(ERROR_CODES.E_LOCKED.exit)
       expect(rival.stderr).toContain(`pid ${daemon.child.pid}`)
       expect(rival.stderr).toContain(`port ${port}`)
+      // A library writer is refused too, naming the daemon's pid and port.
+      const writer = await Workspace.open(a.ws).catch((e: unknown) => e as { code: string; message: string })
+      expect(writer).toMatchObject({ code: 'E_LOCKED' })
+      expect((writer as { message: string }).message).toContain(`pid ${daemon.child.pid}`)
+      expect((writer as { message: string }).message).toContain(`port ${port}`)
       // Administration that needs the lock says who holds it.
       const verify = await cli(['manage', 'verify', '-w', a.ws])
       expect(verify.code).toBe(ERROR_CODES.E_LOCKED.exit)

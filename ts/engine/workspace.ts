@@ -51,7 +51,15 @@ export class Workspace implements EvidenceClient {
 
   /** Opens the workspace in `dir`, taking its lock. Fails with `E_LOCKED` if another process owns it. */
   static async open(dir: string): Promise<Workspace> {
-    return new Workspace(await callNative(() => native().openWorkspace(dir)))
+    try {
+      return new Workspace(await callNative(() => native().openWorkspace(dir)))
+    } catch (error) {
+      if (error instanceof TychoraError && error.code === 'E_LOCKED') {
+        const owner = await daemonOwner(dir)
+        if (owner) throw new TychoraError('E_LOCKED', `${error.message} — it is served by the daemon on port ${owner.port} (${owner.url}); use connect() or stop it`, { cause: error })
+      }
+      throw error
+    }
   }
 
   /**
@@ -182,6 +190,15 @@ function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((ev
     } catch {
       // A throwing progress callback must not take the process down (lancedb's lesson).
     }
+  }
+}
+
+/** The daemon recorded in `runtime/daemon.json`, if any (to name its port in lock errors). */
+async function daemonOwner(dir: string): Promise<{ port: number; url: string } | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'runtime', 'daemon.json'), 'utf8')) as { port: number; url: string }
+  } catch {
+    return undefined
   }
 }
 
