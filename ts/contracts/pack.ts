@@ -17,6 +17,7 @@ export const PackSchema = z
       stemmer: z.boolean().describe('Snowball stemming of index and query terms'),
       stopwords: z.boolean().describe('Drop stop words (measured: keeping them scores better on SciFact train)'),
       capsule_boost: z.number().min(0).describe('Weight of the context capsule (title, heading path) in BM25'),
+      split_identifiers: z.boolean().optional().describe('Also index camelCase / letter-digit parts of identifiers (code)'),
     }),
     identifiers: z.object({
       patterns: z.array(z.object({ name: z.string(), regex: z.string() })).describe('Explicit identifiers registered for the exact channel'),

@@ -16,7 +16,7 @@ export interface BeirOptions {
   /** Queries per native crossing. */
   batchSize?: number
   /** Overrides of the pack's lexical analyzer, written to the scratch workspace.toml (for tuning on train). */
-  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number }
+  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number; split_identifiers?: boolean }
 }
 
 export interface BeirReport extends Scores {

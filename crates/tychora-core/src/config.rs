@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 
 /// The embedded `documents` pack.
 pub const DOCUMENTS_PACK: &str = include_str!("../../../packs/documents/pack.json");
+/// The embedded `code` pack.
+pub const CODE_PACK: &str = include_str!("../../../packs/code/pack.json");
 
 /// A configuration pack, as resolved for one workspace.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -41,6 +43,9 @@ pub struct Lexical {
     pub stemmer: bool,
     pub stopwords: bool,
     pub capsule_boost: f32,
+    /// Index camelCase / letter-digit identifier parts beside the whole identifier (code packs).
+    #[serde(default)]
+    pub split_identifiers: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -87,6 +92,8 @@ impl Pack {
         match name {
             "documents" => serde_json::from_str(DOCUMENTS_PACK)
                 .map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
+            "code" => serde_json::from_str(CODE_PACK)
+                .map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
             other => Err(Error::NotFound {
                 what: "pack",
                 id: other.to_string(),
@@ -132,6 +139,7 @@ pub struct LexicalOverride {
     pub stemmer: Option<bool>,
     pub stopwords: Option<bool>,
     pub capsule_boost: Option<f32>,
+    pub split_identifiers: Option<bool>,
 }
 
 /// A profile: which pack and channels a workspace uses.
@@ -240,6 +248,7 @@ impl Config {
             pack.lexical.stemmer = o.stemmer.unwrap_or(pack.lexical.stemmer);
             pack.lexical.stopwords = o.stopwords.unwrap_or(pack.lexical.stopwords);
             pack.lexical.capsule_boost = o.capsule_boost.unwrap_or(pack.lexical.capsule_boost);
+            pack.lexical.split_identifiers = o.split_identifiers.unwrap_or(pack.lexical.split_identifiers);
         }
         Ok(pack)
     }
@@ -256,5 +265,8 @@ mod tests {
         let pack = config.pack().unwrap();
         assert_eq!(pack.chunking.target_tokens, 512);
         assert!((pack.fusion.weights.exact - 2.0).abs() < f64::EPSILON);
+        assert!(!pack.lexical.split_identifiers);
+        assert!(Pack::builtin("code").unwrap().lexical.split_identifiers);
+        assert_eq!(Pack::builtin("nope").unwrap_err().code(), crate::ErrorCode::NotFound);
     }
 }

@@ -4,6 +4,10 @@
 //! snapshot's chunk rows, committed, fsynced (tantivy syncs the directory *before* replacing
 //! `meta.json`, not after — DESIGN §14), and verified before any snapshot points at it.
 
+mod subtokens;
+
+pub use subtokens::SplitIdentifiers;
+
 use std::path::Path;
 
 use tantivy::collector::TopDocs;
@@ -122,10 +126,12 @@ fn fields_of(schema: &Schema) -> Result<Fields> {
 
 /// The analyzer the pack chose: Unicode word split, lowercase, optional English stop words and stemmer.
 fn analyzer(config: &Lexical) -> TextAnalyzer {
-    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .dynamic();
+    let mut builder = TextAnalyzer::builder(SimpleTokenizer::default()).dynamic();
+    if config.split_identifiers {
+        // Before lowercasing: the parts are found by their case.
+        builder = builder.filter_dynamic(SplitIdentifiers);
+    }
+    builder = builder.filter_dynamic(RemoveLongFilter::limit(40)).filter_dynamic(LowerCaser);
     let language = match config.language.as_str() {
         "french" => Language::French,
         "german" => Language::German,
@@ -332,6 +338,7 @@ mod tests {
             stemmer: true,
             stopwords: false,
             capsule_boost: 0.5,
+            split_identifiers: false,
         }
     }
 
