@@ -312,3 +312,32 @@ fn old_generations_are_collected_beyond_retention() {
     assert_eq!(sources["total"], 3);
     assert!(ws.verify().unwrap().ok);
 }
+
+#[test]
+fn revisions_record_the_git_commit_without_running_git() {
+    let (_tmp, ws_dir, docs) = setup();
+    let git = docs.join(".git");
+    fs::create_dir_all(git.join("refs/heads")).unwrap();
+    fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(
+        git.join("refs/heads/main"),
+        "0123456789abcdef0123456789abcdef01234567\n",
+    )
+    .unwrap();
+    // A hook that would run if anything executed git; it must never run.
+    fs::write(
+        git.join("config"),
+        "[core]\n\tfsmonitor = touch /tmp/tychora-fsmonitor-ran\n",
+    )
+    .unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let receipt = add(&ws, &docs);
+    assert_eq!(receipt.files.added, 3, ".git is never captured");
+    let revision = ws.inspect("revision:1").unwrap();
+    assert_eq!(
+        revision["metadata"]["git"]["commit"],
+        "0123456789abcdef0123456789abcdef01234567"
+    );
+    assert_eq!(revision["metadata"]["git"]["branch"], "main");
+    assert!(!Path::new("/tmp/tychora-fsmonitor-ran").exists());
+}

@@ -5,6 +5,8 @@
 //! descriptor (regular file, real path inside the root, size) and reads through that same
 //! descriptor, so a file swapped for a symlink between check and read cannot leak (DESIGN §14).
 
+pub mod git;
+
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -109,6 +109,7 @@ pub fn write_revision(
     prepared: &Prepared,
     extraction: &Extraction,
     fingerprint: &str,
+    provenance: &serde_json::Value,
 ) -> Result<Member> {
     let now = now_ms();
     let uri = format!("file://{}", abs_path.display());
@@ -139,7 +140,10 @@ pub fn write_revision(
             params![source_id],
             |r| r.get(0),
         )?;
-        let metadata = serde_json::json!({ "path": rel_path, "kind": kind });
+        let mut metadata = serde_json::json!({ "path": rel_path, "kind": kind });
+        if let (Some(m), Some(extra)) = (metadata.as_object_mut(), provenance.as_object()) {
+            m.extend(extra.clone());
+        }
         tx.execute(
             "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![source_id, seq, prepared.sha256, prepared.bytes.len(), metadata.to_string(), now],

@@ -276,6 +276,11 @@ impl Workspace {
         let fingerprint = commit::fingerprint(pack, kind_override);
 
         for target in &targets {
+            // Where the bytes came from: the repository commit, read without running git.
+            let provenance = capture::git::head_of(&target.root).map_or_else(
+                || serde_json::json!({}),
+                |head| serde_json::json!({ "git": head }),
+            );
             let (candidates, walk_diags) = capture::walk(&target.root, &target.start, self.dir());
             diagnostics.extend(walk_diags);
             on_progress(Progress {
@@ -356,6 +361,7 @@ impl Workspace {
                             &prepared,
                             extraction,
                             &fingerprint,
+                            &provenance,
                         )?;
                         unit_total += extraction.units.len();
                         chunk_total += extraction.chunks.len();
