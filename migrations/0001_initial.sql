@@ -35,7 +35,8 @@ INSERT INTO kinds (name, parser, media_type, description) VALUES
   ('markdown', 'markdown', 'text/markdown', 'Markdown document: heading sections, paragraphs, list items, code blocks, table rows'),
   ('text',     'text',     'text/plain',    'Plain text: paragraphs separated by blank lines'),
   ('json',     'json',     'application/json', 'JSON document: one record per top-level array element or object member'),
-  ('jsonl',    'jsonl',    'application/jsonl', 'JSON Lines: one record per line');
+  ('jsonl',    'jsonl',    'application/jsonl', 'JSON Lines: one record per line'),
+  ('code_file', 'tree-sitter', 'text/x-source', 'Source code (Python, JavaScript/JSX, TypeScript/TSX): module, class, function and method units via tree-sitter');
 
 CREATE TABLE artifacts (
   sha256     TEXT    PRIMARY KEY CHECK (length(sha256) = 64),

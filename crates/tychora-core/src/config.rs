@@ -248,7 +248,9 @@ impl Config {
             pack.lexical.stemmer = o.stemmer.unwrap_or(pack.lexical.stemmer);
             pack.lexical.stopwords = o.stopwords.unwrap_or(pack.lexical.stopwords);
             pack.lexical.capsule_boost = o.capsule_boost.unwrap_or(pack.lexical.capsule_boost);
-            pack.lexical.split_identifiers = o.split_identifiers.unwrap_or(pack.lexical.split_identifiers);
+            pack.lexical.split_identifiers = o
+                .split_identifiers
+                .unwrap_or(pack.lexical.split_identifiers);
         }
         Ok(pack)
     }
@@ -267,6 +269,9 @@ mod tests {
         assert!((pack.fusion.weights.exact - 2.0).abs() < f64::EPSILON);
         assert!(!pack.lexical.split_identifiers);
         assert!(Pack::builtin("code").unwrap().lexical.split_identifiers);
-        assert_eq!(Pack::builtin("nope").unwrap_err().code(), crate::ErrorCode::NotFound);
+        assert_eq!(
+            Pack::builtin("nope").unwrap_err().code(),
+            crate::ErrorCode::NotFound
+        );
     }
 }

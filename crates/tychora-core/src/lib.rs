@@ -31,6 +31,7 @@
 pub mod artifact;
 pub mod capture;
 pub mod chunk;
+pub mod code;
 pub mod config;
 mod error;
 pub mod exact;

@@ -131,7 +131,9 @@ fn analyzer(config: &Lexical) -> TextAnalyzer {
         // Before lowercasing: the parts are found by their case.
         builder = builder.filter_dynamic(SplitIdentifiers);
     }
-    builder = builder.filter_dynamic(RemoveLongFilter::limit(40)).filter_dynamic(LowerCaser);
+    builder = builder
+        .filter_dynamic(RemoveLongFilter::limit(40))
+        .filter_dynamic(LowerCaser);
     let language = match config.language.as_str() {
         "french" => Language::French,
         "german" => Language::German,

@@ -14,7 +14,10 @@ impl TokenFilter for SplitIdentifiers {
     type Tokenizer<T: Tokenizer> = SplitIdentifiersFilter<T>;
 
     fn transform<T: Tokenizer>(self, tokenizer: T) -> SplitIdentifiersFilter<T> {
-        SplitIdentifiersFilter { inner: tokenizer, parts: Vec::new() }
+        SplitIdentifiersFilter {
+            inner: tokenizer,
+            parts: Vec::new(),
+        }
     }
 }
 
@@ -30,7 +33,11 @@ impl<T: Tokenizer> Tokenizer for SplitIdentifiersFilter<T> {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
         self.parts.clear();
-        SplitIdentifiersStream { tail: self.inner.token_stream(text), parts: &mut self.parts, current: None }
+        SplitIdentifiersStream {
+            tail: self.inner.token_stream(text),
+            parts: &mut self.parts,
+            current: None,
+        }
     }
 }
 
@@ -110,7 +117,10 @@ mod tests {
     use super::*;
 
     fn tokens(text: &str) -> Vec<String> {
-        let mut analyzer = TextAnalyzer::builder(SimpleTokenizer::default()).filter(SplitIdentifiers).filter(LowerCaser).build();
+        let mut analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(SplitIdentifiers)
+            .filter(LowerCaser)
+            .build();
         let mut stream = analyzer.token_stream(text);
         let mut out = Vec::new();
         while let Some(t) = stream.next() {
@@ -122,7 +132,10 @@ mod tests {
     #[test]
     fn splits_camel_case_acronyms_and_digits_keeping_the_whole() {
         assert_eq!(tokens("parseArgs"), ["parseargs", "parse", "args"]);
-        assert_eq!(tokens("HTTPServer2 ok"), ["httpserver2", "http", "server", "2", "ok"]);
+        assert_eq!(
+            tokens("HTTPServer2 ok"),
+            ["httpserver2", "http", "server", "2", "ok"]
+        );
         assert_eq!(tokens("parse_args plain"), ["parse", "args", "plain"]);
         assert_eq!(cuts("getURLForID"), vec![3, 6, 9]);
     }

@@ -1,0 +1,115 @@
+//! Code evidence: symbol-shaped units extracted from source code with tree-sitter (DESIGN §9).
+//!
+//! [`extract`] yields, in document order, one `module` container spanning the file; `class`,
+//! `interface`, `type`, `function` and `method` units whose spans include their leading comment
+//! block, decorators and (Python) docstring; and `header` / `statement` leaves for the code
+//! between symbols (imports, module-level assignments, `if __name__ == "__main__":` blocks, a
+//! class's own declaration and fields), so that every byte of code is indexed by some leaf.
+//!
+//! A class whose body holds methods (or nested classes) is a container: its members are leaves
+//! and its own bytes become a `header` leaf (decorators, `class …` line, docstring, fields up to
+//! the first blank line) and `statement` leaves. Leaves never overlap; a container's closing
+//! brace is the only code left to the container alone. Every unit's `text` is the exact slice
+//! of its `span`.
+//!
+//! Symbols are named by path: heading path `["pkg.mod", "Class", "method"]`, anchor
+//! `pkg.mod.Class.method` (Python) or `src/a.ts#Class.method` (JS/TS), and identifiers
+//! `symbol` (the anchor), `symbol_name` (`Class.method` and `method`) and, for JS/TS, `export`.
+//!
+//! Not wired into ingestion yet; [`GRAMMAR_VERSION`] is meant for the syntax cache key.
+
+mod ecmascript;
+mod language;
+mod outline;
+mod python;
+mod syntax;
+mod units;
+
+#[cfg(test)]
+mod tests;
+
+pub use language::Language;
+
+use crate::error::{Diagnostic, ErrorCode};
+use crate::parse::{LineIndex, Parsed};
+use units::{Emitter, Naming};
+
+/// Changes whenever a grammar or this adapter changes what [`extract`] returns: `code-<adapter
+/// revision>` and the grammar crates' versions (a test checks them against the grammars'
+/// own metadata where they report it).
+pub const GRAMMAR_VERSION: &str =
+    "code-1;tree-sitter-0.26;python-0.25.0;javascript-0.25.0;typescript-0.23.2";
+
+/// Extracts the symbol units of `source`, a file at `path` (relative to its source root; it
+/// names the module and the anchors).
+///
+/// Never fails: tree-sitter recovers from syntax errors, the intact declarations around them
+/// still become symbols, and the damage is reported as one warning diagnostic
+/// ([`ErrorCode::UnsupportedFormat`]) located at the first error.
+#[must_use]
+pub fn extract(language: Language, source: &str, path: &str) -> Parsed {
+    let index = LineIndex::new(source);
+    let module = language.module_path(path);
+    let anchor_prefix = match language {
+        Language::Python => format!("{module}."),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            format!("{}#", language::normalize(path))
+        }
+    };
+    let naming = Naming {
+        module,
+        anchor_prefix,
+    };
+    let mut diagnostics = Vec::new();
+    let tree = syntax::parse(language, source);
+    let items = match &tree {
+        Some(tree) => {
+            let root = tree.root_node();
+            if let Some(error) = syntax::first_error(root) {
+                let (line, col) = index.position(error.start_byte());
+                let what = if error.is_missing() {
+                    format!("missing `{}`", error.kind())
+                } else {
+                    "unexpected code".to_string()
+                };
+                diagnostics.push(
+                    Diagnostic::warning(
+                        path,
+                        ErrorCode::UnsupportedFormat,
+                        format!(
+                            "{} syntax error at line {line}, column {col} ({what}); the \
+                             declarations around it were still extracted",
+                            language.as_str()
+                        ),
+                    )
+                    .at(format!("{line}:{col}")),
+                );
+            }
+            match language {
+                Language::Python => python::outline(root, source),
+                Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                    ecmascript::outline(root, source)
+                }
+            }
+        }
+        None => {
+            diagnostics.push(Diagnostic::warning(
+                path,
+                ErrorCode::UnsupportedFormat,
+                format!(
+                    "the {} grammar could not parse this file; it is indexed as plain code",
+                    language.as_str()
+                ),
+            ));
+            // With no items, the whole file is one run of code (see `Emitter::items`).
+            Vec::new()
+        }
+    };
+    let mut emitter = Emitter::new(source, &index, &naming);
+    emitter.module(&items);
+    Parsed {
+        units: emitter.units,
+        diagnostics,
+        title: Some(naming.module),
+    }
+}
