@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { QueryResultSchema } from '../../ts/contracts/result.js'
 import { ReceiptSchema } from '../../ts/contracts/ingest.js'
 import { ERROR_CODES, EXIT_PARTIAL } from '../../ts/errors.js'
-import { cli, nativeMissing, scratch } from './_setup.js'
+import { ROOT, cli, nativeMissing, scratch } from './_setup.js'
 
 describe.skipIf(nativeMissing)('CLI', () => {
   it('init, add, search in md and json, inspect, status, verify', async () => {
@@ -49,6 +49,20 @@ describe.skipIf(nativeMissing)('CLI', () => {
     expect(receipt.files.added).toBe(3)
     const leaked = await cli(['search', '-w', ws, 'root', '--format', 'json'])
     expect(leaked.stdout).not.toContain('/bin/')
+  })
+
+  it('a code-profile workspace cites symbols by path and line', async () => {
+    const { dir } = await scratch()
+    const ws = join(dir, 'code-ws')
+    expect((await cli(['init', ws, '--profile', 'code'])).code).toBe(0)
+    const add = await cli(['add', '-w', ws, join(ROOT, 'crates/tychora-core/tests/fixtures/code/geometry')])
+    expect(add.code).toBe(0)
+    const json = await cli(['search', '-w', ws, 'Circle.scaled', '--format', 'json', '--limit', '1'])
+    const top = QueryResultSchema.parse(JSON.parse(json.stdout)).segments[0]!
+    // Module paths are relative to the capture root (here the package directory itself).
+    expect(top.locator.anchor).toBe('shapes.Circle.scaled')
+    expect(top.citation).toMatch(/^shapes\.py:\d+-\d+$/)
+    expect((await cli(['init', join(dir, 'bad'), '--profile', 'nope'])).code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
   })
 
   it('exit codes follow the error table', async () => {

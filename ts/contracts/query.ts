@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl']).describe('Source kind')
+export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file']).describe('Source kind')
 export const ChannelSchema = z.enum(['exact', 'lexical']).describe('Retrieval channel')
 
 /** A search request. Filters apply before ranking, inside every channel. */

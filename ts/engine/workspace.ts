@@ -66,8 +66,8 @@ export class Workspace implements EvidenceClient {
    * Creates a workspace in `dir` (workspace.toml, corpus.sqlite3, artifacts/, indexes/, runtime/)
    * and its bearer token for the daemon (`runtime/token`, mode 0600).
    */
-  static async init(dir: string): Promise<InitReport> {
-    const report = parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir)))
+  static async init(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
+    const report = parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile)))
     await ensureToken(report.dir)
     return report
   }
@@ -226,6 +226,6 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
   return Workspace.open(dir)
 }
 
-export async function initWorkspace(dir: string): Promise<InitReport> {
-  return Workspace.init(dir)
+export async function initWorkspace(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
+  return Workspace.init(dir, options)
 }

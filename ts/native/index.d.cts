@@ -51,8 +51,8 @@ export declare class NativeWorkspace {
   close(): void
 }
 
-/** Creates a workspace in `dir`. Resolves to the init report as JSON. */
-export declare function initWorkspace(dir: string): Promise<string>
+/** Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON. */
+export declare function initWorkspace(dir: string, profile?: string | undefined | null): Promise<string>
 
 /** Applies pending schema migrations. Resolves to the applied versions as JSON. */
 export declare function migrateWorkspace(dir: string): Promise<string>

@@ -186,17 +186,26 @@ fn yes() -> bool {
     true
 }
 
+/// The profiles `tychora init --profile` accepts.
+pub const PROFILES: [&str; 2] = ["documents", "code"];
+
 /// The `workspace.toml` written by `tychora init`.
 #[must_use]
-pub fn default_toml(name: &str) -> String {
+pub fn default_toml(name: &str, profile: &str) -> String {
     format!(
         r#"# Tychora workspace configuration.
 name = {name:?}
-default_profile = "documents"
+default_profile = {profile:?}
 
 [profiles.documents]
 description = "Offline documents: exact + lexical channels, no network"
 pack = "documents"
+channels = ["exact", "lexical"]
+network = false
+
+[profiles.code]
+description = "Repositories: code files as symbols (tree-sitter) plus their docs; identifiers split into sub-tokens; no network"
+pack = "code"
 channels = ["exact", "lexical"]
 network = false
 
@@ -262,7 +271,7 @@ mod tests {
 
     #[test]
     fn default_config_round_trips_and_resolves_its_pack() {
-        let config: Config = toml::from_str(&default_toml("demo")).unwrap();
+        let config: Config = toml::from_str(&default_toml("demo", "documents")).unwrap();
         assert_eq!(config.default_profile, "documents");
         let pack = config.pack().unwrap();
         assert_eq!(pack.chunking.target_tokens, 512);

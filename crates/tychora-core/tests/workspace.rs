@@ -341,3 +341,100 @@ fn revisions_record_the_git_commit_without_running_git() {
     assert_eq!(revision["metadata"]["git"]["branch"], "main");
     assert!(!Path::new("/tmp/tychora-fsmonitor-ran").exists());
 }
+
+#[test]
+fn code_profile_indexes_symbols_with_paths_and_exact_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws_dir = tmp.path().join("ws");
+    let repo = tmp.path().join("repo");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/code");
+    fs::create_dir_all(repo.join("geometry")).unwrap();
+    for name in [
+        "geometry/shapes.py",
+        "geometry/__init__.py",
+        "widgets.ts",
+        "broken.ts",
+    ] {
+        fs::copy(fixtures.join(name), repo.join(name)).unwrap();
+    }
+    fs::write(
+        repo.join("README.md"),
+        "# Geometry\n\nCircles and points.\n",
+    )
+    .unwrap();
+    Workspace::init_with_profile(&ws_dir, "code").unwrap();
+    assert_eq!(
+        Workspace::init_with_profile(&tmp.path().join("x"), "nope")
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidArgument
+    );
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let receipt = add(&ws, &repo);
+    assert_eq!(receipt.files.added, 5, "{:?}", receipt.diagnostics);
+    // The syntax error is a warning; the file is still indexed through error recovery.
+    assert!(
+        receipt
+            .diagnostics
+            .iter()
+            .any(|d| d.path == "broken.ts" && d.level == "warning")
+    );
+
+    // A qualified name goes to the exact channel and finds the method, cited with its symbol path.
+    let result = search(&ws, "Circle.area");
+    let top = &result.segments[0];
+    assert_eq!(top.source.kind, "code_file");
+    assert_eq!(
+        top.locator.anchor.as_deref(),
+        Some("geometry.shapes.Circle.area")
+    );
+    assert_eq!(
+        top.locator.heading_path,
+        ["geometry.shapes", "Circle", "area"]
+    );
+    assert!(
+        top.channels
+            .iter()
+            .any(|c| c.channel == "exact" && c.rank == 1)
+    );
+    let bytes = fs::read(repo.join("geometry/shapes.py")).unwrap();
+    assert_eq!(
+        &bytes[top.locator.byte_start as usize..top.locator.byte_end as usize],
+        top.text.as_bytes()
+    );
+    assert!(
+        top.text.starts_with("@property") && top.text.contains("def area(self)"),
+        "decorator and docstring belong to the symbol: {}",
+        top.text
+    );
+
+    // Filters work on the code kind, under either name.
+    let only_code = ws
+        .search(&QueryRequest {
+            query: "geometry".into(),
+            kinds: vec!["code".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(
+        only_code
+            .segments
+            .iter()
+            .all(|s| s.source.kind == "code_file")
+    );
+
+    // A documents workspace skips code files with an info diagnostic instead.
+    let docs_ws_dir = tmp.path().join("docs-ws");
+    Workspace::init(&docs_ws_dir).unwrap();
+    let docs_ws = Workspace::open(&docs_ws_dir).unwrap();
+    let docs_receipt = add(&docs_ws, &repo);
+    assert_eq!(docs_receipt.files.added, 1);
+    assert!(
+        docs_receipt
+            .diagnostics
+            .iter()
+            .any(|d| d.path == "widgets.ts"
+                && d.level == "info"
+                && d.message.contains("documents profile"))
+    );
+}

@@ -21,7 +21,7 @@ type ProgressFn = ThreadsafeFunction<String, (), String, Status, false>;
 /// The kinds of bounded work a `WorkTask` does on the libuv pool.
 enum Work {
     Open(PathBuf),
-    Init(PathBuf),
+    Init(PathBuf, String),
     Migrate(PathBuf),
     Search(Arc<Workspace>, String),
     SearchBatch(Arc<Workspace>, String),
@@ -69,7 +69,9 @@ impl Task for WorkTask {
         guarded(|| {
             Ok(match work {
                 Work::Open(dir) => Done::Opened(Arc::new(Workspace::open(&dir)?)),
-                Work::Init(dir) => Done::Json(to_json(&Workspace::init(&dir)?)?),
+                Work::Init(dir, profile) => {
+                    Done::Json(to_json(&Workspace::init_with_profile(&dir, &profile)?)?)
+                }
                 Work::Migrate(dir) => Done::Json(to_json(&Workspace::migrate(&dir)?)?),
                 Work::Search(ws, request) => {
                     Done::Json(to_json(
@@ -124,10 +126,16 @@ fn task(work: Work, signal: Option<AbortSignal>) -> AsyncTask<WorkTask> {
     }
 }
 
-/// Creates a workspace in `dir`. Resolves to the init report as JSON.
+/// Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON.
 #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-pub fn init_workspace(dir: String) -> AsyncTask<WorkTask> {
-    task(Work::Init(PathBuf::from(dir)), None)
+pub fn init_workspace(dir: String, profile: Option<String>) -> AsyncTask<WorkTask> {
+    task(
+        Work::Init(
+            PathBuf::from(dir),
+            profile.unwrap_or_else(|| "documents".into()),
+        ),
+        None,
+    )
 }
 
 /// Opens a workspace (taking its lock). Resolves to a `NativeWorkspace`.

@@ -34,13 +34,13 @@ export default defineCommand({
     ...workspaceArg,
     paths: { type: 'positional', required: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
-    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl' },
+    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file' },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
     const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
-    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json or jsonl`)
+    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json, jsonl or code_file`)
     const request = { paths: paths.map((p) => resolve(p)), ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) }
     const progress = createProgress()
     const receipt = await withTarget(args.workspace, async (target) => {

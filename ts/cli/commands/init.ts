@@ -1,15 +1,18 @@
 import { defineCommand } from 'citty'
 import { Workspace } from '../../engine/workspace.js'
+import { TychoraError } from '../../errors.js'
 import { writeOut } from '../context.js'
 
 export default defineCommand({
   meta: { name: 'init', description: 'Create a workspace (default ./.tychora)' },
   args: {
     dir: { type: 'positional', required: false, description: 'Workspace directory', default: '.tychora' },
+    profile: { type: 'string', description: 'documents (default) | code (repositories: tree-sitter symbols, identifier sub-tokens)', default: 'documents' },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
-    const report = await Workspace.init(args.dir)
+    if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', `--profile must be documents or code, got ${args.profile}`)
+    const report = await Workspace.init(args.dir, { profile: args.profile })
     if (args.format === 'json') return writeOut(JSON.stringify(report, null, 2))
     writeOut(`Initialised workspace ${report.dir} (schema ${report.schema_version})\n  ${report.created.join('\n  ')}`)
   },

@@ -87,6 +87,8 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
             .parent
             .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
         Kind::Text => "doc".to_string(),
+        // Each symbol (or group of statements) is its own owner: windows follow symbol boundaries.
+        Kind::Code(_) => format!("u{ordinal}"),
     }
 }
 
@@ -102,7 +104,7 @@ pub fn windows(
     options: ChunkOptions,
 ) -> Vec<Chunk> {
     let index = LineIndex::new(source);
-    let slices_source = matches!(kind, Kind::Markdown | Kind::Text);
+    let slices_source = matches!(kind, Kind::Markdown | Kind::Text | Kind::Code(_));
     let mut chunks = Vec::new();
     let mut window: Vec<usize> = Vec::new();
     let mut window_tokens = 0;

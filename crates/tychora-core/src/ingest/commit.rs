@@ -9,7 +9,7 @@ use super::Receipt;
 use super::prepare::{Extraction, Prepared};
 use crate::config::Pack;
 use crate::error::Result;
-use crate::parse::{Kind, PARSER_VERSION};
+use crate::parse::{Kind, KindOverride, PARSER_VERSION};
 use crate::snapshot::Member;
 use crate::store::now_ms;
 use crate::tokenize::TOKENIZER;
@@ -47,10 +47,11 @@ impl Steps {
 
 /// The extraction fingerprint: parser version, kind override, chunking, tokenizer and identifier
 /// patterns. A change to any of them re-extracts; nothing else does.
-pub fn fingerprint(pack: &Pack, kind_override: Option<Kind>) -> String {
+pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(PARSER_VERSION);
-    hasher.update(kind_override.map_or("auto", Kind::as_str));
+    hasher.update(kind_override.map_or("auto", KindOverride::as_str));
+    hasher.update(crate::code::GRAMMAR_VERSION);
     hasher.update(format!(
         "{}/{}",
         pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens
@@ -188,6 +189,11 @@ fn media_type(kind: Kind) -> &'static str {
         Kind::Text => "text/plain",
         Kind::Json => "application/json",
         Kind::Jsonl => "application/jsonl",
+        Kind::Code(language) => match language {
+            crate::code::Language::Python => "text/x-python",
+            crate::code::Language::JavaScript => "text/javascript",
+            crate::code::Language::TypeScript | crate::code::Language::Tsx => "text/x-typescript",
+        },
     }
 }
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::capture;
 use crate::chunk::ChunkOptions;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
-use crate::parse::Kind;
+use crate::parse::KindOverride;
 use crate::snapshot::{self, Member};
 use crate::store::now_ms;
 use crate::workspace::Workspace;
@@ -101,11 +101,11 @@ pub(crate) fn failpoint(name: &str) {
     }
 }
 
-fn parse_kind(kind: Option<&str>) -> Result<Option<Kind>> {
+fn parse_kind(kind: Option<&str>) -> Result<Option<KindOverride>> {
     kind.map(|k| {
-        Kind::from_name(k).ok_or_else(|| {
+        KindOverride::from_name(k).ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "unknown kind {k:?}; expected markdown, text, json or jsonl"
+                "unknown kind {k:?}; expected markdown, text, json, jsonl or code_file"
             ))
         })
     })
@@ -229,7 +229,7 @@ impl Workspace {
         job_id: i64,
         request: &AddRequest,
         collection: &str,
-        kind_override: Option<Kind>,
+        kind_override: Option<KindOverride>,
         started: Instant,
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Receipt> {
@@ -304,6 +304,8 @@ impl Workspace {
             let ctx = PrepareContext {
                 root: &target.root,
                 kind_override,
+                kinds: &pack.kinds,
+                profile: &self.config().default_profile,
                 max_file_bytes: self.config().capture.max_file_bytes,
                 chunking,
                 current_sha: &current_sha,

@@ -7,7 +7,7 @@ use crate::artifact::sha256_hex;
 use crate::capture::{self, Candidate};
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{self, Kind, Unit};
+use crate::parse::{self, Kind, KindOverride, Unit};
 use crate::tokenize;
 
 /// A file ready to be committed.
@@ -40,7 +40,11 @@ pub enum Outcome {
 
 pub struct PrepareContext<'a> {
     pub root: &'a Path,
-    pub kind_override: Option<Kind>,
+    pub kind_override: Option<KindOverride>,
+    /// Kinds the profile's pack indexes when no kind is forced.
+    pub kinds: &'a [String],
+    /// The profile's name, for diagnostics.
+    pub profile: &'a str,
     pub max_file_bytes: u64,
     pub chunking: ChunkOptions,
     /// Current sha256 of a rel path in this root, if it is a published member.
@@ -101,11 +105,18 @@ pub fn prepare_all(
 
 fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     let rel = candidate.rel_path.as_str();
-    let Some(kind) = ctx.kind_override.or_else(|| Kind::from_path(rel)) else {
+    let kind = match ctx.kind_override {
+        Some(forced) => forced.resolve(rel),
+        None => Kind::from_path(rel).filter(|k| ctx.kinds.iter().any(|name| name == k.as_str())),
+    };
+    let Some(kind) = kind else {
         return Outcome::Skipped(Diagnostic::info(
             rel,
             ErrorCode::UnsupportedFormat,
-            "no parser for this file type in the documents profile; skipped",
+            format!(
+                "no parser for this file type in the {} profile; skipped",
+                ctx.profile
+            ),
         ));
     };
     let bytes = match capture::read_confined(ctx.root, &candidate.path, rel, ctx.max_file_bytes) {

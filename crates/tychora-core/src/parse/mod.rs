@@ -16,8 +16,7 @@ use crate::error::{Diagnostic, ErrorCode};
 pub use lines::LineIndex;
 
 /// The kinds the native parsers understand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// CommonMark + GFM tables.
     Markdown,
@@ -27,6 +26,8 @@ pub enum Kind {
     Json,
     /// JSON Lines.
     Jsonl,
+    /// Source code parsed with tree-sitter (the `code_file` kind).
+    Code(crate::code::Language),
 }
 
 impl Kind {
@@ -38,6 +39,7 @@ impl Kind {
             Self::Text => "text",
             Self::Json => "json",
             Self::Jsonl => "jsonl",
+            Self::Code(_) => "code_file",
         }
     }
 
@@ -62,7 +64,46 @@ impl Kind {
             "txt" | "text" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
-            _ => None,
+            _ => crate::code::Language::from_path(path).map(Self::Code),
+        }
+    }
+}
+
+/// A kind forced by the caller (`--kind`): a fixed kind, or `code_file`, whose language still
+/// comes from each file's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindOverride {
+    /// Parse every file as this kind.
+    Fixed(Kind),
+    /// Parse every file as code, in the language its extension names.
+    Code,
+}
+
+impl KindOverride {
+    /// Parses a kind name given by a user.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "code" | "code_file" => Some(Self::Code),
+            other => Kind::from_name(other).map(Self::Fixed),
+        }
+    }
+
+    /// The kind of one file under this override.
+    #[must_use]
+    pub fn resolve(self, path: &str) -> Option<Kind> {
+        match self {
+            Self::Fixed(kind) => Some(kind),
+            Self::Code => crate::code::Language::from_path(path).map(Kind::Code),
+        }
+    }
+
+    /// The override's name (part of the extraction fingerprint).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fixed(kind) => kind.as_str(),
+            Self::Code => "code_file",
         }
     }
 }
@@ -154,6 +195,7 @@ pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure>
         Kind::Text => Ok(text::parse(text, &index)),
         Kind::Json => json::parse_document(text, &index),
         Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
+        Kind::Code(language) => Ok(crate::code::extract(language, text, path)),
     }
 }
 

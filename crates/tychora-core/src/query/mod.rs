@@ -258,14 +258,17 @@ impl Workspace {
                 .channels
                 .clone(),
         };
+        // Kinds are matched by their stored names (`code` and `code_file` name the same kind).
+        let mut kinds = Vec::with_capacity(request.kinds.len());
         for kind in &request.kinds {
-            if crate::parse::Kind::from_name(kind).is_none() {
+            let Some(parsed) = crate::parse::KindOverride::from_name(kind) else {
                 return Err(Error::InvalidArgument(format!("unknown kind {kind:?}")));
-            }
+            };
+            kinds.push(parsed.as_str().to_string());
         }
         let filter = Filter {
             collections: request.collections.clone(),
-            kinds: request.kinds.clone(),
+            kinds,
         };
         let mut warnings = Vec::new();
 

@@ -79,6 +79,20 @@ impl Workspace {
     /// # Errors
     /// `E_CONFLICT` if `dir` already holds a workspace; I/O and SQLite errors.
     pub fn init(dir: &Path) -> Result<InitReport> {
+        Self::init_with_profile(dir, "documents")
+    }
+
+    /// Creates a workspace whose default profile is `profile` (`documents` or `code`).
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an unknown profile; otherwise as [`Self::init`].
+    pub fn init_with_profile(dir: &Path, profile: &str) -> Result<InitReport> {
+        if !config::PROFILES.contains(&profile) {
+            return Err(Error::InvalidArgument(format!(
+                "unknown profile {profile:?}; expected one of {:?}",
+                config::PROFILES
+            )));
+        }
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let dir = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         let toml_path = dir.join("workspace.toml");
@@ -134,7 +148,7 @@ impl Workspace {
         tx.commit()?;
         // workspace.toml last: its presence marks a complete workspace.
         let tmp = dir.join("workspace.toml.tmp");
-        fs::write(&tmp, config::default_toml(&name)).map_err(|e| Error::io(&tmp, e))?;
+        fs::write(&tmp, config::default_toml(&name, profile)).map_err(|e| Error::io(&tmp, e))?;
         fs::rename(&tmp, &toml_path).map_err(|e| Error::io(&toml_path, e))?;
         created.splice(
             0..0,
