@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { H3Event, Middleware } from 'h3'
 import { TychoraError } from '../errors.js'
 import type { ProjectRegistry } from '../service/registry.js'
+import { tokenEquals } from '../service/token.js'
 
 /**
  * The checks every request passes before a route runs (DESIGN §11, §14): a Host the daemon
@@ -74,13 +74,6 @@ export function bearerToken(event: H3Event): string {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)
   if (!match?.[1]) throw new TychoraError('E_UNAUTHORIZED', 'missing bearer token')
   return match[1]
-}
-
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
-
-/** Constant-time token comparison: both sides are hashed first, so their lengths always match. */
-export function tokenEquals(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected))
 }
 
 /** Names of the served projects whose token equals `token` (every project is compared). */

@@ -1,15 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { ProjectRegistry } from '../service/registry.js'
 import { createMcpServer } from './server.js'
+import { tokenEquals } from '../service/token.js'
 
 /** Constant-time equality; hashing first makes the comparison independent of the lengths too. */
-export function tokensEqual(given: string, expected: string | undefined): boolean {
-  if (expected === undefined || expected.length === 0) return false
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest()
-  return timingSafeEqual(digest(given), digest(expected))
-}
-
 function methodNotAllowed(): Response {
   const body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null }
   return new Response(JSON.stringify(body), { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } })
@@ -26,7 +20,7 @@ export function createMcpHttpHandler(registry: ProjectRegistry): (request: Reque
   return async (request, auth) => {
     // No sessions, so there is no server-to-client stream (GET) and nothing to delete (DELETE).
     if (request.method !== 'POST') return methodNotAllowed()
-    const server = createMcpServer(registry, { authorize: (project) => tokensEqual(auth.token, registry.tokenFor(project)) })
+    const server = createMcpServer(registry, { authorize: (project) => tokenEquals(auth.token, registry.tokenFor(project)) })
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     await server.connect(transport)
     try {
