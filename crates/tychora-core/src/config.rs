@@ -167,6 +167,37 @@ pub struct Capture {
     pub auto_add_roots: bool,
     /// Files above this size are refused with `E_LIMIT_EXCEEDED`.
     pub max_file_bytes: u64,
+    /// Gitignore-style globs never captured (vendored and generated folders, minified bundles),
+    /// on top of the repositories' own `.gitignore` files.
+    #[serde(default = "default_excludes")]
+    pub exclude: Vec<String>,
+    /// Code files with a longer line are treated as minified or generated and skipped.
+    #[serde(default = "default_max_line_bytes")]
+    pub max_line_bytes: usize,
+}
+
+/// Folders and files no profile indexes unless the config says otherwise.
+#[must_use]
+pub fn default_excludes() -> Vec<String> {
+    [
+        "node_modules/",
+        "dist/",
+        "build/",
+        ".venv/",
+        "venv/",
+        "__pycache__/",
+        "target/",
+        "vendor/",
+        "*.min.js",
+        "*.min.css",
+        "*.map",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn default_max_line_bytes() -> usize {
+    4096
 }
 
 /// Snapshot retention.
@@ -215,6 +246,10 @@ network = false
 roots = []
 auto_add_roots = true
 max_file_bytes = 67108864 # 64 MiB
+# Never captured (gitignore syntax), besides each repository's own .gitignore.
+exclude = ["node_modules/", "dist/", "build/", ".venv/", "venv/", "__pycache__/", "target/", "vendor/", "*.min.js", "*.min.css", "*.map"]
+# Code files with a longer line are treated as minified or generated and skipped.
+max_line_bytes = 4096
 
 [snapshots]
 # Published snapshots whose index generations are kept for pinned readers.

@@ -340,6 +340,54 @@ fn revisions_record_the_git_commit_without_running_git() {
     );
     assert_eq!(revision["metadata"]["git"]["branch"], "main");
     assert!(!Path::new("/tmp/tychora-fsmonitor-ran").exists());
+    // Segments carry the commit they were captured at.
+    let result = search(&ws, "snapshot pointer publication");
+    assert_eq!(
+        result.segments[0].revision.commit.as_deref(),
+        Some("0123456789abcdef0123456789abcdef01234567")
+    );
+}
+
+#[test]
+fn vendored_folders_and_minified_code_are_skipped_with_diagnostics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws_dir = tmp.path().join("ws");
+    let repo = tmp.path().join("repo");
+    fs::create_dir_all(repo.join("node_modules/left-pad")).unwrap();
+    fs::create_dir_all(repo.join("src")).unwrap();
+    fs::write(
+        repo.join("node_modules/left-pad/index.js"),
+        "export function leftPad() {}\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/app.js"),
+        "export function start() {\n  return 1;\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        repo.join("src/bundle.js"),
+        format!("var a={};\n", "1,".repeat(5000)),
+    )
+    .unwrap();
+    fs::write(repo.join("src/vendor.min.js"), "var x=1;\n").unwrap();
+    Workspace::init_with_profile(&ws_dir, "code").unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let receipt = add(&ws, &repo);
+    assert_eq!(receipt.added, ["src/app.js"], "{:?}", receipt.diagnostics);
+    let minified: Vec<_> = receipt
+        .diagnostics
+        .iter()
+        .filter(|d| d.path == "src/bundle.js")
+        .collect();
+    assert_eq!(minified.len(), 1);
+    assert_eq!(minified[0].code, "E_LIMIT_EXCEEDED");
+    assert!(
+        receipt
+            .diagnostics
+            .iter()
+            .all(|d| !d.path.contains("node_modules") && !d.path.contains("vendor.min.js"))
+    );
 }
 
 #[test]

@@ -25,11 +25,31 @@ pub struct Candidate {
 /// Walks `start` (a file or directory inside `root`), skipping `exclude` (the workspace itself).
 /// Returns candidates in path order and diagnostics for entries that cannot be captured.
 #[must_use]
-pub fn walk(root: &Path, start: &Path, exclude: &Path) -> (Vec<Candidate>, Vec<Diagnostic>) {
+pub fn walk(
+    root: &Path,
+    start: &Path,
+    exclude: &Path,
+    patterns: &[String],
+) -> (Vec<Candidate>, Vec<Diagnostic>) {
     let mut candidates = Vec::new();
     let mut diagnostics = Vec::new();
     let exclude = exclude.to_path_buf();
+    // Configured excludes are gitignore globs; `ignore`'s overrides take them with a `!` prefix.
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for pattern in patterns {
+        if let Err(e) = overrides.add(&format!("!{pattern}")) {
+            diagnostics.push(Diagnostic::warning(
+                pattern.clone(),
+                ErrorCode::InvalidArgument,
+                format!("capture.exclude pattern ignored: {e}"),
+            ));
+        }
+    }
+    let overrides = overrides
+        .build()
+        .unwrap_or_else(|_| ignore::overrides::Override::empty());
     let walker = ignore::WalkBuilder::new(start)
+        .overrides(overrides)
         .follow_links(false)
         .require_git(false)
         .git_global(false)
@@ -278,7 +298,7 @@ mod tests {
             "E_UNSUPPORTED_FORMAT"
         );
 
-        let (found, diags) = walk(&root, &root, Path::new("/nonexistent"));
+        let (found, diags) = walk(&root, &root, Path::new("/nonexistent"), &[]);
         let names: Vec<_> = found.iter().map(|c| c.rel_path.as_str()).collect();
         assert_eq!(names, ["ok.md"]);
         assert_eq!(diags.len(), 3, "{diags:?}"); // link.md, pipe.md, sub/up

@@ -281,7 +281,12 @@ impl Workspace {
                 || serde_json::json!({}),
                 |head| serde_json::json!({ "git": head }),
             );
-            let (candidates, walk_diags) = capture::walk(&target.root, &target.start, self.dir());
+            let (candidates, walk_diags) = capture::walk(
+                &target.root,
+                &target.start,
+                self.dir(),
+                &self.config().capture.exclude,
+            );
             diagnostics.extend(walk_diags);
             on_progress(Progress {
                 phase: "walk",
@@ -307,6 +312,7 @@ impl Workspace {
                 kinds: &pack.kinds,
                 profile: &self.config().default_profile,
                 max_file_bytes: self.config().capture.max_file_bytes,
+                max_line_bytes: self.config().capture.max_line_bytes,
                 chunking,
                 current_sha: &current_sha,
             };

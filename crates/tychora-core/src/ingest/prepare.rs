@@ -45,6 +45,8 @@ pub struct PrepareContext<'a> {
     pub kinds: &'a [String],
     /// The profile's name, for diagnostics.
     pub profile: &'a str,
+    /// Code files with a longer line are skipped as minified or generated.
+    pub max_line_bytes: usize,
     pub max_file_bytes: u64,
     pub chunking: ChunkOptions,
     /// Current sha256 of a rel path in this root, if it is a published member.
@@ -152,6 +154,22 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
             );
         }
     };
+    if matches!(kind, Kind::Code(_))
+        && let Some(longest) = text
+            .lines()
+            .map(str::len)
+            .max()
+            .filter(|&n| n > ctx.max_line_bytes)
+    {
+        return Outcome::Failed(Diagnostic::warning(
+            rel,
+            ErrorCode::LimitExceeded,
+            format!(
+                "a line of {longest} bytes exceeds capture.max_line_bytes {}: minified or generated code; skipped",
+                ctx.max_line_bytes
+            ),
+        ));
+    }
     let sha256 = sha256_hex(&bytes);
     if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
         return Outcome::Ready(Prepared {

@@ -43,6 +43,7 @@ pub struct ChunkRow {
     pub anchor: Option<String>,
     pub has_code: bool,
     pub may_contain_instructions: bool,
+    pub commit: Option<String>,
 }
 
 /// `?1, ?2, …, ?n`.
@@ -66,7 +67,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
                     c.token_count, c.render_tokens, c.text, c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
-                    c.has_code, c.may_contain_instructions
+                    c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit')
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -110,6 +111,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 anchor: r.get(22)?,
                 has_code: r.get(23)?,
                 may_contain_instructions: r.get(24)?,
+                commit: r.get(25)?,
             })
         })?;
         for row in rows {

@@ -70,6 +70,9 @@ pub struct RevisionRef {
     pub revision_id: i64,
     pub seq: i64,
     pub sha256: String,
+    /// The repository commit the bytes were captured at, when they came from a Git checkout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
 }
 
 /// Where in the retained bytes a segment lies.
@@ -509,6 +512,7 @@ fn to_segment(
             revision_id: row.revision_id,
             seq: row.seq,
             sha256: row.sha256.clone(),
+            commit: row.commit.clone(),
         },
         locator: Locator {
             byte_start: row.byte_start,
