@@ -81,6 +81,45 @@ if (task === 'tychora-ingest') {
   ms.addAll(docs)
   out.build_seconds = (performance.now() - t) / 1000
   Object.assign(out, await timeQueries(async (q) => ms.search(q).slice(0, args.limit).map((r) => r.id)))
+} else if (task === 'compare-query') {
+  // tychora and FTS5 in one process, queries interleaved (rotating which goes first), so machine
+  // noise hits both alike. MiniSearch stays in its own process: its large JS heap would put GC
+  // pauses into the others' measurements.
+  const { Workspace } = await import('../dist/index.js')
+  const { default: Database } = await import('better-sqlite3')
+  const ws = await Workspace.open(args.ws)
+  const db = new Database(':memory:')
+  db.exec("CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, body, tokenize = 'porter unicode61')")
+  const insert = db.prepare('INSERT INTO t (id, body) VALUES (?, ?)')
+  db.transaction(() => {
+    for (const d of docs) insert.run(d.id, d.text)
+  })()
+  const fts = db.prepare('SELECT id, body FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?')
+  const engines = {
+    tychora: async (q) => (await ws.search({ query: q, limit: args.limit, max_per_source: 0, budget_tokens: 100_000_000 })).segments.map((s) => s.locator.anchor ?? String(s.chunk_id)),
+    fts5: async (q) => {
+      const ts = [...new Set(terms(q))]
+      return ts.length === 0 ? [] : fts.all(ts.map((x) => `"${x}"`).join(' OR '), args.limit).map((r) => r.id)
+    },
+  }
+  const names = Object.keys(engines)
+  const lat = Object.fromEntries(names.map((n) => [n, []]))
+  const rankings = Object.fromEntries(names.map((n) => [n, []]))
+  // One warm-up pass, then the measured rounds.
+  for (const q of queries) for (const n of names) await engines[n](q.text)
+  for (let round = 0; round < (args.rounds ?? 5); round++) {
+    for (const [i, q] of queries.entries()) {
+      for (let k = 0; k < names.length; k++) {
+        const n = names[(i + round + k) % names.length]
+        const t = performance.now()
+        const r = await engines[n](q.text)
+        lat[n].push(performance.now() - t)
+        if (round === 0) rankings[n][i] = r
+      }
+    }
+  }
+  for (const n of names) out[n] = { p50_ms: median(lat[n]), p99_ms: pct(lat[n], 99), rankings: rankings[n] }
+  ws.close()
 } else {
   throw new Error(`unknown task ${task}`)
 }

@@ -307,7 +307,9 @@ impl Workspace {
                 ..Coverage::default()
             };
             mark("eligibility");
-            let candidate_k = (limit * 3).max(100);
+            // Each channel contributes three candidates per requested segment (at least 30): beyond that,
+            // RRF contributions (1/(60+rank)) barely move the top of the list.
+            let candidate_k = (limit * 3).max(30);
             // Each channel yields (chunk_id, owner_id) pairs, best first.
             let mut per_channel: Vec<ChannelHits> = Vec::new();
             if channels.iter().any(|c| c == "exact") {

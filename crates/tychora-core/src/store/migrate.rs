@@ -79,7 +79,10 @@ fn verify(conn: &Connection) -> Result<i64> {
         let computed = checksum(migration.sql);
         if computed != recorded {
             return Err(Error::ChecksumMismatch {
-                what: format!("migration {}", migration.name),
+                what: format!(
+                    "migration {} (the workspace was migrated by a different build; `tychora manage migrate` applies only pending migrations and cannot repair this: restore the workspace or rebuild it from its sources)",
+                    migration.name
+                ),
                 recorded,
                 computed,
             });
