@@ -48,8 +48,15 @@ pub const GRAMMAR_VERSION: &str =
 /// ([`ErrorCode::UnsupportedFormat`]) located at the first error.
 #[must_use]
 pub fn extract(language: Language, source: &str, path: &str) -> Parsed {
+    extract_in_module(language, source, path, &language.module_path(path))
+}
+
+/// [`extract`] with the module path given by the caller: for Python, the import path found from
+/// the package layout (`src/pkg/mod.py` is `pkg.mod` when `src/` holds no `__init__.py`).
+#[must_use]
+pub fn extract_in_module(language: Language, source: &str, path: &str, module: &str) -> Parsed {
     let index = LineIndex::new(source);
-    let module = language.module_path(path);
+    let module = module.to_string();
     let anchor_prefix = match language {
         Language::Python => format!("{module}."),
         Language::JavaScript | Language::TypeScript | Language::Tsx => {

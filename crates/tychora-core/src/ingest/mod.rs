@@ -306,6 +306,7 @@ impl Workspace {
                     .get(&(target.root_id, rel.to_string()))
                     .map(|m| m.sha256.clone())
             };
+            let python_packages = prepare::python_packages(&candidates);
             let ctx = PrepareContext {
                 root: &target.root,
                 kind_override,
@@ -313,6 +314,7 @@ impl Workspace {
                 profile: &self.config().default_profile,
                 max_file_bytes: self.config().capture.max_file_bytes,
                 max_line_bytes: self.config().capture.max_line_bytes,
+                python_packages: &python_packages,
                 chunking,
                 current_sha: &current_sha,
             };

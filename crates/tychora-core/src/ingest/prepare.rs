@@ -47,6 +47,8 @@ pub struct PrepareContext<'a> {
     pub profile: &'a str,
     /// Code files with a longer line are skipped as minified or generated.
     pub max_line_bytes: usize,
+    /// Directories (relative to the root) that hold an `__init__.py`: Python packages.
+    pub python_packages: &'a std::collections::HashSet<String>,
     pub max_file_bytes: u64,
     pub chunking: ChunkOptions,
     /// Current sha256 of a rel path in this root, if it is a published member.
@@ -179,7 +181,16 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
             extraction: None,
         });
     }
-    let parsed = match parse::parse(kind, text, rel) {
+    let parsed = match kind {
+        Kind::Code(language @ crate::code::Language::Python) => Ok(crate::code::extract_in_module(
+            language,
+            text,
+            rel,
+            &python_module(rel, ctx.python_packages),
+        )),
+        _ => parse::parse(kind, text, rel),
+    };
+    let parsed = match parsed {
         Ok(parsed) => parsed,
         Err(fail) => {
             let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));
@@ -234,4 +245,64 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
         kind,
         extraction: Some(extraction),
     })
+}
+
+/// Directories holding an `__init__.py` among the walked files.
+pub fn python_packages(candidates: &[Candidate]) -> std::collections::HashSet<String> {
+    candidates
+        .iter()
+        .filter_map(|c| {
+            let rel = c.rel_path.as_str();
+            if rel == "__init__.py" {
+                Some(String::new())
+            } else {
+                rel.strip_suffix("/__init__.py").map(str::to_string)
+            }
+        })
+        .collect()
+}
+
+/// The import path of a Python file: from the parent of its outermost enclosing package (a chain of
+/// directories with `__init__.py`), so `src/pkg/sub/mod.py` is `pkg.sub.mod` under a `src/` layout.
+fn python_module(rel: &str, packages: &std::collections::HashSet<String>) -> String {
+    let parent = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
+    let mut top: Option<String> = None;
+    let mut dir = parent(rel);
+    while let Some(d) = dir {
+        if !packages.contains(&d) {
+            break;
+        }
+        dir = parent(&d);
+        top = Some(d);
+    }
+    let base = match top {
+        Some(t) => parent(&t),
+        None => parent(rel),
+    };
+    let relative = match base {
+        Some(b) => &rel[b.len() + 1..],
+        None => rel,
+    };
+    crate::code::Language::Python.module_path(relative)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_modules_follow_the_package_layout() {
+        let packages: std::collections::HashSet<String> = ["src/pkg", "src/pkg/sub", "lib"]
+            .map(String::from)
+            .into_iter()
+            .collect();
+        assert_eq!(
+            python_module("src/pkg/sub/mod.py", &packages),
+            "pkg.sub.mod"
+        );
+        assert_eq!(python_module("src/pkg/__init__.py", &packages), "pkg");
+        assert_eq!(python_module("scripts/run.py", &packages), "run");
+        assert_eq!(python_module("setup.py", &packages), "setup");
+        assert_eq!(python_module("lib/util.py", &packages), "lib.util");
+    }
 }
