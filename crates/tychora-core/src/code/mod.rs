@@ -22,6 +22,7 @@ mod ecmascript;
 mod language;
 mod outline;
 mod python;
+pub mod references;
 mod syntax;
 mod units;
 
