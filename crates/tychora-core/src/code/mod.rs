@@ -23,6 +23,7 @@ mod language;
 mod outline;
 mod python;
 pub mod references;
+pub mod resolve;
 mod syntax;
 mod units;
 
