@@ -486,23 +486,28 @@ impl<'s> Walker<'s> {
                     self.import(ImportKind::Namespace, module, None, binding, part);
                 }
                 "named_imports" => {
-                    let mut cursor = part.walk();
-                    for spec in part
-                        .named_children(&mut cursor)
-                        .filter(|c| c.kind() == "import_specifier")
-                    {
-                        let Some(name) = spec.child_by_field_name("name") else {
-                            continue;
-                        };
-                        let name = string_value(self.source, name);
-                        let binding = spec
-                            .child_by_field_name("alias")
-                            .map_or(name, |a| self.text(a));
-                        self.import(ImportKind::Name, module, Some(name), Some(binding), spec);
-                    }
+                    self.specifiers(part, "import_specifier", ImportKind::Name, module);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `{ a, b as c }` of an import or re-export: one entry per specifier, bound to its alias or name.
+    fn specifiers(&mut self, list: Node<'_>, specifier: &str, kind: ImportKind, module: &str) {
+        let mut cursor = list.walk();
+        for spec in list
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == specifier)
+        {
+            let Some(name) = spec.child_by_field_name("name") else {
+                continue;
+            };
+            let name = string_value(self.source, name);
+            let binding = spec
+                .child_by_field_name("alias")
+                .map_or(name, |a| string_value(self.source, a));
+            self.import(kind, module, Some(name), Some(binding), spec);
         }
     }
 
@@ -512,26 +517,7 @@ impl<'s> Walker<'s> {
         let mut cursor = node.walk();
         let children: Vec<_> = node.named_children(&mut cursor).collect();
         if let Some(clause) = children.iter().find(|c| c.kind() == "export_clause") {
-            let mut cursor = clause.walk();
-            for spec in clause
-                .named_children(&mut cursor)
-                .filter(|c| c.kind() == "export_specifier")
-            {
-                let Some(name) = spec.child_by_field_name("name") else {
-                    continue;
-                };
-                let name = string_value(self.source, name);
-                let binding = spec
-                    .child_by_field_name("alias")
-                    .map_or(name, |a| string_value(self.source, a));
-                self.import(
-                    ImportKind::ReExport,
-                    module,
-                    Some(name),
-                    Some(binding),
-                    spec,
-                );
-            }
+            self.specifiers(*clause, "export_specifier", ImportKind::ReExport, module);
         } else if let Some(ns) = children.iter().find(|c| c.kind() == "namespace_export") {
             let mut cursor = ns.walk();
             let binding = ns
