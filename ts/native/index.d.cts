@@ -51,6 +51,19 @@ export declare class NativeWorkspace {
   close(): void
 }
 
+/**
+ * Parses and extracts `sources` (JSON `[[path, source], …]`) on `threads` threads and resolves
+ * to JSON parse statistics (seconds spent parsing and extracting), for the throughput benchmark.
+ */
+export declare function analyzeCodeSources(sources: string, threads: number): Promise<string>
+
+/**
+ * Analyzes every code file under `root` (walked as `add` walks) and resolves its references,
+ * without a workspace. Resolves to a JSON report (definitions and reference outcomes), for the
+ * resolver agreement benchmark.
+ */
+export declare function analyzeCodeTree(root: string): Promise<string>
+
 /** Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON. */
 export declare function initWorkspace(dir: string, profile?: string | undefined | null): Promise<string>
 

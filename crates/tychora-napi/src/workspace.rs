@@ -33,6 +33,8 @@ enum Work {
     JobStatus(Arc<Workspace>, i64),
     ListSources(Arc<Workspace>, String),
     ListSnapshots(Arc<Workspace>),
+    AnalyzeTree(PathBuf),
+    AnalyzeSources(String, usize),
 }
 
 /// Options of `listSources`.
@@ -104,6 +106,15 @@ impl Task for WorkTask {
                     )?)?)
                 }
                 Work::ListSnapshots(ws) => Done::Json(to_json(&ws.list_snapshots()?)?),
+                Work::AnalyzeTree(root) => Done::Json(to_json(
+                    &tychora_core::code::report::analyze_tree(&root, 16 * 1024 * 1024),
+                )?),
+                Work::AnalyzeSources(sources, threads) => {
+                    let sources: Vec<(String, String)> = from_json(&sources, "sources")?;
+                    Done::Json(to_json(&tychora_core::code::report::analyze_sources(
+                        &sources, threads,
+                    ))?)
+                }
             })
         })
     }
@@ -124,6 +135,21 @@ fn task(work: Work, signal: Option<AbortSignal>) -> AsyncTask<WorkTask> {
         Some(signal) => AsyncTask::with_signal(task, signal),
         None => AsyncTask::new(task),
     }
+}
+
+/// Analyzes every code file under `root` (walked as `add` walks) and resolves its references,
+/// without a workspace. Resolves to a JSON report (definitions and reference outcomes), for the
+/// resolver agreement benchmark.
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
+pub fn analyze_code_tree(root: String) -> AsyncTask<WorkTask> {
+    task(Work::AnalyzeTree(PathBuf::from(root)), None)
+}
+
+/// Parses and extracts `sources` (JSON `[[path, source], …]`) on `threads` threads and resolves
+/// to JSON parse statistics (seconds spent parsing and extracting), for the throughput benchmark.
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
+pub fn analyze_code_sources(sources: String, threads: u32) -> AsyncTask<WorkTask> {
+    task(Work::AnalyzeSources(sources, threads as usize), None)
 }
 
 /// Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON.

@@ -16,13 +16,15 @@
 //! `pkg.mod.Class.method` (Python) or `src/a.ts#Class.method` (JS/TS), and identifiers
 //! `symbol` (the anchor), `symbol_name` (`Class.method` and `method`) and, for JS/TS, `export`.
 //!
-//! Not wired into ingestion yet; [`GRAMMAR_VERSION`] is meant for the syntax cache key.
+//! Ingestion calls [`analyze`] once per changed file; [`GRAMMAR_VERSION`] is part of the syntax
+//! cache key.
 
 mod ecmascript;
 mod language;
 mod outline;
 mod python;
 pub mod references;
+pub mod report;
 pub mod resolve;
 mod syntax;
 mod units;
@@ -57,6 +59,81 @@ pub fn extract(language: Language, source: &str, path: &str) -> Parsed {
 /// the package layout (`src/pkg/mod.py` is `pkg.mod` when `src/` holds no `__init__.py`).
 #[must_use]
 pub fn extract_in_module(language: Language, source: &str, path: &str, module: &str) -> Parsed {
+    let tree = syntax::parse(language, source);
+    units_from_tree(language, source, path, module, tree.as_ref())
+}
+
+/// Everything ingestion needs from one code file, from a single parse: its symbol units, its
+/// reference sites and (JS/TS) the local name it exports as `default`.
+#[derive(Debug)]
+pub struct Analysis {
+    /// Symbol units, as [`extract_in_module`] gives them.
+    pub parsed: Parsed,
+    /// Reference sites, as [`references::extract`] gives them.
+    pub references: references::References,
+    /// See [`resolve::SourceFile::default_export`].
+    pub default_export: Option<String>,
+}
+
+/// Parses `source` once and extracts units, references and the default export from that tree.
+#[must_use]
+pub fn analyze(language: Language, source: &str, path: &str, module: &str) -> Analysis {
+    let tree = syntax::parse(language, source);
+    let parsed = units_from_tree(language, source, path, module, tree.as_ref());
+    let (references, default_export) = match &tree {
+        Some(tree) => (
+            references::extract_from_tree(language, source, tree),
+            resolve::default_export_from_tree(source, tree),
+        ),
+        None => (references::References::default(), None),
+    };
+    Analysis {
+        parsed,
+        references,
+        default_export,
+    }
+}
+
+/// The import path of a file: for Python, from the parent of its outermost enclosing package (a
+/// chain of directories holding `__init__.py`, listed in `packages`), so `src/pkg/sub/mod.py` is
+/// `pkg.sub.mod` under a `src/` layout; for JS/TS, [`Language::module_path`].
+#[must_use]
+pub fn module_of(
+    language: Language,
+    rel: &str,
+    packages: &std::collections::HashSet<String>,
+) -> String {
+    if language != Language::Python {
+        return language.module_path(rel);
+    }
+    let parent = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
+    let mut top: Option<String> = None;
+    let mut dir = parent(rel);
+    while let Some(d) = dir {
+        if !packages.contains(&d) {
+            break;
+        }
+        dir = parent(&d);
+        top = Some(d);
+    }
+    let base = match top {
+        Some(t) => parent(&t),
+        None => parent(rel),
+    };
+    let relative = match base {
+        Some(b) => &rel[b.len() + 1..],
+        None => rel,
+    };
+    Language::Python.module_path(relative)
+}
+
+fn units_from_tree(
+    language: Language,
+    source: &str,
+    path: &str,
+    module: &str,
+    tree: Option<&tree_sitter::Tree>,
+) -> Parsed {
     let index = LineIndex::new(source);
     let module = module.to_string();
     let anchor_prefix = match language {
@@ -70,8 +147,7 @@ pub fn extract_in_module(language: Language, source: &str, path: &str, module: &
         anchor_prefix,
     };
     let mut diagnostics = Vec::new();
-    let tree = syntax::parse(language, source);
-    let items = match &tree {
+    let items = match tree {
         Some(tree) => {
             let root = tree.root_node();
             if let Some(error) = syntax::first_error(root) {

@@ -27,6 +27,7 @@
 
 use std::rc::Rc;
 
+use serde::{Deserialize, Serialize};
 use tree_sitter::Node;
 
 use super::Language;
@@ -34,7 +35,7 @@ use super::outline::text;
 use crate::parse::{LineIndex, Span};
 
 /// How an import binds a module or its members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ImportKind {
     /// The module itself: Python `import a.b [as c]`, ES `import 'm'` (nothing bound).
     Module,
@@ -53,7 +54,7 @@ pub enum ImportKind {
 }
 
 /// One imported binding.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
     /// How the module or member is bound.
     pub kind: ImportKind,
@@ -68,7 +69,7 @@ pub struct Import {
 }
 
 /// What a reference site is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum RefKind {
     /// The callee of a call or `new`.
     Call,
@@ -79,7 +80,7 @@ pub enum RefKind {
 }
 
 /// One reference site.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reference {
     /// What the site is.
     pub kind: RefKind,
@@ -97,7 +98,7 @@ pub struct Reference {
 }
 
 /// Everything [`extract`] found in a file, each list in document order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct References {
     /// Imported bindings, re-exports and `require` calls.
     pub imports: Vec<Import>,
@@ -111,9 +112,15 @@ pub struct References {
 /// yields nothing, and tree-sitter's error recovery keeps the intact code around a syntax error.
 #[must_use]
 pub fn extract(language: Language, source: &str) -> References {
-    let Some(tree) = super::syntax::parse(language, source) else {
-        return References::default();
-    };
+    match super::syntax::parse(language, source) {
+        Some(tree) => extract_from_tree(language, source, &tree),
+        None => References::default(),
+    }
+}
+
+/// [`extract`] over a tree already parsed from `source`.
+#[must_use]
+pub fn extract_from_tree(language: Language, source: &str, tree: &tree_sitter::Tree) -> References {
     let mut walker = Walker {
         python: language == Language::Python,
         source,

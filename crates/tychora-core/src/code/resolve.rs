@@ -129,6 +129,12 @@ pub fn default_export(language: Language, source: &str) -> Option<String> {
         return None;
     }
     let tree = super::syntax::parse(language, source)?;
+    default_export_from_tree(source, &tree)
+}
+
+/// [`default_export`] over a tree already parsed from `source`.
+#[must_use]
+pub fn default_export_from_tree(source: &str, tree: &tree_sitter::Tree) -> Option<String> {
     let root = tree.root_node();
     let mut cursor = root.walk();
     for node in root.named_children(&mut cursor) {

@@ -262,28 +262,8 @@ pub fn python_packages(candidates: &[Candidate]) -> std::collections::HashSet<St
         .collect()
 }
 
-/// The import path of a Python file: from the parent of its outermost enclosing package (a chain of
-/// directories with `__init__.py`), so `src/pkg/sub/mod.py` is `pkg.sub.mod` under a `src/` layout.
 fn python_module(rel: &str, packages: &std::collections::HashSet<String>) -> String {
-    let parent = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
-    let mut top: Option<String> = None;
-    let mut dir = parent(rel);
-    while let Some(d) = dir {
-        if !packages.contains(&d) {
-            break;
-        }
-        dir = parent(&d);
-        top = Some(d);
-    }
-    let base = match top {
-        Some(t) => parent(&t),
-        None => parent(rel),
-    };
-    let relative = match base {
-        Some(b) => &rel[b.len() + 1..],
-        None => rel,
-    };
-    crate::code::Language::Python.module_path(relative)
+    crate::code::module_of(crate::code::Language::Python, rel, packages)
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ impl KindOverride {
 }
 
 /// A byte range with its 1-based line/column range (columns count bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Span {
     /// First byte.
     pub byte_start: usize,

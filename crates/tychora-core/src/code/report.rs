@@ -1,0 +1,245 @@
+//! Whole-tree analysis outside any workspace, for measurement: the resolver agreement benchmark
+//! compares [`analyze_tree`]'s outcomes with a compiler's go-to-definition, and the throughput
+//! benchmark times [`analyze_sources`] against other tree-sitter runtimes on the same strings.
+//! Nothing here writes anything.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::resolve::{self, Outcome, SourceFile};
+use super::{Analysis, Language, analyze, module_of};
+use crate::capture;
+use crate::error::Diagnostic;
+
+/// One symbol definition: a unit with an anchor.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
+pub struct Definition {
+    pub anchor: String,
+    pub path: String,
+    pub unit_type: &'static str,
+    pub line_start: usize,
+    pub line_end: usize,
+    pub byte_start: usize,
+    pub byte_end: usize,
+}
+
+/// One reference site with its outcome.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
+pub struct ReferenceOutcome {
+    pub path: String,
+    /// `call`, `attribute` or `name`.
+    pub kind: &'static str,
+    pub text: String,
+    pub enclosing: Option<String>,
+    pub line: usize,
+    pub col: usize,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    /// `resolved`, `ambiguous` or `unresolved`.
+    pub outcome: &'static str,
+    pub target: Option<String>,
+    pub candidates: Vec<String>,
+    pub reason: Option<String>,
+}
+
+/// What [`analyze_tree`] found.
+#[derive(Debug, Serialize)]
+#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
+pub struct TreeReport {
+    pub resolution: &'static str,
+    pub files: usize,
+    pub bytes: usize,
+    pub definitions: Vec<Definition>,
+    pub references: Vec<ReferenceOutcome>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parse statistics of [`analyze_sources`].
+#[derive(Debug, Serialize)]
+#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
+pub struct ParseStats {
+    pub files: usize,
+    pub bytes: usize,
+    pub units: usize,
+    pub references: usize,
+    pub threads: usize,
+    pub seconds: f64,
+}
+
+/// Runs `f` over `items` on `threads` threads; results keep the input order.
+fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let threads = threads.clamp(1, items.len().max(1));
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        done.push((i, f(item)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Parses and extracts `(path, source)` pairs on `threads` threads and reports the time taken by
+/// parsing and extraction alone (the strings are already in memory).
+#[must_use]
+pub fn analyze_sources(sources: &[(String, String)], threads: usize) -> ParseStats {
+    let started = Instant::now();
+    let counts = parallel(sources, threads, |(path, source)| {
+        let Some(language) = Language::from_path(path) else {
+            return (0, 0);
+        };
+        let analysis = analyze(language, source, path, &language.module_path(path));
+        (
+            analysis.parsed.units.len(),
+            analysis.references.references.len(),
+        )
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    ParseStats {
+        files: sources.len(),
+        bytes: sources.iter().map(|(_, s)| s.len()).sum(),
+        units: counts.iter().map(|c| c.0).sum(),
+        references: counts.iter().map(|c| c.1).sum(),
+        threads,
+        seconds,
+    }
+}
+
+/// Walks `root` as `add` would (gitignore, no symlinks), analyzes every code file and resolves
+/// every reference against the whole tree.
+#[must_use]
+pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
+    let root = &std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let (candidates, mut diagnostics) = capture::walk(root, root, Path::new("/nonexistent"), &[]);
+    let code: Vec<(&capture::Candidate, Language)> = candidates
+        .iter()
+        .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))
+        .collect();
+    let packages: HashSet<String> = candidates
+        .iter()
+        .filter_map(|c| {
+            let rel = c.rel_path.as_str();
+            if rel == "__init__.py" {
+                Some(String::new())
+            } else {
+                rel.strip_suffix("/__init__.py").map(str::to_string)
+            }
+        })
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let analyzed = parallel(&code, threads, |(c, language)| {
+        capture::read_confined(root, &c.path, &c.rel_path, max_file_bytes)
+            .and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|e| {
+                    Diagnostic::error(
+                        &c.rel_path,
+                        crate::error::ErrorCode::UnsupportedFormat,
+                        format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+                    )
+                })
+            })
+            .map(|source| {
+                let module = module_of(*language, &c.rel_path, &packages);
+                let analysis = analyze(*language, &source, &c.rel_path, &module);
+                (module, analysis, source.len())
+            })
+    });
+    let mut kept = Vec::new();
+    let mut bytes = 0;
+    for ((c, language), result) in code.iter().zip(analyzed) {
+        match result {
+            Ok((module, analysis, len)) => {
+                bytes += len;
+                kept.push((c.rel_path.clone(), *language, module, analysis));
+            }
+            Err(diag) => diagnostics.push(diag),
+        }
+    }
+    let files: Vec<SourceFile<'_>> = kept
+        .iter()
+        .map(|(path, language, module, analysis)| SourceFile {
+            path,
+            module: module.clone(),
+            language: *language,
+            refs: &analysis.references,
+            default_export: analysis.default_export.clone(),
+        })
+        .collect();
+    let resolutions = resolve::resolve(&files);
+    let by_path: std::collections::HashMap<&str, &Analysis> =
+        kept.iter().map(|(p, _, _, a)| (p.as_str(), a)).collect();
+    let references = resolutions
+        .into_iter()
+        .filter_map(|r| {
+            let analysis = by_path.get(r.file.as_str())?;
+            let site = analysis.references.references.get(r.reference_index)?;
+            let (outcome, target, candidates, reason) = match r.outcome {
+                Outcome::Resolved { target } => ("resolved", Some(target), Vec::new(), None),
+                Outcome::Ambiguous { candidates } => ("ambiguous", None, candidates, None),
+                Outcome::Unresolved { reason } => ("unresolved", None, Vec::new(), Some(reason)),
+            };
+            Some(ReferenceOutcome {
+                path: r.file,
+                kind: match site.kind {
+                    super::references::RefKind::Call => "call",
+                    super::references::RefKind::Attribute => "attribute",
+                    super::references::RefKind::Name => "name",
+                },
+                text: site.text.clone(),
+                enclosing: site.enclosing.clone(),
+                line: site.span.line_start,
+                col: site.span.col_start,
+                byte_start: site.span.byte_start,
+                byte_end: site.span.byte_end,
+                outcome,
+                target,
+                candidates,
+                reason,
+            })
+        })
+        .collect();
+    let definitions = kept
+        .iter()
+        .flat_map(|(path, _, _, analysis)| {
+            analysis.parsed.units.iter().filter_map(move |u| {
+                Some(Definition {
+                    anchor: u.anchor.clone()?,
+                    path: path.clone(),
+                    unit_type: u.unit_type,
+                    line_start: u.span.line_start,
+                    line_end: u.span.line_end,
+                    byte_start: u.span.byte_start,
+                    byte_end: u.span.byte_end,
+                })
+            })
+        })
+        .collect();
+    TreeReport {
+        resolution: resolve::RESOLUTION,
+        files: kept.len(),
+        bytes,
+        definitions,
+        references,
+        diagnostics,
+    }
+}
