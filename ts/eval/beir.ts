@@ -30,18 +30,18 @@ export interface BeirReport extends Scores {
 }
 
 /** Finds `name` or `name.gz` in `dir`. */
-function locate(dir: string, name: string): string {
+export function locate(dir: string, name: string): string {
   for (const candidate of [join(dir, name), join(dir, `${name}.gz`)]) if (existsSync(candidate)) return candidate
   throw new TychoraError('E_NOT_FOUND', `${join(dir, name)}(.gz) not found: not a BEIR-format directory`)
 }
 
-async function* lines(path: string): AsyncGenerator<string> {
+export async function* lines(path: string): AsyncGenerator<string> {
   const raw = createReadStream(path)
   const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
   for await (const line of createInterface({ input, crlfDelay: Infinity })) if (line.trim()) yield line
 }
 
-async function readQrels(dir: string, split: string): Promise<Qrels> {
+export async function readQrels(dir: string, split: string): Promise<Qrels> {
   const path = join(dir, 'qrels', `${split}.tsv`)
   if (!existsSync(path)) throw new TychoraError('E_NOT_FOUND', `${path} not found`)
   const qrels: Qrels = new Map()

@@ -36,6 +36,7 @@ pub mod config;
 mod error;
 pub mod exact;
 pub mod fusion;
+pub mod graph;
 pub mod ingest;
 pub mod lexical;
 pub mod parse;

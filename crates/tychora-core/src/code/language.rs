@@ -28,6 +28,18 @@ impl Language {
         }
     }
 
+    /// The language named by [`Self::as_str`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "python" => Some(Self::Python),
+            "javascript" => Some(Self::JavaScript),
+            "typescript" => Some(Self::TypeScript),
+            "tsx" => Some(Self::Tsx),
+            _ => None,
+        }
+    }
+
     /// The language a file name implies, if any.
     #[must_use]
     pub fn from_path(path: &str) -> Option<Self> {
@@ -82,7 +94,7 @@ impl Language {
 }
 
 /// `\` as `/`, without a leading `./`.
-pub(super) fn normalize(path: &str) -> String {
+pub(crate) fn normalize(path: &str) -> String {
     let path = path.replace('\\', "/");
     match path.strip_prefix("./") {
         Some(rest) => rest.to_string(),

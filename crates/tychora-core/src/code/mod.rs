@@ -19,6 +19,7 @@
 //! Ingestion calls [`analyze`] once per changed file; [`GRAMMAR_VERSION`] is part of the syntax
 //! cache key.
 
+pub mod cache;
 mod ecmascript;
 mod language;
 mod outline;
@@ -33,6 +34,7 @@ mod units;
 mod tests;
 
 pub use language::Language;
+pub(crate) use language::normalize as normalize_path;
 
 use crate::error::{Diagnostic, ErrorCode};
 use crate::parse::{LineIndex, Parsed};

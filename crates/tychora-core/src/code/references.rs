@@ -95,6 +95,46 @@ pub struct Reference {
     pub enclosing: Option<String>,
     /// The referring expression (a call's callee, without its arguments).
     pub span: Span,
+    /// Set when the site names a base of a class declaration: `extends` (Python bases, ES
+    /// `extends`, TS interface `extends`) or `implements` (TS).
+    #[serde(default)]
+    pub heritage: Option<Heritage>,
+}
+
+/// How a class declaration names a base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Heritage {
+    /// A superclass (or an interface's base interface).
+    Extends,
+    /// An interface a TS class implements.
+    Implements,
+}
+
+/// Whether `node` sits in a class declaration's base list, and which.
+fn heritage_of(node: Node<'_>) -> Option<Heritage> {
+    let mut current = node;
+    // Bases are shallow: `class A(b.C)`, `extends mixin(B)` or `implements I<T>` nest a few levels.
+    for _ in 0..4 {
+        let parent = current.parent()?;
+        match parent.kind() {
+            "argument_list"
+                if parent.parent().is_some_and(|p| {
+                    p.kind() == "class_definition"
+                        && p.child_by_field_name("superclasses") == Some(parent)
+                }) =>
+            {
+                return Some(Heritage::Extends);
+            }
+            "extends_clause" | "extends_type_clause" => return Some(Heritage::Extends),
+            "implements_clause" => return Some(Heritage::Implements),
+            "class_heritage" => return Some(Heritage::Extends),
+            "class_body" | "block" | "statement_block" | "class_definition"
+            | "class_declaration" | "arguments" => return None,
+            _ => current = parent,
+        }
+    }
+    None
 }
 
 /// Everything [`extract`] found in a file, each list in document order.
@@ -227,6 +267,7 @@ impl<'s> Walker<'s> {
             member: (segments.len() > 1).then(|| (*last).to_string()),
             enclosing: enclosing.as_ref().map(|s| s.path.clone()),
             span: self.span(node),
+            heritage: heritage_of(node),
         });
     }
 

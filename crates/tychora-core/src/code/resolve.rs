@@ -121,6 +121,62 @@ pub fn resolve(files: &[SourceFile<'_>]) -> Vec<Resolution> {
     out
 }
 
+/// The outcome for one import of a file: the module it names or, for a named import, the member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportResolution {
+    /// The importing file's path.
+    pub file: String,
+    /// Index into that file's `refs.imports`.
+    pub import_index: usize,
+    /// What it resolved to: a module's or a symbol's anchor.
+    pub outcome: Outcome,
+}
+
+/// Resolves every import of `files` against `files` (the `imports` relations): Python `import
+/// a.b` names module `a.b` (not the `a` it binds), `from x import y` names `y` in `x` (or the
+/// submodule `x.y`), `from x import *` names `x`; JS/TS imports and re-exports name the member
+/// or, for namespace, side-effect and `require` imports, the module.
+#[must_use]
+pub fn resolve_imports(files: &[SourceFile<'_>]) -> Vec<ImportResolution> {
+    let index = Index::new(files);
+    let mut out = Vec::new();
+    for (f, file) in files.iter().enumerate() {
+        for (i, import) in file.refs.imports.iter().enumerate() {
+            let found = if index.python(f) {
+                match (import.kind, import.name.as_deref()) {
+                    (ImportKind::Module, _) | (_, Some("*")) => index
+                        .python_module(f, &import.module)
+                        .map(|module| vec![module]),
+                    _ => index.import(f, import, 0),
+                }
+            } else if import.name.as_deref() == Some("*") {
+                index.js_module(f, &import.module).map(|module| vec![module])
+            } else {
+                index.import(f, import, 0)
+            };
+            let outcome = match found.map(distinct) {
+                Ok(vals) if vals.len() == 1 => Outcome::Resolved {
+                    target: index.anchor(&vals[0]),
+                },
+                Ok(vals) if !vals.is_empty() => {
+                    let mut candidates: Vec<String> = vals.iter().map(|v| index.anchor(v)).collect();
+                    candidates.sort();
+                    candidates.dedup();
+                    Outcome::Ambiguous { candidates }
+                }
+                Ok(_) => unresolved("no target"),
+                Err(reason) => Outcome::Unresolved { reason },
+            };
+            out.push(ImportResolution {
+                file: file.path.to_string(),
+                import_index: i,
+                outcome,
+            });
+        }
+    }
+    out
+}
+
 /// The local name of the JS/TS module-level definition a file exports as `default`
 /// (`export default function f`, `export default class C`, `export default f;`), if any.
 #[must_use]

@@ -219,6 +219,18 @@ fn write_extraction(
         ],
     )?;
     let extraction_id = tx.last_insert_rowid();
+    if let Some(code) = &extraction.code {
+        if let Some(payload) = &code.new_payload {
+            tx.execute(
+                "INSERT INTO syntax_cache (key, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING",
+                params![code.key, payload, now_ms()],
+            )?;
+        }
+        tx.execute(
+            "INSERT INTO code_extractions (extraction_id, language, module, syntax_key) VALUES (?1, ?2, ?3, ?4)",
+            params![extraction_id, code.language.as_str(), code.module, code.key],
+        )?;
+    }
     let mut unit_ids = Vec::with_capacity(extraction.units.len());
     {
         let mut insert_unit = tx.prepare_cached(

@@ -306,6 +306,18 @@ impl Workspace {
                     .get(&(target.root_id, rel.to_string()))
                     .map(|m| m.sha256.clone())
             };
+            let syntax_cached = |key: &str| {
+                self.with_reader(|c| {
+                    Ok(c.query_row(
+                        "SELECT payload FROM syntax_cache WHERE key = ?1",
+                        params![key],
+                        |r| r.get::<_, String>(0),
+                    )
+                    .optional()?)
+                })
+                .ok()
+                .flatten()
+            };
             let python_packages = prepare::python_packages(&candidates);
             let ctx = PrepareContext {
                 root: &target.root,
@@ -317,6 +329,7 @@ impl Workspace {
                 python_packages: &python_packages,
                 chunking,
                 current_sha: &current_sha,
+                syntax_cached: &syntax_cached,
             };
             let total = candidates.len();
             let outcomes = prepare::prepare_all(&ctx, &candidates, &|done| {
@@ -433,8 +446,17 @@ impl Workspace {
                 .cloned()
                 .collect();
             next.extend(new_members);
+            // 5. Resolve references of every root whose code changed (reused sets otherwise).
+            step.begin(conn, "resolve")?;
+            let resolve_started = Instant::now();
+            let sets = crate::graph::build::relation_sets(conn, &next)?;
+            step.finish(
+                conn,
+                "resolve",
+                &serde_json::json!({ "relation_sets": sets, "ms": resolve_started.elapsed().as_millis() as u64 }),
+            )?;
             step.begin(conn, "publish")?;
-            let id = snapshot::publish(self, conn, previous, job_id, &next, on_progress)?;
+            let id = snapshot::publish(self, conn, previous, job_id, &next, &sets, on_progress)?;
             step.finish(
                 conn,
                 "publish",

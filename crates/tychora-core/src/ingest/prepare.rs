@@ -27,6 +27,20 @@ pub struct Extraction {
     pub unit_tokens: Vec<usize>,
     pub chunks: Vec<Chunk>,
     pub diagnostics: Vec<Diagnostic>,
+    /// For a code file: its module path and syntax cache entry (the resolver reads the
+    /// references from there).
+    pub code: Option<CodeSyntax>,
+}
+
+/// Where a code file's parse lives in the syntax cache.
+#[derive(Debug)]
+pub struct CodeSyntax {
+    pub language: crate::code::Language,
+    pub module: String,
+    /// The syntax cache key ([`crate::code::cache::key`]).
+    pub key: String,
+    /// A payload to store under `key`: `None` when it came from the cache.
+    pub new_payload: Option<String>,
 }
 
 /// What happened to one candidate.
@@ -53,6 +67,8 @@ pub struct PrepareContext<'a> {
     pub chunking: ChunkOptions,
     /// Current sha256 of a rel path in this root, if it is a published member.
     pub current_sha: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// The syntax cache's payload under a key, if present.
+    pub syntax_cached: &'a (dyn Fn(&str) -> Option<String> + Sync),
 }
 
 /// Prepares every candidate on all cores; results keep the candidates' order.
@@ -181,13 +197,30 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
             extraction: None,
         });
     }
+    let mut code = None;
     let parsed = match kind {
-        Kind::Code(language @ crate::code::Language::Python) => Ok(crate::code::extract_in_module(
-            language,
-            text,
-            rel,
-            &python_module(rel, ctx.python_packages),
-        )),
+        Kind::Code(language) => {
+            let module = crate::code::module_of(language, rel, ctx.python_packages);
+            let key = crate::code::cache::key(&sha256, language, rel, &module);
+            // An unchanged file is never parsed twice: the cache holds its last parse.
+            let cached = (ctx.syntax_cached)(&key)
+                .and_then(|payload| crate::code::cache::decode(&payload, text));
+            let (analysis, new_payload) = match cached {
+                Some(analysis) => (analysis, None),
+                None => {
+                    let analysis = crate::code::analyze(language, text, rel, &module);
+                    let payload = crate::code::cache::encode(&analysis);
+                    (analysis, Some(payload))
+                }
+            };
+            code = Some(CodeSyntax {
+                language,
+                module,
+                key,
+                new_payload,
+            });
+            Ok(analysis.parsed)
+        }
         _ => parse::parse(kind, text, rel),
     };
     let parsed = match parsed {
@@ -238,6 +271,7 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
         unit_tokens,
         chunks,
         diagnostics,
+        code,
     };
     Outcome::Ready(Prepared {
         bytes,
@@ -262,17 +296,17 @@ pub fn python_packages(candidates: &[Candidate]) -> std::collections::HashSet<St
         .collect()
 }
 
-fn python_module(rel: &str, packages: &std::collections::HashSet<String>) -> String {
-    crate::code::module_of(crate::code::Language::Python, rel, packages)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::collections::HashSet;
+
+    fn python_module(rel: &str, packages: &HashSet<String>) -> String {
+        crate::code::module_of(crate::code::Language::Python, rel, packages)
+    }
 
     #[test]
     fn python_modules_follow_the_package_layout() {
-        let packages: std::collections::HashSet<String> = ["src/pkg", "src/pkg/sub", "lib"]
+        let packages: HashSet<String> = ["src/pkg", "src/pkg/sub", "lib"]
             .map(String::from)
             .into_iter()
             .collect();

@@ -101,6 +101,7 @@ pub fn publish(
     parent: Option<i64>,
     job_id: i64,
     members: &[Member],
+    relation_sets: &[i64],
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<i64> {
     let generation = format!("g{}-{job_id}", now_ms());
@@ -197,6 +198,12 @@ pub fn publish(
         "INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)",
         params![snapshot_id, family, batch_id],
     )?;
+    for set_id in relation_sets {
+        tx.execute(
+            "INSERT INTO snapshot_relation_sets (snapshot_id, set_id) VALUES (?1, ?2)",
+            params![snapshot_id, set_id],
+        )?;
+    }
     tx.execute(
         "UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1",
         params![snapshot_id],

@@ -21,11 +21,18 @@ pub struct Migration {
 }
 
 /// Every migration this engine knows, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "0001_initial.sql",
-    sql: include_str!("../../../../migrations/0001_initial.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_initial.sql",
+        sql: include_str!("../../../../migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_code_relations.sql",
+        sql: include_str!("../../../../migrations/0002_code_relations.sql"),
+    },
+];
 
 /// The newest schema version.
 #[must_use]
@@ -138,7 +145,7 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         let err = check(&conn, std::path::Path::new("/ws")).unwrap_err();
         assert_eq!(err.code(), crate::ErrorCode::MigrationRequired);
-        assert_eq!(apply(&mut conn).unwrap(), vec![1]);
+        assert_eq!(apply(&mut conn).unwrap(), vec![1, 2]);
         check(&conn, std::path::Path::new("/ws")).unwrap();
         assert!(apply(&mut conn).unwrap().is_empty());
     }

@@ -1,0 +1,378 @@
+//! Relation sets: the resolver run over the code members of one root in one collection, stored as
+//! relation assertions (DESIGN §9) with the site that supports each.
+//!
+//! A set is keyed by the extractions it covers, so publishing a snapshot whose code is unchanged
+//! reuses the set of its parent; a changed file re-resolves its whole root, since a change in one
+//! file can change what the references of every other file resolve to.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::code::references::{Heritage, RefKind, References};
+use crate::code::resolve::{self, Outcome, SourceFile};
+use crate::code::{Language, cache};
+use crate::error::Result;
+use crate::parse::Span;
+use crate::snapshot::Member;
+use crate::store::now_ms;
+
+/// A code member with what the resolver needs.
+struct CodeMember<'m> {
+    member: &'m Member,
+    language: Language,
+    module: String,
+    references: References,
+    default_export: Option<String>,
+}
+
+/// A unit of one extraction, as relations need it.
+struct UnitRow {
+    id: i64,
+    parent_ordinal: Option<usize>,
+    unit_type: String,
+    anchor: Option<String>,
+    span: Span,
+}
+
+/// Finds or builds the relation set of every (collection, root) with code among `members`, and
+/// returns their ids. Called inside the publishing job, before the snapshot is published.
+///
+/// # Errors
+/// SQLite errors.
+pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i64>> {
+    let mut groups: BTreeMap<(i64, i64), Vec<(&Member, String, String, String)>> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT language, module, syntax_key FROM code_extractions WHERE extraction_id = ?1",
+        )?;
+        for member in members {
+            let row: Option<(String, String, String)> = stmt
+                .query_row(params![member.extraction_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+                .optional()?;
+            if let Some((language, module, key)) = row {
+                groups
+                    .entry((member.collection_id, member.root_id))
+                    .or_default()
+                    .push((member, language, module, key));
+            }
+        }
+    }
+    let mut ids = Vec::new();
+    for ((collection_id, root_id), group) in groups {
+        let mut extraction_ids: Vec<i64> = group.iter().map(|g| g.0.extraction_id).collect();
+        extraction_ids.sort_unstable();
+        let mut hasher = Sha256::new();
+        for id in &extraction_ids {
+            hasher.update(id.to_le_bytes());
+        }
+        let hash = hex::encode(hasher.finalize());
+        let existing: Option<i64> = conn
+            .query_row(
+                "SELECT id FROM relation_sets WHERE root_id = ?1 AND collection_id = ?2 AND members_hash = ?3",
+                params![root_id, collection_id, hash],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let code = load_members(conn, &group)?;
+                let tx = conn.transaction()?;
+                let id = build_set(&tx, root_id, collection_id, &hash, &code)?;
+                tx.commit()?;
+                id
+            }
+        };
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+fn load_members<'m>(
+    conn: &Connection,
+    group: &[(&'m Member, String, String, String)],
+) -> Result<Vec<CodeMember<'m>>> {
+    let mut stmt = conn.prepare_cached("SELECT payload FROM syntax_cache WHERE key = ?1")?;
+    let mut out = Vec::with_capacity(group.len());
+    for (member, language, module, key) in group {
+        let Some(language) = Language::from_name(language) else {
+            continue;
+        };
+        let payload: Option<String> = stmt
+            .query_row(params![key], |r| r.get(0))
+            .optional()?;
+        let Some((references, default_export)) =
+            payload.as_deref().and_then(cache::decode_references)
+        else {
+            log::warn!(
+                "syntax cache entry {key} of {} is missing or unreadable; its references are not resolved",
+                member.rel_path
+            );
+            continue;
+        };
+        out.push(CodeMember {
+            member,
+            language,
+            module: module.clone(),
+            references,
+            default_export,
+        });
+    }
+    Ok(out)
+}
+
+fn units_of(tx: &Transaction<'_>, extraction_id: i64) -> Result<Vec<UnitRow>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT u.id, u.parent_ordinal, u.unit_type, u.anchor, l.byte_start, l.byte_end, l.line_start, l.col_start, l.line_end, l.col_end
+         FROM evidence_units u JOIN locators l ON l.unit_id = u.id WHERE u.extraction_id = ?1 ORDER BY u.ordinal",
+    )?;
+    let rows = stmt
+        .query_map(params![extraction_id], |r| {
+            Ok(UnitRow {
+                id: r.get(0)?,
+                parent_ordinal: r.get(1)?,
+                unit_type: r.get(2)?,
+                anchor: r.get(3)?,
+                span: Span {
+                    byte_start: r.get(4)?,
+                    byte_end: r.get(5)?,
+                    line_start: r.get(6)?,
+                    col_start: r.get(7)?,
+                    line_end: r.get(8)?,
+                    col_end: r.get(9)?,
+                },
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Whether a unit type names a symbol (not a `header` or `statement` run of code).
+fn is_symbol(unit_type: &str) -> bool {
+    matches!(
+        unit_type,
+        "module" | "class" | "interface" | "type" | "function" | "method"
+    )
+}
+
+/// One relation row before insertion.
+struct Row<'a> {
+    kind: &'static str,
+    revision_id: i64,
+    src_unit_id: i64,
+    outcome: &'a Outcome,
+    target_unit_id: Option<i64>,
+    text: &'a str,
+    span: Span,
+}
+
+#[allow(clippy::too_many_lines)] // One pass per relation family, in the order a reader expects.
+fn build_set(
+    tx: &Transaction<'_>,
+    root_id: i64,
+    collection_id: i64,
+    hash: &str,
+    code: &[CodeMember<'_>],
+) -> Result<i64> {
+    let files: Vec<SourceFile<'_>> = code
+        .iter()
+        .map(|c| SourceFile {
+            path: &c.member.rel_path,
+            module: c.module.clone(),
+            language: c.language,
+            refs: &c.references,
+            default_export: c.default_export.clone(),
+        })
+        .collect();
+    let resolutions = resolve::resolve(&files);
+    let imports = resolve::resolve_imports(&files);
+
+    // Units of every member; symbol anchors → unit ids across the root.
+    let mut units: HashMap<&str, Vec<UnitRow>> = HashMap::new();
+    for c in code {
+        units.insert(
+            c.member.rel_path.as_str(),
+            units_of(tx, c.member.extraction_id)?,
+        );
+    }
+    let mut by_anchor: HashMap<&str, i64> = HashMap::new();
+    for rows in units.values() {
+        for u in rows {
+            if let Some(anchor) = &u.anchor
+                && is_symbol(&u.unit_type)
+            {
+                by_anchor.entry(anchor.as_str()).or_insert(u.id);
+            }
+        }
+    }
+    let member_of: HashMap<&str, &CodeMember<'_>> = code
+        .iter()
+        .map(|c| (c.member.rel_path.as_str(), c))
+        .collect();
+    // The unit a site sits in: its enclosing symbol's, else the module's.
+    let enclosing_unit = |c: &CodeMember<'_>, enclosing: Option<&str>| -> Option<i64> {
+        let rows = units.get(c.member.rel_path.as_str())?;
+        let module_unit = rows.first().map(|u| u.id);
+        let Some(path) = enclosing else {
+            return module_unit;
+        };
+        let anchor = if c.language == Language::Python {
+            format!("{}.{path}", c.module)
+        } else {
+            format!("{}#{path}", crate::code::normalize_path(&c.member.rel_path))
+        };
+        rows.iter()
+            .find(|u| u.anchor.as_deref() == Some(anchor.as_str()) && is_symbol(&u.unit_type))
+            .map(|u| u.id)
+            .or(module_unit)
+    };
+    let target_unit = |outcome: &Outcome| match outcome {
+        Outcome::Resolved { target } => by_anchor.get(target.as_str()).copied(),
+        _ => None,
+    };
+
+    tx.execute(
+        "INSERT INTO relation_sets (root_id, collection_id, members_hash, resolver, stats_json, created_at) VALUES (?1, ?2, ?3, ?4, '{}', ?5)",
+        params![root_id, collection_id, hash, resolve::RESOLUTION, now_ms()],
+    )?;
+    let set_id = tx.last_insert_rowid();
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO relations (set_id, kind, revision_id, src_unit_id, outcome, target_unit_id, target_anchor, candidates_json, reason, ref_text, name, byte_start, byte_end, line_start, col_start, line_end)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?;
+    let mut stats: BTreeMap<String, usize> = BTreeMap::new();
+    let mut put = |row: Row<'_>| -> Result<()> {
+        let (outcome, target, candidates, reason) = match row.outcome {
+            Outcome::Resolved { target } => ("resolved", Some(target.as_str()), None, None),
+            Outcome::Ambiguous { candidates } => (
+                "ambiguous",
+                None,
+                Some(serde_json::to_string(candidates).unwrap_or_else(|_| "[]".into())),
+                None,
+            ),
+            Outcome::Unresolved { reason } => ("unresolved", None, None, Some(reason.as_str())),
+        };
+        *stats.entry(format!("{}.{outcome}", row.kind)).or_default() += 1;
+        let name = row.text.rsplit(['.', '#']).next().unwrap_or(row.text).trim();
+        insert.execute(params![
+            set_id,
+            row.kind,
+            row.revision_id,
+            row.src_unit_id,
+            outcome,
+            row.target_unit_id,
+            target,
+            candidates,
+            reason,
+            row.text,
+            name,
+            row.span.byte_start,
+            row.span.byte_end,
+            row.span.line_start,
+            row.span.col_start,
+            row.span.line_end,
+        ])?;
+        Ok(())
+    };
+
+    // defines / contains: the symbol tree of each file.
+    for c in code {
+        let Some(rows) = units.get(c.member.rel_path.as_str()) else {
+            continue;
+        };
+        for u in rows {
+            let (Some(parent), Some(anchor)) = (u.parent_ordinal, &u.anchor) else {
+                continue;
+            };
+            if !is_symbol(&u.unit_type) {
+                continue;
+            }
+            let Some(owner) = rows.get(parent) else {
+                continue;
+            };
+            let kind = if owner.unit_type == "module" {
+                "defines"
+            } else {
+                "contains"
+            };
+            let outcome = Outcome::Resolved {
+                target: anchor.clone(),
+            };
+            put(Row {
+                kind,
+                revision_id: c.member.revision_id,
+                src_unit_id: owner.id,
+                outcome: &outcome,
+                target_unit_id: Some(u.id),
+                text: anchor,
+                span: u.span,
+            })?;
+        }
+    }
+    // imports
+    for r in &imports {
+        let Some(c) = member_of.get(r.file.as_str()) else {
+            continue;
+        };
+        let Some(import) = c.references.imports.get(r.import_index) else {
+            continue;
+        };
+        let Some(src) = enclosing_unit(c, None) else {
+            continue;
+        };
+        let text = match &import.name {
+            Some(name) if name != "*" => format!("{}.{name}", import.module),
+            _ => import.module.clone(),
+        };
+        put(Row {
+            kind: "imports",
+            revision_id: c.member.revision_id,
+            src_unit_id: src,
+            outcome: &r.outcome,
+            target_unit_id: target_unit(&r.outcome),
+            text: &text,
+            span: import.span,
+        })?;
+    }
+    // calls / references / inherits / implements
+    for r in &resolutions {
+        let Some(c) = member_of.get(r.file.as_str()) else {
+            continue;
+        };
+        let Some(site) = c.references.references.get(r.reference_index) else {
+            continue;
+        };
+        let Some(src) = enclosing_unit(c, site.enclosing.as_deref()) else {
+            continue;
+        };
+        let kind = match (site.heritage, site.kind) {
+            (Some(Heritage::Extends), _) => "inherits",
+            (Some(Heritage::Implements), _) => "implements",
+            (None, RefKind::Call) => "calls",
+            (None, _) => "references",
+        };
+        put(Row {
+            kind,
+            revision_id: c.member.revision_id,
+            src_unit_id: src,
+            outcome: &r.outcome,
+            target_unit_id: target_unit(&r.outcome),
+            text: &site.text,
+            span: site.span,
+        })?;
+    }
+    drop(insert);
+    tx.execute(
+        "UPDATE relation_sets SET stats_json = ?2 WHERE id = ?1",
+        params![
+            set_id,
+            json!({ "files": code.len(), "relations": stats }).to_string()
+        ],
+    )?;
+    Ok(set_id)
+}

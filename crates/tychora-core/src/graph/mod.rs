@@ -1,0 +1,5 @@
+//! The code graph (DESIGN §9): relation assertions built by the syntactic resolver at publication
+//! ([`build`]), and the bounded expansion that feeds the graph channel at query time ([`expand`]).
+
+pub mod build;
+pub mod expand;
