@@ -19,6 +19,7 @@ import {
 } from '../contracts/service.js'
 import { TychoraError, isErrorCode } from '../errors.js'
 import type { EvidenceClient } from '../service/types.js'
+import { type InspectSymbolRequest, type SymbolReport, SymbolReportSchema } from '../contracts/symbol.js'
 
 export interface ConnectOptions {
   /** The project's bearer token (`runtime/token` of its workspace). */
@@ -94,6 +95,12 @@ export function connect(baseUrl: string, options: ConnectOptions): HttpEvidenceC
     addSource: (request: AddRequest): Promise<JobRef> => call(JobRefSchema, 'POST', `${projectPath}/sources`, request),
     jobStatus: (jobId: number): Promise<JobStatus> => call(JobStatusSchema, 'GET', `${projectPath}/jobs/${encodeURIComponent(String(jobId))}`),
     listSnapshots: (): Promise<SnapshotList> => call(SnapshotListSchema, 'GET', `${projectPath}/snapshots`),
+    inspectSymbol: ({ name, ...options }: InspectSymbolRequest): Promise<SymbolReport> => {
+      const query = new URLSearchParams()
+      for (const [key, value] of Object.entries(options)) if (value !== undefined) query.set(key, String(value))
+      const qs = query.toString()
+      return call(SymbolReportSchema, 'GET', `${projectPath}/symbols/${encodeURIComponent(name)}${qs ? `?${qs}` : ''}`)
+    },
     projects: async (): Promise<ProjectInfo[]> => (await call(ProjectListSchema, 'GET', '/v1/projects')).projects,
   }
 }

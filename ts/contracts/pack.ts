@@ -24,8 +24,26 @@ export const PackSchema = z
     }),
     fusion: z.object({
       k: z.number().positive(),
-      weights: z.object({ exact: z.number().nonnegative(), lexical: z.number().nonnegative() }),
+      weights: z.object({
+        exact: z.number().nonnegative(),
+        lexical: z.number().nonnegative(),
+        graph: z.number().nonnegative().optional().describe('Weight of the graph channel (code packs; default 0.35)'),
+      }),
     }),
+    graph: z
+      .object({
+        depth: z.number().int().min(0).max(4).describe('Hops followed from each seed symbol'),
+        fanout: z.number().int().min(1).max(50).describe('Relations followed per symbol and direction'),
+        seeds: z.number().int().min(1).max(100).describe('Top fused candidates expanded from'),
+        max_nodes: z.number().int().min(1).max(1000).describe('Symbols reached at most per query'),
+        relations: z
+          .array(z.enum(['calls', 'references', 'inherits', 'implements']))
+          .optional()
+          .describe('Relation kinds followed (default: all four)'),
+        callers: z.boolean().optional().describe('Also follow relations backwards, to callers and subclasses (default true)'),
+      })
+      .optional()
+      .describe('Bounded expansion of the code graph channel'),
     output: z.object({
       budget_tokens: z.number().int().positive(),
       max_per_source: z.number().int().nonnegative(),

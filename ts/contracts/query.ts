@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file']).describe('Source kind')
-export const ChannelSchema = z.enum(['exact', 'lexical']).describe('Retrieval channel')
+export const ChannelSchema = z.enum(['exact', 'lexical', 'graph']).describe('Retrieval channel (graph: code relations expanded from the top candidates)')
 
 /** A search request. Filters apply before ranking, inside every channel. */
 export const QueryRequestSchema = z

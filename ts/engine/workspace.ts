@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type AddRequest, AddRequestSchema, type Progress, ProgressSchema, type Receipt, ReceiptSchema } from '../contracts/ingest.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
+import { type InspectSymbolRequest, InspectSymbolRequestSchema, type SymbolReport, SymbolReportSchema } from '../contracts/symbol.js'
 import {
   type Evidence,
   EvidenceSchema,
@@ -109,6 +110,12 @@ export class Workspace implements EvidenceClient {
 
   async verify(): Promise<VerifyReport> {
     return parseWith(VerifyReportSchema, await callNative(() => this.#native.verify()))
+  }
+
+  /** A code symbol's definitions, with the references (and their outcome), callers and callees of each. */
+  async inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport> {
+    const input = validate(InspectSymbolRequestSchema, request)
+    return parseWith(SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(JSON.stringify(input))))
   }
 
   /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N` or `chunk:N` with its provenance. */

@@ -1,15 +1,17 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises'
+import { appendFile, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { QueryRequestSchema } from '../contracts/query.js'
+import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import type { Segment } from '../contracts/result.js'
 import { initWorkspace, openWorkspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { allInTop, firstAppearance, mean, percentile, reciprocalRank, recallInTop } from './localization.js'
 import { type PythonDef, asFunction, functionsCovering, pythonDefinitions } from './python-defs.js'
+
+type Channel = NonNullable<QueryRequest['channels']>[number]
 
 export type SwebenchProfile = 'baseline' | 'code'
 
@@ -23,6 +25,13 @@ export interface SwebenchOptions {
   cache?: string
   /** Segments per query; files and functions are ranked from them. */
   limit?: number
+  /**
+   * Body of a `[graph]` table (TOML lines: depth, fanout, seeds, max_nodes, relations, callers, weight)
+   * appended to each code-profile workspace's workspace.toml between init and open.
+   */
+  graphToml?: string
+  /** Channels for the code profile's query (default: the profile's own). The baseline always runs lexical only. */
+  codeChannels?: Channel[]
   onInstance?: (line: string) => void
 }
 
@@ -84,6 +93,10 @@ export interface SwebenchReport {
   dataset: string
   instances: number
   limit: number
+  /** The `[graph]` table given to code-profile workspaces, if any. */
+  graph_toml: string | null
+  /** Channels requested for the code profile, if not its defaults. */
+  code_channels: Channel[] | null
   query_max_chars: number
   truncated_queries: string[]
   profiles: Partial<Record<SwebenchProfile, ProfileSummary>>
@@ -161,11 +174,15 @@ async function runProfile(
   tree: string,
   query: string,
   limit: number,
+  graphToml?: string,
+  codeChannels?: Channel[],
 ): Promise<{ segments: Segment[]; channels: string[]; ingestSeconds: number; queryMs: number; warnings: string[] }> {
   const scratch = await mkdtemp(join(tmpdir(), `tychora-swe-${profile}-`))
   try {
     const wsDir = join(scratch, 'ws')
     await initWorkspace(wsDir, { profile: profile === 'code' ? 'code' : 'documents' })
+    // The workspace config is read on open, so a [graph] table written now applies to this run.
+    if (profile === 'code' && graphToml) await appendFile(join(wsDir, 'workspace.toml'), `\n[graph]\n${graphToml.trim()}\n`)
     const ws = await openWorkspace(wsDir)
     try {
       const started = performance.now()
@@ -178,7 +195,7 @@ async function runProfile(
         limit,
         max_per_source: 0,
         budget_tokens: 100_000_000,
-        ...(profile === 'baseline' ? { channels: ['lexical' as const] } : {}),
+        ...(profile === 'baseline' ? { channels: ['lexical' as const] } : codeChannels ? { channels: codeChannels } : {}),
       })
       return { segments: result.segments, channels: result.applied_scope.channels, ingestSeconds, queryMs: result.duration_ms, warnings: result.warnings }
     } finally {
@@ -189,7 +206,7 @@ async function runProfile(
   }
 }
 
-function summarise(profile: SwebenchProfile, runs: InstanceRun[]): ProfileSummary {
+function summarise(profile: SwebenchProfile, runs: InstanceRun[], options: SwebenchOptions): ProfileSummary {
   const mine = runs.filter((r) => r.profile === profile)
   const latencies = mine.map((r) => r.query_ms).sort((a, b) => a - b)
   const withFunctions = mine.filter((r) => r.gold_functions.length > 0)
@@ -206,7 +223,10 @@ function summarise(profile: SwebenchProfile, runs: InstanceRun[]): ProfileSummar
   const ingest = mine.reduce((a, r) => a + r.ingest_seconds, 0)
   return {
     profile,
-    setup: SETUP[profile],
+    setup:
+      profile === 'code'
+        ? `${SETUP.code}${options.codeChannels ? `, channels overridden to [${options.codeChannels.join(', ')}]` : ''}${options.graphToml ? `, workspace.toml [graph] ${options.graphToml.trim().split('\n').join('; ')}` : ''}`
+        : SETUP[profile],
     channels: firstAppearance(mine.flatMap((r) => r.channels)),
     instances: mine.length,
     file_acc_at_1: mean(mine.map((r) => r.file_acc.at_1)),
@@ -253,7 +273,7 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     if (cut) truncated.push(instance.instance_id)
     const goldFunctions = g.gold_functions ?? []
     for (const profile of profiles) {
-      const out = await runProfile(profile, profile === 'code' ? full : pyOnly, query, limit)
+      const out = await runProfile(profile, profile === 'code' ? full : pyOnly, query, limit, options.graphToml, options.codeChannels)
       const { files, functions, byLines } = rankLocations(out.segments, defs)
       // Text segments carry no symbols, so the baseline's functions can only come from line ranges.
       const primary = profile === 'code' ? functions : byLines
@@ -283,11 +303,13 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     }
   }
   const summaries: Partial<Record<SwebenchProfile, ProfileSummary>> = {}
-  for (const p of profiles) summaries[p] = summarise(p, runs)
+  for (const p of profiles) summaries[p] = summarise(p, runs, options)
   return {
     dataset: options.data,
     instances: instances.length,
     limit,
+    graph_toml: options.graphToml?.trim() ?? null,
+    code_channels: options.codeChannels ?? null,
     query_max_chars: QUERY_MAX_CHARS,
     truncated_queries: truncated,
     profiles: summaries,

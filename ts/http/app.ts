@@ -6,6 +6,7 @@ import { guard } from './guards.js'
 import { openApiDocument } from './openapi.js'
 import { type Route, register } from './route.js'
 import { getEvidence } from './routes/evidence.js'
+import { inspectSymbol } from './routes/symbols.js'
 import { jobStatus } from './routes/jobs.js'
 import { type McpHandler, mcpRoutes } from './routes/mcp.js'
 import { health, openapi } from './routes/meta.js'
@@ -28,7 +29,7 @@ export interface HttpOptions {
 }
 
 /** The versioned evidence API. Only `addSource` writes, and it only queues a capture job. */
-export const API_ROUTES: Route[] = [listProjects, search, getEvidence, listSources, getSource, addSource, jobStatus, listSnapshots]
+export const API_ROUTES: Route[] = [listProjects, search, getEvidence, inspectSymbol, listSources, getSource, addSource, jobStatus, listSnapshots]
 
 /**
  * The daemon's HTTP app: the evidence API under `/v1` (the project in the path), `/health`,

@@ -4,6 +4,7 @@ import { type ToolContext, codeSdkToolErrors, servedNames } from './_tool.js'
 import { defineResources } from './resources.js'
 import { defineAddSource } from './tools/add-source.js'
 import { defineGetEvidence } from './tools/get-evidence.js'
+import { defineInspectSymbol } from './tools/inspect-symbol.js'
 import { defineJobStatus } from './tools/job-status.js'
 import { defineListProjects } from './tools/list-projects.js'
 import { defineListSources } from './tools/list-sources.js'
@@ -26,7 +27,7 @@ const INSTRUCTIONS = [
 
 /**
  * The MCP server over an evidence service: read tools (list_projects, search_evidence,
- * get_evidence, list_sources, job_status), evidence and snapshot resources, and add_source only
+ * get_evidence, inspect_symbol, list_sources, job_status), evidence and snapshot resources, and add_source only
  * when a project this caller may use allows it. No tool or resource changes approved knowledge:
  * add_source can only queue a capture job.
  *
@@ -41,6 +42,7 @@ export function createMcpServer(service: EvidenceService, options: McpServerOpti
   defineListProjects(server, ctx)
   defineSearchEvidence(server, ctx)
   defineGetEvidence(server, ctx)
+  defineInspectSymbol(server, ctx)
   defineListSources(server, ctx)
   defineJobStatus(server, ctx)
   if (servedNames(service).some((name) => ctx.authorize(name) && service.allowsAgentAdd(name))) defineAddSource(server, ctx)

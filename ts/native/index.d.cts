@@ -26,6 +26,8 @@ export declare class NativeWorkspace {
   searchBatch(requestsJson: string, signal?: AbortSignal | undefined | null): Promise<string>
   /** Shows one object with its provenance (`source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N`, `seg_S_C`). */
   inspect(id: string): Promise<string>
+  /** A symbol's definitions with references, callers and callees (JSON `{name, repo?, snapshot_id?}`). */
+  inspectSymbol(requestJson: string): Promise<string>
   /** Counts, sizes and the current snapshot, as JSON. */
   status(): Promise<string>
   /** Re-hashes artifacts and checks snapshots against their indexes. Resolves to the report JSON. */

@@ -1,6 +1,7 @@
 import type { AddRequest } from '../contracts/ingest.js'
 import type { QueryRequest } from '../contracts/query.js'
 import type { QueryResult } from '../contracts/result.js'
+import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, ProjectInfo, SnapshotList, SourceList } from '../contracts/service.js'
 
 /**
@@ -16,6 +17,8 @@ export interface EvidenceClient {
   addSource(request: AddRequest): Promise<JobRef>
   jobStatus(jobId: number): Promise<JobStatus>
   listSnapshots(): Promise<SnapshotList>
+  /** A code symbol's definitions, with the references, callers and callees of each (code workspaces). */
+  inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport>
 }
 
 /** Many projects behind one daemon. There is no implicit current project. */

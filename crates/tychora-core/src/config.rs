@@ -27,6 +27,48 @@ pub struct Pack {
     pub identifiers: Identifiers,
     pub fusion: Fusion,
     pub output: Output,
+    /// Graph expansion limits (code packs); the built-in defaults otherwise.
+    #[serde(default)]
+    pub graph: Graph,
+}
+
+/// Bounded expansion for the graph channel.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)] // Documented in the zod pack schema.
+pub struct Graph {
+    pub depth: usize,
+    pub fanout: usize,
+    pub seeds: usize,
+    pub max_nodes: usize,
+    /// Relation kinds followed.
+    #[serde(default = "default_followed")]
+    pub relations: Vec<String>,
+    /// Whether relations are also followed backwards (to callers and subclasses).
+    #[serde(default = "default_true")]
+    pub callers: bool,
+}
+
+fn default_followed() -> Vec<String> {
+    ["calls", "references", "inherits", "implements"]
+        .map(String::from)
+        .to_vec()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Default for Graph {
+    fn default() -> Self {
+        Self {
+            depth: 2,
+            fanout: 6,
+            seeds: 10,
+            max_nodes: 60,
+            relations: default_followed(),
+            callers: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -73,6 +115,13 @@ pub struct Fusion {
 pub struct FusionWeights {
     pub exact: f64,
     pub lexical: f64,
+    /// The graph channel's weight (DESIGN §9: 0.35).
+    #[serde(default = "default_graph_weight")]
+    pub graph: f64,
+}
+
+fn default_graph_weight() -> f64 {
+    0.35
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -119,6 +168,9 @@ pub struct Config {
     /// Per-workspace overrides of the pack's lexical analyzer (e.g. to measure stop words).
     #[serde(default)]
     pub lexical: Option<LexicalOverride>,
+    /// Per-workspace overrides of the pack's graph expansion and graph channel weight.
+    #[serde(default)]
+    pub graph: Option<GraphOverride>,
     /// What agents (MCP clients) may do.
     #[serde(default)]
     pub agents: Agents,
@@ -140,6 +192,20 @@ pub struct LexicalOverride {
     pub stopwords: Option<bool>,
     pub capsule_boost: Option<f32>,
     pub split_identifiers: Option<bool>,
+}
+
+/// Optional overrides of [`Graph`] and the graph channel's fusion weight.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct GraphOverride {
+    pub depth: Option<usize>,
+    pub fanout: Option<usize>,
+    pub seeds: Option<usize>,
+    pub max_nodes: Option<usize>,
+    pub relations: Option<Vec<String>>,
+    pub callers: Option<bool>,
+    pub weight: Option<f64>,
 }
 
 /// A profile: which pack and channels a workspace uses.
@@ -235,9 +301,9 @@ channels = ["exact", "lexical"]
 network = false
 
 [profiles.code]
-description = "Repositories: code files as symbols (tree-sitter) plus their docs; identifiers split into sub-tokens; no network"
+description = "Repositories: code files as symbols (tree-sitter) plus their docs; identifiers split into sub-tokens; a reference graph; no network"
 pack = "code"
-channels = ["exact", "lexical"]
+channels = ["exact", "lexical", "graph"]
 network = false
 
 [capture]
@@ -254,6 +320,12 @@ max_line_bytes = 4096
 [snapshots]
 # Published snapshots whose index generations are kept for pinned readers.
 retain = 5
+
+# Graph channel (code profile) overrides of the pack: depth, fanout, seeds, max_nodes, relations,
+# callers, weight. For example:
+# [graph]
+# depth = 1
+# callers = false
 
 [agents]
 # Whether MCP clients get the add_source tool.
@@ -295,6 +367,18 @@ impl Config {
             pack.lexical.split_identifiers = o
                 .split_identifiers
                 .unwrap_or(pack.lexical.split_identifiers);
+        }
+        if let Some(o) = &self.graph {
+            let g = &mut pack.graph;
+            g.depth = o.depth.unwrap_or(g.depth);
+            g.fanout = o.fanout.unwrap_or(g.fanout);
+            g.seeds = o.seeds.unwrap_or(g.seeds);
+            g.max_nodes = o.max_nodes.unwrap_or(g.max_nodes);
+            g.callers = o.callers.unwrap_or(g.callers);
+            if let Some(relations) = &o.relations {
+                g.relations.clone_from(relations);
+            }
+            pack.fusion.weights.graph = o.weight.unwrap_or(pack.fusion.weights.graph);
         }
         Ok(pack)
     }

@@ -33,8 +33,18 @@ enum Work {
     JobStatus(Arc<Workspace>, i64),
     ListSources(Arc<Workspace>, String),
     ListSnapshots(Arc<Workspace>),
+    InspectSymbol(Arc<Workspace>, String),
     AnalyzeTree(PathBuf),
     AnalyzeSources(String, usize),
+}
+
+/// Options of `inspectSymbol`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InspectSymbolOptions {
+    name: String,
+    repo: Option<String>,
+    snapshot_id: Option<i64>,
 }
 
 /// Options of `listSources`.
@@ -89,6 +99,14 @@ impl Task for WorkTask {
                     Done::Json(to_json(&results)?)
                 }
                 Work::Inspect(ws, id) => Done::Json(to_json(&ws.inspect(&id)?)?),
+                Work::InspectSymbol(ws, options) => {
+                    let o: InspectSymbolOptions = from_json(&options, "inspect symbol request")?;
+                    Done::Json(to_json(&ws.inspect_symbol(
+                        &o.name,
+                        o.repo.as_deref(),
+                        o.snapshot_id,
+                    )?)?)
+                }
                 Work::Status(ws) => Done::Json(to_json(&ws.status()?)?),
                 Work::Verify(ws) => Done::Json(to_json(&ws.verify()?)?),
                 Work::EnqueueAdd(ws, request) => Done::Json(to_json(
@@ -238,6 +256,15 @@ impl NativeWorkspace {
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
     pub fn inspect(&self, id: String) -> Result<AsyncTask<WorkTask>> {
         Ok(task(Work::Inspect(self.inner_ref()?, id), None))
+    }
+
+    /// A symbol's definitions with references, callers and callees (JSON `{name, repo?, snapshot_id?}`).
+    #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+    pub fn inspect_symbol(&self, request_json: String) -> Result<AsyncTask<WorkTask>> {
+        Ok(task(
+            Work::InspectSymbol(self.inner_ref()?, request_json),
+            None,
+        ))
     }
 
     /// Counts, sizes and the current snapshot, as JSON.

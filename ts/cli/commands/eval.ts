@@ -6,6 +6,7 @@ import { defineCommand } from 'citty'
 import { type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
 import { type SwebenchProfile, evalSwebench } from '../../eval/swebench.js'
+import type { QueryRequest } from '../../contracts/query.js'
 import { TychoraError } from '../../errors.js'
 import { writeOut } from '../context.js'
 
@@ -117,8 +118,23 @@ const swebench = defineCommand({
     cache: { type: 'string', description: 'Checkouts at base_commit (default ~/.cache/tychora/swebench)' },
     limit: { type: 'string', description: 'Segments per query', default: '100' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-swebench-lite.json)' },
+    'graph-toml': {
+      type: 'string',
+      description: "Body of a [graph] table for the code profile's workspaces, lines separated by newlines, '\\n' or ';' (e.g. 'depth = 1; callers = false')",
+    },
+    channels: { type: 'string', description: 'Channels for the code profile, comma-separated (e.g. exact,lexical); default the profile\'s own' },
   },
   async run({ args }) {
+    const graphToml = args['graph-toml']
+      ?.split(/\\n|\n|;/)
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join('\n')
+    const codeChannels = args.channels
+      ?.split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)
+    for (const c of codeChannels ?? []) if (!['exact', 'lexical', 'graph'].includes(c)) throw new TychoraError('E_INVALID_ARGUMENT', `--channels: unknown channel ${c}`)
     const profiles: SwebenchProfile[] = args.profile === 'both' ? ['baseline', 'code'] : args.profile === 'code' || args.profile === 'baseline' ? [args.profile] : []
     if (profiles.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be code, baseline or both')
     const limit = Number(args.limit)
@@ -128,6 +144,8 @@ const swebench = defineCommand({
       repos: resolve(args.repos),
       profiles,
       limit,
+      ...(graphToml ? { graphToml } : {}),
+      ...(codeChannels && codeChannels.length > 0 ? { codeChannels: codeChannels as NonNullable<QueryRequest['channels']> } : {}),
       ...(args.cache ? { cache: resolve(args.cache) } : {}),
       onInstance: (line) => process.stderr.write(`${line}\n`),
     })

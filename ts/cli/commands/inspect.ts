@@ -1,14 +1,38 @@
 import { defineCommand } from 'citty'
+import { TychoraError } from '../../errors.js'
+import { symbolToMarkdown } from '../../format/symbol.js'
 import { workspaceArg, writeOut } from '../context.js'
 import { withTarget } from '../route.js'
 
 export default defineCommand({
-  meta: { name: 'inspect', description: 'Show a source, revision, unit, chunk, snapshot, job or segment with its provenance' },
+  meta: {
+    name: 'inspect',
+    description: 'Show a source, revision, unit, chunk, snapshot, job or segment with its provenance; or `inspect symbol NAME` for a code symbol',
+  },
   args: {
     ...workspaceArg,
-    id: { type: 'positional', required: true, description: 'source:N | revision:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C' },
+    id: { type: 'positional', required: true, description: 'source:N | revision:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol' },
+    name: { type: 'positional', required: false, description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method)' },
+    repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
+    snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },
+    format: { type: 'string', description: 'With `symbol`: md | json (default md)', default: 'md' },
   },
   async run({ args }) {
-    await withTarget(args.workspace, async ({ client }) => writeOut(JSON.stringify(await client.getEvidence(String(args.id)), null, 2)))
+    if (args.id !== 'symbol') {
+      await withTarget(args.workspace, async ({ client }) => writeOut(JSON.stringify(await client.getEvidence(String(args.id)), null, 2)))
+      return
+    }
+    if (!args.name) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora inspect symbol NAME [--repo DIR]')
+    if (args.format !== 'md' && args.format !== 'json') throw new TychoraError('E_INVALID_ARGUMENT', '--format must be md or json')
+    const snapshot = args.snapshot === undefined ? undefined : Number(args.snapshot)
+    if (snapshot !== undefined && !Number.isInteger(snapshot)) throw new TychoraError('E_INVALID_ARGUMENT', '--snapshot must be an integer')
+    await withTarget(args.workspace, async ({ client }) => {
+      const report = await client.inspectSymbol({
+        name: String(args.name),
+        ...(args.repo ? { repo: String(args.repo) } : {}),
+        ...(snapshot === undefined ? {} : { snapshot_id: snapshot }),
+      })
+      writeOut(args.format === 'json' ? JSON.stringify(report, null, 2) : symbolToMarkdown(report))
+    })
   },
 })

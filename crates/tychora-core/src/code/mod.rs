@@ -109,14 +109,15 @@ pub fn module_of(
         return language.module_path(rel);
     }
     let parent = |p: &str| p.rsplit_once('/').map(|(d, _)| d.to_string());
+    // The outermost enclosing package, even across directories without `__init__.py` below it:
+    // those are namespace packages (`flask/sansio/app.py` is `flask.sansio.app`).
     let mut top: Option<String> = None;
     let mut dir = parent(rel);
     while let Some(d) = dir {
-        if !packages.contains(&d) {
-            break;
+        if packages.contains(&d) {
+            top = Some(d.clone());
         }
         dir = parent(&d);
-        top = Some(d);
     }
     let base = match top {
         Some(t) => parent(&t),

@@ -250,6 +250,24 @@ impl<'s> Walker<'s> {
         }))
     }
 
+    /// Records a declaration's name as a definition reachable as `scope.name`, opening no scope.
+    fn declare(&mut self, name: Option<Node<'_>>, enclosing: &Enclosing) {
+        let Some(name) = name.map(|n| self.text(n)).filter(|n| !n.is_empty()) else {
+            return;
+        };
+        match enclosing {
+            Some(outer) if outer.class_chain => self
+                .out
+                .definitions
+                .push((name.to_string(), format!("{}.{name}", outer.path))),
+            None => self
+                .out
+                .definitions
+                .push((name.to_string(), name.to_string())),
+            Some(_) => {}
+        }
+    }
+
     fn reference(
         &mut self,
         kind: RefKind,
@@ -455,6 +473,12 @@ impl<'s> Walker<'s> {
                         return (Some(None), self.scope(Some(name), false, enclosing));
                     }
                 }
+                (Some(None), None)
+            }
+            // Interfaces, type aliases and enums are bindings too (a type position or, for an
+            // enum, a value refers to them), but open no scope the resolver looks into.
+            "interface_declaration" | "type_alias_declaration" | "enum_declaration" => {
+                self.declare(node.child_by_field_name("name"), enclosing);
                 (Some(None), None)
             }
             "call_expression" => {

@@ -235,7 +235,12 @@ struct Index<'f, 'a> {
     packages: BTreeSet<String>,
     /// Per file: symbol paths defined.
     defs: Vec<BTreeSet<&'f str>>,
+    /// Per file: class symbol path → its bases as written (`Base`, `mixins.Hooks`).
+    bases: Vec<BTreeMap<&'f str, Vec<&'f str>>>,
 }
+
+/// How many base classes up `self.m` is looked for.
+const BASE_LEVELS: usize = 3;
 
 impl<'f, 'a> Index<'f, 'a> {
     fn new(files: &'f [SourceFile<'a>]) -> Self {
@@ -258,11 +263,24 @@ impl<'f, 'a> Index<'f, 'a> {
             .iter()
             .map(|f| f.refs.definitions.iter().map(|(_, p)| p.as_str()).collect())
             .collect();
+        let bases = files
+            .iter()
+            .map(|f| {
+                let mut map: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+                for r in &f.refs.references {
+                    if let (Some(_), Some(class)) = (r.heritage, r.enclosing.as_deref()) {
+                        map.entry(class).or_default().push(r.text.as_str());
+                    }
+                }
+                map
+            })
+            .collect();
         Self {
             files,
             modules,
             packages,
             defs,
+            bases,
         }
     }
 
@@ -330,11 +348,39 @@ impl<'f, 'a> Index<'f, 'a> {
             }
             scope = path.rsplit_once('.').map(|(outer, _)| outer);
         };
-        let member = format!("{class}.{}", rest[0]);
-        if !self.defs[f].contains(member.as_str()) {
-            return Err("attribute not found on the enclosing class".to_string());
+        match self.class_member(f, class, rest[0], BASE_LEVELS) {
+            Some(found) => self.chain(vec![found], &rest[1..]),
+            None => Err("attribute not found on the enclosing class".to_string()),
         }
-        self.chain(vec![Val::Symbol(f, member)], &rest[1..])
+    }
+
+    /// `name` on class `class` of file `f` or, failing that, on its bases (as written in its
+    /// declaration and resolved from that file), up to `levels` classes up, first base first.
+    fn class_member(&self, f: usize, class: &str, name: &str, levels: usize) -> Option<Val> {
+        let member = format!("{class}.{name}");
+        if self.defs[f].contains(member.as_str()) {
+            return Some(Val::Symbol(f, member));
+        }
+        if levels == 0 {
+            return None;
+        }
+        for base in self.bases[f].get(class)? {
+            let segments: Vec<&str> = base.split('.').map(str::trim).collect();
+            let Some((&head, rest)) = segments.split_first() else {
+                continue;
+            };
+            let Ok(vals) = self.name(f, head).and_then(|v| self.chain(v, rest)) else {
+                continue;
+            };
+            for val in vals {
+                if let Val::Symbol(g, path) = val
+                    && let Some(found) = self.class_member(g, &path, name, levels - 1)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
     }
 
     fn has_members(&self, f: usize, path: &str) -> bool {
@@ -1047,5 +1093,41 @@ mod tests {
                 "b.py self.x ! no enclosing class",
             ]
         );
+    }
+
+    #[test]
+    fn bases_interfaces_and_imports() {
+        // `self.m` found on a base class in another module; a base that names a class.
+        let built = build(&[
+            (
+                "pkg/hooks.py",
+                "class Hooks:\n    def register(self):\n        pass\n",
+            ),
+            (
+                "pkg/models.py",
+                "from .hooks import Hooks\n\nclass Request(Hooks):\n    def prepare(self):\n        self.register()\n        self.missing()\n",
+            ),
+            ("pkg/__init__.py", ""),
+        ]);
+        let py = files(&built);
+        let (chains, names) = table(&py);
+        assert!(chains.contains(&"pkg/models.py self.register = pkg.hooks.Hooks.register".to_string()), "{chains:?}");
+        assert!(chains.contains(&"pkg/models.py self.missing ! attribute not found on the enclosing class".to_string()), "{chains:?}");
+        let bases: Vec<_> = built[1].2.references.iter().filter(|r| r.heritage.is_some()).map(|r| r.text.as_str()).collect();
+        assert_eq!(bases, ["Hooks"]);
+        assert!(names.contains(&"pkg/models.py Hooks = pkg.hooks.Hooks".to_string()), "{names:?}");
+        let imports: Vec<String> = resolve_imports(&py).iter().map(|r| show(&r.outcome)).collect();
+        assert_eq!(imports, ["= pkg.hooks.Hooks"]);
+
+        // TS interfaces and type aliases are bindings, imported and used in type positions.
+        let built = build(&[
+            ("src/types.ts", "export interface Teardown { close(): void }\nexport type Logic = Teardown | null;\n"),
+            ("src/sub.ts", "import { Teardown, Logic } from './types';\nexport class Sub implements Teardown {\n  close(): void {}\n  run(l: Logic) {}\n}\n"),
+        ]);
+        let (_, names) = table(&files(&built));
+        assert!(names.contains(&"src/sub.ts Teardown = src/types.ts#Teardown".to_string()), "{names:?}");
+        assert!(names.contains(&"src/sub.ts Logic = src/types.ts#Logic".to_string()), "{names:?}");
+        let heritage: Vec<_> = built[0].2.references.iter().chain(&built[1].2.references).filter_map(|r| r.heritage.map(|h| (r.text.as_str(), h))).collect();
+        assert_eq!(heritage, [("Teardown", crate::code::references::Heritage::Implements)]);
     }
 }

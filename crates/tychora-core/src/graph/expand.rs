@@ -1,1 +1,316 @@
-//! placeholder
+//! Bounded graph expansion for the graph channel (DESIGN §9): from the symbols of the top fused
+//! candidates, follow resolved `calls`, `references`, `inherits` and `implements` relations both
+//! ways (callees and callers), breadth first, to a fixed depth with a per-node fanout, and report
+//! each symbol reached with the path that reached it.
+//!
+//! Structural relations (`defines`, `contains`) and `imports` are not followed: from a module or
+//! a class they would pull in every member, which is proximity, not evidence.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write as _;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::lexical::Filter;
+
+/// Expansion limits (the pack's `graph` section).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Hops from a seed.
+    pub depth: usize,
+    /// Relations followed per symbol and direction.
+    pub fanout: usize,
+    /// Top fused candidates expanded from.
+    pub seeds: usize,
+    /// Symbols reached at most, over all seeds.
+    pub max_nodes: usize,
+    /// Relation kinds followed (of calls, references, inherits, implements).
+    pub relations: Vec<String>,
+    /// Whether relations are followed backwards too (callers, subclasses).
+    pub callers: bool,
+}
+
+/// One step of a "found via" path, stated in the relation's own direction: `from` calls `to`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Hop {
+    /// The symbol making the reference (`Parser.parse`).
+    pub from: String,
+    /// `calls`, `references`, `inherits` or `implements`.
+    pub relation: String,
+    /// The symbol referred to.
+    pub to: String,
+    /// The file holding the site, relative to its root.
+    pub path: String,
+    /// The site's line.
+    pub line: i64,
+}
+
+impl Hop {
+    /// "`parse` calls `tokenize` (src/lex.ts:40)".
+    #[must_use]
+    pub fn describe(&self) -> String {
+        format!(
+            "`{}` {} `{}` ({}:{})",
+            self.from, self.relation, self.to, self.path, self.line
+        )
+    }
+}
+
+/// A chunk the expansion reached, with the path from a seed.
+#[derive(Debug, Clone)]
+pub struct Reached {
+    /// The window holding the symbol reached.
+    pub chunk_id: i64,
+    /// Its evidence owner.
+    pub owner_id: i64,
+    /// Seed first.
+    pub via: Vec<Hop>,
+}
+
+/// The relation sets a snapshot carries, restricted to the filter's collections.
+fn sets(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT rs.id, c.name FROM snapshot_relation_sets srs JOIN relation_sets rs ON rs.id = srs.set_id
+         JOIN collections c ON c.id = rs.collection_id WHERE srs.snapshot_id = ?1",
+    )?;
+    let rows: Vec<(i64, String)> = stmt
+        .query_map(params![snapshot_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows
+        .into_iter()
+        .filter(|(_, c)| filter.collections.is_empty() || filter.collections.contains(c))
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// A symbol unit's display name (`Class.method`) and whether it is a module.
+fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1",
+    )?;
+    let row: Option<(String, String)> = stmt
+        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(row.map(|(path, unit_type)| {
+        let parts: Vec<String> = serde_json::from_str(&path).unwrap_or_default();
+        // The first heading is the module; a module's own name is that.
+        let name = if parts.len() > 1 {
+            parts[1..].join(".")
+        } else {
+            parts.join(".")
+        };
+        (name, unit_type)
+    }))
+}
+
+/// The symbols a seed window shows: its symbol units, or the class around a class's header and
+/// statement leaves.
+fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT u.id, u.unit_type, p.id, p.unit_type FROM chunks c
+         JOIN evidence_units u ON u.extraction_id = c.extraction_id AND u.id BETWEEN c.first_unit_id AND c.last_unit_id
+         LEFT JOIN evidence_units p ON p.extraction_id = u.extraction_id AND p.ordinal = u.parent_ordinal
+         WHERE c.id = ?1 ORDER BY u.id",
+    )?;
+    let rows: Vec<(i64, String, Option<i64>, Option<String>)> = stmt
+        .query_map(params![chunk_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut out = Vec::new();
+    for (id, unit_type, parent, parent_type) in rows {
+        let unit = match unit_type.as_str() {
+            "class" | "interface" | "type" | "function" | "method" => Some(id),
+            "header" | "statement" => parent.filter(|_| {
+                parent_type
+                    .as_deref()
+                    .is_some_and(|t| t != "module" && t != "section")
+            }),
+            _ => None,
+        };
+        if let Some(unit) = unit
+            && !out.contains(&unit)
+        {
+            out.push(unit);
+        }
+    }
+    Ok(out)
+}
+
+/// One edge from or to a unit: (relation, neighbour, site path, site line, neighbour is source).
+type Edge = (String, i64, String, i64, bool);
+
+fn edges(
+    conn: &Connection,
+    unit_id: i64,
+    sets: &str,
+    followed: &str,
+    limits: &Limits,
+) -> Result<Vec<Edge>> {
+    let mut out = Vec::new();
+    // Callees first, then callers; calls before other references; first site in file order.
+    let directions: &[(&str, &str, bool)] = if limits.callers {
+        &[
+            ("src_unit_id", "target_unit_id", false),
+            ("target_unit_id", "src_unit_id", true),
+        ]
+    } else {
+        &[("src_unit_id", "target_unit_id", false)]
+    };
+    for &(column, other, incoming) in directions {
+        let sql = format!(
+            "SELECT r.kind, r.{other}, s.rel_path, MIN(r.line_start) FROM relations r
+             JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
+             WHERE r.{column} = ?1 AND r.set_id IN ({sets}) AND r.outcome = 'resolved'
+               AND r.target_unit_id IS NOT NULL AND r.kind IN ({followed}) AND r.{other} != ?1
+             GROUP BY r.{other} ORDER BY r.kind = 'calls' DESC, MIN(r.id) LIMIT ?2"
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params![unit_id, limits.fanout], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, incoming))
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
+
+/// The window a unit is read in: the extraction's first chunk ending at or after it.
+fn window_of(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM evidence_units u
+         JOIN chunks c ON c.extraction_id = u.extraction_id AND c.last_unit_id >= u.id
+         WHERE u.id = ?1 ORDER BY c.last_unit_id LIMIT 1",
+    )?;
+    Ok(stmt
+        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// Expands from `seed_chunks` (best first) and returns the windows reached, nearest first, each
+/// once, excluding the seeds' own windows.
+///
+/// # Errors
+/// SQLite errors.
+pub fn expand(
+    conn: &Connection,
+    snapshot_id: i64,
+    seed_chunks: &[i64],
+    filter: &Filter,
+    limits: &Limits,
+) -> Result<Vec<Reached>> {
+    if !filter.kinds.is_empty() && !filter.kinds.iter().any(|k| k == "code_file") {
+        return Ok(Vec::new());
+    }
+    let set_ids = sets(conn, snapshot_id, filter)?;
+    if set_ids.is_empty() || limits.depth == 0 {
+        return Ok(Vec::new());
+    }
+    let mut set_list = String::new();
+    for (i, id) in set_ids.iter().enumerate() {
+        let _ = write!(set_list, "{}{id}", if i > 0 { "," } else { "" });
+    }
+    // Only the four reference kinds can be followed; anything else in the pack is ignored.
+    let followed = limits
+        .relations
+        .iter()
+        .filter(|k| matches!(k.as_str(), "calls" | "references" | "inherits" | "implements"))
+        .map(|k| format!("'{k}'"))
+        .collect::<Vec<_>>()
+        .join(",");
+    if followed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut names: HashMap<i64, Option<(String, String)>> = HashMap::new();
+    let mut name = |conn: &Connection, id: i64| -> Result<Option<(String, String)>> {
+        if let Some(found) = names.get(&id) {
+            return Ok(found.clone());
+        }
+        let found = name_of(conn, id)?;
+        names.insert(id, found.clone());
+        Ok(found)
+    };
+
+    let mut visited: HashSet<i64> = HashSet::new();
+    let mut seed_owners: HashSet<i64> = HashSet::new();
+    // Queue items: unit, depth, seed index, callers followed so far, path.
+    let mut queue: VecDeque<(i64, usize, usize, usize, Vec<Hop>)> = VecDeque::new();
+    for (seed, &chunk) in seed_chunks.iter().take(limits.seeds).enumerate() {
+        if let Some((_, owner)) = window_of_chunk(conn, chunk)? {
+            seed_owners.insert(owner);
+        }
+        for unit in seed_units(conn, chunk)? {
+            if visited.insert(unit) {
+                queue.push_back((unit, 0, seed, 0, Vec::new()));
+            }
+        }
+    }
+    // Each reached window with its rank key: nearer first; then callees before callers (what a
+    // candidate depends on is more often the evidence than who uses it, e.g. its tests); then the
+    // better seed; then discovery order.
+    let mut reached: Vec<((usize, usize, usize, usize), Reached)> = Vec::new();
+    let mut owners: HashSet<i64> = HashSet::new();
+    while let Some((unit, depth, seed, callers, path)) = queue.pop_front() {
+        if depth >= limits.depth || visited.len() >= limits.max_nodes + seed_chunks.len() {
+            continue;
+        }
+        let Some((unit_name, _)) = name(conn, unit)? else {
+            continue;
+        };
+        for (relation, other, site_path, line, incoming) in
+            edges(conn, unit, &set_list, &followed, limits)?
+        {
+            if !visited.insert(other) {
+                continue;
+            }
+            let Some((other_name, other_type)) = name(conn, other)? else {
+                continue;
+            };
+            if other_type == "module" {
+                continue;
+            }
+            let (from, to) = if incoming {
+                (other_name, unit_name.clone())
+            } else {
+                (unit_name.clone(), other_name)
+            };
+            let mut via = path.clone();
+            via.push(Hop {
+                from,
+                relation,
+                to,
+                path: site_path,
+                line,
+            });
+            let callers = callers + usize::from(incoming);
+            if let Some((chunk_id, owner_id)) = window_of(conn, other)?
+                && !seed_owners.contains(&owner_id)
+                && owners.insert(owner_id)
+            {
+                let key = (depth + 1, callers, seed, reached.len());
+                reached.push((
+                    key,
+                    Reached {
+                        chunk_id,
+                        owner_id,
+                        via: via.clone(),
+                    },
+                ));
+            }
+            queue.push_back((other, depth + 1, seed, callers, via));
+        }
+    }
+    reached.sort_by_key(|(key, _)| *key);
+    Ok(reached.into_iter().map(|(_, r)| r).collect())
+}
+
+fn window_of_chunk(conn: &Connection, chunk_id: i64) -> Result<Option<(i64, i64)>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id, COALESCE(owner_chunk_id, id) FROM chunks WHERE id = ?1")?;
+    Ok(stmt
+        .query_row(params![chunk_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}

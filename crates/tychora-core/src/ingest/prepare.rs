@@ -318,5 +318,11 @@ mod tests {
         assert_eq!(python_module("scripts/run.py", &packages), "run");
         assert_eq!(python_module("setup.py", &packages), "setup");
         assert_eq!(python_module("lib/util.py", &packages), "lib.util");
+        // A directory without `__init__.py` inside a package is a namespace subpackage.
+        let packages: HashSet<String> = ["flask"].map(String::from).into_iter().collect();
+        assert_eq!(
+            python_module("flask/sansio/app.py", &packages),
+            "flask.sansio.app"
+        );
     }
 }

@@ -117,6 +117,10 @@ pub struct Segment {
     pub text: String,
     pub token_count: usize,
     pub citation: String,
+    /// How the graph channel reached this segment from a top candidate (seed first); empty
+    /// unless the graph channel ranked it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub found_via: Vec<crate::graph::expand::Hop>,
     #[serde(flatten)]
     pub safety: Safety,
 }
@@ -210,7 +214,7 @@ pub struct TraceStage {
     pub ms: f64,
 }
 
-const KNOWN_CHANNELS: [&str; 2] = ["exact", "lexical"];
+const KNOWN_CHANNELS: [&str; 3] = ["exact", "lexical", "graph"];
 
 /// The rendered form the budget counts: the citation line, the heading path and the text, as the
 /// Markdown and agent formats print them. The text's count was taken at indexing time (the sum of
@@ -252,7 +256,7 @@ impl Workspace {
             Some(list) => {
                 if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
                     return Err(Error::InvalidArgument(format!(
-                        "unknown channel {bad:?}; this profile has exact and lexical"
+                        "unknown channel {bad:?}; expected exact, lexical or graph"
                     )));
                 }
                 list.clone()
@@ -336,6 +340,47 @@ impl Workspace {
                 ));
                 mark("lexical");
             }
+            // The graph channel expands from the best candidates of the channels above, so it runs
+            // on their preliminary fusion.
+            let mut found_via: HashMap<i64, Vec<crate::graph::expand::Hop>> = HashMap::new();
+            if channels.iter().any(|c| c == "graph") {
+                let lists: Vec<ChannelList<i64>> = per_channel
+                    .iter()
+                    .map(|(channel, weight, hits)| ChannelList {
+                        channel,
+                        weight: *weight,
+                        owners: hits.iter().map(|&(_, owner)| owner).collect(),
+                    })
+                    .collect();
+                let mut first: HashMap<i64, i64> = HashMap::new();
+                for &(chunk, owner) in per_channel.iter().flat_map(|(_, _, hits)| hits) {
+                    first.entry(owner).or_insert(chunk);
+                }
+                let limits = crate::graph::expand::Limits {
+                    depth: pack.graph.depth,
+                    fanout: pack.graph.fanout,
+                    seeds: pack.graph.seeds,
+                    max_nodes: pack.graph.max_nodes,
+                    relations: pack.graph.relations.clone(),
+                    callers: pack.graph.callers,
+                };
+                let seeds: Vec<i64> = fusion::rrf(&lists, pack.fusion.k)
+                    .iter()
+                    .take(limits.seeds)
+                    .filter_map(|f| first.get(&f.owner).copied())
+                    .collect();
+                let reached =
+                    crate::graph::expand::expand(conn, snapshot_id, &seeds, &filter, &limits)?;
+                let hits = reached
+                    .into_iter()
+                    .map(|r| {
+                        found_via.insert(r.owner_id, r.via);
+                        (r.chunk_id, r.owner_id)
+                    })
+                    .collect();
+                per_channel.push(("graph", pack.fusion.weights.graph, hits));
+                mark("graph");
+            }
             let mut lists = Vec::with_capacity(per_channel.len());
             // The chunk standing for each owner: the first seen with the channels in order, so the
             // exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
@@ -395,13 +440,14 @@ impl Workspace {
                     }
                     used += cost;
                     *count += 1;
-                    segments.push(to_segment(
-                        row,
-                        fused,
-                        snapshot_id,
-                        segments.len() + 1,
-                        citation,
-                    ));
+                    let mut segment =
+                        to_segment(row, fused, snapshot_id, segments.len() + 1, citation);
+                    if fused.ranks.iter().any(|(c, _)| *c == "graph")
+                        && let Some(via) = found_via.get(&fused.owner)
+                    {
+                        segment.found_via.clone_from(via);
+                    }
+                    segments.push(segment);
                 }
             }
             mark("segments");
@@ -531,5 +577,6 @@ fn to_segment(
         token_count: row.token_count,
         text: row.text.clone(),
         citation,
+        found_via: Vec::new(),
     }
 }

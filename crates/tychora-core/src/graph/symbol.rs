@@ -1,0 +1,324 @@
+//! `inspect symbol NAME`: a symbol's definitions in a snapshot, with the references that resolve to
+//! each (and their outcome), its callers and its callees, each cited to file:line and commit.
+
+use rusqlite::{Connection, params};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::ingest::normalize_identifier;
+use crate::workspace::Workspace;
+
+/// Most rows listed per section; the counts are always complete.
+const MAX_ROWS: usize = 200;
+
+/// Where something is: file, lines, commit.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Site {
+    pub path: String,
+    /// The repository (capture root) the file was captured from.
+    pub root: String,
+    pub line_start: i64,
+    pub line_end: i64,
+    pub revision_id: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// `path:line` or `path:start-end`.
+    pub citation: String,
+}
+
+/// One definition and its relations.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Definition {
+    pub unit_id: i64,
+    pub symbol: String,
+    pub unit_type: String,
+    pub site: Site,
+    /// The first line of the definition (its signature, for functions and classes).
+    pub signature: String,
+    /// References that resolve here, by kind (`calls`, `references`, `inherits`, …).
+    pub references: Vec<Relation>,
+    pub references_total: usize,
+    /// Distinct symbols calling this one.
+    pub callers: Vec<Relation>,
+    pub callers_total: usize,
+    /// Calls made from this symbol, with their outcome.
+    pub callees: Vec<Relation>,
+    pub callees_total: usize,
+}
+
+/// One relation row as `inspect symbol` lists it.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Relation {
+    pub kind: String,
+    /// The other symbol: the referring one for references/callers, the target for callees.
+    pub symbol: Option<String>,
+    /// The site as written (`self.parse`).
+    pub text: String,
+    pub outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+    pub site: Site,
+}
+
+/// What `inspect symbol` returns.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct SymbolReport {
+    pub name: String,
+    pub snapshot_id: Option<i64>,
+    /// `syntactic`: scope rules and import bindings, not a compiler.
+    pub resolution: &'static str,
+    pub definitions: Vec<Definition>,
+    /// Sites naming `NAME` that did not resolve to one definition (ambiguous or unresolved).
+    pub unresolved: Vec<Relation>,
+    pub unresolved_total: usize,
+}
+
+const SITE_COLUMNS: &str = "s.rel_path, ro.path, r.line_start, r.line_end, r.revision_id, json_extract(rv.metadata_json, '$.git.commit')";
+
+fn site(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Site> {
+    let path: String = row.get(at)?;
+    let line_start: i64 = row.get(at + 2)?;
+    let line_end: i64 = row.get(at + 3)?;
+    Ok(Site {
+        citation: if line_end > line_start {
+            format!("{path}:{line_start}-{line_end}")
+        } else {
+            format!("{path}:{line_start}")
+        },
+        root: row.get(at + 1)?,
+        path,
+        line_start,
+        line_end,
+        revision_id: row.get(at + 4)?,
+        commit: row.get(at + 5)?,
+    })
+}
+
+/// The relation sets of a snapshot as an SQL list.
+fn set_list(conn: &Connection, snapshot_id: i64) -> Result<String> {
+    let mut stmt =
+        conn.prepare_cached("SELECT set_id FROM snapshot_relation_sets WHERE snapshot_id = ?1")?;
+    let ids: Vec<i64> = stmt
+        .query_map(params![snapshot_id], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(if ids.is_empty() {
+        "NULL".into()
+    } else {
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    })
+}
+
+/// The display name of a unit's symbol (`Class.method`), from its heading path.
+const NAME_OF: &str = "(SELECT CASE WHEN json_array_length(x.heading_path_json) > 1
+      THEN (SELECT group_concat(value, '.') FROM json_each(x.heading_path_json) WHERE key > 0)
+      ELSE json_extract(x.heading_path_json, '$[0]') END FROM evidence_units x WHERE x.id = {unit})";
+
+fn relations(
+    conn: &Connection,
+    sets: &str,
+    filter: &str,
+    other_unit: &str,
+    id: &dyn rusqlite::ToSql,
+) -> Result<(Vec<Relation>, usize)> {
+    let name = NAME_OF.replace("{unit}", other_unit);
+    let sql = format!(
+        "SELECT r.kind, {name}, r.ref_text, r.outcome, r.reason, r.candidates_json, {SITE_COLUMNS}
+         FROM relations r JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
+         JOIN roots ro ON ro.id = s.root_id
+         WHERE r.set_id IN ({sets}) AND {filter} ORDER BY s.rel_path, r.line_start, r.col_start"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params![id])?;
+    let mut out = Vec::new();
+    let mut total = 0;
+    while let Some(row) = rows.next()? {
+        total += 1;
+        if out.len() >= MAX_ROWS {
+            continue;
+        }
+        let candidates: Option<String> = row.get(5)?;
+        out.push(Relation {
+            kind: row.get(0)?,
+            symbol: row.get(1)?,
+            text: row.get(2)?,
+            outcome: row.get(3)?,
+            reason: row.get(4)?,
+            candidates: candidates
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or_default(),
+            site: site(row, 6)?,
+        });
+    }
+    Ok((out, total))
+}
+
+impl Workspace {
+    /// Lists the definitions of `name` (a simple or qualified symbol name, or a full symbol path)
+    /// in the current (or given) snapshot, each with its references, callers and callees, and
+    /// the sites naming it that did not resolve. `repo` keeps definitions captured under a root
+    /// whose path ends with it (a repository directory name or path).
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an empty name; SQLite errors.
+    pub fn inspect_symbol(
+        &self,
+        name: &str,
+        repo: Option<&str>,
+        snapshot_id: Option<i64>,
+    ) -> Result<SymbolReport> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("a symbol name is needed".into()));
+        }
+        self.with_reader(|conn| {
+            let snapshot_id = match snapshot_id {
+                Some(id) => Some(id),
+                None => self.cached_current(conn)?,
+            };
+            let mut report = SymbolReport {
+                name: name.to_string(),
+                snapshot_id,
+                resolution: crate::code::resolve::RESOLUTION,
+                definitions: Vec::new(),
+                unresolved: Vec::new(),
+                unresolved_total: 0,
+            };
+            let Some(snapshot_id) = snapshot_id else {
+                return Ok(report);
+            };
+            let sets = set_list(conn, snapshot_id)?;
+            let repo = repo.map(|r| r.trim_end_matches('/').to_string());
+            let mut stmt = conn.prepare_cached(
+                "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, l.line_start, l.line_end, s.rel_path, ro.path,
+                        e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
+                 FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
+                 JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
+                 JOIN snapshot_members m ON m.extraction_id = e.id AND m.snapshot_id = ?2
+                 JOIN sources s ON s.id = m.source_id JOIN roots ro ON ro.id = s.root_id
+                 WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
+                 ORDER BY s.rel_path, l.line_start",
+            )?;
+            let found: Vec<(i64, String, String, String, Site)> = stmt
+                .query_map(params![normalize_identifier(name), snapshot_id], |r| {
+                    let text: String = r.get(3)?;
+                    Ok((
+                        r.get(0)?,
+                        r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                        r.get(2)?,
+                        text,
+                        {
+                            let path: String = r.get(6)?;
+                            let (a, b): (i64, i64) = (r.get(4)?, r.get(5)?);
+                            Site {
+                                citation: format!("{path}:{a}-{b}"),
+                                path,
+                                root: r.get(7)?,
+                                line_start: a,
+                                line_end: b,
+                                revision_id: r.get(8)?,
+                                commit: r.get(9)?,
+                            }
+                        },
+                    ))
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            for (unit_id, symbol, unit_type, text, site) in found {
+                if let Some(repo) = &repo
+                    && !(site.root.ends_with(repo.as_str()) || site.root == *repo)
+                {
+                    continue;
+                }
+                let (references, references_total) =
+                    relations(
+                    conn,
+                    &sets,
+                    "r.target_unit_id = ?1 AND r.kind NOT IN ('defines', 'contains')",
+                    "r.src_unit_id",
+                    &unit_id,
+                )?;
+                let (callers, callers_total) = relations(
+                    conn,
+                    &sets,
+                    "r.target_unit_id = ?1 AND r.kind = 'calls' AND r.id IN (SELECT MIN(id) FROM relations WHERE target_unit_id = ?1 AND kind = 'calls' GROUP BY src_unit_id, set_id)",
+                    "r.src_unit_id",
+                    &unit_id,
+                )?;
+                let (callees, callees_total) = relations(
+                    conn,
+                    &sets,
+                    "r.src_unit_id = ?1 AND r.kind = 'calls'",
+                    "r.target_unit_id",
+                    &unit_id,
+                )?;
+                let signature = signature_of(&text);
+                report.definitions.push(Definition {
+                    unit_id,
+                    symbol,
+                    unit_type,
+                    site,
+                    signature,
+                    references,
+                    references_total,
+                    callers,
+                    callers_total,
+                    callees,
+                    callees_total,
+                });
+            }
+            // Sites naming the last segment that resolved nowhere or to several candidates.
+            let last = name.rsplit(['.', '#']).next().unwrap_or(name).to_string();
+            let (unresolved, unresolved_total) = relations(
+                conn,
+                &sets,
+                "r.name = ?1 AND r.outcome != 'resolved'",
+                "r.src_unit_id",
+                &last,
+            )?;
+            report.unresolved = unresolved;
+            report.unresolved_total = unresolved_total;
+            Ok(report)
+        })
+    }
+}
+
+/// The declaration, after decorators and leading comments, up to the line that opens its body
+/// (`:` or `{`), at most four lines.
+fn signature_of(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).skip_while(|l| {
+        l.is_empty()
+            || l.starts_with('@')
+            || l.starts_with('#')
+            || l.starts_with("//")
+            || l.starts_with("/*")
+            || l.starts_with('*')
+    });
+    let mut out: Vec<&str> = Vec::new();
+    for line in lines.by_ref().take(4) {
+        out.push(line);
+        if line.ends_with(':') || line.ends_with('{') || line.ends_with(';') {
+            break;
+        }
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn signatures_span_wrapped_parameter_lists() {
+        assert_eq!(
+            super::signature_of("@cache\n# why\ndef f(\n    a,\n    b,\n) -> int:\n    return 1\n"),
+            "def f( a, b, ) -> int:"
+        );
+        assert_eq!(
+            super::signature_of("/** Doc. */\nexport class A extends B {\n  x = 1\n}\n"),
+            "export class A extends B {"
+        );
+    }
+}
