@@ -41,6 +41,9 @@ pub struct Capsule {
     /// The table header, when the window starts inside a table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table_header: Option<String>,
+    /// The declaration of the code symbol the window belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 impl Capsule {
@@ -54,6 +57,9 @@ impl Capsule {
         parts.extend(self.heading_path.iter().map(String::as_str));
         if let Some(header) = &self.table_header {
             parts.push(header);
+        }
+        if let Some(signature) = &self.signature {
+            parts.push(signature);
         }
         parts.join("\n")
     }
@@ -177,6 +183,7 @@ fn capsule(title: &str, kind: Kind, unit: &Unit) -> Capsule {
         kind: kind.as_str(),
         heading_path: unit.heading_path.clone(),
         table_header: unit.table_header.clone(),
+        signature: unit.signature.clone(),
     }
 }
 
@@ -200,21 +207,49 @@ fn split_unit(
     // A table row's text carries its header, so it is not a slice of the source.
     let slices_source =
         slices_source && source.get(base..unit.span.byte_end) == Some(text.as_str());
+    // Atoms a piece is made of, in `text` coordinates: the code symbol's statements (a window then
+    // never starts mid-statement), or lines; an atom still over the ceiling is cut on lines, and a
+    // single huge line on characters.
+    let mut atoms: Vec<(usize, usize)> = Vec::new();
+    let mut cuts: Vec<usize> = unit
+        .breaks
+        .iter()
+        .filter_map(|&b| b.checked_sub(base))
+        .filter(|&b| b > 0 && b < text.len() && text.is_char_boundary(b))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut bounds = vec![0];
+    bounds.extend(cuts);
+    bounds.push(text.len());
+    for pair in bounds.windows(2) {
+        let (from, to) = (pair[0], pair[1]);
+        let statement = &text[from..to];
+        if !unit.breaks.is_empty() && tokenize::count(statement) <= options.soft_ceiling_tokens {
+            atoms.push((from, to));
+            continue;
+        }
+        let mut offset = from;
+        for line in statement.split_inclusive('\n') {
+            for part in split_long_line(line, options.target_tokens * 4) {
+                atoms.push((offset, offset + part.len()));
+                offset += part.len();
+            }
+        }
+    }
     let mut pieces: Vec<(usize, usize, usize)> = Vec::new(); // (start, end, tokens) within `text`
     let mut start = 0;
     let mut tokens = 0;
     let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        for part in split_long_line(line, options.target_tokens * 4) {
-            let part_tokens = tokenize::count(part);
-            if tokens > 0 && tokens + part_tokens > options.target_tokens {
-                pieces.push((start, offset, tokens));
-                start = offset;
-                tokens = 0;
-            }
-            tokens += part_tokens;
-            offset += part.len();
+    for (from, to) in atoms {
+        let part_tokens = tokenize::count(&text[from..to]);
+        if tokens > 0 && tokens + part_tokens > options.target_tokens {
+            pieces.push((start, offset, tokens));
+            start = offset;
+            tokens = 0;
         }
+        tokens += part_tokens;
+        offset = to;
     }
     if offset > start {
         pieces.push((start, offset, tokens));
@@ -354,5 +389,35 @@ mod tests {
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[1].text, "two");
         assert_eq!(chunks[1].owner_key, "r1");
+    }
+
+    #[test]
+    fn a_large_function_is_cut_between_statements_with_its_signature_in_every_capsule() {
+        // Multi-line statements: a line cut would land inside them.
+        let mut source = String::from("import os\n\n\n@trace\ndef big(alpha, beta):\n    \"\"\"A long function.\"\"\"\n");
+        for i in 0..60 {
+            source.push_str(&format!(
+                "    value_{i} = compute(\n        alpha + {i},\n        beta * {i},\n        os.sep,\n    )\n"
+            ));
+        }
+        source.push_str("    return alpha\n");
+        let language = crate::code::Language::Python;
+        let parsed = crate::code::extract(language, &source, "m.py");
+        let tokens: Vec<usize> = parsed.units.iter().map(|u| if u.is_leaf { tokenize::count(&u.text) } else { 0 }).collect();
+        let options = ChunkOptions { target_tokens: 200, soft_ceiling_tokens: 300 };
+        let chunks = windows(&source, Kind::Code(language), "m", &parsed.units, &tokens, options);
+        let big: Vec<&Chunk> = chunks.iter().filter(|c| c.capsule.heading_path.last().map(String::as_str) == Some("big")).collect();
+        assert!(big.len() > 3, "{} windows", big.len());
+        for (i, chunk) in big.iter().enumerate() {
+            assert_eq!(chunk.capsule.signature.as_deref(), Some("def big(alpha, beta):"));
+            assert!(chunk.capsule.to_text().contains("def big(alpha, beta):"));
+            assert_eq!(&source[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
+            if i > 0 {
+                assert!(chunk.text.starts_with("value_") || chunk.text.starts_with("return"), "cut mid-statement: {:?}", &chunk.text[..20]);
+            }
+            assert!(chunk.token_count <= 300);
+        }
+        assert!(big[0].text.starts_with("@trace\ndef big"));
+        assert!(big.last().unwrap().text.ends_with("return alpha"));
     }
 }

@@ -35,6 +35,10 @@ struct CachedUnit {
     heading_path: Vec<String>,
     anchor: Option<String>,
     identifiers: Vec<(String, String)>,
+    #[serde(default)]
+    breaks: Vec<usize>,
+    #[serde(default)]
+    signature: Option<String>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -81,6 +85,8 @@ pub fn encode(analysis: &Analysis) -> String {
                     .iter()
                     .map(|i| (i.kind.clone(), i.value.clone()))
                     .collect(),
+                breaks: u.breaks.clone(),
+                signature: u.signature.clone(),
             })
             .collect(),
         title: analysis.parsed.title.clone(),
@@ -110,6 +116,8 @@ pub fn decode(payload: &str, source: &str) -> Option<Analysis> {
                 anchor: u.anchor,
                 json_pointer: None,
                 table_header: None,
+                breaks: u.breaks,
+                signature: u.signature,
                 identifiers: u
                     .identifiers
                     .into_iter()

@@ -44,7 +44,7 @@ use units::{Emitter, Naming};
 /// revision>` and the grammar crates' versions (a test checks them against the grammars'
 /// own metadata where they report it).
 pub const GRAMMAR_VERSION: &str =
-    "code-1;tree-sitter-0.26;python-0.25.0;javascript-0.25.0;typescript-0.23.2";
+    "code-2;tree-sitter-0.26;python-0.25.0;javascript-0.25.0;typescript-0.23.2";
 
 /// Extracts the symbol units of `source`, a file at `path` (relative to its source root; it
 /// names the module and the anchors).

@@ -45,6 +45,10 @@ pub(super) struct Symbol {
     pub signature: bool,
     /// The members of a class; `None` for other symbols.
     pub body: Option<Body>,
+    /// The declaration's own start (before leading comments and decorators are attached).
+    pub decl_start: usize,
+    /// A function's body: where its signature ends, and where each of its statements starts.
+    pub statements: Option<(usize, Vec<usize>)>,
 }
 
 impl Symbol {
@@ -57,6 +61,19 @@ impl Symbol {
             exports: Vec::new(),
             signature: false,
             body: None,
+            // A decorated definition's declaration starts after its decorators.
+            decl_start: node
+                .child_by_field_name("definition")
+                .map_or(node.start_byte(), |d| d.start_byte()),
+            statements: function_body(node).map(|body| {
+                let mut cursor = body.walk();
+                let starts = body
+                    .named_children(&mut cursor)
+                    .filter(|c| !c.is_extra())
+                    .map(|c| c.start_byte())
+                    .collect();
+                (body.start_byte(), starts)
+            }),
         }
     }
 
@@ -66,6 +83,35 @@ impl Symbol {
             .as_ref()
             .is_some_and(|b| b.items.iter().any(|i| matches!(i, Item::Symbol(_))))
     }
+}
+
+/// The statement block of a function-like declaration: its `body`, or that of the function it
+/// declares (`decorated_definition`, `export_statement`, `const f = () => {…}`).
+fn function_body(node: Node<'_>) -> Option<Node<'_>> {
+    let is_block = |n: &Node<'_>| matches!(n.kind(), "block" | "statement_block");
+    if let Some(body) = node.child_by_field_name("body").filter(is_block) {
+        return Some(body);
+    }
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        let inner = child
+            .child_by_field_name("body")
+            .or_else(|| child.child_by_field_name("value").and_then(|v| v.child_by_field_name("body")));
+        if let Some(body) = inner.filter(is_block) {
+            return Some(body);
+        }
+        let mut deeper = child.walk();
+        for grandchild in child.named_children(&mut deeper) {
+            if let Some(body) = grandchild
+                .child_by_field_name("value")
+                .and_then(|v| v.child_by_field_name("body"))
+                .filter(is_block)
+            {
+                return Some(body);
+            }
+        }
+    }
+    None
 }
 
 /// A class body: where the class's own header ends (`{` or `:` included), and its items.

@@ -44,6 +44,8 @@ impl<'s> Emitter<'s> {
             anchor: Some(module.clone()),
             json_pointer: None,
             table_header: None,
+            breaks: Vec::new(),
+            signature: None,
             identifiers: vec![identifier("symbol", module)],
         });
         self.items(items, 0, end, &[], None, 0);
@@ -144,6 +146,8 @@ impl<'s> Emitter<'s> {
             anchor: None,
             json_pointer: None,
             table_header: None,
+            breaks: Vec::new(),
+            signature: None,
             identifiers: Vec::new(),
         });
     }
@@ -170,6 +174,26 @@ impl<'s> Emitter<'s> {
                 .map(|e| identifier("export", e.clone())),
         );
         let container = symbol.is_container() && depth < MAX_NESTING;
+        // A function's statements are where a window may cut it; its declaration rides along in
+        // the capsule of every window.
+        let (breaks, signature) = match (&symbol.statements, container) {
+            (Some((body_start, starts)), false) => {
+                let decl = symbol.decl_start.clamp(symbol.start, symbol.end);
+                let end = (*body_start).clamp(decl, symbol.end);
+                let signature = self.source[decl..end]
+                    .trim()
+                    .trim_end_matches('{')
+                    .trim_end()
+                    .to_string();
+                let breaks = starts
+                    .iter()
+                    .copied()
+                    .filter(|&b| b > symbol.start && b < symbol.end)
+                    .collect();
+                (breaks, (!signature.is_empty()).then_some(signature))
+            }
+            _ => (Vec::new(), None),
+        };
         let ordinal = self.push(Unit {
             unit_type: symbol.kind.unit_type(),
             is_leaf: !container,
@@ -180,6 +204,8 @@ impl<'s> Emitter<'s> {
             anchor: Some(anchor),
             json_pointer: None,
             table_header: None,
+            breaks,
+            signature,
             identifiers,
         });
         if let (true, Some(Body { header_end, items })) = (container, &symbol.body) {

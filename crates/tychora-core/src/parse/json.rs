@@ -181,6 +181,8 @@ fn record(
         anchor: identifiers.first().map(|i| i.value.clone()),
         json_pointer: Some(pointer),
         table_header: None,
+        breaks: Vec::new(),
+        signature: None,
         identifiers,
     })
 }

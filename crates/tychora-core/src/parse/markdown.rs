@@ -47,6 +47,8 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
             anchor: None,
             json_pointer: None,
             table_header: None,
+            breaks: Vec::new(),
+            signature: None,
             identifiers: Vec::new(),
         })
     };
@@ -211,6 +213,8 @@ fn open_section(
         anchor: Some(slugify(name)).filter(|s| !s.is_empty()),
         json_pointer: None,
         table_header: None,
+        breaks: Vec::new(),
+        signature: None,
         identifiers: Vec::new(),
     });
     sections.push(OpenSection { ordinal, level });

@@ -157,6 +157,12 @@ pub struct Unit {
     pub table_header: Option<String>,
     /// Identifiers this unit registers.
     pub identifiers: Vec<Identifier>,
+    /// Where an oversize unit may be cut (absolute byte offsets of its statements' starts, for
+    /// a code symbol); empty means cut on lines.
+    pub breaks: Vec<usize>,
+    /// A code symbol's declaration (`def f(a, b) -> int:`), repeated in the capsule of every
+    /// window cut from it.
+    pub signature: Option<String>,
 }
 
 /// The result of parsing one file.

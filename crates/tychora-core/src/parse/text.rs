@@ -42,6 +42,8 @@ fn paragraph(text: &str, index: &LineIndex, start: usize, end: usize) -> Unit {
         anchor: None,
         json_pointer: None,
         table_header: None,
+        breaks: Vec::new(),
+        signature: None,
         identifiers: Vec::new(),
     }
 }

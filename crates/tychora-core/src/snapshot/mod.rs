@@ -233,8 +233,10 @@ fn capsule_text(json: &str) -> String {
             if let Some(path) = v.get("heading_path").and_then(|p| p.as_array()) {
                 parts.extend(path.iter().filter_map(|h| h.as_str().map(str::to_string)));
             }
-            if let Some(h) = v.get("table_header").and_then(|t| t.as_str()) {
-                parts.push(h.to_string());
+            for field in ["table_header", "signature"] {
+                if let Some(h) = v.get(field).and_then(|t| t.as_str()) {
+                    parts.push(h.to_string());
+                }
             }
             parts.join("\n")
         })

@@ -1,0 +1,177 @@
+//! The code graph end to end: relations stored at publication, the graph channel's "found via"
+//! paths, `inspect symbol`, relation-set reuse and the syntax cache.
+
+use std::fs;
+use std::path::Path;
+
+use rusqlite::Connection;
+use tychora_core::Workspace;
+use tychora_core::ingest::AddRequest;
+use tychora_core::query::QueryRequest;
+
+fn add(ws: &Workspace, path: &Path) -> tychora_core::ingest::Receipt {
+    ws.add(
+        &AddRequest {
+            paths: vec![path.display().to_string()],
+            ..Default::default()
+        },
+        &|_| {},
+    )
+    .unwrap()
+}
+
+const LEX: &str = "\"\"\"Lexing.\"\"\"\n\n\ndef tokenize(text):\n    \"\"\"Split text into tokens.\"\"\"\n    return text.split()\n";
+const PARSE: &str = "from .lex import tokenize\nfrom .base import Node\n\n\nclass Parser(Node):\n    \"\"\"Builds syntax trees from marmalade sources.\"\"\"\n\n    def parse(self, source):\n        \"\"\"Parse marmalade source text.\"\"\"\n        words = tokenize(source)\n        return self.visit(words)\n";
+const BASE: &str = "class Node:\n    def visit(self, items):\n        return list(items)\n";
+
+fn repo(dir: &Path) {
+    fs::create_dir_all(dir.join("lang")).unwrap();
+    fs::write(dir.join("lang/__init__.py"), "").unwrap();
+    fs::write(dir.join("lang/lex.py"), LEX).unwrap();
+    fs::write(dir.join("lang/parse.py"), PARSE).unwrap();
+    fs::write(dir.join("lang/base.py"), BASE).unwrap();
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    Connection::open(db)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn relations_graph_channel_and_inspect_symbol() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws_dir = tmp.path().join("ws");
+    let src = tmp.path().join("repo");
+    repo(&src);
+    Workspace::init_with_profile(&ws_dir, "code").unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let receipt = add(&ws, &src);
+    assert_eq!(receipt.files.added, 3, "{:?}", receipt.diagnostics); // the empty __init__.py is skipped
+    let db = ws_dir.join("corpus.sqlite3");
+
+    // Relation assertions with their sites, bound to revisions.
+    let relation = |kind: &str, text: &str| {
+        count(
+            &db,
+            &format!("SELECT count(*) FROM relations WHERE kind = '{kind}' AND ref_text = '{text}' AND outcome = 'resolved' AND target_unit_id IS NOT NULL"),
+        )
+    };
+    assert_eq!(relation("calls", "tokenize"), 1);
+    assert_eq!(relation("calls", "self.visit"), 1, "found on the base class");
+    assert_eq!(relation("inherits", "Node"), 1);
+    assert_eq!(relation("imports", ".lex.tokenize"), 1);
+    assert_eq!(relation("defines", "lang.lex.tokenize"), 1);
+    assert_eq!(relation("contains", "lang.parse.Parser.parse"), 1);
+    assert_eq!(
+        count(&db, "SELECT line_start FROM relations WHERE kind = 'calls' AND ref_text = 'tokenize'"),
+        10
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM relations WHERE outcome = 'unresolved' AND reason = 'builtin' AND ref_text = 'list'"),
+        1
+    );
+
+    // The graph channel reaches `tokenize` from `Parser.parse`, which only the words match.
+    let result = ws
+        .search(&QueryRequest {
+            query: "marmalade source".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(
+        result.segments[0].locator.anchor.as_deref(),
+        Some("lang.parse.Parser.parse")
+    );
+    let via_graph = result
+        .segments
+        .iter()
+        .find(|s| s.locator.anchor.as_deref() == Some("lang.lex.tokenize"))
+        .expect("tokenize reached through the graph");
+    assert!(via_graph.channels.iter().any(|c| c.channel == "graph"));
+    let hop = &via_graph.found_via[0];
+    assert_eq!(
+        hop.describe(),
+        "`Parser.parse` calls `tokenize` (lang/parse.py:10)"
+    );
+    // Without the graph channel, tokenize is not found at all.
+    let lexical = ws
+        .search(&QueryRequest {
+            query: "marmalade source".into(),
+            channels: Some(vec!["exact".into(), "lexical".into()]),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(lexical.segments.iter().all(|s| s.found_via.is_empty()
+        && s.locator.anchor.as_deref() != Some("lang.lex.tokenize")));
+
+    // inspect symbol: definition, caller, callees with outcomes.
+    let report = ws.inspect_symbol("tokenize", None, None).unwrap();
+    assert_eq!(report.definitions.len(), 1);
+    let def = &report.definitions[0];
+    assert_eq!(def.symbol, "lang.lex.tokenize");
+    assert_eq!(def.site.citation, "lang/lex.py:4-6");
+    assert_eq!(def.signature, "def tokenize(text):");
+    assert_eq!(def.callers.len(), 1);
+    assert_eq!(def.callers[0].symbol.as_deref(), Some("Parser.parse"));
+    assert_eq!(def.callers[0].site.citation, "lang/parse.py:10");
+    assert!(def.callees.iter().any(|c| c.text == "text.split" && c.outcome == "unresolved"));
+    let parse = ws.inspect_symbol("Parser.parse", None, None).unwrap();
+    let callees: Vec<_> = parse.definitions[0]
+        .callees
+        .iter()
+        .map(|c| (c.text.as_str(), c.symbol.as_deref()))
+        .collect();
+    assert_eq!(
+        callees,
+        [("tokenize", Some("tokenize")), ("self.visit", Some("Node.visit"))]
+    );
+    assert!(ws.inspect_symbol("tokenize", Some("elsewhere"), None).unwrap().definitions.is_empty());
+    assert!(ws.inspect_symbol("  ", None, None).is_err());
+
+    // An unchanged re-add publishes nothing and parses nothing; a change re-resolves the root.
+    let cache_rows = count(&db, "SELECT count(*) FROM syntax_cache");
+    let again = add(&ws, &src);
+    assert!(!again.published);
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 1);
+    fs::write(
+        src.join("lang/lex.py"),
+        LEX.replace("text.split()", "text.split(None)"),
+    )
+    .unwrap();
+    let changed = add(&ws, &src);
+    assert_eq!(changed.files.changed, 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
+    let report = ws.inspect_symbol("tokenize", None, None).unwrap();
+    assert_eq!(report.definitions[0].callers.len(), 1, "callers survive a callee change");
+
+    // The same bytes in another collection reuse the cached parses: no new cache rows.
+    let copy = tmp.path().join("copy");
+    repo(&copy);
+    fs::write(
+        copy.join("lang/lex.py"),
+        LEX.replace("text.split()", "text.split(None)"),
+    )
+    .unwrap();
+    let receipt = ws
+        .add(
+            &AddRequest {
+                paths: vec![copy.display().to_string()],
+                collection: Some("mirror".into()),
+                ..Default::default()
+            },
+            &|_| {},
+        )
+        .unwrap();
+    assert_eq!(receipt.files.added, 3);
+    assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 3);
+    // Pinned to the first snapshot, inspect still sees the first relations.
+    let first = ws
+        .inspect_symbol("tokenize", None, receipt.previous_snapshot_id.map(|s| s - 1))
+        .unwrap();
+    assert_eq!(first.definitions.len(), 1);
+    assert_eq!(ws.inspect_symbol("tokenize", None, None).unwrap().definitions.len(), 2);
+}
