@@ -8,6 +8,8 @@ import { afterEach } from 'vitest'
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const CLI = join(ROOT, 'dist/cli/main.js')
 export const FIXTURE_DOCS = join(ROOT, 'test/fixtures/docs')
+/** A four-file Python package with calls, an import and a base class: the code graph's fixture. */
+export const FIXTURE_CODE = join(ROOT, 'test/fixtures/code-mini')
 
 /** Native suites need the built addon; without it they are skipped with this reason. */
 export const nativeMissing = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node'))

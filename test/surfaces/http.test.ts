@@ -274,6 +274,7 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
           'GET /v1/projects',
           'POST /v1/projects/{project}/search',
           'GET /v1/projects/{project}/evidence/{id}',
+          'GET /v1/projects/{project}/symbols/{name}',
           'GET /v1/projects/{project}/sources',
           'GET /v1/projects/{project}/sources/{id}',
           'POST /v1/projects/{project}/sources',

@@ -10,7 +10,8 @@ import { connect } from '../../ts/client/http-client.js'
 import type { QueryRequest } from '../../ts/contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../../ts/contracts/result.js'
 import { Workspace } from '../../ts/engine/workspace.js'
-import { CLI, FIXTURE_DOCS, cli, nativeMissing } from '../native/_setup.js'
+import { type SymbolReport, SymbolReportSchema } from '../../ts/contracts/symbol.js'
+import { CLI, FIXTURE_CODE, FIXTURE_DOCS, cli, nativeMissing } from '../native/_setup.js'
 import { type RunningDaemon, projectOf, startDaemon, tokenOf } from './_daemon.js'
 
 /** What every surface must answer identically. */
@@ -19,6 +20,7 @@ interface Surface {
   getEvidence(id: string): Promise<Record<string, unknown>>
   /** The error code a failing search reports on this surface. */
   searchErrorCode(request: QueryRequest): Promise<string>
+  inspectSymbol(name: string): Promise<SymbolReport>
 }
 
 type Factory = (ws: string) => Promise<{ surface: Surface; close(): Promise<void> }>
@@ -39,6 +41,11 @@ async function mcpSurface(client: Client, project: string): Promise<Surface> {
       const r = await call('search_evidence', request)
       return String((r._meta?.['tychora/error'] as { code?: string } | undefined)?.code)
     },
+    async inspectSymbol(name) {
+      const r = await call('inspect_symbol', { name })
+      expect(r.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringContaining('callers: 1') })])
+      return SymbolReportSchema.parse(r.structuredContent)
+    },
   }
 }
 
@@ -50,6 +57,7 @@ const SURFACES: Record<string, Factory> = {
         search: (r) => w.search(r),
         getEvidence: (id) => w.getEvidence(id),
         searchErrorCode: (r) => w.search(r).then(() => 'none', (e: { code: string }) => e.code),
+        inspectSymbol: (name) => w.inspectSymbol({ name }),
       },
       close: async () => w.close(),
     }
@@ -62,6 +70,7 @@ const SURFACES: Record<string, Factory> = {
         search: (r) => client.search(r),
         getEvidence: (id) => client.getEvidence(id),
         searchErrorCode: (r) => client.search(r).then(() => 'none', (e: { code: string }) => e.code),
+        inspectSymbol: (name) => client.inspectSymbol({ name }),
       },
       close: async () => void (await daemon.stop()),
     }
@@ -95,6 +104,11 @@ const SURFACES: Record<string, Factory> = {
         async searchErrorCode(r) {
           const out = await cli(['search', '-w', ws, r.query, '--format', 'json', ...flags(r)])
           return out.code === 0 ? 'none' : (JSON.parse(out.stderr) as { code: string }).code
+        },
+        async inspectSymbol(name) {
+          const md = await cli(['inspect', '-w', ws, 'symbol', name])
+          expect(md.stdout).toContain('callers: 1')
+          return SymbolReportSchema.parse(JSON.parse((await cli(['inspect', '-w', ws, 'symbol', name, '--format', 'json'])).stdout))
         },
       },
       close: async () => undefined,
@@ -148,6 +162,52 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
 
       it('reports an unknown snapshot as E_NOT_FOUND', async () => {
         expect(await surface.searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
+      })
+    })
+  }
+})
+
+describe.skipIf(nativeMissing)('the same code evidence through every surface', () => {
+  let dir = ''
+  let ws = ''
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tychora-parity-code-'))
+    ws = join(dir, 'ws')
+    await cp(FIXTURE_CODE, join(dir, 'repo'), { recursive: true })
+    await cli(['init', ws, '--profile', 'code'])
+    await cli(['add', '-w', ws, join(dir, 'repo')])
+  })
+  afterAll(() => rm(dir, { recursive: true, force: true }))
+
+  for (const [name, factory] of Object.entries(SURFACES)) {
+    describe(name, () => {
+      let surface: Surface
+      let close = async () => undefined as void
+      beforeAll(async () => {
+        const made = await factory(ws)
+        surface = made.surface
+        close = made.close
+      })
+      afterAll(() => close())
+
+      it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
+        const r = await surface.search({ query: 'marmalade source', limit: 5 })
+        const top = r.segments[0]!
+        expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
+        expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
+        expect(top.citation).toBe('lang/parse.py:8-11')
+        const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
+        expect(reached?.channels.map((c) => c.channel)).toContain('graph')
+        expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
+      })
+
+      it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
+        const report = await surface.inspectSymbol('tokenize')
+        expect(report.resolution).toBe('syntactic')
+        expect(report.definitions.map((d) => [d.symbol, d.site.citation, d.signature])).toEqual([['lang.lex.tokenize', 'lang/lex.py:4-6', 'def tokenize(text):']])
+        const [def] = report.definitions
+        expect(def!.callers.map((c) => [c.symbol, c.site.citation])).toEqual([['Parser.parse', 'lang/parse.py:10']])
+        expect(def!.callees).toEqual([expect.objectContaining({ text: 'text.split', outcome: 'unresolved', reason: 'no visible binding for text' })])
       })
     })
   }
