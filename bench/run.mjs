@@ -151,6 +151,22 @@ md.push(
 )
 md.push('', 'Query latency is measured in-process through the public TypeScript API for tychora (N-API crossing, off-thread search, JSON of the full result with text, citations and locators; zod validation of results runs only in tests and development), and through better-sqlite3 / MiniSearch for the peers, each returning ids and text.')
 mkdirSync(join(root, 'bench/results'), { recursive: true })
+// Code evidence (issue 4): parse throughput beside the two other tree-sitter runtimes, resolver
+// agreement with compiler oracles, and a real repository from add to published snapshot. Each
+// fetches its code from the registries at bench time (cached) and writes its own results file.
+if (process.env.BENCH_CODE !== '0') {
+  const { runParseThroughput } = await import('./code/parse-throughput.mjs')
+  const { runResolverAgreement } = await import('./code/resolver-agreement.mjs')
+  const { runRepoIngest } = await import('./code/repo-ingest.mjs')
+  console.error('# code: parse throughput')
+  await runParseThroughput()
+  console.error('# code: resolver agreement')
+  await runResolverAgreement()
+  console.error('# code: repository ingest')
+  await runRepoIngest({ runs: RUNS })
+  md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `tychora eval swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
+}
+
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
 writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

@@ -84,6 +84,7 @@ export function normalizeReason(reason) {
   const rules = [
     [/^no visible binding for .+$/, 'no visible binding'],
     [/^external module .+$/, 'external module'],
+    [/^module not found: .+$/, 'module not found'],
     [/^attribute not found on the enclosing class$/, null],
     [/^\S+ not found in module .+$/, '<name> not found in module'],
     [/^\S+ not found on .+$/, '<member> not found on <owner>'],
@@ -133,6 +134,8 @@ export function summarize(sites) {
     top_unresolved_reasons: topCounts(unresolved.map((s) => normalizeReason(s.ref.reason))),
     // Unresolved sites the oracle can map to a definition we index: what the resolver leaves on the table.
     top_unresolved_reasons_among_recall_misses: topCounts(recallBase.filter((s) => s.ref.outcome === 'unresolved').map((s) => normalizeReason(s.ref.reason))),
+    // The same misses split by what the oracle found (exported type? method reached through a typed local?).
+    recall_misses_by_reason_and_oracle_kind: topCounts(recallBase.filter((s) => !s.verdict.recallHit).map((s) => `${s.ref.outcome}: ${normalizeReason(s.ref.reason)} → oracle ${oracleKind(s.answer)}`), 12),
     examples: {
       precision_disagreements: pickExamples(judged.filter((s) => !s.verdict.agree), (s) => s.verdict.why),
       strict_only_disagreements: pickExamples(judged.filter((s) => s.verdict.agree && !s.verdict.strict), () => 'contained, not exact'),
@@ -140,6 +143,8 @@ export function summarize(sites) {
     },
   }
 }
+
+const oracleKind = (answer) => [...new Set((Array.isArray(answer) ? answer : []).filter((d) => d.path).map((d) => d.type))].join('/') || 'none'
 
 /** Up to `n` examples, taken round-robin across causes so one frequent cause does not fill the list. */
 function pickExamples(sites, causeOf, n = 10) {

@@ -67,5 +67,5 @@ export function ensureJedi() {
     }
   }
   if (have() !== JEDI_VERSION) run(python, ['-m', 'pip', 'install', '--quiet', `jedi==${JEDI_VERSION}`])
-  return { python, jedi: have() }
+  return { python, jedi: have(), pythonVersion: run(python, ['--version']).trim() }
 }

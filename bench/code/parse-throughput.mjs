@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { cpus, homedir } from 'node:os'
+import { cpus, homedir, loadavg } from 'node:os'
 import { dirname, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
@@ -168,12 +168,11 @@ function startWorker(runtime, files, grammars) {
 
 /** The .wasm of each grammar, shipped inside the grammar npm packages themselves. */
 function wasmGrammars() {
-  const pkg = (name) => dirname(require.resolve(`${name}/package.json`))
   const grammars = {
-    python: join(pkg('tree-sitter-python'), 'tree-sitter-python.wasm'),
-    javascript: join(pkg('tree-sitter-javascript'), 'tree-sitter-javascript.wasm'),
-    typescript: join(pkg('tree-sitter-typescript'), 'tree-sitter-typescript.wasm'),
-    tsx: join(pkg('tree-sitter-typescript'), 'tree-sitter-tsx.wasm'),
+    python: join(packageDir('tree-sitter-python'), 'tree-sitter-python.wasm'),
+    javascript: join(packageDir('tree-sitter-javascript'), 'tree-sitter-javascript.wasm'),
+    typescript: join(packageDir('tree-sitter-typescript'), 'tree-sitter-typescript.wasm'),
+    tsx: join(packageDir('tree-sitter-typescript'), 'tree-sitter-tsx.wasm'),
   }
   for (const path of Object.values(grammars)) if (!existsSync(path)) throw new Error(`grammar wasm missing: ${path}`)
   return grammars
@@ -246,9 +245,19 @@ async function measureLanguage(lang, corpus, { native, grammars, runs }) {
 // ---------------------------------------------------------------------------------------------
 // Versions and reporting.
 
+/** Directory of an installed npm package: found by walking up from its entry point, because some
+ *  (web-tree-sitter) do not export ./package.json. */
+function packageDir(name) {
+  for (let dir = dirname(require.resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === name) return dir
+  }
+  throw new Error(`package.json of ${name} not found`)
+}
+
 function npmVersion(name) {
   try {
-    return JSON.parse(readFileSync(join(dirname(require.resolve(`${name}/package.json`)), 'package.json'), 'utf8')).version
+    return JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')).version
   } catch {
     return null
   }
@@ -278,7 +287,7 @@ function markdown(results) {
   const lines = [
     '# Parse throughput: tychora vs tree-sitter Node binding vs web-tree-sitter',
     '',
-    `Median of ${results.runs} runs after 1 warm-up, MiB/s of UTF-8 source (2^20 bytes per second); ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}, ${results.date}.`,
+    `Median of ${results.runs} runs after 1 warm-up, MiB/s of UTF-8 source (2^20 bytes per second); ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}, ${results.date}; 1-min load average ${results.machine.loadavgBefore[0].toFixed(2)} before, ${results.machine.loadavgAfter[0].toFixed(2)} after.`,
     'tychora does parse **and** symbol/reference extraction; the two others parse only. Thread counts > 1 use Rust threads (tychora) or worker_threads splitting the files by bytes (others).',
     '',
     '| runtime | threads | ' + langs.join(' | ') + ' |',
@@ -329,7 +338,9 @@ export async function runParseThroughput({ quick = false, write = !quick } = {})
   }
   const results = {
     date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}` },
+    // Load average before and after: on a shared 2-core machine, anything else running skews the
+    // 2-thread cells first, so the figures say how busy the machine was.
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}`, loadavgBefore: loadavg() },
     unit: 'MiB/s (2^20 bytes of UTF-8 source per second)',
     runs,
     warmupRuns: 1,
@@ -346,6 +357,7 @@ export async function runParseThroughput({ quick = false, write = !quick } = {})
     const cells = await measureLanguage(lang, corpus, { native, grammars, runs })
     results.languages[lang] = { corpus: { files: corpus.files.length, bytes: corpus.bytes, lines: corpus.lines, skippedMinified: corpus.skippedMinified, sources: corpus.sources }, cells }
   }
+  results.machine.loadavgAfter = loadavg()
   if (write) {
     mkdirSync(RESULTS, { recursive: true })
     writeFileSync(join(RESULTS, 'parse-throughput.json'), `${JSON.stringify(results, null, 2)}\n`)

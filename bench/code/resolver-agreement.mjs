@@ -82,7 +82,9 @@ async function runCorpus(corpus, { quick, python }) {
   const refs = sample(report.references, quick)
   const sites = refs.map((ref, id) => ({ id, ref, byte: segmentByte(ref), corpus: `${corpus.name}@${corpus.version}` }))
   const started = performance.now()
-  const answers = corpus.language === 'python' ? await askJedi(python, root, sites) : askTs(root, corpus.tsconfig && join(root, '..', corpus.tsconfig), sites)
+  // `corpus.tsconfig` is relative to the package directory, one level above the analysed subdir.
+  const tsconfig = corpus.tsconfig && join(root, '..', corpus.tsconfig)
+  const answers = corpus.language === 'python' ? await askJedi(python, root, sites) : askTs(root, tsconfig, sites)
   const oracleSeconds = (performance.now() - started) / 1000
   const index = indexDefinitions(report.definitions)
   for (const s of sites) {
@@ -133,7 +135,7 @@ function toMarkdown(results) {
 }
 
 export async function runResolverAgreement({ quick = false } = {}) {
-  const { python, jedi } = ensureJedi()
+  const { python, jedi, pythonVersion } = ensureJedi()
   const corpora = []
   const sitesByLanguage = new Map()
   for (const corpus of CORPORA) {
@@ -156,7 +158,7 @@ export async function runResolverAgreement({ quick = false } = {}) {
     date: new Date().toISOString(),
     quick,
     targets: TARGETS,
-    oracles: { jedi, typescript: ts.version, python: 'see bench venv', node: process.version },
+    oracles: { jedi, typescript: ts.version, python: pythonVersion, node: process.version },
     rules: {
       site: 'the last segment of the reference chain, at its first byte',
       precision: 'among our resolved sites the oracle answers: some oracle definition is in our target’s file and inside its byte range; for a module target, anywhere in that module’s file (an oracle pointing at the import line does not count; both oracles follow imports)',

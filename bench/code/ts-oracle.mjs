@@ -71,9 +71,43 @@ export function createTsOracle(root, tsconfig) {
       // The service counts UTF-16 code units; our sites are UTF-8 byte offsets.
       const position = bytesOf(file).subarray(0, byte).toString('utf8').length
       const defs = service.getDefinitionAtPosition(file, position) ?? []
-      return defs.map((d) => describe(d, root, read))
+      return defs.flatMap((d) => followAlias(service, d)).map((d) => describe(d, root, read))
     },
   }
+}
+
+/**
+ * "Go to definition" stops at some import aliases (`import * as ops from './operators'` answers the
+ * import line). Both oracles are meant to follow imports, so follow those through the type checker.
+ */
+function followAlias(service, def) {
+  if (def.kind !== 'alias') return [def]
+  const program = service.getProgram()
+  const file = program.getSourceFile(def.fileName)
+  const node = file && deepestNodeAt(file, def.textSpan.start)
+  const checker = program.getTypeChecker()
+  const symbol = node && checker.getSymbolAtLocation(node)
+  if (!symbol || !(symbol.flags & ts.SymbolFlags.Alias)) return [def]
+  const target = checker.getAliasedSymbol(symbol)
+  const decls = target.declarations ?? []
+  if (decls.length === 0) return [def]
+  return decls.map((decl) => {
+    const isModule = ts.isSourceFile(decl)
+    const at = isModule ? decl : (decl.name ?? decl)
+    return {
+      fileName: decl.getSourceFile().fileName,
+      textSpan: { start: isModule ? 0 : at.getStart(), length: 0 },
+      kind: isModule ? 'module' : ts.SyntaxKind[decl.kind],
+      name: isModule ? decl.fileName : target.name,
+    }
+  })
+}
+
+function deepestNodeAt(node, pos) {
+  for (const child of node.getChildren()) {
+    if (child.getStart() <= pos && pos < child.getEnd()) return deepestNodeAt(child, pos)
+  }
+  return node
 }
 
 function describe(def, root, read) {
@@ -87,7 +121,7 @@ function describe(def, root, read) {
     line: before.split('\n').length,
     byte: Buffer.byteLength(before, 'utf8'),
     // A module definition is named by its quoted specifier ("./x"); strip the quotes.
-    name: def.name.replace(/^["']|["']$/g, ''),
+    name: def.kind === 'constructor' ? 'constructor' : def.name.replace(/^["']|["']$/g, ''),
     type: def.kind,
   }
 }

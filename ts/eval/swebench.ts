@@ -106,7 +106,7 @@ export interface SwebenchReport {
 
 const SETUP: Record<SwebenchProfile, string> = {
   baseline: "documents profile, the checkout's .py files added with kind 'text', query channels ['lexical']",
-  code: "code profile, the whole checkout added (the profile picks the code files), the profile's default channels",
+  code: "code profile, the checkout's .py files added (symbols via tree-sitter), the profile's default channels",
 }
 
 // The contract's limit on query length; problem statements longer than it are cut at a word boundary.
@@ -262,18 +262,18 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     const gitDir = join(options.repos, instance.repo.replace('/', '+'), 'repo')
     if (!existsSync(gitDir)) throw new TychoraError('E_NOT_FOUND', `${gitDir} not found: --repos must hold <owner>+<name>/repo git dirs`)
     const full = join(cache, instance.instance_id)
-    // The baseline sees the same universe as the README's FTS5 run (and as the gold): .py files only,
-    // so non-code text (changelogs, docs) cannot crowd its file ranking while the code profile skips it.
+    // Both runs see the same universe as the README's FTS5 run (and as the gold): the .py files, so
+    // the comparison is between retrieval methods, not between what was indexed.
     const pyOnly = join(cache, 'py-only', instance.instance_id)
     await mkdir(join(cache, 'py-only'), { recursive: true })
     await materialise(gitDir, instance.base_commit, full)
-    if (profiles.includes('baseline')) await materialise(gitDir, instance.base_commit, pyOnly, '*.py')
+    await materialise(gitDir, instance.base_commit, pyOnly, '*.py')
     const defs = await pythonDefinitions(full, await listPython(full))
     const { query, truncated: cut } = truncateQuery(instance.problem_statement)
     if (cut) truncated.push(instance.instance_id)
     const goldFunctions = g.gold_functions ?? []
     for (const profile of profiles) {
-      const out = await runProfile(profile, profile === 'code' ? full : pyOnly, query, limit, options.graphToml, options.codeChannels)
+      const out = await runProfile(profile, pyOnly, query, limit, options.graphToml, options.codeChannels)
       const { files, functions, byLines } = rankLocations(out.segments, defs)
       // Text segments carry no symbols, so the baseline's functions can only come from line ranges.
       const primary = profile === 'code' ? functions : byLines

@@ -56,8 +56,9 @@ export declare class NativeWorkspace {
 /**
  * Parses and extracts `sources` (JSON `[[path, source], …]`) on `threads` threads and resolves
  * to JSON parse statistics (seconds spent parsing and extracting), for the throughput benchmark.
+ * With `parseOnly`, trees are parsed and dropped (`units` then counts syntax nodes).
  */
-export declare function analyzeCodeSources(sources: string, threads: number): Promise<string>
+export declare function analyzeCodeSources(sources: string, threads: number, parseOnly?: boolean | undefined | null): Promise<string>
 
 /**
  * Analyzes every code file under `root` (walked as `add` walks) and resolves its references,

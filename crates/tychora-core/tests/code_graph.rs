@@ -77,6 +77,7 @@ fn relations_graph_channel_and_inspect_symbol() {
     let result = ws
         .search(&QueryRequest {
             query: "marmalade source".into(),
+            channels: Some(vec!["exact".into(), "lexical".into(), "graph".into()]),
             ..Default::default()
         })
         .unwrap();
@@ -95,11 +96,10 @@ fn relations_graph_channel_and_inspect_symbol() {
         hop.describe(),
         "`Parser.parse` calls `tokenize` (lang/parse.py:10)"
     );
-    // Without the graph channel, tokenize is not found at all.
+    // Without the graph channel (the code profile's default), tokenize is not found at all.
     let lexical = ws
         .search(&QueryRequest {
             query: "marmalade source".into(),
-            channels: Some(vec!["exact".into(), "lexical".into()]),
             ..Default::default()
         })
         .unwrap();

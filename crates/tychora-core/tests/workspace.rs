@@ -339,6 +339,8 @@ fn revisions_record_the_git_commit_without_running_git() {
         "0123456789abcdef0123456789abcdef01234567"
     );
     assert_eq!(revision["metadata"]["git"]["branch"], "main");
+    // The commit is not in an object database here: dirtiness cannot be determined.
+    assert!(revision["metadata"]["git"]["dirty"].is_null());
     assert!(!Path::new("/tmp/tychora-fsmonitor-ran").exists());
     // Segments carry the commit they were captured at.
     let result = search(&ws, "snapshot pointer publication");

@@ -35,7 +35,7 @@ enum Work {
     ListSnapshots(Arc<Workspace>),
     InspectSymbol(Arc<Workspace>, String),
     AnalyzeTree(PathBuf),
-    AnalyzeSources(String, usize),
+    AnalyzeSources(String, usize, bool),
 }
 
 /// Options of `inspectSymbol`.
@@ -127,11 +127,15 @@ impl Task for WorkTask {
                 Work::AnalyzeTree(root) => Done::Json(to_json(
                     &tychora_core::code::report::analyze_tree(&root, 16 * 1024 * 1024),
                 )?),
-                Work::AnalyzeSources(sources, threads) => {
+                Work::AnalyzeSources(sources, threads, parse_only) => {
+                    use tychora_core::code::report::{Work as CodeWork, analyze_sources};
                     let sources: Vec<(String, String)> = from_json(&sources, "sources")?;
-                    Done::Json(to_json(&tychora_core::code::report::analyze_sources(
-                        &sources, threads,
-                    ))?)
+                    let work = if parse_only {
+                        CodeWork::Parse
+                    } else {
+                        CodeWork::Extract
+                    };
+                    Done::Json(to_json(&analyze_sources(&sources, threads, work))?)
                 }
             })
         })
@@ -165,9 +169,17 @@ pub fn analyze_code_tree(root: String) -> AsyncTask<WorkTask> {
 
 /// Parses and extracts `sources` (JSON `[[path, source], …]`) on `threads` threads and resolves
 /// to JSON parse statistics (seconds spent parsing and extracting), for the throughput benchmark.
+/// With `parseOnly`, trees are parsed and dropped (`units` then counts syntax nodes).
 #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-pub fn analyze_code_sources(sources: String, threads: u32) -> AsyncTask<WorkTask> {
-    task(Work::AnalyzeSources(sources, threads as usize), None)
+pub fn analyze_code_sources(
+    sources: String,
+    threads: u32,
+    parse_only: Option<bool>,
+) -> AsyncTask<WorkTask> {
+    task(
+        Work::AnalyzeSources(sources, threads as usize, parse_only.unwrap_or(false)),
+        None,
+    )
 }
 
 /// Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON.

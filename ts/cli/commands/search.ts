@@ -23,6 +23,8 @@ export default defineCommand({
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
     snapshot: { type: 'string', description: 'Pin a snapshot id' },
+    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, graph (default: the profile's)" },
+    graph: { type: 'boolean', description: "Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them", default: false },
     format: { type: 'string', description: 'json | md | agent', default: 'md' },
   },
   async run({ args }) {
@@ -38,6 +40,7 @@ export default defineCommand({
           budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
           max_per_source: int(args['max-per-source'], 'max-per-source'),
           snapshot_id: int(args.snapshot, 'snapshot'),
+          channels: args.channels?.split(',') ?? (args.graph ? ['exact', 'lexical', 'graph'] : undefined),
         }).filter(([, v]) => v !== undefined),
       ),
     )

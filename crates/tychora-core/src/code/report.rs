@@ -99,15 +99,29 @@ fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R +
     out.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Parses and extracts `(path, source)` pairs on `threads` threads and reports the time taken by
-/// parsing and extraction alone (the strings are already in memory).
+/// What [`analyze_sources`] does per file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Parse only (the tree is dropped): comparable with other runtimes' `parse`.
+    Parse,
+    /// Parse, then extract symbol units, reference sites and the default export ([`analyze`]).
+    Extract,
+}
+
+/// Parses (and, with [`Work::Extract`], extracts) `(path, source)` pairs on `threads` threads and
+/// reports the time taken by that alone (the strings are already in memory).
 #[must_use]
-pub fn analyze_sources(sources: &[(String, String)], threads: usize) -> ParseStats {
+pub fn analyze_sources(sources: &[(String, String)], threads: usize, work: Work) -> ParseStats {
     let started = Instant::now();
     let counts = parallel(sources, threads, |(path, source)| {
         let Some(language) = Language::from_path(path) else {
             return (0, 0);
         };
+        if work == Work::Parse {
+            let nodes = super::syntax::parse(language, source)
+                .map_or(0, |tree| tree.root_node().descendant_count());
+            return (nodes, 0);
+        }
         let analysis = analyze(language, source, path, &language.module_path(path));
         (
             analysis.parsed.units.len(),
