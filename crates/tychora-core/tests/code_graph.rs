@@ -175,3 +175,73 @@ fn relations_graph_channel_and_inspect_symbol() {
     assert_eq!(first.definitions.len(), 1);
     assert_eq!(ws.inspect_symbol("tokenize", None, None).unwrap().definitions.len(), 2);
 }
+
+#[test]
+fn bad_code_inputs_get_one_diagnostic_each_and_the_rest_is_indexed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws_dir = tmp.path().join("ws");
+    let src = tmp.path().join("repo");
+    repo(&src);
+    // A syntax error: still indexed through error recovery, with a warning at its line.
+    fs::write(
+        src.join("lang/broken.py"),
+        "def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass After:\n    def m(self):\n        return ok()\n",
+    )
+    .unwrap();
+    // Latin-1 bytes: not UTF-8.
+    fs::write(src.join("lang/latin1.py"), b"# caf\xe9\nx = 1\n").unwrap();
+    // NUL bytes: binary.
+    fs::write(src.join("lang/blob.py"), b"x = 1\n\0\0\0").unwrap();
+    // Oversize (above the configured cap) and minified (a line longer than max_line_bytes).
+    fs::write(src.join("lang/huge.py"), "x = 1\n".repeat(2_000)).unwrap();
+    fs::write(src.join("lang/min.js"), format!("var a=[{}];\n", "1,".repeat(3_000))).unwrap();
+    // A symlink out of the repository: never followed.
+    let outside = tmp.path().join("secret.py");
+    fs::write(&outside, "TOKEN = 'do not capture'\n").unwrap();
+    std::os::unix::fs::symlink(&outside, src.join("lang/leak.py")).unwrap();
+    Workspace::init_with_profile(&ws_dir, "code").unwrap();
+    let config = fs::read_to_string(ws_dir.join("workspace.toml"))
+        .unwrap()
+        .replace("max_file_bytes = 67108864", "max_file_bytes = 8000");
+    fs::write(ws_dir.join("workspace.toml"), config).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let receipt = add(&ws, &src);
+    let diag = |path: &str| {
+        let found: Vec<_> = receipt
+            .diagnostics
+            .iter()
+            .filter(|d| d.path == path)
+            .map(|d| (d.level.as_str(), d.code.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1, "{path}: {found:?}");
+        found[0]
+    };
+    let (level, code, message) = diag("lang/broken.py");
+    assert_eq!((level, code), ("warning", "E_UNSUPPORTED_FORMAT"));
+    assert!(message.contains("syntax error at line 4"), "{message}");
+    let (level, code, message) = diag("lang/latin1.py");
+    assert_eq!((level, code), ("error", "E_UNSUPPORTED_FORMAT"));
+    assert!(message.contains("invalid UTF-8 at byte 5"), "{message}");
+    assert_eq!(diag("lang/blob.py").1, "E_UNSUPPORTED_FORMAT");
+    assert_eq!(diag("lang/huge.py").1, "E_LIMIT_EXCEEDED");
+    assert_eq!(diag("lang/min.js").1, "E_LIMIT_EXCEEDED");
+    let leak = diag("lang/leak.py");
+    assert!(leak.2.contains("symbolic link"), "{leak:?}");
+    assert_eq!(receipt.status, "partial");
+    assert_eq!(
+        receipt.added,
+        ["lang/base.py", "lang/broken.py", "lang/lex.py", "lang/parse.py"]
+    );
+    // The damaged file's intact declarations are symbols, and its call resolves.
+    let report = ws.inspect_symbol("After.m", None, None).unwrap();
+    assert_eq!(report.definitions.len(), 1);
+    assert_eq!(report.definitions[0].callees[0].symbol.as_deref(), Some("ok"));
+    // Nothing of the symlink's target was captured.
+    let hits = ws
+        .search(&QueryRequest {
+            query: "do not capture TOKEN".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(hits.segments.iter().all(|s| !s.text.contains("do not capture")));
+}
