@@ -113,14 +113,15 @@ function loadCorpus(sources, { maxBytes = Infinity } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Runtimes. Each "cell" is an object with run() → { seconds, ...extra } and close().
 
-/** tychora: one native call does parse + extraction on `threads` Rust threads. `seconds` is the
- *  addon's own timing of that work (JSON decoding of the input excluded), the figure compared. */
-function tychoraCell(native, corpus, threads) {
+/** tychora: one native call parses (and, with `extract`, extracts symbol units, reference sites and
+ *  the default export) on `threads` Rust threads. `seconds` is the addon's own timing of that work
+ *  (JSON decoding of the input excluded), the figure compared. */
+function tychoraCell(native, corpus, threads, extract) {
   const json = JSON.stringify(corpus.files.map((f) => [f.path, f.text]))
   return {
     async run() {
       const t0 = performance.now()
-      const out = JSON.parse(await native.analyzeCodeSources(json, threads))
+      const out = JSON.parse(await native.analyzeCodeSources(json, threads, !extract))
       return { seconds: out.seconds, wallSeconds: (performance.now() - t0) / 1000, units: out.units, references: out.references, bytes: out.bytes, threads: out.threads }
     },
     async close() {},
@@ -142,8 +143,8 @@ function split(files, n) {
  *  counts go through the same code). A run's time spans the first worker's start to the last
  *  worker's end, read from absolute clocks inside the workers: message latency is not counted,
  *  as it is not for tychora. */
-async function workerCell(runtime, corpus, threads, wasmGrammars) {
-  const workers = await Promise.all(split(corpus.files, threads).map((share) => startWorker(runtime, share, wasmGrammars)))
+async function workerCell(runtime, corpus, threads, wasmGrammars, walk) {
+  const workers = await Promise.all(split(corpus.files, threads).map((share) => startWorker(runtime, share, wasmGrammars, walk)))
   return {
     async run() {
       const results = await Promise.all(workers.map((w) => w.run()))
@@ -156,8 +157,8 @@ async function workerCell(runtime, corpus, threads, wasmGrammars) {
   }
 }
 
-function startWorker(runtime, files, grammars) {
-  const worker = new Worker(join(here, 'parse-worker.mjs'), { workerData: { runtime, grammars, files: files.map((f) => [f.grammar, f.text]) } })
+function startWorker(runtime, files, grammars, walk) {
+  const worker = new Worker(join(here, 'parse-worker.mjs'), { workerData: { runtime, grammars, walk, files: files.map((f) => [f.grammar, f.text]) } })
   const next = () =>
     new Promise((ok, fail) => {
       worker.once('message', ok)
@@ -185,15 +186,28 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
+// "extract" for tychora is its real extraction (symbol units + reference sites); for the two JS
+// runtimes it is a pre-order walk of every node through a TreeCursor reading each node's type and
+// byte range: the least any extractor written on them must do, so a lower bound of their cost.
 const CELLS = [
-  { key: 'tychora-1', runtime: 'tychora', threads: 1 },
-  { key: 'tychora-2', runtime: 'tychora', threads: 2 },
-  { key: 'node-1', runtime: 'node', threads: 1 },
-  { key: 'node-2', runtime: 'node', threads: 2 },
-  { key: 'wasm-1', runtime: 'wasm', threads: 1 },
-  { key: 'wasm-2', runtime: 'wasm', threads: 2 },
+  { key: 'tychora-parse-1', runtime: 'tychora', threads: 1, extract: false },
+  { key: 'tychora-parse-2', runtime: 'tychora', threads: 2, extract: false },
+  { key: 'tychora-1', runtime: 'tychora', threads: 1, extract: true },
+  { key: 'tychora-2', runtime: 'tychora', threads: 2, extract: true },
+  { key: 'node-1', runtime: 'node', threads: 1, extract: false },
+  { key: 'node-2', runtime: 'node', threads: 2, extract: false },
+  { key: 'node-walk-1', runtime: 'node', threads: 1, extract: true },
+  { key: 'wasm-1', runtime: 'wasm', threads: 1, extract: false },
+  { key: 'wasm-2', runtime: 'wasm', threads: 2, extract: false },
+  { key: 'wasm-walk-1', runtime: 'wasm', threads: 1, extract: true },
+  { key: 'wasm-walk-2', runtime: 'wasm', threads: 2, extract: true },
 ]
-const RUNTIME_NAMES = { tychora: 'tychora (parse + extract)', node: 'tree-sitter Node binding (parse)', wasm: 'web-tree-sitter WASM (parse)' }
+const RUNTIME_NAMES = {
+  tychora: ['tychora (parse only)', 'tychora (parse + extract symbols and references)'],
+  node: ['tree-sitter Node binding (parse only)', 'tree-sitter Node binding (parse + walk every node)'],
+  wasm: ['web-tree-sitter WASM (parse only)', 'web-tree-sitter WASM (parse + walk every node)'],
+}
+const nameOf = (spec) => RUNTIME_NAMES[spec.runtime][spec.extract ? 1 : 0]
 
 /** Opens every cell for a language; a runtime that cannot load is recorded with its error and
  *  the remaining cells still run. */
@@ -203,10 +217,10 @@ async function openCells(corpus, native, grammars) {
     try {
       if (spec.runtime === 'tychora') {
         if (!native) throw new Error('native addon not loaded')
-        cells[spec.key] = tychoraCell(native, corpus, spec.threads)
+        cells[spec.key] = tychoraCell(native, corpus, spec.threads, spec.extract)
       } else {
         if (spec.runtime === 'wasm' && !grammars) throw new Error('grammar .wasm files not found')
-        cells[spec.key] = await workerCell(spec.runtime, corpus, spec.threads, grammars)
+        cells[spec.key] = await workerCell(spec.runtime, corpus, spec.threads, grammars, spec.extract)
       }
     } catch (err) {
       cells[spec.key] = { error: String(err?.message ?? err).split('\n')[0] }
@@ -232,11 +246,11 @@ async function measureLanguage(lang, corpus, { native, grammars, runs }) {
   for (const spec of CELLS) {
     const cell = cells[spec.key]
     if (cell.error) {
-      out[spec.key] = { runtime: spec.runtime, threads: spec.threads, error: cell.error }
+      out[spec.key] = { runtime: spec.runtime, threads: spec.threads, extract: spec.extract, error: cell.error }
       continue
     }
     const mibps = raw[spec.key].map((r) => corpus.bytes / MiB / r.seconds)
-    out[spec.key] = { runtime: spec.runtime, threads: spec.threads, medianMiBps: median(mibps), medianSeconds: median(raw[spec.key].map((r) => r.seconds)), runsMiBps: mibps, runs: raw[spec.key], warmup: warmup[spec.key] }
+    out[spec.key] = { runtime: spec.runtime, threads: spec.threads, extract: spec.extract, medianMiBps: median(mibps), medianSeconds: median(raw[spec.key].map((r) => r.seconds)), runsMiBps: mibps, runs: raw[spec.key], warmup: warmup[spec.key] }
     console.error(`  ${spec.key.padEnd(10)} ${median(mibps).toFixed(2).padStart(8)} MiB/s`)
   }
   return out
@@ -288,25 +302,27 @@ function markdown(results) {
     '# Parse throughput: tychora vs tree-sitter Node binding vs web-tree-sitter',
     '',
     `Median of ${results.runs} runs after 1 warm-up, MiB/s of UTF-8 source (2^20 bytes per second); ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}, ${results.date}; 1-min load average ${results.machine.loadavgBefore[0].toFixed(2)} before, ${results.machine.loadavgAfter[0].toFixed(2)} after.`,
-    'tychora does parse **and** symbol/reference extraction; the two others parse only. Thread counts > 1 use Rust threads (tychora) or worker_threads splitting the files by bytes (others).',
+    'Two kinds of rows: parse only (every runtime), and parse + extract: tychora\'s real extraction (symbol units with spans, names and docstrings, plus every reference site), against a pre-order TreeCursor walk of every node reading its type and byte range in the JS runtimes (a lower bound of what an extractor written on them costs). Thread counts > 1 use Rust threads (tychora) or worker_threads splitting the files by bytes (others).',
     '',
     '| runtime | threads | ' + langs.join(' | ') + ' |',
     '|---|---:|' + langs.map(() => '---:').join('|') + '|',
   ]
   for (const spec of CELLS) {
-    lines.push(`| ${RUNTIME_NAMES[spec.runtime]} | ${spec.threads} | ` + langs.map((l) => {
+    lines.push(`| ${nameOf(spec)} | ${spec.threads} | ` + langs.map((l) => {
       const c = results.languages[l].cells[spec.key]
       return c.error ? 'failed' : fmt(c.medianMiBps)
     }).join(' | ') + ' |')
   }
   lines.push('', '| ratio | ' + langs.join(' | ') + ' |', '|---|' + langs.map(() => '---:').join('|') + '|')
   const row = (label, a, b) => lines.push(`| ${label} | ` + langs.map((l) => ratio(results.languages[l].cells[a], results.languages[l].cells[b])).join(' | ') + ' |')
-  row('tychora 1T / web-tree-sitter 1T', 'tychora-1', 'wasm-1')
-  row('tychora 2T / web-tree-sitter 2T', 'tychora-2', 'wasm-2')
-  row('tychora 2T / web-tree-sitter 1T', 'tychora-2', 'wasm-1')
-  row('tychora 1T / Node binding 1T', 'tychora-1', 'node-1')
-  row('tychora 2T / Node binding 2T', 'tychora-2', 'node-2')
-  lines.push('', 'Target: tychora ≥ 2× web-tree-sitter.', '', '| corpus | files | MiB | lines | sources |', '|---|---:|---:|---:|---|')
+  row('parse + extract: tychora 2T / web-tree-sitter walk 1T', 'tychora-2', 'wasm-walk-1')
+  row('parse + extract: tychora 2T / web-tree-sitter walk 2T', 'tychora-2', 'wasm-walk-2')
+  row('parse + extract: tychora 1T / web-tree-sitter walk 1T', 'tychora-1', 'wasm-walk-1')
+  row('parse + extract: tychora 1T / Node binding walk 1T', 'tychora-1', 'node-walk-1')
+  row('parse only: tychora 1T / web-tree-sitter 1T', 'tychora-parse-1', 'wasm-1')
+  row('parse only: tychora 2T / web-tree-sitter 2T', 'tychora-parse-2', 'wasm-2')
+  row('parse only: tychora 1T / Node binding 1T', 'tychora-parse-1', 'node-1')
+  lines.push('', 'Target: tychora ≥ 2× web-tree-sitter (parse + extract, both cores).', '', '| corpus | files | MiB | lines | sources |', '|---|---:|---:|---:|---|')
   for (const l of langs) {
     const c = results.languages[l].corpus
     lines.push(`| ${l} | ${c.files} | ${fmt(c.bytes / MiB)} | ${c.lines} | ${c.sources.map((s) => `${s.name}@${s.version} (${s.registry}, ${s.dir}/)`).join(', ')} |`)

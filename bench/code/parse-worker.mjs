@@ -1,12 +1,31 @@
 // One worker thread of the parse-throughput benchmark (bench/code/parse-throughput.mjs): parses its
 // share of the files with either the `tree-sitter` Node binding ('node') or web-tree-sitter
-// ('wasm'), parse only, no extraction. The files arrive once in workerData, so a timed run touches
-// only strings already in this thread's memory, as tychora's `analyzeCodeSources` does.
+// ('wasm'): parse only, or (`walk`) parse and then visit every node through a TreeCursor reading its
+// type and byte range, the least work any extractor does. The files arrive once in workerData, so a
+// timed run touches only strings already in this thread's memory, as tychora's `analyzeCodeSources` does.
 import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'
 
 const require = createRequire(import.meta.url)
-const { runtime, files, grammars } = workerData
+const { runtime, files, grammars, walk } = workerData
+
+/** Pre-order walk of every node; returns the node count so the work cannot be optimised away. */
+function visit(tree) {
+  const cursor = tree.walk()
+  let nodes = 0
+  let bytes = 0
+  for (;;) {
+    nodes += cursor.nodeType.length > 0 ? 1 : 0
+    bytes += cursor.endIndex - cursor.startIndex
+    if (cursor.gotoFirstChild()) continue
+    while (!cursor.gotoNextSibling()) {
+      if (!cursor.gotoParent()) {
+        cursor.delete?.()
+        return nodes + (bytes & 1)
+      }
+    }
+  }
+}
 
 /** Absolute wall-clock milliseconds, comparable across threads (each has its own timeOrigin). */
 const now = () => performance.timeOrigin + performance.now()
@@ -25,7 +44,9 @@ function nodeParser() {
   let current = null
   return (grammar, source) => {
     if (grammar !== current) parser.setLanguage(languages[grammar]), (current = grammar)
-    return parser.parse(source).rootNode.hasError
+    const tree = parser.parse(source)
+    if (walk) visit(tree)
+    return tree.rootNode.hasError
   }
 }
 
@@ -41,6 +62,7 @@ async function wasmParser() {
   return (grammar, source) => {
     if (grammar !== current) parser.setLanguage(languages[grammar]), (current = grammar)
     const tree = parser.parse(source)
+    if (walk) visit(tree)
     const hasError = tree.rootNode.hasError
     tree.delete()
     return hasError

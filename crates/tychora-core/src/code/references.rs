@@ -111,30 +111,26 @@ pub enum Heritage {
     Implements,
 }
 
-/// Whether `node` sits in a class declaration's base list, and which.
-fn heritage_of(node: Node<'_>) -> Option<Heritage> {
-    let mut current = node;
-    // Bases are shallow: `class A(b.C)`, `extends mixin(B)` or `implements I<T>` nest a few levels.
-    for _ in 0..4 {
-        let parent = current.parent()?;
-        match parent.kind() {
-            "argument_list"
-                if parent.parent().is_some_and(|p| {
-                    p.kind() == "class_definition"
-                        && p.child_by_field_name("superclasses") == Some(parent)
-                }) =>
-            {
-                return Some(Heritage::Extends);
-            }
-            "extends_clause" | "extends_type_clause" => return Some(Heritage::Extends),
-            "implements_clause" => return Some(Heritage::Implements),
-            "class_heritage" => return Some(Heritage::Extends),
-            "class_body" | "block" | "statement_block" | "class_definition"
-            | "class_declaration" | "arguments" => return None,
-            _ => current = parent,
-        }
+/// The base list a child of `parent` (filling `field`) opens or leaves, given the one around it.
+/// Tracked during the walk: asking tree-sitter for a node's parent costs a descent from the root.
+fn heritage_below(
+    around: Option<Heritage>,
+    parent: &str,
+    field: Option<&str>,
+    child: &str,
+) -> Option<Heritage> {
+    match child {
+        "extends_clause" | "extends_type_clause" => return Some(Heritage::Extends),
+        "implements_clause" => return Some(Heritage::Implements),
+        "class_heritage" => return Some(Heritage::Extends),
+        // A call's arguments, or a body, inside a base list are not bases (`mixin(B)` is).
+        "arguments" | "class_body" | "block" | "statement_block" => return None,
+        _ => {}
     }
-    None
+    if parent == "class_definition" && field == Some("superclasses") {
+        return Some(Heritage::Extends);
+    }
+    around
 }
 
 /// Everything [`extract`] found in a file, each list in document order.
@@ -166,6 +162,7 @@ pub fn extract_from_tree(language: Language, source: &str, tree: &tree_sitter::T
         source,
         index: LineIndex::new(source),
         position: ("", None),
+        heritage: None,
         out: References::default(),
     };
     walker.walk(tree.root_node());
@@ -187,6 +184,8 @@ struct Walker<'s> {
     index: LineIndex,
     /// The kind of the current node's parent, and the field the node fills there.
     position: (&'static str, Option<&'static str>),
+    /// The class base list the current node sits in, if any.
+    heritage: Option<Heritage>,
     out: References,
 }
 
@@ -201,11 +200,19 @@ impl<'s> Walker<'s> {
 
     /// Iterative pre-order walk (deeply nested code must not overflow the stack).
     fn walk(&mut self, root: Node<'_>) {
-        // Each entry: the node, its parent's kind and the field it fills there, the scope.
-        let mut stack: Vec<(Node<'_>, &'static str, Option<&'static str>, Enclosing)> =
-            vec![(root, "", None, None)];
-        while let Some((node, parent, field, enclosing)) = stack.pop() {
+        // Each entry: the node, its parent's kind and the field it fills there, the scope, and the
+        // class base list it sits in.
+        type Entry<'t> = (
+            Node<'t>,
+            &'static str,
+            Option<&'static str>,
+            Enclosing,
+            Option<Heritage>,
+        );
+        let mut stack: Vec<Entry<'_>> = vec![(root, "", None, None, None)];
+        while let Some((node, parent, field, enclosing, heritage)) = stack.pop() {
             self.position = (parent, field);
+            self.heritage = heritage;
             let (skip, inner) = if self.python {
                 self.python_node(node, &enclosing)
             } else {
@@ -219,7 +226,9 @@ impl<'s> Walker<'s> {
                 loop {
                     let child = cursor.node();
                     if Some(child.id()) != skip {
-                        stack.push((child, node.kind(), cursor.field_name(), inner.clone()));
+                        let field = cursor.field_name();
+                        let below = heritage_below(heritage, node.kind(), field, child.kind());
+                        stack.push((child, node.kind(), field, inner.clone(), below));
                     }
                     if !cursor.goto_next_sibling() {
                         break;
@@ -285,7 +294,7 @@ impl<'s> Walker<'s> {
             member: (segments.len() > 1).then(|| (*last).to_string()),
             enclosing: enclosing.as_ref().map(|s| s.path.clone()),
             span: self.span(node),
-            heritage: heritage_of(node),
+            heritage: self.heritage,
         });
     }
 
