@@ -247,6 +247,7 @@ impl<'s> Walker<'s> {
             return None;
         }
         let (path, reachable) = match enclosing {
+            Some(outer) if outer.path.is_empty() => (name.to_string(), outer.class_chain),
             Some(outer) => (format!("{}.{name}", outer.path), outer.class_chain),
             None => (name.to_string(), true),
         };
@@ -292,7 +293,10 @@ impl<'s> Walker<'s> {
             text: self.text(node).to_string(),
             head: (*head).to_string(),
             member: (segments.len() > 1).then(|| (*last).to_string()),
-            enclosing: enclosing.as_ref().map(|s| s.path.clone()),
+            enclosing: enclosing
+                .as_ref()
+                .map(|s| s.path.clone())
+                .filter(|p| !p.is_empty()),
             span: self.span(node),
             heritage: self.heritage,
         });
@@ -490,6 +494,15 @@ impl<'s> Walker<'s> {
                 self.declare(node.child_by_field_name("name"), enclosing);
                 (Some(None), None)
             }
+            // An anonymous function's declarations are local to it: they are not module-level
+            // definitions, though its sites keep their surroundings' symbol path.
+            "arrow_function" | "function_expression" | "function" | "generator_function" => (
+                Some(None),
+                Some(Rc::new(Scope {
+                    path: enclosing.as_ref().map_or_else(String::new, |s| s.path.clone()),
+                    class_chain: false,
+                })),
+            ),
             "call_expression" => {
                 if self.require(node, None) {
                     return (None, None);

@@ -177,6 +177,10 @@ pub fn resolve_imports(files: &[SourceFile<'_>]) -> Vec<ImportResolution> {
     out
 }
 
+/// [`SourceFile::default_export`] of a file whose default export is an object literal of its own
+/// module-level names (`export default { forEach, merge }`): the default import is then the module.
+pub const NAMESPACE_DEFAULT: &str = "{}";
+
 /// The local name of the JS/TS module-level definition a file exports as `default`
 /// (`export default function f`, `export default class C`, `export default f;`), if any.
 #[must_use]
@@ -200,6 +204,23 @@ pub fn default_export_from_tree(source: &str, tree: &tree_sitter::Tree) -> Optio
         let mut inner = node.walk();
         if !node.children(&mut inner).any(|c| c.kind() == "default") {
             continue;
+        }
+        // `export default { a, b: b }`, an object of the module's own names, acts as a namespace.
+        if let Some(object) = node
+            .child_by_field_name("value")
+            .filter(|v| v.kind() == "object")
+        {
+            let mut props = object.walk();
+            // Aliases (`hasOwnProp: hasOwnProperty`) are allowed; a member is then looked up by its
+            // module-level name, so an alias simply does not resolve.
+            let own = object.named_children(&mut props).all(|p| {
+                p.kind() == "comment"
+                    || p.kind() == "shorthand_property_identifier"
+                    || (p.kind() == "pair"
+                        && p.child_by_field_name("value")
+                            .is_some_and(|v| v.kind() == "identifier"))
+            });
+            return own.then(|| NAMESPACE_DEFAULT.to_string());
         }
         let named = node
             .child_by_field_name("declaration")
@@ -521,6 +542,9 @@ impl<'f, 'a> Index<'f, 'a> {
         }
         // JS/TS: `default` is the caller-supplied default export.
         let local = if name == "default" {
+            if file.default_export.as_deref() == Some(NAMESPACE_DEFAULT) {
+                return Ok(vec![Val::File(f)]);
+            }
             file.default_export.as_deref()
         } else {
             Some(name)
@@ -1073,6 +1097,15 @@ mod tests {
             Some("C".into())
         );
         assert_eq!(default_export(ts, "export default () => 1;\n"), None);
+        assert_eq!(
+            default_export(ts, "function a() {}\nconst b = 1;\nexport default { a, b: b };\n").as_deref(),
+            Some(NAMESPACE_DEFAULT)
+        );
+        assert_eq!(default_export(ts, "export default { a: 1 };\n"), None);
+        assert_eq!(
+            default_export(ts, "export default {\n  a, // why\n  alias: b\n};\n").as_deref(),
+            Some(NAMESPACE_DEFAULT)
+        );
         assert_eq!(default_export(Language::Python, "x = 1\n"), None);
         assert!(resolve(&[]).is_empty());
         // A namespace package (no `__init__.py`) still binds its submodules; `self` outside a
