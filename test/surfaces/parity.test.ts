@@ -91,6 +91,7 @@ const SURFACES: Record<string, Factory> = {
       ...(r.limit ? ['--limit', String(r.limit)] : []),
       ...(r.snapshot_id ? ['--snapshot', String(r.snapshot_id)] : []),
       ...(r.kinds ? ['--kind', r.kinds.join(',')] : []),
+      ...(r.channels ? ['--channels', r.channels.join(',')] : []),
     ]
     return {
       surface: {
@@ -191,7 +192,7 @@ describe.skipIf(nativeMissing)('the same code evidence through every surface', (
       afterAll(() => close())
 
       it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
-        const r = await surface.search({ query: 'marmalade source', limit: 5 })
+        const r = await surface.search({ query: 'marmalade source', limit: 5, channels: ['exact', 'lexical', 'graph'] })
         const top = r.segments[0]!
         expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
         expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
@@ -199,6 +200,9 @@ describe.skipIf(nativeMissing)('the same code evidence through every surface', (
         const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
         expect(reached?.channels.map((c) => c.channel)).toContain('graph')
         expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
+        // The profile's default channels leave the graph out.
+        const plain = await surface.search({ query: 'marmalade source', limit: 5 })
+        expect(plain.segments.some((s) => s.found_via !== undefined)).toBe(false)
       })
 
       it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
