@@ -29,6 +29,12 @@ export const PackSchema = z
         lexical: z.number().nonnegative(),
         graph: z.number().nonnegative().optional().describe('Weight of the graph channel (code packs; default 0.35)'),
       }),
+      test_weight: z
+        .number()
+        .min(0)
+        .max(1)
+        .optional()
+        .describe('Multiplies the fused score of windows from test files (code kinds); 1 (default) keeps them level'),
     }),
     graph: z
       .object({

@@ -111,6 +111,14 @@ pub struct IdentifierPattern {
 pub struct Fusion {
     pub k: f64,
     pub weights: FusionWeights,
+    /// Multiplies the fused score of windows from test files (code kinds; `test_*.py`, `tests/`,
+    /// `*.spec.ts`, …). 1 keeps them level.
+    #[serde(default = "default_test_weight")]
+    pub test_weight: f64,
+}
+
+fn default_test_weight() -> f64 {
+    1.0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

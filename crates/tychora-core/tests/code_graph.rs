@@ -106,6 +106,38 @@ fn relations_graph_channel_and_inspect_symbol() {
     assert!(lexical.segments.iter().all(|s| s.found_via.is_empty()
         && s.locator.anchor.as_deref() != Some("lang.lex.tokenize")));
 
+    // Test files rank at half their fused score in the code pack (pack.fusion.test_weight).
+    fs::create_dir_all(src.join("tests")).unwrap();
+    fs::write(
+        src.join("tests/test_parse.py"),
+        "from lang.parse import Parser\n\n\ndef test_marmalade():\n    \"\"\"Parse marmalade source.\"\"\"\n    assert Parser().parse(\"marmalade\")\n",
+    )
+    .unwrap();
+    add(&ws, &src);
+    let ranked = ws
+        .search(&QueryRequest {
+            query: "marmalade source".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    let rrf = |s: &tychora_core::query::Segment| -> f64 {
+        s.channels
+            .iter()
+            .map(|c| if c.channel == "exact" { 2.0 } else { 1.0 } / (60.0 + c.rank as f64))
+            .sum()
+    };
+    let test = ranked
+        .segments
+        .iter()
+        .find(|s| s.source.path == "tests/test_parse.py")
+        .expect("the test is found");
+    assert!((test.score - 0.5 * rrf(test)).abs() < 1e-12);
+    let implementation = &ranked.segments[0];
+    assert_eq!(implementation.source.path, "lang/parse.py");
+    assert!((implementation.score - rrf(implementation)).abs() < 1e-12);
+    fs::remove_dir_all(src.join("tests")).unwrap();
+    assert_eq!(add(&ws, &src).files.removed, 1);
+
     // inspect symbol: definition, caller, callees with outcomes.
     let report = ws.inspect_symbol("tokenize", None, None).unwrap();
     assert_eq!(report.definitions.len(), 1);
@@ -134,7 +166,8 @@ fn relations_graph_channel_and_inspect_symbol() {
     let cache_rows = count(&db, "SELECT count(*) FROM syntax_cache");
     let again = add(&ws, &src);
     assert!(!again.published);
-    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 1);
+    // Two sets so far: without and with the test file; removing it again reused the first.
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 2);
     fs::write(
         src.join("lang/lex.py"),
         LEX.replace("text.split()", "text.split(None)"),
@@ -142,7 +175,7 @@ fn relations_graph_channel_and_inspect_symbol() {
     .unwrap();
     let changed = add(&ws, &src);
     assert_eq!(changed.files.changed, 1);
-    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 2);
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 3);
     assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
     let report = ws.inspect_symbol("tokenize", None, None).unwrap();
     assert_eq!(report.definitions[0].callers.len(), 1, "callers survive a callee change");
@@ -167,7 +200,7 @@ fn relations_graph_channel_and_inspect_symbol() {
         .unwrap();
     assert_eq!(receipt.files.added, 3);
     assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
-    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 3);
+    assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 4);
     // Pinned to the first snapshot, inspect still sees the first relations.
     let first = ws
         .inspect_symbol("tokenize", None, receipt.previous_snapshot_id.map(|s| s - 1))

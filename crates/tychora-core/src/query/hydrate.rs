@@ -136,3 +136,62 @@ pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) ->
     filter.push_sql(&mut sql, &mut values);
     Ok(conn.query_row(&sql, params_from_iter(values), |r| r.get(0))?)
 }
+
+/// Of `ids`, the chunks of code files that are tests by their path.
+pub fn test_chunks(conn: &Connection, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
+    let mut out = std::collections::HashSet::new();
+    for batch in ids.chunks(500) {
+        let sql = format!(
+            "SELECT c.id, s.rel_path FROM chunks c JOIN extractions e ON e.id = c.extraction_id
+             JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
+             WHERE s.kind = 'code_file' AND c.id IN ({})",
+            placeholders(batch.len())
+        );
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params_from_iter(batch.iter()), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        for row in rows {
+            let (id, path) = row?;
+            if is_test_path(&path) {
+                out.insert(id);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Test files by the common conventions: a `test`/`tests`/`testing`/`__tests__`/`spec` directory,
+/// `test_*.py`, `*_test.py`, `conftest.py`, `*.test.*`, `*.spec.*`.
+pub fn is_test_path(path: &str) -> bool {
+    let mut parts = path.split('/');
+    let name = parts.next_back().unwrap_or(path);
+    parts.any(|d| matches!(d, "test" | "tests" | "testing" | "__tests__" | "spec"))
+        || name.starts_with("test_")
+        || name == "conftest.py"
+        || name.rsplit_once('.').is_some_and(|(stem, _)| {
+            stem.ends_with("_test") || stem.ends_with(".test") || stem.ends_with(".spec")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn test_paths_follow_the_common_conventions() {
+        for path in [
+            "testing/test_config.py",
+            "tests/unit/models.py",
+            "src/__tests__/a.tsx",
+            "pkg/test_io.py",
+            "pkg/io_test.py",
+            "conftest.py",
+            "src/a.test.ts",
+            "src/a.spec.js",
+        ] {
+            assert!(super::is_test_path(path), "{path}");
+        }
+        for path in ["src/_pytest/python.py", "src/testing_utils.py", "src/contest.py", "latest.py"] {
+            assert!(!super::is_test_path(path), "{path}");
+        }
+    }
+}

@@ -404,6 +404,20 @@ impl Workspace {
                 .into_iter()
                 .filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk)))
                 .collect();
+            // A code pack may rank test files lower: asked where something is done, the answer is
+            // mostly the implementation, while tests repeat its names in many small windows.
+            let mut candidates = candidates;
+            let test_weight = pack.fusion.test_weight;
+            if test_weight < 1.0 && !candidates.is_empty() {
+                let ids: Vec<i64> = candidates.iter().map(|(_, c)| *c).collect();
+                let tests = hydrate::test_chunks(conn, &ids)?;
+                for (fused, chunk) in &mut candidates {
+                    if tests.contains(chunk) {
+                        fused.score *= test_weight;
+                    }
+                }
+                candidates.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+            }
             coverage.fused_candidates = candidates.len();
             mark("fusion");
 
