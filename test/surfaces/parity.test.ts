@@ -28,9 +28,10 @@ type Factory = (ws: string) => Promise<{ surface: Surface; close(): Promise<void
 async function mcpSurface(client: Client, project: string): Promise<Surface> {
   const call = async (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: { project, ...args } })
   return {
-    async search(request) {
-      const r = await call('search_evidence', request)
-      if (r.isError) throw new Error(JSON.stringify(r.structuredContent))
+    async search({ channels, ...request }) {
+      // MCP asks for the graph by intent, not by channel list.
+      const r = await call('search_evidence', channels?.includes('graph') ? { ...request, graph: true } : request)
+      if (r.isError) throw new Error(JSON.stringify({ meta: r._meta, content: r.content }))
       return QueryResultSchema.parse(r.structuredContent)
     },
     async getEvidence(id) {

@@ -1,11 +1,21 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { z } from 'zod'
 import { QueryResultSchema } from '../../contracts/result.js'
 import { SearchEvidenceRequestSchema } from '../../contracts/service.js'
 import { toAgent } from '../../format/render.js'
 import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
 
-/** The query fields of `QueryRequest` an agent sets; channel selection stays with the profile. */
-export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ channels: true }).extend({ project: ProjectArg })
+/**
+ * The query fields of `QueryRequest` an agent sets. Channel selection stays with the profile,
+ * except the code graph, which an agent asks for by intent (`graph: true`).
+ */
+export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ channels: true }).extend({
+  project: ProjectArg,
+  graph: z
+    .boolean()
+    .optional()
+    .describe('Code projects: also return symbols the top results call or inherit from, each with the path that reached it (found_via)'),
+})
 
 export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -26,9 +36,9 @@ export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void 
       outputSchema: QueryResultSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ project, ...request }) =>
+    async ({ project, graph, ...request }) =>
       forProject(ctx, project, async (client) => {
-        const result = await client.search(request)
+        const result = await client.search(graph ? { ...request, channels: ['exact', 'lexical', 'graph'] } : request)
         return { content: [{ type: 'text', text: toAgent(result) }], structuredContent: result }
       }),
   )
