@@ -118,6 +118,23 @@ const SURFACES: Record<string, Factory> = {
   },
 }
 
+/** Runs `tests` once per surface over the workspace `ws()` names (set in a beforeAll). */
+function eachSurface(ws: () => string, tests: (surface: () => Surface) => void): void {
+  for (const [name, factory] of Object.entries(SURFACES)) {
+    describe(name, () => {
+      let surface: Surface | undefined
+      let close = async () => undefined as void
+      beforeAll(async () => {
+        const made = await factory(ws())
+        surface = made.surface
+        close = made.close
+      })
+      afterAll(() => close())
+      tests(() => surface!)
+    })
+  }
+}
+
 describe.skipIf(nativeMissing)('the same evidence through every surface', () => {
   // One workspace for the whole suite (scratch() dirs are removed after each test).
   let dir = ''
@@ -131,42 +148,31 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  for (const [name, factory] of Object.entries(SURFACES)) {
-    describe(name, () => {
-      let surface: Surface
-      let close = async () => undefined as void
-      beforeAll(async () => {
-        const made = await factory(ws)
-        surface = made.surface
-        close = made.close
-      })
-      afterAll(() => close())
-
-      it('cites the Markdown section, with a locator that slices the source bytes', async () => {
-        const r = await surface.search({ query: 'conditional request revalidates stale response', limit: 3 })
-        const top = r.segments[0]!
-        expect(top.source.path).toBe('http-caching.md')
-        expect(top.locator.heading_path).toEqual(['HTTP caching notes', 'Validation'])
-        expect(top.citation).toBe(`http-caching.md:${top.locator.line_start}-${top.locator.line_end}`)
-        const bytes = readFileSync(join(FIXTURE_DOCS, 'http-caching.md'))
-        expect(bytes.subarray(top.locator.byte_start, top.locator.byte_end).toString()).toBe(top.text)
-        expect(top.may_contain_instructions).toBe(false)
-        const evidence = await surface.getEvidence(top.id)
-        expect(evidence.type).toBe('chunk')
-        expect(evidence.text).toBe(top.text)
-      })
-
-      it('finds a JSON record by its id through the exact channel', async () => {
-        const r = await surface.search({ query: 'TERM-SEGMENT', limit: 1 })
-        expect(r.segments[0]!.locator.json_pointer).toBe('/2')
-        expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
-      })
-
-      it('reports an unknown snapshot as E_NOT_FOUND', async () => {
-        expect(await surface.searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
-      })
+  eachSurface(() => ws, (surface) => {
+    it('cites the Markdown section, with a locator that slices the source bytes', async () => {
+      const r = await surface().search({ query: 'conditional request revalidates stale response', limit: 3 })
+      const top = r.segments[0]!
+      expect(top.source.path).toBe('http-caching.md')
+      expect(top.locator.heading_path).toEqual(['HTTP caching notes', 'Validation'])
+      expect(top.citation).toBe(`http-caching.md:${top.locator.line_start}-${top.locator.line_end}`)
+      const bytes = readFileSync(join(FIXTURE_DOCS, 'http-caching.md'))
+      expect(bytes.subarray(top.locator.byte_start, top.locator.byte_end).toString()).toBe(top.text)
+      expect(top.may_contain_instructions).toBe(false)
+      const evidence = await surface().getEvidence(top.id)
+      expect(evidence.type).toBe('chunk')
+      expect(evidence.text).toBe(top.text)
     })
-  }
+
+    it('finds a JSON record by its id through the exact channel', async () => {
+      const r = await surface().search({ query: 'TERM-SEGMENT', limit: 1 })
+      expect(r.segments[0]!.locator.json_pointer).toBe('/2')
+      expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
+    })
+
+    it('reports an unknown snapshot as E_NOT_FOUND', async () => {
+      expect(await surface().searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
+    })
+  })
 })
 
 describe.skipIf(nativeMissing)('the same code evidence through every surface', () => {
@@ -181,39 +187,28 @@ describe.skipIf(nativeMissing)('the same code evidence through every surface', (
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  for (const [name, factory] of Object.entries(SURFACES)) {
-    describe(name, () => {
-      let surface: Surface
-      let close = async () => undefined as void
-      beforeAll(async () => {
-        const made = await factory(ws)
-        surface = made.surface
-        close = made.close
-      })
-      afterAll(() => close())
-
-      it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
-        const r = await surface.search({ query: 'marmalade source', limit: 5, channels: ['exact', 'lexical', 'graph'] })
-        const top = r.segments[0]!
-        expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
-        expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
-        expect(top.citation).toBe('lang/parse.py:8-11')
-        const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
-        expect(reached?.channels.map((c) => c.channel)).toContain('graph')
-        expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
-        // The profile's default channels leave the graph out.
-        const plain = await surface.search({ query: 'marmalade source', limit: 5 })
-        expect(plain.segments.some((s) => s.found_via !== undefined)).toBe(false)
-      })
-
-      it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
-        const report = await surface.inspectSymbol('tokenize')
-        expect(report.resolution).toBe('syntactic')
-        expect(report.definitions.map((d) => [d.symbol, d.site.citation, d.signature])).toEqual([['lang.lex.tokenize', 'lang/lex.py:4-6', 'def tokenize(text):']])
-        const [def] = report.definitions
-        expect(def!.callers.map((c) => [c.symbol, c.site.citation])).toEqual([['Parser.parse', 'lang/parse.py:10']])
-        expect(def!.callees).toEqual([expect.objectContaining({ text: 'text.split', outcome: 'unresolved', reason: 'no visible binding for text' })])
-      })
+  eachSurface(() => ws, (surface) => {
+    it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
+      const r = await surface().search({ query: 'marmalade source', limit: 5, channels: ['exact', 'lexical', 'graph'] })
+      const top = r.segments[0]!
+      expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
+      expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
+      expect(top.citation).toBe('lang/parse.py:8-11')
+      const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
+      expect(reached?.channels.map((c) => c.channel)).toContain('graph')
+      expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
+      // The profile's default channels leave the graph out.
+      const plain = await surface().search({ query: 'marmalade source', limit: 5 })
+      expect(plain.segments.some((s) => s.found_via !== undefined)).toBe(false)
     })
-  }
+
+    it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
+      const report = await surface().inspectSymbol('tokenize')
+      expect(report.resolution).toBe('syntactic')
+      expect(report.definitions.map((d) => [d.symbol, d.site.citation, d.signature])).toEqual([['lang.lex.tokenize', 'lang/lex.py:4-6', 'def tokenize(text):']])
+      const [def] = report.definitions
+      expect(def!.callers.map((c) => [c.symbol, c.site.citation])).toEqual([['Parser.parse', 'lang/parse.py:10']])
+      expect(def!.callees).toEqual([expect.objectContaining({ text: 'text.split', outcome: 'unresolved', reason: 'no visible binding for text' })])
+    })
+  })
 })

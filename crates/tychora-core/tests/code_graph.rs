@@ -9,16 +9,8 @@ use tychora_core::Workspace;
 use tychora_core::ingest::AddRequest;
 use tychora_core::query::QueryRequest;
 
-fn add(ws: &Workspace, path: &Path) -> tychora_core::ingest::Receipt {
-    ws.add(
-        &AddRequest {
-            paths: vec![path.display().to_string()],
-            ..Default::default()
-        },
-        &|_| {},
-    )
-    .unwrap()
-}
+mod common;
+use common::add;
 
 const LEX: &str = "\"\"\"Lexing.\"\"\"\n\n\ndef tokenize(text):\n    \"\"\"Split text into tokens.\"\"\"\n    return text.split()\n";
 const PARSE: &str = "from .lex import tokenize\nfrom .base import Node\n\n\nclass Parser(Node):\n    \"\"\"Builds syntax trees from marmalade sources.\"\"\"\n\n    def parse(self, source):\n        \"\"\"Parse marmalade source text.\"\"\"\n        words = tokenize(source)\n        return self.visit(words)\n";

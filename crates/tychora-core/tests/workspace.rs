@@ -7,16 +7,8 @@ use tychora_core::ingest::AddRequest;
 use tychora_core::query::QueryRequest;
 use tychora_core::{ErrorCode, Workspace};
 
-fn add(ws: &Workspace, path: &Path) -> tychora_core::ingest::Receipt {
-    ws.add(
-        &AddRequest {
-            paths: vec![path.display().to_string()],
-            ..Default::default()
-        },
-        &|_| {},
-    )
-    .unwrap()
-}
+mod common;
+use common::add;
 
 fn search(ws: &Workspace, query: &str) -> tychora_core::query::QueryResult {
     ws.search(&QueryRequest {

@@ -96,6 +96,22 @@ pub fn analyze(language: Language, source: &str, path: &str, module: &str) -> An
     }
 }
 
+/// The directories holding an `__init__.py` among `paths` (relative, `/`-separated): the Python
+/// packages [`module_of`] needs (`""` when the root itself is one).
+pub fn python_packages<'a>(
+    paths: impl Iterator<Item = &'a str>,
+) -> std::collections::HashSet<String> {
+    paths
+        .filter_map(|rel| {
+            if rel == "__init__.py" {
+                Some(String::new())
+            } else {
+                rel.strip_suffix("/__init__.py").map(str::to_string)
+            }
+        })
+        .collect()
+}
+
 /// The import path of a file: for Python, from the parent of its outermost enclosing package (a
 /// chain of directories holding `__init__.py`, listed in `packages`), so `src/pkg/sub/mod.py` is
 /// `pkg.sub.mod` under a `src/` layout; for JS/TS, [`Language::module_path`].

@@ -3,7 +3,6 @@
 //! benchmark times [`analyze_sources`] against other tree-sitter runtimes on the same strings.
 //! Nothing here writes anything.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -149,17 +148,7 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
         .iter()
         .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))
         .collect();
-    let packages: HashSet<String> = candidates
-        .iter()
-        .filter_map(|c| {
-            let rel = c.rel_path.as_str();
-            if rel == "__init__.py" {
-                Some(String::new())
-            } else {
-                rel.strip_suffix("/__init__.py").map(str::to_string)
-            }
-        })
-        .collect();
+    let packages = super::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let analyzed = parallel(&code, threads, |(c, language)| {
         capture::read_confined(root, &c.path, &c.rel_path, max_file_bytes)

@@ -318,7 +318,8 @@ impl Workspace {
                 .ok()
                 .flatten()
             };
-            let python_packages = prepare::python_packages(&candidates);
+            let python_packages =
+                crate::code::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
             let ctx = PrepareContext {
                 root: &target.root,
                 kind_override,

@@ -281,21 +281,6 @@ fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     })
 }
 
-/// Directories holding an `__init__.py` among the walked files.
-pub fn python_packages(candidates: &[Candidate]) -> std::collections::HashSet<String> {
-    candidates
-        .iter()
-        .filter_map(|c| {
-            let rel = c.rel_path.as_str();
-            if rel == "__init__.py" {
-                Some(String::new())
-            } else {
-                rel.strip_suffix("/__init__.py").map(str::to_string)
-            }
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
