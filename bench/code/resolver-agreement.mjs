@@ -145,7 +145,7 @@ export async function runResolverAgreement({ quick = false } = {}) {
     corpora.push(info)
     // A package's stray files in another language (rxjs ships one .js) count under their own language.
     for (const s of sites) {
-      const lang = languageOf(s.ref.path)
+      const lang = `${languageOf(s.ref.path)}${corpus.heldOut ? ' (held out)' : ''}`
       if (!sitesByLanguage.has(lang)) sitesByLanguage.set(lang, [])
       sitesByLanguage.get(lang).push(s)
     }
