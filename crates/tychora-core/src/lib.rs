@@ -39,6 +39,7 @@ pub mod fusion;
 pub mod graph;
 pub mod ingest;
 pub mod lexical;
+pub mod parallel;
 pub mod parse;
 pub mod query;
 pub mod safety;

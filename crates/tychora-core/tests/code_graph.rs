@@ -47,21 +47,33 @@ fn relations_graph_channel_and_inspect_symbol() {
     let relation = |kind: &str, text: &str| {
         count(
             &db,
-            &format!("SELECT count(*) FROM relations WHERE kind = '{kind}' AND ref_text = '{text}' AND outcome = 'resolved' AND target_unit_id IS NOT NULL"),
+            &format!(
+                "SELECT count(*) FROM relations WHERE kind = '{kind}' AND ref_text = '{text}' AND outcome = 'resolved' AND target_unit_id IS NOT NULL"
+            ),
         )
     };
     assert_eq!(relation("calls", "tokenize"), 1);
-    assert_eq!(relation("calls", "self.visit"), 1, "found on the base class");
+    assert_eq!(
+        relation("calls", "self.visit"),
+        1,
+        "found on the base class"
+    );
     assert_eq!(relation("inherits", "Node"), 1);
     assert_eq!(relation("imports", ".lex.tokenize"), 1);
     assert_eq!(relation("defines", "lang.lex.tokenize"), 1);
     assert_eq!(relation("contains", "lang.parse.Parser.parse"), 1);
     assert_eq!(
-        count(&db, "SELECT line_start FROM relations WHERE kind = 'calls' AND ref_text = 'tokenize'"),
+        count(
+            &db,
+            "SELECT line_start FROM relations WHERE kind = 'calls' AND ref_text = 'tokenize'"
+        ),
         10
     );
     assert_eq!(
-        count(&db, "SELECT count(*) FROM relations WHERE outcome = 'unresolved' AND reason = 'builtin' AND ref_text = 'list'"),
+        count(
+            &db,
+            "SELECT count(*) FROM relations WHERE outcome = 'unresolved' AND reason = 'builtin' AND ref_text = 'list'"
+        ),
         1
     );
 
@@ -95,8 +107,9 @@ fn relations_graph_channel_and_inspect_symbol() {
             ..Default::default()
         })
         .unwrap();
-    assert!(lexical.segments.iter().all(|s| s.found_via.is_empty()
-        && s.locator.anchor.as_deref() != Some("lang.lex.tokenize")));
+    assert!(lexical.segments.iter().all(
+        |s| s.found_via.is_empty() && s.locator.anchor.as_deref() != Some("lang.lex.tokenize")
+    ));
 
     // Test files rank at half their fused score in the code pack (pack.fusion.test_weight).
     fs::create_dir_all(src.join("tests")).unwrap();
@@ -140,7 +153,11 @@ fn relations_graph_channel_and_inspect_symbol() {
     assert_eq!(def.callers.len(), 1);
     assert_eq!(def.callers[0].symbol.as_deref(), Some("Parser.parse"));
     assert_eq!(def.callers[0].site.citation, "lang/parse.py:10");
-    assert!(def.callees.iter().any(|c| c.text == "text.split" && c.outcome == "unresolved"));
+    assert!(
+        def.callees
+            .iter()
+            .any(|c| c.text == "text.split" && c.outcome == "unresolved")
+    );
     let parse = ws.inspect_symbol("Parser.parse", None, None).unwrap();
     let callees: Vec<_> = parse.definitions[0]
         .callees
@@ -149,9 +166,17 @@ fn relations_graph_channel_and_inspect_symbol() {
         .collect();
     assert_eq!(
         callees,
-        [("tokenize", Some("tokenize")), ("self.visit", Some("Node.visit"))]
+        [
+            ("tokenize", Some("tokenize")),
+            ("self.visit", Some("Node.visit"))
+        ]
     );
-    assert!(ws.inspect_symbol("tokenize", Some("elsewhere"), None).unwrap().definitions.is_empty());
+    assert!(
+        ws.inspect_symbol("tokenize", Some("elsewhere"), None)
+            .unwrap()
+            .definitions
+            .is_empty()
+    );
     assert!(ws.inspect_symbol("  ", None, None).is_err());
 
     // An unchanged re-add publishes nothing and parses nothing; a change re-resolves the root.
@@ -168,9 +193,16 @@ fn relations_graph_channel_and_inspect_symbol() {
     let changed = add(&ws, &src);
     assert_eq!(changed.files.changed, 1);
     assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 3);
-    assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM syntax_cache"),
+        cache_rows + 1
+    );
     let report = ws.inspect_symbol("tokenize", None, None).unwrap();
-    assert_eq!(report.definitions[0].callers.len(), 1, "callers survive a callee change");
+    assert_eq!(
+        report.definitions[0].callers.len(),
+        1,
+        "callers survive a callee change"
+    );
 
     // The same bytes in another collection reuse the cached parses: no new cache rows.
     let copy = tmp.path().join("copy");
@@ -191,14 +223,27 @@ fn relations_graph_channel_and_inspect_symbol() {
         )
         .unwrap();
     assert_eq!(receipt.files.added, 3);
-    assert_eq!(count(&db, "SELECT count(*) FROM syntax_cache"), cache_rows + 1);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM syntax_cache"),
+        cache_rows + 1
+    );
     assert_eq!(count(&db, "SELECT count(*) FROM relation_sets"), 4);
     // Pinned to the first snapshot, inspect still sees the first relations.
     let first = ws
-        .inspect_symbol("tokenize", None, receipt.previous_snapshot_id.map(|s| s - 1))
+        .inspect_symbol(
+            "tokenize",
+            None,
+            receipt.previous_snapshot_id.map(|s| s - 1),
+        )
         .unwrap();
     assert_eq!(first.definitions.len(), 1);
-    assert_eq!(ws.inspect_symbol("tokenize", None, None).unwrap().definitions.len(), 2);
+    assert_eq!(
+        ws.inspect_symbol("tokenize", None, None)
+            .unwrap()
+            .definitions
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -219,7 +264,11 @@ fn bad_code_inputs_get_one_diagnostic_each_and_the_rest_is_indexed() {
     fs::write(src.join("lang/blob.py"), b"x = 1\n\0\0\0").unwrap();
     // Oversize (above the configured cap) and minified (a line longer than max_line_bytes).
     fs::write(src.join("lang/huge.py"), "x = 1\n".repeat(2_000)).unwrap();
-    fs::write(src.join("lang/min.js"), format!("var a=[{}];\n", "1,".repeat(3_000))).unwrap();
+    fs::write(
+        src.join("lang/min.js"),
+        format!("var a=[{}];\n", "1,".repeat(3_000)),
+    )
+    .unwrap();
     // A symlink out of the repository: never followed.
     let outside = tmp.path().join("secret.py");
     fs::write(&outside, "TOKEN = 'do not capture'\n").unwrap();
@@ -255,12 +304,20 @@ fn bad_code_inputs_get_one_diagnostic_each_and_the_rest_is_indexed() {
     assert_eq!(receipt.status, "partial");
     assert_eq!(
         receipt.added,
-        ["lang/base.py", "lang/broken.py", "lang/lex.py", "lang/parse.py"]
+        [
+            "lang/base.py",
+            "lang/broken.py",
+            "lang/lex.py",
+            "lang/parse.py"
+        ]
     );
     // The damaged file's intact declarations are symbols, and its call resolves.
     let report = ws.inspect_symbol("After.m", None, None).unwrap();
     assert_eq!(report.definitions.len(), 1);
-    assert_eq!(report.definitions[0].callees[0].symbol.as_deref(), Some("ok"));
+    assert_eq!(
+        report.definitions[0].callees[0].symbol.as_deref(),
+        Some("ok")
+    );
     // Nothing of the symlink's target was captured.
     let hits = ws
         .search(&QueryRequest {
@@ -268,5 +325,9 @@ fn bad_code_inputs_get_one_diagnostic_each_and_the_rest_is_indexed() {
             ..Default::default()
         })
         .unwrap();
-    assert!(hits.segments.iter().all(|s| !s.text.contains("do not capture")));
+    assert!(
+        hits.segments
+            .iter()
+            .all(|s| !s.text.contains("do not capture"))
+    );
 }

@@ -403,7 +403,9 @@ mod tests {
     #[test]
     fn a_large_function_is_cut_between_statements_with_its_signature_in_every_capsule() {
         // Multi-line statements: a line cut would land inside them.
-        let mut source = String::from("import os\n\n\n@trace\ndef big(alpha, beta):\n    \"\"\"A long function.\"\"\"\n");
+        let mut source = String::from(
+            "import os\n\n\n@trace\ndef big(alpha, beta):\n    \"\"\"A long function.\"\"\"\n",
+        );
         for i in 0..60 {
             source.push_str(&format!(
                 "    value_{i} = compute(\n        alpha + {i},\n        beta * {i},\n        os.sep,\n    )\n"
@@ -412,10 +414,33 @@ mod tests {
         source.push_str("    return alpha\n");
         let language = crate::code::Language::Python;
         let parsed = crate::code::extract(language, &source, "m.py");
-        let tokens: Vec<usize> = parsed.units.iter().map(|u| if u.is_leaf { tokenize::count(&u.text) } else { 0 }).collect();
-        let options = ChunkOptions { target_tokens: 200, soft_ceiling_tokens: 300 };
-        let chunks = windows(&source, Kind::Code(language), "m", &parsed.units, &tokens, options);
-        let big: Vec<&Chunk> = chunks.iter().filter(|c| c.capsule.heading_path.last().map(String::as_str) == Some("big")).collect();
+        let tokens: Vec<usize> = parsed
+            .units
+            .iter()
+            .map(|u| {
+                if u.is_leaf {
+                    tokenize::count(&u.text)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let options = ChunkOptions {
+            target_tokens: 200,
+            soft_ceiling_tokens: 300,
+        };
+        let chunks = windows(
+            &source,
+            Kind::Code(language),
+            "m",
+            &parsed.units,
+            &tokens,
+            options,
+        );
+        let big: Vec<&Chunk> = chunks
+            .iter()
+            .filter(|c| c.capsule.heading_path.last().map(String::as_str) == Some("big"))
+            .collect();
         assert!(big.len() > 3, "{} windows", big.len());
         for (i, chunk) in big.iter().enumerate() {
             // The first window holds the declaration in its text; the others in their capsule.
@@ -423,9 +448,16 @@ mod tests {
             assert_eq!(chunk.capsule.signature.as_deref(), signature);
             assert!(chunk.capsule.to_text().contains("def big(alpha, beta):") || i == 0);
             assert!(i > 0 || chunk.text.contains("def big(alpha, beta):"));
-            assert_eq!(&source[chunk.span.byte_start..chunk.span.byte_end], chunk.text);
+            assert_eq!(
+                &source[chunk.span.byte_start..chunk.span.byte_end],
+                chunk.text
+            );
             if i > 0 {
-                assert!(chunk.text.starts_with("value_") || chunk.text.starts_with("return"), "cut mid-statement: {:?}", &chunk.text[..20]);
+                assert!(
+                    chunk.text.starts_with("value_") || chunk.text.starts_with("return"),
+                    "cut mid-statement: {:?}",
+                    &chunk.text[..20]
+                );
             }
             assert!(chunk.token_count <= 300);
         }

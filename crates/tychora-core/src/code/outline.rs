@@ -94,9 +94,11 @@ fn function_body(node: Node<'_>) -> Option<Node<'_>> {
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        let inner = child
-            .child_by_field_name("body")
-            .or_else(|| child.child_by_field_name("value").and_then(|v| v.child_by_field_name("body")));
+        let inner = child.child_by_field_name("body").or_else(|| {
+            child
+                .child_by_field_name("value")
+                .and_then(|v| v.child_by_field_name("body"))
+        });
         if let Some(body) = inner.filter(is_block) {
             return Some(body);
         }

@@ -499,7 +499,9 @@ impl<'s> Walker<'s> {
             "arrow_function" | "function_expression" | "function" | "generator_function" => (
                 Some(None),
                 Some(Rc::new(Scope {
-                    path: enclosing.as_ref().map_or_else(String::new, |s| s.path.clone()),
+                    path: enclosing
+                        .as_ref()
+                        .map_or_else(String::new, |s| s.path.clone()),
                     class_chain: false,
                 })),
             ),

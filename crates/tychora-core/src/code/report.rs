@@ -4,7 +4,6 @@
 //! Nothing here writes anything.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -71,33 +70,6 @@ pub struct ParseStats {
     pub seconds: f64,
 }
 
-/// Runs `f` over `items` on `threads` threads; results keep the input order.
-fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let threads = threads.clamp(1, items.len().max(1));
-    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        done.push((i, f(item)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
-}
-
 /// What [`analyze_sources`] does per file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
@@ -112,7 +84,7 @@ pub enum Work {
 #[must_use]
 pub fn analyze_sources(sources: &[(String, String)], threads: usize, work: Work) -> ParseStats {
     let started = Instant::now();
-    let counts = parallel(sources, threads, |(path, source)| {
+    let counts = crate::parallel::map(sources, threads, |(path, source)| {
         let Some(language) = Language::from_path(path) else {
             return (0, 0);
         };
@@ -131,8 +103,8 @@ pub fn analyze_sources(sources: &[(String, String)], threads: usize, work: Work)
     ParseStats {
         files: sources.len(),
         bytes: sources.iter().map(|(_, s)| s.len()).sum(),
-        units: counts.iter().map(|c| c.0).sum(),
-        references: counts.iter().map(|c| c.1).sum(),
+        units: counts.iter().flatten().map(|c| c.0).sum(),
+        references: counts.iter().flatten().map(|c| c.1).sum(),
         threads,
         seconds,
     }
@@ -149,8 +121,7 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
         .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))
         .collect();
     let packages = super::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let analyzed = parallel(&code, threads, |(c, language)| {
+    let analyzed = crate::parallel::map(&code, crate::parallel::cores(), |(c, language)| {
         capture::read_confined(root, &c.path, &c.rel_path, max_file_bytes)
             .and_then(|bytes| {
                 String::from_utf8(bytes).map_err(|e| {
@@ -171,11 +142,16 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
     let mut bytes = 0;
     for ((c, language), result) in code.iter().zip(analyzed) {
         match result {
-            Ok((module, analysis, len)) => {
+            Some(Ok((module, analysis, len))) => {
                 bytes += len;
                 kept.push((c.rel_path.clone(), *language, module, analysis));
             }
-            Err(diag) => diagnostics.push(diag),
+            Some(Err(diag)) => diagnostics.push(diag),
+            None => diagnostics.push(Diagnostic::error(
+                &c.rel_path,
+                crate::error::ErrorCode::Internal,
+                "worker thread panicked",
+            )),
         }
     }
     let files: Vec<SourceFile<'_>> = kept

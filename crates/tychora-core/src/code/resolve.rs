@@ -150,7 +150,9 @@ pub fn resolve_imports(files: &[SourceFile<'_>]) -> Vec<ImportResolution> {
                     _ => index.import(f, import, 0),
                 }
             } else if import.name.as_deref() == Some("*") {
-                index.js_module(f, &import.module).map(|module| vec![module])
+                index
+                    .js_module(f, &import.module)
+                    .map(|module| vec![module])
             } else {
                 index.import(f, import, 0)
             };
@@ -159,7 +161,8 @@ pub fn resolve_imports(files: &[SourceFile<'_>]) -> Vec<ImportResolution> {
                     target: index.anchor(&vals[0]),
                 },
                 Ok(vals) if !vals.is_empty() => {
-                    let mut candidates: Vec<String> = vals.iter().map(|v| index.anchor(v)).collect();
+                    let mut candidates: Vec<String> =
+                        vals.iter().map(|v| index.anchor(v)).collect();
                     candidates.sort();
                     candidates.dedup();
                     Outcome::Ambiguous { candidates }
@@ -1098,7 +1101,11 @@ mod tests {
         );
         assert_eq!(default_export(ts, "export default () => 1;\n"), None);
         assert_eq!(
-            default_export(ts, "function a() {}\nconst b = 1;\nexport default { a, b: b };\n").as_deref(),
+            default_export(
+                ts,
+                "function a() {}\nconst b = 1;\nexport default { a, b: b };\n"
+            )
+            .as_deref(),
             Some(NAMESPACE_DEFAULT)
         );
         assert_eq!(default_export(ts, "export default { a: 1 };\n"), None);
@@ -1144,23 +1151,65 @@ mod tests {
         ]);
         let py = files(&built);
         let (chains, names) = table(&py);
-        assert!(chains.contains(&"pkg/models.py self.register = pkg.hooks.Hooks.register".to_string()), "{chains:?}");
-        assert!(chains.contains(&"pkg/models.py self.missing ! attribute not found on the enclosing class".to_string()), "{chains:?}");
-        let bases: Vec<_> = built[1].2.references.iter().filter(|r| r.heritage.is_some()).map(|r| r.text.as_str()).collect();
+        assert!(
+            chains.contains(&"pkg/models.py self.register = pkg.hooks.Hooks.register".to_string()),
+            "{chains:?}"
+        );
+        assert!(
+            chains.contains(
+                &"pkg/models.py self.missing ! attribute not found on the enclosing class"
+                    .to_string()
+            ),
+            "{chains:?}"
+        );
+        let bases: Vec<_> = built[1]
+            .2
+            .references
+            .iter()
+            .filter(|r| r.heritage.is_some())
+            .map(|r| r.text.as_str())
+            .collect();
         assert_eq!(bases, ["Hooks"]);
-        assert!(names.contains(&"pkg/models.py Hooks = pkg.hooks.Hooks".to_string()), "{names:?}");
-        let imports: Vec<String> = resolve_imports(&py).iter().map(|r| show(&r.outcome)).collect();
+        assert!(
+            names.contains(&"pkg/models.py Hooks = pkg.hooks.Hooks".to_string()),
+            "{names:?}"
+        );
+        let imports: Vec<String> = resolve_imports(&py)
+            .iter()
+            .map(|r| show(&r.outcome))
+            .collect();
         assert_eq!(imports, ["= pkg.hooks.Hooks"]);
 
         // TS interfaces and type aliases are bindings, imported and used in type positions.
         let built = build(&[
-            ("src/types.ts", "export interface Teardown { close(): void }\nexport type Logic = Teardown | null;\n"),
-            ("src/sub.ts", "import { Teardown, Logic } from './types';\nexport class Sub implements Teardown {\n  close(): void {}\n  run(l: Logic) {}\n}\n"),
+            (
+                "src/types.ts",
+                "export interface Teardown { close(): void }\nexport type Logic = Teardown | null;\n",
+            ),
+            (
+                "src/sub.ts",
+                "import { Teardown, Logic } from './types';\nexport class Sub implements Teardown {\n  close(): void {}\n  run(l: Logic) {}\n}\n",
+            ),
         ]);
         let (_, names) = table(&files(&built));
-        assert!(names.contains(&"src/sub.ts Teardown = src/types.ts#Teardown".to_string()), "{names:?}");
-        assert!(names.contains(&"src/sub.ts Logic = src/types.ts#Logic".to_string()), "{names:?}");
-        let heritage: Vec<_> = built[0].2.references.iter().chain(&built[1].2.references).filter_map(|r| r.heritage.map(|h| (r.text.as_str(), h))).collect();
-        assert_eq!(heritage, [("Teardown", crate::code::references::Heritage::Implements)]);
+        assert!(
+            names.contains(&"src/sub.ts Teardown = src/types.ts#Teardown".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"src/sub.ts Logic = src/types.ts#Logic".to_string()),
+            "{names:?}"
+        );
+        let heritage: Vec<_> = built[0]
+            .2
+            .references
+            .iter()
+            .chain(&built[1].2.references)
+            .filter_map(|r| r.heritage.map(|h| (r.text.as_str(), h)))
+            .collect();
+        assert_eq!(
+            heritage,
+            [("Teardown", crate::code::references::Heritage::Implements)]
+        );
     }
 }

@@ -28,6 +28,9 @@ struct CodeMember<'m> {
     default_export: Option<String>,
 }
 
+/// A code member as `code_extractions` records it: language, module path, syntax cache key.
+type Recorded<'m> = (&'m Member, String, String, String);
+
 /// A unit of one extraction, as relations need it.
 struct UnitRow {
     id: i64,
@@ -43,7 +46,7 @@ struct UnitRow {
 /// # Errors
 /// SQLite errors.
 pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i64>> {
-    let mut groups: BTreeMap<(i64, i64), Vec<(&Member, String, String, String)>> = BTreeMap::new();
+    let mut groups: BTreeMap<(i64, i64), Vec<Recorded<'_>>> = BTreeMap::new();
     {
         let mut stmt = conn.prepare_cached(
             "SELECT language, module, syntax_key FROM code_extractions WHERE extraction_id = ?1",
@@ -93,19 +96,14 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
     Ok(ids)
 }
 
-fn load_members<'m>(
-    conn: &Connection,
-    group: &[(&'m Member, String, String, String)],
-) -> Result<Vec<CodeMember<'m>>> {
+fn load_members<'m>(conn: &Connection, group: &[Recorded<'m>]) -> Result<Vec<CodeMember<'m>>> {
     let mut stmt = conn.prepare_cached("SELECT payload FROM syntax_cache WHERE key = ?1")?;
     let mut out = Vec::with_capacity(group.len());
     for (member, language, module, key) in group {
         let Some(language) = Language::from_name(language) else {
             continue;
         };
-        let payload: Option<String> = stmt
-            .query_row(params![key], |r| r.get(0))
-            .optional()?;
+        let payload: Option<String> = stmt.query_row(params![key], |r| r.get(0)).optional()?;
         let Some((references, default_export)) =
             payload.as_deref().and_then(cache::decode_references)
         else {
@@ -152,14 +150,6 @@ fn units_of(tx: &Transaction<'_>, extraction_id: i64) -> Result<Vec<UnitRow>> {
     Ok(rows)
 }
 
-/// Whether a unit type names a symbol (not a `header` or `statement` run of code).
-fn is_symbol(unit_type: &str) -> bool {
-    matches!(
-        unit_type,
-        "module" | "class" | "interface" | "type" | "function" | "method"
-    )
-}
-
 /// One relation row before insertion.
 struct Row<'a> {
     kind: &'static str,
@@ -204,7 +194,7 @@ fn build_set(
     for rows in units.values() {
         for u in rows {
             if let Some(anchor) = &u.anchor
-                && is_symbol(&u.unit_type)
+                && crate::code::is_symbol_unit(&u.unit_type)
             {
                 by_anchor.entry(anchor.as_str()).or_insert(u.id);
             }
@@ -227,7 +217,10 @@ fn build_set(
             format!("{}#{path}", crate::code::normalize_path(&c.member.rel_path))
         };
         rows.iter()
-            .find(|u| u.anchor.as_deref() == Some(anchor.as_str()) && is_symbol(&u.unit_type))
+            .find(|u| {
+                u.anchor.as_deref() == Some(anchor.as_str())
+                    && crate::code::is_symbol_unit(&u.unit_type)
+            })
             .map(|u| u.id)
             .or(module_unit)
     };
@@ -258,7 +251,12 @@ fn build_set(
             Outcome::Unresolved { reason } => ("unresolved", None, None, Some(reason.as_str())),
         };
         *stats.entry(format!("{}.{outcome}", row.kind)).or_default() += 1;
-        let name = row.text.rsplit(['.', '#']).next().unwrap_or(row.text).trim();
+        let name = row
+            .text
+            .rsplit(['.', '#'])
+            .next()
+            .unwrap_or(row.text)
+            .trim();
         insert.execute(params![
             set_id,
             row.kind,
@@ -289,7 +287,7 @@ fn build_set(
             let (Some(parent), Some(anchor)) = (u.parent_ordinal, &u.anchor) else {
                 continue;
             };
-            if !is_symbol(&u.unit_type) {
+            if !crate::code::is_symbol_unit(&u.unit_type) {
                 continue;
             }
             let Some(owner) = rows.get(parent) else {

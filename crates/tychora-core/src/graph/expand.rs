@@ -15,22 +15,8 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::lexical::Filter;
 
-/// Expansion limits (the pack's `graph` section).
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// Hops from a seed.
-    pub depth: usize,
-    /// Relations followed per symbol and direction.
-    pub fanout: usize,
-    /// Top fused candidates expanded from.
-    pub seeds: usize,
-    /// Symbols reached at most, over all seeds.
-    pub max_nodes: usize,
-    /// Relation kinds followed (of calls, references, inherits, implements).
-    pub relations: Vec<String>,
-    /// Whether relations are followed backwards too (callers, subclasses).
-    pub callers: bool,
-}
+/// Expansion limits: the pack's `graph` section.
+pub use crate::config::Graph as Limits;
 
 /// One step of a "found via" path, stated in the relation's own direction: `from` calls `to`.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -87,9 +73,8 @@ fn sets(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<Vec<i64>
 
 /// A symbol unit's display name (`Class.method`) and whether it is a module.
 fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, String)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1",
-    )?;
+    let mut stmt = conn
+        .prepare_cached("SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1")?;
     let row: Option<(String, String)> = stmt
         .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
@@ -122,7 +107,8 @@ fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
     let mut out = Vec::new();
     for (id, unit_type, parent, parent_type) in rows {
         let unit = match unit_type.as_str() {
-            "class" | "interface" | "type" | "function" | "method" => Some(id),
+            "module" => None,
+            t if crate::code::is_symbol_unit(t) => Some(id),
             "header" | "statement" => parent.filter(|_| {
                 parent_type
                     .as_deref()
@@ -190,15 +176,15 @@ fn window_of(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
         .optional()?)
 }
 
-/// Expands from `seed_chunks` (best first) and returns the windows reached, nearest first, each
-/// once, excluding the seeds' own windows.
+/// Expands from `seeds` (`(chunk, owner)`, best first) and returns the windows reached, nearest
+/// first, each once, excluding the seeds' own windows.
 ///
 /// # Errors
 /// SQLite errors.
 pub fn expand(
     conn: &Connection,
     snapshot_id: i64,
-    seed_chunks: &[i64],
+    seeds: &[(i64, i64)],
     filter: &Filter,
     limits: &Limits,
 ) -> Result<Vec<Reached>> {
@@ -217,7 +203,12 @@ pub fn expand(
     let followed = limits
         .relations
         .iter()
-        .filter(|k| matches!(k.as_str(), "calls" | "references" | "inherits" | "implements"))
+        .filter(|k| {
+            matches!(
+                k.as_str(),
+                "calls" | "references" | "inherits" | "implements"
+            )
+        })
         .map(|k| format!("'{k}'"))
         .collect::<Vec<_>>()
         .join(",");
@@ -238,10 +229,8 @@ pub fn expand(
     let mut seed_owners: HashSet<i64> = HashSet::new();
     // Queue items: unit, depth, seed index, callers followed so far, path.
     let mut queue: VecDeque<(i64, usize, usize, usize, Vec<Hop>)> = VecDeque::new();
-    for (seed, &chunk) in seed_chunks.iter().take(limits.seeds).enumerate() {
-        if let Some((_, owner)) = window_of_chunk(conn, chunk)? {
-            seed_owners.insert(owner);
-        }
+    for (seed, &(chunk, owner)) in seeds.iter().take(limits.seeds).enumerate() {
+        seed_owners.insert(owner);
         for unit in seed_units(conn, chunk)? {
             if visited.insert(unit) {
                 queue.push_back((unit, 0, seed, 0, Vec::new()));
@@ -254,7 +243,7 @@ pub fn expand(
     let mut reached: Vec<((usize, usize, usize, usize), Reached)> = Vec::new();
     let mut owners: HashSet<i64> = HashSet::new();
     while let Some((unit, depth, seed, callers, path)) = queue.pop_front() {
-        if depth >= limits.depth || visited.len() >= limits.max_nodes + seed_chunks.len() {
+        if depth >= limits.depth || visited.len() >= limits.max_nodes + seeds.len() {
             continue;
         }
         let Some((unit_name, _)) = name(conn, unit)? else {
@@ -305,12 +294,4 @@ pub fn expand(
     }
     reached.sort_by_key(|(key, _)| *key);
     Ok(reached.into_iter().map(|(_, r)| r).collect())
-}
-
-fn window_of_chunk(conn: &Connection, chunk_id: i64) -> Result<Option<(i64, i64)>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT id, COALESCE(owner_chunk_id, id) FROM chunks WHERE id = ?1")?;
-    Ok(stmt
-        .query_row(params![chunk_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
 }

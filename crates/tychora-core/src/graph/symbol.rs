@@ -195,7 +195,7 @@ impl Workspace {
             let sets = set_list(conn, snapshot_id)?;
             let repo = repo.map(|r| r.trim_end_matches('/').to_string());
             let mut stmt = conn.prepare_cached(
-                "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, l.line_start, l.line_end, s.rel_path, ro.path,
+                "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
                         e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
                  FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
                  JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
@@ -206,25 +206,12 @@ impl Workspace {
             )?;
             let found: Vec<(i64, String, String, String, Site)> = stmt
                 .query_map(params![normalize_identifier(name), snapshot_id], |r| {
-                    let text: String = r.get(3)?;
                     Ok((
                         r.get(0)?,
                         r.get::<_, Option<String>>(1)?.unwrap_or_default(),
                         r.get(2)?,
-                        text,
-                        {
-                            let path: String = r.get(6)?;
-                            let (a, b): (i64, i64) = (r.get(4)?, r.get(5)?);
-                            Site {
-                                citation: format!("{path}:{a}-{b}"),
-                                path,
-                                root: r.get(7)?,
-                                line_start: a,
-                                line_end: b,
-                                revision_id: r.get(8)?,
-                                commit: r.get(9)?,
-                            }
-                        },
+                        r.get(3)?,
+                        site(r, 4)?,
                     ))
                 })?
                 .collect::<rusqlite::Result<_>>()?;

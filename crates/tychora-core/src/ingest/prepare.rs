@@ -77,38 +77,13 @@ pub fn prepare_all(
     candidates: &[Candidate],
     on_progress: &(dyn Fn(usize) + Sync),
 ) -> Vec<Outcome> {
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(candidates.len().max(1));
-    let mut slots: Vec<Option<Outcome>> = (0..candidates.len()).map(|_| None).collect();
-    let results: Vec<Vec<(usize, Outcome)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(candidate) = candidates.get(i) else {
-                            break;
-                        };
-                        out.push((i, prepare_one(ctx, candidate)));
-                        on_progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    out
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
+    let results = crate::parallel::map(candidates, crate::parallel::cores(), |candidate| {
+        let outcome = prepare_one(ctx, candidate);
+        on_progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+        outcome
     });
-    for (i, outcome) in results.into_iter().flatten() {
-        slots[i] = Some(outcome);
-    }
-    slots
+    results
         .into_iter()
         .zip(candidates)
         .map(|(slot, c)| {

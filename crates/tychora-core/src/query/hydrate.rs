@@ -190,7 +190,12 @@ mod tests {
         ] {
             assert!(super::is_test_path(path), "{path}");
         }
-        for path in ["src/_pytest/python.py", "src/testing_utils.py", "src/contest.py", "latest.py"] {
+        for path in [
+            "src/_pytest/python.py",
+            "src/testing_utils.py",
+            "src/contest.py",
+            "latest.py",
+        ] {
             assert!(!super::is_test_path(path), "{path}");
         }
     }

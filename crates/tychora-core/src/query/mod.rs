@@ -344,33 +344,13 @@ impl Workspace {
             // on their preliminary fusion.
             let mut found_via: HashMap<i64, Vec<crate::graph::expand::Hop>> = HashMap::new();
             if channels.iter().any(|c| c == "graph") {
-                let lists: Vec<ChannelList<i64>> = per_channel
+                let seeds: Vec<(i64, i64)> = fuse(&per_channel, pack.fusion.k)
                     .iter()
-                    .map(|(channel, weight, hits)| ChannelList {
-                        channel,
-                        weight: *weight,
-                        owners: hits.iter().map(|&(_, owner)| owner).collect(),
-                    })
-                    .collect();
-                let mut first: HashMap<i64, i64> = HashMap::new();
-                for &(chunk, owner) in per_channel.iter().flat_map(|(_, _, hits)| hits) {
-                    first.entry(owner).or_insert(chunk);
-                }
-                let limits = crate::graph::expand::Limits {
-                    depth: pack.graph.depth,
-                    fanout: pack.graph.fanout,
-                    seeds: pack.graph.seeds,
-                    max_nodes: pack.graph.max_nodes,
-                    relations: pack.graph.relations.clone(),
-                    callers: pack.graph.callers,
-                };
-                let seeds: Vec<i64> = fusion::rrf(&lists, pack.fusion.k)
-                    .iter()
-                    .take(limits.seeds)
-                    .filter_map(|f| first.get(&f.owner).copied())
+                    .take(pack.graph.seeds)
+                    .map(|(f, chunk)| (*chunk, f.owner))
                     .collect();
                 let reached =
-                    crate::graph::expand::expand(conn, snapshot_id, &seeds, &filter, &limits)?;
+                    crate::graph::expand::expand(conn, snapshot_id, &seeds, &filter, &pack.graph)?;
                 let hits = reached
                     .into_iter()
                     .map(|r| {
@@ -381,32 +361,16 @@ impl Workspace {
                 per_channel.push(("graph", pack.fusion.weights.graph, hits));
                 mark("graph");
             }
-            let mut lists = Vec::with_capacity(per_channel.len());
-            // The chunk standing for each owner: the first seen with the channels in order, so the
-            // exact channel (run first) wins, since it pinpoints the unit carrying the identifier.
-            let mut representative: HashMap<i64, i64> = HashMap::new();
             for (channel, weight, hits) in &per_channel {
                 coverage.channels.push(ChannelCoverage {
                     channel,
                     weight: *weight,
                     candidates: hits.len(),
                 });
-                lists.push(ChannelList {
-                    channel,
-                    weight: *weight,
-                    owners: hits.iter().map(|&(_, owner)| owner).collect(),
-                });
-                for &(chunk, owner) in hits {
-                    representative.entry(owner).or_insert(chunk);
-                }
             }
-            let candidates: Vec<(fusion::Fused<i64>, i64)> = fusion::rrf(&lists, pack.fusion.k)
-                .into_iter()
-                .filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk)))
-                .collect();
+            let mut candidates = fuse(&per_channel, pack.fusion.k);
             // A code pack may rank test files lower: asked where something is done, the answer is
             // mostly the implementation, while tests repeat its names in many small windows.
-            let mut candidates = candidates;
             let test_weight = pack.fusion.test_weight;
             if test_weight < 1.0 && !candidates.is_empty() {
                 let ids: Vec<i64> = candidates.iter().map(|(_, c)| *c).collect();
@@ -542,6 +506,30 @@ impl Workspace {
             created_at: now_ms(),
         });
     }
+}
+
+/// Weighted RRF over the channels' owners, each owner with the chunk standing for it: the first
+/// seen with the channels in order, so the exact channel (run first) wins, since it pinpoints the
+/// unit carrying the identifier.
+fn fuse(per_channel: &[ChannelHits], k: f64) -> Vec<(fusion::Fused<i64>, i64)> {
+    let mut representative: HashMap<i64, i64> = HashMap::new();
+    let lists: Vec<ChannelList<i64>> = per_channel
+        .iter()
+        .map(|(channel, weight, hits)| {
+            for &(chunk, owner) in hits {
+                representative.entry(owner).or_insert(chunk);
+            }
+            ChannelList {
+                channel,
+                weight: *weight,
+                owners: hits.iter().map(|&(_, owner)| owner).collect(),
+            }
+        })
+        .collect();
+    fusion::rrf(&lists, k)
+        .into_iter()
+        .filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk)))
+        .collect()
 }
 
 fn to_segment(
