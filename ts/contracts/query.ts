@@ -3,6 +3,9 @@ import { z } from 'zod'
 export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file']).describe('Source kind')
 export const ChannelSchema = z.enum(['exact', 'lexical', 'graph']).describe('Retrieval channel (graph: code relations expanded from the top candidates)')
 
+/** The channels of a search that asks for the code graph (`--graph`, MCP `graph: true`). */
+export const WITH_GRAPH = ['exact', 'lexical', 'graph'] as const satisfies readonly z.infer<typeof ChannelSchema>[]
+
 /** A search request. Filters apply before ranking, inside every channel. */
 export const QueryRequestSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty'
-import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
+import { type QueryRequest, QueryRequestSchema, WITH_GRAPH } from '../../contracts/query.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
 import { workspaceArg, writeOut } from '../context.js'
@@ -40,7 +40,7 @@ export default defineCommand({
           budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
           max_per_source: int(args['max-per-source'], 'max-per-source'),
           snapshot_id: int(args.snapshot, 'snapshot'),
-          channels: args.channels?.split(',') ?? (args.graph ? ['exact', 'lexical', 'graph'] : undefined),
+          channels: args.channels?.split(',') ?? (args.graph ? [...WITH_GRAPH] : undefined),
         }).filter(([, v]) => v !== undefined),
       ),
     )

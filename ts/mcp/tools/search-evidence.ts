@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+import { WITH_GRAPH } from '../../contracts/query.js'
 import { QueryResultSchema } from '../../contracts/result.js'
 import { SearchEvidenceRequestSchema } from '../../contracts/service.js'
 import { toAgent } from '../../format/render.js'
@@ -38,7 +39,7 @@ export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void 
     },
     async ({ project, graph, ...request }) =>
       forProject(ctx, project, async (client) => {
-        const result = await client.search(graph ? { ...request, channels: ['exact', 'lexical', 'graph'] } : request)
+        const result = await client.search(graph ? { ...request, channels: [...WITH_GRAPH] } : request)
         return { content: [{ type: 'text', text: toAgent(result) }], structuredContent: result }
       }),
   )
