@@ -45,6 +45,14 @@ export class TychoraError extends Error {
   }
 }
 
+/**
+ * A schema's issues as the message of an `E_INVALID_ARGUMENT`: `path: message` per issue, `(root)`
+ * for the value itself, joined with `; ` on one line. Every surface words a refused input alike.
+ */
+export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message.replace(/\s*\n\s*/g, ' ')}`).join('; ')
+}
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && value in ERROR_CODES
 }

@@ -1,10 +1,19 @@
-import { symlink, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { QueryResultSchema } from '../../ts/contracts/result.js'
 import { ReceiptSchema } from '../../ts/contracts/ingest.js'
+import { Workspace } from '../../ts/engine/workspace.js'
 import { ERROR_CODES, EXIT_PARTIAL } from '../../ts/errors.js'
+import { visible } from '../../ts/format/terminal.js'
 import { ROOT, cli, nativeMissing, scratch } from './_setup.js'
+
+/** What must never reach a terminal raw: C0 controls but \t and \n, DEL, C1, bidi overrides and isolates. */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/
+/** A clipboard write (OSC 52), a screen clear, a window title, a bell, a C1 CSI and a right-to-left override. */
+const HOSTILE = 'zebrafish \x1b]52;c;ZXZpbA==\x07 clear \x1b[2J title \x1b]0;pwned\x07 bell \x07 csi \u009b31m rlo \u202egnp.exe'
+const HOSTILE_NAME = 'clip\x1b]0;title\x07\x1b[2J\u009b\u202e'
 
 describe.skipIf(nativeMissing)('CLI', () => {
   it('init, add, search in md and json, inspect, status, verify', async () => {
@@ -80,5 +89,112 @@ describe.skipIf(nativeMissing)('CLI', () => {
     const empty = await cli(['search', '-w', ws, 'anything'])
     expect(empty.code).toBe(0)
     expect(empty.stdout).toContain('no published snapshot yet')
+  })
+
+  it('prints control characters from file content and file names as escapes; JSON keeps the exact text', async () => {
+    const { dir, ws } = await scratch()
+    const docs = join(dir, 'hostile')
+    await mkdir(docs)
+    await writeFile(join(docs, `${HOSTILE_NAME}.md`), `# Clipboard notes\n\n${HOSTILE}\n`)
+    await writeFile(join(docs, `${HOSTILE_NAME}.json`), '{"unterminated": ') // a diagnostic naming the file
+    expect((await cli(['init', ws])).code).toBe(0)
+
+    const add = await cli(['add', '-w', ws, docs])
+    expect(add.code).toBe(EXIT_PARTIAL)
+    expect(add.stdout).not.toMatch(RAW_CONTROL)
+    expect(add.stdout).toContain(visible(`${HOSTILE_NAME}.md`)) // the added name
+    expect(add.stdout).toContain(`E_UNSUPPORTED_FORMAT ${visible(`${HOSTILE_NAME}.json`)}`) // a diagnostic's path
+
+    for (const format of ['md', 'agent']) {
+      const out = await cli(['search', '-w', ws, 'zebrafish', '--format', format])
+      expect(out.code).toBe(0)
+      expect(out.stdout).not.toMatch(RAW_CONTROL)
+      expect(out.stdout).toContain(visible(HOSTILE))
+      expect(out.stdout).toContain(visible(`${HOSTILE_NAME}.md`))
+    }
+    const json = await cli(['search', '-w', ws, 'zebrafish', '--format', 'json'])
+    const top = QueryResultSchema.parse(JSON.parse(json.stdout)).segments[0]!
+    expect(top.text).toContain(HOSTILE)
+    expect(top.source.path).toBe(`${HOSTILE_NAME}.md`)
+    const receipt = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, docs, '--format', 'json'])).stdout))
+    expect(receipt.diagnostics.map((d) => d.path)).toContain(`${HOSTILE_NAME}.json`)
+
+    // A symbol report names the module after the file.
+    const code = join(dir, 'code-ws')
+    const pkg = join(dir, 'pkg')
+    await mkdir(pkg)
+    await writeFile(join(pkg, `${HOSTILE_NAME}.py`), 'def caller():\n    return 1\n')
+    await cli(['init', code, '--profile', 'code'])
+    expect((await cli(['add', '-w', code, pkg])).code).toBe(0)
+    const symbol = await cli(['inspect', '-w', code, 'symbol', 'caller'])
+    expect(symbol.code).toBe(0)
+    expect(symbol.stdout).not.toMatch(RAW_CONTROL)
+    expect(symbol.stdout).toContain(visible(`${HOSTILE_NAME}.py`))
+    const report = JSON.parse((await cli(['inspect', '-w', code, 'symbol', 'caller', '--format', 'json'])).stdout)
+    expect(report.definitions[0].site.path).toBe(`${HOSTILE_NAME}.py`)
+
+    // The CLI's own error line quotes what it was given: escaped as well.
+    const missing = await cli(['inspect', '-w', ws, `chunk:\x1b[2J`])
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toMatch(/^error\[E_[A-Z_]+\]: /)
+    expect(missing.stderr).not.toMatch(RAW_CONTROL)
+  })
+
+  it('refuses unknown flags and surplus arguments on every command, naming the closest flag', async () => {
+    const { dir, docs } = await scratch()
+    const typo = await cli(['init', '--profil', 'code', 'ws'], { cwd: dir })
+    expect(typo.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+    expect(typo.stderr).toMatch(/^error\[E_INVALID_ARGUMENT\]: /)
+    expect(typo.stderr).toContain('--profile?') // the suggestion is the behaviour
+    const surplus = await cli(['init', 'ws', 'extra'], { cwd: dir })
+    expect(surplus.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+    expect(await readdir(dir)).toEqual(['docs']) // neither created a workspace
+
+    const evalTypo = await cli(['eval', 'beir', join(ROOT, 'test/fixtures/beir-mini'), '--provider', 'local'], { cwd: dir })
+    expect(evalTypo.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+    expect(await readdir(dir)).toEqual(['docs']) // no report written
+    const json = await cli(['manage', 'status', '--frmat', 'json', '--format', 'json'], { cwd: dir })
+    expect(JSON.parse(json.stderr)).toMatchObject({ code: 'E_INVALID_ARGUMENT' })
+    expect((await cli(['serch', 'x'], { cwd: dir })).code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+
+    // Declared flags, aliases, --x=value, negation and several paths or query words still work.
+    const ws = join(dir, 'ws')
+    expect((await cli(['init', ws, '--profile=documents', '--format', 'json'])).code).toBe(0)
+    const add = await cli(['add', '-w', ws, join(docs, 'http-caching.md'), join(docs, 'glossary.json')])
+    expect(add.code).toBe(0)
+    expect(add.stdout).toMatch(/2 added/)
+    const search = await cli(['search', `--workspace=${ws}`, 'max-age', 'directive', '--no-graph', '--limit', '1', '--format', 'json'])
+    expect(search.code).toBe(0)
+    expect(QueryResultSchema.parse(JSON.parse(search.stdout)).query).toBe('max-age directive')
+  })
+
+  it('a query over 10,000 characters is E_INVALID_ARGUMENT with the library\'s one-line message; -- ends the options', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    await cli(['add', '-w', ws, docs])
+    const long = 'a'.repeat(10_001)
+    const text = await cli(['search', '-w', ws, long])
+    expect(text.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+    expect(text.stderr).toMatch(/^error\[E_INVALID_ARGUMENT\]: [^\n]+\n$/)
+    const json = await cli(['search', '-w', ws, long, '--format', 'json'])
+    expect(json.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+    const error = JSON.parse(json.stderr) as { code: string; message: string }
+    expect(error.code).toBe('E_INVALID_ARGUMENT')
+    expect(text.stderr).toBe(`error[E_INVALID_ARGUMENT]: ${error.message}\n`)
+    // The library refuses it with the same code and message.
+    const workspace = await Workspace.open(ws)
+    try {
+      await expect(workspace.search({ query: long })).rejects.toMatchObject({ code: 'E_INVALID_ARGUMENT', message: error.message })
+    } finally {
+      workspace.close()
+    }
+
+    // After --, a query may start with -.
+    const dashed = await cli(['search', '-w', ws, '--format', 'json', '--', '-max-age directive', '--limit'])
+    expect(dashed.code).toBe(0)
+    const result = QueryResultSchema.parse(JSON.parse(dashed.stdout))
+    expect(result.query).toBe('-max-age directive --limit')
+    expect(result.segments[0]?.source.path).toBe('http-caching.md')
+    expect((await cli(['search', '-w', ws, '-max-age'])).code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
   })
 })

@@ -23,7 +23,7 @@ async function checkIntact(ws: string, snapshotBefore: number) {
 }
 
 describe.skipIf(nativeMissing)('crash safety of add', () => {
-  for (const point of ['after-prepare', 'after-commit', 'after-index']) {
+  for (const point of ['after-prepare', 'after-commit', 'after-index', 'before-switch-commit']) {
     it(`an abort ${point} leaves the previous snapshot published and intact`, async () => {
       const { docs, ws } = await scratch()
       await cli(['init', ws])

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -128,6 +129,66 @@ describe.skipIf(nativeMissing)('daemon', () => {
       expect((await ws2.verify()).problems).toEqual([])
     } finally {
       ws2.close()
+    }
+  })
+
+  it('a daemon.json left by kill -9 never blocks the CLI, even when its pid now belongs to another process', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    await cli(['add', '-w', ws, docs])
+    const daemon = await startDaemon([ws])
+    daemon.child.kill('SIGKILL')
+    await new Promise((r) => daemon.child.once('exit', r))
+    const file = join(ws, 'runtime', 'daemon.json')
+    expect(existsSync(file)).toBe(true)
+    // The pid is reused by an unrelated, live process.
+    const stranger = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      const info = JSON.parse(readFileSync(file, 'utf8'))
+      await writeFile(file, JSON.stringify({ ...info, pid: stranger.pid }))
+      const search = await cli(['search', '-w', ws, 'ETag validator', '--format', 'json'])
+      expect(search.code, search.stderr).toBe(0)
+      expect(JSON.parse(search.stdout).segments[0].source.path).toBe('http-caching.md')
+      expect(existsSync(file)).toBe(false) // judged stale by the free lock, and removed
+      await writeFile(file, JSON.stringify({ ...info, pid: stranger.pid }))
+      expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+      await writeFile(file, JSON.stringify({ ...info, pid: stranger.pid }))
+      const verify = await cli(['manage', 'verify', '-w', ws])
+      expect(verify.code, verify.stderr).toBe(0)
+      expect(verify.stdout).not.toContain(String(stranger.pid))
+      // A new daemon starts on the same workspace and the CLI routes through it.
+      const next = await startDaemon([ws])
+      try {
+        const routed = await cli(['search', '-w', ws, 'ETag validator', '--format', 'json'])
+        expect(routed.code).toBe(0)
+        expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(next.child.pid)
+      } finally {
+        await next.stop()
+      }
+    } finally {
+      stranger.kill()
+    }
+  })
+
+  it('a held lock whose holder does not answer the handshake is reported as locked by the real holder, not as an unreachable daemon', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    await cli(['add', '-w', ws, docs])
+    const daemon = await startDaemon([ws])
+    const info = JSON.parse(readFileSync(join(ws, 'runtime', 'daemon.json'), 'utf8'))
+    daemon.child.kill('SIGKILL')
+    await new Promise((r) => daemon.child.once('exit', r))
+    // This test process now owns the workspace (a library writer), with the dead daemon's file left.
+    const holder = await Workspace.open(ws)
+    try {
+      await writeFile(join(ws, 'runtime', 'daemon.json'), JSON.stringify(info))
+      const search = await cli(['search', '-w', ws, 'ETag', '--format', 'json'])
+      expect(search.code).toBe(ERROR_CODES.E_LOCKED.exit)
+      expect(JSON.parse(search.stderr).code).toBe('E_LOCKED')
+      expect(search.stderr).toContain(`pid ${process.pid}`)
+      expect(search.stderr).not.toContain('served by the daemon')
+    } finally {
+      holder.close()
     }
   })
 })

@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { connect } from '../../ts/client/http-client.js'
 import { QueryResultSchema } from '../../ts/contracts/result.js'
-import { Workspace, ensureToken } from '../../ts/engine/workspace.js'
+import { ensureTokens } from '../../ts/engine/tokens.js'
+import { Workspace } from '../../ts/engine/workspace.js'
 import { ERROR_CODES, type ErrorCode, TychoraError } from '../../ts/errors.js'
 import { type HttpOptions, createHttpApp } from '../../ts/http/app.js'
 import { startHttpServer } from '../../ts/http/server.js'
@@ -22,7 +23,9 @@ const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: 
 interface Project {
   name: string
   dir: string
+  /** The owner's token. */
   token: string
+  agentToken: string
   ws: Workspace
 }
 
@@ -38,7 +41,7 @@ interface Served {
 const teardown: Array<() => Promise<void> | void> = []
 
 /** Two real workspaces (alpha, beta) with the fixture docs, served by a real server on port 0. */
-async function serve(options: Partial<HttpOptions> = {}): Promise<Served> {
+async function serve(options: Partial<HttpOptions> & { allowAgentAdd?: boolean } = {}): Promise<Served> {
   const { dir, docs } = await scratch()
   const registry = new ProjectRegistry()
   const projects: Project[] = []
@@ -51,9 +54,9 @@ async function serve(options: Partial<HttpOptions> = {}): Promise<Served> {
       await ws.idle()
     })
     expect((await ws.add({ paths: [docs] })).status).toBe('succeeded')
-    const token = await ensureToken(wsDir)
-    registry.register(ws, { token })
-    projects.push({ name: ws.name, dir: wsDir, token, ws })
+    const tokens = await ensureTokens(wsDir)
+    registry.register(ws, { tokens, allowAgentAdd: options.allowAgentAdd ?? false })
+    projects.push({ name: ws.name, dir: wsDir, token: tokens.owner, agentToken: tokens.agent, ws })
   }
   const app = createHttpApp(registry, { port: 0, ...options })
   const server = await startHttpServer(app, { port: 0 })
@@ -440,6 +443,119 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       expectError(await raw(s, { path: '/v1/projects/alpha/nothing', headers: bearer(s.alpha) }), 'E_NOT_FOUND')
       expectError(await raw(s, { method: 'DELETE', path: '/v1/projects/alpha/sources', headers: bearer(s.alpha) }), 'E_NOT_FOUND')
       expectError(await raw(s, { path: '/mcp', headers: bearer(s.alpha) }), 'E_NOT_FOUND') // no MCP handler mounted
+    })
+  })
+
+  describe('credentials: the owner token and the agent token', () => {
+    /** Every API route, called as each credential; what each may do is fixed here. */
+    it('each route answers each credential as its scope allows', async () => {
+      const s = await serve()
+      const seg = (await s.alpha.ws.search({ query: 'ETag' })).segments[0]!.id
+      const routes: Array<{ method: string; path: string; body?: unknown }> = [
+        { method: 'GET', path: '/v1/projects' },
+        { method: 'POST', path: '/v1/projects/alpha/search', body: { query: 'ETag' } },
+        { method: 'GET', path: `/v1/projects/alpha/evidence/${seg}` },
+        { method: 'GET', path: '/v1/projects/alpha/symbols/tokenize' },
+        { method: 'GET', path: '/v1/projects/alpha/sources' },
+        { method: 'GET', path: '/v1/projects/alpha/sources/1' },
+        { method: 'GET', path: '/v1/projects/alpha/jobs/1' },
+        { method: 'GET', path: '/v1/projects/alpha/snapshots' },
+        { method: 'POST', path: '/v1/projects/alpha/sources', body: { paths: [s.docs] } },
+      ]
+      const credentials: Array<[string, string | undefined]> = [
+        ['owner', s.alpha.token],
+        ['agent', s.alpha.agentToken],
+        ['other owner', s.beta.token],
+        ['other agent', s.beta.agentToken],
+        ['wrong', '0'.repeat(64)],
+        ['none', undefined],
+      ]
+      const seen: Record<string, number[]> = {}
+      for (const [who, token] of credentials) {
+        for (const r of routes) {
+          const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
+          const res = await raw(s, { method: r.method, path: r.path, ...(r.body ? jsonBody(r.body) : {}), headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) } })
+          ;(seen[who] ??= []).push(res.status)
+        }
+      }
+      // Reads: both tokens of alpha; the other project's tokens see 404 (as if alpha did not exist);
+      // no or a wrong token, 401. Adds: owner 202; agent 403 (this workspace does not allow agents to add).
+      expect(seen).toEqual({
+        owner: [200, 200, 200, 200, 200, 200, 200, 200, 202],
+        agent: [200, 200, 200, 200, 200, 200, 200, 200, 403],
+        'other owner': [200, 404, 404, 404, 404, 404, 404, 404, 404],
+        'other agent': [200, 404, 404, 404, 404, 404, 404, 404, 404],
+        wrong: [401, 401, 401, 401, 401, 401, 401, 401, 401],
+        none: [401, 401, 401, 401, 401, 401, 401, 401, 401],
+      })
+      // The agent token lists only its own project too.
+      const listed = await raw(s, { path: '/v1/projects', headers: { authorization: `Bearer ${s.alpha.agentToken}` } })
+      expect(listed.json.projects.map((p: { name: string }) => p.name)).toEqual(['alpha'])
+    })
+
+    it('an agent token never widens the capture roots; the owner token may; relative paths are refused for both', async () => {
+      const s = await serve({ allowAgentAdd: true })
+      const outside = join(s.docs, '..', 'outside')
+      const { mkdir } = await import('node:fs/promises')
+      await mkdir(outside, { recursive: true })
+      await writeFile(join(outside, 'private.md'), '# Private\n\nnot for agents\n')
+      const before = await state(s.alpha.ws)
+      const post = (token: string, paths: string[]) =>
+        raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', body: JSON.stringify({ paths }), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } })
+
+      for (const paths of [[outside], ['/'], [join(s.docs, '..')], [join(s.docs, '..', 'outside', 'private.md')]]) {
+        expectError(await post(s.alpha.agentToken, paths), 'E_FORBIDDEN')
+      }
+      for (const token of [s.alpha.agentToken, s.alpha.token]) {
+        expectError(await post(token, ['.']), 'E_INVALID_ARGUMENT')
+        expectError(await post(token, ['docs']), 'E_INVALID_ARGUMENT')
+      }
+      expect(await state(s.alpha.ws)).toEqual(before)
+
+      // Inside the existing root an agent may add.
+      const inside = await post(s.alpha.agentToken, [s.docs])
+      expect(inside.status).toBe(202)
+      const job = await until(() => s.alpha.ws.jobStatus(inside.json.job_id), (j) => j.finished_at !== null)
+      expect(job.status).toBe('succeeded')
+
+      // The owner may add a new root.
+      const owned = await post(s.alpha.token, [outside])
+      expect(owned.status).toBe(202)
+      const ownerJob = await until(() => s.alpha.ws.jobStatus(owned.json.job_id), (j) => j.finished_at !== null)
+      expect(ownerJob.receipt?.added).toEqual(['private.md'])
+      // Now that the owner made it a root, the agent may sync it.
+      expect((await post(s.alpha.agentToken, [outside])).status).toBe(202)
+    })
+
+  })
+
+  describe('browser-shaped requests', () => {
+    it('Sec-Fetch-Site cross-site or same-site is 403 even with the right token; same-origin and none pass', async () => {
+      const s = await serve()
+      const before = await state(s.alpha.ws)
+      for (const site of ['cross-site', 'same-site', 'Cross-Site']) {
+        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', ...jsonBody({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } }), 'E_FORBIDDEN')
+        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', ...jsonBody({ paths: [s.docs] }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } }), 'E_FORBIDDEN')
+      }
+      expect(await state(s.alpha.ws)).toEqual({ ...before, query_runs: before.query_runs })
+      for (const site of ['same-origin', 'none']) {
+        const ok = await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', ...jsonBody({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } })
+        expect(ok.status).toBe(200)
+      }
+    })
+
+    it('a body that is not declared JSON is 415 (text/plain, forms and no Content-Type are what a page sends without a preflight)', async () => {
+      const s = await serve()
+      const before = await state(s.alpha.ws)
+      for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+        for (const [path, body] of [['/v1/projects/alpha/search', { query: 'ETag' }], ['/v1/projects/alpha/sources', { paths: [s.docs] }]] as const) {
+          const headers: Record<string, string> = { ...bearer(s.alpha), ...(type ? { 'content-type': type } : {}) }
+          expectError(await raw(s, { method: 'POST', path, body: JSON.stringify(body), headers }), 'E_UNSUPPORTED_FORMAT')
+        }
+      }
+      expect(await state(s.alpha.ws)).toEqual(before)
+      const typed = await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', body: JSON.stringify({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json; charset=utf-8' } })
+      expect(typed.status).toBe(200)
     })
   })
 

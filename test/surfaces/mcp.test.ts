@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,10 +11,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type QueryResult, QueryResultSchema } from '../../ts/contracts/result.js'
 import { JobStatusSchema, SourceListSchema } from '../../ts/contracts/service.js'
-import { Workspace, ensureToken } from '../../ts/engine/workspace.js'
+import { ensureTokens } from '../../ts/engine/tokens.js'
+import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
 import { type HttpServer, startHttpServer } from '../../ts/http/server.js'
 import { ERROR_META } from '../../ts/mcp/_tool.js'
+import { MAX_LINE_BYTES } from '../../ts/mcp/line-transport.js'
 import { createMcpHttpHandler } from '../../ts/mcp/http.js'
 import { createMcpServer } from '../../ts/mcp/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
@@ -275,11 +277,116 @@ describe.skipIf(nativeMissing)('MCP over stdio (tychora mcp)', () => {
   })
 })
 
+/** A `tychora mcp` process driven line by line, with every line it wrote parsed. */
+interface RawSession {
+  child: ChildProcessWithoutNullStreams
+  replies: Array<{ jsonrpc: string; id?: unknown; result?: { tools?: unknown[] }; error?: { code: number; message: string } }>
+  send: (line: string) => Promise<void>
+  /** Resolves with the first reply `match` accepts; rejects if the process exits first or none comes in 30 s. */
+  reply: (match: (r: RawSession['replies'][number]) => boolean) => Promise<RawSession['replies'][number]>
+  /** Ends the session and waits for the process to exit (it releases the workspace lock). */
+  end: () => Promise<void>
+}
+
+async function rawSession(ws: string): Promise<RawSession> {
+  const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', ws], { stdio: 'pipe' })
+  child.stdin.on('error', () => undefined) // a server that died mid-write fails the test below, not the runner
+  const replies: RawSession['replies'] = []
+  let pending = ''
+  child.stdout.on('data', (d: Buffer) => {
+    pending += d
+    for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n')) {
+      replies.push(JSON.parse(pending.slice(0, nl)))
+      pending = pending.slice(nl + 1)
+    }
+  })
+  // Settles once the line is handed to the pipe, or the write failed (the server is gone).
+  const send = (line: string) => new Promise<void>((resolve) => child.stdin.write(line, () => resolve()))
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()))
+  const reply: RawSession['reply'] = async (match) => {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+      const found = replies.find(match)
+      if (found) return found
+      if (child.exitCode !== null) throw new Error(`tychora mcp exited (${child.exitCode}) before answering`)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    throw new Error('no answer in 30 s')
+  }
+  const end = async () => {
+    child.stdin.end()
+    await exited
+  }
+  await send(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`)
+  await reply((r) => r.id === 1)
+  await send(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+  return { child, replies, send, reply, end }
+}
+
+const toolsList = (id: number) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`
+
+/** Peak resident memory of a process in bytes (Linux), or undefined where /proc is not there. */
+function peakRss(pid: number | undefined): number | undefined {
+  const status = `/proc/${pid}/status`
+  if (pid === undefined || !existsSync(status)) return undefined
+  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(status, 'utf8'))?.[1]
+  return kb === undefined ? undefined : Number(kb) * 1024
+}
+
+describe.skipIf(nativeMissing)('MCP over stdio: lines that are not messages', () => {
+  let ws = ''
+  beforeAll(async () => {
+    const { dir, docs } = await tempDocs()
+    ws = await workspace(dir, 'lines', docs)
+  })
+
+  it('answers a line that is not JSON with -32700, one that is not JSON-RPC with -32600 and its id, and goes on', async () => {
+    const session = await rawSession(ws)
+    try {
+      await session.send('this is not JSON {\n')
+      expect(await session.reply((r) => r.error?.code === -32700)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+      await session.send('{"jsonrpc":"2.0","id":41,"method":7}\n')
+      expect((await session.reply((r) => r.id === 41)).error?.code).toBe(-32600)
+      await session.send(toolsList(2))
+      expect((await session.reply((r) => r.id === 2)).result?.tools?.length).toBe(READ_TOOLS.length)
+    } finally {
+      await session.end()
+    }
+  })
+
+  it('answers a 50 MB line with an error without holding it in memory, and answers the next request', async () => {
+    const session = await rawSession(ws)
+    try {
+      await session.send(toolsList(2))
+      await session.reply((r) => r.id === 2)
+      const before = peakRss(session.child.pid)
+      const chunk = `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"pad":"${'x'.repeat(1 << 20)}`
+      for (let i = 0; i < 50; i++) await session.send(i === 0 ? chunk : 'x'.repeat(1 << 20))
+      await session.send('"}}\n')
+      await session.send(toolsList(4))
+      const refused = await session.reply((r) => r.error !== undefined)
+      expect(refused.id).toBeNull()
+      expect([-32600, -32700]).toContain(refused.error?.code)
+      expect(refused.error?.message).toContain(String(MAX_LINE_BYTES)) // it names the limit
+      expect((await session.reply((r) => r.id === 4)).result?.tools?.length).toBe(READ_TOOLS.length)
+      expect(session.replies.find((r) => r.id === 3)).toBeUndefined() // the oversize request itself never ran
+      const after = peakRss(session.child.pid)
+      // Holding the line would take at least its 50 MiB; dropping it costs only the garbage of the
+      // chunks read, until the next collection (about 31 MiB of peak here).
+      if (before !== undefined && after !== undefined) expect(after - before).toBeLessThan(50 * 1024 * 1024)
+    } finally {
+      await session.end()
+    }
+  })
+})
+
 describe.skipIf(nativeMissing)('MCP add_source (opt-in per workspace)', () => {
-  it('is listed when the workspace allows it, queues a capture job, and refuses relative paths', async () => {
+  it('is listed when the workspace allows it, queues a capture job inside the roots, and refuses relative paths and new roots', async () => {
     const { dir, docs } = await tempDocs()
     const ws = await workspace(dir, 'open', docs, { allowAgents: true })
-    const extra = join(dir, 'extra')
+    const outside = join(dir, 'outside')
+    await cp(FIXTURE_DOCS, outside, { recursive: true })
+    // Inside the root the owner added (docs/), an agent may add.
+    const extra = join(docs, 'extra')
     await cp(FIXTURE_DOCS, extra, { recursive: true })
     await writeFile(join(extra, 'tokens.md'), '# Tokens\n\nA bucket refills at a fixed rate; the xylophone constant is 42.\n')
     const { client } = await stdioClient(ws)
@@ -290,6 +397,12 @@ describe.skipIf(nativeMissing)('MCP add_source (opt-in per workspace)', () => {
 
       const relative = await call(client, 'add_source', { project: 'open', paths: ['extra'] })
       expect(errorCode(relative)).toBe('E_INVALID_ARGUMENT')
+      // A directory outside every root would become a new root for the owner; never for an agent.
+      for (const paths of [[outside], ['/'], [join(docs, '..', 'outside')]]) {
+        const refused = await call(client, 'add_source', { project: 'open', paths })
+        expect(['E_FORBIDDEN', 'E_INVALID_ARGUMENT']).toContain(errorCode(refused))
+      }
+      expect(errorCode(await call(client, 'add_source', { project: 'open', paths: [outside] }))).toBe('E_FORBIDDEN')
 
       const queued = await call(client, 'add_source', { project: 'open', paths: [extra], collection: 'notes' })
       expect(queued.isError).toBeFalsy()
@@ -303,9 +416,37 @@ describe.skipIf(nativeMissing)('MCP add_source (opt-in per workspace)', () => {
       }
       expect(status).toBe('succeeded')
       const found = QueryResultSchema.parse((await call(client, 'search_evidence', { project: 'open', query: 'xylophone constant', collections: ['notes'] })).structuredContent)
-      expect(found.segments[0]?.source.path).toBe('tokens.md')
+      expect(found.segments[0]?.source.path).toBe('extra/tokens.md') // relative to the root the owner added
     } finally {
       await client.close()
+    }
+  })
+
+  it('over Streamable HTTP acts with the agent scope even under the owner token', async () => {
+    const { dir, docs } = await tempDocs()
+    const handle = await Workspace.open(await workspace(dir, 'scoped', docs, { allowAgents: true }))
+    const outside = join(dir, 'outside')
+    await cp(FIXTURE_DOCS, outside, { recursive: true })
+    const registry = new ProjectRegistry()
+    const tokens = await ensureTokens(handle.dir)
+    registry.register(handle, { tokens, allowAgentAdd: true })
+    const http = await startHttpServer(createHttpApp(registry, { port: 0, mcp: createMcpHttpHandler(registry) }), { port: 0 })
+    const connected: Client[] = []
+    try {
+      for (const token of [tokens.owner, tokens.agent]) {
+        const client = new Client({ name: 'scope-test', version: '1.0.0' })
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))
+        connected.push(client)
+        expect(errorCode(await call(client, 'add_source', { project: 'scoped', paths: [outside] }))).toBe('E_FORBIDDEN')
+        expect((await call(client, 'add_source', { project: 'scoped', paths: [docs] })).isError).toBeFalsy()
+      }
+      await handle.idle()
+      const sources = await handle.listSources({ limit: 100 })
+      expect(sources.sources.every((s) => !s.uri.includes('/outside/'))).toBe(true)
+    } finally {
+      for (const c of connected) await c.close()
+      await http.close()
+      handle.close()
     }
   })
 
@@ -314,8 +455,8 @@ describe.skipIf(nativeMissing)('MCP add_source (opt-in per workspace)', () => {
     const a = await Workspace.open(await workspace(dir, 'alpha', docs, { allowAgents: true }))
     const b = await Workspace.open(await workspace(dir, 'beta', docs))
     const registry = new ProjectRegistry()
-    registry.register(a, { token: await ensureToken(a.dir), allowAgentAdd: a.allowAgentAdd })
-    registry.register(b, { token: await ensureToken(b.dir), allowAgentAdd: b.allowAgentAdd })
+    registry.register(a, { tokens: await ensureTokens(a.dir), allowAgentAdd: a.allowAgentAdd })
+    registry.register(b, { tokens: await ensureTokens(b.dir), allowAgentAdd: b.allowAgentAdd })
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     const server = createMcpServer(registry)
     await server.connect(serverSide)
@@ -349,10 +490,12 @@ describe.skipIf(nativeMissing)('MCP over Streamable HTTP', () => {
     alpha = await Workspace.open(await workspace(dir, 'alpha', docs))
     beta = await Workspace.open(await workspace(dir, 'beta', docs))
     const registry = new ProjectRegistry()
-    alphaToken = await ensureToken(alpha.dir)
-    betaToken = await ensureToken(beta.dir)
-    registry.register(alpha, { token: alphaToken, allowAgentAdd: alpha.allowAgentAdd })
-    registry.register(beta, { token: betaToken, allowAgentAdd: beta.allowAgentAdd })
+    const alphaTokens = await ensureTokens(alpha.dir)
+    const betaTokens = await ensureTokens(beta.dir)
+    alphaToken = alphaTokens.owner
+    betaToken = betaTokens.owner
+    registry.register(alpha, { tokens: alphaTokens, allowAgentAdd: alpha.allowAgentAdd })
+    registry.register(beta, { tokens: betaTokens, allowAgentAdd: beta.allowAgentAdd })
     server = await startHttpServer(createHttpApp(registry, { port: 0, mcp: createMcpHttpHandler(registry) }), { port: 0 })
   })
   afterAll(async () => {

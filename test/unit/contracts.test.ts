@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PackSchema } from '../../ts/contracts/pack.js'
 import { QueryRequestSchema } from '../../ts/contracts/query.js'
-import { ERROR_CODES } from '../../ts/errors.js'
+import { ERROR_CODES, formatIssues } from '../../ts/errors.js'
 import { toTychoraError } from '../../ts/engine/call-native.js'
 
 describe('contracts', () => {
@@ -28,6 +28,14 @@ describe('contracts', () => {
     expect(QueryRequestSchema.safeParse({ query: '' }).success).toBe(false)
     expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['pdf'] }).success).toBe(false)
     expect(QueryRequestSchema.parse({ query: 'x', limit: 5 })).toEqual({ query: 'x', limit: 5 })
+  })
+
+  it('schema issues read as one line of `path: message`', () => {
+    const parsed = QueryRequestSchema.safeParse({ query: 'x'.repeat(10_001), limit: 'ten' })
+    expect(parsed.success).toBe(false)
+    const message = formatIssues(parsed.error?.issues ?? [])
+    expect(message).toMatch(/^query: .+; limit: .+$/)
+    expect(formatIssues([{ path: [], message: 'bad\n  value' }, { path: ['a', 0, 'b'], message: 'x' }])).toBe('(root): bad value; a.0.b: x')
   })
 
   it('native error messages map to codes; unknown errors become E_INTERNAL', () => {

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
-import { ERROR_CODES, TychoraError } from '../errors.js'
+import { ZodError } from 'zod'
+import { ERROR_CODES, TychoraError, formatIssues } from '../errors.js'
 import { toTychoraError } from '../engine/call-native.js'
+import { visible } from '../format/terminal.js'
+import { checkArgs } from './check-args.js'
 import { exitState } from './context.js'
 
 const lazy = (load: () => Promise<{ default: CommandDef<any> }>) => () => load().then((m) => m.default)
@@ -34,26 +37,45 @@ async function resolveForHelp(argv: string[]): Promise<[CommandDef<any>, Command
   return [cmd, parent]
 }
 
+/** The words before `--`: only they can be flags. */
+function flagWords(argv: string[]): string[] {
+  const end = argv.indexOf('--')
+  return end === -1 ? argv : argv.slice(0, end)
+}
+
+/** Any failure as a coded error: citty's usage errors and stray schema failures are bad input, not bugs. */
+function asTychoraError(caught: unknown): TychoraError {
+  if (caught instanceof Error && caught.name === 'CLIError') return new TychoraError('E_INVALID_ARGUMENT', caught.message)
+  if (caught instanceof ZodError) return new TychoraError('E_INVALID_ARGUMENT', formatIssues(caught.issues), { cause: caught })
+  return toTychoraError(caught)
+}
+
 /** Runs the CLI and owns its exit code (the table in errors.ts), instead of citty's exit 1 for all. */
 async function run(argv: string[]): Promise<number> {
-  const json = argv.includes('--format') && argv[argv.indexOf('--format') + 1] === 'json'
-  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-    await showUsage(...(await resolveForHelp(argv.filter((a) => !a.startsWith('-')))))
+  const flags = flagWords(argv)
+  const json = flags.includes('--format=json') || (flags.includes('--format') && flags[flags.indexOf('--format') + 1] === 'json')
+  if (argv.length === 0 || flags.includes('--help') || flags.includes('-h')) {
+    await showUsage(...(await resolveForHelp(flags.filter((a) => !a.startsWith('-')))))
     return 0
   }
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     process.stdout.write('0.1.0\n')
     return 0
   }
+  let usage = true
   try {
+    await checkArgs(main, argv)
+    usage = false
     await runCommand(main, { rawArgs: argv })
     return exitState.code
   } catch (caught) {
-    const citty = caught as { code?: string; name?: string }
-    const error = citty.name === 'CLIError' ? new TychoraError('E_INVALID_ARGUMENT', (caught as Error).message) : toTychoraError(caught)
+    usage ||= caught instanceof Error && caught.name === 'CLIError'
+    const error = asTychoraError(caught)
     if (json) process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
-    else process.stderr.write(`error[${error.code}]: ${error.message}\n`)
-    if (citty.name === 'CLIError') process.stderr.write('run `tychora --help` for usage\n')
+    else {
+      process.stderr.write(`error[${error.code}]: ${visible(error.message)}\n`)
+      if (usage) process.stderr.write('run `tychora --help` for usage\n')
+    }
     return ERROR_CODES[error.code].exit
   }
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { connect } from '../client/http-client.js'
+import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
@@ -17,7 +17,8 @@ export async function withTarget<T>(flag: string | undefined, fn: (target: Targe
   const dir = resolveWorkspace(flag)
   const daemon = await runningDaemon(dir)
   if (daemon) {
-    const token = (await readFile(join(dir, 'runtime', 'token'), 'utf8')).trim()
+    // The owner's token: the CLI is the workspace owner's tool.
+    const token = (await readFile(runtimePath(dir, 'ownerToken'), 'utf8')).trim()
     return fn({ mode: 'daemon', client: connect(daemon.url, { token, project: daemon.project }), daemon })
   }
   const workspace = await Workspace.open(dir)

@@ -9,6 +9,15 @@ export const AddRequestSchema = z
   })
   .strict()
 
+/** Who asked for a capture: the owner may register new roots; an agent only adds inside existing ones. */
+export const RequesterSchema = z.enum(['owner', 'agent'])
+
+export const ExclusionSchema = z.object({
+  rule: z.string().describe('The rule: hidden names, an ignore file and its pattern, or a capture.exclude glob'),
+  count: z.number().int().describe('Entries it left out (a directory counts once)'),
+  example: z.string().describe('The first entry it left out, relative to its root'),
+})
+
 export const DiagnosticSchema = z.object({
   path: z.string(),
   level: z.enum(['info', 'warning', 'error']),
@@ -40,6 +49,7 @@ export const ReceiptSchema = z.object({
   changed: z.array(z.string()),
   removed: z.array(z.string()),
   diagnostics: z.array(DiagnosticSchema),
+  excluded: z.array(ExclusionSchema).describe('Entries the walk left out, counted per rule'),
 })
 
 export const ProgressSchema = z.object({
@@ -49,6 +59,8 @@ export const ProgressSchema = z.object({
 })
 
 export type AddRequest = z.infer<typeof AddRequestSchema>
+export type Requester = z.infer<typeof RequesterSchema>
+export type Exclusion = z.infer<typeof ExclusionSchema>
 export type Diagnostic = z.infer<typeof DiagnosticSchema>
 export type Receipt = z.infer<typeof ReceiptSchema>
 export type Progress = z.infer<typeof ProgressSchema>

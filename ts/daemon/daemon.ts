@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
-import { Workspace, ensureToken } from '../engine/workspace.js'
+import { runtimePath } from '../contracts/runtime.js'
+import { ensureTokens } from '../engine/tokens.js'
+import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { createHttpApp } from '../http/app.js'
 import { startHttpServer } from '../http/server.js'
@@ -64,14 +66,15 @@ export class Daemon {
           throw error
         })
         opened.push(ws)
-        registry.register(ws, { token: await ensureToken(ws.dir), allowAgentAdd: ws.allowAgentAdd })
+        registry.register(ws, { tokens: await ensureTokens(ws.dir), allowAgentAdd: ws.allowAgentAdd })
       }
-      const app = createHttpApp(registry, { port, mcp: createMcpHttpHandler(registry) })
+      const instance = randomUUID()
+      const app = createHttpApp(registry, { port, instance, mcp: createMcpHttpHandler(registry) })
       const server = await startHttpServer(app, { host, port })
       const started = new Date().toISOString()
       for (const ws of opened) {
-        const info: DaemonInfo = { pid: process.pid, host, port: server.port, url: server.url, project: ws.name, started_at: started }
-        await writeFile(join(ws.dir, 'runtime', 'daemon.json'), `${JSON.stringify(info, null, 2)}\n`)
+        const info: DaemonInfo = { pid: process.pid, host, port: server.port, url: server.url, project: ws.name, started_at: started, instance }
+        await writeFile(runtimePath(ws.dir, 'daemon'), `${JSON.stringify(info, null, 2)}\n`)
         // Jobs queued before a restart resume now, in order.
         ws.resumeQueuedJobs()
       }
@@ -79,7 +82,7 @@ export class Daemon {
         await server.close()
         for (const ws of opened) {
           await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
-          await rm(join(ws.dir, 'runtime', 'daemon.json'), { force: true })
+          await rm(runtimePath(ws.dir, 'daemon'), { force: true })
           ws.close()
         }
       }

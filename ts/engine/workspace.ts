@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, readFile, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { type AddRequest, AddRequestSchema, type Progress, ProgressSchema, type Receipt, ReceiptSchema } from '../contracts/ingest.js'
+import { readFile } from 'node:fs/promises'
+import { type AddRequest, AddRequestSchema, type Progress, ProgressSchema, type Receipt, ReceiptSchema, type Requester } from '../contracts/ingest.js'
+import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
 import { type InspectSymbolRequest, InspectSymbolRequestSchema, type SymbolReport, SymbolReportSchema } from '../contracts/symbol.js'
@@ -20,14 +19,23 @@ import {
 import { type InitReport, InitReportSchema, type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
 import type { EvidenceClient } from '../service/types.js'
 import { JobRunner } from './job-runner.js'
-import { TychoraError } from '../errors.js'
+import { TychoraError, formatIssues } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
 import { parseHot, parseWith } from './parse.js'
+import { ensureTokens } from './tokens.js'
 
 export interface AddOptions {
   /** Called with progress events; errors thrown by it are swallowed so they cannot kill the job. */
   onProgress?: (progress: Progress) => void
+}
+
+export interface RequestOptions {
+  /**
+   * Who asks (default `owner`: whoever holds this handle holds the workspace lock). `agent`
+   * captures only inside existing roots, by absolute path; surfaces that serve agents pass it.
+   */
+  requester?: Requester
 }
 
 /**
@@ -65,11 +73,12 @@ export class Workspace implements EvidenceClient {
 
   /**
    * Creates a workspace in `dir` (workspace.toml, corpus.sqlite3, artifacts/, indexes/, runtime/)
-   * and its bearer token for the daemon (`runtime/token`, mode 0600).
+   * and its bearer tokens for the daemon (`runtime/token` for the owner, `runtime/agent-token`
+   * for agents; mode 0600).
    */
   static async init(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
     const report = parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile)))
-    await ensureToken(report.dir)
+    await ensureTokens(report.dir)
     return report
   }
 
@@ -94,9 +103,10 @@ export class Workspace implements EvidenceClient {
     return (JSON.parse(json) as unknown[]).map((r) => parseHot(QueryResultSchema, r))
   }
 
-  async add(request: AddRequest, options: AddOptions = {}): Promise<Receipt> {
+  async add(request: AddRequest, options: AddOptions & RequestOptions = {}): Promise<Receipt> {
     const input = validate(AddRequestSchema, request)
-    return parseWith(ReceiptSchema, await callNative(() => this.#native.add(JSON.stringify(input), progressCallback(options.onProgress))))
+    const requester = options.requester ?? 'owner'
+    return parseWith(ReceiptSchema, await callNative(() => this.#native.add(JSON.stringify(input), requester, progressCallback(options.onProgress))))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
@@ -132,15 +142,17 @@ export class Workspace implements EvidenceClient {
   }
 
   /** Records an add request as a durable queued job; it runs in the background on the single writer. */
-  async addSource(request: AddRequest): Promise<JobRef> {
-    const jobId = await this.enqueueAdd(request)
+  async addSource(request: AddRequest, options: RequestOptions = {}): Promise<JobRef> {
+    const jobId = await this.enqueueAdd(request, options)
     this.#jobs.kick()
     return { project: this.name, job_id: jobId, status: 'queued' }
   }
 
-  async enqueueAdd(request: AddRequest): Promise<number> {
+  /** Queues an add job. An agent's paths outside the roots are refused now (`E_FORBIDDEN`). */
+  async enqueueAdd(request: AddRequest, options: RequestOptions = {}): Promise<number> {
     const input = validate(AddRequestSchema, request)
-    return JSON.parse(await callNative(() => this.#native.enqueueAdd(JSON.stringify(input)))) as number
+    const requester = options.requester ?? 'owner'
+    return JSON.parse(await callNative(() => this.#native.enqueueAdd(JSON.stringify(input), requester))) as number
   }
 
   /** Runs a queued job now (the job runner calls this; so does resuming after a restart). */
@@ -172,7 +184,7 @@ export class Workspace implements EvidenceClient {
     return parseWith(JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
   }
 
-  /** Whether MCP clients may add sources (`[agents] allow_add_source`, off by default). */
+  /** Whether agents may add sources inside existing roots (`[agents] allow_add_source`, off by default). */
   get allowAgentAdd(): boolean {
     return callNativeSync(() => this.#native.allowAgentAdd)
   }
@@ -200,33 +212,31 @@ function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((ev
   }
 }
 
-/** The daemon recorded in `runtime/daemon.json`, if any (to name its port in lock errors). */
+/**
+ * The daemon recorded in `runtime/daemon.json` when it is the process holding the lock (to name
+ * its port in lock errors); a file left by a dead daemon names nobody.
+ */
 async function daemonOwner(dir: string): Promise<{ port: number; url: string } | undefined> {
   try {
-    return JSON.parse(await readFile(join(dir, 'runtime', 'daemon.json'), 'utf8')) as { port: number; url: string }
+    const info = JSON.parse(await readFile(runtimePath(dir, 'daemon'), 'utf8')) as { pid: number; port: number; url: string }
+    return String(info.pid) === lockOwner(dir) ? info : undefined
   } catch {
     return undefined
   }
 }
 
-/** Creates `runtime/token` (32 random bytes, hex, mode 0600) unless it exists. */
-export async function ensureToken(dir: string): Promise<string> {
-  const path = join(dir, 'runtime', 'token')
-  try {
-    return (await readFile(path, 'utf8')).trim()
-  } catch {
-    const token = randomBytes(32).toString('hex')
-    await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' }).catch(async () => undefined)
-    await chmod(path, 0o600)
-    return (await readFile(path, 'utf8')).trim()
-  }
+/**
+ * The pid recorded by the process holding the workspace's lock, or `undefined` when none holds
+ * it. A non-blocking probe: how a stale `runtime/daemon.json` is told from a live daemon.
+ */
+export function lockOwner(dir: string): string | undefined {
+  return callNativeSync(() => native().workspaceLockOwner(dir)) ?? undefined
 }
 
 export function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, value: unknown): T {
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
-  const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')
-  throw new TychoraError('E_INVALID_ARGUMENT', issues)
+  throw new TychoraError('E_INVALID_ARGUMENT', formatIssues(parsed.error.issues))
 }
 
 export async function openWorkspace(dir: string): Promise<Workspace> {

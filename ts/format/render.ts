@@ -1,4 +1,5 @@
 import type { Hop, QueryResult, Segment } from '../contracts/result.js'
+import { visible } from './terminal.js'
 
 export const FORMATS = ['json', 'md', 'agent'] as const
 export type Format = (typeof FORMATS)[number]
@@ -16,7 +17,10 @@ function channels(segment: Segment): string {
   return segment.channels.map((c) => `${c.channel} #${c.rank}`).join(', ')
 }
 
-/** Markdown a person can follow: each segment under its `path:line-line` citation. */
+/**
+ * Markdown a person can follow: each segment under its `path:line-line` citation. Control
+ * characters of the text, paths and query print as escapes (`visible`), fenced text included.
+ */
 export function toMarkdown(result: QueryResult): string {
   const out: string[] = []
   if (result.segments.length === 0) out.push(`No evidence found for “${result.query}”.`)
@@ -32,7 +36,7 @@ export function toMarkdown(result: QueryResult): string {
   }
   for (const w of result.warnings) out.push(`> warning: ${w}`)
   out.push(`_snapshot ${result.snapshot_id ?? '–'} · run ${result.run_id} · ${result.budget_contract.used_tokens}/${result.budget_contract.budget_tokens} tokens · ${result.duration_ms.toFixed(1)} ms_`)
-  return out.join('\n')
+  return visible(out.join('\n'))
 }
 
 /** Escapes a value for an attribute of the agent format. */
@@ -55,7 +59,8 @@ export function instructionsNotice(id: string): string {
 
 /**
  * For agents: each segment in an `<evidence>` element carrying its citation and safety triple,
- * under a preamble that says the content is quoted source, not instructions.
+ * under a preamble that says the content is quoted source, not instructions. Control characters
+ * print as escapes (`visible`), as in Markdown.
  */
 export function toAgent(result: QueryResult): string {
   const out = [
@@ -82,7 +87,7 @@ export function toAgent(result: QueryResult): string {
   }
   for (const w of result.warnings) out.push(`<warning>${attr(w)}</warning>`)
   out.push('</evidence_set>')
-  return out.join('\n')
+  return visible(out.join('\n'))
 }
 
 export function render(result: QueryResult, format: Format): string {

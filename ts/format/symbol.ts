@@ -1,4 +1,5 @@
 import type { SymbolRelation, SymbolReport } from '../contracts/symbol.js'
+import { visible } from './terminal.js'
 
 function commit(site: { commit?: string }): string {
   return site.commit ? ` @${site.commit.slice(0, 12)}` : ''
@@ -21,7 +22,8 @@ function section(title: string, rows: SymbolRelation[], total: number, direction
 /**
  * A symbol report as Markdown: each definition under its `path:start-end` citation and commit,
  * then the sites that resolve to it, its callers and callees, and the sites naming it that did
- * not resolve. Resolution is syntactic, and the text says so.
+ * not resolve. Resolution is syntactic, and the text says so. Control characters in names, paths
+ * and signatures print as escapes (`visible`).
  */
 export function symbolToMarkdown(report: SymbolReport): string {
   const out: string[] = []
@@ -37,5 +39,5 @@ export function symbolToMarkdown(report: SymbolReport): string {
     out.push(...section(`sites naming \`${report.name}\` that did not resolve`, report.unresolved, report.unresolved_total, 'from'), '')
   }
   out.push(`_snapshot ${report.snapshot_id ?? '–'} · resolution ${report.resolution}: scope rules and import bindings, not a compiler_`)
-  return out.join('\n')
+  return visible(out.join('\n'))
 }

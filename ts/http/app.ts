@@ -26,6 +26,8 @@ export interface HttpOptions {
   maxBodyBytes?: number
   /** The MCP Streamable HTTP handler, mounted at /mcp (GET, POST, DELETE) behind the same checks. */
   mcp?: McpHandler
+  /** The daemon run's random id, answered by `/health` so a CLI can tell this daemon from a reused pid. */
+  instance?: string
 }
 
 /** The versioned evidence API. Only `addSource` writes, and it only queues a capture job. */
@@ -42,7 +44,7 @@ export const API_ROUTES: Route[] = [listProjects, search, getEvidence, inspectSy
  * const server = await startHttpServer(app, { port: 7419 })
  */
 export function createHttpApp(registry: ProjectRegistry, options: HttpOptions): H3 {
-  const routes: Route[] = [health, ...API_ROUTES, ...(options.mcp ? mcpRoutes(options.mcp) : [])]
+  const routes: Route[] = [health(options.instance), ...API_ROUTES, ...(options.mcp ? mcpRoutes(options.mcp) : [])]
   let document: Record<string, unknown> | undefined
   const all: Route[] = [...routes, openapi(() => (document ??= openApiDocument(all, { port: options.port })))]
 

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import { limitRequestBody } from 'srvx/body-limit'
 import type { z } from 'zod'
-import { TychoraError } from '../errors.js'
+import { TychoraError, formatIssues } from '../errors.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -32,8 +32,20 @@ export function limitedRequest(event: H3Event, limit: number): { request: Reques
   return { request, overflowed: () => overflow }
 }
 
+/**
+ * A JSON body must say so: `Content-Type: application/json` (or a `+json` type). A browser sends
+ * `text/plain`, form and multipart bodies cross-origin without a CORS preflight, so accepting them
+ * as JSON would let any web page post to the API; those are E_UNSUPPORTED_FORMAT (415).
+ */
+export function requireJsonType(event: H3Event): void {
+  const type = event.req.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? ''
+  if (type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)) return
+  throw new TychoraError('E_UNSUPPORTED_FORMAT', `request body must be sent as Content-Type: application/json, not ${type || 'no Content-Type'}`)
+}
+
 /** Reads a JSON body within `limit` bytes; malformed or empty JSON is E_INVALID_ARGUMENT. */
 export async function readJson(event: H3Event, limit: number): Promise<unknown> {
+  requireJsonType(event)
   const { request, overflowed } = limitedRequest(event, limit)
   let text: string
   try {
@@ -57,10 +69,13 @@ function findTychora(error: unknown): TychoraError | undefined {
   return undefined
 }
 
-/** Validates with a zod schema; a failure is E_INVALID_ARGUMENT naming each issue. */
+/**
+ * Validates with a zod schema; a failure is E_INVALID_ARGUMENT with the same one-line message the
+ * library and the CLI give (`path: message; …`). Path and query parameters say which they were.
+ */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value)
   if (parsed.success) return parsed.data
-  const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')
-  throw new TychoraError('E_INVALID_ARGUMENT', `invalid ${what}: ${issues}`)
+  const issues = formatIssues(parsed.error.issues)
+  throw new TychoraError('E_INVALID_ARGUMENT', what === 'request body' ? issues : `invalid ${what}: ${issues}`)
 }

@@ -1,7 +1,7 @@
 import type { H3Event, Middleware } from 'h3'
+import type { Scope } from '../contracts/runtime.js'
 import { TychoraError } from '../errors.js'
 import type { ProjectRegistry } from '../service/registry.js'
-import { tokenEquals } from '../service/token.js'
 
 /**
  * The checks every request passes before a route runs (DESIGN §11, §14): a Host the daemon
@@ -60,6 +60,18 @@ export function checkHost(event: H3Event, options: GuardOptions): void {
   }
 }
 
+/**
+ * Browsers label every request with where it came from (`Sec-Fetch-Site`). Nothing cross-site or
+ * same-site (another port of localhost is same-site) has business with this API, and refusing
+ * those defeats requests a page sends without a preflight. Clients that are not browsers send no
+ * such header and pass, as do a page of the daemon's own origin (`same-origin`) and a request the
+ * user typed (`none`).
+ */
+export function checkFetchSite(event: H3Event): void {
+  const site = event.req.headers.get('sec-fetch-site')?.trim().toLowerCase()
+  if (site === 'cross-site' || site === 'same-site') throw new TychoraError('E_FORBIDDEN', `Sec-Fetch-Site ${site} refused: browser pages of other origins may not call this API`)
+}
+
 export function checkOrigin(event: H3Event, options: GuardOptions): void {
   const origin = event.req.headers.get('origin')
   if (origin === null) return
@@ -76,24 +88,19 @@ export function bearerToken(event: H3Event): string {
   return match[1]
 }
 
-/** Names of the served projects whose token equals `token` (every project is compared). */
+/** Names of the served projects that `token` opens, as owner or agent (every project is compared). */
 export function projectsForToken(registry: ProjectRegistry, token: string): string[] {
-  const out: string[] = []
-  for (const name of registry.names()) {
-    const expected = registry.tokenFor(name)
-    if (expected !== undefined && tokenEquals(token, expected)) out.push(name)
-  }
-  return out
+  return registry.names().filter((name) => registry.scopeFor(name, token) !== undefined)
 }
 
 /**
- * Authorises a call on `project`. A token valid for no project is E_UNAUTHORIZED; a token valid
- * for other projects gets E_NOT_FOUND whether `project` exists or not, so a caller cannot learn
- * which projects the daemon serves beyond its own.
+ * Authorises a call on `project` and says with which scope. A token valid for no project is
+ * E_UNAUTHORIZED; a token valid for other projects gets E_NOT_FOUND whether `project` exists or
+ * not, so a caller cannot learn which projects the daemon serves beyond its own.
  */
-export function authorizeProject(registry: ProjectRegistry, project: string, token: string): void {
-  const expected = registry.tokenFor(project)
-  if (expected !== undefined && tokenEquals(token, expected)) return
+export function authorizeProject(registry: ProjectRegistry, project: string, token: string): Scope {
+  const scope = registry.scopeFor(project, token)
+  if (scope) return scope
   if (projectsForToken(registry, token).length === 0) throw new TychoraError('E_UNAUTHORIZED', 'wrong bearer token')
   throw new TychoraError('E_NOT_FOUND', `project not served here: ${project}`)
 }
@@ -108,13 +115,14 @@ export function requestToken(event: H3Event): string {
 }
 
 /**
- * Global middleware, in this order: Host, Origin, bearer token valid for at least one served
- * project. Runs before routing, so unknown paths are refused the same way as known ones.
+ * Global middleware, in this order: Host, Sec-Fetch-Site, Origin, bearer token valid for at least
+ * one served project. Runs before routing, so unknown paths are refused the same way as known ones.
  */
 export function guard(registry: ProjectRegistry, options: GuardOptions): Middleware {
   return (event, next) => {
     if (isPublic(event)) return next()
     checkHost(event, options)
+    checkFetchSite(event)
     checkOrigin(event, options)
     const token = bearerToken(event)
     if (projectsForToken(registry, token).length === 0) throw new TychoraError('E_UNAUTHORIZED', 'wrong bearer token')

@@ -1,5 +1,6 @@
 import { type H3, type H3Event, type HTTPMethod, getQuery, getRouterParams } from 'h3'
 import { z } from 'zod'
+import type { Scope } from '../contracts/runtime.js'
 import { TychoraError } from '../errors.js'
 import type { ProjectRegistry } from '../service/registry.js'
 import type { EvidenceClient } from '../service/types.js'
@@ -48,6 +49,9 @@ export interface RouteInput<P, Q, B> {
 
 export interface ProjectInput<P, Q, B> extends RouteInput<P, Q, B> {
   project: string
+  /** What the caller's token may do on this project. */
+  scope: Scope
+  /** The project with exactly the capabilities of `scope`. */
   client: EvidenceClient
 }
 
@@ -77,9 +81,9 @@ export function projectRoute<P extends z.ZodObject | undefined = undefined, Q ex
     async run(event, deps) {
       const token = requestToken(event)
       const project = getRouterParams(event, { decode: true }).project ?? ''
-      authorizeProject(deps.registry, project, token)
+      const scope = authorizeProject(deps.registry, project, token)
       const input = await readInput<P, Q, B>(spec, event, deps)
-      const result = await spec.handle({ ...input, token, project, client: deps.registry.project(project) })
+      const result = await spec.handle({ ...input, token, project, scope, client: deps.registry.project(project, scope) })
       return respond(spec, result)
     },
   }

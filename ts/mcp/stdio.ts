@@ -1,13 +1,14 @@
 import { type Readable, Writable } from 'node:stream'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { connect } from '../client/http-client.js'
 import { runningDaemon } from '../daemon/discovery.js'
-import { Workspace, ensureToken } from '../engine/workspace.js'
+import { runtimePath } from '../contracts/runtime.js'
+import { ensureTokens } from '../engine/tokens.js'
+import { Workspace } from '../engine/workspace.js'
 import { ProjectRegistry } from '../service/registry.js'
 import { RemoteProjectService } from '../service/remote.js'
 import type { EvidenceService } from '../service/types.js'
+import { LineTransport } from './line-transport.js'
 import { createMcpServer } from './server.js'
 
 /**
@@ -47,13 +48,14 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
     let service: EvidenceService
     let label: string
     if (daemon) {
-      const token = (await readFile(join(dir, 'runtime', 'token'), 'utf8')).trim()
+      // The agents' token: this session serves an agent, so the daemon gives it the agent scope.
+      const token = (await readFile(runtimePath(dir, 'agentToken'), 'utf8')).trim()
       service = new RemoteProjectService(connect(daemon.url, { token, project: daemon.project }), daemon.project)
       label = `${daemon.project} via the daemon at ${daemon.url}`
     } else {
       workspace = await Workspace.open(dir)
       const registry = new ProjectRegistry()
-      registry.register(workspace, { token: await ensureToken(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
+      registry.register(workspace, { tokens: await ensureTokens(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
       service = registry
       label = `${workspace.name} (${workspace.dir})`
     }
@@ -69,7 +71,7 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
     process.once('SIGINT', onSignal)
     process.once('SIGTERM', onSignal)
 
-    await server.connect(new StdioServerTransport(stdin, protocol))
+    await server.connect(new LineTransport(stdin, protocol))
     // Jobs a previous session queued run now, in order, on this process's single writer.
     workspace?.resumeQueuedJobs()
     process.stderr.write(`tychora mcp: serving ${label} on stdio\n`)

@@ -841,3 +841,4 @@ module.exports.analyzeCodeTree = nativeBinding.analyzeCodeTree
 module.exports.initWorkspace = nativeBinding.initWorkspace
 module.exports.migrateWorkspace = nativeBinding.migrateWorkspace
 module.exports.openWorkspace = nativeBinding.openWorkspace
+module.exports.workspaceLockOwner = nativeBinding.workspaceLockOwner

@@ -32,8 +32,12 @@ export declare class NativeWorkspace {
   status(): Promise<string>
   /** Re-hashes artifacts and checks snapshots against their indexes. Resolves to the report JSON. */
   verify(): Promise<string>
-  /** Records an add request as a queued job (durable across restarts). Resolves to the job id as JSON. */
-  enqueueAdd(requestJson: string): Promise<string>
+  /**
+   * Records an add request as a queued job (durable across restarts), asked by `requester`
+   * (`owner` may register new roots; `agent` only captures inside existing ones). Resolves to
+   * the job id as JSON.
+   */
+  enqueueAdd(requestJson: string, requester: string): Promise<string>
   /** Ids of queued jobs, oldest first, as JSON. */
   queuedJobs(): Promise<string>
   /** A job's row, steps, receipt and live progress, as JSON. */
@@ -46,7 +50,7 @@ export declare class NativeWorkspace {
    * Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
    * `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
    */
-  add(requestJson: string, progress?: (event: string) => void): Promise<string>
+  add(requestJson: string, requester: 'owner' | 'agent', progress?: (event: string) => void): Promise<string>
   /** Runs a queued job on a dedicated thread. Resolves to the receipt JSON. */
   runJob(jobId: number, progress?: (event: string) => void): Promise<string>
   /** Releases the workspace (and its lock once in-flight calls finish). Safe to call twice. */
@@ -75,3 +79,9 @@ export declare function migrateWorkspace(dir: string): Promise<string>
 
 /** Opens a workspace (taking its lock). Resolves to a `NativeWorkspace`. */
 export declare function openWorkspace(dir: string): Promise<NativeWorkspace>
+
+/**
+ * The pid recorded by the process that holds the workspace's lock, or `null` when no process
+ * holds it (then a `runtime/daemon.json` left behind is stale). A non-blocking probe.
+ */
+export declare function workspaceLockOwner(dir: string): string | null

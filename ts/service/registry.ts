@@ -1,26 +1,33 @@
+import type { Scope } from '../contracts/runtime.js'
 import type { ProjectInfo } from '../contracts/service.js'
 import type { Workspace } from '../engine/workspace.js'
+import type { Tokens } from '../engine/tokens.js'
 import { TychoraError } from '../errors.js'
+import { agentClient } from './agent-client.js'
+import { tokenEquals } from './token.js'
 import type { EvidenceClient, EvidenceService } from './types.js'
 
 interface Entry {
   workspace: Workspace
-  token: string
+  tokens: Tokens
   allowAgentAdd: boolean
+  agent: EvidenceClient
 }
 
 /**
- * The projects one daemon serves, by name. Each project keeps its own bearer token
- * (`runtime/token` of its workspace); a call is authorised only with the token of the project it
- * names.
+ * The projects one daemon serves, by name. Each project has two bearer tokens (`runtime/token`
+ * for its owner, `runtime/agent-token` for agents); a call is authorised only with a token of the
+ * project it names, and gets the capabilities of that token's scope.
  */
 export class ProjectRegistry implements EvidenceService {
   readonly #entries = new Map<string, Entry>()
 
-  register(workspace: Workspace, options: { token: string; allowAgentAdd?: boolean }): void {
+  register(workspace: Workspace, options: { tokens: Tokens; allowAgentAdd?: boolean }): void {
     const name = workspace.name
     if (this.#entries.has(name)) throw new TychoraError('E_CONFLICT', `two workspaces are named ${name}; rename one in its workspace.toml`)
-    this.#entries.set(name, { workspace, token: options.token, allowAgentAdd: options.allowAgentAdd ?? false })
+    if (options.tokens.owner === options.tokens.agent) throw new TychoraError('E_INVALID_ARGUMENT', `project ${name}: the owner and agent tokens must differ`)
+    const allowAgentAdd = options.allowAgentAdd ?? false
+    this.#entries.set(name, { workspace, tokens: options.tokens, allowAgentAdd, agent: agentClient(workspace, allowAgentAdd) })
   }
 
   async projects(): Promise<ProjectInfo[]> {
@@ -32,8 +39,13 @@ export class ProjectRegistry implements EvidenceService {
     return out
   }
 
-  project(name: string): EvidenceClient {
-    return this.#entry(name).workspace
+  /**
+   * The named project with the capabilities of `scope`: the workspace itself for its owner, the
+   * agent-scoped client otherwise. Agent surfaces (MCP) use the default.
+   */
+  project(name: string, scope: Scope = 'agent'): EvidenceClient {
+    const entry = this.#entry(name)
+    return scope === 'owner' ? entry.workspace : entry.agent
   }
 
   workspace(name: string): Workspace {
@@ -44,12 +56,18 @@ export class ProjectRegistry implements EvidenceService {
     return this.#entry(name).allowAgentAdd
   }
 
-  /** The bearer token of a project, or undefined if the daemon does not serve it. */
-  tokenFor(name: string): string | undefined {
-    return this.#entries.get(name)?.token
+  /**
+   * The scope `token` holds on project `name`, or undefined (unknown project or foreign token).
+   * Both tokens are always compared, in constant time.
+   */
+  scopeFor(name: string, token: string): Scope | undefined {
+    const entry = this.#entries.get(name)
+    if (!entry) return undefined
+    const owner = tokenEquals(token, entry.tokens.owner)
+    const agent = tokenEquals(token, entry.tokens.agent)
+    return owner ? 'owner' : agent ? 'agent' : undefined
   }
 
-  /** Names of the projects whose token equals `token` (compared in constant time by the caller). */
   names(): string[] {
     return [...this.#entries.keys()]
   }

@@ -24,7 +24,10 @@ export interface EvidenceClient {
 /** Many projects behind one daemon. There is no implicit current project. */
 export interface EvidenceService {
   projects(): Promise<ProjectInfo[]>
-  /** The named project; `E_NOT_FOUND` if the daemon does not serve it. */
+  /**
+   * The named project as an agent may use it (adds only inside existing roots, and only where the
+   * workspace allows agents to add); `E_NOT_FOUND` if the daemon does not serve it.
+   */
   project(name: string): EvidenceClient
   /** Whether agents may add sources to this project (workspace config; off by default). */
   allowsAgentAdd(name: string): boolean

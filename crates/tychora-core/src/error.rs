@@ -120,6 +120,9 @@ pub enum Error {
     /// A limit was exceeded.
     #[error("{0}")]
     LimitExceeded(String),
+    /// The caller is not allowed to do this (e.g. an agent naming a path outside the roots).
+    #[error("{0}")]
+    Forbidden(String),
     /// The work was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -160,6 +163,7 @@ impl Error {
             Self::Corrupt(_) => ErrorCode::Corrupt,
             Self::UnsupportedFormat(_) => ErrorCode::UnsupportedFormat,
             Self::LimitExceeded(_) => ErrorCode::LimitExceeded,
+            Self::Forbidden(_) => ErrorCode::Forbidden,
             Self::Cancelled => ErrorCode::Cancelled,
             Self::Closed(_) => ErrorCode::Closed,
             Self::Io { .. } => ErrorCode::Io,

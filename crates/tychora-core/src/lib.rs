@@ -15,11 +15,11 @@
 //! ([`fusion`], [`safety`]).
 //!
 //! ```no_run
-//! use tychora_core::{Workspace, ingest::AddRequest, query::QueryRequest};
+//! use tychora_core::{Workspace, ingest::{AddRequest, Requester}, query::QueryRequest};
 //! # fn main() -> tychora_core::Result<()> {
 //! Workspace::init(std::path::Path::new("ws"))?;
 //! let ws = Workspace::open(std::path::Path::new("ws"))?;
-//! ws.add(&AddRequest { paths: vec!["docs".into()], ..Default::default() }, &|_| {})?;
+//! ws.add(&AddRequest { paths: vec!["docs".into()], ..Default::default() }, Requester::Owner, &|_| {})?;
 //! let result = ws.search(&QueryRequest { query: "snapshot publication".into(), ..Default::default() })?;
 //! for segment in &result.segments {
 //!     let _ = (&segment.citation, &segment.text);

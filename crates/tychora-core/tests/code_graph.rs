@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use tychora_core::Workspace;
-use tychora_core::ingest::AddRequest;
+use tychora_core::ingest::{AddRequest, Requester};
 use tychora_core::query::QueryRequest;
 
 mod common;
@@ -219,6 +219,7 @@ fn relations_graph_channel_and_inspect_symbol() {
                 collection: Some("mirror".into()),
                 ..Default::default()
             },
+            Requester::Owner,
             &|_| {},
         )
         .unwrap();

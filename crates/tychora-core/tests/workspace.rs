@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use tychora_core::ingest::AddRequest;
+use tychora_core::ingest::{AddRequest, Requester};
 use tychora_core::query::QueryRequest;
 use tychora_core::{ErrorCode, Workspace};
 
@@ -211,6 +211,7 @@ fn outside_roots_and_oversize_are_refused_when_configured() {
                 ],
                 ..Default::default()
             },
+            Requester::Owner,
             &|_| {},
         )
         .unwrap();
@@ -241,11 +242,13 @@ fn queued_jobs_are_durable_and_run_in_order() {
         paths: vec![docs.display().to_string()],
         ..Default::default()
     };
-    let first = ws.enqueue_add(&request).unwrap();
-    let second = ws.enqueue_add(&request).unwrap();
+    let first = ws.enqueue_add(&request, Requester::Owner).unwrap();
+    let second = ws.enqueue_add(&request, Requester::Owner).unwrap();
     assert_eq!(ws.queued_jobs().unwrap(), vec![first, second]);
     assert_eq!(
-        ws.enqueue_add(&AddRequest::default()).unwrap_err().code(),
+        ws.enqueue_add(&AddRequest::default(), Requester::Owner)
+            .unwrap_err()
+            .code(),
         ErrorCode::InvalidArgument
     );
     drop(ws);

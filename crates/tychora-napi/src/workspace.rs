@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use tychora_core::Workspace;
-use tychora_core::ingest::AddRequest;
+use tychora_core::ingest::{AddRequest, Requester};
 use tychora_core::query::QueryRequest;
 
 use crate::error::{from_json, from_panic, guarded, to_json, to_napi};
@@ -28,7 +28,7 @@ enum Work {
     Inspect(Arc<Workspace>, String),
     Status(Arc<Workspace>),
     Verify(Arc<Workspace>),
-    EnqueueAdd(Arc<Workspace>, String),
+    EnqueueAdd(Arc<Workspace>, String, Requester),
     QueuedJobs(Arc<Workspace>),
     JobStatus(Arc<Workspace>, i64),
     ListSources(Arc<Workspace>, String),
@@ -109,8 +109,8 @@ impl Task for WorkTask {
                 }
                 Work::Status(ws) => Done::Json(to_json(&ws.status()?)?),
                 Work::Verify(ws) => Done::Json(to_json(&ws.verify()?)?),
-                Work::EnqueueAdd(ws, request) => Done::Json(to_json(
-                    &ws.enqueue_add(&from_json(&request, "add request")?)?,
+                Work::EnqueueAdd(ws, request, requester) => Done::Json(to_json(
+                    &ws.enqueue_add(&from_json(&request, "add request")?, requester)?,
                 )?),
                 Work::QueuedJobs(ws) => Done::Json(to_json(&ws.queued_jobs()?)?),
                 Work::JobStatus(ws, id) => Done::Json(to_json(&ws.job_status(id)?)?),
@@ -198,6 +198,14 @@ pub fn init_workspace(dir: String, profile: Option<String>) -> AsyncTask<WorkTas
 #[napi(catch_unwind, ts_return_type = "Promise<NativeWorkspace>")]
 pub fn open_workspace(dir: String) -> AsyncTask<WorkTask> {
     task(Work::Open(PathBuf::from(dir)), None)
+}
+
+/// The pid recorded by the process that holds the workspace's lock, or `null` when no process
+/// holds it (then a `runtime/daemon.json` left behind is stale). A non-blocking probe.
+#[napi(catch_unwind)]
+pub fn workspace_lock_owner(dir: String) -> Result<Option<String>> {
+    tychora_core::workspace::WorkspaceLock::owner(std::path::Path::new(&dir))
+        .map_err(|e| to_napi(&e))
 }
 
 /// Applies pending schema migrations. Resolves to the applied versions as JSON.
@@ -291,11 +299,18 @@ impl NativeWorkspace {
         Ok(task(Work::Verify(self.inner_ref()?), None))
     }
 
-    /// Records an add request as a queued job (durable across restarts). Resolves to the job id as JSON.
+    /// Records an add request as a queued job (durable across restarts), asked by `requester`
+    /// (`owner` may register new roots; `agent` only captures inside existing ones). Resolves to
+    /// the job id as JSON.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn enqueue_add(&self, request_json: String) -> Result<AsyncTask<WorkTask>> {
+    pub fn enqueue_add(
+        &self,
+        request_json: String,
+        requester: String,
+    ) -> Result<AsyncTask<WorkTask>> {
+        let requester = Requester::parse(&requester).map_err(|e| to_napi(&e))?;
         Ok(task(
-            Work::EnqueueAdd(self.inner_ref()?, request_json),
+            Work::EnqueueAdd(self.inner_ref()?, request_json, requester),
             None,
         ))
     }
@@ -331,18 +346,22 @@ impl NativeWorkspace {
     /// `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
     #[napi(
         catch_unwind,
-        ts_args_type = "requestJson: string, progress?: (event: string) => void",
+        ts_args_type = "requestJson: string, requester: 'owner' | 'agent', progress?: (event: string) => void",
         ts_return_type = "Promise<string>"
     )]
     pub fn add<'env>(
         &self,
         env: &'env Env,
         request_json: String,
+        requester: String,
         progress: Option<ProgressFn>,
     ) -> Result<Object<'env>> {
         let request: AddRequest =
             from_json(&request_json, "add request").map_err(|e| to_napi(&e))?;
-        self.spawn_job(env, progress, move |ws, report| ws.add(&request, report))
+        let requester = Requester::parse(&requester).map_err(|e| to_napi(&e))?;
+        self.spawn_job(env, progress, move |ws, report| {
+            ws.add(&request, requester, report)
+        })
     }
 
     /// Runs a queued job on a dedicated thread. Resolves to the receipt JSON.

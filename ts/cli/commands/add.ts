@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import type { Progress, Receipt } from '../../contracts/ingest.js'
 import { KindSchema } from '../../contracts/query.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
+import { visible } from '../../format/terminal.js'
 import { exitState, workspaceArg, writeOut } from '../context.js'
 import { withTarget } from '../route.js'
 import { createProgress } from '../progress.js'
@@ -24,15 +25,18 @@ function summary(r: Receipt): string {
   for (const [label, paths] of [['added', r.added], ['changed', r.changed], ['removed', r.removed]] as const) {
     if (paths.length > 0 && paths.length <= 20) lines.push(`  ${label}: ${paths.join(', ')}`)
   }
+  // Once per job: what the ignore rules left out, so a user who expected `.env` or `dist/` knows why.
+  if (r.excluded.length > 0) lines.push(`  excluded: ${r.excluded.map((e) => `${e.count} by ${e.rule} (e.g. ${e.example})`).join('; ')}`)
   for (const d of r.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
-  return lines.join('\n')
+  // File names and messages come from the files: their control characters must not reach the terminal.
+  return visible(lines.join('\n'))
 }
 
 export default defineCommand({
   meta: { name: 'add', description: 'Capture files and directories (a directory added again is synced)' },
   args: {
     ...workspaceArg,
-    paths: { type: 'positional', required: true, description: 'Files or directories' },
+    paths: { type: 'positional', required: true, variadic: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
     kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file' },
     format: { type: 'string', description: 'text | json', default: 'text' },

@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty'
 import { Workspace } from '../../engine/workspace.js'
+import { visible } from '../../format/terminal.js'
 import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
 
@@ -16,13 +17,13 @@ const status = defineCommand({
       if (args.format === 'json') return writeOut(JSON.stringify(s, null, 2))
       const snap = s.current_snapshot
       writeOut(
-        [
+        visible([
           `workspace ${s.dir} (schema ${s.schema_version}, engine ${s.engine_version}, profile ${s.profile})`,
           snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
           `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
           `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)}`,
-        ].join('\n'),
+        ].join('\n')),
       )
     })
   },
@@ -37,7 +38,7 @@ const verify = defineCommand({
       if (args.format === 'json') writeOut(JSON.stringify(report, null, 2))
       else {
         writeOut(`${report.ok ? 'ok' : 'PROBLEMS'}: ${report.artifacts_checked} artifacts re-hashed, ${report.references_checked} references and ${report.snapshots_checked} snapshots checked`)
-        for (const p of report.problems) writeOut(`  ${p.code} ${p.object}: ${p.message}`)
+        for (const p of report.problems) writeOut(visible(`  ${p.code} ${p.object}: ${p.message}`))
       }
       if (!report.ok) exitState.code = 8
     })

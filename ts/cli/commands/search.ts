@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty'
 import { type QueryRequest, QueryRequestSchema, WITH_GRAPH } from '../../contracts/query.js'
+import { validate } from '../../engine/workspace.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
 import { workspaceArg, writeOut } from '../context.js'
@@ -13,10 +14,10 @@ function int(value: string | undefined, name: string): number | undefined {
 }
 
 export default defineCommand({
-  meta: { name: 'search', description: 'Search the corpus and print cited evidence' },
+  meta: { name: 'search', description: 'Search the corpus and print cited evidence; a query that starts with - goes after --: search -- "-foo bar"' },
   args: {
     ...workspaceArg,
-    query: { type: 'positional', required: true, description: 'Query text' },
+    query: { type: 'positional', required: true, variadic: true, description: 'Query text: every remaining word (after -- when it starts with -)' },
     collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
     kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
     limit: { type: 'string', description: 'Most segments to return (default 10)' },
@@ -30,7 +31,9 @@ export default defineCommand({
   async run({ args }) {
     if (!FORMATS.includes(args.format as Format)) throw new TychoraError('E_INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`)
     const query = [String(args.query), ...args._.slice(1).map(String)].join(' ')
-    const request: QueryRequest = QueryRequestSchema.parse(
+    // The library's own check, so a refused query reads the same here as through the API.
+    const request: QueryRequest = validate(
+      QueryRequestSchema,
       Object.fromEntries(
         Object.entries({
           query,

@@ -1,5 +1,5 @@
-import { join } from 'node:path'
 import { defineCommand } from 'citty'
+import { runtimePath } from '../../contracts/runtime.js'
 import { DEFAULT_PORT, Daemon } from '../../daemon/daemon.js'
 import { TychoraError } from '../../errors.js'
 import { resolveWorkspace } from '../context.js'
@@ -31,7 +31,9 @@ export default defineCommand({
     process.stdout.write(`tychora daemon listening on ${daemon.url} (pid ${process.pid})\n`)
     for (const name of daemon.registry.names()) {
       const ws = daemon.registry.workspace(name)
-      process.stdout.write(`  project ${name}: ${ws.dir}\n    token: ${join(ws.dir, 'runtime', 'token')}\n    MCP: ${daemon.url}/mcp\n`)
+      process.stdout.write(
+        `  project ${name}: ${ws.dir}\n    owner token: ${runtimePath(ws.dir, 'ownerToken')}\n    agent token: ${runtimePath(ws.dir, 'agentToken')} (give this one to agents)\n    MCP: ${daemon.url}/mcp\n`,
+      )
     }
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {

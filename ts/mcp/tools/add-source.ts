@@ -1,7 +1,5 @@
-import { isAbsolute } from 'node:path'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { AddSourceRequestSchema, JobRefSchema } from '../../contracts/service.js'
-import { TychoraError } from '../../errors.js'
 import { ProjectArg, type ToolContext, forProject, jsonText } from '../_tool.js'
 
 export const AddSourceInputSchema = AddSourceRequestSchema.extend({ project: ProjectArg })
@@ -17,7 +15,8 @@ export function defineAddSource(server: McpServer, ctx: ToolContext): void {
       title: 'Add or sync sources',
       description: [
         'Queue a capture job that adds files or directories to a project (Markdown, text, JSON, JSONL); a directory added again is synced',
-        '(new, changed and removed files). Paths must be absolute, on the machine running this server.',
+        '(new, changed and removed files). Paths must be absolute, on the machine running this server, and inside the project\'s',
+        'existing capture roots (E_FORBIDDEN otherwise: agents cannot add roots).',
         'Returns structuredContent = {project, job_id, status: "queued"} at once; poll job_status with job_id until it is done.',
         'New evidence becomes searchable when the job publishes a snapshot. Only projects whose workspace.toml sets',
         '[agents] allow_add_source = true accept this (E_FORBIDDEN otherwise).',
@@ -28,11 +27,8 @@ export function defineAddSource(server: McpServer, ctx: ToolContext): void {
     },
     async ({ project, ...request }) =>
       forProject(ctx, project, async (client) => {
-        if (!ctx.service.allowsAgentAdd(project)) {
-          throw new TychoraError('E_FORBIDDEN', `project ${project} does not let agents add sources ([agents] allow_add_source = false in its workspace.toml)`)
-        }
-        const relative = request.paths.filter((p) => !isAbsolute(p))
-        if (relative.length > 0) throw new TychoraError('E_INVALID_ARGUMENT', `paths must be absolute: ${relative.join(', ')}`)
+        // The agent-scoped client refuses projects that do not allow it, relative paths, and
+        // paths outside the existing roots.
         const job = await client.addSource(request)
         return { content: jsonText(job), structuredContent: job }
       }),

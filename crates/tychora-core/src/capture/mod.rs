@@ -1,120 +1,23 @@
 //! Capture: walk configured roots and read files race-free, confined to their root.
 //!
-//! Walking uses the `ignore` crate (honours `.gitignore`, `.ignore`, hidden files) and never follows
-//! symbolic links. Reading opens the final component with `O_NOFOLLOW`, checks the *opened*
-//! descriptor (regular file, real path inside the root, size) and reads through that same
-//! descriptor, so a file swapped for a symlink between check and read cannot leak (DESIGN §14).
+//! The walk (`walk.rs`) lists directories through descriptors opened without following links, so
+//! no name from outside a root is ever listed, and counts what the ignore rules leave out.
+//! Reading opens the final component with `O_NOFOLLOW`, checks the *opened* descriptor (regular
+//! file, real path inside the root, size) and reads through that same descriptor, so a file
+//! swapped for a symlink between check and read cannot leak (DESIGN §14). File names keep their
+//! exact bytes as identity (`names.rs`).
 
 pub mod git;
+pub mod names;
+mod walk;
+
+pub use walk::{Candidate, Exclusion, MAX_DEPTH, Walk, rel_path, walk};
 
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, ErrorCode};
-
-/// A file found by a walk, not yet read.
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    /// Absolute path as walked (not resolved).
-    pub path: PathBuf,
-    /// Path relative to the root, '/'-separated.
-    pub rel_path: String,
-}
-
-/// Walks `start` (a file or directory inside `root`), skipping `exclude` (the workspace itself).
-/// Returns candidates in path order and diagnostics for entries that cannot be captured.
-#[must_use]
-pub fn walk(
-    root: &Path,
-    start: &Path,
-    exclude: &Path,
-    patterns: &[String],
-) -> (Vec<Candidate>, Vec<Diagnostic>) {
-    let mut candidates = Vec::new();
-    let mut diagnostics = Vec::new();
-    let exclude = exclude.to_path_buf();
-    // Configured excludes are gitignore globs; `ignore`'s overrides take them with a `!` prefix.
-    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-    for pattern in patterns {
-        if let Err(e) = overrides.add(&format!("!{pattern}")) {
-            diagnostics.push(Diagnostic::warning(
-                pattern.clone(),
-                ErrorCode::InvalidArgument,
-                format!("capture.exclude pattern ignored: {e}"),
-            ));
-        }
-    }
-    let overrides = overrides
-        .build()
-        .unwrap_or_else(|_| ignore::overrides::Override::empty());
-    let walker = ignore::WalkBuilder::new(start)
-        .overrides(overrides)
-        .follow_links(false)
-        .require_git(false)
-        .git_global(false)
-        .hidden(true)
-        .filter_entry(move |entry| entry.path() != exclude)
-        .sort_by_file_name(std::cmp::Ord::cmp)
-        .build();
-    for entry in walker {
-        match entry {
-            Ok(entry) => {
-                let Some(file_type) = entry.file_type() else {
-                    continue;
-                };
-                let path = entry.path().to_path_buf();
-                let rel = rel_path(root, &path);
-                if file_type.is_symlink() {
-                    diagnostics.push(Diagnostic::warning(
-                        rel,
-                        ErrorCode::InvalidArgument,
-                        "symbolic link not followed: capture never follows links",
-                    ));
-                } else if file_type.is_file() {
-                    candidates.push(Candidate {
-                        path,
-                        rel_path: rel,
-                    });
-                } else if !file_type.is_dir() {
-                    diagnostics.push(Diagnostic::warning(
-                        rel,
-                        ErrorCode::UnsupportedFormat,
-                        "not a regular file (device, socket or FIFO); skipped",
-                    ));
-                }
-            }
-            Err(err) => {
-                let path = match &err {
-                    ignore::Error::WithPath { path, .. } => rel_path(root, path),
-                    _ => start.display().to_string(),
-                };
-                diagnostics.push(Diagnostic::error(
-                    path,
-                    ErrorCode::Io,
-                    format!("cannot walk: {err}"),
-                ));
-            }
-        }
-    }
-    (candidates, diagnostics)
-}
-
-/// `path` relative to `root` with '/' separators, or the full path if outside.
-#[must_use]
-pub fn rel_path(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.is_empty() {
-        path.file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-    } else {
-        parts.join("/")
-    }
-}
 
 /// Reads `path` through a descriptor that was checked to be a regular file inside `root` and at
 /// most `max_bytes` long. `root` must be canonical.
@@ -156,14 +59,11 @@ pub fn read_confined(
         )
     })?;
     if !real.starts_with(root) {
+        // Where it resolves is not said: that would name a file outside every capture root.
         return Err(Diagnostic::error(
             rel,
             ErrorCode::InvalidArgument,
-            format!(
-                "resolves to {} outside the root {}; refused",
-                real.display(),
-                root.display()
-            ),
+            "changed during capture: it now resolves outside the capture root; refused",
         ));
     }
     if meta.len() > max_bytes {
@@ -283,7 +183,14 @@ mod tests {
             100,
         )
         .unwrap_err();
-        assert!(escape.message.contains("outside the root"), "{escape:?}");
+        assert!(
+            escape.message.contains("outside the capture root"),
+            "{escape:?}"
+        );
+        assert!(
+            !escape.message.contains("secret"),
+            "the outside name is not repeated"
+        );
         let big = read_confined(&root, &root.join("ok.md"), "ok.md", 3).unwrap_err();
         assert_eq!(big.code, "E_LIMIT_EXCEEDED");
 
@@ -298,9 +205,13 @@ mod tests {
             "E_UNSUPPORTED_FORMAT"
         );
 
-        let (found, diags) = walk(&root, &root, Path::new("/nonexistent"), &[]);
-        let names: Vec<_> = found.iter().map(|c| c.rel_path.as_str()).collect();
+        let found = walk(&root, &root, Path::new("/nonexistent"), &[]);
+        let names: Vec<_> = found
+            .candidates
+            .iter()
+            .map(|c| c.rel_path.as_str())
+            .collect();
         assert_eq!(names, ["ok.md"]);
-        assert_eq!(diags.len(), 3, "{diags:?}"); // link.md, pipe.md, sub/up
+        assert_eq!(found.diagnostics.len(), 3, "{:?}", found.diagnostics); // link.md, pipe.md, sub/up
     }
 }

@@ -115,7 +115,11 @@ pub fn analyze_sources(sources: &[(String, String)], threads: usize, work: Work)
 #[must_use]
 pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
     let root = &std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let (candidates, mut diagnostics) = capture::walk(root, root, Path::new("/nonexistent"), &[]);
+    let capture::Walk {
+        candidates,
+        mut diagnostics,
+        ..
+    } = capture::walk(root, root, Path::new("/nonexistent"), &[]);
     let code: Vec<(&capture::Candidate, Language)> = candidates
         .iter()
         .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::Receipt;
@@ -73,7 +73,7 @@ pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
 }
 
 pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
-    let path = root.display().to_string();
+    let path = crate::capture::names::encode_path(root);
     if let Some(id) = conn
         .query_row("SELECT id FROM roots WHERE path = ?1", params![path], |r| {
             r.get(0)
@@ -101,7 +101,7 @@ pub fn normalize_identifier(value: &str) -> String {
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
 #[allow(clippy::too_many_arguments)] // One call site, in the job's commit step.
 pub fn write_revision(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     workspace: &Workspace,
     collection_id: i64,
     root_id: i64,
@@ -113,7 +113,9 @@ pub fn write_revision(
     provenance: &serde_json::Value,
 ) -> Result<Member> {
     let now = now_ms();
-    let uri = format!("file://{}", abs_path.display());
+    // The exact bytes of the path (reversibly escaped), so names that differ only in invalid
+    // UTF-8 stay different sources.
+    let uri = format!("file://{}", crate::capture::names::encode_path(abs_path));
     let kind = prepared.kind.as_str();
     tx.execute(
         "INSERT INTO sources (collection_id, kind, root_id, rel_path, uri, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6, ?6)
@@ -198,7 +200,7 @@ fn media_type(kind: Kind) -> &'static str {
 }
 
 fn write_extraction(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     workspace: &Workspace,
     revision_id: i64,
     rel_path: &str,

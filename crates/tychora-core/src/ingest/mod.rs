@@ -38,6 +38,58 @@ pub struct AddRequest {
     pub kind: Option<String>,
 }
 
+/// Who asked for a capture; it bounds where the capture may read.
+///
+/// The owner (the CLI, the library, the owner's token over HTTP) may register a new root when
+/// `capture.auto_add_roots` is on. An agent (MCP, the agent token over HTTP) may only capture by
+/// absolute path inside the roots already configured or registered: an agent-facing credential
+/// can never widen what the workspace reads. The requester is stored with the queued job, so a job
+/// resumed after a restart keeps its bounds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Requester {
+    /// The workspace's owner.
+    Owner,
+    /// An agent; also what a job recorded before requesters existed is read as (the safe side).
+    #[default]
+    Agent,
+}
+
+impl Requester {
+    /// `owner` or `agent`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Owner => "owner",
+            Self::Agent => "agent",
+        }
+    }
+
+    /// Parses `owner` / `agent`.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for anything else.
+    pub fn parse(value: &str) -> Result<Self> {
+        match value {
+            "owner" => Ok(Self::Owner),
+            "agent" => Ok(Self::Agent),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown requester {other:?}; expected owner or agent"
+            ))),
+        }
+    }
+}
+
+/// A job's stored request: what to add and who asked. Only the engine writes `requester`; the
+/// caller's request body cannot carry it (it is not a field of [`AddRequest`]).
+#[derive(Debug, Serialize, Deserialize)]
+struct QueuedAdd {
+    #[serde(flatten)]
+    request: AddRequest,
+    #[serde(default)]
+    requester: Requester,
+}
+
 /// File counts of a job.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[allow(missing_docs)] // Each count names its files: scanned by the walk, then one outcome each.
@@ -71,6 +123,9 @@ pub struct Receipt {
     pub changed: Vec<String>,
     pub removed: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Entries the walk left out, counted per rule (hidden names, ignore files, `capture.exclude`).
+    #[serde(default)]
+    pub excluded: Vec<capture::Exclusion>,
 }
 
 /// Progress of a running job.
@@ -128,23 +183,37 @@ impl Workspace {
     pub fn add(
         &self,
         request: &AddRequest,
+        requester: Requester,
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<Receipt> {
-        let job_id = self.enqueue_add(request)?;
+        let job_id = self.enqueue_add(request, requester)?;
         self.run_job(job_id, on_progress)
     }
 
     /// Validates an add request and records it as a queued job. Queued jobs survive a restart.
     /// Does not wait for a running job: it writes through a pooled connection, not the writer.
+    /// An agent's paths are checked now as well as when the job runs, so a path outside the
+    /// roots is refused at once rather than in a receipt.
     ///
     /// # Errors
-    /// `E_INVALID_ARGUMENT` for an empty path list or an unknown kind.
-    pub fn enqueue_add(&self, request: &AddRequest) -> Result<i64> {
+    /// `E_INVALID_ARGUMENT` for an empty path list, an unknown kind or (agents) a relative path;
+    /// `E_FORBIDDEN` when an agent names a path outside the capture roots.
+    pub fn enqueue_add(&self, request: &AddRequest, requester: Requester) -> Result<i64> {
         parse_kind(request.kind.as_deref())?;
         if request.paths.is_empty() {
             return Err(Error::InvalidArgument("add needs at least one path".into()));
         }
-        let json = serde_json::to_string(request).map_err(|e| Error::Internal(e.to_string()))?;
+        if requester == Requester::Agent {
+            let roots = self.with_reader(|conn| self.capture_roots(conn))?;
+            for raw in &request.paths {
+                agent_may_capture(Path::new(raw), &roots)?;
+            }
+        }
+        let queued = QueuedAdd {
+            request: request.clone(),
+            requester,
+        };
+        let json = serde_json::to_string(&queued).map_err(|e| Error::Internal(e.to_string()))?;
         self.with_reader(|conn| {
             conn.execute("INSERT INTO jobs (kind, status, request_json, created_at) VALUES ('add', 'queued', ?1, ?2)", params![json, now_ms()])?;
             Ok(conn.last_insert_rowid())
@@ -189,7 +258,7 @@ impl Workspace {
                 "job {job_id} is {status}, not queued"
             )));
         }
-        let request: AddRequest = serde_json::from_str(&request_json)
+        let QueuedAdd { request, requester } = serde_json::from_str(&request_json)
             .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
         let kind_override = parse_kind(request.kind.as_deref())?;
         let collection = request
@@ -208,6 +277,7 @@ impl Workspace {
             &mut conn,
             job_id,
             &request,
+            requester,
             &collection,
             kind_override,
             started,
@@ -228,6 +298,7 @@ impl Workspace {
         conn: &mut rusqlite::Connection,
         job_id: i64,
         request: &AddRequest,
+        requester: Requester,
         collection: &str,
         kind_override: Option<KindOverride>,
         started: Instant,
@@ -240,7 +311,7 @@ impl Workspace {
         step.begin(conn, "walk")?;
         let mut targets = Vec::new();
         for raw in &request.paths {
-            match self.resolve_target(conn, Path::new(raw)) {
+            match self.resolve_target(conn, Path::new(raw), requester) {
                 Ok(target) => targets.push(target),
                 Err(diag) => diagnostics.push(diag),
             }
@@ -268,6 +339,8 @@ impl Workspace {
         let mut bytes_read = 0u64;
         let mut unit_total = 0usize;
         let mut chunk_total = 0usize;
+        let mut excluded: Vec<capture::Exclusion> = Vec::new();
+        let mut member_sources: BTreeSet<i64> = BTreeSet::new();
         let pack = self.pack();
         let chunking = ChunkOptions {
             target_tokens: pack.chunking.target_tokens,
@@ -281,13 +354,15 @@ impl Workspace {
                 || serde_json::json!({}),
                 |head| serde_json::json!({ "git": head }),
             );
-            let (candidates, walk_diags) = capture::walk(
+            let walked = capture::walk(
                 &target.root,
                 &target.start,
                 self.dir(),
                 &self.config().capture.exclude,
             );
-            diagnostics.extend(walk_diags);
+            diagnostics.extend(walked.diagnostics);
+            merge_exclusions(&mut excluded, walked.excluded);
+            let candidates = walked.candidates;
             on_progress(Progress {
                 phase: "walk",
                 done: candidates.len(),
@@ -352,10 +427,15 @@ impl Workspace {
             }
             step.finish(conn, "prepare", &serde_json::json!({ "files": total }))?;
             step.begin(conn, "commit")?;
-            let tx = conn.transaction()?;
+            let mut tx = conn.transaction()?;
             for (candidate, outcome) in candidates.iter().zip(outcomes) {
                 files.scanned += 1;
                 let key = (target.root_id, candidate.rel_path.clone());
+                if seen.contains(&key) {
+                    // Two targets of one job overlapping: the file was handled already.
+                    files.scanned -= 1;
+                    continue;
+                }
                 match outcome {
                     Outcome::Skipped(diag) => {
                         files.skipped += 1;
@@ -375,8 +455,11 @@ impl Workspace {
                             files.unchanged += 1;
                             continue;
                         };
+                        // One file's rows in a savepoint: whatever goes wrong with it (a
+                        // constraint, a value SQLite refuses) fails that file, never the job.
+                        let savepoint = tx.savepoint()?;
                         let written = commit::write_revision(
-                            &tx,
+                            &savepoint,
                             self,
                             collection_id,
                             target.root_id,
@@ -386,7 +469,34 @@ impl Workspace {
                             extraction,
                             &fingerprint,
                             &provenance,
-                        )?;
+                        )
+                        .and_then(|m| {
+                            if member_sources.contains(&m.source_id) {
+                                Err(Error::Conflict(
+                                    "another file of this job already maps to the same source"
+                                        .into(),
+                                ))
+                            } else {
+                                Ok(m)
+                            }
+                        });
+                        let written = match written {
+                            Ok(m) => {
+                                savepoint.commit()?;
+                                m
+                            }
+                            Err(e) => {
+                                drop(savepoint); // rolls back this file's rows
+                                files.failed += 1;
+                                diagnostics.push(Diagnostic::error(
+                                    &candidate.rel_path,
+                                    e.code(),
+                                    format!("not recorded: {e}"),
+                                ));
+                                continue;
+                            }
+                        };
+                        member_sources.insert(written.source_id);
                         unit_total += extraction.units.len();
                         chunk_total += extraction.chunks.len();
                         diagnostics.extend(extraction.diagnostics.iter().cloned());
@@ -435,8 +545,32 @@ impl Workspace {
         }
 
         // 4. Publish a new snapshot when membership changed.
-        let mut snapshot_id = previous;
-        let mut published_new = false;
+        let errors = diagnostics.iter().filter(|d| d.level == "error").count();
+        let captured = files.added + files.changed + files.unchanged + files.removed;
+        let status = if errors == 0 {
+            "succeeded"
+        } else if captured > 0 {
+            "partial"
+        } else {
+            "failed"
+        };
+        let mut receipt = Receipt {
+            job_id,
+            status: status.into(),
+            snapshot_id: previous,
+            previous_snapshot_id: previous,
+            published: false,
+            files,
+            bytes_read,
+            units: unit_total,
+            chunks: chunk_total,
+            duration_ms: 0.0,
+            added,
+            changed,
+            removed,
+            diagnostics,
+            excluded,
+        };
         if !new_members.is_empty()
             || !replaced.is_empty()
             || previous.is_none() && !targets.is_empty()
@@ -457,56 +591,77 @@ impl Workspace {
                 &serde_json::json!({ "relation_sets": sets, "ms": resolve_started.elapsed().as_millis() as u64 }),
             )?;
             step.begin(conn, "publish")?;
-            let id = snapshot::publish(self, conn, previous, job_id, &next, &sets, on_progress)?;
-            step.finish(
-                conn,
-                "publish",
-                &serde_json::json!({ "snapshot_id": id, "members": next.len() }),
-            )?;
-            snapshot_id = Some(id);
-            published_new = true;
+            // The job's end is written in the pointer switch's transaction: a crash can never
+            // leave a published snapshot whose job reads as interrupted, or the reverse.
+            let members_total = next.len();
+            let finish = |tx: &rusqlite::Transaction<'_>, id: i64| {
+                let mut done = receipt.clone();
+                done.snapshot_id = Some(id);
+                done.published = true;
+                done.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+                step.finish(
+                    tx,
+                    "publish",
+                    &serde_json::json!({ "snapshot_id": id, "members": members_total }),
+                )?;
+                commit::finish_job(tx, &done)
+            };
+            let publication = snapshot::Publication {
+                parent: previous,
+                job_id,
+                members: &next,
+                relation_sets: &sets,
+            };
+            let id = snapshot::publish(self, conn, &publication, on_progress, finish)?;
+            receipt.snapshot_id = Some(id);
+            receipt.published = true;
+            receipt.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
             // Generations beyond the retention window go now; pinned readers keep theirs open.
             if let Err(e) = self.collect_garbage_with(conn) {
                 log::warn!("garbage collection after publishing snapshot {id} failed: {e}");
             }
+            return Ok(receipt);
         }
-
-        let errors = diagnostics.iter().filter(|d| d.level == "error").count();
-        let captured = files.added + files.changed + files.unchanged + files.removed;
-        let status = if errors == 0 {
-            "succeeded"
-        } else if captured > 0 {
-            "partial"
-        } else {
-            "failed"
-        };
-        let receipt = Receipt {
-            job_id,
-            status: status.into(),
-            snapshot_id,
-            previous_snapshot_id: previous,
-            published: published_new,
-            files,
-            bytes_read,
-            units: unit_total,
-            chunks: chunk_total,
-            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-            added,
-            changed,
-            removed,
-            diagnostics,
-        };
+        receipt.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         commit::finish_job(conn, &receipt)?;
         Ok(receipt)
     }
 
-    /// Canonicalises `path`, finds or registers its root, and refuses paths outside the roots.
+    /// The canonical roots capture may read from: configured `capture.roots` and the roots that
+    /// earlier owner adds registered.
+    fn capture_roots(&self, conn: &rusqlite::Connection) -> Result<Vec<PathBuf>> {
+        let mut roots: Vec<PathBuf> = self
+            .config()
+            .capture
+            .roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .collect();
+        roots.extend(
+            commit::registered_roots(conn)?
+                .iter()
+                .map(|(_, p)| capture::names::decode_path(p)),
+        );
+        Ok(roots)
+    }
+
+    /// Canonicalises `path`, finds its root, registers a new one only for the owner (and only
+    /// with `auto_add_roots`), and refuses paths outside the roots.
     fn resolve_target(
         &self,
         conn: &rusqlite::Connection,
         path: &Path,
+        requester: Requester,
     ) -> std::result::Result<Target, Diagnostic> {
-        let shown = path.display().to_string();
+        let shown = capture::names::encode_path(path);
+        if requester == Requester::Agent {
+            // The job may run after a restart with different roots: judged again, as at enqueue.
+            let roots = self
+                .capture_roots(conn)
+                .map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+            agent_may_capture(path, &roots)
+                .map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
+        }
         let abs = std::path::absolute(path).map_err(|e| {
             Diagnostic::error(
                 &shown,
@@ -542,16 +697,9 @@ impl Workspace {
             ));
         }
         let is_dir = !link && meta.is_dir();
-        let mut roots: Vec<PathBuf> = self
-            .config()
-            .capture
-            .roots
-            .iter()
-            .filter_map(|r| std::fs::canonicalize(r).ok())
-            .collect();
-        let registered = commit::registered_roots(conn)
+        let roots = self
+            .capture_roots(conn)
             .map_err(|e| Diagnostic::error(&shown, e.code(), e.to_string()))?;
-        roots.extend(registered.iter().map(|(_, p)| PathBuf::from(p)));
         let found = roots
             .iter()
             .filter(|r| real.starts_with(r))
@@ -559,7 +707,7 @@ impl Workspace {
             .cloned();
         let root = match found {
             Some(root) => root,
-            None if self.config().capture.auto_add_roots => {
+            None if requester == Requester::Owner && self.config().capture.auto_add_roots => {
                 if is_dir {
                     real.clone()
                 } else {
@@ -567,6 +715,13 @@ impl Workspace {
                         .map(Path::to_path_buf)
                         .unwrap_or_else(|| real.clone())
                 }
+            }
+            None if requester == Requester::Agent => {
+                return Err(Diagnostic::error(
+                    &shown,
+                    ErrorCode::Forbidden,
+                    OUTSIDE_ROOTS_FOR_AGENTS,
+                ));
             }
             None => {
                 return Err(Diagnostic::error(
@@ -584,5 +739,53 @@ impl Workspace {
             start: real,
             is_dir,
         })
+    }
+}
+
+const OUTSIDE_ROOTS_FOR_AGENTS: &str = "outside the workspace's capture roots; agents may add only inside roots the owner configured or added (`tychora add` or capture.roots)";
+
+/// Whether an agent may name `path`: absolute, without `..`, and inside one of `roots` once
+/// resolved (a link named as the last component is judged by where it sits, since capture never
+/// follows it). A path that does not exist is judged by its text, so whether something exists
+/// outside the roots is not revealed either.
+fn agent_may_capture(path: &Path, roots: &[PathBuf]) -> Result<()> {
+    let shown = capture::names::encode_path(path);
+    if !path.is_absolute() {
+        return Err(Error::InvalidArgument(format!(
+            "paths must be absolute: {shown}"
+        )));
+    }
+    if path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "paths must not contain `..`: {shown}"
+        )));
+    }
+    let real = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => std::fs::canonicalize(parent).map(|p| p.join(name)),
+        _ => std::fs::canonicalize(path),
+    };
+    let inside = match real {
+        Ok(real) => roots.iter().any(|r| real.starts_with(r)),
+        Err(_) => roots.iter().any(|r| path.starts_with(r)),
+    };
+    if inside {
+        Ok(())
+    } else {
+        Err(Error::Forbidden(format!(
+            "{shown}: {OUTSIDE_ROOTS_FOR_AGENTS}"
+        )))
+    }
+}
+
+/// Adds one target's exclusion counts to the job's.
+fn merge_exclusions(into: &mut Vec<capture::Exclusion>, from: Vec<capture::Exclusion>) {
+    for e in from {
+        match into.iter_mut().find(|x| x.rule == e.rule) {
+            Some(x) => x.count += e.count,
+            None => into.push(e),
+        }
     }
 }

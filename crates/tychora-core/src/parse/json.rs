@@ -67,19 +67,32 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
 }
 
 fn failure(err: &serde_json::Error) -> ParseFailure {
+    failure_after(err, 0)
+}
+
+/// A parse error of text that starts `skipped` bytes into its line 1 (after a byte order mark).
+fn failure_after(err: &serde_json::Error, skipped: usize) -> ParseFailure {
+    let column = err.column() + if err.line() == 1 { skipped } else { 0 };
     ParseFailure {
         code: ErrorCode::UnsupportedFormat,
         message: format!("malformed JSON: {err}"),
-        locator: Some(format!("{}:{}", err.line(), err.column())),
+        locator: Some(format!("{}:{column}", err.line())),
     }
 }
 
+/// A UTF-8 byte order mark some editors write at the start of a file. RFC 8259 forbids emitting one
+/// but lets parsers ignore it; serde_json does not, so it is skipped here and every offset still
+/// counts the bytes of the original text.
+const BOM: char = '\u{feff}';
+
 pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, ParseFailure> {
-    let mut de = serde_json::Deserializer::from_str(text);
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let mut de = serde_json::Deserializer::from_str(body);
     let top = de
         .deserialize_any(TopLevelVisitor)
-        .map_err(|e| failure(&e))?;
-    de.end().map_err(|e| failure(&e))?;
+        .map_err(|e| failure_after(&e, text.len() - body.len()))?;
+    de.end()
+        .map_err(|e| failure_after(&e, text.len() - body.len()))?;
     let offset = |raw: &RawValue| raw.get().as_ptr() as usize - text.as_ptr() as usize;
     let mut units = Vec::new();
     match top {
@@ -103,8 +116,8 @@ pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, Pa
             }
         }
         TopLevel::Scalar => {
-            let start = text.len() - text.trim_start().len();
-            units.push(record(text, index, start, text.trim(), String::new())?);
+            let start = text.len() - body.trim_start().len();
+            units.push(record(text, index, start, body.trim(), String::new())?);
         }
     }
     Ok(Parsed {
@@ -117,10 +130,15 @@ pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, Pa
 pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
     let mut parsed = Parsed::default();
     let mut offset = 0;
-    for (line_no, line) in text.split_inclusive('\n').enumerate() {
+    for (line_no, whole) in text.split_inclusive('\n').enumerate() {
+        let line = if line_no == 0 {
+            whole.strip_prefix(BOM).unwrap_or(whole)
+        } else {
+            whole
+        };
         let content = line.trim();
         if !content.is_empty() {
-            let start = offset + (line.len() - line.trim_start().len());
+            let start = offset + (whole.len() - line.trim_start().len());
             match record(text, index, start, content, String::new()) {
                 Ok(unit) => parsed.units.push(unit),
                 Err(fail) => parsed.diagnostics.push(
@@ -133,7 +151,7 @@ pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
                 ),
             }
         }
-        offset += line.len();
+        offset += whole.len();
     }
     parsed
 }
@@ -238,6 +256,29 @@ mod tests {
         let err = parse_document(text, &LineIndex::new(text)).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnsupportedFormat);
         assert_eq!(err.locator.as_deref(), Some("3:1"));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_offsets_count_it() {
+        let text = "\u{feff}{\"id\": \"b1\", \"t\": \"bom\"}";
+        let parsed = parse_document(text, &LineIndex::new(text)).unwrap();
+        let unit = &parsed.units[0];
+        assert_eq!(unit.span.byte_start, text.find("\"b1\"").unwrap());
+        assert_eq!(&text[unit.span.byte_start..unit.span.byte_end], "\"b1\"");
+        let lines = "\u{feff}{\"_id\": \"l1\", \"text\": \"one\"}\n{\"_id\": \"l2\"}\n";
+        let parsed = parse_lines(lines, &LineIndex::new(lines), "f.jsonl");
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(parsed.units.len(), 2);
+        assert_eq!(parsed.units[0].span.byte_start, 3);
+        let scalar = "\u{feff} 42 ";
+        let parsed = parse_document(scalar, &LineIndex::new(scalar)).unwrap();
+        assert_eq!(
+            &scalar[parsed.units[0].span.byte_start..parsed.units[0].span.byte_end],
+            "42"
+        );
+        let broken = "\u{feff}{,}";
+        let err = parse_document(broken, &LineIndex::new(broken)).unwrap_err();
+        assert_eq!(err.locator.as_deref(), Some("1:5"));
     }
 
     #[test]

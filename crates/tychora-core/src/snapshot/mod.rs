@@ -91,19 +91,37 @@ fn lexical_family(conn: &Connection, workspace: &Workspace) -> Result<i64> {
     )?)
 }
 
-/// Builds, verifies and publishes a snapshot of `members`. Returns its id.
+/// What a new snapshot holds and where it comes from.
+#[derive(Debug)]
+pub struct Publication<'a> {
+    /// The snapshot it follows (the current one), if any.
+    pub parent: Option<i64>,
+    /// The job that publishes it.
+    pub job_id: i64,
+    /// Its members.
+    pub members: &'a [Member],
+    /// The code relation sets it pins.
+    pub relation_sets: &'a [i64],
+}
+
+/// Builds, verifies and publishes a snapshot of `members`. `finish` writes the caller's own rows
+/// (the job's end) in the pointer switch's transaction. Returns the snapshot's id.
 ///
 /// # Errors
 /// `E_CORRUPT` if verification fails (nothing is published); tantivy, I/O and SQLite errors.
 pub fn publish(
     workspace: &Workspace,
     conn: &mut Connection,
-    parent: Option<i64>,
-    job_id: i64,
-    members: &[Member],
-    relation_sets: &[i64],
+    publication: &Publication<'_>,
     on_progress: &(dyn Fn(Progress) + Sync),
+    finish: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
+    let Publication {
+        parent,
+        job_id,
+        members,
+        relation_sets,
+    } = *publication;
     let generation = format!("g{}-{job_id}", now_ms());
     let dir = workspace.generation_dir(&generation);
     let expected;
@@ -208,6 +226,9 @@ pub fn publish(
         "UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1",
         params![snapshot_id],
     )?;
+    // The caller's own rows (the job's end) commit with the pointer switch, or not at all.
+    finish(&tx, snapshot_id)?;
+    failpoint("before-switch-commit");
     tx.commit()?;
     on_progress(Progress {
         phase: "publish",

@@ -52,6 +52,34 @@ impl WorkspaceLock {
         Ok(Self { _file: file })
     }
 
+    /// The pid recorded by the process holding the lock of the workspace in `dir`, or `None`
+    /// when nobody holds it (probed without blocking; the probe's own hold ends at once).
+    ///
+    /// # Errors
+    /// I/O errors other than a missing lock file.
+    pub fn owner(dir: &Path) -> Result<Option<String>> {
+        let path = Self::path(dir);
+        let mut file = match OpenOptions::new().read(true).write(true).open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        match file.try_lock() {
+            Ok(()) => Ok(None),
+            Err(TryLockError::WouldBlock) => {
+                let mut owner = String::new();
+                let _ = file.read_to_string(&mut owner);
+                let owner = owner.trim();
+                Ok(Some(if owner.is_empty() {
+                    "unknown".into()
+                } else {
+                    owner.to_string()
+                }))
+            }
+            Err(TryLockError::Error(e)) => Err(Error::io(&path, e)),
+        }
+    }
+
     /// The lock file of a workspace.
     #[must_use]
     pub fn path(dir: &Path) -> PathBuf {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use tychora_core::Workspace;
-use tychora_core::ingest::{AddRequest, Receipt};
+use tychora_core::ingest::{AddRequest, Receipt, Requester};
 
 /// Adds `path` to the default collection and waits for the receipt.
 pub fn add(ws: &Workspace, path: &Path) -> Receipt {
@@ -12,6 +12,7 @@ pub fn add(ws: &Workspace, path: &Path) -> Receipt {
             paths: vec![path.display().to_string()],
             ..Default::default()
         },
+        Requester::Owner,
         &|_| {},
     )
     .unwrap()
