@@ -164,7 +164,7 @@ if (process.env.BENCH_CODE !== '0') {
   await runResolverAgreement()
   console.error('# code: repository ingest')
   await runRepoIngest({ runs: RUNS })
-  md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `tychora eval swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
+  md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `npm run eval:swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
 }
 
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)

@@ -9,6 +9,7 @@ import autocannon from 'autocannon'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { runtimePath } from '../dist/contracts/runtime.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const cliPath = join(root, 'dist/cli/main.js')
@@ -58,7 +59,7 @@ export async function benchSurfaces({ corpus = join(root, '../shared/data/docs/o
   try {
     await run(['init', ws])
     await run(['add', '-w', ws, corpus])
-    const token = readFileSync(join(ws, 'runtime', 'token'), 'utf8').trim()
+    const token = readFileSync(runtimePath(ws, 'ownerToken'), 'utf8').trim()
     const project = /^name = "(.+)"$/m.exec(readFileSync(join(ws, 'workspace.toml'), 'utf8'))[1]
     const { url, child } = await startDaemon(ws)
     try {

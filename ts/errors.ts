@@ -56,3 +56,16 @@ export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<Propert
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && value in ERROR_CODES
 }
+
+/**
+ * Any thrown value as a `TychoraError`, so every surface maps failures through one table. Native
+ * errors arrive as `[E_NOT_FOUND] …` because napi's async tasks carry only a generic status; it
+ * lives here, not in the engine, because the surfaces that map errors must not load the engine.
+ */
+export function toTychoraError(error: unknown): TychoraError {
+  if (error instanceof TychoraError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  const match = /^\[(E_[A-Z_]+)\] ([\s\S]*)$/.exec(message)
+  if (match && isErrorCode(match[1])) return new TychoraError(match[1], match[2] ?? '', { cause: error })
+  return new TychoraError('E_INTERNAL', message, { cause: error })
+}

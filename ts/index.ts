@@ -9,6 +9,5 @@ export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, ty
 export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'
 export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'
 export { evalBeirAsCode, type BeirCodeOptions, type BeirCodeReport } from './eval/beir-code.js'
-export { evalSwebench, type SwebenchOptions, type SwebenchReport } from './eval/swebench.js'
 export { ndcgAt, recallAt, mrrAt, score, type Scores } from './eval/metrics.js'
 export { connect, type ConnectOptions, type HttpEvidenceClient } from './client/http-client.js'

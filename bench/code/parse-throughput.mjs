@@ -1,4 +1,4 @@
-// Parse throughput on real code nobody here wrote: tychora's `analyzeCodeSources` (tree-sitter in
+// Parse throughput on real code nobody here wrote: tychora-bench's `analyze-sources` (tree-sitter in
 // Rust, parse AND symbol/reference extraction) against the `tree-sitter` Node binding and
 // web-tree-sitter (WASM), both parse only, on 1 and 2 threads, per language.
 //
@@ -17,6 +17,7 @@ import { cpus, homedir, loadavg } from 'node:os'
 import { dirname, extname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { benchBinary, stageSources } from './tychora-bench.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, '../..')
@@ -113,18 +114,20 @@ function loadCorpus(sources, { maxBytes = Infinity } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Runtimes. Each "cell" is an object with run() → { seconds, ...extra } and close().
 
-/** tychora: one native call parses (and, with `extract`, extracts symbol units, reference sites and
- *  the default export) on `threads` Rust threads. `seconds` is the addon's own timing of that work
- *  (JSON decoding of the input excluded), the figure compared. */
-function tychoraCell(native, corpus, threads, extract) {
-  const json = JSON.stringify(corpus.files.map((f) => [f.path, f.text]))
+/** tychora: one run of the `tychora-bench` binary parses (and, with `extract`, extracts symbol
+ *  units, reference sites and the default export) on `threads` Rust threads. `seconds` is the
+ *  engine's own timing of that work (reading and decoding the input excluded), the figure compared. */
+function tychoraCell(corpus, threads, extract) {
+  const staged = stageSources(corpus.files.map((f) => [f.path, f.text]))
   return {
     async run() {
       const t0 = performance.now()
-      const out = JSON.parse(await native.analyzeCodeSources(json, threads, !extract))
+      const out = staged.analyze(threads, extract)
       return { seconds: out.seconds, wallSeconds: (performance.now() - t0) / 1000, units: out.units, references: out.references, bytes: out.bytes, threads: out.threads }
     },
-    async close() {},
+    async close() {
+      staged.close()
+    },
   }
 }
 
@@ -211,13 +214,12 @@ const nameOf = (spec) => RUNTIME_NAMES[spec.runtime][spec.extract ? 1 : 0]
 
 /** Opens every cell for a language; a runtime that cannot load is recorded with its error and
  *  the remaining cells still run. */
-async function openCells(corpus, native, grammars) {
+async function openCells(corpus, grammars) {
   const cells = {}
   for (const spec of CELLS) {
     try {
       if (spec.runtime === 'tychora') {
-        if (!native) throw new Error('native addon not loaded')
-        cells[spec.key] = tychoraCell(native, corpus, spec.threads, spec.extract)
+        cells[spec.key] = tychoraCell(corpus, spec.threads, spec.extract)
       } else {
         if (spec.runtime === 'wasm' && !grammars) throw new Error('grammar .wasm files not found')
         cells[spec.key] = await workerCell(spec.runtime, corpus, spec.threads, grammars, spec.extract)
@@ -230,9 +232,9 @@ async function openCells(corpus, native, grammars) {
   return cells
 }
 
-async function measureLanguage(lang, corpus, { native, grammars, runs }) {
+async function measureLanguage(lang, corpus, { grammars, runs }) {
   console.error(`# ${lang}: ${corpus.files.length} files, ${(corpus.bytes / MiB).toFixed(2)} MiB, ${corpus.lines} lines`)
-  const cells = await openCells(corpus, native, grammars)
+  const cells = await openCells(corpus, grammars)
   const live = Object.entries(cells).filter(([, c]) => !c.error)
   const raw = Object.fromEntries(live.map(([k]) => [k, []]))
   const warmup = {}
@@ -286,11 +288,13 @@ function rustVersions() {
 }
 
 function addonFingerprint() {
-  const dir = join(root, 'ts/native')
-  const file = readdirSync(dir).find((f) => f.endsWith('.node'))
-  if (!file) return null
-  const path = join(dir, file)
-  return { file, mtime: statSync(path).mtime.toISOString(), sha256: createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) }
+  let path
+  try {
+    path = benchBinary()
+  } catch {
+    return null
+  }
+  return { file: 'tychora-bench', mtime: statSync(path).mtime.toISOString(), sha256: createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) }
 }
 
 const fmt = (x) => (x == null ? 'n/a' : x.toFixed(2))
@@ -340,11 +344,10 @@ function markdown(results) {
  */
 export async function runParseThroughput({ quick = false, write = !quick } = {}) {
   const runs = quick ? 3 : 5
-  let native = null
   try {
-    native = require(join(root, 'ts/native/index.cjs'))
+    benchBinary()
   } catch (err) {
-    console.error(`# tychora addon unavailable: ${err.message}`)
+    console.error(`# tychora-bench unavailable: ${err.message}`)
   }
   let grammars = null
   try {
@@ -370,7 +373,7 @@ export async function runParseThroughput({ quick = false, write = !quick } = {})
   }
   for (const [lang, sources] of Object.entries(CORPORA)) {
     const corpus = loadCorpus(sources, { maxBytes: quick ? 512 * 1024 : Infinity })
-    const cells = await measureLanguage(lang, corpus, { native, grammars, runs })
+    const cells = await measureLanguage(lang, corpus, { grammars, runs })
     results.languages[lang] = { corpus: { files: corpus.files.length, bytes: corpus.bytes, lines: corpus.lines, skippedMinified: corpus.skippedMinified, sources: corpus.sources }, cells }
   }
   results.machine.loadavgAfter = loadavg()

@@ -2,7 +2,7 @@
 // share of the files with either the `tree-sitter` Node binding ('node') or web-tree-sitter
 // ('wasm'): parse only, or (`walk`) parse and then visit every node through a TreeCursor reading its
 // type and byte range, the least work any extractor does. The files arrive once in workerData, so a
-// timed run touches only strings already in this thread's memory, as tychora's `analyzeCodeSources` does.
+// timed run touches only strings already in this thread's memory, as tychora-bench's `analyze-sources` does.
 import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'
 

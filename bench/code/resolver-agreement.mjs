@@ -1,4 +1,4 @@
-// Resolver agreement: how often the syntactic resolver (analyzeCodeTree) names the definition that a
+// Resolver agreement: how often the syntactic resolver (tychora-bench analyze-tree) names the definition that a
 // compiler-grade oracle names, on real packages nobody here wrote: jedi for Python, the TypeScript
 // LanguageService for TS/JS. Writes bench/results/resolver-agreement.{json,md}.
 //
@@ -7,12 +7,12 @@
 // --quick asks the oracles about an evenly spread sample of sites per corpus instead of all of them.
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { indexDefinitions, judgeSite, segmentByte, summarize } from './agreement.mjs'
 import { CORPORA, ensureJedi, fetchCorpus } from './corpora.mjs'
 import { createTsOracle, ts } from './ts-oracle.mjs'
+import { analyzeTree, benchBinary } from './tychora-bench.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = resolve(here, '../..')
@@ -22,9 +22,9 @@ const TARGETS = { precision: 0.95, recall: 0.8 }
 const languageOf = (path) => (/\.py$/.test(path) ? 'python' : /\.(ts|tsx|mts|cts)$/.test(path) ? 'typescript' : 'javascript')
 
 async function analyze(root) {
-  const native = createRequire(import.meta.url)(join(repo, 'ts/native/index.cjs'))
+  benchBinary() // built before the clock starts
   const started = performance.now()
-  const report = JSON.parse(await native.analyzeCodeTree(root))
+  const report = analyzeTree(root)
   return { report, seconds: (performance.now() - started) / 1000 }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// A DEV set for `tychora eval swebench`, in the SWE-bench Lite subset's format, built from the git
-// history of the same three repositories, so graph-channel (and other) settings can be chosen without
-// tuning on the 26 test instances in ../shared/data/swebench-lite.
+// A DEV set for the SWE-bench harness (`npm run eval:swebench`), in the SWE-bench Lite subset's
+// format, built from the git history of the same three repositories, so graph-channel (and other)
+// settings can be chosen without tuning on the 26 test instances in ../shared/data/swebench-lite.
 //
 //   node bench/code/swe-dev-set.mjs [--mirrors /work/.mirror] [--test ../shared/data/swebench-lite]
 //                                   [--out ~/.cache/tychora/swe-dev] [--seed 20170101]
@@ -10,7 +10,7 @@
 //   problem_statement = the commit message (subject + body, trailers such as Co-authored-by dropped),
 //   base_commit       = its first parent,
 //   gold_files        = the non-test .py files it changes (1–3, at least one modified, all in the package),
-//   gold_functions    = functions/methods (CPython ast, as ts/eval/python-defs.ts names them: `path:Class.method`)
+//   gold_functions    = functions/methods (CPython ast, as bench/eval/python-defs.ts names them: `path:Class.method`)
 //                       of the parent's version whose line span overlaps an old-side hunk of the diff.
 // Selection is deterministic: candidates per repository are cut into equal-count bins in date order and a
 // seeded PRNG picks one per bin. See the README.md written next to the set.
@@ -102,7 +102,7 @@ try:
 except (SyntaxError, ValueError):
     print('null')
 `
-// Same notion of "function" as ts/eval/python-defs.ts (ast; decorators included; nested functions
+// Same notion of "function" as bench/eval/python-defs.ts (ast; decorators included; nested functions
 // belong to their outer function). Old files CPython cannot parse make the candidate ineligible.
 function pythonDefs(source) {
   return JSON.parse(execFileSync('python3', ['-c', DEFS_PY], { input: source, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }))
@@ -219,7 +219,7 @@ const readme = `# SWE dev set (from git history) — for choosing settings, not 
 Built by \`bench/code/swe-dev-set.mjs\` (seed ${SEED}) from the full-history mirrors in \`${MIRRORS}\`.
 Same format as the SWE-bench Lite subset (\`instances.jsonl\`: repo, instance_id, base_commit, problem_statement,
 plus fix_commit/created_at; \`gold.jsonl\`: instance_id, gold_files, gold_functions as \`path:Class.method\`), so
-\`tychora eval swebench --data ${OUT}\` runs it unchanged.
+\`npm run eval:swebench -- --data ${OUT}\` runs it unchanged.
 
 ## Selection
 - Non-merge commits reachable from the default branch since ${SINCE}.
@@ -241,7 +241,7 @@ plus fix_commit/created_at; \`gold.jsonl\`: instance_id, gold_files, gold_functi
 ## Gold
 - base_commit = first parent; gold_files = the changed non-test .py files (an added file is gold but has no
   old-side functions); gold_functions = functions of the parent's file (ast; decorators included; nested
-  functions folded into their outer function, as ts/eval/python-defs.ts does) whose span overlaps an old-side
+  functions folded into their outer function, as bench/eval/python-defs.ts does) whose span overlaps an old-side
   hunk of \`git diff -U0\` (a pure insertion after line n counts for a function spanning n and n+1).
 
 ## Caveats

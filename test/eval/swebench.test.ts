@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { allInTop, reciprocalRank, recallInTop } from '../../ts/eval/localization.js'
-import { evalSwebench } from '../../ts/eval/swebench.js'
+import { allInTop, reciprocalRank, recallInTop } from '../../bench/eval/localization.js'
+// The harness imports the package by name ('tychora' → dist/), as a consumer would: build ts/ first.
+import { evalSwebench } from '../../bench/eval/swebench.js'
 import { nativeMissing } from '../native/_setup.js'
 
 describe('localization metrics', () => {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { runtimePath } from '../../ts/contracts/runtime.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { CLI, cli, nativeMissing, scratch } from '../native/_setup.js'
 
@@ -79,6 +80,16 @@ async function check(ws: string, last: Invariants): Promise<Invariants & { jobs:
   }
 }
 
+/** The newest job id, read as a second process would. */
+function lastJobId(ws: string): number {
+  const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true, fileMustExist: true })
+  try {
+    return (db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM jobs').get() as { id: number }).id
+  } finally {
+    db.close()
+  }
+}
+
 function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
@@ -97,9 +108,13 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
     let publishedAnyway = 0
     for (let round = 1; round <= ITERATIONS; round++) {
       await corpus(docs, round)
+      const before = lastJobId(ws)
       const child = spawn(process.execPath, [CLI, 'add', '-w', ws, docs], { stdio: 'ignore' })
-      // Node starts in about 150 ms and the job takes a few hundred more: most kills land inside it.
-      await new Promise((r) => setTimeout(r, 100 + rand() * 450))
+      // Wait for the job row, so the kill lands inside the job however slow the machine is today,
+      // then at a random moment of it (a job here takes a few hundred milliseconds).
+      const deadline = Date.now() + 10_000
+      while (lastJobId(ws) === before && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+      await new Promise((r) => setTimeout(r, rand() * 400))
       child.kill('SIGKILL')
       const { signal } = await exited(child)
       const state = await check(ws, last)
@@ -124,7 +139,7 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
     await cli(['init', ws])
     await corpus(docs, 0)
     expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
-    const token = (await readFile(join(ws, 'runtime', 'token'), 'utf8')).trim()
+    const token = (await readFile(runtimePath(ws, 'ownerToken'), 'utf8')).trim()
     const project = /^name = "(.+)"$/m.exec(await readFile(join(ws, 'workspace.toml'), 'utf8'))?.[1] ?? ''
     let last: Invariants = { snapshot: 1 }
     let queuedTotal = 0

@@ -15,7 +15,7 @@ async function checkIntact(ws: string, snapshotBefore: number) {
     expect(result.segments[0]?.source.path).toBe('http-caching.md')
     const report = await handle.verify()
     expect(report.problems).toEqual([])
-    const job = await handle.inspect(`job:${status.counts.jobs}`)
+    const job = await handle.jobStatus(status.counts.jobs)
     expect(job.status).toBe('interrupted')
   } finally {
     handle.close()

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { runtimePath } from '../../ts/contracts/runtime.js'
 import { CLI } from '../native/_setup.js'
 
 export interface RunningDaemon {
@@ -46,7 +47,7 @@ export function startDaemon(workspaces: string[], env: Record<string, string> = 
 }
 
 export function tokenOf(workspace: string): string {
-  return readFileSync(join(workspace, 'runtime', 'token'), 'utf8').trim()
+  return readFileSync(runtimePath(workspace, 'ownerToken'), 'utf8').trim()
 }
 
 export function projectOf(workspace: string): string {

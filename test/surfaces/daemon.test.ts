@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { connect } from '../../ts/client/http-client.js'
+import { runtimePath } from '../../ts/contracts/runtime.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { ERROR_CODES } from '../../ts/errors.js'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -28,12 +29,12 @@ describe.skipIf(nativeMissing)('daemon', () => {
       expect((await cli(['init', s.ws])).code).toBe(0)
       expect((await cli(['add', '-w', s.ws, s.docs])).code).toBe(0)
     }
-    expect(statSync(join(a.ws, 'runtime', 'token')).mode & 0o777).toBe(0o600)
+    expect(statSync(runtimePath(a.ws, 'ownerToken')).mode & 0o777).toBe(0o600)
     // Two workspaces named "ws": rename one so the project names differ.
     await writeFile(join(b.ws, 'workspace.toml'), readFileSync(join(b.ws, 'workspace.toml'), 'utf8').replace(/^name = .*$/m, 'name = "second"'))
     const daemon = await startDaemon([a.ws, b.ws])
     try {
-      const info = JSON.parse(readFileSync(join(a.ws, 'runtime', 'daemon.json'), 'utf8'))
+      const info = JSON.parse(readFileSync(runtimePath(a.ws, 'daemon'), 'utf8'))
       expect(info.pid).toBe(daemon.child.pid)
       const first = connect(daemon.url, { token: tokenOf(a.ws), project: projectOf(a.ws) })
       const second = connect(daemon.url, { token: tokenOf(b.ws), project: 'second' })
@@ -74,7 +75,7 @@ describe.skipIf(nativeMissing)('daemon', () => {
     } finally {
       expect(await daemon.stop()).toBe(0)
     }
-    expect(existsSync(join(a.ws, 'runtime', 'daemon.json'))).toBe(false)
+    expect(existsSync(runtimePath(a.ws, 'daemon'))).toBe(false)
     // After shutdown the CLI works in-process again.
     expect((await cli(['manage', 'verify', '-w', a.ws])).stdout).toMatch(/^ok/)
   })
@@ -139,7 +140,7 @@ describe.skipIf(nativeMissing)('daemon', () => {
     const daemon = await startDaemon([ws])
     daemon.child.kill('SIGKILL')
     await new Promise((r) => daemon.child.once('exit', r))
-    const file = join(ws, 'runtime', 'daemon.json')
+    const file = runtimePath(ws, 'daemon')
     expect(existsSync(file)).toBe(true)
     // The pid is reused by an unrelated, live process.
     const stranger = spawn('sleep', ['60'], { stdio: 'ignore' })
@@ -175,13 +176,13 @@ describe.skipIf(nativeMissing)('daemon', () => {
     await cli(['init', ws])
     await cli(['add', '-w', ws, docs])
     const daemon = await startDaemon([ws])
-    const info = JSON.parse(readFileSync(join(ws, 'runtime', 'daemon.json'), 'utf8'))
+    const info = JSON.parse(readFileSync(runtimePath(ws, 'daemon'), 'utf8'))
     daemon.child.kill('SIGKILL')
     await new Promise((r) => daemon.child.once('exit', r))
     // This test process now owns the workspace (a library writer), with the dead daemon's file left.
     const holder = await Workspace.open(ws)
     try {
-      await writeFile(join(ws, 'runtime', 'daemon.json'), JSON.stringify(info))
+      await writeFile(runtimePath(ws, 'daemon'), JSON.stringify(info))
       const search = await cli(['search', '-w', ws, 'ETag', '--format', 'json'])
       expect(search.code).toBe(ERROR_CODES.E_LOCKED.exit)
       expect(JSON.parse(search.stderr).code).toBe('E_LOCKED')

@@ -1,64 +1,153 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-/** The real import graph of ts/, read from the sources. */
-function imports(): Array<{ from: string; to: string }> {
-  const edges: Array<{ from: string; to: string }> = []
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name)
+/** Text files under `dir` (relative to the repository root), recursively. */
+function files(dir: string, extensions: RegExp): string[] {
+  const found: string[] = []
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name)
       if (statSync(path).isDirectory()) walk(path)
-      else if (path.endsWith('.ts')) {
-        const text = readFileSync(path, 'utf8')
-        for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
-          const spec = (m[1] ?? m[2]) as string
-          edges.push({ from: relative('ts', path), to: relative('ts', resolve(dirname(path), spec)) })
-        }
-      }
+      else if (extensions.test(path)) found.push(path)
     }
   }
-  walk('ts')
+  walk(dir)
+  return found.sort()
+}
+
+// `from '…'` (imports, re-exports, `import type`), a bare `import '…'`, and a load by call with a
+// relative path: `import('…')`, `require('…')`, `createRequire(…)('…')`.
+const SPECIFIER = /(?:\bfrom\s+|\bimport\s+)['"](\.\.?\/[^'"]+)['"]|(?:\bimport|\brequire|\))\(\s*['"](\.\.?\/[^'"]+)['"]\s*\)/g
+
+interface Edge {
+  from: string
+  to: string
+}
+
+/** The real import graph of ts/, read from the sources; paths relative to ts/, as written (`.js`). */
+function imports(): Edge[] {
+  const edges: Edge[] = []
+  for (const path of files('ts', /\.ts$/)) {
+    for (const m of readFileSync(path, 'utf8').matchAll(SPECIFIER)) {
+      edges.push({ from: relative('ts', path), to: relative('ts', resolve(dirname(path), (m[1] ?? m[2]) as string)) })
+    }
+  }
   return edges
 }
 
-const layer = (file: string) => file.split('/')[0] as string
+/** The source file an import names: `x.js` is compiled from `x.ts`; anything else is itself. */
+const sourceOf = (to: string) => (to.endsWith('.js') && existsSync(join('ts', to.replace(/\.js$/, '.ts'))) ? to.replace(/\.js$/, '.ts') : to)
+
+/** A folder under ts/ is a layer; so is each top-level file (errors.ts, index.ts) and each file outside ts/. */
+const layer = (file: string) =>
+  file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, '')
+
+const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client'] as const
+
+/**
+ * What each layer may import besides itself. A layer missing here fails the test, so a new folder
+ * is placed deliberately. `native` is the generated napi-rs loader (ts/native/index.cjs).
+ */
+const ALLOWED: Record<string, readonly string[]> = {
+  // The floor. contracts may use the error-code schema; errors.ts imports nothing, so the two
+  // can never form a cycle.
+  errors: [],
+  contracts: ['errors'],
+  // The only layer that loads the native binding.
+  engine: ['contracts', 'errors', 'native'],
+  format: ['contracts', 'errors'],
+  // Implementations of the contracts' interfaces over the engine (registry, agent scope, remote).
+  service: ['contracts', 'errors', 'engine'],
+  // The surfaces are written against the interfaces and never open a workspace themselves.
+  // http also reads package.json (a manifest, not code): /openapi.json states the package's version.
+  http: ['contracts', 'errors', 'format', 'service', 'package.json'],
+  mcp: ['contracts', 'errors', 'format', 'service'],
+  // Runs where no native addon is installed.
+  client: ['contracts', 'errors'],
+  eval: ['contracts', 'errors', 'engine', 'format'],
+  // Composition roots: the daemon (HTTP + MCP over a registry) and stdio MCP.
+  daemon: [...BELOW_SURFACES, 'http', 'mcp'],
+  // The CLI composes too (it routes through a daemon or opens a workspace), and runs evals.
+  cli: [...BELOW_SURFACES, 'http', 'mcp', 'daemon', 'eval'],
+  // The library's barrel may re-export anything except the binding itself.
+  index: ['contracts', 'errors', 'engine', 'format', 'service', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
+}
 
 describe('dependency direction', () => {
   const edges = imports()
 
-  it('finds the real graph', () => {
-    expect(edges.length).toBeGreaterThan(20)
+  it('reads the real graph, and every import names a file that exists', () => {
+    expect(edges.length).toBeGreaterThan(100)
+    expect(edges.filter((e) => !existsSync(join('ts', sourceOf(e.to)))).map((e) => `${e.from} → ${e.to}`)).toEqual([])
   })
 
-  it('contracts and errors import nothing but contracts and errors', () => {
-    const bad = edges.filter((e) => (layer(e.from) === 'contracts' || e.from === 'errors.ts') && !['contracts', 'errors.js'].includes(layer(e.to)))
-    expect(bad).toEqual([])
+  it('places every layer of ts/ in the table', () => {
+    const layers = new Set(files('ts', /\.ts$/).map((f) => layer(relative('ts', f))))
+    expect([...layers].filter((l) => !(l in ALLOWED))).toEqual([])
   })
 
-  it('engine, service, format and eval never import interfaces or adapters (cli, http, mcp, daemon, client)', () => {
-    const bad = edges.filter(
-      (e) => ['engine', 'service', 'format', 'eval'].includes(layer(e.from)) && ['cli', 'http', 'mcp', 'daemon', 'client'].includes(layer(e.to)),
-    )
-    expect(bad).toEqual([])
+  for (const [from, allowed] of Object.entries(ALLOWED)) {
+    it(`${from} imports only ${allowed.length ? allowed.join(', ') : 'itself'}`, () => {
+      const bad = edges.filter((e) => layer(e.from) === from && layer(e.to) !== from && !allowed.includes(layer(e.to)))
+      expect(bad.map((e) => `${e.from} → ${e.to}`)).toEqual([])
+    })
+  }
+
+  it('has no import cycle between files (type-only imports included)', () => {
+    const graph = new Map<string, string[]>()
+    for (const e of edges) {
+      const to = sourceOf(e.to)
+      if (to.endsWith('.ts')) graph.set(e.from, [...(graph.get(e.from) ?? []), to])
+    }
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const stack: string[] = []
+    const visit = (file: string) => {
+      state.set(file, 'open')
+      stack.push(file)
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '))
+        else if (!state.has(next)) visit(next)
+      }
+      stack.pop()
+      state.set(file, 'done')
+    }
+    for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file)
+    expect(cycles).toEqual([])
+  })
+})
+
+describe('what ships', () => {
+  /**
+   * Places under ts/ (what ships as dist/) that may start processes. Benchmark harnesses that run
+   * git, tar or python3 live in bench/. The one entry is napi-rs's generated loader, which runs
+   * `ldd --version` as its last resort to tell musl from glibc when picking the binary package.
+   */
+  const MAY_SPAWN = ['native/index.cjs']
+
+  it('starts no process outside the allowed places', () => {
+    const spawning = files('ts', /\.(?:[cm]?[jt]s|d\.cts)$/)
+      .filter((f) => /child_process/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative('ts', f))
+    expect(spawning.filter((f) => !MAY_SPAWN.includes(f))).toEqual([])
   })
 
-  it('the HTTP and MCP surfaces do not depend on each other, on the CLI, or on the daemon that composes them', () => {
-    const bad = edges.filter(
-      (e) =>
-        (layer(e.from) === 'http' && ['mcp', 'cli', 'daemon'].includes(layer(e.to))) ||
-        (layer(e.from) === 'mcp' && (['http', 'cli'].includes(layer(e.to)) || e.to === 'daemon/daemon.js')),
-    )
-    expect(bad).toEqual([])
-  })
-
-  it('the HTTP client never loads the engine (it runs where no native addon is installed)', () => {
-    const bad = edges.filter((e) => layer(e.from) === 'client' && layer(e.to) === 'engine' && e.to !== 'engine/call-native.js')
-    expect(bad).toEqual([])
-  })
-
-  it('only the engine loads the native binding', () => {
-    const bad = edges.filter((e) => layer(e.to) === 'native' && layer(e.from) !== 'engine')
-    expect(bad).toEqual([])
+  it('names runtime files only in contracts/runtime.ts', () => {
+    // A quoted segment ('runtime', 'daemon.json', 'agent-token'), a join of 'token' or 'lock', or a
+    // `…/runtime/<file>` template; prose in comments and descriptions is not code and may name them.
+    const spelled = [
+      /['"](?:runtime|daemon\.json|agent-token)['"]/,
+      /\b(?:join|resolve)\([^)]*['"](?:token|lock)['"]/,
+      /\/runtime\/(?:token|agent-token|daemon\.json|lock)\b/,
+    ]
+    const self = relative('.', new URL(import.meta.url).pathname)
+    const offenders = [...files('ts', /\.ts$/), ...files('test', /\.ts$/), ...files('bench', /\.(?:ts|mjs)$/)]
+      .filter((f) => f !== join('ts', 'contracts', 'runtime.ts') && f !== self)
+      .filter((f) => {
+        const text = readFileSync(f, 'utf8')
+        return spelled.some((re) => re.test(text))
+      })
+    expect(offenders).toEqual([])
   })
 })

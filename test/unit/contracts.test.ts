@@ -3,8 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PackSchema } from '../../ts/contracts/pack.js'
 import { QueryRequestSchema } from '../../ts/contracts/query.js'
-import { ERROR_CODES, formatIssues } from '../../ts/errors.js'
-import { toTychoraError } from '../../ts/engine/call-native.js'
+import { ERROR_CODES, formatIssues, toTychoraError } from '../../ts/errors.js'
 
 describe('contracts', () => {
   it('every pack in packs/ validates against the pack schema', () => {

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
 import { ZodError } from 'zod'
-import { ERROR_CODES, TychoraError, formatIssues } from '../errors.js'
-import { toTychoraError } from '../engine/call-native.js'
+import { ERROR_CODES, TychoraError, formatIssues, toTychoraError } from '../errors.js'
 import { visible } from '../format/terminal.js'
 import { checkArgs } from './check-args.js'
 import { exitState } from './context.js'

@@ -4,7 +4,7 @@ import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import type { EvidenceClient } from '../service/types.js'
+import type { EvidenceClient } from '../contracts/client.js'
 import { resolveWorkspace } from './context.js'
 
 export type Target = { mode: 'daemon'; client: EvidenceClient; daemon: DaemonInfo } | { mode: 'local'; client: Workspace; workspace: Workspace }

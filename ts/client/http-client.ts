@@ -18,7 +18,7 @@ import {
   SourceListSchema,
 } from '../contracts/service.js'
 import { TychoraError, isErrorCode } from '../errors.js'
-import type { EvidenceClient } from '../service/types.js'
+import type { EvidenceClient } from '../contracts/client.js'
 import { type InspectSymbolRequest, type SymbolReport, SymbolReportSchema } from '../contracts/symbol.js'
 
 export interface ConnectOptions {

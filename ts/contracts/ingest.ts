@@ -12,6 +12,14 @@ export const AddRequestSchema = z
 /** Who asked for a capture: the owner may register new roots; an agent only adds inside existing ones. */
 export const RequesterSchema = z.enum(['owner', 'agent'])
 
+/** A job's stored request: what to add and who asked. */
+export const JobRequestSchema = z.object({
+  paths: z.array(z.string()),
+  collection: z.string().optional(),
+  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file']).optional(),
+  requester: RequesterSchema,
+})
+
 export const ExclusionSchema = z.object({
   rule: z.string().describe('The rule: hidden names, an ignore file and its pattern, or a capture.exclude glob'),
   count: z.number().int().describe('Entries it left out (a directory counts once)'),
@@ -61,6 +69,7 @@ export const ProgressSchema = z.object({
 export type AddRequest = z.infer<typeof AddRequestSchema>
 export type Requester = z.infer<typeof RequesterSchema>
 export type Exclusion = z.infer<typeof ExclusionSchema>
+export type JobRequest = z.infer<typeof JobRequestSchema>
 export type Diagnostic = z.infer<typeof DiagnosticSchema>
 export type Receipt = z.infer<typeof ReceiptSchema>
 export type Progress = z.infer<typeof ProgressSchema>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { AddRequestSchema, ReceiptSchema } from './ingest.js'
+import { AddRequestSchema } from './ingest.js'
 import { QueryRequestSchema } from './query.js'
 
 /**
@@ -77,24 +77,8 @@ export const SnapshotListSchema = z.object({
   ),
 })
 
-export const JobStatusSchema = z.object({
-  type: z.literal('job'),
-  id: z.number().int(),
-  kind: z.string(),
-  status: z.enum(['queued', 'running', 'succeeded', 'partial', 'failed', 'interrupted']),
-  request: z.unknown(),
-  receipt: ReceiptSchema.nullable(),
-  error: z.string().nullable(),
-  created_at: z.number().int(),
-  finished_at: z.number().int().nullable(),
-  steps: z.array(z.object({ name: z.string(), status: z.string(), started_at: z.number().int(), finished_at: z.number().int().nullable(), detail: z.unknown() })),
-  progress: z.object({ phase: z.string(), done: z.number().int(), total: z.number().int() }).optional(),
-})
-
 export const JobRefSchema = z.object({ project: ProjectSchema, job_id: z.number().int(), status: z.string() })
 
-/** Evidence by id: a chunk/segment, unit, revision or source with its provenance. */
-export const EvidenceSchema = z.record(z.string(), z.unknown())
 
 export const ProjectInfoSchema = z.object({ name: ProjectSchema, dir: z.string(), snapshot_id: z.number().int().nullable() })
 
@@ -106,11 +90,11 @@ export type AddSourceRequest = z.infer<typeof AddSourceRequestSchema>
 export type JobStatusRequest = z.infer<typeof JobStatusRequestSchema>
 export type SourceList = z.infer<typeof SourceListSchema>
 export type SnapshotList = z.infer<typeof SnapshotListSchema>
-export type JobStatus = z.infer<typeof JobStatusSchema>
 export type JobRef = z.infer<typeof JobRefSchema>
-export type Evidence = z.infer<typeof EvidenceSchema>
 export type ProjectInfo = z.infer<typeof ProjectInfoSchema>
 
 /** `GET /v1/projects`: the projects the caller's token opens. */
 export const ProjectListSchema = z.object({ projects: z.array(ProjectInfoSchema) })
 export type ProjectList = z.infer<typeof ProjectListSchema>
+
+export { EvidenceSchema, JobStatusSchema, type Evidence, type JobStatus } from './evidence.js'

@@ -23,7 +23,19 @@ export const StatusSchema = z.object({
     .object({ id: z.number().int(), created_at: z.number().int(), chunks: z.number().int(), sources: z.number().int(), job_id: z.number().int().nullable() })
     .nullable(),
   collections: z.array(z.object({ name: z.string(), active_sources: z.number().int() })),
-  counts: z.record(z.string(), z.number().int()),
+  counts: z.object({
+    sources: z.number().int(),
+    removed_sources: z.number().int(),
+    revisions: z.number().int(),
+    extractions: z.number().int(),
+    evidence_units: z.number().int(),
+    chunks: z.number().int(),
+    identifiers: z.number().int(),
+    artifacts: z.number().int(),
+    snapshots: z.number().int(),
+    jobs: z.number().int(),
+    query_runs: z.number().int(),
+  }),
   bytes: z.object({ corpus: z.number().int(), artifacts: z.number().int(), indexes: z.number().int() }),
 })
 

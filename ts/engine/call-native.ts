@@ -1,17 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { TychoraError, isErrorCode } from '../errors.js'
-
-/**
- * The only place native errors become `TychoraError`s. The binding prefixes each message with its
- * stable code (`[E_NOT_FOUND] …`), because napi's async tasks only carry a generic status.
- */
-export function toTychoraError(error: unknown): TychoraError {
-  if (error instanceof TychoraError) return error
-  const message = error instanceof Error ? error.message : String(error)
-  const match = /^\[(E_[A-Z_]+)\] ([\s\S]*)$/.exec(message)
-  if (match && isErrorCode(match[1])) return new TychoraError(match[1], match[2] ?? '', { cause: error })
-  return new TychoraError('E_INTERNAL', message, { cause: error })
-}
+import { toTychoraError } from '../errors.js'
 
 /**
  * Caps in-flight native calls at the machine's parallelism with a FIFO queue, so a burst of

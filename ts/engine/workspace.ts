@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { type AddRequest, AddRequestSchema, type Progress, ProgressSchema, type Receipt, ReceiptSchema, type Requester } from '../contracts/ingest.js'
+import { type AddRequest, AddRequestSchema, type Progress, type Receipt, ReceiptSchema, type Requester } from '../contracts/ingest.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
@@ -17,12 +17,13 @@ import {
   SourceListSchema,
 } from '../contracts/service.js'
 import { type InitReport, InitReportSchema, type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
-import type { EvidenceClient } from '../service/types.js'
+import type { EvidenceClient } from '../contracts/client.js'
+import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
-import { TychoraError, formatIssues } from '../errors.js'
+import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
-import { parseHot, parseWith } from './parse.js'
+import { checked, parseJson } from './parse.js'
 import { ensureTokens } from './tokens.js'
 
 export interface AddOptions {
@@ -39,8 +40,9 @@ export interface RequestOptions {
 }
 
 /**
- * An open workspace. Every method validates its input with the zod contract, runs the work in
- * Rust off the event loop, and returns contract-typed results.
+ * An open workspace. Every method validates its input with the zod contract (unless the surface
+ * that received it already did), runs the work in Rust off the event loop, and returns
+ * contract-typed results.
  *
  * @example
  * const ws = await openWorkspace('./my-ws')
@@ -77,14 +79,14 @@ export class Workspace implements EvidenceClient {
    * for agents; mode 0600).
    */
   static async init(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
-    const report = parseWith(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile)))
+    const report = checked(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile)))
     await ensureTokens(report.dir)
     return report
   }
 
   /** Applies pending schema migrations; returns the versions applied. */
   static async migrate(dir: string): Promise<number[]> {
-    return JSON.parse(await callNative(() => native().migrateWorkspace(dir))) as number[]
+    return callNative(() => native().migrateWorkspace(dir))
   }
 
   get dir(): string {
@@ -92,53 +94,53 @@ export class Workspace implements EvidenceClient {
   }
 
   async search(request: QueryRequest, options: { signal?: AbortSignal } = {}): Promise<QueryResult> {
-    const input = validate(QueryRequestSchema, request)
-    return parseHot(QueryResultSchema, await callNative(() => this.#native.search(JSON.stringify(input), options.signal)))
+    const input = ensureValid(QueryRequestSchema, request)
+    return parseJson(QueryResultSchema, await callNative(() => this.#native.search(input, options.signal)))
   }
 
   /** Runs many queries in one native crossing (evaluation, benchmarks). */
   async searchBatch(requests: QueryRequest[], options: { signal?: AbortSignal } = {}): Promise<QueryResult[]> {
-    const inputs = requests.map((r) => validate(QueryRequestSchema, r))
-    const json = await callNative(() => this.#native.searchBatch(JSON.stringify(inputs), options.signal))
-    return (JSON.parse(json) as unknown[]).map((r) => parseHot(QueryResultSchema, r))
+    const inputs = requests.map((r) => ensureValid(QueryRequestSchema, r))
+    const json = await callNative(() => this.#native.searchBatch(inputs, options.signal))
+    return (JSON.parse(json) as QueryResult[]).map((r) => checked(QueryResultSchema, r))
   }
 
   async add(request: AddRequest, options: AddOptions & RequestOptions = {}): Promise<Receipt> {
-    const input = validate(AddRequestSchema, request)
+    const input = ensureValid(AddRequestSchema, request)
     const requester = options.requester ?? 'owner'
-    return parseWith(ReceiptSchema, await callNative(() => this.#native.add(JSON.stringify(input), requester, progressCallback(options.onProgress))))
+    return checked(ReceiptSchema, await callNative(() => this.#native.add(input, requester, progressCallback(options.onProgress))))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
-  async inspect(id: string): Promise<Record<string, unknown>> {
-    return JSON.parse(await callNative(() => this.#native.inspect(id))) as Record<string, unknown>
+  async inspect(id: string): Promise<Evidence> {
+    return checked(EvidenceSchema, await callNative(() => this.#native.inspect(id)))
   }
 
   async status(): Promise<Status> {
-    return parseWith(StatusSchema, await callNative(() => this.#native.status()))
+    return checked(StatusSchema, await callNative(() => this.#native.status()))
   }
 
   async verify(): Promise<VerifyReport> {
-    return parseWith(VerifyReportSchema, await callNative(() => this.#native.verify()))
+    return checked(VerifyReportSchema, await callNative(() => this.#native.verify()))
   }
 
   /** A code symbol's definitions, with the references (and their outcome), callers and callees of each. */
   async inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport> {
-    const input = validate(InspectSymbolRequestSchema, request)
-    return parseWith(SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(JSON.stringify(input))))
+    const input = ensureValid(InspectSymbolRequestSchema, request)
+    return checked(SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(input)))
   }
 
-  /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N` or `chunk:N` with its provenance. */
+  /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N` or `job:N` with its provenance. */
   async getEvidence(id: string): Promise<Evidence> {
-    return parseWith(EvidenceSchema, await callNative(() => this.#native.inspect(id)))
+    return this.inspect(id)
   }
 
   async listSources(options: Omit<ListSourcesRequest, 'project'> = {}): Promise<SourceList> {
-    return parseWith(SourceListSchema, await callNative(() => this.#native.listSources(JSON.stringify(options))))
+    return checked(SourceListSchema, await callNative(() => this.#native.listSources(options)))
   }
 
   async listSnapshots(): Promise<SnapshotList> {
-    return parseWith(SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
+    return checked(SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
   }
 
   /** Records an add request as a durable queued job; it runs in the background on the single writer. */
@@ -150,18 +152,17 @@ export class Workspace implements EvidenceClient {
 
   /** Queues an add job. An agent's paths outside the roots are refused now (`E_FORBIDDEN`). */
   async enqueueAdd(request: AddRequest, options: RequestOptions = {}): Promise<number> {
-    const input = validate(AddRequestSchema, request)
-    const requester = options.requester ?? 'owner'
-    return JSON.parse(await callNative(() => this.#native.enqueueAdd(JSON.stringify(input), requester))) as number
+    const input = ensureValid(AddRequestSchema, request)
+    return callNative(() => this.#native.enqueueAdd(input, options.requester ?? 'owner'))
   }
 
   /** Runs a queued job now (the job runner calls this; so does resuming after a restart). */
   async runJob(jobId: number, options: AddOptions = {}): Promise<Receipt> {
-    return parseWith(ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
+    return checked(ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
   }
 
   async queuedJobs(): Promise<number[]> {
-    return JSON.parse(await callNative(() => this.#native.queuedJobs())) as number[]
+    return callNative(() => this.#native.queuedJobs())
   }
 
   /** Runs every queued job (e.g. left by a previous process), in order, in the background. */
@@ -181,7 +182,7 @@ export class Workspace implements EvidenceClient {
   }
 
   async jobStatus(jobId: number): Promise<JobStatus> {
-    return parseWith(JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
+    return checked(JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
   }
 
   /** Whether agents may add sources inside existing roots (`[agents] allow_add_source`, off by default). */
@@ -201,11 +202,11 @@ export class Workspace implements EvidenceClient {
   }
 }
 
-function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((event: string) => void) | undefined {
+function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((progress: Progress) => void) | undefined {
   if (!onProgress) return undefined
-  return (event: string) => {
+  return (progress: Progress) => {
     try {
-      onProgress(ProgressSchema.parse(JSON.parse(event)))
+      onProgress(progress)
     } catch {
       // A throwing progress callback must not take the process down (lancedb's lesson).
     }
@@ -231,12 +232,6 @@ async function daemonOwner(dir: string): Promise<{ port: number; url: string } |
  */
 export function lockOwner(dir: string): string | undefined {
   return callNativeSync(() => native().workspaceLockOwner(dir)) ?? undefined
-}
-
-export function validate<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, value: unknown): T {
-  const parsed = schema.safeParse(value)
-  if (parsed.success) return parsed.data
-  throw new TychoraError('E_INVALID_ARGUMENT', formatIssues(parsed.error.issues))
 }
 
 export async function openWorkspace(dir: string): Promise<Workspace> {

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os'
 import { initWorkspace, openWorkspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { type BeirReport, lines, locate, readQrels } from './beir.js'
-import { percentile } from './localization.js'
-import { type Qrels, type Run, score } from './metrics.js'
+import { type Qrels, type Run, percentile, score } from './metrics.js'
 
 export interface BeirCodeOptions {
   split?: 'test' | 'dev' | 'train'

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline'
 import { createGunzip } from 'node:zlib'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import { type Qrels, type Run, type Scores, score } from './metrics.js'
+import { type Qrels, type Run, type Scores, percentile, score } from './metrics.js'
 
 export interface BeirOptions {
   split?: 'test' | 'dev' | 'train'
@@ -59,11 +59,6 @@ export async function readQrels(dir: string, split: string): Promise<Qrels> {
     qrels.set(qid, judged)
   }
   return qrels
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
 }
 
 /**

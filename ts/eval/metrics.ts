@@ -51,3 +51,9 @@ export function score(qrels: Qrels, run: Run): Scores {
   const n = qrels.size || 1
   return { queries: qrels.size, ndcg_at_10: ndcg / n, recall_at_100: recall100 / n, mrr_at_10: mrr / n, recall_at_10: recall10 / n }
 }
+
+/** The p-th percentile (nearest rank) of ascending `sorted`; 0 when empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
+}

@@ -1,7 +1,8 @@
 import type { H3Event } from 'h3'
 import { limitRequestBody } from 'srvx/body-limit'
 import type { z } from 'zod'
-import { TychoraError, formatIssues } from '../errors.js'
+import { validate as validateOnce } from '../contracts/validate.js'
+import { TychoraError } from '../errors.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -70,12 +71,15 @@ function findTychora(error: unknown): TychoraError | undefined {
 }
 
 /**
- * Validates with a zod schema; a failure is E_INVALID_ARGUMENT with the same one-line message the
- * library and the CLI give (`path: message; …`). Path and query parameters say which they were.
+ * Validates with a zod schema through the one validation of `contracts/validate.ts` (so the
+ * engine does not parse the request again); a failure is E_INVALID_ARGUMENT with the same
+ * one-line message the library and the CLI give. Path and query parameters say which they were.
  */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(value)
-  if (parsed.success) return parsed.data
-  const issues = formatIssues(parsed.error.issues)
-  throw new TychoraError('E_INVALID_ARGUMENT', what === 'request body' ? issues : `invalid ${what}: ${issues}`)
+  try {
+    return validateOnce(schema, value)
+  } catch (error) {
+    if (what === 'request body' || !(error instanceof TychoraError)) throw error
+    throw new TychoraError('E_INVALID_ARGUMENT', `invalid ${what}: ${error.message}`)
+  }
 }

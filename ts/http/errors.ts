@@ -1,7 +1,6 @@
 import { HTTPError } from 'h3'
 import { z } from 'zod'
-import { toTychoraError } from '../engine/call-native.js'
-import { ERROR_CODES, type ErrorCode, ErrorCodeSchema, TychoraError } from '../errors.js'
+import { ERROR_CODES, type ErrorCode, ErrorCodeSchema, TychoraError, toTychoraError } from '../errors.js'
 
 /** The body of every error response: the stable code of `ts/errors.ts` and a message. */
 export const ErrorBodySchema = z

@@ -1,9 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { ProjectSchema } from '../contracts/service.js'
-import { toTychoraError } from '../engine/call-native.js'
-import { type ErrorCode, TychoraError } from '../errors.js'
-import type { EvidenceClient, EvidenceService } from '../service/types.js'
+import { type ErrorCode, TychoraError, toTychoraError } from '../errors.js'
+import type { EvidenceClient, EvidenceService } from '../contracts/client.js'
 
 /** What every tool is given: the projects served and the caller's authorisation. */
 export interface ToolContext {

@@ -1,9 +1,8 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js'
-import { toTychoraError } from '../engine/call-native.js'
-import { TychoraError } from '../errors.js'
-import type { EvidenceClient } from '../service/types.js'
+import { TychoraError, toTychoraError } from '../errors.js'
+import type { EvidenceClient } from '../contracts/client.js'
 import { type ToolContext, servedNames } from './_tool.js'
 
 /** JSON-RPC code for an unknown resource (MCP specification, "Resources: error handling"). */

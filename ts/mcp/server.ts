@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { EvidenceService } from '../service/types.js'
+import type { EvidenceService } from '../contracts/client.js'
 import { type ToolContext, codeSdkToolErrors, servedNames } from './_tool.js'
 import { defineResources } from './resources.js'
 import { defineAddSource } from './tools/add-source.js'

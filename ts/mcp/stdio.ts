@@ -1,13 +1,5 @@
 import { type Readable, Writable } from 'node:stream'
-import { readFile } from 'node:fs/promises'
-import { connect } from '../client/http-client.js'
-import { runningDaemon } from '../daemon/discovery.js'
-import { runtimePath } from '../contracts/runtime.js'
-import { ensureTokens } from '../engine/tokens.js'
-import { Workspace } from '../engine/workspace.js'
-import { ProjectRegistry } from '../service/registry.js'
-import { RemoteProjectService } from '../service/remote.js'
-import type { EvidenceService } from '../service/types.js'
+import type { EvidenceService } from '../contracts/client.js'
 import { LineTransport } from './line-transport.js'
 import { createMcpServer } from './server.js'
 
@@ -34,32 +26,28 @@ function claimStdout(): { protocol: Writable; release: () => void } {
   }
 }
 
+/** What one stdio session serves, and its owner's hooks around the session. */
+export interface StdioSession {
+  service: EvidenceService
+  /** Names what is served in the log line on stderr. */
+  label: string
+  /** Runs once the transport is connected. */
+  started?: () => void
+  /** Runs after the session ends, before stdout is given back. */
+  close?: () => void
+}
+
 /**
- * Serves one workspace over MCP on stdin/stdout, in-process: opens it (taking its lock), serves it
- * as the one project of a registry, and resolves when the session ends (the client closes stdin,
- * the transport closes, or SIGINT/SIGTERM), after closing the workspace. Diagnostics go to stderr.
+ * Serves MCP on stdin/stdout and resolves when the session ends (the client closes stdin, the
+ * transport closes, or SIGINT/SIGTERM). `open` runs after stdout is claimed, so nothing it
+ * writes can reach the protocol stream. Diagnostics go to stderr.
  */
-export async function runStdio(dir: string, stdin: Readable = process.stdin): Promise<void> {
+export async function serveStdio(open: () => Promise<StdioSession>, stdin: Readable = process.stdin): Promise<void> {
   const { protocol, release } = claimStdout()
-  let workspace: Workspace | undefined
+  let session: StdioSession | undefined
   try {
-    // A daemon that owns the workspace serves it; this session then proxies to it over HTTP.
-    const daemon = await runningDaemon(dir)
-    let service: EvidenceService
-    let label: string
-    if (daemon) {
-      // The agents' token: this session serves an agent, so the daemon gives it the agent scope.
-      const token = (await readFile(runtimePath(dir, 'agentToken'), 'utf8')).trim()
-      service = new RemoteProjectService(connect(daemon.url, { token, project: daemon.project }), daemon.project)
-      label = `${daemon.project} via the daemon at ${daemon.url}`
-    } else {
-      workspace = await Workspace.open(dir)
-      const registry = new ProjectRegistry()
-      registry.register(workspace, { tokens: await ensureTokens(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
-      service = registry
-      label = `${workspace.name} (${workspace.dir})`
-    }
-    const server = createMcpServer(service)
+    session = await open()
+    const server = createMcpServer(session.service)
     server.server.onerror = (error) => process.stderr.write(`tychora mcp: ${error.message}\n`)
 
     let finish: () => void = () => undefined
@@ -72,9 +60,8 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
     process.once('SIGTERM', onSignal)
 
     await server.connect(new LineTransport(stdin, protocol))
-    // Jobs a previous session queued run now, in order, on this process's single writer.
-    workspace?.resumeQueuedJobs()
-    process.stderr.write(`tychora mcp: serving ${label} on stdio\n`)
+    session.started?.()
+    process.stderr.write(`tychora mcp: serving ${session.label} on stdio\n`)
     await ended
 
     stdin.off('end', onSignal)
@@ -85,7 +72,7 @@ export async function runStdio(dir: string, stdin: Readable = process.stdin): Pr
     await server.close()
     stdin.pause()
   } finally {
-    workspace?.close()
+    session?.close?.()
     await new Promise<void>((resolve) => protocol.end(resolve))
     release()
   }

@@ -836,8 +836,6 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeWorkspace = nativeBinding.NativeWorkspace
-module.exports.analyzeCodeSources = nativeBinding.analyzeCodeSources
-module.exports.analyzeCodeTree = nativeBinding.analyzeCodeTree
 module.exports.initWorkspace = nativeBinding.initWorkspace
 module.exports.migrateWorkspace = nativeBinding.migrateWorkspace
 module.exports.openWorkspace = nativeBinding.openWorkspace

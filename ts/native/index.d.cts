@@ -14,71 +14,631 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * `E_CLOSED`.
  */
 export declare class NativeWorkspace {
+  /**
+   * Records an add request as a queued job (durable across restarts), asked by `requester`.
+   * Resolves to the job id.
+   */
+  enqueueAdd(request: AddRequest, requester: 'owner' | 'agent'): Promise<number>
+  /** Ids of queued jobs, oldest first. */
+  queuedJobs(): Promise<Array<number>>
+  /** Adds or syncs paths as one durable job on a dedicated thread. Resolves to the receipt. */
+  add(request: AddRequest, requester: 'owner' | 'agent', progress?: (progress: Progress) => void): Promise<Receipt>
+  /** Runs a queued job on a dedicated thread. Resolves to the receipt. */
+  runJob(jobId: number, progress?: (progress: Progress) => void): Promise<Receipt>
+  /** Counts, sizes and the current snapshot. */
+  status(): Promise<Status>
+  /** Re-hashes artifacts and checks snapshots against their indexes. */
+  verify(): Promise<VerifyReport>
+  /**
+   * One object with its provenance (`source:N`, `revision:N`, `unit:N`, `chunk:N`,
+   * `snapshot:N`, `job:N`, `seg_S_C`).
+   */
+  inspect(id: string): Promise<SourceEvidence | RevisionEvidence | UnitEvidence | ChunkEvidence | SnapshotEvidence | JobStatus>
+  /** A job's row, steps, receipt and live progress. */
+  jobStatus(jobId: number): Promise<JobStatus>
+  /** One page of a snapshot's sources. */
+  listSources(options: ListSourcesOptions): Promise<SourceList>
+  /** Published snapshots, newest first. */
+  listSnapshots(): Promise<SnapshotList>
+  /** Runs one query. Resolves to the `QueryResult` as one JSON string (see `contract/query.rs`). */
+  search(request: QueryRequest, signal?: AbortSignal | undefined | null): Promise<string>
+  /** Runs many queries in one crossing. Resolves to a JSON array of `QueryResult`s. */
+  searchBatch(requests: Array<QueryRequest>, signal?: AbortSignal | undefined | null): Promise<string>
+  /** A symbol's definitions with references, callers and callees. */
+  inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport>
   /** The canonical workspace directory. */
   get dir(): string
   /** The workspace's name from `workspace.toml` (the daemon's project name). */
   get name(): string
-  /** Whether MCP clients may add sources (`[agents] allow_add_source` in workspace.toml). */
+  /** Whether agents may add sources (`[agents] allow_add_source` in workspace.toml). */
   get allowAgentAdd(): boolean
-  /** Runs one query (`QueryRequest` JSON). Resolves to `QueryResult` JSON. */
-  search(requestJson: string, signal?: AbortSignal | undefined | null): Promise<string>
-  /** Runs a batch of queries (a JSON array) in one crossing. Resolves to a JSON array of results. */
-  searchBatch(requestsJson: string, signal?: AbortSignal | undefined | null): Promise<string>
-  /** Shows one object with its provenance (`source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N`, `seg_S_C`). */
-  inspect(id: string): Promise<string>
-  /** A symbol's definitions with references, callers and callees (JSON `{name, repo?, snapshot_id?}`). */
-  inspectSymbol(requestJson: string): Promise<string>
-  /** Counts, sizes and the current snapshot, as JSON. */
-  status(): Promise<string>
-  /** Re-hashes artifacts and checks snapshots against their indexes. Resolves to the report JSON. */
-  verify(): Promise<string>
-  /**
-   * Records an add request as a queued job (durable across restarts), asked by `requester`
-   * (`owner` may register new roots; `agent` only captures inside existing ones). Resolves to
-   * the job id as JSON.
-   */
-  enqueueAdd(requestJson: string, requester: string): Promise<string>
-  /** Ids of queued jobs, oldest first, as JSON. */
-  queuedJobs(): Promise<string>
-  /** A job's row, steps, receipt and live progress, as JSON. */
-  jobStatus(jobId: number): Promise<string>
-  /** Sources of a snapshot (`{collection?, snapshot_id?, limit?, offset?}` JSON), as JSON. */
-  listSources(optionsJson: string): Promise<string>
-  /** Published snapshots, newest first, as JSON. */
-  listSnapshots(): Promise<string>
-  /**
-   * Adds or syncs paths as one durable job on a dedicated thread. `progress` receives
-   * `{phase, done, total}` JSON, without blocking the job. Resolves to the receipt JSON.
-   */
-  add(requestJson: string, requester: 'owner' | 'agent', progress?: (event: string) => void): Promise<string>
-  /** Runs a queued job on a dedicated thread. Resolves to the receipt JSON. */
-  runJob(jobId: number, progress?: (event: string) => void): Promise<string>
   /** Releases the workspace (and its lock once in-flight calls finish). Safe to call twice. */
   close(): void
 }
 
-/**
- * Parses and extracts `sources` (JSON `[[path, source], …]`) on `threads` threads and resolves
- * to JSON parse statistics (seconds spent parsing and extracting), for the throughput benchmark.
- * With `parseOnly`, trees are parsed and dropped (`units` then counts syntax nodes).
- */
-export declare function analyzeCodeSources(sources: string, threads: number, parseOnly?: boolean | undefined | null): Promise<string>
+/** What to add. */
+export interface AddRequest {
+  /** Files or directories. */
+  paths: Array<string>
+  /** Target collection (default `default`). */
+  collection?: string
+  /** Force a kind instead of detecting it from the file extension. */
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'
+}
 
-/**
- * Analyzes every code file under `root` (walked as `add` walks) and resolves its references,
- * without a workspace. Resolves to a JSON report (definitions and reference outcomes), for the
- * resolver agreement benchmark.
- */
-export declare function analyzeCodeTree(root: string): Promise<string>
+/** The scope actually applied. */
+export interface AppliedScope {
+  snapshot_id: number | null
+  collections: Array<string>
+  kinds: Array<string>
+  channels: Array<string>
+  limit: number
+  max_per_source: number
+}
 
-/** Creates a workspace in `dir` with a default profile (`documents` unless given). Resolves to the init report as JSON. */
-export declare function initWorkspace(dir: string, profile?: string | undefined | null): Promise<string>
+/** How the output budget was applied. */
+export interface BudgetContract {
+  budget_tokens: number
+  used_tokens: number
+  tokenizer: string
+  measure: string
+  truncated: boolean
+}
 
-/** Applies pending schema migrations. Resolves to the applied versions as JSON. */
-export declare function migrateWorkspace(dir: string): Promise<string>
+/** Bytes on disk. */
+export interface Bytes {
+  corpus: number
+  artifacts: number
+  indexes: number
+}
 
-/** Opens a workspace (taking its lock). Resolves to a `NativeWorkspace`. */
+/** The context capsule indexed with a chunk. */
+export interface CapsuleView {
+  title: string
+  kind: string
+  heading_path: Array<string>
+  table_header?: string
+  signature?: string
+}
+
+/** One channel's contribution. */
+export interface ChannelCoverage {
+  channel: string
+  weight: number
+  candidates: number
+}
+
+/** One channel's rank for a segment. */
+export interface ChannelRank {
+  channel: string
+  rank: number
+}
+
+/** `chunk:N`, or a segment id `seg_S_C`. */
+export interface ChunkEvidence {
+  type: 'chunk'
+  id: number
+  extraction_id: number
+  revision_id: number
+  path: string
+  sha256: string
+  owner: string
+  /** First and last unit id. */
+  units: [number, number]
+  tokens: number
+  locator: ChunkLocator
+  capsule: CapsuleView
+  text: string
+}
+
+/** A chunk's place in its revision's bytes. */
+export interface ChunkLocator {
+  byte_start: number
+  byte_end: number
+  line_start: number
+  line_end: number
+}
+
+/** A citation a person or agent can follow. */
+export interface Citation {
+  segment_id: string
+  label: string
+  uri: string
+  path: string
+  revision_id: number
+  sha256: string
+  line_start: number
+  line_end: number
+  byte_start: number
+  byte_end: number
+}
+
+/** Active sources of one collection. */
+export interface CollectionCount {
+  name: string
+  active_sources: number
+}
+
+/** Row counts of the canonical tables. */
+export interface Counts {
+  sources: number
+  removed_sources: number
+  revisions: number
+  extractions: number
+  evidence_units: number
+  chunks: number
+  identifiers: number
+  artifacts: number
+  snapshots: number
+  jobs: number
+  query_runs: number
+}
+
+/** What the query saw and kept. */
+export interface Coverage {
+  eligible_sources: number
+  channels: Array<ChannelCoverage>
+  fused_candidates: number
+  returned: number
+  dropped_by_source_limit: number
+  dropped_by_budget: number
+  dropped_as_duplicate: number
+}
+
+/** The current snapshot, as `status` shows it. */
+export interface CurrentSnapshot {
+  id: number
+  created_at: number
+  chunks: number
+  sources: number
+  job_id: number | null
+}
+
+/** A per-file problem; the rest of the job goes on. */
+export interface Diagnostic {
+  path: string
+  level: 'info' | 'warning' | 'error'
+  code: string
+  message: string
+  /** `line:col`, when known. */
+  locator?: string
+}
+
+/** Entries the walk left out under one rule. */
+export interface Exclusion {
+  rule: string
+  count: number
+  example: string
+}
+
+/** An extraction as listed under its revision. */
+export interface ExtractionBrief {
+  id: number
+  parser: string
+  fingerprint: string
+  units: number
+  chunks: number
+  diagnostics: Array<Diagnostic>
+}
+
+/** File counts of a job. */
+export interface FileCounts {
+  scanned: number
+  added: number
+  changed: number
+  unchanged: number
+  removed: number
+  skipped: number
+  failed: number
+}
+
+/** One step of a "found via" path: `from` calls `to`. */
+export interface Hop {
+  from: string
+  relation: 'calls' | 'references' | 'inherits' | 'implements'
+  to: string
+  path: string
+  line: number
+}
+
+/** An identifier a unit registers for the exact channel. */
+export interface IdentifierEntry {
+  kind: string
+  value: string
+}
+
+/** One index generation a snapshot pins. */
+export interface IndexBrief {
+  family: string
+  generation: string
+  documents: number
+  status: string
+}
+
+/** What `init` created. */
+export interface InitReport {
+  dir: string
+  created: Array<string>
+  schema_version: number
+}
+
+/** Creates a workspace in `dir` with a default profile (`documents` unless given). */
+export declare function initWorkspace(dir: string, profile?: string | undefined | null): Promise<InitReport>
+
+/** What to look up. */
+export interface InspectSymbolRequest {
+  name: string
+  repo?: string
+  snapshot_id?: number
+}
+
+/** A job's stored request: what to add and who asked. */
+export interface JobRequest {
+  paths: Array<string>
+  collection?: string
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'
+  requester: 'owner' | 'agent'
+}
+
+/** `job:N`: a job's row, steps and receipt, with its live progress while it runs. */
+export interface JobStatus {
+  type: 'job'
+  id: number
+  kind: string
+  status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'
+  request: JobRequest
+  receipt: Receipt | null
+  error: string | null
+  created_at: number
+  finished_at: number | null
+  steps: Array<JobStep>
+  progress: Progress | null
+}
+
+/** One recorded step of a job. */
+export interface JobStep {
+  name: string
+  status: string
+  started_at: number
+  finished_at: number | null
+  /** What the step reports: open-ended per step. */
+  detail: unknown
+}
+
+/** Which page of a snapshot's sources to list. */
+export interface ListSourcesOptions {
+  collection?: string
+  snapshot_id?: number
+  /** Page size (default 100, at most 1000). */
+  limit?: number
+  offset?: number
+}
+
+/** Where in the retained bytes a segment lies. */
+export interface Locator {
+  byte_start: number
+  byte_end: number
+  line_start: number
+  line_end: number
+  col_start: number
+  col_end: number
+  heading_path: Array<string>
+  json_pointer?: string
+  anchor?: string
+}
+
+/** A snapshot member. */
+export interface MemberBrief {
+  source_id: number
+  path: string
+  revision_id: number
+  sha256: string
+}
+
+/** Applies pending schema migrations; resolves to the versions applied. */
+export declare function migrateWorkspace(dir: string): Promise<Array<number>>
+
+/** Opens a workspace, taking its lock. */
 export declare function openWorkspace(dir: string): Promise<NativeWorkspace>
+
+/** One problem `verify` found. */
+export interface Problem {
+  object: string
+  code: string
+  message: string
+}
+
+/** Progress of a running job. */
+export interface Progress {
+  phase: 'walk' | 'prepare' | 'commit' | 'index' | 'publish'
+  /** Items done in this phase. */
+  done: number
+  /** Items in this phase (0 when unknown). */
+  total: number
+}
+
+/** A search request. */
+export interface QueryRequest {
+  query: string
+  collections?: Array<string>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'>
+  limit?: number
+  budget_tokens?: number
+  /** Segments per source; 0 means unlimited. */
+  max_per_source?: number
+  snapshot_id?: number
+  channels?: Array<'exact' | 'lexical' | 'graph'>
+  agent_id?: string
+  task_id?: string
+}
+
+/** The versioned query result (the shape of the JSON `search` resolves to). */
+export interface QueryResult {
+  version: 1
+  run_id: string
+  snapshot_id: number | null
+  query: string
+  applied_scope: AppliedScope
+  segments: Array<Segment>
+  citations: Array<Citation>
+  coverage: Coverage
+  warnings: Array<string>
+  budget_contract: BudgetContract
+  /** Time per stage of the query path. */
+  trace: Array<TraceStage>
+  duration_ms: number
+}
+
+/** The receipt of a finished add/sync job. */
+export interface Receipt {
+  job_id: number
+  status: 'succeeded' | 'partial' | 'failed'
+  snapshot_id: number | null
+  previous_snapshot_id: number | null
+  published: boolean
+  files: FileCounts
+  bytes_read: number
+  units: number
+  chunks: number
+  duration_ms: number
+  added: Array<string>
+  changed: Array<string>
+  removed: Array<string>
+  diagnostics: Array<Diagnostic>
+  excluded: Array<Exclusion>
+}
+
+/** A revision as listed under its source. */
+export interface RevisionBrief {
+  id: number
+  seq: number
+  sha256: string
+  size: number
+  captured_at: number
+}
+
+/** `revision:N`. */
+export interface RevisionEvidence {
+  type: 'revision'
+  id: number
+  source_id: number
+  path: string
+  seq: number
+  sha256: string
+  size: number
+  /** Capture provenance (path, kind, Git commit and branch…): open-ended by design. */
+  metadata: Record<string, unknown>
+  captured_at: number
+  extractions: Array<ExtractionBrief>
+}
+
+/** The exact revision a segment was read from. */
+export interface RevisionRef {
+  revision_id: number
+  seq: number
+  sha256: string
+  /** The repository commit the bytes were captured at (Git checkouts). */
+  commit?: string
+}
+
+/** Evidence assembled at query time. */
+export interface Segment {
+  id: string
+  rank: number
+  score: number
+  channels: Array<ChannelRank>
+  snapshot_id: number
+  chunk_id: number
+  unit_ids: Array<number>
+  source: SourceRef
+  revision: RevisionRef
+  locator: Locator
+  text: string
+  token_count: number
+  citation: string
+  /** How the graph channel reached this segment (absent unless it ranked it). */
+  found_via?: Array<Hop>
+  content_classification: 'source_text' | 'source_code'
+  may_contain_instructions: boolean
+  executable: boolean
+}
+
+/** Where something is: file, lines, commit. */
+export interface Site {
+  path: string
+  root: string
+  line_start: number
+  line_end: number
+  revision_id: number
+  commit?: string
+  citation: string
+}
+
+/** `snapshot:N`. */
+export interface SnapshotEvidence {
+  type: 'snapshot'
+  id: number
+  parent_id: number | null
+  job_id: number | null
+  chunks: number
+  created_at: number
+  current: boolean
+  indexes: Array<IndexBrief>
+  members: Array<MemberBrief>
+}
+
+/** The published snapshots, newest first. */
+export interface SnapshotList {
+  snapshots: Array<SnapshotSummary>
+}
+
+/** A published snapshot. */
+export interface SnapshotSummary {
+  id: number
+  parent_id: number | null
+  job_id: number | null
+  chunks: number
+  sources: number
+  created_at: number
+  current: boolean
+  retained: boolean
+}
+
+/** `source:N`. */
+export interface SourceEvidence {
+  type: 'source'
+  id: number
+  uri: string
+  path: string
+  root: string
+  collection: string
+  kind: string
+  status: string
+  created_at: number
+  updated_at: number
+  revisions: Array<RevisionBrief>
+}
+
+/** One page of a snapshot's sources. */
+export interface SourceList {
+  snapshot_id: number | null
+  total: number
+  sources: Array<SourceSummary>
+}
+
+/** Where a segment comes from. */
+export interface SourceRef {
+  source_id: number
+  uri: string
+  path: string
+  collection: string
+  kind: string
+}
+
+/** A source as a snapshot holds it. */
+export interface SourceSummary {
+  id: number
+  path: string
+  uri: string
+  collection: string
+  kind: string
+  revision_id: number
+  seq: number
+  sha256: string
+  size: number
+  captured_at: number
+}
+
+/** What `manage status` reports. */
+export interface Status {
+  dir: string
+  schema_version: number
+  engine_version: string
+  profile: string
+  current_snapshot: CurrentSnapshot | null
+  collections: Array<CollectionCount>
+  counts: Counts
+  bytes: Bytes
+}
+
+/** One definition and its relations. */
+export interface SymbolDefinition {
+  unit_id: number
+  symbol: string
+  unit_type: string
+  site: Site
+  signature: string
+  references: Array<SymbolRelation>
+  references_total: number
+  callers: Array<SymbolRelation>
+  callers_total: number
+  callees: Array<SymbolRelation>
+  callees_total: number
+}
+
+/** One relation row. */
+export interface SymbolRelation {
+  kind: 'defines' | 'contains' | 'imports' | 'references' | 'calls' | 'inherits' | 'implements'
+  symbol: string | null
+  text: string
+  outcome: 'resolved' | 'ambiguous' | 'unresolved'
+  reason?: string
+  candidates?: Array<string>
+  site: Site
+}
+
+/** What `inspect symbol` returns. */
+export interface SymbolReport {
+  name: string
+  snapshot_id: number | null
+  resolution: 'syntactic'
+  definitions: Array<SymbolDefinition>
+  unresolved: Array<SymbolRelation>
+  unresolved_total: number
+}
+
+/** One stage of the query path and its duration. */
+export interface TraceStage {
+  stage: string
+  ms: number
+}
+
+/** `unit:N`. */
+export interface UnitEvidence {
+  type: 'unit'
+  id: number
+  unit_type: string
+  extraction_id: number
+  revision_id: number
+  path: string
+  sha256: string
+  heading_path: Array<string>
+  anchor: string | null
+  tokens: number
+  locator: UnitLocator
+  identifiers: Array<IdentifierEntry>
+  text: string
+}
+
+/** A unit's exact place in its revision's bytes. */
+export interface UnitLocator {
+  byte_start: number
+  byte_end: number
+  line_start: number
+  col_start: number
+  line_end: number
+  col_end: number
+  json_pointer: string | null
+}
+
+/** The verification report. */
+export interface VerifyReport {
+  ok: boolean
+  artifacts_checked: number
+  references_checked: number
+  snapshots_checked: number
+  problems: Array<Problem>
+}
 
 /**
  * The pid recorded by the process that holds the workspace's lock, or `null` when no process

@@ -2,7 +2,7 @@ import { isAbsolute } from 'node:path'
 import type { AddRequest } from '../contracts/ingest.js'
 import type { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import type { EvidenceClient } from './types.js'
+import type { EvidenceClient } from '../contracts/client.js'
 
 /**
  * One project as an agent may use it: every read of the workspace, and adds only when the

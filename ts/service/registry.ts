@@ -5,7 +5,7 @@ import type { Tokens } from '../engine/tokens.js'
 import { TychoraError } from '../errors.js'
 import { agentClient } from './agent-client.js'
 import { tokenEquals } from './token.js'
-import type { EvidenceClient, EvidenceService } from './types.js'
+import type { EvidenceClient, EvidenceService } from '../contracts/client.js'
 
 interface Entry {
   workspace: Workspace

@@ -1,6 +1,6 @@
 import type { ProjectInfo } from '../contracts/service.js'
 import { TychoraError } from '../errors.js'
-import type { EvidenceClient, EvidenceService } from './types.js'
+import type { EvidenceClient, EvidenceService } from '../contracts/client.js'
 
 /**
  * One project served by a running daemon, seen through the HTTP client: lets `tychora mcp` proxy

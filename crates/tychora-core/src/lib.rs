@@ -28,25 +28,38 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod artifact;
-pub mod capture;
-pub mod chunk;
-pub mod code;
+// The public modules hold the contract: what a caller sends and gets back. Their functions that do
+// the work are `pub(crate)`; everything else is internal to the crate. The module graph is acyclic
+// and layered (tests/architecture.rs reads it): the foundation (error, unit, job, tokenize,
+// parallel, safety, fusion, config, store, artifact) → capture, code → parse → chunk, lexical →
+// exact, snapshot → engine (an open workspace's state) → graph, query, ingest, manage →
+// workspace (the public front).
+pub(crate) mod artifact;
+pub(crate) mod capture;
+pub(crate) mod chunk;
+pub(crate) mod code;
 pub mod config;
+pub(crate) mod engine;
 mod error;
-pub mod exact;
-pub mod fusion;
+pub(crate) mod exact;
+pub(crate) mod fusion;
 pub mod graph;
 pub mod ingest;
-pub mod lexical;
-pub mod parallel;
-pub mod parse;
+pub mod job;
+pub(crate) mod lexical;
+pub mod manage;
+pub(crate) mod parallel;
+pub(crate) mod parse;
 pub mod query;
-pub mod safety;
-pub mod snapshot;
-pub mod store;
-pub mod tokenize;
+pub(crate) mod safety;
+pub(crate) mod snapshot;
+pub(crate) mod store;
+pub(crate) mod tokenize;
+pub(crate) mod unit;
 pub mod workspace;
 
+#[cfg(feature = "bench")]
+pub mod bench;
+
 pub use error::{Diagnostic, Error, ErrorCode, Result};
-pub use workspace::Workspace;
+pub use workspace::{InitReport, Workspace};

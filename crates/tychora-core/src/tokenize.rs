@@ -11,6 +11,14 @@ pub fn count(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
+/// The rendered form the budget counts: the citation line, the heading path and the text, as the
+/// Markdown and agent formats print them. The text's count was taken at indexing time (the sum of
+/// its units' counts, which BPE makes additive up to a token at each unit boundary).
+#[must_use]
+pub fn rendered_tokens(citation: &str, heading_path: &[String], text_tokens: usize) -> usize {
+    count(citation) + count(&heading_path.join(" > ")) + text_tokens + 4
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,4 +1,5 @@
-//! Proof that reading a repository's HEAD and dirty flag executes nothing (DESIGN §14).
+//! Proof that capturing a repository (its HEAD, branch and dirty flag included) executes nothing
+//! (DESIGN §14), through the public API as a user calls it.
 //!
 //! Its own test binary with a single test, because it replaces the process-wide `PATH`: every
 //! program a spawn could look up (`git`, `sh`, pagers, the hostile config's commands) is a fake
@@ -8,6 +9,39 @@
 use std::fs;
 use std::path::Path;
 use std::process::Command;
+
+use tychora_core::Workspace;
+use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::manage::Evidence;
+
+/// Adds `repo` and returns the dirty flag recorded on the revision of `file`.
+fn add_and_read_dirty(ws: &Workspace, repo: &Path, file: &str) -> Option<bool> {
+    let receipt = ws
+        .add(
+            &AddRequest {
+                paths: vec![repo.display().to_string()],
+                ..Default::default()
+            },
+            Requester::Owner,
+            &|_| {},
+        )
+        .unwrap();
+    assert_ne!(receipt.status, "failed", "{:?}", receipt.diagnostics);
+    let sources = ws
+        .list_sources(&tychora_core::manage::SourceQuery {
+            limit: 100,
+            ..Default::default()
+        })
+        .unwrap();
+    let source = sources.sources.iter().find(|s| s.path == file).unwrap();
+    let Evidence::Revision(revision) = ws
+        .inspect(&format!("revision:{}", source.revision_id))
+        .unwrap()
+    else {
+        panic!("a revision")
+    };
+    revision.metadata["git"]["dirty"].as_bool()
+}
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
@@ -88,9 +122,12 @@ fn head_of_spawns_no_process_even_in_a_hostile_repository() {
     let saved = std::env::var_os("PATH");
     // SAFETY: this binary holds this single test, so no other thread reads the environment.
     unsafe { std::env::set_var("PATH", &bin) };
-    let clean = tychora_core::capture::git::head_of(&repo);
+    let ws_dir = tmp.path().join("ws");
+    Workspace::init(&ws_dir).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let clean = add_and_read_dirty(&ws, &repo, "a.txt");
     fs::write(repo.join("b.txt"), "BETA\n").unwrap();
-    let dirty = tychora_core::capture::git::head_of(&repo);
+    let dirty = add_and_read_dirty(&ws, &repo, "b.txt");
     // SAFETY: as above.
     unsafe {
         match saved {
@@ -104,6 +141,6 @@ fn head_of_spawns_no_process_even_in_a_hostile_repository() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert!(ran.is_empty(), "processes ran: {ran:?}");
-    assert_eq!(clean.unwrap().dirty, Some(false));
-    assert_eq!(dirty.unwrap().dirty, Some(true));
+    assert_eq!(clean, Some(false));
+    assert_eq!(dirty, Some(true));
 }

@@ -136,7 +136,12 @@ fn names_that_differ_only_in_invalid_bytes_are_two_sources_and_resync() {
             _ => assert_eq!(receipt.changed, ["bad\\xfe.md"]),
         }
     }
-    let sources = ws.list_sources(None, None, 100, 0).unwrap();
+    let sources = ws
+        .list_sources(&tychora_core::manage::SourceQuery {
+            limit: 100,
+            ..Default::default()
+        })
+        .unwrap();
     let text = serde_json::to_string(&sources).unwrap();
     assert!(
         text.contains("bad\\\\xff.md") && text.contains("bad\\\\xfe.md"),

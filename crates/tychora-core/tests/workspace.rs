@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::manage::{Evidence, SourceQuery};
 use tychora_core::query::QueryRequest;
 use tychora_core::{ErrorCode, Workspace};
 
@@ -118,8 +119,8 @@ fn add_search_cite_and_resync() {
     assert!(report.ok, "{:?}", report.problems);
     assert_eq!(report.snapshots_checked, 2);
     let status = ws.status().unwrap();
-    assert_eq!(status["counts"]["revisions"], 4);
-    assert_eq!(status["counts"]["query_runs"], 6);
+    assert_eq!(status.counts.revisions, 4);
+    assert_eq!(status.counts.query_runs, 6);
 }
 
 #[test]
@@ -269,8 +270,8 @@ fn queued_jobs_are_durable_and_run_in_order() {
     let again = ws.run_job(second, &|_| {}).unwrap();
     assert_eq!(again.files.unchanged, 3);
     let status = ws.job_status(second).unwrap();
-    assert_eq!(status["status"], "succeeded");
-    assert_eq!(status["receipt"]["files"]["unchanged"], 3);
+    assert_eq!(status.status, "succeeded");
+    assert_eq!(status.receipt.unwrap().files.unchanged, 3);
     assert!(ws.queued_jobs().unwrap().is_empty());
 }
 
@@ -291,9 +292,9 @@ fn old_generations_are_collected_beyond_retention() {
         .count();
     assert_eq!(generations, 5, "retain = 5 in the default workspace.toml");
     let snapshots = ws.list_snapshots().unwrap();
-    let list = snapshots["snapshots"].as_array().unwrap();
+    let list = &snapshots.snapshots;
     assert_eq!(list.len(), 8);
-    assert_eq!(list.iter().filter(|s| s["retained"] == true).count(), 5);
+    assert_eq!(list.iter().filter(|s| s.retained).count(), 5);
     // A snapshot whose generation is gone is reported as not found, not served wrong.
     let err = ws
         .search(&QueryRequest {
@@ -303,8 +304,13 @@ fn old_generations_are_collected_beyond_retention() {
         })
         .unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    let sources = ws.list_sources(None, None, 10, 0).unwrap();
-    assert_eq!(sources["total"], 3);
+    let sources = ws
+        .list_sources(&SourceQuery {
+            limit: 10,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(sources.total, 3);
     assert!(ws.verify().unwrap().ok);
 }
 
@@ -328,14 +334,16 @@ fn revisions_record_the_git_commit_without_running_git() {
     let ws = Workspace::open(&ws_dir).unwrap();
     let receipt = add(&ws, &docs);
     assert_eq!(receipt.files.added, 3, ".git is never captured");
-    let revision = ws.inspect("revision:1").unwrap();
+    let Evidence::Revision(revision) = ws.inspect("revision:1").unwrap() else {
+        panic!("revision:1 is a revision")
+    };
     assert_eq!(
-        revision["metadata"]["git"]["commit"],
+        revision.metadata["git"]["commit"],
         "0123456789abcdef0123456789abcdef01234567"
     );
-    assert_eq!(revision["metadata"]["git"]["branch"], "main");
+    assert_eq!(revision.metadata["git"]["branch"], "main");
     // The commit is not in an object database here: dirtiness cannot be determined.
-    assert!(revision["metadata"]["git"]["dirty"].is_null());
+    assert!(revision.metadata["git"]["dirty"].is_null());
     assert!(!Path::new("/tmp/tychora-fsmonitor-ran").exists());
     // Segments carry the commit they were captured at.
     let result = search(&ws, "snapshot pointer publication");

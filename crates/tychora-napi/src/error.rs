@@ -40,15 +40,7 @@ pub fn guarded<T>(f: impl FnOnce() -> tychora_core::Result<T>) -> napi::Result<T
     }
 }
 
-/// Serialises a result for the JS side (big results cross as one JSON string).
+/// Serialises a query result for the JS side (it crosses as one JSON string).
 pub fn to_json<T: serde::Serialize>(value: &T) -> tychora_core::Result<String> {
     serde_json::to_string(value).map_err(|e| Error::Internal(format!("serialising a result: {e}")))
-}
-
-/// Parses a JSON request from the JS side.
-pub fn from_json<T: serde::de::DeserializeOwned>(
-    text: &str,
-    what: &str,
-) -> tychora_core::Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::InvalidArgument(format!("invalid {what}: {e}")))
 }

@@ -4,7 +4,12 @@
 // napi registers the exports when Node loads the addon; the test harness never calls them.
 #![cfg_attr(test, allow(dead_code))]
 
+mod contract;
 mod error;
+mod ingest;
+mod manage;
+mod query;
+mod task;
 mod workspace;
 
 /// Routes the core's `log` records to stderr, filtered by `TYCHORA_LOG` (stdout belongs to MCP).

@@ -5,8 +5,6 @@ import { fileURLToPath } from 'node:url'
 import { defineCommand } from 'citty'
 import { type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
-import { type SwebenchProfile, evalSwebench } from '../../eval/swebench.js'
-import type { QueryRequest } from '../../contracts/query.js'
 import { TychoraError } from '../../errors.js'
 import { writeOut } from '../context.js'
 
@@ -26,7 +24,6 @@ function dataDir(given: string | undefined, fallback: string): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '../../..', fallback)
 }
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined ? '-' : (v * 100).toFixed(1))
 const num = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '-' : v.toFixed(digits))
 
 /** Rows of label + columns, left-aligned label, right-aligned values. */
@@ -109,84 +106,7 @@ const cosqa = defineCommand({
   },
 })
 
-const swebench = defineCommand({
-  meta: { name: 'swebench', description: 'SWE-bench Lite file/function localization from the issue text: lexical baseline vs code profile' },
-  args: {
-    data: { type: 'string', description: 'Directory with instances.jsonl and gold.jsonl (default ../shared/data/swebench-lite)' },
-    repos: { type: 'string', description: 'Directory of full-history git dirs named <owner>+<name>/repo', required: true },
-    profile: { type: 'string', description: 'code | baseline | both', default: 'both' },
-    cache: { type: 'string', description: 'Checkouts at base_commit (default ~/.cache/tychora/swebench)' },
-    limit: { type: 'string', description: 'Segments per query', default: '100' },
-    out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-swebench-lite.json)' },
-    'graph-toml': {
-      type: 'string',
-      description: "Body of a [graph] table for the code profile's workspaces, lines separated by newlines, '\\n' or ';' (e.g. 'depth = 1; callers = false')",
-    },
-    channels: { type: 'string', description: 'Channels for the code profile, comma-separated (e.g. exact,lexical); default the profile\'s own' },
-  },
-  async run({ args }) {
-    const graphToml = args['graph-toml']
-      ?.split(/\\n|\n|;/)
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .join('\n')
-    const codeChannels = args.channels
-      ?.split(',')
-      .map((c) => c.trim())
-      .filter(Boolean)
-    for (const c of codeChannels ?? []) if (!['exact', 'lexical', 'graph'].includes(c)) throw new TychoraError('E_INVALID_ARGUMENT', `--channels: unknown channel ${c}`)
-    const profiles: SwebenchProfile[] = args.profile === 'both' ? ['baseline', 'code'] : args.profile === 'code' || args.profile === 'baseline' ? [args.profile] : []
-    if (profiles.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be code, baseline or both')
-    const limit = Number(args.limit)
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new TychoraError('E_INVALID_ARGUMENT', '--limit must be an integer in 1..1000')
-    const report = await evalSwebench({
-      data: dataDir(args.data, '../shared/data/swebench-lite'),
-      repos: resolve(args.repos),
-      profiles,
-      limit,
-      ...(graphToml ? { graphToml } : {}),
-      ...(codeChannels && codeChannels.length > 0 ? { codeChannels: codeChannels as NonNullable<QueryRequest['channels']> } : {}),
-      ...(args.cache ? { cache: resolve(args.cache) } : {}),
-      onInstance: (line) => process.stderr.write(`${line}\n`),
-    })
-    const out = resolve(args.out ?? 'tychora-eval-swebench-lite.json')
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`)
-    const ref = report.reference_fts5
-    const cols = profiles.map((p) => report.profiles[p])
-    const row = (label: string, fmt: (v: number | null | undefined) => string, pick: (s: NonNullable<(typeof cols)[number]>) => number | null, refValue?: number) => [
-      label,
-      fmt(refValue),
-      ...cols.map((s) => (s ? fmt(pick(s)) : '-')),
-    ]
-    const repos = Object.keys(cols[0]?.per_repo ?? {})
-    writeOut(
-      [
-        `SWE-bench Lite subset: ${report.instances} instances; ${report.limit} segments per query; ${report.truncated_queries.length} problem statement(s) cut to ${report.query_max_chars} chars (${report.truncated_queries.join(', ') || 'none'})`,
-        ...cols.map((s) => (s ? `  ${s.profile}: ${s.setup} (ran: ${s.channels.join(', ')})` : '')),
-        table(
-          ['', 'FTS5 (README)', ...profiles],
-          [
-            row('file Acc@1', pct, (s) => s.file_acc_at_1, ref.file_acc_at_1),
-            row('file Acc@5', pct, (s) => s.file_acc_at_5, ref.file_acc_at_5),
-            row('file Acc@10', pct, (s) => s.file_acc_at_10, ref.file_acc_at_10),
-            row('file Recall@5', pct, (s) => s.file_recall_at_5),
-            row('file MRR', num, (s) => s.file_mrr, ref.file_mrr),
-            row('function Acc@10', pct, (s) => s.function_acc_at_10, ref.function_acc_at_10),
-            row('function Acc@10 (by lines)', pct, (s) => s.function_acc_at_10_by_lines),
-            ...repos.map((repo) => row(`file Acc@5 ${repo}`, pct, (s) => s.per_repo[repo]?.file_acc_at_5 ?? null)),
-            ...repos.map((repo) => row(`function Acc@10 ${repo}`, pct, (s) => s.per_repo[repo]?.function_acc_at_10 ?? null)),
-            row('ingest s (total)', (v) => num(v, 1), (s) => s.ingest_seconds.total),
-            row('query ms (p50)', (v) => num(v, 1), (s) => s.query_latency_ms.p50),
-            row('query ms (max)', (v) => num(v, 1), (s) => s.query_latency_ms.max),
-          ],
-        ),
-        `written to ${out}`,
-      ].join('\n'),
-    )
-  },
-})
-
 export default defineCommand({
   meta: { name: 'eval', description: 'Retrieval evaluation' },
-  subCommands: { beir, cosqa, swebench },
+  subCommands: { beir, cosqa },
 })

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty'
-import { runStdio } from '../../mcp/stdio.js'
+import { runStdio } from '../../daemon/stdio.js'
 import { resolveWorkspace, workspaceArg } from '../context.js'
 
 export default defineCommand({

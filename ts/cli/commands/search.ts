@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty'
 import { type QueryRequest, QueryRequestSchema, WITH_GRAPH } from '../../contracts/query.js'
-import { validate } from '../../engine/workspace.js'
+import { validate } from '../../contracts/validate.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
 import { workspaceArg, writeOut } from '../context.js'

@@ -13,30 +13,16 @@ export const EvidenceOutputSchema = z.looseObject({
   id: z.number().int(),
 })
 
-interface Quotable {
-  path: string
-  sha256?: string
-  text: string
-  locator: { line_start: number; line_end: number; json_pointer?: string | null }
-  heading_path?: string[]
-  capsule?: { heading_path?: string[] }
-}
-
-function isQuotable(e: Evidence): e is Evidence & Quotable {
-  const locator = e.locator as Quotable['locator'] | undefined
-  return typeof e.text === 'string' && typeof e.path === 'string' && typeof locator?.line_start === 'number' && typeof locator.line_end === 'number'
-}
-
 /** A chunk or unit as quoted source with its citation, control characters escaped as in search_evidence's text; other objects as their JSON. */
 export function renderEvidence(requested: string, e: Evidence): string {
-  if (!isQuotable(e)) return JSON.stringify(e, null, 2)
-  const heading = (e.heading_path ?? e.capsule?.heading_path ?? []).join(' > ')
-  const pointer = e.locator.json_pointer
+  if (e.type !== 'chunk' && e.type !== 'unit') return JSON.stringify(e, null, 2)
+  const heading = (e.type === 'unit' ? e.heading_path : e.capsule.heading_path).join(' > ')
+  const pointer = e.type === 'unit' ? e.locator.json_pointer : null
   const attrs = [
     `id="${attr(requested)}"`,
     `type="${attr(String(e.type))}"`,
     `cite="${attr(`${e.path}:${e.locator.line_start}-${e.locator.line_end}`)}"`,
-    e.sha256 ? `sha256="${attr(e.sha256)}"` : '',
+    `sha256="${attr(e.sha256)}"`,
     heading ? `heading="${attr(heading)}"` : '',
     typeof pointer === 'string' ? `pointer="${attr(pointer)}"` : '',
   ].filter(Boolean)

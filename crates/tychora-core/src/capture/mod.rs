@@ -11,7 +11,9 @@ pub mod git;
 pub mod names;
 mod walk;
 
-pub use walk::{Candidate, Exclusion, MAX_DEPTH, Walk, rel_path, walk};
+#[cfg(feature = "bench")]
+pub use walk::Walk;
+pub use walk::{Candidate, Exclusion, rel_path, walk};
 
 use std::fs::File;
 use std::io::Read;

@@ -8,8 +8,9 @@
 
 use serde::Serialize;
 
-use crate::parse::{Kind, LineIndex, Span, Unit};
+use crate::parse::Kind;
 use crate::tokenize;
+use crate::unit::{LineIndex, Span, Unit};
 
 /// Window sizes in tokens.
 #[derive(Debug, Clone, Copy)]
@@ -44,25 +45,6 @@ pub struct Capsule {
     /// The declaration of the code symbol the window belongs to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
-}
-
-impl Capsule {
-    /// The capsule as indexed text.
-    #[must_use]
-    pub fn to_text(&self) -> String {
-        let mut parts = Vec::with_capacity(self.heading_path.len() + 2);
-        if !self.title.is_empty() {
-            parts.push(self.title.as_str());
-        }
-        parts.extend(self.heading_path.iter().map(String::as_str));
-        if let Some(header) = &self.table_header {
-            parts.push(header);
-        }
-        if let Some(signature) = &self.signature {
-            parts.push(signature);
-        }
-        parts.join("\n")
-    }
 }
 
 /// One window.
@@ -446,7 +428,14 @@ mod tests {
             // The first window holds the declaration in its text; the others in their capsule.
             let signature = (i > 0).then_some("def big(alpha, beta):");
             assert_eq!(chunk.capsule.signature.as_deref(), signature);
-            assert!(chunk.capsule.to_text().contains("def big(alpha, beta):") || i == 0);
+            assert!(
+                chunk
+                    .capsule
+                    .signature
+                    .as_deref()
+                    .is_some_and(|s| s.contains("def big(alpha, beta):"))
+                    || i == 0
+            );
             assert!(i > 0 || chunk.text.contains("def big(alpha, beta):"));
             assert_eq!(
                 &source[chunk.span.byte_start..chunk.span.byte_end],

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use super::references::References;
 use super::{Analysis, GRAMMAR_VERSION, Language};
 use crate::error::Diagnostic;
-use crate::parse::{Identifier, Parsed, Span, Unit};
+use crate::unit::{Identifier, Parsed, Span, Unit};
 
 /// The cache key of a file's parse: everything [`super::analyze`]'s output depends on.
 #[must_use]

@@ -25,9 +25,8 @@ mod language;
 mod outline;
 mod python;
 pub mod references;
-pub mod report;
 pub mod resolve;
-mod syntax;
+pub(crate) mod syntax;
 mod units;
 
 #[cfg(test)]
@@ -37,7 +36,7 @@ pub use language::Language;
 pub(crate) use language::normalize as normalize_path;
 
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{LineIndex, Parsed};
+use crate::unit::{LineIndex, Parsed};
 use units::{Emitter, Naming};
 
 /// Changes whenever a grammar or this adapter changes what [`extract`] returns: `code-<adapter

@@ -32,7 +32,7 @@ use tree_sitter::Node;
 
 use super::Language;
 use super::outline::text;
-use crate::parse::{LineIndex, Span};
+use crate::unit::{LineIndex, Span};
 
 /// How an import binds a module or its members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -144,6 +144,7 @@ pub struct References {
     pub definitions: Vec<(String, String)>,
 }
 
+#[cfg(test)]
 /// Extracts the reference sites of `source`. Never fails: a file the grammar cannot parse
 /// yields nothing, and tree-sitter's error recovery keeps the intact code around a syntax error.
 #[must_use]

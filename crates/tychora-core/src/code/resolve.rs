@@ -184,6 +184,7 @@ pub fn resolve_imports(files: &[SourceFile<'_>]) -> Vec<ImportResolution> {
 /// module-level names (`export default { forEach, merge }`): the default import is then the module.
 pub const NAMESPACE_DEFAULT: &str = "{}";
 
+#[cfg(test)]
 /// The local name of the JS/TS module-level definition a file exports as `default`
 /// (`export default function f`, `export default class C`, `export default f;`), if any.
 #[must_use]

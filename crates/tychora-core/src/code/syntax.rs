@@ -6,7 +6,7 @@ use super::Language;
 
 /// Parses `source`; `None` only if the grammar cannot be loaded (an ABI mismatch between the
 /// grammar crate and `tree-sitter`, which the tests catch) or tree-sitter gives up.
-pub(super) fn parse(language: Language, source: &str) -> Option<Tree> {
+pub(crate) fn parse(language: Language, source: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&language.grammar()).ok()?;
     parser.parse(source, None)

@@ -2,7 +2,7 @@
 //! docstrings, leaf coverage, and recovery from syntax errors.
 
 use super::*;
-use crate::parse::Unit;
+use crate::unit::Unit;
 
 const SHAPES_PY: &str = include_str!("../../tests/fixtures/code/geometry/shapes.py");
 const INIT_PY: &str = include_str!("../../tests/fixtures/code/geometry/__init__.py");

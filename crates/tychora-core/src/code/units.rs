@@ -3,7 +3,7 @@
 //! symbols, so that every byte of code outside a symbol is still indexed.
 
 use super::outline::{Body, Item, MAX_NESTING, Symbol, blank_line};
-use crate::parse::{Identifier, LineIndex, Unit};
+use crate::unit::{Identifier, LineIndex, Unit};
 
 /// How symbol paths are spelled in one file.
 pub(super) struct Naming {

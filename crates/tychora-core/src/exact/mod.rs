@@ -7,9 +7,18 @@ use regex::Regex;
 use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
-use crate::ingest::normalize_identifier;
 use crate::lexical::Filter;
 use crate::parse::slugify;
+
+/// Normal form of an identifier for exact matching: lowercase, no whitespace.
+#[must_use]
+pub fn normalize_identifier(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
 
 /// Normalised identifiers a query names: pattern matches, the whole query, and its heading slug.
 #[must_use]

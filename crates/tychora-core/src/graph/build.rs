@@ -15,9 +15,9 @@ use crate::code::references::{Heritage, RefKind, References};
 use crate::code::resolve::{self, Outcome, SourceFile};
 use crate::code::{Language, cache};
 use crate::error::Result;
-use crate::parse::Span;
 use crate::snapshot::Member;
 use crate::store::now_ms;
+use crate::unit::Span;
 
 /// A code member with what the resolver needs.
 struct CodeMember<'m> {

@@ -4,9 +4,9 @@
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
+use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::ingest::normalize_identifier;
-use crate::workspace::Workspace;
+use crate::exact::normalize_identifier;
 
 /// Most rows listed per section; the counts are always complete.
 const MAX_ROWS: usize = 200;
@@ -158,120 +158,118 @@ fn relations(
     Ok((out, total))
 }
 
-impl Workspace {
-    /// Lists the definitions of `name` (a simple or qualified symbol name, or a full symbol path)
-    /// in the current (or given) snapshot, each with its references, callers and callees, and
-    /// the sites naming it that did not resolve. `repo` keeps definitions captured under a root
-    /// whose path ends with it (a repository directory name or path).
-    ///
-    /// # Errors
-    /// `E_INVALID_ARGUMENT` for an empty name; SQLite errors.
-    pub fn inspect_symbol(
-        &self,
-        name: &str,
-        repo: Option<&str>,
-        snapshot_id: Option<i64>,
-    ) -> Result<SymbolReport> {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(Error::InvalidArgument("a symbol name is needed".into()));
-        }
-        self.with_reader(|conn| {
-            let snapshot_id = match snapshot_id {
-                Some(id) => Some(id),
-                None => self.cached_current(conn)?,
-            };
-            let mut report = SymbolReport {
-                name: name.to_string(),
-                snapshot_id,
-                resolution: crate::code::resolve::RESOLUTION,
-                definitions: Vec::new(),
-                unresolved: Vec::new(),
-                unresolved_total: 0,
-            };
-            let Some(snapshot_id) = snapshot_id else {
-                return Ok(report);
-            };
-            let sets = set_list(conn, snapshot_id)?;
-            let repo = repo.map(|r| r.trim_end_matches('/').to_string());
-            let mut stmt = conn.prepare_cached(
-                "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
-                        e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
-                 FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
-                 JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
-                 JOIN snapshot_members m ON m.extraction_id = e.id AND m.snapshot_id = ?2
-                 JOIN sources s ON s.id = m.source_id JOIN roots ro ON ro.id = s.root_id
-                 WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
-                 ORDER BY s.rel_path, l.line_start",
-            )?;
-            let found: Vec<(i64, String, String, String, Site)> = stmt
-                .query_map(params![normalize_identifier(name), snapshot_id], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                        r.get(2)?,
-                        r.get(3)?,
-                        site(r, 4)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<_>>()?;
-            for (unit_id, symbol, unit_type, text, site) in found {
-                if let Some(repo) = &repo
-                    && !(site.root.ends_with(repo.as_str()) || site.root == *repo)
-                {
-                    continue;
-                }
-                let (references, references_total) =
-                    relations(
-                    conn,
-                    &sets,
-                    "r.target_unit_id = ?1 AND r.kind NOT IN ('defines', 'contains')",
-                    "r.src_unit_id",
-                    &unit_id,
-                )?;
-                let (callers, callers_total) = relations(
-                    conn,
-                    &sets,
-                    "r.target_unit_id = ?1 AND r.kind = 'calls' AND r.id IN (SELECT MIN(id) FROM relations WHERE target_unit_id = ?1 AND kind = 'calls' GROUP BY src_unit_id, set_id)",
-                    "r.src_unit_id",
-                    &unit_id,
-                )?;
-                let (callees, callees_total) = relations(
-                    conn,
-                    &sets,
-                    "r.src_unit_id = ?1 AND r.kind = 'calls'",
-                    "r.target_unit_id",
-                    &unit_id,
-                )?;
-                let signature = signature_of(&text);
-                report.definitions.push(Definition {
-                    unit_id,
-                    symbol,
-                    unit_type,
-                    site,
-                    signature,
-                    references,
-                    references_total,
-                    callers,
-                    callers_total,
-                    callees,
-                    callees_total,
-                });
+/// Lists the definitions of `name` (a simple or qualified symbol name, or a full symbol path)
+/// in the current (or given) snapshot, each with its references, callers and callees, and
+/// the sites naming it that did not resolve. `repo` keeps definitions captured under a root
+/// whose path ends with it (a repository directory name or path).
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an empty name; SQLite errors.
+pub(crate) fn inspect(
+    engine: &Engine,
+    name: &str,
+    repo: Option<&str>,
+    snapshot_id: Option<i64>,
+) -> Result<SymbolReport> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(Error::InvalidArgument("a symbol name is needed".into()));
+    }
+    engine.with_reader(|conn| {
+        let snapshot_id = match snapshot_id {
+            Some(id) => Some(id),
+            None => engine.cached_current(conn)?,
+        };
+        let mut report = SymbolReport {
+            name: name.to_string(),
+            snapshot_id,
+            resolution: crate::code::resolve::RESOLUTION,
+            definitions: Vec::new(),
+            unresolved: Vec::new(),
+            unresolved_total: 0,
+        };
+        let Some(snapshot_id) = snapshot_id else {
+            return Ok(report);
+        };
+        let sets = set_list(conn, snapshot_id)?;
+        let repo = repo.map(|r| r.trim_end_matches('/').to_string());
+        let mut stmt = conn.prepare_cached(
+            "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
+                    e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
+             FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
+             JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
+             JOIN snapshot_members m ON m.extraction_id = e.id AND m.snapshot_id = ?2
+             JOIN sources s ON s.id = m.source_id JOIN roots ro ON ro.id = s.root_id
+             WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
+             ORDER BY s.rel_path, l.line_start",
+        )?;
+        let found: Vec<(i64, String, String, String, Site)> = stmt
+            .query_map(params![normalize_identifier(name), snapshot_id], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    r.get(2)?,
+                    r.get(3)?,
+                    site(r, 4)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        for (unit_id, symbol, unit_type, text, site) in found {
+            if let Some(repo) = &repo
+                && !(site.root.ends_with(repo.as_str()) || site.root == *repo)
+            {
+                continue;
             }
-            // Sites naming the last segment that resolved nowhere or to several candidates.
-            let last = name.rsplit(['.', '#']).next().unwrap_or(name).to_string();
-            let (unresolved, unresolved_total) = relations(
+            let (references, references_total) =
+                relations(
                 conn,
                 &sets,
-                "r.name = ?1 AND r.outcome != 'resolved'",
+                "r.target_unit_id = ?1 AND r.kind NOT IN ('defines', 'contains')",
                 "r.src_unit_id",
-                &last,
+                &unit_id,
             )?;
-            report.unresolved = unresolved;
-            report.unresolved_total = unresolved_total;
-            Ok(report)
-        })
-    }
+            let (callers, callers_total) = relations(
+                conn,
+                &sets,
+                "r.target_unit_id = ?1 AND r.kind = 'calls' AND r.id IN (SELECT MIN(id) FROM relations WHERE target_unit_id = ?1 AND kind = 'calls' GROUP BY src_unit_id, set_id)",
+                "r.src_unit_id",
+                &unit_id,
+            )?;
+            let (callees, callees_total) = relations(
+                conn,
+                &sets,
+                "r.src_unit_id = ?1 AND r.kind = 'calls'",
+                "r.target_unit_id",
+                &unit_id,
+            )?;
+            let signature = signature_of(&text);
+            report.definitions.push(Definition {
+                unit_id,
+                symbol,
+                unit_type,
+                site,
+                signature,
+                references,
+                references_total,
+                callers,
+                callers_total,
+                callees,
+                callees_total,
+            });
+        }
+        // Sites naming the last segment that resolved nowhere or to several candidates.
+        let last = name.rsplit(['.', '#']).next().unwrap_or(name).to_string();
+        let (unresolved, unresolved_total) = relations(
+            conn,
+            &sets,
+            "r.name = ?1 AND r.outcome != 'resolved'",
+            "r.src_unit_id",
+            &last,
+        )?;
+        report.unresolved = unresolved;
+        report.unresolved_total = unresolved_total;
+        Ok(report)
+    })
 }
 
 /// The declaration, after decorators and leading comments, up to the line that opens its body

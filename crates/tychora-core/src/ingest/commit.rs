@@ -8,42 +8,13 @@ use sha2::{Digest, Sha256};
 use super::Receipt;
 use super::prepare::{Extraction, Prepared};
 use crate::config::Pack;
+use crate::engine::Engine;
 use crate::error::Result;
+use crate::exact::normalize_identifier;
 use crate::parse::{Kind, KindOverride, PARSER_VERSION};
 use crate::snapshot::Member;
 use crate::store::now_ms;
 use crate::tokenize::TOKENIZER;
-use crate::workspace::Workspace;
-
-/// Records job steps as they start and finish.
-pub struct Steps {
-    job_id: i64,
-    open: Option<i64>,
-}
-
-impl Steps {
-    pub fn new(job_id: i64) -> Self {
-        Self { job_id, open: None }
-    }
-
-    pub fn begin(&mut self, conn: &Connection, name: &str) -> Result<()> {
-        conn.execute("INSERT INTO job_steps (job_id, name, status, started_at) VALUES (?1, ?2, 'running', ?3)", params![self.job_id, name, now_ms()])?;
-        self.open = Some(conn.last_insert_rowid());
-        Ok(())
-    }
-
-    pub fn finish(
-        &mut self,
-        conn: &Connection,
-        _name: &str,
-        detail: &serde_json::Value,
-    ) -> Result<()> {
-        if let Some(id) = self.open.take() {
-            conn.execute("UPDATE job_steps SET status = 'done', finished_at = ?2, detail_json = ?3 WHERE id = ?1", params![id, now_ms(), detail.to_string()])?;
-        }
-        Ok(())
-    }
-}
 
 /// The extraction fingerprint: parser version, kind override, chunking, tokenizer and identifier
 /// patterns. A change to any of them re-extracts; nothing else does.
@@ -89,29 +60,30 @@ pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
     Ok(conn.last_insert_rowid())
 }
 
-/// Normal form of an identifier for exact matching: lowercase, no whitespace.
-pub fn normalize_identifier(value: &str) -> String {
-    value
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect()
+/// Where a file sits: its collection, root and paths.
+pub(super) struct Place<'a> {
+    pub collection_id: i64,
+    pub root_id: i64,
+    pub rel_path: &'a str,
+    pub abs_path: &'a Path,
 }
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
-#[allow(clippy::too_many_arguments)] // One call site, in the job's commit step.
-pub fn write_revision(
+pub(super) fn write_revision(
     tx: &Connection,
-    workspace: &Workspace,
-    collection_id: i64,
-    root_id: i64,
-    rel_path: &str,
-    abs_path: &Path,
+    engine: &Engine,
+    place: &Place<'_>,
     prepared: &Prepared,
     extraction: &Extraction,
     fingerprint: &str,
     provenance: &serde_json::Value,
 ) -> Result<Member> {
+    let Place {
+        collection_id,
+        root_id,
+        rel_path,
+        abs_path,
+    } = *place;
     let now = now_ms();
     // The exact bytes of the path (reversibly escaped), so names that differ only in invalid
     // UTF-8 stay different sources.
@@ -166,7 +138,7 @@ pub fn write_revision(
         Some(id) => id,
         None => write_extraction(
             tx,
-            workspace,
+            engine,
             revision_id,
             rel_path,
             prepared.kind,
@@ -201,7 +173,7 @@ fn media_type(kind: Kind) -> &'static str {
 
 fn write_extraction(
     tx: &Connection,
-    workspace: &Workspace,
+    engine: &Engine,
     revision_id: i64,
     rel_path: &str,
     kind: Kind,
@@ -285,7 +257,7 @@ fn write_extraction(
                     "mention"
                 };
                 let mut found: Vec<(String, String)> = Vec::new();
-                for (name, re) in workspace.patterns() {
+                for (name, re) in engine.patterns() {
                     for m in re.find_iter(&unit.text) {
                         let entry = (format!("{scope}:{name}"), m.as_str().to_string());
                         if !found
@@ -318,7 +290,7 @@ fn write_extraction(
                 "{rel_path}:{}-{}",
                 chunk.span.line_start, chunk.span.line_end
             );
-            let render_tokens = crate::query::rendered_tokens(
+            let render_tokens = crate::tokenize::rendered_tokens(
                 &citation,
                 &chunk.capsule.heading_path,
                 chunk.token_count,

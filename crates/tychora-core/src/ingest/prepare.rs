@@ -7,8 +7,9 @@ use crate::artifact::sha256_hex;
 use crate::capture::{self, Candidate};
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{self, Kind, KindOverride, Unit};
+use crate::parse::{self, Kind, KindOverride};
 use crate::tokenize;
+use crate::unit::Unit;
 
 /// A file ready to be committed.
 #[derive(Debug)]

@@ -9,8 +9,9 @@ use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Identifier, LineIndex, ParseFailure, Parsed, Unit};
+use super::ParseFailure;
 use crate::error::{Diagnostic, ErrorCode};
+use crate::unit::{Identifier, LineIndex, Parsed, Unit};
 
 /// Keys whose value names the record; registered for the exact channel, left out of the text.
 const ID_KEYS: [&str; 2] = ["_id", "id"];

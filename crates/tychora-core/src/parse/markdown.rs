@@ -6,7 +6,8 @@
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use super::{Identifier, LineIndex, Parsed, Unit, slugify};
+use super::slugify;
+use crate::unit::{Identifier, LineIndex, Parsed, Unit};
 
 struct OpenSection {
     ordinal: usize,

@@ -1,6 +1,6 @@
 //! Plain text: one unit per paragraph (runs of non-blank lines).
 
-use super::{LineIndex, Parsed, Unit};
+use crate::unit::{LineIndex, Parsed, Unit};
 
 pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     let mut units = Vec::new();

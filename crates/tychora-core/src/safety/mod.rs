@@ -49,6 +49,7 @@ pub fn triple(has_code: bool, may_contain_instructions: bool) -> Safety {
 }
 
 /// Classifies one text directly (both flags computed now).
+#[cfg(test)]
 #[must_use]
 pub fn classify(text: &str, has_code: bool) -> Safety {
     triple(has_code, addresses_an_agent(text))

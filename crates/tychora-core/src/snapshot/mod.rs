@@ -6,11 +6,11 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::config::Lexical;
 use crate::error::{Error, Result};
-use crate::ingest::{Progress, failpoint};
+use crate::job::{Phase, Progress, failpoint};
 use crate::lexical::{self, LexDoc};
 use crate::store::now_ms;
-use crate::workspace::Workspace;
 
 /// One member of a snapshot: a source at one revision and extraction.
 #[derive(Debug, Clone)]
@@ -78,8 +78,8 @@ pub fn lexical_generation(conn: &Connection, snapshot_id: i64) -> Result<String>
     .ok_or_else(|| Error::NotFound { what: "snapshot (or its retained index generation)", id: snapshot_id.to_string() })
 }
 
-fn lexical_family(conn: &Connection, workspace: &Workspace) -> Result<i64> {
-    let config = serde_json::to_string(&workspace.pack().lexical).unwrap_or_else(|_| "{}".into());
+fn lexical_family(conn: &Connection, lexical: &Lexical) -> Result<i64> {
+    let config = serde_json::to_string(lexical).unwrap_or_else(|_| "{}".into());
     conn.execute(
         "INSERT INTO index_families (name, channel, config_json) VALUES ('lexical', 'lexical', ?1) ON CONFLICT (name) DO UPDATE SET config_json = excluded.config_json",
         params![config],
@@ -91,9 +91,13 @@ fn lexical_family(conn: &Connection, workspace: &Workspace) -> Result<i64> {
     )?)
 }
 
-/// What a new snapshot holds and where it comes from.
+/// What a new snapshot holds, where it comes from, and where its index generation goes.
 #[derive(Debug)]
 pub struct Publication<'a> {
+    /// The folder lexical generations live in (`indexes/lexical`).
+    pub generations: &'a std::path::Path,
+    /// The analyzer the generation is built with.
+    pub lexical: &'a Lexical,
     /// The snapshot it follows (the current one), if any.
     pub parent: Option<i64>,
     /// The job that publishes it.
@@ -110,20 +114,21 @@ pub struct Publication<'a> {
 /// # Errors
 /// `E_CORRUPT` if verification fails (nothing is published); tantivy, I/O and SQLite errors.
 pub fn publish(
-    workspace: &Workspace,
     conn: &mut Connection,
     publication: &Publication<'_>,
     on_progress: &(dyn Fn(Progress) + Sync),
     finish: impl FnOnce(&rusqlite::Transaction<'_>, i64) -> Result<()>,
 ) -> Result<i64> {
     let Publication {
+        generations,
+        lexical,
         parent,
         job_id,
         members,
         relation_sets,
     } = *publication;
     let generation = format!("g{}-{job_id}", now_ms());
-    let dir = workspace.generation_dir(&generation);
+    let dir = generations.join(&generation);
     let expected;
     {
         let mut stmt = conn.prepare_cached(
@@ -162,7 +167,7 @@ pub fn publish(
         }
         expected = rows.len() as u64;
         on_progress(Progress {
-            phase: "index",
+            phase: Phase::Index,
             done: 0,
             total: rows.len(),
         });
@@ -177,7 +182,7 @@ pub fn publish(
                 text,
                 capsule,
             });
-        let count = lexical::build_generation(&dir, &workspace.pack().lexical, docs)?;
+        let count = lexical::build_generation(&dir, lexical, docs)?;
         if count != expected {
             let _ = std::fs::remove_dir_all(&dir);
             return Err(Error::Corrupt(format!(
@@ -185,13 +190,13 @@ pub fn publish(
             )));
         }
         on_progress(Progress {
-            phase: "index",
+            phase: Phase::Index,
             done: rows.len(),
             total: rows.len(),
         });
     }
     failpoint("after-index");
-    let family = lexical_family(conn, workspace)?;
+    let family = lexical_family(conn, lexical)?;
     let tx = conn.transaction()?;
     let now = now_ms();
     tx.execute(
@@ -231,7 +236,7 @@ pub fn publish(
     failpoint("before-switch-commit");
     tx.commit()?;
     on_progress(Progress {
-        phase: "publish",
+        phase: Phase::Publish,
         done: 1,
         total: 1,
     });

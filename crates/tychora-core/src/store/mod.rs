@@ -1,6 +1,7 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
 pub mod migrate;
+pub(crate) mod query_log;
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -3,63 +3,30 @@
 //! One process owns a workspace through an OS file lock on `runtime/lock`, which also records the
 //! owner's pid so a second process gets an error that names it.
 
-mod lock;
-mod manage;
-
-pub use manage::{Problem, VerifyReport};
-
-use std::collections::HashMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::path::Path;
 
-use regex::Regex;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::params;
 
-use crate::artifact::ArtifactStore;
 use crate::config::{self, Config, Pack};
+use crate::engine::{Engine, WorkspaceLock};
 use crate::error::{Error, Result};
-use crate::lexical::LexicalIndex;
-use crate::query::log::QueryLog;
+use crate::graph::symbol::SymbolReport;
+use crate::ingest::{AddRequest, Receipt, Requester};
+use crate::job::Progress;
+use crate::manage::{
+    Evidence, JobStatus, SnapshotList, SourceList, SourceQuery, Status, VerifyReport,
+};
+use crate::query::{QueryRequest, QueryResult};
 use crate::store::{self, migrate};
 
-pub use lock::WorkspaceLock;
+pub use crate::engine::ENGINE_VERSION;
 
-/// The engine version recorded in new workspaces.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// An open workspace. Cheap to share behind an `Arc`; writes serialise on one connection.
+/// An open workspace: the public front of the engine. Each method is one call into the pipeline
+/// that does the work (`ingest`, `query`, `graph`, `manage`).
+#[derive(Debug)]
 pub struct Workspace {
-    dir: PathBuf,
-    config: Config,
-    pack: Pack,
-    patterns: Vec<(String, Regex)>,
-    artifacts: ArtifactStore,
-    writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
-    generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
-    query_log: QueryLog,
-    progress: Mutex<HashMap<i64, crate::ingest::Progress>>,
-    // One process owns the workspace, so the pointer changes only through this handle and a
-    // snapshot's generation and members never change: both are cached, and dropped on publish/GC.
-    current: Mutex<Option<Option<i64>>>,
-    snapshot_meta: Mutex<HashMap<i64, SnapshotMeta>>,
-    _lock: WorkspaceLock,
-}
-
-impl std::fmt::Debug for Workspace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Workspace")
-            .field("dir", &self.dir)
-            .finish_non_exhaustive()
-    }
-}
-
-/// What a query needs to know about a snapshot, cached per snapshot id.
-#[derive(Debug, Clone)]
-pub(crate) struct SnapshotMeta {
-    pub generation: String,
-    pub members: i64,
+    engine: Engine,
 }
 
 /// What `init` created.
@@ -167,49 +134,9 @@ impl Workspace {
     /// # Errors
     /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
     pub fn open(dir: &Path) -> Result<Self> {
-        let dir = Self::resolve(dir)?;
-        let config = Config::load(&dir.join("workspace.toml"))?;
-        let pack = config.pack()?;
-        let patterns = pack
-            .identifiers
-            .patterns
-            .iter()
-            .map(|p| {
-                regex::RegexBuilder::new(&p.regex)
-                    .case_insensitive(true)
-                    .build()
-                    .map(|re| (p.name.clone(), re))
-                    .map_err(|e| {
-                        Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let lock = WorkspaceLock::acquire(&dir)?;
-        let conn = store::connect(&dir.join("corpus.sqlite3"))?;
-        migrate::check(&conn, &dir)?;
-        // We own the lock, so a job still marked running belongs to a process that died.
-        conn.execute(
-            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status = 'running'",
-            params![store::now_ms()],
-        )?;
-        let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
-        let workspace = Self {
-            query_log,
-            progress: Mutex::new(HashMap::new()),
-            current: Mutex::new(None),
-            snapshot_meta: Mutex::new(HashMap::new()),
-            artifacts: ArtifactStore::new(dir.join("artifacts")),
-            dir,
-            config,
-            pack,
-            patterns,
-            writer: Mutex::new(conn),
-            readers: Mutex::new(Vec::new()),
-            generations: Mutex::new(HashMap::new()),
-            _lock: lock,
-        };
-        workspace.collect_garbage()?;
-        Ok(workspace)
+        Ok(Self {
+            engine: Engine::open(dir)?,
+        })
     }
 
     /// Applies pending migrations to the workspace in `dir`. Returns the versions applied.
@@ -217,175 +144,37 @@ impl Workspace {
     /// # Errors
     /// `E_LOCKED`, `E_CHECKSUM_MISMATCH`, SQLite errors.
     pub fn migrate(dir: &Path) -> Result<Vec<i64>> {
-        let dir = Self::resolve(dir)?;
+        let dir = crate::engine::resolve(dir)?;
         let _lock = WorkspaceLock::acquire(&dir)?;
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)
     }
 
-    fn resolve(dir: &Path) -> Result<PathBuf> {
-        let dir = fs::canonicalize(dir).map_err(|_| Error::NotFound {
-            what: "workspace",
-            id: dir.display().to_string(),
-        })?;
-        if !dir.join("workspace.toml").is_file() {
-            return Err(Error::NotFound {
-                what: "workspace (no workspace.toml; run `tychora init`)",
-                id: dir.display().to_string(),
-            });
-        }
-        Ok(dir)
+    /// The pid recorded by the process holding the lock of the workspace in `dir`, or `None`
+    /// when no process holds it (a non-blocking probe).
+    ///
+    /// # Errors
+    /// I/O errors other than a missing lock file.
+    pub fn lock_owner(dir: &Path) -> Result<Option<String>> {
+        WorkspaceLock::owner(dir)
     }
 
     /// The workspace directory (canonical).
     #[must_use]
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.engine.dir()
     }
 
     /// The parsed `workspace.toml`.
     #[must_use]
     pub fn config(&self) -> &Config {
-        &self.config
+        self.engine.config()
     }
 
     /// The resolved pack.
     #[must_use]
     pub fn pack(&self) -> &Pack {
-        &self.pack
-    }
-
-    pub(crate) fn record_progress(&self, job_id: i64, progress: &crate::ingest::Progress) {
-        if let Ok(mut map) = self.progress.lock() {
-            map.insert(job_id, progress.clone());
-        }
-    }
-
-    pub(crate) fn clear_progress(&self, job_id: i64) {
-        if let Ok(mut map) = self.progress.lock() {
-            map.remove(&job_id);
-        }
-    }
-
-    /// The latest progress of a running job, if it runs in this process.
-    #[must_use]
-    pub fn job_progress(&self, job_id: i64) -> Option<crate::ingest::Progress> {
-        self.progress
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&job_id).cloned())
-    }
-
-    /// The current snapshot id, from the cache when this handle already read it.
-    pub(crate) fn cached_current(&self, conn: &Connection) -> Result<Option<i64>> {
-        let mut cache = self
-            .current
-            .lock()
-            .map_err(|_| Error::Internal("snapshot cache poisoned".into()))?;
-        if let Some(current) = *cache {
-            return Ok(current);
-        }
-        let current = crate::snapshot::current(conn)?;
-        *cache = Some(current);
-        Ok(current)
-    }
-
-    /// Generation and member count of a snapshot (`E_NOT_FOUND` when it or its index is gone).
-    pub(crate) fn snapshot_meta(
-        &self,
-        conn: &Connection,
-        snapshot_id: i64,
-    ) -> Result<SnapshotMeta> {
-        if let Some(meta) = self
-            .snapshot_meta
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&snapshot_id).cloned())
-        {
-            return Ok(meta);
-        }
-        let generation = crate::snapshot::lexical_generation(conn, snapshot_id)?;
-        let members: i64 = conn
-            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
-            .query_row([snapshot_id], |r| r.get(0))?;
-        let meta = SnapshotMeta {
-            generation,
-            members,
-        };
-        if let Ok(mut cache) = self.snapshot_meta.lock() {
-            cache.insert(snapshot_id, meta.clone());
-        }
-        Ok(meta)
-    }
-
-    /// Forgets cached snapshot facts (after a publication or garbage collection).
-    pub(crate) fn invalidate_snapshot_cache(&self) {
-        if let Ok(mut current) = self.current.lock() {
-            *current = None;
-        }
-        if let Ok(mut meta) = self.snapshot_meta.lock() {
-            meta.clear();
-        }
-    }
-
-    pub(crate) fn query_log(&self) -> &QueryLog {
-        &self.query_log
-    }
-
-    pub(crate) fn patterns(&self) -> &[(String, Regex)] {
-        &self.patterns
-    }
-
-    pub(crate) fn artifacts(&self) -> &ArtifactStore {
-        &self.artifacts
-    }
-
-    pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
-        self.writer
-            .lock()
-            .map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
-    }
-
-    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer).
-    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let pooled = self
-            .readers
-            .lock()
-            .map_err(|_| Error::Internal("reader pool poisoned".into()))?
-            .pop();
-        let conn = match pooled {
-            Some(conn) => conn,
-            None => store::connect(&self.dir.join("corpus.sqlite3"))?,
-        };
-        let out = f(&conn);
-        if let Ok(mut pool) = self.readers.lock()
-            && pool.len() < 8
-        {
-            pool.push(conn);
-        }
-        out
-    }
-
-    /// The directory of a lexical generation.
-    pub(crate) fn generation_dir(&self, generation: &str) -> PathBuf {
-        self.dir.join("indexes").join("lexical").join(generation)
-    }
-
-    /// An opened lexical generation, cached; readers holding the `Arc` keep it open during GC.
-    pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<LexicalIndex>> {
-        let mut cache = self
-            .generations
-            .lock()
-            .map_err(|_| Error::Internal("generation cache poisoned".into()))?;
-        if let Some(index) = cache.get(generation) {
-            return Ok(Arc::clone(index));
-        }
-        let index = Arc::new(LexicalIndex::open(
-            &self.generation_dir(generation),
-            &self.pack.lexical,
-        )?);
-        cache.insert(generation.to_string(), Arc::clone(&index));
-        Ok(index)
+        self.engine.pack()
     }
 
     /// The current published snapshot id, if any.
@@ -393,98 +182,124 @@ impl Workspace {
     /// # Errors
     /// SQLite errors.
     pub fn current_snapshot(&self) -> Result<Option<i64>> {
-        self.with_reader(|conn| {
-            Ok(conn.query_row(
-                "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
-                [],
-                |r| r.get(0),
-            )?)
-        })
+        self.engine.current_snapshot()
     }
 
-    /// Removes index generations that no retained snapshot references and no reader holds, and
-    /// the snapshot rows' index links beyond the retention window.
+    /// Removes index generations that no retained snapshot references and no reader holds.
     ///
     /// # Errors
     /// SQLite errors. File removal failures are logged, not fatal.
     pub fn collect_garbage(&self) -> Result<usize> {
-        let conn = self.writer()?;
-        self.collect_garbage_with(&conn)
+        self.engine.collect_garbage()
     }
 
-    /// [`Self::collect_garbage`] on a writer connection the caller already holds.
-    pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
-        self.invalidate_snapshot_cache();
-        let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
-        let keep: Vec<String> = conn
-            .prepare(
-                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
-                 WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
-                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)",
-            )?
-            .query_map(params![retain], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let held: Vec<String> = self
-            .generations
-            .lock()
-            .map(|cache| {
-                cache
-                    .iter()
-                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
-                    .map(|(g, _)| g.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let lexical_dir = self.dir.join("indexes").join("lexical");
-        let Ok(entries) = fs::read_dir(&lexical_dir) else {
-            return Ok(0);
-        };
-        let mut removed = 0;
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if keep.contains(&name) || held.contains(&name) {
-                continue;
-            }
-            if let Ok(mut cache) = self.generations.lock() {
-                cache.remove(&name);
-            }
-            match fs::remove_dir_all(entry.path()) {
-                Ok(()) => removed += 1,
-                Err(e) => log::warn!(
-                    "cannot remove stale generation {}: {e}",
-                    entry.path().display()
-                ),
-            }
-            conn.execute(
-                "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
-                params![name],
-            )?;
-        }
-        Ok(removed)
+    /// Adds or syncs files and directories as one durable job: [`Self::enqueue_add`] then
+    /// [`Self::run_job`].
+    ///
+    /// # Errors
+    /// Only whole-job failures (database, index build); per-file problems are diagnostics.
+    pub fn add(
+        &self,
+        request: &AddRequest,
+        requester: Requester,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
+        let job_id = self.enqueue_add(request, requester)?;
+        self.run_job(job_id, on_progress)
     }
 
-    /// Looks up a collection id by name, creating it when `create` is set.
-    pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
-        if let Some(id) = conn
-            .query_row(
-                "SELECT id FROM collections WHERE name = ?1",
-                params![name],
-                |r| r.get(0),
-            )
-            .optional()?
-        {
-            return Ok(id);
-        }
-        if !create {
-            return Err(Error::NotFound {
-                what: "collection",
-                id: name.to_string(),
-            });
-        }
-        conn.execute(
-            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
-            params![name, store::now_ms()],
-        )?;
-        Ok(conn.last_insert_rowid())
+    /// Validates an add request and records it as a queued job, which survives a restart.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an empty path list, an unknown kind or (agents) a relative path;
+    /// `E_FORBIDDEN` when an agent names a path outside the capture roots.
+    pub fn enqueue_add(&self, request: &AddRequest, requester: Requester) -> Result<i64> {
+        crate::ingest::enqueue(&self.engine, request, requester)
+    }
+
+    /// Ids of queued jobs, oldest first (to resume after a restart).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn queued_jobs(&self) -> Result<Vec<i64>> {
+        crate::ingest::queued(&self.engine)
+    }
+
+    /// Runs a queued job to completion on the single writer.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown job, `E_CONFLICT` if it is not queued, whole-job failures.
+    pub fn run_job(&self, job_id: i64, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
+        crate::ingest::run_job(&self.engine, job_id, on_progress)
+    }
+
+    /// Runs one query through the profile's channels and records it in `query_runs`.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a bad request, `E_NOT_FOUND` for an unknown snapshot or collection.
+    pub fn search(&self, request: &QueryRequest) -> Result<QueryResult> {
+        crate::query::run(&self.engine, request)
+    }
+
+    /// A code symbol's definitions with their references, callers and callees.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an empty name, `E_NOT_FOUND` for an unknown snapshot.
+    pub fn inspect_symbol(
+        &self,
+        name: &str,
+        repo: Option<&str>,
+        snapshot_id: Option<i64>,
+    ) -> Result<SymbolReport> {
+        crate::graph::symbol::inspect(&self.engine, name, repo, snapshot_id)
+    }
+
+    /// Counts, sizes and the current snapshot.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn status(&self) -> Result<Status> {
+        crate::manage::status(&self.engine)
+    }
+
+    /// Re-hashes every artifact and checks every snapshot against its index.
+    ///
+    /// # Errors
+    /// SQLite errors (problems found are data in the report).
+    pub fn verify(&self) -> Result<VerifyReport> {
+        crate::manage::verify(&self.engine)
+    }
+
+    /// One page of a snapshot's sources.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown collection; SQLite errors.
+    pub fn list_sources(&self, query: &SourceQuery<'_>) -> Result<SourceList> {
+        crate::manage::list_sources(&self.engine, query)
+    }
+
+    /// Published snapshots, newest first.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn list_snapshots(&self) -> Result<SnapshotList> {
+        crate::manage::list_snapshots(&self.engine)
+    }
+
+    /// A job's row, steps, receipt and live progress.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown job.
+    pub fn job_status(&self, job_id: i64) -> Result<JobStatus> {
+        crate::manage::job_status(&self.engine, job_id)
+    }
+
+    /// One object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`,
+    /// `snapshot:N`, `job:N` or a segment id.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an unparseable id, `E_NOT_FOUND` for a missing object.
+    pub fn inspect(&self, id: &str) -> Result<Evidence> {
+        crate::manage::inspect(&self.engine, id)
     }
 }

@@ -1,16 +1,17 @@
-//! Whole-tree analysis outside any workspace, for measurement: the resolver agreement benchmark
-//! compares [`analyze_tree`]'s outcomes with a compiler's go-to-definition, and the throughput
-//! benchmark times [`analyze_sources`] against other tree-sitter runtimes on the same strings.
-//! Nothing here writes anything.
+//! Whole-tree analysis outside any workspace, for measurement only (the `bench` feature, used by
+//! the `tychora-bench` binary; never compiled into the shipped addon): the resolver agreement
+//! benchmark compares [`analyze_tree`]'s outcomes with a compiler's go-to-definition, and the
+//! throughput benchmark times [`analyze_sources`] against other tree-sitter runtimes on the same
+//! strings. Nothing here writes anything.
 
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use super::resolve::{self, Outcome, SourceFile};
-use super::{Analysis, Language, analyze, module_of};
 use crate::capture;
+use crate::code::resolve::{self, Outcome, SourceFile};
+use crate::code::{Analysis, Language, analyze, module_of};
 use crate::error::Diagnostic;
 
 /// One symbol definition: a unit with an anchor.
@@ -89,7 +90,7 @@ pub fn analyze_sources(sources: &[(String, String)], threads: usize, work: Work)
             return (0, 0);
         };
         if work == Work::Parse {
-            let nodes = super::syntax::parse(language, source)
+            let nodes = crate::code::syntax::parse(language, source)
                 .map_or(0, |tree| tree.root_node().descendant_count());
             return (nodes, 0);
         }
@@ -124,7 +125,7 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
         .iter()
         .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))
         .collect();
-    let packages = super::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
+    let packages = crate::code::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
     let analyzed = crate::parallel::map(&code, crate::parallel::cores(), |(c, language)| {
         capture::read_confined(root, &c.path, &c.rel_path, max_file_bytes)
             .and_then(|bytes| {
@@ -184,9 +185,9 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
             Some(ReferenceOutcome {
                 path: r.file,
                 kind: match site.kind {
-                    super::references::RefKind::Call => "call",
-                    super::references::RefKind::Attribute => "attribute",
-                    super::references::RefKind::Name => "name",
+                    crate::code::references::RefKind::Call => "call",
+                    crate::code::references::RefKind::Attribute => "attribute",
+                    crate::code::references::RefKind::Name => "name",
                 },
                 text: site.text.clone(),
                 enclosing: site.enclosing.clone(),

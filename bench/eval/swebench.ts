@@ -4,10 +4,7 @@ import { appendFile, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promis
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
-import type { Segment } from '../contracts/result.js'
-import { initWorkspace, openWorkspace } from '../engine/workspace.js'
-import { TychoraError } from '../errors.js'
+import { type QueryRequest, QueryRequestSchema, type Segment, TychoraError, initWorkspace, openWorkspace } from 'tychora'
 import { allInTop, firstAppearance, mean, percentile, reciprocalRank, recallInTop } from './localization.js'
 import { type PythonDef, asFunction, functionsCovering, pythonDefinitions } from './python-defs.js'
 

@@ -1,8 +1,8 @@
-import type { AddRequest } from '../contracts/ingest.js'
-import type { QueryRequest } from '../contracts/query.js'
-import type { QueryResult } from '../contracts/result.js'
-import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
-import type { Evidence, JobRef, JobStatus, ListSourcesRequest, ProjectInfo, SnapshotList, SourceList } from '../contracts/service.js'
+import type { AddRequest } from './ingest.js'
+import type { QueryRequest } from './query.js'
+import type { QueryResult } from './result.js'
+import type { InspectSymbolRequest, SymbolReport } from './symbol.js'
+import type { Evidence, JobRef, JobStatus, ListSourcesRequest, ProjectInfo, SnapshotList, SourceList } from './service.js'
 
 /**
  * One project's evidence, the same interface in-process (`openWorkspace`) and over HTTP

@@ -1,0 +1,64 @@
+//! `tychora-bench`: the measurement entry points the benchmarks in `bench/code/` spawn. They live
+//! in their own binary (with tychora-core's `bench` feature) so the shipped addon carries none of
+//! them.
+//!
+//! ```text
+//! tychora-bench analyze-tree ROOT                    → TreeReport JSON (resolver agreement)
+//! tychora-bench analyze-sources FILE THREADS [parse] → ParseStats JSON (throughput); FILE holds
+//!                                                      JSON [[path, source], …]
+//! ```
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use tychora_core::bench::{Work, analyze_sources, analyze_tree};
+
+/// Files larger than this are skipped by the tree analysis, as `add`'s default would.
+const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+fn run(args: &[String]) -> Result<String, String> {
+    match args {
+        [cmd, root] if cmd == "analyze-tree" => {
+            json(&analyze_tree(Path::new(root), MAX_FILE_BYTES))
+        }
+        [cmd, file, threads, rest @ ..] if cmd == "analyze-sources" => {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            let sources: Vec<(String, String)> =
+                serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+            let threads: usize = threads
+                .parse()
+                .map_err(|_| format!("THREADS must be a number, got {threads}"))?;
+            let work = match rest {
+                [] => Work::Extract,
+                [mode] if mode == "parse" => Work::Parse,
+                _ => return Err(format!("unexpected arguments {rest:?}")),
+            };
+            json(&analyze_sources(&sources, threads, work))
+        }
+        _ => Err(
+            "usage: tychora-bench analyze-tree ROOT | analyze-sources FILE THREADS [parse]".into(),
+        ),
+    }
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(out) => {
+            let mut stdout = std::io::stdout().lock();
+            if writeln!(stdout, "{out}").is_err() {
+                return ExitCode::FAILURE;
+            }
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            let _ = writeln!(std::io::stderr().lock(), "tychora-bench: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! The shared state of an open workspace: its directory and configuration, the owner's lock, the
+//! connections (one writer, pooled readers), the artifact store, and the caches a query reads
+//! (open lexical generations, snapshot facts). Every pipeline (`ingest`, `query`, `graph`,
+//! `manage`) takes an `&Engine`; [`crate::Workspace`] is the public front over it. Keeping the
+//! state here, below the pipelines, is what keeps the module graph acyclic.
+
+mod lock;
+
+pub use lock::WorkspaceLock;
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use regex::Regex;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::artifact::ArtifactStore;
+use crate::config::{Config, Pack};
+use crate::error::{Error, Result};
+use crate::job::ProgressBoard;
+use crate::lexical::LexicalIndex;
+use crate::store::query_log::QueryLog;
+use crate::store::{self, migrate};
+
+/// The engine version recorded in new workspaces.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// An open workspace's state. Writes serialise on one connection.
+pub(crate) struct Engine {
+    dir: PathBuf,
+    config: Config,
+    pack: Pack,
+    patterns: Vec<(String, Regex)>,
+    artifacts: ArtifactStore,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
+    query_log: QueryLog,
+    progress: ProgressBoard,
+    // One process owns the workspace, so the pointer changes only through this handle and a
+    // snapshot's generation and members never change: both are cached, and dropped on publish/GC.
+    current: Mutex<Option<Option<i64>>>,
+    snapshot_meta: Mutex<HashMap<i64, SnapshotMeta>>,
+    _lock: WorkspaceLock,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a query needs to know about a snapshot, cached per snapshot id.
+#[derive(Debug, Clone)]
+pub(crate) struct SnapshotMeta {
+    pub generation: String,
+    pub members: i64,
+}
+
+/// The canonical directory of an existing workspace (`E_NOT_FOUND` without a workspace.toml).
+pub(crate) fn resolve(dir: &Path) -> Result<PathBuf> {
+    let dir = fs::canonicalize(dir).map_err(|_| Error::NotFound {
+        what: "workspace",
+        id: dir.display().to_string(),
+    })?;
+    if !dir.join("workspace.toml").is_file() {
+        return Err(Error::NotFound {
+            what: "workspace (no workspace.toml; run `tychora init`)",
+            id: dir.display().to_string(),
+        });
+    }
+    Ok(dir)
+}
+
+impl Engine {
+    /// Opens an existing workspace, taking its lock, and collects unreferenced generations. Never
+    /// migrates.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
+    pub(crate) fn open(dir: &Path) -> Result<Self> {
+        let dir = resolve(dir)?;
+        let config = Config::load(&dir.join("workspace.toml"))?;
+        let pack = config.pack()?;
+        let patterns = pack
+            .identifiers
+            .patterns
+            .iter()
+            .map(|p| {
+                regex::RegexBuilder::new(&p.regex)
+                    .case_insensitive(true)
+                    .build()
+                    .map(|re| (p.name.clone(), re))
+                    .map_err(|e| {
+                        Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let lock = WorkspaceLock::acquire(&dir)?;
+        let conn = store::connect(&dir.join("corpus.sqlite3"))?;
+        migrate::check(&conn, &dir)?;
+        // We own the lock, so a job still marked running belongs to a process that died.
+        conn.execute(
+            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status = 'running'",
+            params![store::now_ms()],
+        )?;
+        let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
+        let engine = Self {
+            query_log,
+            progress: ProgressBoard::default(),
+            current: Mutex::new(None),
+            snapshot_meta: Mutex::new(HashMap::new()),
+            artifacts: ArtifactStore::new(dir.join("artifacts")),
+            dir,
+            config,
+            pack,
+            patterns,
+            writer: Mutex::new(conn),
+            readers: Mutex::new(Vec::new()),
+            generations: Mutex::new(HashMap::new()),
+            _lock: lock,
+        };
+        engine.collect_garbage()?;
+        Ok(engine)
+    }
+
+    /// The workspace directory (canonical).
+    #[must_use]
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The parsed `workspace.toml`.
+    #[must_use]
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The resolved pack.
+    #[must_use]
+    pub(crate) fn pack(&self) -> &Pack {
+        &self.pack
+    }
+
+    /// The latest progress of each job running in this process.
+    pub(crate) fn progress(&self) -> &ProgressBoard {
+        &self.progress
+    }
+
+    /// The current snapshot id, from the cache when this handle already read it.
+    pub(crate) fn cached_current(&self, conn: &Connection) -> Result<Option<i64>> {
+        let mut cache = self
+            .current
+            .lock()
+            .map_err(|_| Error::Internal("snapshot cache poisoned".into()))?;
+        if let Some(current) = *cache {
+            return Ok(current);
+        }
+        let current = crate::snapshot::current(conn)?;
+        *cache = Some(current);
+        Ok(current)
+    }
+
+    /// Generation and member count of a snapshot (`E_NOT_FOUND` when it or its index is gone).
+    pub(crate) fn snapshot_meta(
+        &self,
+        conn: &Connection,
+        snapshot_id: i64,
+    ) -> Result<SnapshotMeta> {
+        if let Some(meta) = self
+            .snapshot_meta
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&snapshot_id).cloned())
+        {
+            return Ok(meta);
+        }
+        let generation = crate::snapshot::lexical_generation(conn, snapshot_id)?;
+        let members: i64 = conn
+            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
+            .query_row([snapshot_id], |r| r.get(0))?;
+        let meta = SnapshotMeta {
+            generation,
+            members,
+        };
+        if let Ok(mut cache) = self.snapshot_meta.lock() {
+            cache.insert(snapshot_id, meta.clone());
+        }
+        Ok(meta)
+    }
+
+    /// Forgets cached snapshot facts (after a publication or garbage collection).
+    pub(crate) fn invalidate_snapshot_cache(&self) {
+        if let Ok(mut current) = self.current.lock() {
+            *current = None;
+        }
+        if let Ok(mut meta) = self.snapshot_meta.lock() {
+            meta.clear();
+        }
+    }
+
+    pub(crate) fn query_log(&self) -> &QueryLog {
+        &self.query_log
+    }
+
+    pub(crate) fn patterns(&self) -> &[(String, Regex)] {
+        &self.patterns
+    }
+
+    pub(crate) fn artifacts(&self) -> &ArtifactStore {
+        &self.artifacts
+    }
+
+    pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.writer
+            .lock()
+            .map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
+    }
+
+    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer).
+    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let pooled = self
+            .readers
+            .lock()
+            .map_err(|_| Error::Internal("reader pool poisoned".into()))?
+            .pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => store::connect(&self.dir.join("corpus.sqlite3"))?,
+        };
+        let out = f(&conn);
+        if let Ok(mut pool) = self.readers.lock()
+            && pool.len() < 8
+        {
+            pool.push(conn);
+        }
+        out
+    }
+
+    /// The folder lexical generations live in.
+    pub(crate) fn generations_dir(&self) -> PathBuf {
+        self.dir.join("indexes").join("lexical")
+    }
+
+    /// The directory of a lexical generation.
+    pub(crate) fn generation_dir(&self, generation: &str) -> PathBuf {
+        self.generations_dir().join(generation)
+    }
+
+    /// An opened lexical generation, cached; readers holding the `Arc` keep it open during GC.
+    pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<LexicalIndex>> {
+        let mut cache = self
+            .generations
+            .lock()
+            .map_err(|_| Error::Internal("generation cache poisoned".into()))?;
+        if let Some(index) = cache.get(generation) {
+            return Ok(Arc::clone(index));
+        }
+        let index = Arc::new(LexicalIndex::open(
+            &self.generation_dir(generation),
+            &self.pack.lexical,
+        )?);
+        cache.insert(generation.to_string(), Arc::clone(&index));
+        Ok(index)
+    }
+
+    /// The current published snapshot id, if any.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub(crate) fn current_snapshot(&self) -> Result<Option<i64>> {
+        self.with_reader(|conn| {
+            Ok(conn.query_row(
+                "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
+    /// Removes index generations that no retained snapshot references and no reader holds, and
+    /// the snapshot rows' index links beyond the retention window.
+    ///
+    /// # Errors
+    /// SQLite errors. File removal failures are logged, not fatal.
+    pub(crate) fn collect_garbage(&self) -> Result<usize> {
+        let conn = self.writer()?;
+        self.collect_garbage_with(&conn)
+    }
+
+    /// [`Self::collect_garbage`] on a writer connection the caller already holds.
+    pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
+        self.invalidate_snapshot_cache();
+        let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
+        let keep: Vec<String> = conn
+            .prepare(
+                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+                 WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
+                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)",
+            )?
+            .query_map(params![retain], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let held: Vec<String> = self
+            .generations
+            .lock()
+            .map(|cache| {
+                cache
+                    .iter()
+                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
+                    .map(|(g, _)| g.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let lexical_dir = self.dir.join("indexes").join("lexical");
+        let Ok(entries) = fs::read_dir(&lexical_dir) else {
+            return Ok(0);
+        };
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if keep.contains(&name) || held.contains(&name) {
+                continue;
+            }
+            if let Ok(mut cache) = self.generations.lock() {
+                cache.remove(&name);
+            }
+            match fs::remove_dir_all(entry.path()) {
+                Ok(()) => removed += 1,
+                Err(e) => log::warn!(
+                    "cannot remove stale generation {}: {e}",
+                    entry.path().display()
+                ),
+            }
+            conn.execute(
+                "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
+                params![name],
+            )?;
+        }
+        Ok(removed)
+    }
+
+    /// Looks up a collection id by name, creating it when `create` is set.
+    pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
+        if let Some(id) = conn
+            .query_row(
+                "SELECT id FROM collections WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?
+        {
+            return Ok(id);
+        }
+        if !create {
+            return Err(Error::NotFound {
+                what: "collection",
+                id: name.to_string(),
+            });
+        }
+        conn.execute(
+            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
+            params![name, store::now_ms()],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+}

@@ -1,0 +1,461 @@
+//! One add/sync job, stage by stage: resolve targets → walk → prepare (all cores) → store
+//! artifacts → commit canonical rows (one savepoint per file) → remove what a synced directory no
+//! longer holds → resolve code relations → publish (with the job's end in the pointer switch's
+//! transaction) → receipt.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::time::Instant;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::prepare::{self, Outcome, PrepareContext};
+use super::targets::{Target, resolve_target};
+use super::{AddRequest, FileCounts, Receipt, Requester, commit};
+use crate::capture::{self, Candidate, Exclusion};
+use crate::chunk::ChunkOptions;
+use crate::engine::Engine;
+use crate::error::{Diagnostic, Error, Result};
+use crate::job::{Phase, Progress, Steps, failpoint};
+use crate::parse::KindOverride;
+use crate::snapshot::{self, Member};
+use crate::store::now_ms;
+
+/// What a job learns as it goes, turned into the receipt at the end.
+#[derive(Default)]
+struct Tally {
+    files: FileCounts,
+    diagnostics: Vec<Diagnostic>,
+    excluded: Vec<Exclusion>,
+    added: Vec<String>,
+    changed: Vec<String>,
+    removed: Vec<String>,
+    bytes_read: u64,
+    units: usize,
+    chunks: usize,
+    /// (root_id, rel_path) of every file this job accounted for.
+    seen: BTreeSet<(i64, String)>,
+    /// Source ids whose published member is replaced or removed.
+    replaced: BTreeSet<i64>,
+    /// Source ids that already got a new member in this job.
+    member_sources: BTreeSet<i64>,
+    new_members: Vec<Member>,
+}
+
+/// A running add job and the state its stages share.
+pub(super) struct AddJob<'a> {
+    engine: &'a Engine,
+    job_id: i64,
+    started: Instant,
+    on_progress: &'a (dyn Fn(Progress) + Sync),
+    steps: Steps,
+    collection_id: i64,
+    kind_override: Option<KindOverride>,
+    fingerprint: String,
+    previous: Option<i64>,
+    members: Vec<Member>,
+    tally: Tally,
+}
+
+impl<'a> AddJob<'a> {
+    /// Runs every stage of the job on the writer connection.
+    pub(super) fn run(
+        engine: &'a Engine,
+        conn: &mut Connection,
+        job_id: i64,
+        request: &AddRequest,
+        requester: Requester,
+        on_progress: &'a (dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
+        let kind_override = super::parse_kind(request.kind.as_deref())?;
+        let collection = request.collection.as_deref().unwrap_or("default");
+        let previous = snapshot::current(conn)?;
+        let mut job = AddJob {
+            engine,
+            job_id,
+            started: Instant::now(),
+            on_progress,
+            steps: Steps::new(job_id),
+            collection_id: Engine::collection_id(conn, collection, true)?,
+            kind_override,
+            fingerprint: commit::fingerprint(engine.pack(), kind_override),
+            previous,
+            members: match previous {
+                Some(id) => snapshot::members(conn, id)?,
+                None => Vec::new(),
+            },
+            tally: Tally::default(),
+        };
+        job.steps.begin(conn, "walk")?;
+        let targets = job.resolve_targets(conn, request, requester);
+        for target in &targets {
+            job.capture(conn, target)?;
+        }
+        let changed = !job.tally.new_members.is_empty()
+            || !job.tally.replaced.is_empty()
+            || job.previous.is_none() && !targets.is_empty();
+        if changed {
+            job.publish(conn)
+        } else {
+            let receipt = job.receipt(job.previous, false);
+            commit::finish_job(conn, &receipt)?;
+            Ok(receipt)
+        }
+    }
+
+    /// Stage 1: each requested path resolved inside the roots, or a diagnostic.
+    fn resolve_targets(
+        &mut self,
+        conn: &Connection,
+        request: &AddRequest,
+        requester: Requester,
+    ) -> Vec<Target> {
+        let mut targets = Vec::new();
+        for raw in &request.paths {
+            match resolve_target(self.engine, conn, Path::new(raw), requester) {
+                Ok(target) => targets.push(target),
+                Err(diag) => self.tally.diagnostics.push(diag),
+            }
+        }
+        targets
+    }
+
+    /// Stages 2–5 for one target: walk, prepare, store artifacts, commit rows, sync removals.
+    fn capture(&mut self, conn: &mut Connection, target: &Target) -> Result<()> {
+        let candidates = self.walk(target);
+        self.steps
+            .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
+        self.steps.begin(conn, "prepare")?;
+        let outcomes = self.prepare(target, &candidates);
+        failpoint("after-prepare");
+        // Artifacts first (outside any transaction), then canonical rows in one transaction.
+        for outcome in &outcomes {
+            if let Outcome::Ready(p) = outcome
+                && p.extraction.is_some()
+            {
+                self.engine.artifacts().put(&p.sha256, &p.bytes)?;
+            }
+        }
+        self.steps
+            .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
+        self.steps.begin(conn, "commit")?;
+        let mut tx = conn.transaction()?;
+        self.commit(&mut tx, target, &candidates, outcomes)?;
+        if target.is_dir {
+            self.remove_missing(&tx, target)?;
+        }
+        tx.commit()?;
+        self.steps.finish(
+            conn,
+            &serde_json::json!({ "units": self.tally.units, "chunks": self.tally.chunks }),
+        )?;
+        failpoint("after-commit");
+        Ok(())
+    }
+
+    /// Stage 2: the files under a target, with what the rules left out.
+    fn walk(&mut self, target: &Target) -> Vec<Candidate> {
+        let walked = capture::walk(
+            &target.root,
+            &target.start,
+            self.engine.dir(),
+            &self.engine.config().capture.exclude,
+        );
+        self.tally.diagnostics.extend(walked.diagnostics);
+        merge_exclusions(&mut self.tally.excluded, walked.excluded);
+        (self.on_progress)(Progress {
+            phase: Phase::Walk,
+            done: walked.candidates.len(),
+            total: walked.candidates.len(),
+        });
+        walked.candidates
+    }
+
+    /// Stage 3: read, hash, parse and chunk every candidate on all cores (no side effects).
+    fn prepare(&self, target: &Target, candidates: &[Candidate]) -> Vec<Outcome> {
+        let engine = self.engine;
+        let published = self.published();
+        let current_sha = |rel: &str| {
+            published
+                .get(&(target.root_id, rel.to_string()))
+                .map(|m| m.sha256.clone())
+        };
+        let syntax_cached = |key: &str| {
+            engine
+                .with_reader(|c| {
+                    Ok(c.query_row(
+                        "SELECT payload FROM syntax_cache WHERE key = ?1",
+                        params![key],
+                        |r| r.get::<_, String>(0),
+                    )
+                    .optional()?)
+                })
+                .ok()
+                .flatten()
+        };
+        let python_packages =
+            crate::code::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
+        let pack = engine.pack();
+        let ctx = PrepareContext {
+            root: &target.root,
+            kind_override: self.kind_override,
+            kinds: &pack.kinds,
+            profile: &engine.config().default_profile,
+            max_file_bytes: engine.config().capture.max_file_bytes,
+            max_line_bytes: engine.config().capture.max_line_bytes,
+            python_packages: &python_packages,
+            chunking: ChunkOptions {
+                target_tokens: pack.chunking.target_tokens,
+                soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens,
+            },
+            current_sha: &current_sha,
+            syntax_cached: &syntax_cached,
+        };
+        let total = candidates.len();
+        prepare::prepare_all(&ctx, candidates, &|done| {
+            (self.on_progress)(Progress {
+                phase: Phase::Prepare,
+                done,
+                total,
+            });
+        })
+    }
+
+    /// (root_id, rel_path) → the member currently published for it in this job's collection.
+    fn published(&self) -> HashMap<(i64, String), &Member> {
+        self.members
+            .iter()
+            .filter(|m| m.collection_id == self.collection_id)
+            .map(|m| ((m.root_id, m.rel_path.clone()), m))
+            .collect()
+    }
+
+    /// Stage 4: canonical rows for every prepared file, each in a savepoint so that whatever goes
+    /// wrong with one file (a constraint, a value SQLite refuses) fails that file, never the job.
+    fn commit(
+        &mut self,
+        tx: &mut rusqlite::Transaction<'_>,
+        target: &Target,
+        candidates: &[Candidate],
+        outcomes: Vec<Outcome>,
+    ) -> Result<()> {
+        // Where the bytes came from: the repository commit, read without running git.
+        let provenance = capture::git::head_of(&target.root).map_or_else(
+            || serde_json::json!({}),
+            |head| serde_json::json!({ "git": head }),
+        );
+        let published: HashMap<(i64, String), i64> = self
+            .published()
+            .into_iter()
+            .map(|(k, m)| (k, m.source_id))
+            .collect();
+        let t = &mut self.tally;
+        for (candidate, outcome) in candidates.iter().zip(outcomes) {
+            let key = (target.root_id, candidate.rel_path.clone());
+            if t.seen.contains(&key) {
+                continue; // two targets of one job overlap: the file was handled already
+            }
+            t.files.scanned += 1;
+            let prepared = match outcome {
+                Outcome::Skipped(diag) => {
+                    t.files.skipped += 1;
+                    t.diagnostics.push(diag);
+                    continue;
+                }
+                Outcome::Failed(diag) => {
+                    t.files.failed += usize::from(diag.level == "error");
+                    t.files.skipped += usize::from(diag.level != "error");
+                    t.diagnostics.push(diag);
+                    // A file that can no longer be read keeps its published revision.
+                    t.seen.insert(key);
+                    continue;
+                }
+                Outcome::Ready(prepared) => prepared,
+            };
+            t.bytes_read += prepared.bytes.len() as u64;
+            t.seen.insert(key.clone());
+            let Some(extraction) = &prepared.extraction else {
+                t.files.unchanged += 1;
+                continue;
+            };
+            let savepoint = tx.savepoint()?;
+            let written = commit::write_revision(
+                &savepoint,
+                self.engine,
+                &commit::Place {
+                    collection_id: self.collection_id,
+                    root_id: target.root_id,
+                    rel_path: &candidate.rel_path,
+                    abs_path: &candidate.path,
+                },
+                &prepared,
+                extraction,
+                &self.fingerprint,
+                &provenance,
+            )
+            .and_then(|m| {
+                if t.member_sources.contains(&m.source_id) {
+                    Err(Error::Conflict(
+                        "another file of this job already maps to the same source".into(),
+                    ))
+                } else {
+                    Ok(m)
+                }
+            });
+            let written = match written {
+                Ok(m) => {
+                    savepoint.commit()?;
+                    m
+                }
+                Err(e) => {
+                    drop(savepoint); // rolls back this file's rows
+                    t.files.failed += 1;
+                    t.diagnostics.push(Diagnostic::error(
+                        &candidate.rel_path,
+                        e.code(),
+                        format!("not recorded: {e}"),
+                    ));
+                    continue;
+                }
+            };
+            t.member_sources.insert(written.source_id);
+            t.units += extraction.units.len();
+            t.chunks += extraction.chunks.len();
+            t.diagnostics.extend(extraction.diagnostics.iter().cloned());
+            if let Some(old) = published.get(&key) {
+                t.replaced.insert(*old);
+                t.files.changed += 1;
+                t.changed.push(candidate.rel_path.clone());
+            } else {
+                t.files.added += 1;
+                t.added.push(candidate.rel_path.clone());
+            }
+            t.new_members.push(written);
+        }
+        Ok(())
+    }
+
+    /// Stage 5: a sync of a directory removes the members under it that the walk no longer finds.
+    fn remove_missing(&mut self, tx: &rusqlite::Transaction<'_>, target: &Target) -> Result<()> {
+        let prefix = capture::rel_path(&target.root, &target.start);
+        let under = |rel: &str| {
+            target.start == target.root || rel == prefix || rel.starts_with(&format!("{prefix}/"))
+        };
+        let gone: Vec<(String, i64)> = self
+            .published()
+            .into_iter()
+            .filter(|((root_id, rel), _)| {
+                *root_id == target.root_id
+                    && under(rel)
+                    && !self.tally.seen.contains(&(*root_id, rel.clone()))
+            })
+            .map(|((_, rel), m)| (rel, m.source_id))
+            .collect();
+        for (rel, source_id) in gone {
+            if self.tally.replaced.insert(source_id) {
+                tx.execute(
+                    "UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1",
+                    params![source_id, now_ms()],
+                )?;
+                self.tally.files.removed += 1;
+                self.tally.removed.push(rel);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stages 6–7: resolve code relations of the roots that changed, then build, verify and
+    /// publish the snapshot. The job's end is written in the pointer switch's transaction, so a
+    /// crash never leaves a published snapshot whose job reads as interrupted, or the reverse.
+    fn publish(mut self, conn: &mut Connection) -> Result<Receipt> {
+        let mut next: Vec<Member> = self
+            .members
+            .iter()
+            .filter(|m| !self.tally.replaced.contains(&m.source_id))
+            .cloned()
+            .collect();
+        next.extend(std::mem::take(&mut self.tally.new_members));
+        self.steps.begin(conn, "resolve")?;
+        let resolve_started = Instant::now();
+        let sets = crate::graph::build::relation_sets(conn, &next)?;
+        self.steps.finish(
+            conn,
+            &serde_json::json!({ "relation_sets": sets, "ms": resolve_started.elapsed().as_millis() as u64 }),
+        )?;
+        self.steps.begin(conn, "publish")?;
+        let members_total = next.len();
+        let mut receipt = self.receipt(self.previous, false);
+        let started = self.started;
+        let steps = &mut self.steps;
+        let finish = |tx: &rusqlite::Transaction<'_>, id: i64| {
+            let mut done = receipt.clone();
+            done.snapshot_id = Some(id);
+            done.published = true;
+            done.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            steps.finish(
+                tx,
+                &serde_json::json!({ "snapshot_id": id, "members": members_total }),
+            )?;
+            commit::finish_job(tx, &done)
+        };
+        let generations = self.engine.generations_dir();
+        let publication = snapshot::Publication {
+            generations: &generations,
+            lexical: &self.engine.pack().lexical,
+            parent: self.previous,
+            job_id: self.job_id,
+            members: &next,
+            relation_sets: &sets,
+        };
+        let id = snapshot::publish(conn, &publication, self.on_progress, finish)?;
+        receipt.snapshot_id = Some(id);
+        receipt.published = true;
+        receipt.duration_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        // Generations beyond the retention window go now; pinned readers keep theirs open.
+        if let Err(e) = self.engine.collect_garbage_with(conn) {
+            log::warn!("garbage collection after publishing snapshot {id} failed: {e}");
+        }
+        Ok(receipt)
+    }
+
+    /// The receipt of what the stages found.
+    fn receipt(&mut self, snapshot_id: Option<i64>, published: bool) -> Receipt {
+        let t = std::mem::take(&mut self.tally);
+        let errors = t.diagnostics.iter().filter(|d| d.level == "error").count();
+        let captured = t.files.added + t.files.changed + t.files.unchanged + t.files.removed;
+        let status = if errors == 0 {
+            "succeeded"
+        } else if captured > 0 {
+            "partial"
+        } else {
+            "failed"
+        };
+        Receipt {
+            job_id: self.job_id,
+            status: status.into(),
+            snapshot_id,
+            previous_snapshot_id: self.previous,
+            published,
+            files: t.files,
+            bytes_read: t.bytes_read,
+            units: t.units,
+            chunks: t.chunks,
+            duration_ms: self.started.elapsed().as_secs_f64() * 1000.0,
+            added: t.added,
+            changed: t.changed,
+            removed: t.removed,
+            diagnostics: t.diagnostics,
+            excluded: t.excluded,
+        }
+    }
+}
+
+/// Adds one target's exclusion counts to the job's.
+fn merge_exclusions(into: &mut Vec<capture::Exclusion>, from: Vec<capture::Exclusion>) {
+    for e in from {
+        match into.iter_mut().find(|x| x.rule == e.rule) {
+            Some(x) => x.count += e.count,
+            None => into.push(e),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Durable jobs: the progress a running job reports, the steps it records as it goes, and the
+//! failpoints the crash tests stop it at.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, params};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::store::now_ms;
+
+/// The phases of an add job, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum Phase {
+    Walk,
+    Prepare,
+    Commit,
+    Index,
+    Publish,
+}
+
+/// Progress of a running job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Progress {
+    /// The phase it is in.
+    pub phase: Phase,
+    /// Items done in this phase.
+    pub done: usize,
+    /// Items in this phase (0 when unknown).
+    pub total: usize,
+}
+
+/// The latest progress of each job running in this process, for `job_status`.
+#[derive(Debug, Default)]
+pub(crate) struct ProgressBoard(Mutex<HashMap<i64, Progress>>);
+
+impl ProgressBoard {
+    pub(crate) fn record(&self, job_id: i64, progress: &Progress) {
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(job_id, progress.clone());
+        }
+    }
+
+    pub(crate) fn clear(&self, job_id: i64) {
+        if let Ok(mut map) = self.0.lock() {
+            map.remove(&job_id);
+        }
+    }
+
+    pub(crate) fn get(&self, job_id: i64) -> Option<Progress> {
+        self.0.lock().ok().and_then(|m| m.get(&job_id).cloned())
+    }
+}
+
+/// Records a job's steps (`job_steps` rows) as they start and finish.
+pub(crate) struct Steps {
+    job_id: i64,
+    open: Option<i64>,
+}
+
+impl Steps {
+    pub(crate) fn new(job_id: i64) -> Self {
+        Self { job_id, open: None }
+    }
+
+    pub(crate) fn begin(&mut self, conn: &Connection, name: &str) -> Result<()> {
+        conn.execute("INSERT INTO job_steps (job_id, name, status, started_at) VALUES (?1, ?2, 'running', ?3)", params![self.job_id, name, now_ms()])?;
+        self.open = Some(conn.last_insert_rowid());
+        Ok(())
+    }
+
+    /// Closes the open step with its details.
+    pub(crate) fn finish(&mut self, conn: &Connection, detail: &serde_json::Value) -> Result<()> {
+        if let Some(id) = self.open.take() {
+            conn.execute("UPDATE job_steps SET status = 'done', finished_at = ?2, detail_json = ?3 WHERE id = ?1", params![id, now_ms(), detail.to_string()])?;
+        }
+        Ok(())
+    }
+}
+
+/// Test hook: when `TYCHORA_FAILPOINT` names this step, aborts the process there (`NAME`) or
+/// pauses it for a minute (`NAME:sleep`, so a test can kill it mid-job). Crash safety is tested at
+/// exact points rather than by timing.
+pub(crate) fn failpoint(name: &str) {
+    let Ok(value) = std::env::var("TYCHORA_FAILPOINT") else {
+        return;
+    };
+    if value == name {
+        log::error!("failpoint {name}: aborting");
+        std::process::abort();
+    }
+    if value.strip_suffix(":sleep") == Some(name) {
+        log::error!("failpoint {name}: sleeping");
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}

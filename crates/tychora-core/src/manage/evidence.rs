@@ -1,0 +1,665 @@
+//! `inspect ID`: one object of the corpus with its provenance (source, revision, unit, chunk,
+//! snapshot, job), and a job's status with its live progress.
+
+use std::str::FromStr;
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::error::{Diagnostic, Error, Result};
+use crate::ingest::{JobRequest, Receipt};
+use crate::job::Progress;
+
+/// A revision as listed under its source.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct RevisionBrief {
+    pub id: i64,
+    pub seq: i64,
+    pub sha256: String,
+    pub size: i64,
+    pub captured_at: i64,
+}
+
+/// `source:N`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "source")]
+#[allow(missing_docs)]
+pub struct SourceEvidence {
+    pub id: i64,
+    pub uri: String,
+    pub path: String,
+    pub root: String,
+    pub collection: String,
+    pub kind: String,
+    pub status: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub revisions: Vec<RevisionBrief>,
+}
+
+/// An extraction as listed under its revision.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ExtractionBrief {
+    pub id: i64,
+    pub parser: String,
+    pub fingerprint: String,
+    pub units: i64,
+    pub chunks: i64,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `revision:N`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "revision")]
+#[allow(missing_docs)]
+pub struct RevisionEvidence {
+    pub id: i64,
+    pub source_id: i64,
+    pub path: String,
+    pub seq: i64,
+    pub sha256: String,
+    pub size: i64,
+    /// Capture provenance (path, kind, Git commit and branch…): open-ended by design.
+    pub metadata: serde_json::Value,
+    pub captured_at: i64,
+    pub extractions: Vec<ExtractionBrief>,
+}
+
+/// A unit's exact place in its revision's bytes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct UnitLocator {
+    pub byte_start: i64,
+    pub byte_end: i64,
+    pub line_start: i64,
+    pub col_start: i64,
+    pub line_end: i64,
+    pub col_end: i64,
+    pub json_pointer: Option<String>,
+}
+
+/// An identifier a unit registers for the exact channel.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct IdentifierEntry {
+    pub kind: String,
+    pub value: String,
+}
+
+/// `unit:N`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "unit")]
+#[allow(missing_docs)]
+pub struct UnitEvidence {
+    pub id: i64,
+    pub unit_type: String,
+    pub extraction_id: i64,
+    pub revision_id: i64,
+    pub path: String,
+    pub sha256: String,
+    pub heading_path: Vec<String>,
+    pub anchor: Option<String>,
+    pub tokens: i64,
+    pub locator: UnitLocator,
+    pub identifiers: Vec<IdentifierEntry>,
+    pub text: String,
+}
+
+/// A chunk's place in its revision's bytes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ChunkLocator {
+    pub byte_start: i64,
+    pub byte_end: i64,
+    pub line_start: i64,
+    pub line_end: i64,
+}
+
+/// The context capsule indexed with a chunk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CapsuleView {
+    pub title: String,
+    pub kind: String,
+    pub heading_path: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_header: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+/// `chunk:N`, or a segment id `seg_S_C`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "chunk")]
+#[allow(missing_docs)]
+pub struct ChunkEvidence {
+    pub id: i64,
+    pub extraction_id: i64,
+    pub revision_id: i64,
+    pub path: String,
+    pub sha256: String,
+    pub owner: String,
+    /// First and last unit id.
+    pub units: (i64, i64),
+    pub tokens: i64,
+    pub locator: ChunkLocator,
+    pub capsule: CapsuleView,
+    pub text: String,
+}
+
+/// One index generation a snapshot pins.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct IndexBrief {
+    pub family: String,
+    pub generation: String,
+    pub documents: i64,
+    pub status: String,
+}
+
+/// A snapshot member.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct MemberBrief {
+    pub source_id: i64,
+    pub path: String,
+    pub revision_id: i64,
+    pub sha256: String,
+}
+
+/// `snapshot:N`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "snapshot")]
+#[allow(missing_docs)]
+pub struct SnapshotEvidence {
+    pub id: i64,
+    pub parent_id: Option<i64>,
+    pub job_id: Option<i64>,
+    pub chunks: i64,
+    pub created_at: i64,
+    pub current: bool,
+    pub indexes: Vec<IndexBrief>,
+    pub members: Vec<MemberBrief>,
+}
+
+/// One recorded step of a job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct JobStep {
+    pub name: String,
+    pub status: String,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    /// What the step reports (files, units, snapshot id…): open-ended per step.
+    pub detail: serde_json::Value,
+}
+
+/// `job:N`: a job's row, steps and receipt, and its live progress while it runs in this process.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "job")]
+#[allow(missing_docs)]
+pub struct JobStatus {
+    pub id: i64,
+    pub kind: String,
+    /// `queued`, `running`, `succeeded`, `partial`, `failed` or `interrupted`.
+    pub status: String,
+    pub request: JobRequest,
+    pub receipt: Option<Receipt>,
+    pub error: Option<String>,
+    pub created_at: i64,
+    pub finished_at: Option<i64>,
+    pub steps: Vec<JobStep>,
+    /// The latest progress while it runs in this process (`null` otherwise).
+    #[serde(default)]
+    pub progress: Option<Progress>,
+}
+
+/// One object with its provenance; `type` says which. Variants are boxed: an inspected object
+/// is built once per call, and a job's status is far larger than a source's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+#[allow(missing_docs)]
+pub enum Evidence {
+    Source(Box<SourceEvidence>),
+    Revision(Box<RevisionEvidence>),
+    Unit(Box<UnitEvidence>),
+    Chunk(Box<ChunkEvidence>),
+    Snapshot(Box<SnapshotEvidence>),
+    Job(Box<JobStatus>),
+}
+
+/// What an id names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Source(i64),
+    Revision(i64),
+    Unit(i64),
+    Chunk(i64),
+    Snapshot(i64),
+    Job(i64),
+}
+
+impl FromStr for Target {
+    type Err = Error;
+
+    fn from_str(id: &str) -> Result<Self> {
+        let bad = || {
+            Error::InvalidArgument(format!(
+                "cannot read id {id:?}: use source:N, revision:N, unit:N, chunk:N, snapshot:N, job:N or a segment id seg_S_C"
+            ))
+        };
+        if let Some(rest) = id.strip_prefix("seg_") {
+            let chunk = rest.split('_').nth(1).ok_or_else(bad)?;
+            return Ok(Self::Chunk(chunk.parse().map_err(|_| bad())?));
+        }
+        let (kind, number) = id.split_once(':').ok_or_else(bad)?;
+        let n: i64 = number.parse().map_err(|_| bad())?;
+        Ok(match kind {
+            "source" | "src" => Self::Source(n),
+            "revision" | "rev" => Self::Revision(n),
+            "unit" => Self::Unit(n),
+            "chunk" => Self::Chunk(n),
+            "snapshot" | "snap" => Self::Snapshot(n),
+            "job" => Self::Job(n),
+            _ => return Err(bad()),
+        })
+    }
+}
+
+/// Shows one object with its provenance. `id` is `source:N`, `revision:N`, `unit:N`,
+/// `chunk:N`, `snapshot:N`, `job:N`, or a segment id `seg_S_C`.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an unparseable id, `E_NOT_FOUND` for a missing object.
+pub(crate) fn inspect(engine: &Engine, id: &str) -> Result<Evidence> {
+    let target: Target = id.parse()?;
+    let found = engine.with_reader(|conn| {
+        Ok(match target {
+            Target::Source(n) => source(conn, n)?.map(|e| Evidence::Source(Box::new(e))),
+            Target::Revision(n) => revision(conn, n)?.map(|e| Evidence::Revision(Box::new(e))),
+            Target::Unit(n) => unit(conn, n)?.map(|e| Evidence::Unit(Box::new(e))),
+            Target::Chunk(n) => chunk(conn, n)?.map(|e| Evidence::Chunk(Box::new(e))),
+            Target::Snapshot(n) => snapshot(conn, n)?.map(|e| Evidence::Snapshot(Box::new(e))),
+            Target::Job(n) => job(conn, n)?.map(|e| Evidence::Job(Box::new(e))),
+        })
+    })?;
+    let found = found.ok_or_else(|| Error::NotFound {
+        what: "object",
+        id: id.to_string(),
+    })?;
+    Ok(match found {
+        Evidence::Job(status) => Evidence::Job(Box::new(with_progress(engine, *status))),
+        other => other,
+    })
+}
+
+/// A job's row, steps and receipt, plus its live progress while it runs in this process.
+///
+/// # Errors
+/// `E_NOT_FOUND` for an unknown job.
+pub(crate) fn job_status(engine: &Engine, job_id: i64) -> Result<JobStatus> {
+    let status = engine
+        .with_reader(|conn| job(conn, job_id))?
+        .ok_or_else(|| Error::NotFound {
+            what: "job",
+            id: job_id.to_string(),
+        })?;
+    Ok(with_progress(engine, status))
+}
+
+fn with_progress(engine: &Engine, mut status: JobStatus) -> JobStatus {
+    status.progress = engine.progress().get(status.id);
+    status
+}
+
+/// A JSON column read back into its type; a row that does not fit is a corrupt corpus.
+fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Corrupt(format!("{what}: {e}")))
+}
+
+fn list<T>(
+    conn: &Connection,
+    sql: &str,
+    id: i64,
+    row: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>> {
+    Ok(conn
+        .prepare_cached(sql)?
+        .query_map(params![id], row)?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
+    let Some(mut found) = conn
+        .query_row(
+            "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at
+             FROM sources s JOIN collections c ON c.id = s.collection_id JOIN roots ro ON ro.id = s.root_id WHERE s.id = ?1",
+            params![id],
+            |r| {
+                Ok(SourceEvidence {
+                    id: r.get(0)?,
+                    uri: r.get(1)?,
+                    path: r.get(2)?,
+                    root: r.get(3)?,
+                    collection: r.get(4)?,
+                    kind: r.get(5)?,
+                    status: r.get(6)?,
+                    created_at: r.get(7)?,
+                    updated_at: r.get(8)?,
+                    revisions: Vec::new(),
+                })
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.revisions = list(
+        conn,
+        "SELECT id, seq, sha256, size, captured_at FROM revisions WHERE source_id = ?1 ORDER BY seq",
+        id,
+        |r| {
+            Ok(RevisionBrief {
+                id: r.get(0)?,
+                seq: r.get(1)?,
+                sha256: r.get(2)?,
+                size: r.get(3)?,
+                captured_at: r.get(4)?,
+            })
+        },
+    )?;
+    Ok(Some(found))
+}
+
+fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> {
+    let Some((mut found, metadata)) = conn
+        .query_row(
+            "SELECT r.id, r.source_id, s.rel_path, r.seq, r.sha256, r.size, r.metadata_json, r.captured_at
+             FROM revisions r JOIN sources s ON s.id = r.source_id WHERE r.id = ?1",
+            params![id],
+            |r| {
+                Ok((
+                    RevisionEvidence {
+                        id: r.get(0)?,
+                        source_id: r.get(1)?,
+                        path: r.get(2)?,
+                        seq: r.get(3)?,
+                        sha256: r.get(4)?,
+                        size: r.get(5)?,
+                        metadata: serde_json::Value::Null,
+                        captured_at: r.get(7)?,
+                        extractions: Vec::new(),
+                    },
+                    r.get::<_, String>(6)?,
+                ))
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.metadata = json(&metadata, "revision metadata")?;
+    let rows = list(
+        conn,
+        "SELECT id, parser, fingerprint, unit_count, chunk_count, diagnostics_json FROM extractions WHERE revision_id = ?1 ORDER BY id",
+        id,
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        },
+    )?;
+    for (id, parser, fingerprint, units, chunks, diagnostics) in rows {
+        found.extractions.push(ExtractionBrief {
+            id,
+            parser,
+            fingerprint,
+            units,
+            chunks,
+            diagnostics: json(&diagnostics, "extraction diagnostics")?,
+        });
+    }
+    Ok(Some(found))
+}
+
+fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
+    let Some((mut found, heading_path)) = conn
+        .query_row(
+            "SELECT u.id, u.unit_type, u.extraction_id, e.revision_id, s.rel_path, r.sha256, u.heading_path_json, u.anchor, u.token_count,
+                    l.byte_start, l.byte_end, l.line_start, l.col_start, l.line_end, l.col_end, l.json_pointer, u.text
+             FROM evidence_units u JOIN locators l ON l.unit_id = u.id JOIN extractions e ON e.id = u.extraction_id
+             JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id WHERE u.id = ?1",
+            params![id],
+            |r| {
+                Ok((
+                    UnitEvidence {
+                        id: r.get(0)?,
+                        unit_type: r.get(1)?,
+                        extraction_id: r.get(2)?,
+                        revision_id: r.get(3)?,
+                        path: r.get(4)?,
+                        sha256: r.get(5)?,
+                        heading_path: Vec::new(),
+                        anchor: r.get(7)?,
+                        tokens: r.get(8)?,
+                        locator: UnitLocator {
+                            byte_start: r.get(9)?,
+                            byte_end: r.get(10)?,
+                            line_start: r.get(11)?,
+                            col_start: r.get(12)?,
+                            line_end: r.get(13)?,
+                            col_end: r.get(14)?,
+                            json_pointer: r.get(15)?,
+                        },
+                        identifiers: Vec::new(),
+                        text: r.get(16)?,
+                    },
+                    r.get::<_, String>(6)?,
+                ))
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.heading_path = json(&heading_path, "unit heading path")?;
+    found.identifiers = list(
+        conn,
+        "SELECT kind, value FROM identifiers WHERE unit_id = ?1 ORDER BY id",
+        id,
+        |r| {
+            Ok(IdentifierEntry {
+                kind: r.get(0)?,
+                value: r.get(1)?,
+            })
+        },
+    )?;
+    Ok(Some(found))
+}
+
+fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
+    let Some((capsule, found)) = conn
+        .query_row(
+            "SELECT c.capsule_json, c.id, c.extraction_id, e.revision_id, s.rel_path, r.sha256, c.owner_key, c.first_unit_id, c.last_unit_id, c.token_count,
+                    c.byte_start, c.byte_end, c.line_start, c.line_end, c.text
+             FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
+             JOIN sources s ON s.id = r.source_id WHERE c.id = ?1",
+            params![id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    (
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        (r.get(7)?, r.get(8)?),
+                        r.get(9)?,
+                        ChunkLocator {
+                            byte_start: r.get(10)?,
+                            byte_end: r.get(11)?,
+                            line_start: r.get(12)?,
+                            line_end: r.get(13)?,
+                        },
+                        r.get(14)?,
+                    ),
+                ))
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let (id, extraction_id, revision_id, path, sha256, owner, units, tokens, locator, text) = found;
+    Ok(Some(ChunkEvidence {
+        id,
+        extraction_id,
+        revision_id,
+        path,
+        sha256,
+        owner,
+        units,
+        tokens,
+        locator,
+        capsule: json(&capsule, "chunk capsule")?,
+        text,
+    }))
+}
+
+fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> {
+    let Some(mut found) = conn
+        .query_row(
+            "SELECT id, parent_id, job_id, chunk_count, created_at, id IS (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
+             FROM snapshots WHERE id = ?1",
+            params![id],
+            |r| {
+                Ok(SnapshotEvidence {
+                    id: r.get(0)?,
+                    parent_id: r.get(1)?,
+                    job_id: r.get(2)?,
+                    chunks: r.get(3)?,
+                    created_at: r.get(4)?,
+                    current: r.get(5)?,
+                    indexes: Vec::new(),
+                    members: Vec::new(),
+                })
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.indexes = list(
+        conn,
+        "SELECT f.name, b.generation, b.doc_count, b.status FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+         JOIN index_families f ON f.id = si.family_id WHERE si.snapshot_id = ?1 ORDER BY si.rowid",
+        id,
+        |r| {
+            Ok(IndexBrief {
+                family: r.get(0)?,
+                generation: r.get(1)?,
+                documents: r.get(2)?,
+                status: r.get(3)?,
+            })
+        },
+    )?;
+    found.members = list(
+        conn,
+        "SELECT m.source_id, s.rel_path, m.revision_id, r.sha256 FROM snapshot_members m JOIN sources s ON s.id = m.source_id
+         JOIN revisions r ON r.id = m.revision_id WHERE m.snapshot_id = ?1 ORDER BY m.rowid",
+        id,
+        |r| {
+            Ok(MemberBrief {
+                source_id: r.get(0)?,
+                path: r.get(1)?,
+                revision_id: r.get(2)?,
+                sha256: r.get(3)?,
+            })
+        },
+    )?;
+    Ok(Some(found))
+}
+
+fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
+    type Row = (
+        i64,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        i64,
+        Option<i64>,
+    );
+    let Some((id, kind, status, request, receipt, error, created_at, finished_at)) = conn
+        .query_row(
+            "SELECT id, kind, status, request_json, receipt_json, error, created_at, finished_at FROM jobs WHERE id = ?1",
+            params![id],
+            |r| -> rusqlite::Result<Row> {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let steps = list(
+        conn,
+        "SELECT name, status, started_at, finished_at, detail_json FROM job_steps WHERE job_id = ?1 ORDER BY id",
+        id,
+        |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+                r.get::<_, Option<String>>(4)?,
+            ))
+        },
+    )?
+    .into_iter()
+    .map(|(name, status, started_at, finished_at, detail)| {
+        Ok(JobStep {
+            name,
+            status,
+            started_at,
+            finished_at,
+            detail: detail
+                .map(|d| json(&d, "job step detail"))
+                .transpose()?
+                .unwrap_or(serde_json::Value::Null),
+        })
+    })
+    .collect::<Result<_>>()?;
+    Ok(Some(JobStatus {
+        id,
+        kind,
+        status,
+        request: json(&request, "job request")?,
+        receipt: receipt.map(|r| json(&r, "job receipt")).transpose()?,
+        error,
+        created_at,
+        finished_at,
+        steps,
+        progress: None,
+    }))
+}

@@ -1,0 +1,161 @@
+//! `manage status`: counts, sizes and the current snapshot.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::snapshot;
+use crate::store::migrate;
+
+/// The current snapshot, as `status` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CurrentSnapshot {
+    pub id: i64,
+    pub created_at: i64,
+    pub chunks: i64,
+    pub sources: i64,
+    pub job_id: Option<i64>,
+}
+
+/// Active sources of one collection.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CollectionCount {
+    pub name: String,
+    pub active_sources: i64,
+}
+
+/// Row counts of the canonical tables.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Counts {
+    pub sources: i64,
+    pub removed_sources: i64,
+    pub revisions: i64,
+    pub extractions: i64,
+    pub evidence_units: i64,
+    pub chunks: i64,
+    pub identifiers: i64,
+    pub artifacts: i64,
+    pub snapshots: i64,
+    pub jobs: i64,
+    pub query_runs: i64,
+}
+
+/// Bytes on disk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Bytes {
+    /// `corpus.sqlite3` and its WAL.
+    pub corpus: u64,
+    /// Retained originals.
+    pub artifacts: u64,
+    /// Index generations.
+    pub indexes: u64,
+}
+
+/// What `manage status` reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Status {
+    pub dir: String,
+    pub schema_version: i64,
+    pub engine_version: String,
+    pub profile: String,
+    pub current_snapshot: Option<CurrentSnapshot>,
+    pub collections: Vec<CollectionCount>,
+    pub counts: Counts,
+    pub bytes: Bytes,
+}
+
+fn dir_size(path: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+fn count(conn: &Connection, table_and_filter: &str) -> Result<i64> {
+    Ok(conn.query_row(
+        &format!("SELECT COUNT(*) FROM {table_and_filter}"),
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Counts, sizes and the current snapshot.
+///
+/// # Errors
+/// SQLite errors.
+pub(crate) fn status(engine: &Engine) -> Result<Status> {
+    // Queries of a moment ago are counted: the log writes off the query path.
+    engine.query_log().flush();
+    engine.with_reader(|conn| {
+        let current_snapshot = match snapshot::current(conn)? {
+            Some(id) => conn
+                .query_row(
+                    "SELECT id, created_at, chunk_count, (SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = s.id), job_id FROM snapshots s WHERE id = ?1",
+                    params![id],
+                    |r| {
+                        Ok(CurrentSnapshot {
+                            id: r.get(0)?,
+                            created_at: r.get(1)?,
+                            chunks: r.get(2)?,
+                            sources: r.get(3)?,
+                            job_id: r.get(4)?,
+                        })
+                    },
+                )
+                .optional()?,
+            None => None,
+        };
+        let collections = conn
+            .prepare("SELECT c.name, (SELECT COUNT(*) FROM sources s WHERE s.collection_id = c.id AND s.status = 'active') FROM collections c ORDER BY c.name")?
+            .query_map([], |r| {
+                Ok(CollectionCount {
+                    name: r.get(0)?,
+                    active_sources: r.get(1)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let db = engine.dir().join("corpus.sqlite3");
+        let corpus = [db.clone(), db.with_extension("sqlite3-wal")]
+            .iter()
+            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+            .sum::<u64>();
+        Ok(Status {
+            dir: engine.dir().display().to_string(),
+            schema_version: migrate::latest(),
+            engine_version: crate::engine::ENGINE_VERSION.to_string(),
+            profile: engine.config().default_profile.clone(),
+            current_snapshot,
+            collections,
+            counts: Counts {
+                sources: count(conn, "sources WHERE status = 'active'")?,
+                removed_sources: count(conn, "sources WHERE status = 'removed'")?,
+                revisions: count(conn, "revisions")?,
+                extractions: count(conn, "extractions")?,
+                evidence_units: count(conn, "evidence_units")?,
+                chunks: count(conn, "chunks")?,
+                identifiers: count(conn, "identifiers")?,
+                artifacts: count(conn, "artifacts")?,
+                snapshots: count(conn, "snapshots")?,
+                jobs: count(conn, "jobs")?,
+                query_runs: count(conn, "query_runs")?,
+            },
+            bytes: Bytes {
+                corpus,
+                artifacts: dir_size(&engine.dir().join("artifacts")),
+                indexes: dir_size(&engine.dir().join("indexes")),
+            },
+        })
+    })
+}

@@ -1,0 +1,105 @@
+//! `manage verify`: every artifact re-hashed, every reference checked, every retained snapshot's
+//! index counted against its chunk rows.
+
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::error::Result;
+
+/// One problem `verify` found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Problem {
+    /// What was checked.
+    pub object: String,
+    /// Stable code.
+    pub code: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The verification report.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerifyReport {
+    /// True when no problem was found.
+    pub ok: bool,
+    /// Artifacts re-hashed.
+    pub artifacts_checked: usize,
+    /// Rows referencing artifacts that were checked.
+    pub references_checked: usize,
+    /// Snapshots whose indexes were checked.
+    pub snapshots_checked: usize,
+    /// Problems, if any.
+    pub problems: Vec<Problem>,
+}
+
+fn count(conn: &Connection, sql: &str) -> Result<i64> {
+    Ok(conn.query_row(sql, [], |r| r.get(0))?)
+}
+
+/// Re-hashes every artifact, checks every row that references one, and checks that each
+/// retained snapshot's lexical index matches its chunk rows.
+///
+/// # Errors
+/// SQLite errors (problems found are data in the report).
+pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
+    engine.with_reader(|conn| {
+        let mut problems = Vec::new();
+        let artifacts: Vec<(String, i64)> = conn.prepare("SELECT sha256, size FROM artifacts")?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        let mut sizes = std::collections::HashMap::new();
+        for (sha, size) in &artifacts {
+            match engine.artifacts().get(sha) {
+                Ok(bytes) if bytes.len() as i64 == *size => {
+                    sizes.insert(sha.clone(), *size);
+                }
+                Ok(bytes) => problems.push(Problem { object: format!("artifact {sha}"), code: "E_CHECKSUM_MISMATCH".into(), message: format!("size {} but {} recorded", bytes.len(), size) }),
+                Err(e) => problems.push(Problem { object: format!("artifact {sha}"), code: e.code().as_str().into(), message: e.to_string() }),
+            }
+        }
+        let references: Vec<(String, String, i64)> = conn
+            .prepare(
+                "SELECT 'revision ' || r.id, r.sha256, r.size FROM revisions r
+                 UNION ALL SELECT 'revision_artifact ' || ra.revision_id || '/' || ra.role, ra.sha256, -1 FROM revision_artifacts ra",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (object, sha, size) in &references {
+            match sizes.get(sha) {
+                None => problems.push(Problem { object: object.clone(), code: "E_NOT_FOUND".into(), message: format!("references artifact {sha}, which is missing or damaged") }),
+                Some(actual) if *size >= 0 && actual != size => {
+                    problems.push(Problem { object: object.clone(), code: "E_CHECKSUM_MISMATCH".into(), message: format!("records size {size}, artifact has {actual}") });
+                }
+                Some(_) => {}
+            }
+        }
+        let out_of_range = count(
+            conn,
+            "SELECT COUNT(*) FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id WHERE c.byte_end > r.size OR c.byte_start > c.byte_end",
+        )?;
+        if out_of_range > 0 {
+            problems.push(Problem { object: "chunks".into(), code: "E_CORRUPT".into(), message: format!("{out_of_range} chunk spans fall outside their revision's bytes") });
+        }
+        let snapshots: Vec<(i64, i64, String, i64)> = conn
+            .prepare(
+                "SELECT s.id, s.chunk_count, b.generation, (SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id WHERE m.snapshot_id = s.id)
+                 FROM snapshots s JOIN snapshot_indexes si ON si.snapshot_id = s.id JOIN index_batches b ON b.id = si.batch_id WHERE b.status = 'verified'",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for (id, chunk_count, generation, member_chunks) in &snapshots {
+            if chunk_count != member_chunks {
+                problems.push(Problem { object: format!("snapshot {id}"), code: "E_CORRUPT".into(), message: format!("records {chunk_count} chunks, its members have {member_chunks}") });
+            }
+            match engine.lexical(generation) {
+                Ok(index) if index.num_docs() as i64 == *chunk_count => {}
+                Ok(index) => problems.push(Problem {
+                    object: format!("snapshot {id}"),
+                    code: "E_CORRUPT".into(),
+                    message: format!("lexical generation {generation} holds {} documents, the snapshot {chunk_count} chunks; rebuild it", index.num_docs()),
+                }),
+                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+            }
+        }
+        Ok(VerifyReport { ok: problems.is_empty(), artifacts_checked: artifacts.len(), references_checked: references.len(), snapshots_checked: snapshots.len(), problems })
+    })
+}

@@ -1,0 +1,78 @@
+//! Evidence units and their exact spans: what every parser (native and tree-sitter) produces and
+//! what chunking, the exact channel and the code graph read. Both `parse` and `code` build on this
+//! module, so neither depends on the other for its vocabulary.
+
+mod lines;
+
+use serde::Serialize;
+
+use crate::error::Diagnostic;
+pub use lines::LineIndex;
+
+/// A byte range with its 1-based line/column range (columns count bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Span {
+    /// First byte.
+    pub byte_start: usize,
+    /// One past the last byte.
+    pub byte_end: usize,
+    /// Line of the first byte (1-based).
+    pub line_start: usize,
+    /// Column of the first byte (1-based, in bytes).
+    pub col_start: usize,
+    /// Line of the last byte (1-based).
+    pub line_end: usize,
+    /// Column one past the last byte (1-based, in bytes).
+    pub col_end: usize,
+}
+
+/// An identifier registered for the exact channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identifier {
+    /// `anchor`, `json_id` or a pattern name from the config.
+    pub kind: String,
+    /// The identifier as written.
+    pub value: String,
+}
+
+/// One evidence unit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unit {
+    /// `section`, `heading`, `paragraph`, `list_item`, `code_block`, `table_row`, `record`, `block_quote`, `html`, `rule`.
+    pub unit_type: &'static str,
+    /// Leaf units are covered by chunk windows; sections are containers.
+    pub is_leaf: bool,
+    /// The ordinal of the enclosing section unit, if any.
+    pub parent: Option<usize>,
+    /// The exact source span.
+    pub span: Span,
+    /// The indexed and displayed text.
+    pub text: String,
+    /// Headings from the document root down to this unit's section.
+    pub heading_path: Vec<String>,
+    /// A stable anchor (heading slug, JSON id).
+    pub anchor: Option<String>,
+    /// JSON pointer of a record.
+    pub json_pointer: Option<String>,
+    /// For a table row, the table's header row (kept so a row is never read without its header).
+    pub table_header: Option<String>,
+    /// Identifiers this unit registers.
+    pub identifiers: Vec<Identifier>,
+    /// Where an oversize unit may be cut (absolute byte offsets of its statements' starts, for
+    /// a code symbol); empty means cut on lines.
+    pub breaks: Vec<usize>,
+    /// A code symbol's declaration (`def f(a, b) -> int:`), repeated in the capsule of every
+    /// window cut from it.
+    pub signature: Option<String>,
+}
+
+/// The result of parsing one file.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Units in document order.
+    pub units: Vec<Unit>,
+    /// Per-record problems; the file is still indexed.
+    pub diagnostics: Vec<Diagnostic>,
+    /// A document title (first heading), if found.
+    pub title: Option<String>,
+}

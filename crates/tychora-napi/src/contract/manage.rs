@@ -1,0 +1,926 @@
+//! Administration and provenance: init, status, verify, listings, inspect, job status.
+
+use napi::bindgen_prelude::{Either, Either6, Null};
+use napi_derive::napi;
+use tychora_core::manage as core;
+
+use super::{Diagnostic, JobRequest, Progress, Receipt, count, nullable};
+
+/// What `init` created.
+#[napi(object)]
+pub struct InitReport {
+    pub dir: String,
+    pub created: Vec<String>,
+    #[napi(js_name = "schema_version")]
+    pub schema_version: i64,
+}
+
+impl From<tychora_core::InitReport> for InitReport {
+    fn from(value: tychora_core::InitReport) -> Self {
+        let tychora_core::InitReport {
+            dir,
+            created,
+            schema_version,
+        } = value;
+        Self {
+            dir,
+            created,
+            schema_version,
+        }
+    }
+}
+
+/// The current snapshot, as `status` shows it.
+#[napi(object)]
+pub struct CurrentSnapshot {
+    pub id: i64,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    pub chunks: i64,
+    pub sources: i64,
+    #[napi(js_name = "job_id")]
+    pub job_id: Either<i64, Null>,
+}
+
+/// Active sources of one collection.
+#[napi(object)]
+pub struct CollectionCount {
+    pub name: String,
+    #[napi(js_name = "active_sources")]
+    pub active_sources: i64,
+}
+
+/// Row counts of the canonical tables.
+#[napi(object)]
+pub struct Counts {
+    pub sources: i64,
+    #[napi(js_name = "removed_sources")]
+    pub removed_sources: i64,
+    pub revisions: i64,
+    pub extractions: i64,
+    #[napi(js_name = "evidence_units")]
+    pub evidence_units: i64,
+    pub chunks: i64,
+    pub identifiers: i64,
+    pub artifacts: i64,
+    pub snapshots: i64,
+    pub jobs: i64,
+    #[napi(js_name = "query_runs")]
+    pub query_runs: i64,
+}
+
+/// Bytes on disk.
+#[napi(object)]
+pub struct Bytes {
+    pub corpus: i64,
+    pub artifacts: i64,
+    pub indexes: i64,
+}
+
+/// What `manage status` reports.
+#[napi(object)]
+pub struct Status {
+    pub dir: String,
+    #[napi(js_name = "schema_version")]
+    pub schema_version: i64,
+    #[napi(js_name = "engine_version")]
+    pub engine_version: String,
+    pub profile: String,
+    #[napi(js_name = "current_snapshot")]
+    pub current_snapshot: Either<CurrentSnapshot, Null>,
+    pub collections: Vec<CollectionCount>,
+    pub counts: Counts,
+    pub bytes: Bytes,
+}
+
+impl From<core::Status> for Status {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: core::Status) -> Self {
+        let core::Status {
+            dir,
+            schema_version,
+            engine_version,
+            profile,
+            current_snapshot,
+            collections,
+            counts,
+            bytes,
+        } = value;
+        let core::Counts {
+            sources,
+            removed_sources,
+            revisions,
+            extractions,
+            evidence_units,
+            chunks,
+            identifiers,
+            artifacts,
+            snapshots,
+            jobs,
+            query_runs,
+        } = counts;
+        let core::Bytes {
+            corpus,
+            artifacts: artifact_bytes,
+            indexes,
+        } = bytes;
+        Self {
+            dir,
+            schema_version,
+            engine_version,
+            profile,
+            current_snapshot: nullable(current_snapshot.map(|c| {
+                let core::CurrentSnapshot {
+                    id,
+                    created_at,
+                    chunks,
+                    sources,
+                    job_id,
+                } = c;
+                CurrentSnapshot {
+                    id,
+                    created_at,
+                    chunks,
+                    sources,
+                    job_id: nullable(job_id),
+                }
+            })),
+            collections: collections
+                .into_iter()
+                .map(|c| {
+                    let core::CollectionCount {
+                        name,
+                        active_sources,
+                    } = c;
+                    CollectionCount {
+                        name,
+                        active_sources,
+                    }
+                })
+                .collect(),
+            counts: Counts {
+                sources,
+                removed_sources,
+                revisions,
+                extractions,
+                evidence_units,
+                chunks,
+                identifiers,
+                artifacts,
+                snapshots,
+                jobs,
+                query_runs,
+            },
+            bytes: Bytes {
+                corpus: corpus as i64,
+                artifacts: artifact_bytes as i64,
+                indexes: indexes as i64,
+            },
+        }
+    }
+}
+
+/// One problem `verify` found.
+#[napi(object)]
+pub struct Problem {
+    pub object: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// The verification report.
+#[napi(object)]
+pub struct VerifyReport {
+    pub ok: bool,
+    #[napi(js_name = "artifacts_checked")]
+    pub artifacts_checked: i64,
+    #[napi(js_name = "references_checked")]
+    pub references_checked: i64,
+    #[napi(js_name = "snapshots_checked")]
+    pub snapshots_checked: i64,
+    pub problems: Vec<Problem>,
+}
+
+impl From<core::VerifyReport> for VerifyReport {
+    fn from(value: core::VerifyReport) -> Self {
+        let core::VerifyReport {
+            ok,
+            artifacts_checked,
+            references_checked,
+            snapshots_checked,
+            problems,
+        } = value;
+        Self {
+            ok,
+            artifacts_checked: count(artifacts_checked),
+            references_checked: count(references_checked),
+            snapshots_checked: count(snapshots_checked),
+            problems: problems
+                .into_iter()
+                .map(|p| {
+                    let core::Problem {
+                        object,
+                        code,
+                        message,
+                    } = p;
+                    Problem {
+                        object,
+                        code,
+                        message,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Which page of a snapshot's sources to list.
+#[napi(object)]
+pub struct ListSourcesOptions {
+    pub collection: Option<String>,
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Option<i64>,
+    /// Page size (default 100, at most 1000).
+    pub limit: Option<u32>,
+    pub offset: Option<u32>,
+}
+
+/// A source as a snapshot holds it.
+#[napi(object)]
+pub struct SourceSummary {
+    pub id: i64,
+    pub path: String,
+    pub uri: String,
+    pub collection: String,
+    pub kind: String,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub seq: i64,
+    pub sha256: String,
+    pub size: i64,
+    #[napi(js_name = "captured_at")]
+    pub captured_at: i64,
+}
+
+/// One page of a snapshot's sources.
+#[napi(object)]
+pub struct SourceList {
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    pub total: i64,
+    pub sources: Vec<SourceSummary>,
+}
+
+impl From<core::SourceList> for SourceList {
+    fn from(value: core::SourceList) -> Self {
+        let core::SourceList {
+            snapshot_id,
+            total,
+            sources,
+        } = value;
+        Self {
+            snapshot_id: nullable(snapshot_id),
+            total,
+            sources: sources
+                .into_iter()
+                .map(|s| {
+                    let core::SourceSummary {
+                        id,
+                        path,
+                        uri,
+                        collection,
+                        kind,
+                        revision_id,
+                        seq,
+                        sha256,
+                        size,
+                        captured_at,
+                    } = s;
+                    SourceSummary {
+                        id,
+                        path,
+                        uri,
+                        collection,
+                        kind,
+                        revision_id,
+                        seq,
+                        sha256,
+                        size,
+                        captured_at,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A published snapshot.
+#[napi(object)]
+pub struct SnapshotSummary {
+    pub id: i64,
+    #[napi(js_name = "parent_id")]
+    pub parent_id: Either<i64, Null>,
+    #[napi(js_name = "job_id")]
+    pub job_id: Either<i64, Null>,
+    pub chunks: i64,
+    pub sources: i64,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    pub current: bool,
+    pub retained: bool,
+}
+
+/// The published snapshots, newest first.
+#[napi(object)]
+pub struct SnapshotList {
+    pub snapshots: Vec<SnapshotSummary>,
+}
+
+impl From<core::SnapshotList> for SnapshotList {
+    fn from(value: core::SnapshotList) -> Self {
+        let core::SnapshotList { snapshots } = value;
+        Self {
+            snapshots: snapshots
+                .into_iter()
+                .map(|s| {
+                    let core::SnapshotSummary {
+                        id,
+                        parent_id,
+                        job_id,
+                        chunks,
+                        sources,
+                        created_at,
+                        current,
+                        retained,
+                    } = s;
+                    SnapshotSummary {
+                        id,
+                        parent_id: nullable(parent_id),
+                        job_id: nullable(job_id),
+                        chunks,
+                        sources,
+                        created_at,
+                        current,
+                        retained,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A revision as listed under its source.
+#[napi(object)]
+pub struct RevisionBrief {
+    pub id: i64,
+    pub seq: i64,
+    pub sha256: String,
+    pub size: i64,
+    #[napi(js_name = "captured_at")]
+    pub captured_at: i64,
+}
+
+/// `source:N`.
+#[napi(object)]
+pub struct SourceEvidence {
+    #[napi(ts_type = "'source'")]
+    pub r#type: String,
+    pub id: i64,
+    pub uri: String,
+    pub path: String,
+    pub root: String,
+    pub collection: String,
+    pub kind: String,
+    pub status: String,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    #[napi(js_name = "updated_at")]
+    pub updated_at: i64,
+    pub revisions: Vec<RevisionBrief>,
+}
+
+/// An extraction as listed under its revision.
+#[napi(object)]
+pub struct ExtractionBrief {
+    pub id: i64,
+    pub parser: String,
+    pub fingerprint: String,
+    pub units: i64,
+    pub chunks: i64,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `revision:N`.
+#[napi(object)]
+pub struct RevisionEvidence {
+    #[napi(ts_type = "'revision'")]
+    pub r#type: String,
+    pub id: i64,
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    pub path: String,
+    pub seq: i64,
+    pub sha256: String,
+    pub size: i64,
+    /// Capture provenance (path, kind, Git commit and branch…): open-ended by design.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub metadata: serde_json::Value,
+    #[napi(js_name = "captured_at")]
+    pub captured_at: i64,
+    pub extractions: Vec<ExtractionBrief>,
+}
+
+/// A unit's exact place in its revision's bytes.
+#[napi(object)]
+pub struct UnitLocator {
+    #[napi(js_name = "byte_start")]
+    pub byte_start: i64,
+    #[napi(js_name = "byte_end")]
+    pub byte_end: i64,
+    #[napi(js_name = "line_start")]
+    pub line_start: i64,
+    #[napi(js_name = "col_start")]
+    pub col_start: i64,
+    #[napi(js_name = "line_end")]
+    pub line_end: i64,
+    #[napi(js_name = "col_end")]
+    pub col_end: i64,
+    #[napi(js_name = "json_pointer")]
+    pub json_pointer: Either<String, Null>,
+}
+
+/// An identifier a unit registers for the exact channel.
+#[napi(object)]
+pub struct IdentifierEntry {
+    pub kind: String,
+    pub value: String,
+}
+
+/// `unit:N`.
+#[napi(object)]
+pub struct UnitEvidence {
+    #[napi(ts_type = "'unit'")]
+    pub r#type: String,
+    pub id: i64,
+    #[napi(js_name = "unit_type")]
+    pub unit_type: String,
+    #[napi(js_name = "extraction_id")]
+    pub extraction_id: i64,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub path: String,
+    pub sha256: String,
+    #[napi(js_name = "heading_path")]
+    pub heading_path: Vec<String>,
+    pub anchor: Either<String, Null>,
+    pub tokens: i64,
+    pub locator: UnitLocator,
+    pub identifiers: Vec<IdentifierEntry>,
+    pub text: String,
+}
+
+/// A chunk's place in its revision's bytes.
+#[napi(object)]
+pub struct ChunkLocator {
+    #[napi(js_name = "byte_start")]
+    pub byte_start: i64,
+    #[napi(js_name = "byte_end")]
+    pub byte_end: i64,
+    #[napi(js_name = "line_start")]
+    pub line_start: i64,
+    #[napi(js_name = "line_end")]
+    pub line_end: i64,
+}
+
+/// The context capsule indexed with a chunk.
+#[napi(object)]
+pub struct CapsuleView {
+    pub title: String,
+    pub kind: String,
+    #[napi(js_name = "heading_path")]
+    pub heading_path: Vec<String>,
+    #[napi(js_name = "table_header")]
+    pub table_header: Option<String>,
+    pub signature: Option<String>,
+}
+
+/// `chunk:N`, or a segment id `seg_S_C`.
+#[napi(object)]
+pub struct ChunkEvidence {
+    #[napi(ts_type = "'chunk'")]
+    pub r#type: String,
+    pub id: i64,
+    #[napi(js_name = "extraction_id")]
+    pub extraction_id: i64,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub path: String,
+    pub sha256: String,
+    pub owner: String,
+    /// First and last unit id.
+    #[napi(ts_type = "[number, number]")]
+    pub units: Vec<i64>,
+    pub tokens: i64,
+    pub locator: ChunkLocator,
+    pub capsule: CapsuleView,
+    pub text: String,
+}
+
+/// One index generation a snapshot pins.
+#[napi(object)]
+pub struct IndexBrief {
+    pub family: String,
+    pub generation: String,
+    pub documents: i64,
+    pub status: String,
+}
+
+/// A snapshot member.
+#[napi(object)]
+pub struct MemberBrief {
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    pub path: String,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub sha256: String,
+}
+
+/// `snapshot:N`.
+#[napi(object)]
+pub struct SnapshotEvidence {
+    #[napi(ts_type = "'snapshot'")]
+    pub r#type: String,
+    pub id: i64,
+    #[napi(js_name = "parent_id")]
+    pub parent_id: Either<i64, Null>,
+    #[napi(js_name = "job_id")]
+    pub job_id: Either<i64, Null>,
+    pub chunks: i64,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    pub current: bool,
+    pub indexes: Vec<IndexBrief>,
+    pub members: Vec<MemberBrief>,
+}
+
+/// One recorded step of a job.
+#[napi(object)]
+pub struct JobStep {
+    pub name: String,
+    pub status: String,
+    #[napi(js_name = "started_at")]
+    pub started_at: i64,
+    #[napi(js_name = "finished_at")]
+    pub finished_at: Either<i64, Null>,
+    /// What the step reports: open-ended per step.
+    #[napi(ts_type = "unknown")]
+    pub detail: serde_json::Value,
+}
+
+/// `job:N`: a job's row, steps and receipt, with its live progress while it runs.
+#[napi(object)]
+pub struct JobStatus {
+    #[napi(ts_type = "'job'")]
+    pub r#type: String,
+    pub id: i64,
+    pub kind: String,
+    #[napi(ts_type = "'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'")]
+    pub status: String,
+    pub request: JobRequest,
+    pub receipt: Either<Receipt, Null>,
+    pub error: Either<String, Null>,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    #[napi(js_name = "finished_at")]
+    pub finished_at: Either<i64, Null>,
+    pub steps: Vec<JobStep>,
+    pub progress: Either<Progress, Null>,
+}
+
+/// One object with its provenance; `type` says which.
+pub type Evidence = Either6<
+    SourceEvidence,
+    RevisionEvidence,
+    UnitEvidence,
+    ChunkEvidence,
+    SnapshotEvidence,
+    JobStatus,
+>;
+
+impl From<core::JobStatus> for JobStatus {
+    fn from(value: core::JobStatus) -> Self {
+        let core::JobStatus {
+            id,
+            kind,
+            status,
+            request,
+            receipt,
+            error,
+            created_at,
+            finished_at,
+            steps,
+            progress,
+        } = value;
+        Self {
+            r#type: "job".into(),
+            id,
+            kind,
+            status,
+            request: request.into(),
+            receipt: nullable(receipt.map(Into::into)),
+            error: nullable(error),
+            created_at,
+            finished_at: nullable(finished_at),
+            steps: steps
+                .into_iter()
+                .map(|s| {
+                    let core::JobStep {
+                        name,
+                        status,
+                        started_at,
+                        finished_at,
+                        detail,
+                    } = s;
+                    JobStep {
+                        name,
+                        status,
+                        started_at,
+                        finished_at: nullable(finished_at),
+                        detail,
+                    }
+                })
+                .collect(),
+            progress: nullable(progress.map(Into::into)),
+        }
+    }
+}
+
+/// The napi form of an inspected object.
+pub fn evidence(value: core::Evidence) -> Evidence {
+    match value {
+        core::Evidence::Source(s) => Either6::A(source(*s)),
+        core::Evidence::Revision(r) => Either6::B(revision(*r)),
+        core::Evidence::Unit(u) => Either6::C(unit(*u)),
+        core::Evidence::Chunk(c) => Either6::D(chunk(*c)),
+        core::Evidence::Snapshot(s) => Either6::E(snapshot(*s)),
+        core::Evidence::Job(j) => Either6::F((*j).into()),
+    }
+}
+
+fn source(value: core::SourceEvidence) -> SourceEvidence {
+    let core::SourceEvidence {
+        id,
+        uri,
+        path,
+        root,
+        collection,
+        kind,
+        status,
+        created_at,
+        updated_at,
+        revisions,
+    } = value;
+    SourceEvidence {
+        r#type: "source".into(),
+        id,
+        uri,
+        path,
+        root,
+        collection,
+        kind,
+        status,
+        created_at,
+        updated_at,
+        revisions: revisions
+            .into_iter()
+            .map(|r| {
+                let core::RevisionBrief {
+                    id,
+                    seq,
+                    sha256,
+                    size,
+                    captured_at,
+                } = r;
+                RevisionBrief {
+                    id,
+                    seq,
+                    sha256,
+                    size,
+                    captured_at,
+                }
+            })
+            .collect(),
+    }
+}
+
+fn revision(value: core::RevisionEvidence) -> RevisionEvidence {
+    let core::RevisionEvidence {
+        id,
+        source_id,
+        path,
+        seq,
+        sha256,
+        size,
+        metadata,
+        captured_at,
+        extractions,
+    } = value;
+    RevisionEvidence {
+        r#type: "revision".into(),
+        id,
+        source_id,
+        path,
+        seq,
+        sha256,
+        size,
+        metadata,
+        captured_at,
+        extractions: extractions
+            .into_iter()
+            .map(|e| {
+                let core::ExtractionBrief {
+                    id,
+                    parser,
+                    fingerprint,
+                    units,
+                    chunks,
+                    diagnostics,
+                } = e;
+                ExtractionBrief {
+                    id,
+                    parser,
+                    fingerprint,
+                    units,
+                    chunks,
+                    diagnostics: diagnostics.into_iter().map(Into::into).collect(),
+                }
+            })
+            .collect(),
+    }
+}
+
+fn unit(value: core::UnitEvidence) -> UnitEvidence {
+    let core::UnitEvidence {
+        id,
+        unit_type,
+        extraction_id,
+        revision_id,
+        path,
+        sha256,
+        heading_path,
+        anchor,
+        tokens,
+        locator,
+        identifiers,
+        text,
+    } = value;
+    let core::UnitLocator {
+        byte_start,
+        byte_end,
+        line_start,
+        col_start,
+        line_end,
+        col_end,
+        json_pointer,
+    } = locator;
+    UnitEvidence {
+        r#type: "unit".into(),
+        id,
+        unit_type,
+        extraction_id,
+        revision_id,
+        path,
+        sha256,
+        heading_path,
+        anchor: nullable(anchor),
+        tokens,
+        locator: UnitLocator {
+            byte_start,
+            byte_end,
+            line_start,
+            col_start,
+            line_end,
+            col_end,
+            json_pointer: nullable(json_pointer),
+        },
+        identifiers: identifiers
+            .into_iter()
+            .map(|i| {
+                let core::IdentifierEntry { kind, value } = i;
+                IdentifierEntry { kind, value }
+            })
+            .collect(),
+        text,
+    }
+}
+
+fn chunk(value: core::ChunkEvidence) -> ChunkEvidence {
+    let core::ChunkEvidence {
+        id,
+        extraction_id,
+        revision_id,
+        path,
+        sha256,
+        owner,
+        units,
+        tokens,
+        locator,
+        capsule,
+        text,
+    } = value;
+    let core::ChunkLocator {
+        byte_start,
+        byte_end,
+        line_start,
+        line_end,
+    } = locator;
+    let core::CapsuleView {
+        title,
+        kind,
+        heading_path,
+        table_header,
+        signature,
+    } = capsule;
+    ChunkEvidence {
+        r#type: "chunk".into(),
+        id,
+        extraction_id,
+        revision_id,
+        path,
+        sha256,
+        owner,
+        units: vec![units.0, units.1],
+        tokens,
+        locator: ChunkLocator {
+            byte_start,
+            byte_end,
+            line_start,
+            line_end,
+        },
+        capsule: CapsuleView {
+            title,
+            kind,
+            heading_path,
+            table_header,
+            signature,
+        },
+        text,
+    }
+}
+
+fn snapshot(value: core::SnapshotEvidence) -> SnapshotEvidence {
+    let core::SnapshotEvidence {
+        id,
+        parent_id,
+        job_id,
+        chunks,
+        created_at,
+        current,
+        indexes,
+        members,
+    } = value;
+    SnapshotEvidence {
+        r#type: "snapshot".into(),
+        id,
+        parent_id: nullable(parent_id),
+        job_id: nullable(job_id),
+        chunks,
+        created_at,
+        current,
+        indexes: indexes
+            .into_iter()
+            .map(|i| {
+                let core::IndexBrief {
+                    family,
+                    generation,
+                    documents,
+                    status,
+                } = i;
+                IndexBrief {
+                    family,
+                    generation,
+                    documents,
+                    status,
+                }
+            })
+            .collect(),
+        members: members
+            .into_iter()
+            .map(|m| {
+                let core::MemberBrief {
+                    source_id,
+                    path,
+                    revision_id,
+                    sha256,
+                } = m;
+                MemberBrief {
+                    source_id,
+                    path,
+                    revision_id,
+                    sha256,
+                }
+            })
+            .collect(),
+    }
+}

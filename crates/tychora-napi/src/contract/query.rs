@@ -1,0 +1,504 @@
+//! The query contract. A request crosses as an object; the result crosses as one JSON string,
+//! which measurably pays for it (thousands of fields per result; building them as napi objects cost
+//! more than one `JSON.parse`), so `QueryResult` here is the declaration of that JSON: its
+//! conversion is never called at runtime, and exists so the compiler checks it field for field
+//! against the core's type.
+
+use napi::bindgen_prelude::{Either, Null};
+use napi_derive::napi;
+use tychora_core::query as core;
+
+use super::{count, nullable};
+
+/// A search request.
+#[napi(object)]
+pub struct QueryRequest {
+    pub query: String,
+    pub collections: Option<Vec<String>>,
+    #[napi(ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'>")]
+    pub kinds: Option<Vec<String>>,
+    pub limit: Option<u32>,
+    #[napi(js_name = "budget_tokens")]
+    pub budget_tokens: Option<u32>,
+    /// Segments per source; 0 means unlimited.
+    #[napi(js_name = "max_per_source")]
+    pub max_per_source: Option<u32>,
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Option<i64>,
+    #[napi(ts_type = "Array<'exact' | 'lexical' | 'graph'>")]
+    pub channels: Option<Vec<String>>,
+    #[napi(js_name = "agent_id")]
+    pub agent_id: Option<String>,
+    #[napi(js_name = "task_id")]
+    pub task_id: Option<String>,
+}
+
+impl From<QueryRequest> for core::QueryRequest {
+    fn from(value: QueryRequest) -> Self {
+        let QueryRequest {
+            query,
+            collections,
+            kinds,
+            limit,
+            budget_tokens,
+            max_per_source,
+            snapshot_id,
+            channels,
+            agent_id,
+            task_id,
+        } = value;
+        let size = |v: Option<u32>| v.map(|n| n as usize);
+        Self {
+            query,
+            collections: collections.unwrap_or_default(),
+            kinds: kinds.unwrap_or_default(),
+            limit: size(limit),
+            budget_tokens: size(budget_tokens),
+            max_per_source: size(max_per_source),
+            snapshot_id,
+            channels,
+            agent_id,
+            task_id,
+        }
+    }
+}
+
+/// Where a segment comes from.
+#[napi(object)]
+pub struct SourceRef {
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    pub uri: String,
+    pub path: String,
+    pub collection: String,
+    pub kind: String,
+}
+
+/// The exact revision a segment was read from.
+#[napi(object)]
+pub struct RevisionRef {
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub seq: i64,
+    pub sha256: String,
+    /// The repository commit the bytes were captured at (Git checkouts).
+    pub commit: Option<String>,
+}
+
+/// Where in the retained bytes a segment lies.
+#[napi(object)]
+pub struct Locator {
+    #[napi(js_name = "byte_start")]
+    pub byte_start: i64,
+    #[napi(js_name = "byte_end")]
+    pub byte_end: i64,
+    #[napi(js_name = "line_start")]
+    pub line_start: i64,
+    #[napi(js_name = "line_end")]
+    pub line_end: i64,
+    #[napi(js_name = "col_start")]
+    pub col_start: i64,
+    #[napi(js_name = "col_end")]
+    pub col_end: i64,
+    #[napi(js_name = "heading_path")]
+    pub heading_path: Vec<String>,
+    #[napi(js_name = "json_pointer")]
+    pub json_pointer: Option<String>,
+    pub anchor: Option<String>,
+}
+
+/// One channel's rank for a segment.
+#[napi(object)]
+pub struct ChannelRank {
+    pub channel: String,
+    pub rank: i64,
+}
+
+/// One step of a "found via" path: `from` calls `to`.
+#[napi(object)]
+pub struct Hop {
+    pub from: String,
+    #[napi(ts_type = "'calls' | 'references' | 'inherits' | 'implements'")]
+    pub relation: String,
+    pub to: String,
+    pub path: String,
+    pub line: i64,
+}
+
+/// Evidence assembled at query time.
+#[napi(object)]
+pub struct Segment {
+    pub id: String,
+    pub rank: i64,
+    pub score: f64,
+    pub channels: Vec<ChannelRank>,
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: i64,
+    #[napi(js_name = "chunk_id")]
+    pub chunk_id: i64,
+    #[napi(js_name = "unit_ids")]
+    pub unit_ids: Vec<i64>,
+    pub source: SourceRef,
+    pub revision: RevisionRef,
+    pub locator: Locator,
+    pub text: String,
+    #[napi(js_name = "token_count")]
+    pub token_count: i64,
+    pub citation: String,
+    /// How the graph channel reached this segment (absent unless it ranked it).
+    #[napi(js_name = "found_via")]
+    pub found_via: Option<Vec<Hop>>,
+    #[napi(
+        js_name = "content_classification",
+        ts_type = "'source_text' | 'source_code'"
+    )]
+    pub content_classification: String,
+    #[napi(js_name = "may_contain_instructions")]
+    pub may_contain_instructions: bool,
+    pub executable: bool,
+}
+
+/// A citation a person or agent can follow.
+#[napi(object)]
+pub struct Citation {
+    #[napi(js_name = "segment_id")]
+    pub segment_id: String,
+    pub label: String,
+    pub uri: String,
+    pub path: String,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub sha256: String,
+    #[napi(js_name = "line_start")]
+    pub line_start: i64,
+    #[napi(js_name = "line_end")]
+    pub line_end: i64,
+    #[napi(js_name = "byte_start")]
+    pub byte_start: i64,
+    #[napi(js_name = "byte_end")]
+    pub byte_end: i64,
+}
+
+/// One channel's contribution.
+#[napi(object)]
+pub struct ChannelCoverage {
+    pub channel: String,
+    pub weight: f64,
+    pub candidates: i64,
+}
+
+/// What the query saw and kept.
+#[napi(object)]
+pub struct Coverage {
+    #[napi(js_name = "eligible_sources")]
+    pub eligible_sources: i64,
+    pub channels: Vec<ChannelCoverage>,
+    #[napi(js_name = "fused_candidates")]
+    pub fused_candidates: i64,
+    pub returned: i64,
+    #[napi(js_name = "dropped_by_source_limit")]
+    pub dropped_by_source_limit: i64,
+    #[napi(js_name = "dropped_by_budget")]
+    pub dropped_by_budget: i64,
+    #[napi(js_name = "dropped_as_duplicate")]
+    pub dropped_as_duplicate: i64,
+}
+
+/// The scope actually applied.
+#[napi(object)]
+pub struct AppliedScope {
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    pub collections: Vec<String>,
+    pub kinds: Vec<String>,
+    pub channels: Vec<String>,
+    pub limit: i64,
+    #[napi(js_name = "max_per_source")]
+    pub max_per_source: i64,
+}
+
+/// How the output budget was applied.
+#[napi(object)]
+pub struct BudgetContract {
+    #[napi(js_name = "budget_tokens")]
+    pub budget_tokens: i64,
+    #[napi(js_name = "used_tokens")]
+    pub used_tokens: i64,
+    pub tokenizer: String,
+    pub measure: String,
+    pub truncated: bool,
+}
+
+/// One stage of the query path and its duration.
+#[napi(object)]
+pub struct TraceStage {
+    pub stage: String,
+    pub ms: f64,
+}
+
+/// The versioned query result (the shape of the JSON `search` resolves to).
+#[napi(object)]
+pub struct QueryResult {
+    #[napi(ts_type = "1")]
+    pub version: u32,
+    #[napi(js_name = "run_id")]
+    pub run_id: String,
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    pub query: String,
+    #[napi(js_name = "applied_scope")]
+    pub applied_scope: AppliedScope,
+    pub segments: Vec<Segment>,
+    pub citations: Vec<Citation>,
+    pub coverage: Coverage,
+    pub warnings: Vec<String>,
+    #[napi(js_name = "budget_contract")]
+    pub budget_contract: BudgetContract,
+    /// Time per stage of the query path.
+    pub trace: Vec<TraceStage>,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+impl From<core::QueryResult> for QueryResult {
+    fn from(value: core::QueryResult) -> Self {
+        let core::QueryResult {
+            version,
+            run_id,
+            snapshot_id,
+            query,
+            applied_scope,
+            segments,
+            citations,
+            coverage,
+            warnings,
+            budget_contract,
+            trace,
+            duration_ms,
+        } = value;
+        let core::AppliedScope {
+            snapshot_id: scope_snapshot,
+            collections,
+            kinds,
+            channels,
+            limit,
+            max_per_source,
+        } = applied_scope;
+        let core::Coverage {
+            eligible_sources,
+            channels: channel_coverage,
+            fused_candidates,
+            returned,
+            dropped_by_source_limit,
+            dropped_by_budget,
+            dropped_as_duplicate,
+        } = coverage;
+        let core::BudgetContract {
+            budget_tokens,
+            used_tokens,
+            tokenizer,
+            measure,
+            truncated,
+        } = budget_contract;
+        Self {
+            version,
+            run_id,
+            snapshot_id: nullable(snapshot_id),
+            query,
+            applied_scope: AppliedScope {
+                snapshot_id: nullable(scope_snapshot),
+                collections,
+                kinds,
+                channels,
+                limit: count(limit),
+                max_per_source: count(max_per_source),
+            },
+            segments: segments.into_iter().map(segment).collect(),
+            citations: citations.into_iter().map(citation).collect(),
+            coverage: Coverage {
+                eligible_sources,
+                channels: channel_coverage
+                    .into_iter()
+                    .map(|c| {
+                        let core::ChannelCoverage {
+                            channel,
+                            weight,
+                            candidates,
+                        } = c;
+                        ChannelCoverage {
+                            channel: channel.into(),
+                            weight,
+                            candidates: count(candidates),
+                        }
+                    })
+                    .collect(),
+                fused_candidates: count(fused_candidates),
+                returned: count(returned),
+                dropped_by_source_limit: count(dropped_by_source_limit),
+                dropped_by_budget: count(dropped_by_budget),
+                dropped_as_duplicate: count(dropped_as_duplicate),
+            },
+            warnings,
+            budget_contract: BudgetContract {
+                budget_tokens: count(budget_tokens),
+                used_tokens: count(used_tokens),
+                tokenizer: tokenizer.into(),
+                measure: measure.into(),
+                truncated,
+            },
+            trace: trace
+                .into_iter()
+                .map(|t| {
+                    let core::TraceStage { stage, ms } = t;
+                    TraceStage {
+                        stage: stage.into(),
+                        ms,
+                    }
+                })
+                .collect(),
+            duration_ms,
+        }
+    }
+}
+
+fn segment(value: core::Segment) -> Segment {
+    let core::Segment {
+        id,
+        rank,
+        score,
+        channels,
+        snapshot_id,
+        chunk_id,
+        unit_ids,
+        source,
+        revision,
+        locator,
+        text,
+        token_count,
+        citation,
+        found_via,
+        safety,
+    } = value;
+    let core::SourceRef {
+        source_id,
+        uri,
+        path,
+        collection,
+        kind,
+    } = source;
+    let core::RevisionRef {
+        revision_id,
+        seq,
+        sha256,
+        commit,
+    } = revision;
+    let core::Locator {
+        byte_start,
+        byte_end,
+        line_start,
+        line_end,
+        col_start,
+        col_end,
+        heading_path,
+        json_pointer,
+        anchor,
+    } = locator;
+    let core::Safety {
+        content_classification,
+        may_contain_instructions,
+        executable,
+    } = safety;
+    Segment {
+        id,
+        rank: count(rank),
+        score,
+        channels: channels
+            .into_iter()
+            .map(|c| {
+                let core::ChannelRank { channel, rank } = c;
+                ChannelRank {
+                    channel: channel.into(),
+                    rank: count(rank),
+                }
+            })
+            .collect(),
+        snapshot_id,
+        chunk_id,
+        unit_ids,
+        source: SourceRef {
+            source_id,
+            uri,
+            path,
+            collection,
+            kind,
+        },
+        revision: RevisionRef {
+            revision_id,
+            seq,
+            sha256,
+            commit,
+        },
+        locator: Locator {
+            byte_start,
+            byte_end,
+            line_start,
+            line_end,
+            col_start,
+            col_end,
+            heading_path,
+            json_pointer,
+            anchor,
+        },
+        text,
+        token_count: count(token_count),
+        citation,
+        found_via: (!found_via.is_empty()).then(|| found_via.into_iter().map(hop).collect()),
+        content_classification: content_classification.into(),
+        may_contain_instructions,
+        executable,
+    }
+}
+
+pub(crate) fn hop(value: core::Hop) -> Hop {
+    let core::Hop {
+        from,
+        relation,
+        to,
+        path,
+        line,
+    } = value;
+    Hop {
+        from,
+        relation,
+        to,
+        path,
+        line,
+    }
+}
+
+fn citation(value: core::Citation) -> Citation {
+    let core::Citation {
+        segment_id,
+        label,
+        uri,
+        path,
+        revision_id,
+        sha256,
+        line_start,
+        line_end,
+        byte_start,
+        byte_end,
+    } = value;
+    Citation {
+        segment_id,
+        label,
+        uri,
+        path,
+        revision_id,
+        sha256,
+        line_start,
+        line_end,
+        byte_start,
+        byte_end,
+    }
+}

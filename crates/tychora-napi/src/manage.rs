@@ -1,0 +1,79 @@
+//! Status, verification, provenance and listings.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tychora_core::manage::SourceQuery;
+
+use crate::contract::{
+    self, Evidence, JobStatus, ListSourcesOptions, SnapshotList, SourceList, Status, VerifyReport,
+};
+use crate::task::{Blocking, blocking};
+use crate::workspace::NativeWorkspace;
+
+#[napi]
+impl NativeWorkspace {
+    /// Counts, sizes and the current snapshot.
+    #[napi(catch_unwind, ts_return_type = "Promise<Status>")]
+    pub fn status(&self) -> Result<AsyncTask<Blocking<Status>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || Ok(ws.status()?.into())))
+    }
+
+    /// Re-hashes artifacts and checks snapshots against their indexes.
+    #[napi(catch_unwind, ts_return_type = "Promise<VerifyReport>")]
+    pub fn verify(&self) -> Result<AsyncTask<Blocking<VerifyReport>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || Ok(ws.verify()?.into())))
+    }
+
+    /// One object with its provenance (`source:N`, `revision:N`, `unit:N`, `chunk:N`,
+    /// `snapshot:N`, `job:N`, `seg_S_C`).
+    #[napi(
+        catch_unwind,
+        ts_return_type = "Promise<SourceEvidence | RevisionEvidence | UnitEvidence | ChunkEvidence | SnapshotEvidence | JobStatus>"
+    )]
+    pub fn inspect(&self, id: String) -> Result<AsyncTask<Blocking<Evidence>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(contract::evidence(ws.inspect(&id)?))
+        }))
+    }
+
+    /// A job's row, steps, receipt and live progress.
+    #[napi(catch_unwind, ts_return_type = "Promise<JobStatus>")]
+    pub fn job_status(&self, job_id: i64) -> Result<AsyncTask<Blocking<JobStatus>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || Ok(ws.job_status(job_id)?.into())))
+    }
+
+    /// One page of a snapshot's sources.
+    #[napi(catch_unwind, ts_return_type = "Promise<SourceList>")]
+    pub fn list_sources(
+        &self,
+        options: ListSourcesOptions,
+    ) -> Result<AsyncTask<Blocking<SourceList>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            let ListSourcesOptions {
+                collection,
+                snapshot_id,
+                limit,
+                offset,
+            } = options;
+            let query = SourceQuery {
+                collection: collection.as_deref(),
+                snapshot_id,
+                limit: limit.unwrap_or(100).min(1000) as usize,
+                offset: offset.unwrap_or(0) as usize,
+            };
+            Ok(ws.list_sources(&query)?.into())
+        }))
+    }
+
+    /// Published snapshots, newest first.
+    #[napi(catch_unwind, ts_return_type = "Promise<SnapshotList>")]
+    pub fn list_snapshots(&self) -> Result<AsyncTask<Blocking<SnapshotList>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || Ok(ws.list_snapshots()?.into())))
+    }
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod'
+import { DiagnosticSchema, JobRequestSchema, ProgressSchema, ReceiptSchema } from './ingest.js'
+
+/**
+ * `inspect ID` / `get_evidence`: one object of the corpus with its provenance. `type` says which:
+ * a source, a revision, a unit, a chunk (also what a segment id names), a snapshot or a job.
+ */
+
+const RevisionBriefSchema = z.object({ id: z.number().int(), seq: z.number().int(), sha256: z.string(), size: z.number().int(), captured_at: z.number().int() })
+
+export const SourceEvidenceSchema = z.object({
+  type: z.literal('source'),
+  id: z.number().int(),
+  uri: z.string(),
+  path: z.string(),
+  root: z.string(),
+  collection: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+  revisions: z.array(RevisionBriefSchema),
+})
+
+export const RevisionEvidenceSchema = z.object({
+  type: z.literal('revision'),
+  id: z.number().int(),
+  source_id: z.number().int(),
+  path: z.string(),
+  seq: z.number().int(),
+  sha256: z.string(),
+  size: z.number().int(),
+  metadata: z.record(z.string(), z.unknown()).describe('Capture provenance: path, kind, Git commit and branch'),
+  captured_at: z.number().int(),
+  extractions: z.array(
+    z.object({ id: z.number().int(), parser: z.string(), fingerprint: z.string(), units: z.number().int(), chunks: z.number().int(), diagnostics: z.array(DiagnosticSchema) }),
+  ),
+})
+
+export const UnitEvidenceSchema = z.object({
+  type: z.literal('unit'),
+  id: z.number().int(),
+  unit_type: z.string(),
+  extraction_id: z.number().int(),
+  revision_id: z.number().int(),
+  path: z.string(),
+  sha256: z.string(),
+  heading_path: z.array(z.string()),
+  anchor: z.string().nullable(),
+  tokens: z.number().int(),
+  locator: z.object({
+    byte_start: z.number().int(),
+    byte_end: z.number().int(),
+    line_start: z.number().int(),
+    col_start: z.number().int(),
+    line_end: z.number().int(),
+    col_end: z.number().int(),
+    json_pointer: z.string().nullable(),
+  }),
+  identifiers: z.array(z.object({ kind: z.string(), value: z.string() })),
+  text: z.string(),
+})
+
+export const ChunkEvidenceSchema = z.object({
+  type: z.literal('chunk'),
+  id: z.number().int(),
+  extraction_id: z.number().int(),
+  revision_id: z.number().int(),
+  path: z.string(),
+  sha256: z.string(),
+  owner: z.string(),
+  units: z.tuple([z.number().int(), z.number().int()]).describe('First and last unit id'),
+  tokens: z.number().int(),
+  locator: z.object({ byte_start: z.number().int(), byte_end: z.number().int(), line_start: z.number().int(), line_end: z.number().int() }),
+  capsule: z.object({
+    title: z.string(),
+    kind: z.string(),
+    heading_path: z.array(z.string()),
+    table_header: z.string().optional(),
+    signature: z.string().optional(),
+  }),
+  text: z.string(),
+})
+
+export const SnapshotEvidenceSchema = z.object({
+  type: z.literal('snapshot'),
+  id: z.number().int(),
+  parent_id: z.number().int().nullable(),
+  job_id: z.number().int().nullable(),
+  chunks: z.number().int(),
+  created_at: z.number().int(),
+  current: z.boolean(),
+  indexes: z.array(z.object({ family: z.string(), generation: z.string(), documents: z.number().int(), status: z.string() })),
+  members: z.array(z.object({ source_id: z.number().int(), path: z.string(), revision_id: z.number().int(), sha256: z.string() })),
+})
+
+export const JobStatusSchema = z.object({
+  type: z.literal('job'),
+  id: z.number().int(),
+  kind: z.string(),
+  status: z.enum(['queued', 'running', 'succeeded', 'partial', 'failed', 'interrupted']),
+  request: JobRequestSchema,
+  receipt: ReceiptSchema.nullable(),
+  error: z.string().nullable(),
+  created_at: z.number().int(),
+  finished_at: z.number().int().nullable(),
+  steps: z.array(z.object({ name: z.string(), status: z.string(), started_at: z.number().int(), finished_at: z.number().int().nullable(), detail: z.unknown() })),
+  progress: ProgressSchema.nullable().describe('The latest progress while the job runs in the serving process'),
+})
+
+export const EvidenceSchema = z.discriminatedUnion('type', [
+  SourceEvidenceSchema,
+  RevisionEvidenceSchema,
+  UnitEvidenceSchema,
+  ChunkEvidenceSchema,
+  SnapshotEvidenceSchema,
+  JobStatusSchema,
+])
+
+export type SourceEvidence = z.infer<typeof SourceEvidenceSchema>
+export type RevisionEvidence = z.infer<typeof RevisionEvidenceSchema>
+export type UnitEvidence = z.infer<typeof UnitEvidenceSchema>
+export type ChunkEvidence = z.infer<typeof ChunkEvidenceSchema>
+export type SnapshotEvidence = z.infer<typeof SnapshotEvidenceSchema>
+export type JobStatus = z.infer<typeof JobStatusSchema>
+export type Evidence = z.infer<typeof EvidenceSchema>
