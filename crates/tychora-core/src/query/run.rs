@@ -286,6 +286,10 @@ fn select(
     let mut per_source: HashMap<i64, usize> = HashMap::new();
     let mut spans: HashSet<(i64, i64, i64)> = HashSet::new();
     for batch in candidates.chunks(plan.limit) {
+        // A full page needs no further hydration (each page is one SQL query with its rows' text).
+        if out.segments.len() >= plan.limit {
+            break;
+        }
         let rows = hydrate::chunks(conn, &batch.iter().map(|(_, id)| *id).collect::<Vec<_>>())?;
         trace.mark("hydrate");
         for (fused, chunk_id) in batch {
