@@ -306,7 +306,11 @@ impl LexicalIndex {
         }
         let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
-        let top = searcher.search(&query, &TopDocs::with_limit(limit))?;
+        // Equal scores are ordered by chunk id, not by where a document landed in the index:
+        // generations are built on several threads, so document addresses differ between two
+        // builds of the same chunks, and so did the order of ties (CoSQA dev MRR@10 moved by 0.001
+        // between runs). A margin past the limit lets a tie at the cut be resolved the same way.
+        let top = searcher.search(&query, &TopDocs::with_limit(limit + TIE_MARGIN))?;
         let mut columns = Vec::with_capacity(searcher.segment_readers().len());
         for segment in searcher.segment_readers() {
             columns.push((
@@ -314,21 +318,32 @@ impl LexicalIndex {
                 segment.fast_fields().u64("owner_id")?,
             ));
         }
-        top.into_iter()
-            .map(|(_, address)| {
+        let mut hits = top
+            .into_iter()
+            .map(|(score, address)| {
                 let (chunks, owners) = &columns[address.segment_ord as usize];
                 chunks
                     .first(address.doc_id)
                     .zip(owners.first(address.doc_id))
+                    .map(|(chunk, owner)| (score, chunk, owner))
                     .ok_or_else(|| {
                         Error::Corrupt(
                             "lexical document without chunk_id/owner_id; rebuild the index".into(),
                         )
                     })
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        Ok(hits
+            .into_iter()
+            .take(limit)
+            .map(|(_, chunk, owner)| (chunk, owner))
+            .collect())
     }
 }
+
+/// Candidates fetched past the limit so that documents tied at the cut are ordered by chunk id.
+const TIE_MARGIN: usize = 32;
 
 #[cfg(test)]
 mod tests {

@@ -100,10 +100,23 @@ impl Drop for QueryLog {
     }
 }
 
+/// How long the log thread gathers rows before writing them, and the most it gathers. A write per
+/// query woke this thread and appended WAL frames for every search, on the same two cores the next
+/// search needed; gathered, a burst of queries costs one transaction. A flush writes at once.
+const COALESCE: std::time::Duration = std::time::Duration::from_millis(100);
+const MAX_BATCH: usize = 512;
+
 fn run(conn: &Connection, receiver: &Receiver<Message>) {
     while let Ok(first) = receiver.recv() {
         let mut batch = vec![first];
-        batch.extend(receiver.try_iter());
+        let deadline = std::time::Instant::now() + COALESCE;
+        while batch.len() < MAX_BATCH && !matches!(batch.last(), Some(Message::Flush(_))) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match receiver.recv_timeout(left) {
+                Ok(message) => batch.push(message),
+                Err(_) => break, // the deadline passed, or every sender is gone
+            }
+        }
         let mut acks = Vec::new();
         let rows: Vec<QueryRun> = batch
             .into_iter()
