@@ -111,10 +111,10 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
       const before = lastJobId(ws)
       const child = spawn(process.execPath, [CLI, 'add', '-w', ws, docs], { stdio: 'ignore' })
       // Wait for the job row, so the kill lands inside the job however slow the machine is today,
-      // then at a random moment of it (a job here takes a few hundred milliseconds).
+      // then at a random moment of it (a job here takes 150–400 ms).
       const deadline = Date.now() + 10_000
       while (lastJobId(ws) === before && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-      await new Promise((r) => setTimeout(r, rand() * 400))
+      await new Promise((r) => setTimeout(r, rand() * 150))
       child.kill('SIGKILL')
       const { signal } = await exited(child)
       const state = await check(ws, last)
