@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   E_INTERNAL: { exit: 1, http: 500, meaning: 'bug, including caught panics' },
   E_UNAUTHORIZED: { exit: 9, http: 401, meaning: 'missing or wrong bearer token' },
   E_FORBIDDEN: { exit: 9, http: 403, meaning: 'request refused: foreign Host or Origin, or not allowed by the workspace' },
+  E_PROVIDER: { exit: 12, http: 502, meaning: 'an embedding or rerank provider failed (status, timeout, malformed answer) after its retries' },
+  E_BUDGET_EXCEEDED: { exit: 13, http: 402, meaning: 'a job would exceed a configured cap on paid provider use; nothing was sent' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -3,7 +3,23 @@ export { Workspace, openWorkspace, initWorkspace, type AddOptions } from './engi
 export { TychoraError, ERROR_CODES, ErrorCodeSchema, EXIT_PARTIAL, type ErrorCode } from './errors.js'
 export { QueryRequestSchema, KindSchema, ChannelSchema, type QueryRequest } from './contracts/query.js'
 export { QueryResultSchema, SegmentSchema, CitationSchema, LocatorSchema, type QueryResult, type Segment, type Citation } from './contracts/result.js'
-export { AddRequestSchema, ReceiptSchema, DiagnosticSchema, ProgressSchema, type AddRequest, type Receipt, type Diagnostic, type Progress } from './contracts/ingest.js'
+export {
+  AddRequestSchema,
+  ReceiptSchema,
+  DiagnosticSchema,
+  ProgressSchema,
+  AddPlanSchema,
+  RebuildReportSchema,
+  type AddRequest,
+  type Receipt,
+  type Diagnostic,
+  type Progress,
+  type AddPlan,
+  type RebuildReport,
+} from './contracts/ingest.js'
+export type { FamilySpec, TextEmbedder, TextReranker, TextProviders, ProviderNeeds, ModelProvider, ProviderCall } from './contracts/provider.js'
+export { createVoyageProvider, type VoyageProviderOptions } from './providers/voyage.js'
+export { providersFor, openConfigured } from './service/providers.js'
 export { PackSchema, type Pack } from './contracts/pack.js'
 export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, type Status, type VerifyReport } from './contracts/workspace.js'
 export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'

@@ -21,6 +21,8 @@ SWE-bench Lite file/function localization from the issue text: lexical baseline 
   --out FILE        Where to write the JSON report (default ./tychora-eval-swebench-lite.json)
   --graph-toml T    Body of a [graph] table for the code profile's workspaces, lines separated by
                     newlines, '\\n' or ';' (e.g. 'depth = 1; callers = false')
+  --lexical-toml T  Body of a [lexical] table for both profiles' workspaces, the same way
+                    (e.g. 'idf = "probabilistic"; max_query_terms = 32')
   --channels LIST   Channels for the code profile, comma-separated (e.g. exact,lexical); default the profile's own`
 
 /** Relative to the working directory when it exists there, else to the repository root. */
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
         limit: { type: 'string', default: '100' },
         out: { type: 'string' },
         'graph-toml': { type: 'string' },
+        'lexical-toml': { type: 'string' },
         channels: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -97,6 +100,7 @@ async function main(): Promise<void> {
     profiles,
     limit,
     ...(graphToml ? { graphToml } : {}),
+    ...(values['lexical-toml'] ? { lexicalToml: values['lexical-toml'].replaceAll('\\n', '\n').replaceAll(';', '\n') } : {}),
     ...(codeChannels && codeChannels.length > 0 ? { codeChannels: codeChannels as NonNullable<QueryRequest['channels']> } : {}),
     ...(values.cache ? { cache: resolve(values.cache) } : {}),
     onInstance: (line) => process.stderr.write(`${line}\n`),

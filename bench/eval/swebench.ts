@@ -27,6 +27,8 @@ export interface SwebenchOptions {
    * appended to each code-profile workspace's workspace.toml between init and open.
    */
   graphToml?: string
+  /** Body of a [lexical] table for both profiles' workspaces (lines `key = value`), for dev-set comparisons. */
+  lexicalToml?: string
   /** Channels for the code profile's query (default: the profile's own). The baseline always runs lexical only. */
   codeChannels?: Channel[]
   onInstance?: (line: string) => void
@@ -173,6 +175,7 @@ async function runProfile(
   limit: number,
   graphToml?: string,
   codeChannels?: Channel[],
+  lexicalToml?: string,
 ): Promise<{ segments: Segment[]; channels: string[]; ingestSeconds: number; queryMs: number; warnings: string[] }> {
   const scratch = await mkdtemp(join(tmpdir(), `tychora-swe-${profile}-`))
   try {
@@ -180,6 +183,7 @@ async function runProfile(
     await initWorkspace(wsDir, { profile: profile === 'code' ? 'code' : 'documents' })
     // The workspace config is read on open, so a [graph] table written now applies to this run.
     if (profile === 'code' && graphToml) await appendFile(join(wsDir, 'workspace.toml'), `\n[graph]\n${graphToml.trim()}\n`)
+    if (lexicalToml) await appendFile(join(wsDir, 'workspace.toml'), `\n[lexical]\n${lexicalToml.trim()}\n`)
     const ws = await openWorkspace(wsDir)
     try {
       const started = performance.now()
@@ -270,7 +274,7 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     if (cut) truncated.push(instance.instance_id)
     const goldFunctions = g.gold_functions ?? []
     for (const profile of profiles) {
-      const out = await runProfile(profile, pyOnly, query, limit, options.graphToml, options.codeChannels)
+      const out = await runProfile(profile, pyOnly, query, limit, options.graphToml, options.codeChannels, options.lexicalToml)
       const { files, functions, byLines } = rankLocations(out.segments, defs)
       // Text segments carry no symbols, so the baseline's functions can only come from line ranges.
       const primary = profile === 'code' ? functions : byLines

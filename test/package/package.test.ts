@@ -23,6 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // release profile (thin LTO, 16 codegen units) 31,396,568 B (29.9 MiB; its package tarball
 // 12.9 MiB); dist profile (fat LTO, one codegen unit; what release.yml publishes) 29,813,432 B
 // (28.4 MiB; tarball 12.6 MiB). `npm install` of both brings 104 packages, 47.9 MiB in all.
+// The text channel (issue 10) added the local embedder (candle's BERT, the tokenizers crate),
+// usearch (C++) and mimalloc: release binary 40,078,520 B (38.2 MiB), measured the same day.
 // Budgets: the measured figures plus about 25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
@@ -31,7 +33,7 @@ const PACKAGE_UNPACKED_BUDGET = 680_000
 /** Files in the root package. */
 const PACKAGE_FILES_BUDGET = 290
 /** The platform binary, `tychora.<platform>.node`. */
-const BINARY_BUDGET = 38 * 1024 * 1024
+const BINARY_BUDGET = 48 * 1024 * 1024
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

@@ -43,7 +43,7 @@ const sourceOf = (to: string) => (to.endsWith('.js') && existsSync(join('ts', to
 const layer = (file: string) =>
   file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, '')
 
-const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client'] as const
+const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client', 'providers'] as const
 
 /**
  * What each layer may import besides itself. A layer missing here fails the test, so a new folder
@@ -57,8 +57,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The only layer that loads the native binding.
   engine: ['contracts', 'errors', 'native'],
   format: ['contracts', 'errors'],
+  // Paid model providers (Voyage) over their SDKs; the engine never calls them, the composers do.
+  providers: ['contracts', 'errors'],
   // Implementations of the contracts' interfaces over the engine (registry, agent scope, remote).
-  service: ['contracts', 'errors', 'engine'],
+  service: ['contracts', 'errors', 'engine', 'providers'],
   // The surfaces are written against the interfaces and never open a workspace themselves.
   // http also reads package.json (a manifest, not code): /openapi.json states the package's version.
   http: ['contracts', 'errors', 'format', 'service', 'package.json'],
@@ -71,7 +73,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The CLI composes too (it routes through a daemon or opens a workspace), and runs evals.
   cli: [...BELOW_SURFACES, 'http', 'mcp', 'daemon', 'eval'],
   // The library's barrel may re-export anything except the binding itself.
-  index: ['contracts', 'errors', 'engine', 'format', 'service', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
+  index: ['contracts', 'errors', 'engine', 'format', 'service', 'providers', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
 }
 
 describe('dependency direction', () => {
@@ -93,6 +95,14 @@ describe('dependency direction', () => {
       expect(bad.map((e) => `${e.from} → ${e.to}`)).toEqual([])
     })
   }
+
+  it('loads the voyageai SDK only in providers/', () => {
+    const importers = files('ts', /\.ts$/)
+      .filter((f) => /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]voyageai(?:\/[^'"]*)?['"]/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative('ts', f))
+    expect(importers.length).toBeGreaterThan(0)
+    expect(importers.filter((f) => layer(f) !== 'providers')).toEqual([])
+  })
 
   it('has no import cycle between files (type-only imports included)', () => {
     const graph = new Map<string, string[]>()

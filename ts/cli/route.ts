@@ -3,6 +3,7 @@ import { connect } from '../client/http-client.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
+import { openConfigured } from '../service/providers.js'
 import { TychoraError } from '../errors.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { resolveWorkspace } from './context.js'
@@ -21,7 +22,7 @@ export async function withTarget<T>(flag: string | undefined, fn: (target: Targe
     const token = (await readFile(runtimePath(dir, 'ownerToken'), 'utf8')).trim()
     return fn({ mode: 'daemon', client: connect(daemon.url, { token, project: daemon.project }), daemon })
   }
-  const workspace = await Workspace.open(dir)
+  const workspace = await openConfigured(dir)
   try {
     return await fn({ mode: 'local', client: workspace, workspace })
   } finally {
@@ -36,7 +37,7 @@ export async function withLocalWorkspace<T>(flag: string | undefined, fn: (ws: W
   if (daemon) {
     throw new TychoraError('E_LOCKED', `workspace ${dir} is served by the daemon (pid ${daemon.pid}, ${daemon.url}); stop it to run this command`)
   }
-  const ws = await Workspace.open(dir)
+  const ws = await openConfigured(dir)
   try {
     return await fn(ws)
   } finally {

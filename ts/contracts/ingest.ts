@@ -58,10 +58,22 @@ export const ReceiptSchema = z.object({
   removed: z.array(z.string()),
   diagnostics: z.array(DiagnosticSchema),
   excluded: z.array(ExclusionSchema).describe('Entries the walk left out, counted per rule'),
+  embedding: z
+    .object({
+      inputs: z.number().int().describe('Distinct embedding inputs of the snapshot'),
+      workspace_cached: z.number().int().describe("Found among the workspace's vector records"),
+      user_cached: z.number().int().describe('Found in the user-level vector cache'),
+      embedded: z.number().int().describe('Sent to the embedder'),
+      tokens_embedded: z.number().int(),
+      calls: z.number().int(),
+      embed_ms: z.number(),
+    })
+    .optional()
+    .describe("What the text channel's embedding did (workspaces with [embeddings])"),
 })
 
 export const ProgressSchema = z.object({
-  phase: z.enum(['walk', 'prepare', 'commit', 'index', 'publish']),
+  phase: z.enum(['walk', 'prepare', 'commit', 'embed', 'index', 'publish']),
   done: z.number().int(),
   total: z.number().int(),
 })
@@ -73,3 +85,45 @@ export type JobRequest = z.infer<typeof JobRequestSchema>
 export type Diagnostic = z.infer<typeof DiagnosticSchema>
 export type Receipt = z.infer<typeof ReceiptSchema>
 export type Progress = z.infer<typeof ProgressSchema>
+
+export const EmbedPlanSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  inputs: z.number().int().describe('Distinct embedding inputs of the new and changed windows'),
+  cached: z.number().int().describe('Already embedded (this workspace or the user cache): free'),
+  new_inputs: z.number().int(),
+  new_tokens: z.number().int().describe("Tokens to embed (the provider's count, or an estimate)"),
+  cached_tokens: z.number().int(),
+  usd: z.number().nullable().optional().describe('Estimated cost in US dollars (0 for the local model)'),
+  usd_per_million_tokens: z.number().nullable().optional(),
+  prices_as_of: z.string().describe("Date of the pack's price table"),
+  month_tokens: z.number().int().describe('Tokens this workspace embedded this month'),
+  max_embed_tokens_per_job: z.number().int().nullable().optional(),
+  max_embed_tokens_per_month: z.number().int().nullable().optional(),
+  over_budget: z.boolean().describe('Whether the real run would stop before its first provider call (E_BUDGET_EXCEEDED)'),
+})
+
+/** What `add --dry-run` found: nothing was written and no provider was called. */
+export const AddPlanSchema = z.object({
+  files: ReceiptSchema.shape.files,
+  bytes: z.number().int(),
+  units: z.number().int(),
+  windows: z.number().int(),
+  embedding: EmbedPlanSchema.nullable().optional(),
+  diagnostics: z.array(DiagnosticSchema),
+  excluded: z.array(ExclusionSchema),
+})
+
+/** What `manage rebuild` did. */
+export const RebuildReportSchema = z.object({
+  job_id: z.number().int(),
+  repaired: z.array(z.object({ snapshot_id: z.number().int(), generation: z.string() })).describe('Vector files rewritten from the vector records'),
+  republished: z.boolean().describe("Whether the current snapshot's members were published again"),
+  reason: z.string(),
+  snapshot_id: z.number().int().nullable(),
+  embedding: ReceiptSchema.shape.embedding,
+  duration_ms: z.number(),
+})
+
+export type AddPlan = z.infer<typeof AddPlanSchema>
+export type RebuildReport = z.infer<typeof RebuildReportSchema>

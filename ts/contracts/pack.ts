@@ -18,6 +18,11 @@ export const PackSchema = z
       stopwords: z.boolean().describe('Drop stop words (measured: keeping them scores better on SciFact train)'),
       capsule_boost: z.number().min(0).describe('Weight of the context capsule (title, heading path) in BM25'),
       split_identifiers: z.boolean().optional().describe('Also index camelCase / letter-digit parts of identifiers (code)'),
+      idf: z
+        .enum(['lucene', 'probabilistic'])
+        .optional()
+        .describe("Query term weighting: lucene (every term adds something) or probabilistic (a term in half the documents or more adds nothing)"),
+      max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first'),
     }),
     identifiers: z.object({
       patterns: z.array(z.object({ name: z.string(), regex: z.string() })).describe('Explicit identifiers registered for the exact channel'),
@@ -28,6 +33,7 @@ export const PackSchema = z
         exact: z.number().nonnegative(),
         lexical: z.number().nonnegative(),
         graph: z.number().nonnegative().optional().describe('Weight of the graph channel (code packs; default 0.35)'),
+        text: z.number().nonnegative().optional().describe('Weight of the text (dense) channel (default 1)'),
       }),
       test_weight: z
         .number()
@@ -50,6 +56,24 @@ export const PackSchema = z
       })
       .optional()
       .describe('Bounded expansion of the code graph channel'),
+    text: z
+      .object({
+        representation: z.enum(['window', 'window+capsule']).describe('What is embedded: the window, or its capsule (title, headings, signature) then the window'),
+        depth: z.number().int().min(1).max(1000).describe('Candidates the text channel ranks per query (at least three per requested segment)'),
+        models: z.record(z.string(), z.string()).describe('Model per network provider (voyage, voyage_contextual); the local model is a directory'),
+        rerank_model: z.string().optional().describe('Reranking model ([rerank] provider)'),
+        rerank_depth: z.number().int().min(1).max(1000).describe('Fused candidates the reranker reorders'),
+      })
+      .optional()
+      .describe('The text channel, used when a workspace enables [embeddings]'),
+    prices: z
+      .object({
+        as_of: z.string().describe("The day the prices were read from the provider's price page"),
+        source: z.string().describe('Where they were read'),
+        usd_per_million_tokens: z.record(z.string(), z.number().nonnegative()),
+      })
+      .optional()
+      .describe('Dated provider prices for the dry run’s cost estimate'),
     output: z.object({
       budget_tokens: z.number().int().positive(),
       max_per_source: z.number().int().nonnegative(),

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 
 export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file']).describe('Source kind')
-export const ChannelSchema = z.enum(['exact', 'lexical', 'graph']).describe('Retrieval channel (graph: code relations expanded from the top candidates)')
+export const ChannelSchema = z
+  .enum(['exact', 'lexical', 'text', 'graph'])
+  .describe('Retrieval channel (text: dense vectors, needs [embeddings]; graph: code relations expanded from the top candidates)')
 
-/** The channels of a search that asks for the code graph (`--graph`, MCP `graph: true`). */
-export const WITH_GRAPH = ['exact', 'lexical', 'graph'] as const satisfies readonly z.infer<typeof ChannelSchema>[]
 
 /** A search request. Filters apply before ranking, inside every channel. */
 export const QueryRequestSchema = z
@@ -19,6 +19,9 @@ export const QueryRequestSchema = z
     channels: z.array(ChannelSchema).optional().describe("Channels to run; default is the profile's"),
     agent_id: z.string().max(200).optional().describe('Caller agent, recorded in query_runs'),
     task_id: z.string().max(200).optional().describe('Caller task, recorded in query_runs'),
+    explain: z.boolean().optional().describe("Per segment, each channel's own score beside its rank, and the rerank score"),
+    rerank: z.boolean().optional().describe('Rerank the top fused candidates when [rerank] is configured (default true)'),
+    graph: z.boolean().optional().describe("Also run the graph channel (code): on top of the profile's or the requested channels"),
   })
   .strict()
 

@@ -25,8 +25,15 @@ export type Hop = z.infer<typeof HopSchema>
 export const SegmentSchema = z.object({
   id: z.string().describe('Segment id, seg_<snapshot>_<chunk>; pass it to inspect/get_evidence'),
   rank: z.number().int().positive(),
-  score: z.number(),
-  channels: z.array(z.object({ channel: z.string(), rank: z.number().int().positive() })),
+  score: z.number().describe('Fused (weighted RRF) score'),
+  rerank_score: z.number().optional().describe("The reranker's relevance score, when reranking reached this segment"),
+  channels: z.array(
+    z.object({
+      channel: z.enum(['exact', 'lexical', 'text', 'graph']),
+      rank: z.number().int().positive(),
+      score: z.number().optional().describe("The channel's own score (BM25, cosine similarity), with explain"),
+    }),
+  ),
   snapshot_id: z.number().int(),
   chunk_id: z.number().int(),
   unit_ids: z.array(z.number().int()),
@@ -75,6 +82,7 @@ export const QueryResultSchema = z.object({
     channels: z.array(z.string()),
     limit: z.number().int(),
     max_per_source: z.number().int(),
+    rerank: z.string().optional().describe('The reranker applied (provider/model)'),
   }),
   segments: z.array(SegmentSchema),
   citations: z.array(CitationSchema),
@@ -95,7 +103,19 @@ export const QueryResultSchema = z.object({
     measure: z.string(),
     truncated: z.boolean(),
   }),
-  trace: z.array(z.object({ stage: z.string(), ms: z.number() })).describe('Time per stage of the query path'),
+  trace: z
+    .array(
+      z.object({
+        stage: z.string(),
+        ms: z.number(),
+        candidates: z.number().int().optional().describe('Candidates a channel stage produced'),
+        provider: z
+          .object({ provider: z.string(), model: z.string(), tokens: z.number().int(), ms: z.number() })
+          .optional()
+          .describe('The provider call the stage made (query embedding, reranking)'),
+      }),
+    )
+    .describe('The query path stage by stage: channels run, candidates per channel, timings, provider calls'),
   duration_ms: z.number(),
 })
 

@@ -35,6 +35,7 @@ export const StatusSchema = z.object({
     snapshots: z.number().int(),
     jobs: z.number().int(),
     query_runs: z.number().int(),
+    vector_records: z.number().int(),
   }),
   bytes: z.object({ corpus: z.number().int(), artifacts: z.number().int(), indexes: z.number().int() }),
 })

@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { runtimePath } from '../contracts/runtime.js'
 import { ensureTokens } from '../engine/tokens.js'
 import { Workspace } from '../engine/workspace.js'
+import { openConfigured } from '../service/providers.js'
 import { TychoraError } from '../errors.js'
 import { createHttpApp } from '../http/app.js'
 import { startHttpServer } from '../http/server.js'
@@ -60,7 +61,7 @@ export class Daemon {
     const opened: Workspace[] = []
     try {
       for (const dir of options.workspaces) {
-        const ws = await Workspace.open(dir).catch(async (error: unknown) => {
+        const ws = await openConfigured(dir).catch(async (error: unknown) => {
           const owner = error instanceof TychoraError && error.code === 'E_LOCKED' ? await runningDaemon(dir) : undefined
           if (owner) throw new TychoraError('E_LOCKED', `workspace ${dir} is served by another daemon (pid ${owner.pid}, port ${owner.port})`, { cause: error })
           throw error

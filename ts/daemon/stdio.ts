@@ -4,6 +4,7 @@ import { connect } from '../client/http-client.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { ensureTokens } from '../engine/tokens.js'
 import { Workspace } from '../engine/workspace.js'
+import { openConfigured } from '../service/providers.js'
 import { type StdioSession, serveStdio } from '../mcp/stdio.js'
 import { ProjectRegistry } from '../service/registry.js'
 import { RemoteProjectService } from '../service/remote.js'
@@ -28,7 +29,7 @@ async function openSession(dir: string): Promise<StdioSession> {
       label: `${daemon.project} via the daemon at ${daemon.url}`,
     }
   }
-  const workspace = await Workspace.open(dir)
+  const workspace = await openConfigured(dir)
   try {
     const registry = new ProjectRegistry()
     registry.register(workspace, { tokens: await ensureTokens(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })

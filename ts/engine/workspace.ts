@@ -1,5 +1,17 @@
 import { readFile } from 'node:fs/promises'
-import { type AddRequest, AddRequestSchema, type Progress, type Receipt, ReceiptSchema, type Requester } from '../contracts/ingest.js'
+import {
+  type AddPlan,
+  AddPlanSchema,
+  type AddRequest,
+  AddRequestSchema,
+  type Progress,
+  type RebuildReport,
+  RebuildReportSchema,
+  type Receipt,
+  ReceiptSchema,
+  type Requester,
+} from '../contracts/ingest.js'
+import type { ProviderNeeds, TextProviders } from '../contracts/provider.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
@@ -60,10 +72,15 @@ export class Workspace implements EvidenceClient {
     this.#jobs.source(() => this.queuedJobs())
   }
 
-  /** Opens the workspace in `dir`, taking its lock. Fails with `E_LOCKED` if another process owns it. */
-  static async open(dir: string): Promise<Workspace> {
+  /**
+   * Opens the workspace in `dir`, taking its lock. Fails with `E_LOCKED` if another process owns it.
+   * `providers` are the network providers its configuration names (see `Workspace.providerNeeds`);
+   * the engine calls them from its worker threads.
+   */
+  static async open(dir: string, options: { providers?: TextProviders } = {}): Promise<Workspace> {
     try {
-      return new Workspace(await callNative(() => native().openWorkspace(dir)))
+      const hooks = options.providers ? toHooks(options.providers) : undefined
+      return new Workspace(await callNative(() => native().openWorkspace(dir, hooks)))
     } catch (error) {
       if (error instanceof TychoraError && error.code === 'E_LOCKED') {
         const owner = await daemonOwner(dir)
@@ -78,10 +95,19 @@ export class Workspace implements EvidenceClient {
    * and its bearer tokens for the daemon (`runtime/token` for the owner, `runtime/agent-token`
    * for agents; mode 0600).
    */
-  static async init(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
-    const report = checked(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile)))
+  static async init(dir: string, options: { profile?: 'documents' | 'code'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
+    const report = checked(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile, options.embeddings)))
     await ensureTokens(report.dir)
     return report
+  }
+
+  /** The network providers the workspace in `dir` configures, resolved against its pack (none for the local model). */
+  static providerNeeds(dir: string): ProviderNeeds {
+    const needs = callNativeSync(() => native().providerNeeds(dir))
+    return {
+      ...(needs.embeddings ? { embeddings: { ...needs.embeddings, dimension: needs.embeddings.dimension ?? undefined } } : {}),
+      ...(needs.rerank ? { rerank: needs.rerank } : {}),
+    }
   }
 
   /** Applies pending schema migrations; returns the versions applied. */
@@ -109,6 +135,17 @@ export class Workspace implements EvidenceClient {
     const input = ensureValid(AddRequestSchema, request)
     const requester = options.requester ?? 'owner'
     return checked(ReceiptSchema, await callNative(() => this.#native.add(input, requester, progressCallback(options.onProgress))))
+  }
+
+  /** What `add` would capture and embed, and the embedding's estimated cost; writes nothing, calls no provider. */
+  async planAdd(request: AddRequest, options: RequestOptions = {}): Promise<AddPlan> {
+    const input = ensureValid(AddRequestSchema, request)
+    return checked(AddPlanSchema, await callNative(() => this.#native.planAdd(input, options.requester ?? 'owner')))
+  }
+
+  /** Rewrites damaged vector files from the records; republishes a current snapshot whose indexes are stale. */
+  async rebuild(options: AddOptions = {}): Promise<RebuildReport> {
+    return checked(RebuildReportSchema, await callNative(() => this.#native.rebuild(progressCallback(options.onProgress))))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
@@ -234,10 +271,51 @@ export function lockOwner(dir: string): string | undefined {
   return callNativeSync(() => native().workspaceLockOwner(dir)) ?? undefined
 }
 
-export async function openWorkspace(dir: string): Promise<Workspace> {
-  return Workspace.open(dir)
+export async function openWorkspace(dir: string, options: { providers?: TextProviders } = {}): Promise<Workspace> {
+  return Workspace.open(dir, options)
 }
 
-export async function initWorkspace(dir: string, options: { profile?: 'documents' | 'code' } = {}): Promise<InitReport> {
+/**
+ * The native hooks for JS providers: the engine calls them from worker threads and waits on the
+ * promise. Vectors cross flattened (one number array per call), receipts as JSON.
+ */
+function toHooks(providers: TextProviders) {
+  const { embedder, reranker } = providers
+  return {
+    ...(embedder
+      ? {
+          embedder_spec: embedder.spec,
+          embed: async (call: { texts: string[]; input_type: 'query' | 'document' }) => {
+            const out = await embedder.embed(call.texts, call.input_type)
+            const flat: number[] = []
+            for (const v of out.vectors) for (const x of v) flat.push(x)
+            return { vectors: flat, tokens: out.tokens, receipt_json: JSON.stringify(out.receipt) }
+          },
+          ...(embedder.embedDocuments
+            ? {
+                embed_documents: async (call: { documents: string[][]; input_type: 'query' | 'document' }) => {
+                  const out = await embedder.embedDocuments?.(call.documents, call.input_type)
+                  const flat: number[] = []
+                  for (const doc of out?.vectors ?? []) for (const v of doc) for (const x of v) flat.push(x)
+                  return { vectors: flat, tokens: (out?.tokens ?? []).flat(), receipt_json: JSON.stringify(out?.receipt ?? {}) }
+                },
+              }
+            : {}),
+        }
+      : {}),
+    ...(reranker
+      ? {
+          reranker_name: reranker.name,
+          rerank: async (call: { query: string; documents: string[] }) => {
+            const out = await reranker.rerank(call.query, call.documents)
+            // -Infinity (not in the provider's top K) does not cross as a number: floor it.
+            return { scores: out.scores.map((s) => (Number.isFinite(s) ? s : -1e30)), tokens: out.tokens, receipt_json: JSON.stringify(out.receipt) }
+          },
+        }
+      : {}),
+  }
+}
+
+export async function initWorkspace(dir: string, options: { profile?: 'documents' | 'code'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
   return Workspace.init(dir, options)
 }

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { initWorkspace, openWorkspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import { type BeirReport, lines, locate, readQrels } from './beir.js'
+import { type BeirOptions, type BeirReport, appendEmbeddings, appendLexical, lines, locate, readQrels } from './beir.js'
 import { type Qrels, type Run, percentile, score } from './metrics.js'
 
 export interface BeirCodeOptions {
@@ -12,6 +12,10 @@ export interface BeirCodeOptions {
   extension?: string
   keep?: boolean
   batchSize?: number
+  /** Overrides of the pack's lexical analyzer and term weighting (for choosing settings on dev data). */
+  lexical?: BeirOptions['lexical']
+  /** The text (dense) channel with the local model, as for `evalBeir`. */
+  embeddings?: BeirOptions['embeddings']
 }
 
 export interface BeirCodeReport extends BeirReport {
@@ -46,7 +50,9 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
     documents++
   }
   const wsDir = join(scratch, 'ws')
-  await initWorkspace(wsDir, { profile: 'code' })
+  await initWorkspace(wsDir, { profile: 'code', ...(options.embeddings ? { embeddings: 'local' as const } : {}) })
+  if (options.embeddings) await appendEmbeddings(wsDir, options.embeddings)
+  if (options.lexical) await appendLexical(wsDir, options.lexical)
   const ws = await openWorkspace(wsDir)
   try {
     const started = performance.now()
@@ -86,6 +92,7 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
       ingest_seconds: ingestSeconds,
       query_latency_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1) },
       ignore_identical_ids: false,
+      ...(receipt.embedding ? { embedding: receipt.embedding } : {}),
       ...(options.keep ? { workspace: wsDir } : {}),
     }
   } finally {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createGunzip } from 'node:zlib'
 import { Workspace } from '../engine/workspace.js'
+import type { Receipt } from '../contracts/ingest.js'
 import { TychoraError } from '../errors.js'
 import { type Qrels, type Run, type Scores, percentile, score } from './metrics.js'
 
@@ -16,7 +17,19 @@ export interface BeirOptions {
   /** Queries per native crossing. */
   batchSize?: number
   /** Overrides of the pack's lexical analyzer, written to the scratch workspace.toml (for tuning on train). */
-  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number; split_identifiers?: boolean }
+  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number; split_identifiers?: boolean; idf?: 'lucene' | 'probabilistic'; max_query_terms?: number }
+  /**
+   * The text (dense) channel with the local model: `[embeddings]` settings for the scratch
+   * workspace (model_dir, representation, long_inputs, weight, depth, cache_dir).
+   */
+  embeddings?: { model_dir?: string; representation?: 'window' | 'window+capsule'; long_inputs?: 'truncate' | 'pool'; weight?: number; depth?: number; cache_dir?: string }
+  /** Channels each query runs (default: the profile's, plus text when `embeddings` is given). */
+  channels?: Array<'exact' | 'lexical' | 'text' | 'graph'>
+  /**
+   * Segments per query (default 100, for Recall@100). Each channel ranks three per requested
+   * segment (at least 30), so a smaller limit measures fusion as an agent's 10-result query sees it.
+   */
+  limit?: number
 }
 
 export interface BeirReport extends Scores {
@@ -27,6 +40,9 @@ export interface BeirReport extends Scores {
   query_latency_ms: { p50: number; p99: number; mean: number }
   workspace?: string
   ignore_identical_ids: boolean
+  /** What embedding the corpus did (text channel). */
+  embedding?: Receipt['embedding']
+  channels?: string[]
 }
 
 /** Finds `name` or `name.gz` in `dir`. */
@@ -84,11 +100,9 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
   }
   await writeFile(join(data, 'corpus.jsonl'), `${corpus.join('\n')}\n`)
   const wsDir = join(scratch, 'ws')
-  await Workspace.init(wsDir)
-  if (options.lexical) {
-    const overrides = Object.entries(options.lexical).map(([k, v]) => `${k} = ${v}`)
-    await appendFile(join(wsDir, 'workspace.toml'), `\n[lexical]\n${overrides.join('\n')}\n`)
-  }
+  await Workspace.init(wsDir, options.embeddings ? { embeddings: 'local' } : {})
+  if (options.embeddings) await appendEmbeddings(wsDir, options.embeddings)
+  if (options.lexical) await appendLexical(wsDir, options.lexical)
   const ws = await Workspace.open(wsDir)
   try {
     const started = performance.now()
@@ -102,7 +116,13 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
     for (let i = 0; i < ids.length; i += batchSize) {
       const batch = ids.slice(i, i + batchSize)
       const results = await ws.searchBatch(
-        batch.map((qid) => ({ query: queries.get(qid) ?? '', limit: 100, max_per_source: 0, budget_tokens: 100_000_000 })),
+        batch.map((qid) => ({
+          query: queries.get(qid) ?? '',
+          limit: options.limit ?? 100,
+          max_per_source: 0,
+          budget_tokens: 100_000_000,
+          ...(options.channels ? { channels: options.channels } : {}),
+        })),
       )
       for (const [j, result] of results.entries()) {
         const qid = batch[j] as string
@@ -127,10 +147,27 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
       ingest_seconds: ingestSeconds,
       query_latency_ms: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1) },
       ignore_identical_ids: options.ignoreIdenticalIds ?? false,
+      ...(receipt.embedding ? { embedding: receipt.embedding } : {}),
+      ...(options.channels ? { channels: options.channels } : {}),
       ...(options.keep ? { workspace: wsDir } : {}),
     }
   } finally {
     ws.close()
     if (!options.keep) await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/**
+ * Writes `[embeddings]` settings into a scratch workspace created with `embeddings: 'local'` (its
+ * `[embeddings]` section is the file's last, so the lines land in it), before it is opened.
+ */
+export async function appendEmbeddings(wsDir: string, embeddings: NonNullable<BeirOptions['embeddings']>): Promise<void> {
+  const lines = Object.entries(embeddings).map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+  await appendFile(join(wsDir, 'workspace.toml'), `${lines.join('\n')}\n`)
+}
+
+/** Writes lexical overrides into a scratch workspace's workspace.toml, before it is opened. */
+export async function appendLexical(wsDir: string, lexical: NonNullable<BeirOptions['lexical']>): Promise<void> {
+  const overrides = Object.entries(lexical).map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+  await appendFile(join(wsDir, 'workspace.toml'), `\n[lexical]\n${overrides.join('\n')}\n`)
 }

@@ -14,7 +14,22 @@ export function describeVia(hops: Hop[]): string {
 }
 
 function channels(segment: Segment): string {
-  return segment.channels.map((c) => `${c.channel} #${c.rank}`).join(', ')
+  const ranks = segment.channels.map((c) => `${c.channel} #${c.rank}${c.score === undefined ? '' : ` (${c.score.toFixed(3)})`}`).join(', ')
+  // With explain, the channels carry their own scores: add the fused and rerank scores.
+  const explained = segment.channels.some((c) => c.score !== undefined) || segment.rerank_score !== undefined
+  if (!explained) return ranks
+  return `${ranks} · fused ${segment.score.toFixed(4)}${segment.rerank_score === undefined ? '' : ` · rerank ${segment.rerank_score.toFixed(3)}`}`
+}
+
+/** The query path stage by stage (with explain): candidates, time, provider calls. */
+function traceLines(result: QueryResult): string[] {
+  return [
+    '_trace:_',
+    ...result.trace.map((t) => {
+      const call = t.provider ? ` · ${t.provider.provider}/${t.provider.model} ${t.provider.tokens} tokens ${t.provider.ms.toFixed(1)} ms` : ''
+      return `- ${t.stage}: ${t.ms.toFixed(2)} ms${t.candidates === undefined ? '' : ` · ${t.candidates} candidates`}${call}`
+    }),
+  ]
 }
 
 /**
@@ -35,6 +50,8 @@ export function toMarkdown(result: QueryResult): string {
     out.push(fence, s.text, fence, '')
   }
   for (const w of result.warnings) out.push(`> warning: ${w}`)
+  if (result.segments.some((s) => s.channels.some((c) => c.score !== undefined))) out.push(...traceLines(result), '')
+  if (result.applied_scope.rerank) out.push(`_reranked by ${result.applied_scope.rerank}_`)
   out.push(`_snapshot ${result.snapshot_id ?? '–'} · run ${result.run_id} · ${result.budget_contract.used_tokens}/${result.budget_contract.budget_tokens} tokens · ${result.duration_ms.toFixed(1)} ms_`)
   return visible(out.join('\n'))
 }

@@ -839,4 +839,5 @@ module.exports.NativeWorkspace = nativeBinding.NativeWorkspace
 module.exports.initWorkspace = nativeBinding.initWorkspace
 module.exports.migrateWorkspace = nativeBinding.migrateWorkspace
 module.exports.openWorkspace = nativeBinding.openWorkspace
+module.exports.providerNeeds = nativeBinding.providerNeeds
 module.exports.workspaceLockOwner = nativeBinding.workspaceLockOwner

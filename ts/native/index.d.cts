@@ -19,12 +19,23 @@ export declare class NativeWorkspace {
    * Resolves to the job id.
    */
   enqueueAdd(request: AddRequest, requester: 'owner' | 'agent'): Promise<number>
+  /**
+   * What an add would capture and embed, and the embedding's estimated cost; writes nothing and
+   * calls no provider (`tychora add --dry-run`).
+   */
+  planAdd(request: AddRequest, requester: 'owner' | 'agent'): Promise<AddPlan>
   /** Ids of queued jobs, oldest first. */
   queuedJobs(): Promise<Array<number>>
   /** Adds or syncs paths as one durable job on a dedicated thread. Resolves to the receipt. */
   add(request: AddRequest, requester: 'owner' | 'agent', progress?: (progress: Progress) => void): Promise<Receipt>
   /** Runs a queued job on a dedicated thread. Resolves to the receipt. */
   runJob(jobId: number, progress?: (progress: Progress) => void): Promise<Receipt>
+  /**
+   * Makes derived index data whole again (`manage rebuild`): damaged vector files rewritten
+   * from the records; a current snapshot with stale indexes published again. Resolves to the
+   * report.
+   */
+  rebuild(progress?: (progress: Progress) => void): Promise<RebuildReport>
   /** Counts, sizes and the current snapshot. */
   status(): Promise<Status>
   /** Re-hashes artifacts and checks snapshots against their indexes. */
@@ -56,6 +67,17 @@ export declare class NativeWorkspace {
   close(): void
 }
 
+/** What `add --dry-run` found (nothing was written, no provider was called). */
+export interface AddPlan {
+  files: FileCounts
+  bytes: number
+  units: number
+  windows: number
+  embedding?: EmbedPlan
+  diagnostics: Array<Diagnostic>
+  excluded: Array<Exclusion>
+}
+
 /** What to add. */
 export interface AddRequest {
   /** Files or directories. */
@@ -74,6 +96,8 @@ export interface AppliedScope {
   channels: Array<string>
   limit: number
   max_per_source: number
+  /** The reranker applied (`provider/model`), if any. */
+  rerank?: string
 }
 
 /** How the output budget was applied. */
@@ -110,8 +134,10 @@ export interface ChannelCoverage {
 
 /** One channel's rank for a segment. */
 export interface ChannelRank {
-  channel: string
+  channel: 'exact' | 'lexical' | 'text' | 'graph'
   rank: number
+  /** The channel's own score (BM25, cosine similarity), with `explain`. */
+  score?: number
 }
 
 /** `chunk:N`, or a segment id `seg_S_C`. */
@@ -172,6 +198,7 @@ export interface Counts {
   snapshots: number
   jobs: number
   query_runs: number
+  vector_records: number
 }
 
 /** What the query saw and kept. */
@@ -202,6 +229,81 @@ export interface Diagnostic {
   message: string
   /** `line:col`, when known. */
   locator?: string
+}
+
+/** One embedding call: texts of one input type. */
+export interface EmbedCall {
+  texts: Array<string>
+  input_type: 'query' | 'document'
+}
+
+/** The family a JS embedder produces. */
+export interface EmbedderSpec {
+  provider: string
+  model: string
+  dimension: number
+  representation: 'window' | 'window+capsule' | 'contextual'
+  normalization: 'l2' | 'none'
+  quantization: 'f32' | 'f16' | 'i8'
+  metric: 'cos' | 'ip' | 'l2'
+  /** Tokens one input may have before the provider truncates it. */
+  max_input_tokens: number
+}
+
+/** The embedding family a network provider must produce. */
+export interface EmbeddingNeed {
+  provider: string
+  model: string
+  dimension?: number
+  representation: string
+  quantization: string
+}
+
+/** One contextualised embedding call: documents, each a list of windows embedded together. */
+export interface EmbedDocumentsCall {
+  documents: Array<Array<string>>
+  input_type: 'query' | 'document'
+}
+
+/** Vectors of one call, flattened row by row (`texts.length × dimension` numbers). */
+export interface EmbedOutput {
+  vectors: Array<number>
+  /** Tokens the provider counted per text (or its total spread evenly when it reports a total). */
+  tokens: Array<number>
+  /** Where they came from (provider, model, request id), as JSON. */
+  receipt_json: string
+}
+
+/** The embedding part of a dry run. */
+export interface EmbedPlan {
+  provider: string
+  model: string
+  inputs: number
+  cached: number
+  new_inputs: number
+  new_tokens: number
+  cached_tokens: number
+  /** Estimated cost in US dollars (`null` without a price for the model). */
+  usd?: number
+  usd_per_million_tokens?: number
+  prices_as_of: string
+  month_tokens: number
+  max_embed_tokens_per_job?: number
+  max_embed_tokens_per_month?: number
+  /** Whether the real run would stop before its first provider call (`E_BUDGET_EXCEEDED`). */
+  over_budget: boolean
+}
+
+/** What making sure every window has a vector did. */
+export interface EmbedReport {
+  /** Distinct inputs. */
+  inputs: number
+  workspace_cached: number
+  user_cached: number
+  embedded: number
+  tokens_embedded: number
+  calls: number
+  embed_ms: number
 }
 
 /** Entries the walk left out under one rule. */
@@ -262,8 +364,11 @@ export interface InitReport {
   schema_version: number
 }
 
-/** Creates a workspace in `dir` with a default profile (`documents` unless given). */
-export declare function initWorkspace(dir: string, profile?: string | undefined | null): Promise<InitReport>
+/**
+ * Creates a workspace in `dir` with a default profile (`documents` unless given), and the text
+ * channel when `embeddings` names a provider (`local` or `voyage`).
+ */
+export declare function initWorkspace(dir: string, profile?: string | undefined | null, embeddings?: 'local' | 'voyage' | undefined | null): Promise<InitReport>
 
 /** What to look up. */
 export interface InspectSymbolRequest {
@@ -338,8 +443,11 @@ export interface MemberBrief {
 /** Applies pending schema migrations; resolves to the versions applied. */
 export declare function migrateWorkspace(dir: string): Promise<Array<number>>
 
-/** Opens a workspace, taking its lock. */
-export declare function openWorkspace(dir: string): Promise<NativeWorkspace>
+/**
+ * Opens a workspace, taking its lock. `providers` are the network providers the TypeScript side
+ * calls (Voyage embeddings, reranking), when the workspace configures them.
+ */
+export declare function openWorkspace(dir: string, providers?: ProviderHooks | undefined | null): Promise<NativeWorkspace>
 
 /** One problem `verify` found. */
 export interface Problem {
@@ -350,11 +458,45 @@ export interface Problem {
 
 /** Progress of a running job. */
 export interface Progress {
-  phase: 'walk' | 'prepare' | 'commit' | 'index' | 'publish'
+  phase: 'walk' | 'prepare' | 'commit' | 'embed' | 'index' | 'publish'
   /** Items done in this phase. */
   done: number
   /** Items in this phase (0 when unknown). */
   total: number
+}
+
+/** A provider call made while answering a query. */
+export interface ProviderCall {
+  provider: string
+  model: string
+  tokens: number
+  ms: number
+}
+
+/** Providers to open a workspace with. */
+export interface ProviderHooks {
+  embedder_spec?: EmbedderSpec
+  embed?: (call: EmbedCall) => Promise<EmbedOutput>
+  /**
+   * Contextualised embeddings (families whose representation is `contextual`): the vectors of
+   * every window of every document, flattened in order.
+   */
+  embed_documents?: (call: EmbedDocumentsCall) => Promise<EmbedOutput>
+  /** `provider/model` of the reranker. */
+  reranker_name?: string
+  rerank?: (call: RerankCall) => Promise<RerankOutput>
+}
+
+/**
+ * The network providers the workspace in `dir` configures (none for the local model): the
+ * TypeScript side builds them before opening it. Reads `workspace.toml` only.
+ */
+export declare function providerNeeds(dir: string): ProviderNeeds
+
+/** What a workspace's configuration asks of network providers, resolved against its pack. */
+export interface ProviderNeeds {
+  embeddings?: EmbeddingNeed
+  rerank?: RerankNeed
 }
 
 /** A search request. */
@@ -367,9 +509,15 @@ export interface QueryRequest {
   /** Segments per source; 0 means unlimited. */
   max_per_source?: number
   snapshot_id?: number
-  channels?: Array<'exact' | 'lexical' | 'graph'>
+  channels?: Array<'exact' | 'lexical' | 'text' | 'graph'>
   agent_id?: string
   task_id?: string
+  /** Per segment, each channel's score beside its rank, and the rerank score. */
+  explain?: boolean
+  /** Whether to rerank when `[rerank]` is configured (default: yes). */
+  rerank?: boolean
+  /** Also run the graph channel, on top of the profile's (or the requested) channels. */
+  graph?: boolean
 }
 
 /** The versioned query result (the shape of the JSON `search` resolves to). */
@@ -386,6 +534,19 @@ export interface QueryResult {
   budget_contract: BudgetContract
   /** Time per stage of the query path. */
   trace: Array<TraceStage>
+  duration_ms: number
+}
+
+/** What `manage rebuild` did. */
+export interface RebuildReport {
+  job_id: number
+  /** Vector generations rewritten in place from the vector records. */
+  repaired: Array<Repaired>
+  /** Whether the current snapshot's members were published again. */
+  republished: boolean
+  reason: string
+  snapshot_id: number | null
+  embedding?: EmbedReport
   duration_ms: number
 }
 
@@ -406,6 +567,33 @@ export interface Receipt {
   removed: Array<string>
   diagnostics: Array<Diagnostic>
   excluded: Array<Exclusion>
+  /** What the text channel's embedding did (workspaces with `[embeddings]`). */
+  embedding?: EmbedReport
+}
+
+/** One vector generation rewritten from the records. */
+export interface Repaired {
+  snapshot_id: number
+  generation: string
+}
+
+/** One rerank call. */
+export interface RerankCall {
+  query: string
+  documents: Array<string>
+}
+
+/** The reranker to call. */
+export interface RerankNeed {
+  provider: string
+  model: string
+}
+
+/** Relevance per document, in document order. */
+export interface RerankOutput {
+  scores: Array<number>
+  tokens: number
+  receipt_json: string
 }
 
 /** A revision as listed under its source. */
@@ -445,7 +633,10 @@ export interface RevisionRef {
 export interface Segment {
   id: string
   rank: number
+  /** The fused (weighted RRF) score. */
   score: number
+  /** The reranker's score, when reranking reached this segment. */
+  rerank_score?: number
   channels: Array<ChannelRank>
   snapshot_id: number
   chunk_id: number
@@ -601,6 +792,10 @@ export interface SymbolReport {
 export interface TraceStage {
   stage: string
   ms: number
+  /** Candidates a channel stage produced. */
+  candidates?: number
+  /** The provider call the stage made. */
+  provider?: ProviderCall
 }
 
 /** `unit:N`. */

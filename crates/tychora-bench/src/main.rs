@@ -6,13 +6,24 @@
 //! tychora-bench analyze-tree ROOT                    → TreeReport JSON (resolver agreement)
 //! tychora-bench analyze-sources FILE THREADS [parse] → ParseStats JSON (throughput); FILE holds
 //!                                                      JSON [[path, source], …]
+//! tychora-bench embed MODEL_DIR FILE [truncate|pool]  → {vectors, tokens, ms} for the JSON array
+//!                                                      of texts in FILE (reference check, speed)
+//! tychora-bench ann VECTORS QUERIES DIM OUT_DIR       → build/search figures of the engine's
+//!                                                      vector index (exact and HNSW) on raw f32
 //! ```
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+mod ann;
+
+/// The addon's allocator, so measurements match it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use tychora_core::bench::{Work, analyze_sources, analyze_tree};
+use tychora_core::vector::LongInputs;
 
 /// Files larger than this are skipped by the tree analysis, as `add`'s default would.
 const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
@@ -36,8 +47,26 @@ fn run(args: &[String]) -> Result<String, String> {
             };
             json(&analyze_sources(&sources, threads, work))
         }
+        [cmd, model, file, rest @ ..] if cmd == "embed" => {
+            let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+            let texts: Vec<String> =
+                serde_json::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+            let long = match rest {
+                [] => LongInputs::Truncate,
+                [m] if m == "truncate" => LongInputs::Truncate,
+                [m] if m == "pool" => LongInputs::Pool,
+                _ => return Err(format!("unexpected arguments {rest:?}")),
+            };
+            json(&ann::embed(Path::new(model), &texts, long).map_err(|e| e.to_string())?)
+        }
+        [cmd, vectors, queries, dim, out] if cmd == "ann" => {
+            let dim: usize = dim
+                .parse()
+                .map_err(|_| format!("DIM must be a number, got {dim}"))?;
+            json(&ann::run(Path::new(vectors), Path::new(queries), dim, Path::new(out))?)
+        }
         _ => Err(
-            "usage: tychora-bench analyze-tree ROOT | analyze-sources FILE THREADS [parse]".into(),
+            "usage: tychora-bench analyze-tree ROOT | analyze-sources FILE THREADS [parse] | embed MODEL_DIR FILE [truncate|pool] | ann VECTORS QUERIES DIM OUT_DIR".into(),
         ),
     }
 }

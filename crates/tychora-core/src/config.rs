@@ -30,6 +30,71 @@ pub struct Pack {
     /// Graph expansion limits (code packs); the built-in defaults otherwise.
     #[serde(default)]
     pub graph: Graph,
+    /// The text (dense) channel's settings, used when a workspace enables embeddings.
+    #[serde(default)]
+    pub text: Text,
+    /// Provider prices for the dry run's cost estimate.
+    #[serde(default)]
+    pub prices: Prices,
+}
+
+/// The text channel: what is embedded, with which provider models, and how deep it ranks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)] // Documented in the zod pack schema.
+pub struct Text {
+    /// `window` or `window+capsule`.
+    #[serde(default = "default_representation")]
+    pub representation: String,
+    /// Candidates the text channel ranks per query (at least this, or three per requested segment).
+    #[serde(default = "default_text_depth")]
+    pub depth: usize,
+    /// Model names per provider (`voyage`, `voyage_contextual`); the local provider reads its
+    /// model from a directory instead.
+    #[serde(default)]
+    pub models: std::collections::BTreeMap<String, String>,
+    /// The reranking model (Voyage) and how many fused candidates it reorders.
+    #[serde(default)]
+    pub rerank_model: Option<String>,
+    #[serde(default = "default_rerank_depth")]
+    pub rerank_depth: usize,
+}
+
+fn default_representation() -> String {
+    "window+capsule".into()
+}
+
+fn default_text_depth() -> usize {
+    30
+}
+
+fn default_rerank_depth() -> usize {
+    30
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Self {
+            representation: default_representation(),
+            depth: default_text_depth(),
+            models: std::collections::BTreeMap::new(),
+            rerank_model: None,
+            rerank_depth: default_rerank_depth(),
+        }
+    }
+}
+
+/// A dated price table: US dollars per million input tokens, by model.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Prices {
+    /// The day the prices were read from the provider's price page (YYYY-MM-DD).
+    #[serde(default)]
+    pub as_of: String,
+    /// Where they were read.
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub usd_per_million_tokens: std::collections::BTreeMap<String, f64>,
 }
 
 /// Bounded expansion for the graph channel.
@@ -91,6 +156,25 @@ pub struct Lexical {
     /// Index camelCase / letter-digit identifier parts beside the whole identifier (code packs).
     #[serde(default)]
     pub split_identifiers: bool,
+    /// How a query term's BM25 contribution is weighted by how many documents hold it.
+    #[serde(default)]
+    pub idf: Idf,
+    /// A query with more distinct terms keeps only this many, the most selective (rarest) first.
+    #[serde(default)]
+    pub max_query_terms: Option<usize>,
+}
+
+/// The inverse document frequency a query term is weighted with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Idf {
+    /// Lucene's `ln(1 + (N − df + 0.5) / (df + 0.5))` (tantivy's BM25): every term adds something,
+    /// however common.
+    #[default]
+    Lucene,
+    /// Robertson–Spärck Jones `ln((N − df + 0.5) / (df + 0.5))`, floored at 0: a term in half the
+    /// corpus or more adds nothing (SQLite FTS5's choice).
+    Probabilistic,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -129,6 +213,13 @@ pub struct FusionWeights {
     /// The graph channel's weight (DESIGN §9: 0.35).
     #[serde(default = "default_graph_weight")]
     pub graph: f64,
+    /// The text channel's weight (DESIGN §9: 1).
+    #[serde(default = "default_text_weight")]
+    pub text: f64,
+}
+
+fn default_text_weight() -> f64 {
+    1.0
 }
 
 fn default_graph_weight() -> f64 {
@@ -185,6 +276,12 @@ pub struct Config {
     /// What agents (MCP clients) may do.
     #[serde(default)]
     pub agents: Agents,
+    /// The text channel's embedding family (absent: no vectors, no text channel, no network).
+    #[serde(default)]
+    pub embeddings: Option<Embeddings>,
+    /// Reranking of the fused candidates (absent: none).
+    #[serde(default)]
+    pub rerank: Option<Rerank>,
 }
 
 /// What agents may do through MCP. Approved knowledge is never writable from MCP or HTTP.
@@ -203,6 +300,8 @@ pub struct LexicalOverride {
     pub stopwords: Option<bool>,
     pub capsule_boost: Option<f32>,
     pub split_identifiers: Option<bool>,
+    pub idf: Option<Idf>,
+    pub max_query_terms: Option<usize>,
 }
 
 /// Optional overrides of [`Graph`] and the graph channel's fusion weight.
@@ -231,6 +330,78 @@ pub struct Profile {
     /// Whether it may call the network (never, for the built-in profiles).
     #[serde(default)]
     pub network: bool,
+}
+
+/// `[embeddings]`: which provider and model embed the windows, and the caps on what they cost.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Embeddings {
+    /// `local` (a model directory run in-process, never the network) or `voyage`.
+    pub provider: String,
+    /// The local model's directory (Hugging Face layout). Default: `models/all-MiniLM-L6-v2`
+    /// under the user cache directory, where `scripts/fetch-model.mjs` puts it.
+    #[serde(default)]
+    pub model_dir: Option<String>,
+    /// The provider's model (default: the pack's `text.models.<provider>`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The provider's output dimension, when it offers several.
+    #[serde(default)]
+    pub dimension: Option<usize>,
+    /// `window`, `window+capsule` or (Voyage) `contextual` (default: the pack's).
+    #[serde(default)]
+    pub representation: Option<String>,
+    /// How the ANN index stores vectors: `f32`, `f16` or `i8`.
+    #[serde(default = "default_quantization")]
+    pub quantization: String,
+    /// What the local model does with a window longer than its `max_seq_length`.
+    #[serde(default)]
+    pub long_inputs: LongInputs,
+    /// The user-level vector cache directory shared by this user's workspaces (default: the OS
+    /// cache directory's `tychora`); `""` turns it off.
+    #[serde(default)]
+    pub cache_dir: Option<String>,
+    /// Most tokens one job may send to the embedder (`E_BUDGET_EXCEEDED` before the first call).
+    #[serde(default)]
+    pub max_embed_tokens_per_job: Option<u64>,
+    /// Most tokens this workspace may send to the embedder in a calendar month (UTC).
+    #[serde(default)]
+    pub max_embed_tokens_per_month: Option<u64>,
+    /// Overrides the pack's text channel weight in the fusion (`fusion.weights.text`).
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// Overrides the pack's text channel depth (`text.depth`).
+    #[serde(default)]
+    pub depth: Option<usize>,
+}
+
+fn default_quantization() -> String {
+    "f32".into()
+}
+
+/// What the local model does with an input longer than its `max_seq_length`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LongInputs {
+    /// Keep its first `max_seq_length` tokens.
+    #[default]
+    Truncate,
+    /// Embed it as consecutive sub-windows and average their vectors (weighted by length).
+    Pool,
+}
+
+/// `[rerank]`: reorder the top fused candidates with a provider's reranker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rerank {
+    /// `voyage`.
+    pub provider: String,
+    /// The model (default: the pack's `text.rerank_model`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Fused candidates reordered (default: the pack's `text.rerank_depth`).
+    #[serde(default)]
+    pub depth: Option<usize>,
 }
 
 /// Capture settings.
@@ -297,9 +468,50 @@ fn yes() -> bool {
 /// The profiles `tychora init --profile` accepts.
 pub const PROFILES: [&str; 2] = ["documents", "code"];
 
-/// The `workspace.toml` written by `tychora init`.
+/// The embedding providers `tychora init --embeddings` accepts.
+pub const EMBEDDING_PROVIDERS: [&str; 2] = ["local", "voyage"];
+
+/// The `workspace.toml` written by `tychora init`, with the text channel when `embeddings` names a
+/// provider (`local`: the model directory the fetch script fills; `voyage`: the network, allowed
+/// for the profiles).
 #[must_use]
-pub fn default_toml(name: &str, profile: &str) -> String {
+pub fn default_toml(name: &str, profile: &str, embeddings: Option<&str>) -> String {
+    let base = base_toml(name, profile);
+    match embeddings {
+        None => format!("{base}{EMBEDDINGS_COMMENT}"),
+        Some(provider) => {
+            let mut text = base.replace(
+                "channels = [\"exact\", \"lexical\"]",
+                "channels = [\"exact\", \"lexical\", \"text\"]",
+            );
+            if provider != "local" {
+                text = text.replace("network = false", "network = true");
+            }
+            format!(
+                "{text}
+[embeddings]
+# The text channel (dense vectors). local: a sentence-transformers model directory run in-process
+# (default all-MiniLM-L6-v2 under the user cache directory; fetch it with
+# `node scripts/fetch-model.mjs`). voyage: the Voyage API (VOYAGE_API_KEY), model from the pack.
+provider = {provider:?}
+# model_dir = \"/path/to/model\"
+# representation = \"window+capsule\"   # or \"window\"; \"contextual\" with voyage
+# quantization = \"f32\"                # f16 or i8 shrink the ANN index
+# max_embed_tokens_per_job = 5000000
+# max_embed_tokens_per_month = 50000000
+"
+            )
+        }
+    }
+}
+
+const EMBEDDINGS_COMMENT: &str = "
+# The text channel (dense vectors) is off: nothing is embedded and no network call is made.
+# `tychora init --embeddings local` (or an [embeddings] section with provider = \"local\" and
+# \"text\" in the profile's channels) turns it on.
+";
+
+fn base_toml(name: &str, profile: &str) -> String {
     format!(
         r#"# Tychora workspace configuration.
 name = {name:?}
@@ -364,7 +576,62 @@ impl Config {
                 config.default_profile
             )));
         }
+        config
+            .check_providers()
+            .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
         Ok(config)
+    }
+
+    /// Provider settings that cannot work, refused when the file is read rather than mid-job.
+    fn check_providers(&self) -> std::result::Result<(), String> {
+        let profile = &self.profiles[&self.default_profile];
+        let wants_text = profile.channels.iter().any(|c| c == "text");
+        let Some(e) = &self.embeddings else {
+            if wants_text {
+                return Err(format!(
+                    "profile {:?} runs the text channel but there is no [embeddings] section",
+                    self.default_profile
+                ));
+            }
+            if self.rerank.is_some() {
+                return Err("[rerank] needs the network; no [embeddings] section either".into());
+            }
+            return Ok(());
+        };
+        let one_of = |what: &str, value: &str, allowed: &[&str]| {
+            if allowed.contains(&value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "[embeddings] {what} {value:?}; expected one of {allowed:?}"
+                ))
+            }
+        };
+        one_of("provider", &e.provider, &["local", "voyage"])?;
+        one_of("quantization", &e.quantization, &["f32", "f16", "i8"])?;
+        if let Some(r) = &e.representation {
+            one_of(
+                "representation",
+                r,
+                &["window", "window+capsule", "contextual"],
+            )?;
+            if r == "contextual" && e.provider != "voyage" {
+                return Err(
+                    "[embeddings] representation \"contextual\" needs provider = \"voyage\"".into(),
+                );
+            }
+        }
+        let networked = e.provider != "local" || self.rerank.is_some();
+        if networked && !profile.network {
+            return Err(format!(
+                "profile {:?} has network = false, but [embeddings]/[rerank] name a network provider; set network = true in that profile to allow it",
+                self.default_profile
+            ));
+        }
+        if let Some(r) = &self.rerank {
+            one_of("[rerank] provider", &r.provider, &["voyage"])?;
+        }
+        Ok(())
     }
 
     /// The pack of the default profile.
@@ -381,6 +648,12 @@ impl Config {
             pack.lexical.split_identifiers = o
                 .split_identifiers
                 .unwrap_or(pack.lexical.split_identifiers);
+            pack.lexical.idf = o.idf.unwrap_or(pack.lexical.idf);
+            pack.lexical.max_query_terms = o.max_query_terms.or(pack.lexical.max_query_terms);
+        }
+        if let Some(e) = &self.embeddings {
+            pack.fusion.weights.text = e.weight.unwrap_or(pack.fusion.weights.text);
+            pack.text.depth = e.depth.unwrap_or(pack.text.depth);
         }
         if let Some(o) = &self.graph {
             let g = &mut pack.graph;
@@ -404,7 +677,7 @@ mod tests {
 
     #[test]
     fn default_config_round_trips_and_resolves_its_pack() {
-        let config: Config = toml::from_str(&default_toml("demo", "documents")).unwrap();
+        let config: Config = toml::from_str(&default_toml("demo", "documents", None)).unwrap();
         assert_eq!(config.default_profile, "documents");
         let pack = config.pack().unwrap();
         assert_eq!(pack.chunking.target_tokens, 512);
@@ -414,6 +687,39 @@ mod tests {
         assert_eq!(
             Pack::builtin("nope").unwrap_err().code(),
             crate::ErrorCode::NotFound
+        );
+    }
+
+    #[test]
+    fn the_text_channel_is_refused_without_embeddings_and_voyage_without_network() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("workspace.toml");
+        let local = default_toml("demo", "code", Some("local"));
+        std::fs::write(&path, &local).unwrap();
+        let config = Config::load(&path).unwrap();
+        assert!(
+            config.profiles["code"]
+                .channels
+                .contains(&"text".to_string())
+        );
+        assert_eq!(config.embeddings.unwrap().provider, "local");
+        // The text channel without [embeddings].
+        let cut = local.split("[embeddings]").next().unwrap().to_string();
+        std::fs::write(&path, &cut).unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.contains("no [embeddings] section"), "{err}");
+        // Voyage with network = false.
+        std::fs::write(
+            &path,
+            local.replace("provider = \"local\"", "provider = \"voyage\""),
+        )
+        .unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.contains("network = false"), "{err}");
+        std::fs::write(&path, default_toml("demo", "documents", Some("voyage"))).unwrap();
+        assert_eq!(
+            Config::load(&path).unwrap().embeddings.unwrap().provider,
+            "voyage"
         );
     }
 }

@@ -38,6 +38,10 @@ pub enum ErrorCode {
     Unauthorized,
     /// Refused: foreign Host or Origin, or not allowed by the workspace config.
     Forbidden,
+    /// An embedding or rerank provider failed (HTTP status, timeout, malformed answer), after retries.
+    Provider,
+    /// A job would exceed a configured cap on paid provider use; nothing was sent.
+    BudgetExceeded,
 }
 
 impl ErrorCode {
@@ -60,6 +64,8 @@ impl ErrorCode {
             Self::Internal => "E_INTERNAL",
             Self::Unauthorized => "E_UNAUTHORIZED",
             Self::Forbidden => "E_FORBIDDEN",
+            Self::Provider => "E_PROVIDER",
+            Self::BudgetExceeded => "E_BUDGET_EXCEEDED",
         }
     }
 }
@@ -123,6 +129,12 @@ pub enum Error {
     /// The caller is not allowed to do this (e.g. an agent naming a path outside the roots).
     #[error("{0}")]
     Forbidden(String),
+    /// A provider (embeddings, rerank) failed after its retries.
+    #[error("{0}")]
+    Provider(String),
+    /// A job would exceed a cap on paid provider use.
+    #[error("{0}")]
+    BudgetExceeded(String),
     /// The work was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -164,6 +176,8 @@ impl Error {
             Self::UnsupportedFormat(_) => ErrorCode::UnsupportedFormat,
             Self::LimitExceeded(_) => ErrorCode::LimitExceeded,
             Self::Forbidden(_) => ErrorCode::Forbidden,
+            Self::Provider(_) => ErrorCode::Provider,
+            Self::BudgetExceeded(_) => ErrorCode::BudgetExceeded,
             Self::Cancelled => ErrorCode::Cancelled,
             Self::Closed(_) => ErrorCode::Closed,
             Self::Io { .. } => ErrorCode::Io,

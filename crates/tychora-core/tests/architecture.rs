@@ -15,8 +15,8 @@ const LAYERS: &[&[&str]] = &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
         "capture",
     ],
-    // Parsing code, job bookkeeping, the lexical index.
-    &["code", "job", "lexical"],
+    // Parsing code, job bookkeeping, the lexical index, the text channel's vectors.
+    &["code", "job", "lexical", "vector"],
     &["parse", "snapshot"],
     // Windows, the identifier channel, and an open workspace's state.
     &["chunk", "exact", "engine"],

@@ -7,7 +7,9 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use tychora_core::Workspace;
 
-use crate::contract::{AddRequest, Progress, Receipt, requester as parse_requester};
+use crate::contract::{
+    AddPlan, AddRequest, Progress, RebuildReport, Receipt, requester as parse_requester,
+};
 use crate::error::{from_panic, to_napi};
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
@@ -31,6 +33,26 @@ impl NativeWorkspace {
         let ws = self.inner_ref()?;
         Ok(blocking(None, move || {
             ws.enqueue_add(&request.into(), parse_requester(&requester)?)
+        }))
+    }
+
+    /// What an add would capture and embed, and the embedding's estimated cost; writes nothing and
+    /// calls no provider (`tychora add --dry-run`).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "request: AddRequest, requester: 'owner' | 'agent'",
+        ts_return_type = "Promise<AddPlan>"
+    )]
+    pub fn plan_add(
+        &self,
+        request: AddRequest,
+        requester: String,
+    ) -> Result<AsyncTask<Blocking<AddPlan>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws
+                .plan_add(&request.into(), parse_requester(&requester)?, &|_| {})?
+                .into())
         }))
     }
 
@@ -74,6 +96,30 @@ impl NativeWorkspace {
         progress: Option<ProgressFn>,
     ) -> Result<Object<'env>> {
         self.spawn_job(env, progress, move |ws, report| ws.run_job(job_id, report))
+    }
+
+    /// Makes derived index data whole again (`manage rebuild`): damaged vector files rewritten
+    /// from the records; a current snapshot with stale indexes published again. Resolves to the
+    /// report.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "progress?: (progress: Progress) => void",
+        ts_return_type = "Promise<RebuildReport>"
+    )]
+    pub fn rebuild<'env>(
+        &self,
+        env: &'env Env,
+        progress: Option<ProgressFn>,
+    ) -> Result<Object<'env>> {
+        let ws = self.inner_ref()?;
+        crate::task::own_thread(env, move || {
+            let report = |p: tychora_core::job::Progress| {
+                if let Some(tsfn) = &progress {
+                    tsfn.call(p.into(), ThreadsafeFunctionCallMode::NonBlocking);
+                }
+            };
+            Ok(RebuildReport::from(ws.rebuild(&report)?))
+        })
     }
 
     fn spawn_job<'env>(

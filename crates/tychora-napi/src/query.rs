@@ -5,39 +5,53 @@ use napi_derive::napi;
 
 use crate::contract::{InspectSymbolRequest, QueryRequest, SymbolReport};
 use crate::error::to_json;
-use crate::task::{Blocking, blocking};
+use crate::task::{Blocking, blocking, own_thread};
 use crate::workspace::NativeWorkspace;
 
 #[napi]
 impl NativeWorkspace {
     /// Runs one query. Resolves to the `QueryResult` as one JSON string (see `contract/query.rs`).
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn search(
+    pub fn search<'env>(
         &self,
+        env: &'env Env,
         request: QueryRequest,
         signal: Option<AbortSignal>,
-    ) -> Result<AsyncTask<Blocking<String>>> {
+    ) -> Result<Either<AsyncTask<Blocking<String>>, Object<'env>>> {
         let ws = self.inner_ref()?;
-        Ok(blocking(signal, move || {
-            to_json(&ws.search(&request.into())?)
-        }))
+        let request: tychora_core::query::QueryRequest = request.into();
+        if self.remote {
+            return Ok(Either::B(own_thread(env, move || {
+                to_json(&ws.search(&request)?)
+            })?));
+        }
+        Ok(Either::A(blocking(signal, move || {
+            to_json(&ws.search(&request)?)
+        })))
     }
 
     /// Runs many queries in one crossing. Resolves to a JSON array of `QueryResult`s.
     #[napi(catch_unwind, ts_return_type = "Promise<string>")]
-    pub fn search_batch(
+    pub fn search_batch<'env>(
         &self,
+        env: &'env Env,
         requests: Vec<QueryRequest>,
         signal: Option<AbortSignal>,
-    ) -> Result<AsyncTask<Blocking<String>>> {
+    ) -> Result<Either<AsyncTask<Blocking<String>>, Object<'env>>> {
         let ws = self.inner_ref()?;
-        Ok(blocking(signal, move || {
+        let requests: Vec<tychora_core::query::QueryRequest> =
+            requests.into_iter().map(Into::into).collect();
+        let work = move || {
             let results = requests
-                .into_iter()
-                .map(|r| ws.search(&r.into()))
+                .iter()
+                .map(|r| ws.search(r))
                 .collect::<tychora_core::Result<Vec<_>>>()?;
             to_json(&results)
-        }))
+        };
+        if self.remote {
+            return Ok(Either::B(own_thread(env, work)?));
+        }
+        Ok(Either::A(blocking(signal, work)))
     }
 
     /// A symbol's definitions with references, callers and callees.

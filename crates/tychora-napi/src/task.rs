@@ -1,9 +1,9 @@
 //! Bounded work on the libuv pool: one generic `AsyncTask` whose output is a typed napi value.
 
-use napi::bindgen_prelude::{AbortSignal, AsyncTask, ToNapiValue, TypeName};
+use napi::bindgen_prelude::{AbortSignal, AsyncTask, Object, ToNapiValue, TypeName};
 use napi::{Env, Error, Task};
 
-use crate::error::guarded;
+use crate::error::{from_panic, guarded, to_napi};
 
 type Work<T> = Box<dyn FnOnce() -> tychora_core::Result<T> + Send>;
 
@@ -41,4 +41,25 @@ pub fn blocking<T: ToNapiValue + TypeName + Send + 'static>(
         Some(signal) => AsyncTask::with_signal(task, signal),
         None => AsyncTask::new(task),
     }
+}
+
+/// Runs `work` on a thread of its own and resolves the returned promise with its output. For calls
+/// that may wait on the JS thread (a provider's promise): on the libuv pool, enough of them would
+/// starve the pool the provider's own I/O needs.
+pub fn own_thread<'env, T: ToNapiValue + Send + 'static>(
+    env: &'env Env,
+    work: impl FnOnce() -> tychora_core::Result<T> + Send + 'static,
+) -> napi::Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<T, _>()?;
+    std::thread::Builder::new()
+        .name("tychora-call".into())
+        .spawn(
+            move || match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+                Ok(Ok(value)) => deferred.resolve(move |_| Ok(value)),
+                Ok(Err(err)) => deferred.reject(to_napi(&err)),
+                Err(payload) => deferred.reject(from_panic(payload.as_ref())),
+            },
+        )
+        .map_err(|e| Error::from_reason(format!("[E_IO] cannot start a call thread: {e}")))?;
+    Ok(promise)
 }

@@ -11,23 +11,42 @@ use tychora_core::Workspace;
 
 use crate::contract::InitReport;
 use crate::error::to_napi;
+use crate::providers::ProviderHooks;
 use crate::task::{Blocking, blocking};
 
-/// Creates a workspace in `dir` with a default profile (`documents` unless given).
+/// Creates a workspace in `dir` with a default profile (`documents` unless given), and the text
+/// channel when `embeddings` names a provider (`local` or `voyage`).
 #[napi(catch_unwind, ts_return_type = "Promise<InitReport>")]
-pub fn init_workspace(dir: String, profile: Option<String>) -> AsyncTask<Blocking<InitReport>> {
+pub fn init_workspace(
+    dir: String,
+    profile: Option<String>,
+    #[napi(ts_arg_type = "'local' | 'voyage' | undefined | null")] embeddings: Option<String>,
+) -> AsyncTask<Blocking<InitReport>> {
     blocking(None, move || {
         let profile = profile.as_deref().unwrap_or("documents");
-        Ok(Workspace::init_with_profile(&PathBuf::from(dir), profile)?.into())
+        Ok(Workspace::init_with(&PathBuf::from(dir), profile, embeddings.as_deref())?.into())
     })
 }
 
-/// Opens a workspace, taking its lock.
+/// Opens a workspace, taking its lock. `providers` are the network providers the TypeScript side
+/// calls (Voyage embeddings, reranking), when the workspace configures them.
 #[napi(catch_unwind, ts_return_type = "Promise<NativeWorkspace>")]
-pub fn open_workspace(dir: String) -> AsyncTask<Blocking<NativeWorkspace>> {
+pub fn open_workspace(
+    dir: String,
+    providers: Option<ProviderHooks>,
+) -> AsyncTask<Blocking<NativeWorkspace>> {
+    let providers = providers.map(crate::providers::from_hooks);
     blocking(None, move || {
+        let remote = providers
+            .as_ref()
+            .is_some_and(|p| p.embedder.is_some() || p.reranker.is_some());
+        let ws = match providers {
+            Some(p) => Workspace::open_with(&PathBuf::from(dir), p)?,
+            None => Workspace::open(&PathBuf::from(dir))?,
+        };
         Ok(NativeWorkspace {
-            inner: Mutex::new(Some(Arc::new(Workspace::open(&PathBuf::from(dir))?))),
+            inner: Mutex::new(Some(Arc::new(ws))),
+            remote,
         })
     })
 }
@@ -50,6 +69,9 @@ pub fn workspace_lock_owner(dir: String) -> Result<Option<String>> {
 #[napi]
 pub struct NativeWorkspace {
     inner: Mutex<Option<Arc<Workspace>>>,
+    /// Whether calls may wait on a JS provider: then they run on their own threads, not the
+    /// libuv pool, which the provider's own I/O (DNS lookups) needs.
+    pub(crate) remote: bool,
 }
 
 #[napi]

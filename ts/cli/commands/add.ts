@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty'
 import { resolve } from 'node:path'
-import type { Progress, Receipt } from '../../contracts/ingest.js'
+import type { AddPlan, Progress, Receipt } from '../../contracts/ingest.js'
 import { KindSchema } from '../../contracts/query.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
@@ -26,9 +26,43 @@ function summary(r: Receipt): string {
     if (paths.length > 0 && paths.length <= 20) lines.push(`  ${label}: ${paths.join(', ')}`)
   }
   // Once per job: what the ignore rules left out, so a user who expected `.env` or `dist/` knows why.
+  if (r.embedding) {
+    const e = r.embedding
+    lines.push(`  embedded ${e.embedded} of ${e.inputs} inputs (${e.tokens_embedded} tokens, ${e.calls} calls, ${e.embed_ms.toFixed(0)} ms); ${e.workspace_cached} from this workspace, ${e.user_cached} from the user cache`)
+  }
   if (r.excluded.length > 0) lines.push(`  excluded: ${r.excluded.map((e) => `${e.count} by ${e.rule} (e.g. ${e.example})`).join('; ')}`)
   for (const d of r.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
   // File names and messages come from the files: their control characters must not reach the terminal.
+  return visible(lines.join('\n'))
+}
+
+function planSummary(p: AddPlan): string {
+  const f = p.files
+  const lines = [
+    `dry run (nothing written, no provider called): ${f.added} to add, ${f.changed} changed, ${f.unchanged} unchanged, ${f.skipped} skipped, ${f.failed} failed`,
+    `  ${size(p.bytes)} read · ${p.units} units · ${p.windows} windows`,
+  ]
+  const e = p.embedding
+  if (e) {
+    const cost =
+      e.usd === null || e.usd === undefined
+        ? `no price for ${e.model} in the pack's table (as of ${e.prices_as_of})`
+        : e.provider === 'local'
+          ? '$0 (local model)'
+          : `≈ $${e.usd.toFixed(4)} at $${e.usd_per_million_tokens} per million tokens (prices as of ${e.prices_as_of})`
+    lines.push(
+      `  embed with ${e.provider}/${e.model}: ${e.new_inputs} new inputs, ${e.new_tokens} tokens; ${e.cached} already embedded (${e.cached_tokens} tokens, free)`,
+      `  estimated cost: ${cost}`,
+    )
+    if (e.max_embed_tokens_per_job != null || e.max_embed_tokens_per_month != null) {
+      lines.push(`  caps: per job ${e.max_embed_tokens_per_job ?? '–'}, per month ${e.max_embed_tokens_per_month ?? '–'} (${e.month_tokens} used this month)`)
+    }
+    if (e.over_budget) lines.push('  the real run would stop before embedding anything: E_BUDGET_EXCEEDED')
+  } else {
+    lines.push('  no text channel ([embeddings] not configured): nothing to embed')
+  }
+  if (p.excluded.length > 0) lines.push(`  excluded: ${p.excluded.map((x) => `${x.count} by ${x.rule} (e.g. ${x.example})`).join('; ')}`)
+  for (const d of p.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
   return visible(lines.join('\n'))
 }
 
@@ -39,6 +73,7 @@ export default defineCommand({
     paths: { type: 'positional', required: true, variadic: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
     kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file' },
+    'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
@@ -46,6 +81,14 @@ export default defineCommand({
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
     if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json, jsonl or code_file`)
     const request = { paths: paths.map((p) => resolve(p)), ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) }
+    if (args['dry-run']) {
+      const plan = await withTarget(args.workspace, async (target) => {
+        if (target.mode !== 'local') throw new TychoraError('E_LOCKED', `the workspace is served by the daemon (${target.daemon.url}); --dry-run reads it directly: stop the daemon first`)
+        return target.workspace.planAdd(request)
+      })
+      writeOut(args.format === 'json' ? JSON.stringify(plan, null, 2) : planSummary(plan))
+      return
+    }
     const progress = createProgress()
     const receipt = await withTarget(args.workspace, async (target) => {
       if (target.mode === 'local') return target.workspace.add(request, { onProgress: (p) => progress.update(p) })

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineCommand } from 'citty'
-import { type BeirReport, evalBeir } from '../../eval/beir.js'
+import { type BeirOptions, type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
 import { TychoraError } from '../../errors.js'
 import { writeOut } from '../context.js'
@@ -41,6 +41,10 @@ function beirLines(report: BeirReport): string[] {
     `  MRR@10     ${report.mrr_at_10.toFixed(4)}`,
     `  Recall@10  ${report.recall_at_10.toFixed(4)}`,
     `  ingest ${report.ingest_seconds.toFixed(2)} s · query p50 ${report.query_latency_ms.p50.toFixed(2)} ms, p99 ${report.query_latency_ms.p99.toFixed(2)} ms`,
+    ...(report.embedding
+      ? [`  embedded ${report.embedding.embedded} of ${report.embedding.inputs} inputs (${report.embedding.tokens_embedded} tokens, ${(report.embedding.embed_ms / 1000).toFixed(1)} s); ${report.embedding.workspace_cached + report.embedding.user_cached} cached`]
+      : []),
+    ...(report.channels ? [`  channels ${report.channels.join(', ')}`] : []),
   ]
 }
 
@@ -52,16 +56,28 @@ const beir = defineCommand({
     profile: { type: 'string', description: 'documents (corpus as JSON Lines) | code (one source file per document, code profile)', default: 'documents' },
     extension: { type: 'string', description: 'With --profile code: extension of the document files (picks the language)', default: '.py' },
     'ignore-identical-ids': { type: 'boolean', description: 'Drop a retrieved document whose id equals the query id', default: false },
+    embeddings: { type: 'string', description: 'local: turn on the text (dense) channel with the local model (documents profile)' },
+    'model-dir': { type: 'string', description: 'With --embeddings local: the model directory (default: the fetched all-MiniLM-L6-v2)' },
+    channels: { type: 'string', description: 'Channels per query, comma-separated: exact, lexical, text, graph (default: the profile’s)' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-<set>-<split>.json)' },
     keep: { type: 'boolean', description: 'Keep the scratch workspace', default: false },
   },
   async run({ args }) {
     const split = parseSplit(args.split)
     if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be documents or code')
+    if (args.embeddings !== undefined && args.embeddings !== 'local') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings must be local (evaluations run offline)')
+    if (args.embeddings && args.profile === 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings is available with --profile documents')
+    const channels = args.channels?.split(',') as BeirOptions['channels']
     const report =
       args.profile === 'code'
         ? await evalBeirAsCode(resolve(args.dir), { split, extension: args.extension, keep: args.keep })
-        : await evalBeir(resolve(args.dir), { split, ignoreIdenticalIds: args['ignore-identical-ids'], keep: args.keep })
+        : await evalBeir(resolve(args.dir), {
+            split,
+            ignoreIdenticalIds: args['ignore-identical-ids'],
+            keep: args.keep,
+            ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
+            ...(channels ? { channels } : {}),
+          })
     const out = resolve(args.out ?? `tychora-eval-${basename(resolve(args.dir))}-${split}${args.profile === 'code' ? '-code' : ''}.json`)
     await writeFile(out, `${JSON.stringify(report, null, 2)}\n`)
     writeOut([...beirLines(report), `  written to ${out}`].join('\n'))

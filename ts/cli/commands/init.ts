@@ -8,11 +8,15 @@ export default defineCommand({
   args: {
     dir: { type: 'positional', required: false, description: 'Workspace directory', default: '.tychora' },
     profile: { type: 'string', description: 'documents (default) | code (repositories: tree-sitter symbols, identifier sub-tokens)', default: 'documents' },
+    embeddings: { type: 'string', description: 'Turn on the text (dense) channel: local (a model directory, offline) | voyage (network, VOYAGE_API_KEY)' },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
     if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', `--profile must be documents or code, got ${args.profile}`)
-    const report = await Workspace.init(args.dir, { profile: args.profile })
+    if (args.embeddings !== undefined && args.embeddings !== 'local' && args.embeddings !== 'voyage') {
+      throw new TychoraError('E_INVALID_ARGUMENT', `--embeddings must be local or voyage, got ${args.embeddings}`)
+    }
+    const report = await Workspace.init(args.dir, { profile: args.profile, ...(args.embeddings ? { embeddings: args.embeddings } : {}) })
     if (args.format === 'json') return writeOut(JSON.stringify(report, null, 2))
     writeOut(`Initialised workspace ${report.dir} (schema ${report.schema_version})\n  ${report.created.join('\n  ')}`)
   },

@@ -45,6 +45,23 @@ const verify = defineCommand({
   },
 })
 
+const rebuild = defineCommand({
+  meta: { name: 'rebuild', description: "Rewrite damaged vector files from the vector records; republish the current snapshot when its indexes are stale (embeddings turned on or changed)" },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    await withLocalWorkspace(args.workspace, async (ws) => {
+      const r = await ws.rebuild()
+      if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+      const lines = [
+        `job ${r.job_id}: ${r.repaired.length} vector file(s) rewritten from the records${r.repaired.map((g) => `\n  snapshot ${g.snapshot_id}: ${g.generation}`).join('')}`,
+        r.republished ? `republished as snapshot ${r.snapshot_id}: ${r.reason}` : `current snapshot ${r.snapshot_id} kept: ${r.reason}`,
+      ]
+      if (r.embedding) lines.push(`embedded ${r.embedding.embedded} of ${r.embedding.inputs} inputs (${r.embedding.tokens_embedded} tokens)`)
+      writeOut(visible(lines.join('\n')))
+    })
+  },
+})
+
 const migrate = defineCommand({
   meta: { name: 'migrate', description: 'Apply pending schema migrations (never done implicitly)' },
   args: { dir: { type: 'positional', required: false, description: 'Workspace directory' }, ...workspaceArg },
@@ -56,6 +73,6 @@ const migrate = defineCommand({
 })
 
 export default defineCommand({
-  meta: { name: 'manage', description: 'Workspace administration: status, verify, migrate' },
-  subCommands: { status, verify, migrate },
+  meta: { name: 'manage', description: 'Workspace administration: status, verify, rebuild, migrate' },
+  subCommands: { status, verify, rebuild, migrate },
 })

@@ -1,5 +1,5 @@
 import { defineCommand } from 'citty'
-import { type QueryRequest, QueryRequestSchema, WITH_GRAPH } from '../../contracts/query.js'
+import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
 import { validate } from '../../contracts/validate.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
@@ -24,7 +24,9 @@ export default defineCommand({
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
     snapshot: { type: 'string', description: 'Pin a snapshot id' },
-    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, graph (default: the profile's)" },
+    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, text, graph (default: the profile's)" },
+    explain: { type: 'boolean', description: "Per segment, each channel's rank and own score, the fused and rerank scores; the query path's stages", default: false },
+    rerank: { type: 'boolean', description: 'Rerank the top candidates when [rerank] is configured (--no-rerank to skip)', default: true },
     graph: { type: 'boolean', description: "Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them", default: false },
     format: { type: 'string', description: 'json | md | agent', default: 'md' },
   },
@@ -43,7 +45,10 @@ export default defineCommand({
           budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
           max_per_source: int(args['max-per-source'], 'max-per-source'),
           snapshot_id: int(args.snapshot, 'snapshot'),
-          channels: args.channels?.split(',') ?? (args.graph ? [...WITH_GRAPH] : undefined),
+          channels: args.channels?.split(','),
+          graph: args.graph ? true : undefined,
+          explain: args.explain ? true : undefined,
+          rerank: args.rerank === false ? false : undefined,
         }).filter(([, v]) => v !== undefined),
       ),
     )

@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { WITH_GRAPH } from '../../contracts/query.js'
 import { QueryResultSchema } from '../../contracts/result.js'
 import { SearchEvidenceRequestSchema } from '../../contracts/service.js'
 import { toAgent } from '../../format/render.js'
@@ -10,7 +9,7 @@ import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
  * The query fields of `QueryRequest` an agent sets. Channel selection stays with the profile,
  * except the code graph, which an agent asks for by intent (`graph: true`).
  */
-export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ channels: true }).extend({
+export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ channels: true, graph: true }).extend({
   project: ProjectArg,
   graph: z
     .boolean()
@@ -24,7 +23,7 @@ export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Search evidence',
       description: [
-        "Search a project's published corpus (exact identifiers and BM25, fused) and return cited source segments, best first.",
+        "Search a project's published corpus (exact identifiers, BM25 and, where the project embeds, dense vectors; fused) and return cited source segments, best first.",
         'Returns structuredContent = a QueryResult: segments[] with text (verbatim quoted source), citation ("path:line-line"),',
         'revision {revision_id, seq, sha256}, locator {byte_start, byte_end, line_start, line_end, heading_path, json_pointer},',
         'the safety triple (content_classification, may_contain_instructions, executable) and an id for get_evidence;',
@@ -37,9 +36,9 @@ export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void 
       outputSchema: QueryResultSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ project, graph, ...request }) =>
+    async ({ project, ...request }) =>
       forProject(ctx, project, async (client) => {
-        const result = await client.search(graph ? { ...request, channels: [...WITH_GRAPH] } : request)
+        const result = await client.search(request)
         return { content: [{ type: 'text', text: toAgent(result) }], structuredContent: result }
       }),
   )

@@ -11,7 +11,7 @@ pub use lock::WorkspaceLock;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use regex::Regex;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -23,6 +23,10 @@ use crate::job::ProgressBoard;
 use crate::lexical::LexicalIndex;
 use crate::store::query_log::QueryLog;
 use crate::store::{self, migrate};
+use crate::vector::{Budget, Embedder, LocalEmbedder, Providers, Reranker, UserCache, VectorIndex};
+
+/// The text channel's embedder as the workspace configures it: `None` without `[embeddings]`.
+type TextEmbedder = Option<Arc<dyn Embedder>>;
 
 /// The engine version recorded in new workspaces.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -37,6 +41,13 @@ pub(crate) struct Engine {
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
     generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
+    vector_indexes: Mutex<HashMap<String, Arc<VectorIndex>>>,
+    // Resolved on first use, so that commands that never embed (status, manage) do not need the
+    // model; an embedder handed in by the binding (a provider the TypeScript side calls) wins.
+    embedder: OnceLock<std::result::Result<TextEmbedder, String>>,
+    embedder_override: Option<Arc<dyn Embedder>>,
+    reranker: Option<Arc<dyn Reranker>>,
+    user_cache: Option<UserCache>,
     query_log: QueryLog,
     progress: ProgressBoard,
     // One process owns the workspace, so the pointer changes only through this handle and a
@@ -59,6 +70,7 @@ impl std::fmt::Debug for Engine {
 pub(crate) struct SnapshotMeta {
     pub generation: String,
     pub members: i64,
+    pub text: Option<crate::snapshot::TextGeneration>,
 }
 
 /// The canonical directory of an existing workspace (`E_NOT_FOUND` without a workspace.toml).
@@ -82,7 +94,7 @@ impl Engine {
     ///
     /// # Errors
     /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
-    pub(crate) fn open(dir: &Path) -> Result<Self> {
+    pub(crate) fn open(dir: &Path, providers: Providers) -> Result<Self> {
         let dir = resolve(dir)?;
         let config = Config::load(&dir.join("workspace.toml"))?;
         let pack = config.pack()?;
@@ -109,7 +121,25 @@ impl Engine {
             params![store::now_ms()],
         )?;
         let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
+        let user_cache = match config
+            .embeddings
+            .as_ref()
+            .and_then(|e| e.cache_dir.as_deref())
+        {
+            Some("") => None,
+            Some(path) => Some(UserCache::new(Path::new(path))),
+            None => UserCache::default_dir().map(|d| UserCache::new(&d)),
+        };
         let engine = Self {
+            vector_indexes: Mutex::new(HashMap::new()),
+            embedder: OnceLock::new(),
+            embedder_override: providers.embedder,
+            reranker: if config.rerank.is_some() {
+                providers.reranker
+            } else {
+                None
+            },
+            user_cache,
             query_log,
             progress: ProgressBoard::default(),
             current: Mutex::new(None),
@@ -186,6 +216,7 @@ impl Engine {
         let meta = SnapshotMeta {
             generation,
             members,
+            text: crate::snapshot::text_generation(conn, snapshot_id)?,
         };
         if let Ok(mut cache) = self.snapshot_meta.lock() {
             cache.insert(snapshot_id, meta.clone());
@@ -268,6 +299,119 @@ impl Engine {
         Ok(index)
     }
 
+    /// The text channel's embedder (`None` when the workspace has no `[embeddings]`).
+    ///
+    /// # Errors
+    /// The local model's directory is missing or holds an unsupported model.
+    pub(crate) fn embedder(&self) -> Result<TextEmbedder> {
+        self.embedder
+            .get_or_init(|| self.make_embedder().map_err(|e| e.to_string()))
+            .clone()
+            .map_err(Error::InvalidArgument)
+    }
+
+    fn make_embedder(&self) -> Result<TextEmbedder> {
+        let Some(settings) = &self.config.embeddings else {
+            return Ok(None);
+        };
+        if let Some(embedder) = &self.embedder_override {
+            return Ok(Some(Arc::clone(embedder)));
+        }
+        let representation = settings
+            .representation
+            .clone()
+            .unwrap_or_else(|| self.pack.text.representation.clone());
+        match settings.provider.as_str() {
+            "local" => {
+                let dir = match &settings.model_dir {
+                    Some(d) => PathBuf::from(d),
+                    None => UserCache::default_dir()
+                        .map(|c| c.join("models").join("all-MiniLM-L6-v2"))
+                        .ok_or_else(|| {
+                            Error::InvalidArgument(
+                                "[embeddings] provider = \"local\" needs model_dir (no user cache directory here)".into(),
+                            )
+                        })?,
+                };
+                let embedder = LocalEmbedder::open(
+                    &dir,
+                    &representation,
+                    &settings.quantization,
+                    settings.long_inputs,
+                )
+                .map_err(|e| {
+                    Error::InvalidArgument(format!(
+                        "[embeddings] local model: {e} (fetch all-MiniLM-L6-v2 with `node scripts/fetch-model.mjs`, or set model_dir)"
+                    ))
+                })?;
+                Ok(Some(Arc::new(embedder)))
+            }
+            other => Err(Error::InvalidArgument(format!(
+                "[embeddings] provider {other:?} is called from the TypeScript package (tychora CLI, server or library); the core alone runs only \"local\""
+            ))),
+        }
+    }
+
+    /// The reranker, when `[rerank]` is configured and the caller provided one.
+    pub(crate) fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
+        self.reranker.as_ref()
+    }
+
+    /// The user-level vector cache, unless turned off.
+    pub(crate) fn user_cache(&self) -> Option<&UserCache> {
+        self.user_cache.as_ref()
+    }
+
+    /// The caps on tokens embedded.
+    pub(crate) fn embed_budget(&self) -> Budget {
+        self.config
+            .embeddings
+            .as_ref()
+            .map_or_else(Budget::default, |e| Budget {
+                per_job: e.max_embed_tokens_per_job,
+                per_month: e.max_embed_tokens_per_month,
+            })
+    }
+
+    /// The folder vector generations live in.
+    pub(crate) fn text_dir(&self) -> PathBuf {
+        self.dir.join("indexes").join("text")
+    }
+
+    /// An opened vector generation, cached and verified against its recorded sha256 on first open.
+    pub(crate) fn vector_index(
+        &self,
+        generation: &crate::snapshot::TextGeneration,
+    ) -> Result<Arc<VectorIndex>> {
+        let mut cache = self
+            .vector_indexes
+            .lock()
+            .map_err(|_| Error::Internal("vector index cache poisoned".into()))?;
+        if let Some(index) = cache.get(&generation.generation) {
+            return Ok(Arc::clone(index));
+        }
+        let index = Arc::new(VectorIndex::open(
+            &self.text_dir().join(&generation.generation),
+            &generation.sha256,
+        )?);
+        cache.insert(generation.generation.clone(), Arc::clone(&index));
+        Ok(index)
+    }
+
+    /// Forgets every opened vector generation (after a rebuild).
+    pub(crate) fn forget_vector_indexes(&self) {
+        if let Ok(mut cache) = self.vector_indexes.lock() {
+            cache.clear();
+        }
+    }
+
+    /// Forgets an opened vector generation (after it was found corrupt or rebuilt).
+    pub(crate) fn forget_vector_index(&self, generation: &str) {
+        if let Ok(mut cache) = self.vector_indexes.lock() {
+            cache.remove(generation);
+        }
+    }
+
     /// The current published snapshot id, if any.
     ///
     /// # Errors
@@ -315,11 +459,42 @@ impl Engine {
                     .collect()
             })
             .unwrap_or_default();
+        let held_vectors: Vec<String> = self
+            .vector_indexes
+            .lock()
+            .map(|cache| {
+                cache
+                    .iter()
+                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
+                    .map(|(g, _)| g.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut removed = 0;
+        if let Ok(entries) = fs::read_dir(self.text_dir()) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if keep.contains(&name) || held_vectors.contains(&name) {
+                    continue;
+                }
+                self.forget_vector_index(&name);
+                match fs::remove_file(entry.path()) {
+                    Ok(()) => removed += 1,
+                    Err(e) => log::warn!(
+                        "cannot remove stale vector generation {}: {e}",
+                        entry.path().display()
+                    ),
+                }
+                conn.execute(
+                    "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
+                    params![name],
+                )?;
+            }
+        }
         let lexical_dir = self.dir.join("indexes").join("lexical");
         let Ok(entries) = fs::read_dir(&lexical_dir) else {
-            return Ok(0);
+            return Ok(removed);
         };
-        let mut removed = 0;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if keep.contains(&name) || held.contains(&name) {

@@ -7,6 +7,7 @@
 
 mod commit;
 mod prepare;
+mod rebuild;
 mod run;
 mod targets;
 
@@ -22,6 +23,28 @@ use crate::job::Progress;
 use crate::parse::KindOverride;
 use crate::store::now_ms;
 use targets::{agent_may_capture, capture_roots};
+
+pub(crate) use rebuild::rebuild;
+pub use rebuild::{RebuildReport, Repaired};
+
+/// How a publication of this workspace gets its vectors (`None` without `[embeddings]`).
+fn text_publication<'a>(
+    engine: &'a Engine,
+    conn: &rusqlite::Connection,
+    embedder: Option<&'a std::sync::Arc<dyn crate::vector::Embedder>>,
+    dir: &'a Path,
+) -> Result<Option<crate::snapshot::TextPublication<'a>>> {
+    let Some(embedder) = embedder else {
+        return Ok(None);
+    };
+    Ok(Some(crate::snapshot::TextPublication {
+        dir,
+        family_id: crate::vector::records::family_id(conn, embedder.spec())?,
+        embedder: embedder.as_ref(),
+        cache: engine.user_cache(),
+        budget: engine.embed_budget(),
+    }))
+}
 
 /// What to add.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -126,6 +149,119 @@ pub struct Receipt {
     /// Entries the walk left out, counted per rule (hidden names, ignore files, `capture.exclude`).
     #[serde(default)]
     pub excluded: Vec<Exclusion>,
+    /// What the text channel's embedding did (workspaces with `[embeddings]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<crate::vector::EmbedReport>,
+}
+
+/// What `add --dry-run` found: what would be captured and embedded, and what embedding would cost.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AddPlan {
+    /// Files by outcome (nothing was recorded).
+    pub files: FileCounts,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Evidence units of the new and changed files.
+    pub units: usize,
+    /// Windows of the new and changed files.
+    pub windows: usize,
+    /// What the text channel would embed (workspaces with `[embeddings]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbedPlan>,
+    /// Per-file problems the real run would report.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Entries the walk would leave out.
+    pub excluded: Vec<Exclusion>,
+}
+
+/// The embedding part of a dry run.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbedPlan {
+    /// The configured provider.
+    pub provider: String,
+    /// Its model.
+    pub model: String,
+    /// Distinct inputs of the new and changed windows.
+    pub inputs: usize,
+    /// Already embedded (this workspace or the user cache): free.
+    pub cached: usize,
+    /// To embed.
+    pub new_inputs: usize,
+    /// Their tokens (the provider's count, or an estimate where it has no local tokenizer).
+    pub new_tokens: u64,
+    /// Tokens of the cached inputs.
+    pub cached_tokens: u64,
+    /// Estimated cost in US dollars (0 for the local model; `None` without a price for the model).
+    pub usd: Option<f64>,
+    /// The price used, per million tokens, and the date of the pack's price table.
+    pub usd_per_million_tokens: Option<f64>,
+    /// The date of the price table.
+    pub prices_as_of: String,
+    /// Tokens embedded by this workspace this month (for the monthly cap).
+    pub month_tokens: u64,
+    /// The caps, and whether this add would stop on one (`E_BUDGET_EXCEEDED`).
+    pub max_embed_tokens_per_job: Option<u64>,
+    /// The monthly cap.
+    pub max_embed_tokens_per_month: Option<u64>,
+    /// Whether the real run would stop before its first provider call.
+    pub over_budget: bool,
+}
+
+impl EmbedPlan {
+    fn new(
+        engine: &Engine,
+        spec: &crate::vector::FamilySpec,
+        estimate: crate::vector::Estimate,
+        conn: &rusqlite::Connection,
+    ) -> Result<Self> {
+        let prices = &engine.pack().prices;
+        let price = if spec.provider == "local" {
+            Some(0.0)
+        } else {
+            prices.usd_per_million_tokens.get(&spec.model).copied()
+        };
+        let budget = engine.embed_budget();
+        let month_tokens = crate::vector::month_tokens(conn)?;
+        let over_budget = budget.per_job.is_some_and(|cap| estimate.new_tokens > cap)
+            || budget
+                .per_month
+                .is_some_and(|cap| month_tokens + estimate.new_tokens > cap);
+        #[allow(clippy::cast_precision_loss)]
+        let usd = price.map(|p| p * estimate.new_tokens as f64 / 1_000_000.0);
+        Ok(Self {
+            provider: spec.provider.clone(),
+            model: spec.model.clone(),
+            inputs: estimate.inputs,
+            cached: estimate.cached,
+            new_inputs: estimate.new_inputs,
+            new_tokens: estimate.new_tokens,
+            cached_tokens: estimate.cached_tokens,
+            usd,
+            usd_per_million_tokens: price,
+            prices_as_of: prices.as_of.clone(),
+            month_tokens,
+            max_embed_tokens_per_job: budget.per_job,
+            max_embed_tokens_per_month: budget.per_month,
+            over_budget,
+        })
+    }
+}
+
+/// Plans an add without writing anything or calling a provider (`add --dry-run`).
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an unknown kind or an empty path list; the local model's errors.
+pub(crate) fn plan(
+    engine: &Engine,
+    request: &AddRequest,
+    requester: Requester,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<AddPlan> {
+    if request.paths.is_empty() {
+        return Err(Error::InvalidArgument("add needs at least one path".into()));
+    }
+    let mut conn = engine.writer()?;
+    run::AddJob::plan(engine, &mut conn, request, requester, on_progress)
 }
 
 fn parse_kind(kind: Option<&str>) -> Result<Option<KindOverride>> {

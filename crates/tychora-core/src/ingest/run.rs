@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::prepare::{self, Outcome, PrepareContext};
 use super::targets::{Target, resolve_target};
-use super::{AddRequest, FileCounts, Receipt, Requester, commit};
+use super::{AddPlan, AddRequest, FileCounts, Receipt, Requester, commit};
 use crate::capture::{self, Candidate, Exclusion};
 use crate::chunk::ChunkOptions;
 use crate::engine::Engine;
@@ -101,6 +101,119 @@ impl<'a> AddJob<'a> {
             commit::finish_job(conn, &receipt)?;
             Ok(receipt)
         }
+    }
+
+    /// The dry run: stages 1–3 (resolve, walk, prepare) and what embedding the new windows would
+    /// cost, inside a transaction that is rolled back, so nothing is written (not even a root or
+    /// a collection) and no provider is called.
+    pub(super) fn plan(
+        engine: &'a Engine,
+        conn: &mut Connection,
+        request: &AddRequest,
+        requester: Requester,
+        on_progress: &'a (dyn Fn(Progress) + Sync),
+    ) -> Result<AddPlan> {
+        let kind_override = super::parse_kind(request.kind.as_deref())?;
+        let collection = request.collection.as_deref().unwrap_or("default");
+        let tx = conn.transaction()?;
+        let previous = snapshot::current(&tx)?;
+        let mut job = AddJob {
+            engine,
+            job_id: 0,
+            started: Instant::now(),
+            on_progress,
+            steps: Steps::new(0),
+            collection_id: Engine::collection_id(&tx, collection, true)?,
+            kind_override,
+            fingerprint: commit::fingerprint(engine.pack(), kind_override),
+            previous,
+            members: match previous {
+                Some(id) => snapshot::members(&tx, id)?,
+                None => Vec::new(),
+            },
+            tally: Tally::default(),
+        };
+        let targets = job.resolve_targets(&tx, request, requester);
+        let mut plan = AddPlan::default();
+        let mut documents: Vec<crate::vector::DocInputs> = Vec::new();
+        let embedder = engine.embedder()?;
+        let representation = embedder.as_ref().map(|e| e.spec().representation.clone());
+        for target in &targets {
+            let candidates = job.walk(target);
+            let outcomes = job.prepare(target, &candidates);
+            let published: std::collections::HashSet<(i64, String)> =
+                job.published().into_keys().collect();
+            for (candidate, outcome) in candidates.iter().zip(outcomes) {
+                let key = (target.root_id, candidate.rel_path.clone());
+                if !job.tally.seen.insert(key.clone()) {
+                    continue;
+                }
+                plan.files.scanned += 1;
+                let prepared = match outcome {
+                    Outcome::Skipped(d) => {
+                        plan.files.skipped += 1;
+                        job.tally.diagnostics.push(d);
+                        continue;
+                    }
+                    Outcome::Failed(d) => {
+                        plan.files.failed += usize::from(d.level == "error");
+                        plan.files.skipped += usize::from(d.level != "error");
+                        job.tally.diagnostics.push(d);
+                        continue;
+                    }
+                    Outcome::Ready(p) => p,
+                };
+                plan.bytes += prepared.bytes.len() as u64;
+                let Some(extraction) = &prepared.extraction else {
+                    plan.files.unchanged += 1;
+                    continue;
+                };
+                if published.contains(&key) {
+                    plan.files.changed += 1;
+                } else {
+                    plan.files.added += 1;
+                }
+                plan.units += extraction.units.len();
+                plan.windows += extraction.chunks.len();
+                if let Some(representation) = &representation {
+                    let capsules: Vec<String> = extraction
+                        .chunks
+                        .iter()
+                        .map(|c| {
+                            snapshot::capsule_text(
+                                &serde_json::to_string(&c.capsule).unwrap_or_default(),
+                            )
+                        })
+                        .collect();
+                    let windows: Vec<(&str, &str)> = capsules
+                        .iter()
+                        .zip(&extraction.chunks)
+                        .map(|(capsule, c)| (capsule.as_str(), c.text.as_str()))
+                        .collect();
+                    documents.extend(crate::vector::document_inputs(representation, &[windows]));
+                }
+            }
+        }
+        if let Some(embedder) = &embedder {
+            let family = crate::vector::records::family_id(&tx, embedder.spec())?;
+            let estimate = crate::vector::estimate(
+                &tx,
+                Some(family),
+                embedder.as_ref(),
+                engine.user_cache(),
+                &documents,
+            )?;
+            plan.embedding = Some(super::EmbedPlan::new(
+                engine,
+                embedder.spec(),
+                estimate,
+                &tx,
+            )?);
+        }
+        plan.diagnostics = std::mem::take(&mut job.tally.diagnostics);
+        plan.excluded = std::mem::take(&mut job.tally.excluded);
+        tx.rollback()?;
+        Ok(plan)
     }
 
     /// Stage 1: each requested path resolved inside the roots, or a diagnostic.
@@ -387,18 +500,24 @@ impl<'a> AddJob<'a> {
         let mut receipt = self.receipt(self.previous, false);
         let started = self.started;
         let steps = &mut self.steps;
-        let finish = |tx: &rusqlite::Transaction<'_>, id: i64| {
+        let finish = |tx: &rusqlite::Transaction<'_>, id: i64, published: &snapshot::Published| {
             let mut done = receipt.clone();
             done.snapshot_id = Some(id);
             done.published = true;
+            done.embedding.clone_from(&published.embedding);
             done.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
             steps.finish(
                 tx,
-                &serde_json::json!({ "snapshot_id": id, "members": members_total }),
+                &serde_json::json!({ "snapshot_id": id, "members": members_total, "embedding": published.embedding }),
             )?;
-            commit::finish_job(tx, &done)
+            commit::finish_job(tx, &done)?;
+            receipt = done;
+            Ok(())
         };
         let generations = self.engine.generations_dir();
+        let text_dir = self.engine.text_dir();
+        let embedder = self.engine.embedder()?;
+        let text = super::text_publication(self.engine, conn, embedder.as_ref(), &text_dir)?;
         let publication = snapshot::Publication {
             generations: &generations,
             lexical: &self.engine.pack().lexical,
@@ -406,11 +525,10 @@ impl<'a> AddJob<'a> {
             job_id: self.job_id,
             members: &next,
             relation_sets: &sets,
+            text,
         };
         let id = snapshot::publish(conn, &publication, self.on_progress, finish)?;
-        receipt.snapshot_id = Some(id);
-        receipt.published = true;
-        receipt.duration_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        debug_assert_eq!(receipt.snapshot_id, Some(id));
         // Generations beyond the retention window go now; pinned readers keep theirs open.
         if let Err(e) = self.engine.collect_garbage_with(conn) {
             log::warn!("garbage collection after publishing snapshot {id} failed: {e}");
@@ -446,6 +564,7 @@ impl<'a> AddJob<'a> {
             removed: t.removed,
             diagnostics: t.diagnostics,
             excluded: t.excluded,
+            embedding: None,
         }
     }
 }

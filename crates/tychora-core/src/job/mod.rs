@@ -18,6 +18,8 @@ pub enum Phase {
     Walk,
     Prepare,
     Commit,
+    /// Embedding windows that have no vector yet (text channel).
+    Embed,
     Index,
     Publish,
 }

@@ -21,7 +21,7 @@ use tantivy::tokenizer::{
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 use crate::artifact::sync_dir;
-use crate::config::Lexical;
+use crate::config::{Idf, Lexical};
 use crate::error::{Error, Result};
 
 const ANALYZER: &str = "tychora";
@@ -194,6 +194,8 @@ pub struct LexicalIndex {
     fields: Fields,
     analyzer: TextAnalyzer,
     capsule_boost: f32,
+    idf: Idf,
+    max_query_terms: Option<usize>,
 }
 
 impl std::fmt::Debug for LexicalIndex {
@@ -227,6 +229,8 @@ impl LexicalIndex {
             fields,
             analyzer: analyzer(config),
             capsule_boost: config.capsule_boost,
+            idf: config.idf,
+            max_query_terms: config.max_query_terms,
         })
     }
 
@@ -251,25 +255,30 @@ impl LexicalIndex {
         terms
     }
 
-    /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, owner_id)`, best first.
+    /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, owner_id, score)`, best first.
     ///
     /// # Errors
     /// tantivy errors.
-    pub fn search(&self, query: &str, filter: &Filter, limit: usize) -> Result<Vec<(u64, u64)>> {
+    pub fn search(
+        &self,
+        query: &str,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<(u64, u64, f32)>> {
         let f = self.fields;
         let terms = self.terms(query);
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
+        let searcher = self.reader.searcher();
+        let weighted = self.weigh(&searcher, &terms)?;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in &terms {
-            should.push((
-                Occur::Should,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.body, term),
-                    IndexRecordOption::WithFreqs,
-                )),
+        for (term, weight) in &weighted {
+            let body: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.body, term),
+                IndexRecordOption::WithFreqs,
             ));
+            should.push((Occur::Should, boosted(body, *weight)));
             if self.capsule_boost > 0.0 {
                 let capsule = TermQuery::new(
                     Term::from_field_text(f.capsule, term),
@@ -277,7 +286,10 @@ impl LexicalIndex {
                 );
                 should.push((
                     Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(capsule), self.capsule_boost)),
+                    Box::new(BoostQuery::new(
+                        Box::new(capsule),
+                        self.capsule_boost * weight,
+                    )),
                 ));
             }
         }
@@ -305,7 +317,6 @@ impl LexicalIndex {
             }
         }
         let query = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         // Equal scores are ordered by chunk id, not by where a document landed in the index:
         // generations are built on several threads, so document addresses differ between two
         // builds of the same chunks, and so did the order of ties (CoSQA dev MRR@10 moved by 0.001
@@ -337,8 +348,59 @@ impl LexicalIndex {
         Ok(hits
             .into_iter()
             .take(limit)
-            .map(|(_, chunk, owner)| (chunk, owner))
+            .map(|(score, chunk, owner)| (chunk, owner, score))
             .collect())
+    }
+}
+
+impl LexicalIndex {
+    /// Each query term with the weight its BM25 score is multiplied by: 1 with Lucene's IDF; the
+    /// ratio of the probabilistic IDF to Lucene's (0 for a term in half the documents or more)
+    /// otherwise. With `max_query_terms`, only the rarest terms are kept. A query whose every term
+    /// weighs 0 keeps them all at 1, so it still finds something.
+    fn weigh(&self, searcher: &tantivy::Searcher, terms: &[String]) -> Result<Vec<(String, f32)>> {
+        let n = searcher.num_docs() as f64;
+        let mut scored = Vec::with_capacity(terms.len());
+        for term in terms {
+            let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, term))? as f64;
+            let odds = (n - df + 0.5) / (df + 0.5);
+            let weight = match self.idf {
+                Idf::Lucene => 1.0,
+                Idf::Probabilistic => (odds.ln().max(0.0) / odds.ln_1p()) as f32,
+            };
+            scored.push((term.clone(), weight, df));
+        }
+        if let Some(max) = self.max_query_terms
+            && scored.len() > max
+        {
+            // Rarest first; the query's own order breaks ties, so the choice is stable.
+            let mut order: Vec<usize> = (0..scored.len()).collect();
+            order.sort_by(|&a, &b| scored[a].2.total_cmp(&scored[b].2).then(a.cmp(&b)));
+            let keep: std::collections::HashSet<usize> = order.into_iter().take(max).collect();
+            scored = scored
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep.contains(i))
+                .map(|(_, t)| t)
+                .collect();
+        }
+        if scored.iter().all(|(_, w, _)| *w <= 0.0) {
+            return Ok(scored.into_iter().map(|(t, _, _)| (t, 1.0)).collect());
+        }
+        Ok(scored
+            .into_iter()
+            .filter(|(_, w, _)| *w > 0.0)
+            .map(|(t, w, _)| (t, w))
+            .collect())
+    }
+}
+
+/// `query` scaled by `weight` (left as it is at 1).
+fn boosted(query: Box<dyn Query>, weight: f32) -> Box<dyn Query> {
+    if (weight - 1.0).abs() < f32::EPSILON {
+        query
+    } else {
+        Box::new(BoostQuery::new(query, weight))
     }
 }
 
@@ -356,6 +418,8 @@ mod tests {
             stopwords: false,
             capsule_boost: 0.5,
             split_identifiers: false,
+            idf: crate::config::Idf::Lucene,
+            max_query_terms: None,
         }
     }
 

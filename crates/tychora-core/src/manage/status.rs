@@ -42,6 +42,8 @@ pub struct Counts {
     pub snapshots: i64,
     pub jobs: i64,
     pub query_runs: i64,
+    /// Embedded inputs, all families.
+    pub vector_records: i64,
 }
 
 /// Bytes on disk.
@@ -150,6 +152,7 @@ pub(crate) fn status(engine: &Engine) -> Result<Status> {
                 snapshots: count(conn, "snapshots")?,
                 jobs: count(conn, "jobs")?,
                 query_runs: count(conn, "query_runs")?,
+                vector_records: count(conn, "vector_records")?,
             },
             bytes: Bytes {
                 corpus,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::Result;
+use crate::vector::VectorIndex;
 
 /// One problem `verify` found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -82,7 +83,8 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         let snapshots: Vec<(i64, i64, String, i64)> = conn
             .prepare(
                 "SELECT s.id, s.chunk_count, b.generation, (SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id WHERE m.snapshot_id = s.id)
-                 FROM snapshots s JOIN snapshot_indexes si ON si.snapshot_id = s.id JOIN index_batches b ON b.id = si.batch_id WHERE b.status = 'verified'",
+                 FROM snapshots s JOIN snapshot_indexes si ON si.snapshot_id = s.id JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
+                 WHERE b.status = 'verified' AND f.channel = 'lexical'",
             )?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<rusqlite::Result<_>>()?;
@@ -97,6 +99,20 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                     code: "E_CORRUPT".into(),
                     message: format!("lexical generation {generation} holds {} documents, the snapshot {chunk_count} chunks; rebuild it", index.num_docs()),
                 }),
+                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+            }
+            // The vector generation is re-read and re-hashed from disk, not taken from the cache.
+            match crate::snapshot::text_generation(conn, *id) {
+                Ok(Some(text)) => match VectorIndex::open(&engine.text_dir().join(&text.generation), &text.sha256) {
+                    Ok(index) if index.len() as i64 == *chunk_count => {}
+                    Ok(index) => problems.push(Problem {
+                        object: format!("snapshot {id}"),
+                        code: "E_CORRUPT".into(),
+                        message: format!("vector generation {} holds {} vectors, the snapshot {chunk_count} chunks; run `tychora manage rebuild`", text.generation, index.len()),
+                    }),
+                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                },
+                Ok(None) => {}
                 Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
             }
         }

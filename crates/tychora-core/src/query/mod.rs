@@ -39,6 +39,15 @@ pub struct QueryRequest {
     pub agent_id: Option<String>,
     #[serde(default)]
     pub task_id: Option<String>,
+    /// Per segment, each channel's score beside its rank, and the rerank score.
+    #[serde(default)]
+    pub explain: bool,
+    /// Whether to rerank when `[rerank]` is configured (default: yes).
+    #[serde(default)]
+    pub rerank: Option<bool>,
+    /// Also run the graph channel, on top of the profile's (or the requested) channels.
+    #[serde(default)]
+    pub graph: bool,
 }
 
 /// Where a segment comes from.
@@ -87,6 +96,9 @@ pub struct Locator {
 pub struct ChannelRank {
     pub channel: &'static str,
     pub rank: usize,
+    /// The channel's own score (BM25 for lexical, cosine similarity for text), with `explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// Evidence assembled at query time.
@@ -95,7 +107,11 @@ pub struct ChannelRank {
 pub struct Segment {
     pub id: String,
     pub rank: usize,
+    /// The fused (weighted RRF) score.
     pub score: f64,
+    /// The reranker's relevance score, when reranking ran and reached this segment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank_score: Option<f64>,
     pub channels: Vec<ChannelRank>,
     pub snapshot_id: i64,
     pub chunk_id: i64,
@@ -162,6 +178,9 @@ pub struct AppliedScope {
     pub channels: Vec<String>,
     pub limit: usize,
     pub max_per_source: usize,
+    /// The reranker applied (`provider/model`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<String>,
 }
 
 /// How the output budget was applied.
@@ -200,5 +219,21 @@ pub struct QueryResult {
 #[allow(missing_docs)]
 pub struct TraceStage {
     pub stage: &'static str,
+    pub ms: f64,
+    /// Candidates a channel stage produced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<usize>,
+    /// The provider call the stage made (query embedding, reranking).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderCall>,
+}
+
+/// A provider call made while answering a query.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct ProviderCall {
+    pub provider: String,
+    pub model: String,
+    pub tokens: usize,
     pub ms: f64,
 }

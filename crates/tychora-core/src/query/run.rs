@@ -1,7 +1,8 @@
 //! The query path, stage by stage (DESIGN §8): plan the request → pin a snapshot → eligibility →
-//! channels (exact, lexical, then graph from their preliminary fusion) → weighted RRF with the
-//! pack's test-file weight → hydrate winners, drop duplicates, apply the per-source limit and the
-//! token budget → the versioned result, recorded in `query_runs` off the query path.
+//! channels (exact, lexical, text, then graph from their preliminary fusion) → weighted RRF with
+//! the pack's test-file weight → rerank the top (when configured) → hydrate winners, drop
+//! duplicates, apply the per-source limit and the token budget → the versioned result, recorded in
+//! `query_runs` off the query path.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -11,7 +12,8 @@ use rusqlite::Connection;
 use super::hydrate::{self, ChunkRow};
 use super::{
     AppliedScope, BudgetContract, ChannelCoverage, ChannelRank, Citation, Coverage, Locator,
-    QueryRequest, QueryResult, RESULT_VERSION, RevisionRef, Segment, SourceRef, TraceStage,
+    ProviderCall, QueryRequest, QueryResult, RESULT_VERSION, RevisionRef, Segment, SourceRef,
+    TraceStage,
 };
 use crate::config::Pack;
 use crate::engine::Engine;
@@ -24,8 +26,35 @@ use crate::safety;
 use crate::store::now_ms;
 use crate::tokenize;
 
-/// One channel's name, weight and `(chunk_id, owner_id)` hits, best first.
-type ChannelHits = (&'static str, f64, Vec<(i64, i64)>);
+/// One channel's ranked hits.
+struct ChannelHits {
+    channel: &'static str,
+    weight: f64,
+    /// `(chunk_id, owner_id)`, best first.
+    hits: Vec<(i64, i64)>,
+    /// The channel's own score per hit, when it has one.
+    scores: Vec<Option<f64>>,
+}
+
+impl ChannelHits {
+    fn unscored(channel: &'static str, weight: f64, hits: Vec<(i64, i64)>) -> Self {
+        let scores = vec![None; hits.len()];
+        Self {
+            channel,
+            weight,
+            hits,
+            scores,
+        }
+    }
+
+    /// The score of an owner's best hit.
+    fn score_of(&self, owner: i64) -> Option<f64> {
+        self.hits
+            .iter()
+            .position(|&(_, o)| o == owner)
+            .and_then(|i| self.scores[i])
+    }
+}
 
 /// How the graph channel reached each owner it ranked, by owner id.
 type FoundVia = HashMap<i64, Vec<Hop>>;
@@ -33,7 +62,7 @@ type FoundVia = HashMap<i64, Vec<Hop>>;
 /// Fused candidates: each owner's fused score and the chunk standing for it, best first.
 type Candidates = Vec<(fusion::Fused<i64>, i64)>;
 
-const KNOWN_CHANNELS: [&str; 3] = ["exact", "lexical", "graph"];
+const KNOWN_CHANNELS: [&str; 4] = ["exact", "lexical", "text", "graph"];
 
 /// What a request asks for, checked and completed with the pack's defaults.
 struct Plan {
@@ -42,6 +71,8 @@ struct Plan {
     max_per_source: usize,
     channels: Vec<String>,
     filter: Filter,
+    explain: bool,
+    rerank: bool,
 }
 
 /// The segments kept and what the selection dropped.
@@ -51,6 +82,8 @@ struct Selection {
     used_tokens: usize,
     truncated: bool,
     coverage: Coverage,
+    warnings: Vec<String>,
+    reranked_by: Option<String>,
 }
 
 /// Time per stage, each measured from the end of the previous one.
@@ -68,9 +101,20 @@ impl Trace {
     }
 
     fn mark(&mut self, stage: &'static str) {
+        self.mark_with(stage, None, None);
+    }
+
+    fn mark_with(
+        &mut self,
+        stage: &'static str,
+        candidates: Option<usize>,
+        provider: Option<ProviderCall>,
+    ) {
         self.stages.push(TraceStage {
             stage,
             ms: self.lap.elapsed().as_secs_f64() * 1000.0,
+            candidates,
+            provider,
         });
         self.lap = Instant::now();
     }
@@ -100,27 +144,62 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             ..Coverage::default()
         };
         trace.mark("eligibility");
-        let (hits, found_via) = channels(engine, conn, request, &plan, snapshot_id, &mut trace)?;
-        let candidates = fuse_with_test_weight(conn, engine.pack(), &hits)?;
-        trace.mark("fusion");
         let mut selection = Selection {
             coverage,
             ..Selection::default()
         };
-        for (channel, weight, hits) in &hits {
+        let (hits, found_via) = channels(
+            engine,
+            conn,
+            request,
+            &plan,
+            snapshot_id,
+            &mut trace,
+            &mut selection.warnings,
+        )?;
+        let mut candidates = fuse_with_test_weight(conn, engine.pack(), &hits)?;
+        trace.mark("fusion");
+        let mut rerank_scores = HashMap::new();
+        if plan.rerank
+            && let Some(reranker) = engine.reranker()
+        {
+            let depth = engine
+                .config()
+                .rerank
+                .as_ref()
+                .and_then(|r| r.depth)
+                .unwrap_or(engine.pack().text.rerank_depth);
+            let call = rerank(
+                conn,
+                reranker.as_ref(),
+                &request.query,
+                &mut candidates,
+                depth,
+            )?;
+            rerank_scores = call.0;
+            selection.reranked_by = Some(reranker.name());
+            trace.mark_with("rerank", Some(depth.min(candidates.len())), Some(call.1));
+        }
+        for channel in &hits {
             selection.coverage.channels.push(ChannelCoverage {
-                channel,
-                weight: *weight,
-                candidates: hits.len(),
+                channel: channel.channel,
+                weight: channel.weight,
+                candidates: channel.hits.len(),
             });
         }
         selection.coverage.fused_candidates = candidates.len();
+        let annotations = Annotations {
+            found_via: &found_via,
+            explain: plan.explain,
+            hits: &hits,
+            rerank: &rerank_scores,
+        };
         select(
             conn,
             &plan,
             snapshot_id,
             &candidates,
-            &found_via,
+            &annotations,
             &mut selection,
             &mut trace,
         )?;
@@ -145,8 +224,13 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
         Some(list) => {
             if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
                 return Err(Error::InvalidArgument(format!(
-                    "unknown channel {bad:?}; expected exact, lexical or graph"
+                    "unknown channel {bad:?}; expected exact, lexical, text or graph"
                 )));
+            }
+            if list.iter().any(|c| c == "text") && engine.config().embeddings.is_none() {
+                return Err(Error::InvalidArgument(
+                    "the text channel needs an [embeddings] section in workspace.toml (for example `tychora init --embeddings local`)".into(),
+                ));
             }
             list.clone()
         }
@@ -154,6 +238,10 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             .channels
             .clone(),
     };
+    let mut channels = channels;
+    if request.graph && !channels.iter().any(|c| c == "graph") {
+        channels.push("graph".into());
+    }
     // Kinds are matched by their stored names (`code` and `code_file` name the same kind).
     let mut kinds = Vec::with_capacity(request.kinds.len());
     for kind in &request.kinds {
@@ -171,6 +259,8 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             collections: request.collections.clone(),
             kinds,
         },
+        explain: request.explain,
+        rerank: request.rerank.unwrap_or(true),
     })
 }
 
@@ -199,6 +289,7 @@ fn channels(
     plan: &Plan,
     snapshot_id: i64,
     trace: &mut Trace,
+    warnings: &mut Vec<String>,
 ) -> Result<(Vec<ChannelHits>, FoundVia)> {
     let pack = engine.pack();
     let wants = |name: &str| plan.channels.iter().any(|c| c == name);
@@ -207,8 +298,13 @@ fn channels(
     if wants("exact") {
         let ids = exact::query_identifiers(&request.query, engine.patterns());
         let found = exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?;
-        hits.push(("exact", pack.fusion.weights.exact, found));
-        trace.mark("exact");
+        let n = found.len();
+        hits.push(ChannelHits::unscored(
+            "exact",
+            pack.fusion.weights.exact,
+            found,
+        ));
+        trace.mark_with("exact", Some(n), None);
     }
     if wants("lexical") {
         let generation = engine.snapshot_meta(conn, snapshot_id)?.generation;
@@ -217,15 +313,31 @@ fn channels(
                 .lexical(&generation)?
                 .search(&request.query, &plan.filter, candidate_k)?;
         let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
-        hits.push((
-            "lexical",
-            pack.fusion.weights.lexical,
-            found
-                .into_iter()
-                .map(|(c, o)| (as_i64(c), as_i64(o)))
+        let n = found.len();
+        hits.push(ChannelHits {
+            channel: "lexical",
+            weight: pack.fusion.weights.lexical,
+            hits: found
+                .iter()
+                .map(|&(c, o, _)| (as_i64(c), as_i64(o)))
                 .collect(),
-        ));
-        trace.mark("lexical");
+            scores: found.iter().map(|&(_, _, s)| Some(f64::from(s))).collect(),
+        });
+        trace.mark_with("lexical", Some(n), None);
+    }
+    if wants("text") {
+        let depth = pack.text.depth.max(candidate_k);
+        match text_channel(engine, conn, request, plan, snapshot_id, depth)? {
+            Ok((channel, call)) => {
+                let n = channel.hits.len();
+                hits.push(channel);
+                trace.mark_with("text", Some(n), Some(call));
+            }
+            Err(warning) => {
+                warnings.push(warning);
+                trace.mark_with("text", Some(0), None);
+            }
+        }
     }
     let mut found_via: FoundVia = HashMap::new();
     if wants("graph") {
@@ -236,17 +348,155 @@ fn channels(
             .collect();
         let reached =
             crate::graph::expand::expand(conn, snapshot_id, &seeds, &plan.filter, &pack.graph)?;
-        let graph = reached
+        let graph: Vec<(i64, i64)> = reached
             .into_iter()
             .map(|r| {
                 found_via.insert(r.owner_id, r.via);
                 (r.chunk_id, r.owner_id)
             })
             .collect();
-        hits.push(("graph", pack.fusion.weights.graph, graph));
-        trace.mark("graph");
+        let n = graph.len();
+        hits.push(ChannelHits::unscored(
+            "graph",
+            pack.fusion.weights.graph,
+            graph,
+        ));
+        trace.mark_with("graph", Some(n), None);
     }
     Ok((hits, found_via))
+}
+
+/// The text channel: the query embedded as a query, the snapshot's vector generation searched with
+/// the eligibility filter inside the search, one vote per evidence owner (its nearest window).
+/// A snapshot without vectors, or with vectors of another family than the configured one, is
+/// answered without the channel and a warning (`Err` of the inner result).
+fn text_channel(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    depth: usize,
+) -> Result<std::result::Result<(ChannelHits, ProviderCall), String>> {
+    let Some(embedder) = engine.embedder()? else {
+        return Ok(Err(
+            "the text channel is not configured ([embeddings])".into()
+        ));
+    };
+    let Some(generation) = engine.snapshot_meta(conn, snapshot_id)?.text else {
+        return Ok(Err(format!(
+            "snapshot {snapshot_id} has no vectors (it was published before [embeddings] was set): run `tychora manage rebuild`; answered without the text channel"
+        )));
+    };
+    if generation.spec != *embedder.spec() {
+        return Ok(Err(format!(
+            "snapshot {snapshot_id}'s vectors are from {}/{} ({}), the workspace now embeds with {}/{} ({}): run `tychora manage rebuild`; answered without the text channel",
+            generation.spec.provider,
+            generation.spec.model,
+            generation.spec.representation,
+            embedder.spec().provider,
+            embedder.spec().model,
+            embedder.spec().representation
+        )));
+    }
+    let started = Instant::now();
+    let embedded = embedder.embed(&[request.query.as_str()], crate::vector::InputKind::Query)?;
+    let query = embedded.vectors.into_iter().next().ok_or_else(|| {
+        Error::Provider(format!(
+            "{} returned no query vector",
+            embedder.spec().provider
+        ))
+    })?;
+    let call = ProviderCall {
+        provider: embedder.spec().provider.clone(),
+        model: embedder.spec().model.clone(),
+        tokens: embedded.tokens.first().copied().unwrap_or(0),
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+    };
+    let index = match engine.vector_index(&generation) {
+        Ok(index) => index,
+        Err(e) if e.code() == crate::ErrorCode::Corrupt => {
+            return Ok(Err(format!("{e}; answered without the text channel")));
+        }
+        Err(e) => return Err(e),
+    };
+    let eligible = crate::vector::Eligible {
+        collections: &plan.filter.collections,
+        kinds: &plan.filter.kinds,
+    };
+    let found = index.search(&query, depth, &eligible)?;
+    let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
+    let mut hits = Vec::with_capacity(found.len());
+    let mut scores = Vec::with_capacity(found.len());
+    for (key, distance) in found {
+        let owner = index.owner_of(key).unwrap_or(key);
+        hits.push((as_i64(key), as_i64(owner)));
+        // Cosine distance back to similarity, the figure a reader expects.
+        scores.push(Some(1.0 - f64::from(distance)));
+    }
+    Ok(Ok((
+        ChannelHits {
+            channel: "text",
+            weight: engine.pack().fusion.weights.text,
+            hits,
+            scores,
+        },
+        call,
+    )))
+}
+
+/// Reorders the top `depth` candidates by the reranker's relevance; the rest keep their fused
+/// order after them. Returns the rerank score per chunk and the provider call.
+fn rerank(
+    conn: &Connection,
+    reranker: &dyn crate::vector::Reranker,
+    query: &str,
+    candidates: &mut Candidates,
+    depth: usize,
+) -> Result<(HashMap<i64, f64>, ProviderCall)> {
+    let started = Instant::now();
+    let depth = depth.min(candidates.len());
+    let ids: Vec<i64> = candidates[..depth].iter().map(|(_, c)| *c).collect();
+    let rows = hydrate::chunks(conn, &ids)?;
+    let texts: Vec<&str> = ids
+        .iter()
+        .map(|id| rows.get(id).map_or("", |r| r.text.as_str()))
+        .collect();
+    let reranked = reranker.rerank(query, &texts)?;
+    if reranked.scores.len() != texts.len() {
+        return Err(Error::Provider(format!(
+            "{} returned {} scores for {} documents",
+            reranker.name(),
+            reranked.scores.len(),
+            texts.len()
+        )));
+    }
+    let scores: HashMap<i64, f64> = ids
+        .iter()
+        .copied()
+        .zip(reranked.scores.iter().copied())
+        .collect();
+    candidates[..depth].sort_by(|a, b| scores[&b.1].total_cmp(&scores[&a.1]).then(a.1.cmp(&b.1)));
+    let name = reranker.name();
+    let (provider, model) = name.split_once('/').unwrap_or(("", name.as_str()));
+    Ok((
+        scores,
+        ProviderCall {
+            provider: provider.to_string(),
+            model: model.to_string(),
+            tokens: reranked.tokens,
+            ms: started.elapsed().as_secs_f64() * 1000.0,
+        },
+    ))
+}
+
+/// What a segment is annotated with besides its row: how the graph reached it, and (with
+/// `explain`) the channels' own scores; the rerank scores.
+struct Annotations<'a> {
+    found_via: &'a FoundVia,
+    explain: bool,
+    hits: &'a [ChannelHits],
+    rerank: &'a HashMap<i64, f64>,
 }
 
 /// Weighted RRF, then the pack's weight for test files: asked where something is done, the
@@ -279,7 +529,7 @@ fn select(
     plan: &Plan,
     snapshot_id: i64,
     candidates: &Candidates,
-    found_via: &FoundVia,
+    annotations: &Annotations<'_>,
     out: &mut Selection,
     trace: &mut Trace,
 ) -> Result<()> {
@@ -318,8 +568,18 @@ fn select(
             *count += 1;
             let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
             let mut segment = to_segment(row, fused, snapshot_id, out.segments.len() + 1, citation);
+            segment.rerank_score = annotations.rerank.get(chunk_id).copied();
+            if annotations.explain {
+                for rank in &mut segment.channels {
+                    rank.score = annotations
+                        .hits
+                        .iter()
+                        .find(|h| h.channel == rank.channel)
+                        .and_then(|h| h.score_of(fused.owner));
+                }
+            }
             if fused.ranks.iter().any(|(c, _)| *c == "graph")
-                && let Some(via) = found_via.get(&fused.owner)
+                && let Some(via) = annotations.found_via.get(&fused.owner)
             {
                 segment.found_via.clone_from(via);
             }
@@ -343,8 +603,10 @@ fn assemble(
         used_tokens,
         truncated,
         mut coverage,
+        warnings: channel_warnings,
+        reranked_by,
     } = selection;
-    let mut warnings = Vec::new();
+    let mut warnings = channel_warnings;
     if snapshot_id.is_none() {
         warnings.push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
     }
@@ -383,6 +645,7 @@ fn assemble(
             channels: plan.channels,
             limit: plan.limit,
             max_per_source: plan.max_per_source,
+            rerank: reranked_by,
         },
         segments,
         citations,
@@ -439,14 +702,14 @@ fn fuse(per_channel: &[ChannelHits], k: f64) -> Vec<(fusion::Fused<i64>, i64)> {
     let mut representative: HashMap<i64, i64> = HashMap::new();
     let lists: Vec<ChannelList<i64>> = per_channel
         .iter()
-        .map(|(channel, weight, hits)| {
-            for &(chunk, owner) in hits {
+        .map(|c| {
+            for &(chunk, owner) in &c.hits {
                 representative.entry(owner).or_insert(chunk);
             }
             ChannelList {
-                channel,
-                weight: *weight,
-                owners: hits.iter().map(|&(_, owner)| owner).collect(),
+                channel: c.channel,
+                weight: c.weight,
+                owners: c.hits.iter().map(|&(_, owner)| owner).collect(),
             }
         })
         .collect();
@@ -467,10 +730,15 @@ fn to_segment(
         id: format!("seg_{}_{}", snapshot_id, row.chunk_id),
         rank,
         score: fused.score,
+        rerank_score: None,
         channels: fused
             .ranks
             .iter()
-            .map(|&(channel, rank)| ChannelRank { channel, rank })
+            .map(|&(channel, rank)| ChannelRank {
+                channel,
+                rank,
+                score: None,
+            })
             .collect(),
         snapshot_id,
         chunk_id: row.chunk_id,

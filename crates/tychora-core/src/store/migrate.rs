@@ -32,6 +32,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_code_relations.sql",
         sql: include_str!("../../../../migrations/0002_code_relations.sql"),
     },
+    Migration {
+        version: 3,
+        name: "0003_vectors.sql",
+        sql: include_str!("../../../../migrations/0003_vectors.sql"),
+    },
 ];
 
 /// The newest schema version.
@@ -145,7 +150,10 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         let err = check(&conn, std::path::Path::new("/ws")).unwrap_err();
         assert_eq!(err.code(), crate::ErrorCode::MigrationRequired);
-        assert_eq!(apply(&mut conn).unwrap(), vec![1, 2]);
+        assert_eq!(
+            apply(&mut conn).unwrap(),
+            (1..=latest()).collect::<Vec<_>>()
+        );
         check(&conn, std::path::Path::new("/ws")).unwrap();
         assert!(apply(&mut conn).unwrap().is_empty());
     }
@@ -173,7 +181,7 @@ mod tests {
         apply(&mut conn).unwrap();
         let loose: Vec<String> = conn
             .prepare(
-                "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT'",
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql NOT LIKE '%STRICT%'",
             )
             .unwrap()
             .query_map([], |r| r.get(0))

@@ -19,6 +19,7 @@ use crate::manage::{
 };
 use crate::query::{QueryRequest, QueryResult};
 use crate::store::{self, migrate};
+use crate::vector::Providers;
 
 pub use crate::engine::ENGINE_VERSION;
 
@@ -54,6 +55,23 @@ impl Workspace {
     /// # Errors
     /// `E_INVALID_ARGUMENT` for an unknown profile; otherwise as [`Self::init`].
     pub fn init_with_profile(dir: &Path, profile: &str) -> Result<InitReport> {
+        Self::init_with(dir, profile, None)
+    }
+
+    /// Creates a workspace whose default profile is `profile`, with the text channel when
+    /// `embeddings` names a provider (`local` or `voyage`).
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for an unknown profile or provider; otherwise as [`Self::init`].
+    pub fn init_with(dir: &Path, profile: &str, embeddings: Option<&str>) -> Result<InitReport> {
+        if let Some(provider) = embeddings
+            && !config::EMBEDDING_PROVIDERS.contains(&provider)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "unknown embedding provider {provider:?}; expected one of {:?}",
+                config::EMBEDDING_PROVIDERS
+            )));
+        }
         if !config::PROFILES.contains(&profile) {
             return Err(Error::InvalidArgument(format!(
                 "unknown profile {profile:?}; expected one of {:?}",
@@ -115,7 +133,8 @@ impl Workspace {
         tx.commit()?;
         // workspace.toml last: its presence marks a complete workspace.
         let tmp = dir.join("workspace.toml.tmp");
-        fs::write(&tmp, config::default_toml(&name, profile)).map_err(|e| Error::io(&tmp, e))?;
+        fs::write(&tmp, config::default_toml(&name, profile, embeddings))
+            .map_err(|e| Error::io(&tmp, e))?;
         fs::rename(&tmp, &toml_path).map_err(|e| Error::io(&toml_path, e))?;
         created.splice(
             0..0,
@@ -135,7 +154,19 @@ impl Workspace {
     /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
     pub fn open(dir: &Path) -> Result<Self> {
         Ok(Self {
-            engine: Engine::open(dir)?,
+            engine: Engine::open(dir, Providers::default())?,
+        })
+    }
+
+    /// Opens a workspace with providers the caller reaches (Voyage, from the TypeScript package):
+    /// an embedder replaces the core's local model for the text channel, a reranker serves
+    /// `[rerank]`.
+    ///
+    /// # Errors
+    /// As [`Self::open`].
+    pub fn open_with(dir: &Path, providers: Providers) -> Result<Self> {
+        Ok(Self {
+            engine: Engine::open(dir, providers)?,
         })
     }
 
@@ -208,6 +239,20 @@ impl Workspace {
         self.run_job(job_id, on_progress)
     }
 
+    /// What [`Self::add`] would capture and embed, and the embedding's estimated cost, without
+    /// writing anything or calling a provider (`tychora add --dry-run`).
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a bad request; the local model's errors.
+    pub fn plan_add(
+        &self,
+        request: &AddRequest,
+        requester: Requester,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<crate::ingest::AddPlan> {
+        crate::ingest::plan(&self.engine, request, requester, on_progress)
+    }
+
     /// Validates an add request and records it as a queued job, which survives a restart.
     ///
     /// # Errors
@@ -231,6 +276,21 @@ impl Workspace {
     /// `E_NOT_FOUND` for an unknown job, `E_CONFLICT` if it is not queued, whole-job failures.
     pub fn run_job(&self, job_id: i64, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
         crate::ingest::run_job(&self.engine, job_id, on_progress)
+    }
+
+    /// Makes derived index data whole again, as a `rebuild` job: damaged or missing vector files of
+    /// retained snapshots are rewritten from the vector records; a current snapshot whose indexes
+    /// are not those the configuration asks for (no vectors yet, another embedding family) is
+    /// published again, embedding only inputs without a record.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` without a published snapshot; embedding and index build errors (the current
+    /// snapshot stays published).
+    pub fn rebuild(
+        &self,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<crate::ingest::RebuildReport> {
+        crate::ingest::rebuild(&self.engine, on_progress)
     }
 
     /// Runs one query through the profile's channels and records it in `query_runs`.

@@ -183,6 +183,49 @@ pub struct Receipt {
     pub removed: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
     pub excluded: Vec<Exclusion>,
+    /// What the text channel's embedding did (workspaces with `[embeddings]`).
+    pub embedding: Option<EmbedReport>,
+}
+
+/// What making sure every window has a vector did.
+#[napi(object)]
+pub struct EmbedReport {
+    /// Distinct inputs.
+    pub inputs: i64,
+    #[napi(js_name = "workspace_cached")]
+    pub workspace_cached: i64,
+    #[napi(js_name = "user_cached")]
+    pub user_cached: i64,
+    pub embedded: i64,
+    #[napi(js_name = "tokens_embedded")]
+    pub tokens_embedded: i64,
+    pub calls: i64,
+    #[napi(js_name = "embed_ms")]
+    pub embed_ms: f64,
+}
+
+impl From<tychora_core::vector::EmbedReport> for EmbedReport {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: tychora_core::vector::EmbedReport) -> Self {
+        let tychora_core::vector::EmbedReport {
+            inputs,
+            workspace_cached,
+            user_cached,
+            embedded,
+            tokens_embedded,
+            calls,
+            embed_ms,
+        } = value;
+        Self {
+            inputs: count(inputs),
+            workspace_cached: count(workspace_cached),
+            user_cached: count(user_cached),
+            embedded: count(embedded),
+            tokens_embedded: tokens_embedded as i64,
+            calls: count(calls),
+            embed_ms,
+        }
+    }
 }
 
 impl From<core::Receipt> for Receipt {
@@ -204,6 +247,7 @@ impl From<core::Receipt> for Receipt {
             removed,
             diagnostics,
             excluded,
+            embedding,
         } = value;
         Self {
             job_id,
@@ -221,6 +265,7 @@ impl From<core::Receipt> for Receipt {
             removed,
             diagnostics: diagnostics.into_iter().map(Into::into).collect(),
             excluded: excluded.into_iter().map(Into::into).collect(),
+            embedding: embedding.map(Into::into),
         }
     }
 }
@@ -228,7 +273,7 @@ impl From<core::Receipt> for Receipt {
 /// Progress of a running job.
 #[napi(object)]
 pub struct Progress {
-    #[napi(ts_type = "'walk' | 'prepare' | 'commit' | 'index' | 'publish'")]
+    #[napi(ts_type = "'walk' | 'prepare' | 'commit' | 'embed' | 'index' | 'publish'")]
     pub phase: String,
     /// Items done in this phase.
     pub done: i64,
@@ -246,10 +291,170 @@ impl From<tychora_core::job::Progress> for Progress {
                 tychora_core::job::Phase::Commit => "commit",
                 tychora_core::job::Phase::Index => "index",
                 tychora_core::job::Phase::Publish => "publish",
+                tychora_core::job::Phase::Embed => "embed",
             }
             .into(),
             done: count(done),
             total: count(total),
+        }
+    }
+}
+
+/// What `add --dry-run` found (nothing was written, no provider was called).
+#[napi(object)]
+pub struct AddPlan {
+    pub files: FileCounts,
+    pub bytes: i64,
+    pub units: i64,
+    pub windows: i64,
+    pub embedding: Option<EmbedPlan>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub excluded: Vec<Exclusion>,
+}
+
+/// The embedding part of a dry run.
+#[napi(object)]
+pub struct EmbedPlan {
+    pub provider: String,
+    pub model: String,
+    pub inputs: i64,
+    pub cached: i64,
+    #[napi(js_name = "new_inputs")]
+    pub new_inputs: i64,
+    #[napi(js_name = "new_tokens")]
+    pub new_tokens: i64,
+    #[napi(js_name = "cached_tokens")]
+    pub cached_tokens: i64,
+    /// Estimated cost in US dollars (`null` without a price for the model).
+    pub usd: Option<f64>,
+    #[napi(js_name = "usd_per_million_tokens")]
+    pub usd_per_million_tokens: Option<f64>,
+    #[napi(js_name = "prices_as_of")]
+    pub prices_as_of: String,
+    #[napi(js_name = "month_tokens")]
+    pub month_tokens: i64,
+    #[napi(js_name = "max_embed_tokens_per_job")]
+    pub max_embed_tokens_per_job: Option<i64>,
+    #[napi(js_name = "max_embed_tokens_per_month")]
+    pub max_embed_tokens_per_month: Option<i64>,
+    /// Whether the real run would stop before its first provider call (`E_BUDGET_EXCEEDED`).
+    #[napi(js_name = "over_budget")]
+    pub over_budget: bool,
+}
+
+impl From<core::AddPlan> for AddPlan {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: core::AddPlan) -> Self {
+        let core::AddPlan {
+            files,
+            bytes,
+            units,
+            windows,
+            embedding,
+            diagnostics,
+            excluded,
+        } = value;
+        Self {
+            files: files.into(),
+            bytes: bytes as i64,
+            units: count(units),
+            windows: count(windows),
+            embedding: embedding.map(|e| {
+                let core::EmbedPlan {
+                    provider,
+                    model,
+                    inputs,
+                    cached,
+                    new_inputs,
+                    new_tokens,
+                    cached_tokens,
+                    usd,
+                    usd_per_million_tokens,
+                    prices_as_of,
+                    month_tokens,
+                    max_embed_tokens_per_job,
+                    max_embed_tokens_per_month,
+                    over_budget,
+                } = e;
+                EmbedPlan {
+                    provider,
+                    model,
+                    inputs: count(inputs),
+                    cached: count(cached),
+                    new_inputs: count(new_inputs),
+                    new_tokens: new_tokens as i64,
+                    cached_tokens: cached_tokens as i64,
+                    usd,
+                    usd_per_million_tokens,
+                    prices_as_of,
+                    month_tokens: month_tokens as i64,
+                    max_embed_tokens_per_job: max_embed_tokens_per_job.map(|n| n as i64),
+                    max_embed_tokens_per_month: max_embed_tokens_per_month.map(|n| n as i64),
+                    over_budget,
+                }
+            }),
+            diagnostics: diagnostics.into_iter().map(Into::into).collect(),
+            excluded: excluded.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// One vector generation rewritten from the records.
+#[napi(object)]
+pub struct Repaired {
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: i64,
+    pub generation: String,
+}
+
+/// What `manage rebuild` did.
+#[napi(object)]
+pub struct RebuildReport {
+    #[napi(js_name = "job_id")]
+    pub job_id: i64,
+    /// Vector generations rewritten in place from the vector records.
+    pub repaired: Vec<Repaired>,
+    /// Whether the current snapshot's members were published again.
+    pub republished: bool,
+    pub reason: String,
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    pub embedding: Option<EmbedReport>,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+impl From<core::RebuildReport> for RebuildReport {
+    fn from(value: core::RebuildReport) -> Self {
+        let core::RebuildReport {
+            job_id,
+            repaired,
+            republished,
+            reason,
+            snapshot_id,
+            embedding,
+            duration_ms,
+        } = value;
+        Self {
+            job_id,
+            repaired: repaired
+                .into_iter()
+                .map(|r| {
+                    let core::Repaired {
+                        snapshot_id,
+                        generation,
+                    } = r;
+                    Repaired {
+                        snapshot_id,
+                        generation,
+                    }
+                })
+                .collect(),
+            republished,
+            reason,
+            snapshot_id: nullable(snapshot_id),
+            embedding: embedding.map(Into::into),
+            duration_ms,
         }
     }
 }

@@ -67,6 +67,8 @@ pub struct Counts {
     pub jobs: i64,
     #[napi(js_name = "query_runs")]
     pub query_runs: i64,
+    #[napi(js_name = "vector_records")]
+    pub vector_records: i64,
 }
 
 /// Bytes on disk.
@@ -118,6 +120,7 @@ impl From<core::Status> for Status {
             snapshots,
             jobs,
             query_runs,
+            vector_records,
         } = counts;
         let core::Bytes {
             corpus,
@@ -170,6 +173,7 @@ impl From<core::Status> for Status {
                 snapshots,
                 jobs,
                 query_runs,
+                vector_records,
             },
             bytes: Bytes {
                 corpus: corpus as i64,

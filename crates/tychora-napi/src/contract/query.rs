@@ -25,12 +25,18 @@ pub struct QueryRequest {
     pub max_per_source: Option<u32>,
     #[napi(js_name = "snapshot_id")]
     pub snapshot_id: Option<i64>,
-    #[napi(ts_type = "Array<'exact' | 'lexical' | 'graph'>")]
+    #[napi(ts_type = "Array<'exact' | 'lexical' | 'text' | 'graph'>")]
     pub channels: Option<Vec<String>>,
     #[napi(js_name = "agent_id")]
     pub agent_id: Option<String>,
     #[napi(js_name = "task_id")]
     pub task_id: Option<String>,
+    /// Per segment, each channel's score beside its rank, and the rerank score.
+    pub explain: Option<bool>,
+    /// Whether to rerank when `[rerank]` is configured (default: yes).
+    pub rerank: Option<bool>,
+    /// Also run the graph channel, on top of the profile's (or the requested) channels.
+    pub graph: Option<bool>,
 }
 
 impl From<QueryRequest> for core::QueryRequest {
@@ -46,6 +52,9 @@ impl From<QueryRequest> for core::QueryRequest {
             channels,
             agent_id,
             task_id,
+            explain,
+            rerank,
+            graph,
         } = value;
         let size = |v: Option<u32>| v.map(|n| n as usize);
         Self {
@@ -59,6 +68,9 @@ impl From<QueryRequest> for core::QueryRequest {
             channels,
             agent_id,
             task_id,
+            explain: explain.unwrap_or(false),
+            rerank,
+            graph: graph.unwrap_or(false),
         }
     }
 }
@@ -110,8 +122,11 @@ pub struct Locator {
 /// One channel's rank for a segment.
 #[napi(object)]
 pub struct ChannelRank {
+    #[napi(ts_type = "'exact' | 'lexical' | 'text' | 'graph'")]
     pub channel: String,
     pub rank: i64,
+    /// The channel's own score (BM25, cosine similarity), with `explain`.
+    pub score: Option<f64>,
 }
 
 /// One step of a "found via" path: `from` calls `to`.
@@ -130,7 +145,11 @@ pub struct Hop {
 pub struct Segment {
     pub id: String,
     pub rank: i64,
+    /// The fused (weighted RRF) score.
     pub score: f64,
+    /// The reranker's score, when reranking reached this segment.
+    #[napi(js_name = "rerank_score")]
+    pub rerank_score: Option<f64>,
     pub channels: Vec<ChannelRank>,
     #[napi(js_name = "snapshot_id")]
     pub snapshot_id: i64,
@@ -215,6 +234,8 @@ pub struct AppliedScope {
     pub limit: i64,
     #[napi(js_name = "max_per_source")]
     pub max_per_source: i64,
+    /// The reranker applied (`provider/model`), if any.
+    pub rerank: Option<String>,
 }
 
 /// How the output budget was applied.
@@ -233,6 +254,19 @@ pub struct BudgetContract {
 #[napi(object)]
 pub struct TraceStage {
     pub stage: String,
+    pub ms: f64,
+    /// Candidates a channel stage produced.
+    pub candidates: Option<i64>,
+    /// The provider call the stage made.
+    pub provider: Option<ProviderCall>,
+}
+
+/// A provider call made while answering a query.
+#[napi(object)]
+pub struct ProviderCall {
+    pub provider: String,
+    pub model: String,
+    pub tokens: i64,
     pub ms: f64,
 }
 
@@ -283,6 +317,7 @@ impl From<core::QueryResult> for QueryResult {
             channels,
             limit,
             max_per_source,
+            rerank,
         } = applied_scope;
         let core::Coverage {
             eligible_sources,
@@ -312,6 +347,7 @@ impl From<core::QueryResult> for QueryResult {
                 channels,
                 limit: count(limit),
                 max_per_source: count(max_per_source),
+                rerank,
             },
             segments: segments.into_iter().map(segment).collect(),
             citations: citations.into_iter().map(citation).collect(),
@@ -349,10 +385,30 @@ impl From<core::QueryResult> for QueryResult {
             trace: trace
                 .into_iter()
                 .map(|t| {
-                    let core::TraceStage { stage, ms } = t;
+                    let core::TraceStage {
+                        stage,
+                        ms,
+                        candidates,
+                        provider,
+                    } = t;
                     TraceStage {
                         stage: stage.into(),
                         ms,
+                        candidates: candidates.map(count),
+                        provider: provider.map(|p| {
+                            let core::ProviderCall {
+                                provider,
+                                model,
+                                tokens,
+                                ms,
+                            } = p;
+                            ProviderCall {
+                                provider,
+                                model,
+                                tokens: count(tokens),
+                                ms,
+                            }
+                        }),
                     }
                 })
                 .collect(),
@@ -366,6 +422,7 @@ fn segment(value: core::Segment) -> Segment {
         id,
         rank,
         score,
+        rerank_score,
         channels,
         snapshot_id,
         chunk_id,
@@ -412,13 +469,19 @@ fn segment(value: core::Segment) -> Segment {
         id,
         rank: count(rank),
         score,
+        rerank_score,
         channels: channels
             .into_iter()
             .map(|c| {
-                let core::ChannelRank { channel, rank } = c;
+                let core::ChannelRank {
+                    channel,
+                    rank,
+                    score,
+                } = c;
                 ChannelRank {
                     channel: channel.into(),
                     rank: count(rank),
+                    score,
                 }
             })
             .collect(),

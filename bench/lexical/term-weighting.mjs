@@ -1,0 +1,120 @@
+// Chooses the lexical channel's query-term weighting on DEV data of four shapes, never on test:
+// SciFact train (short claims), CoSQA dev (short questions over code), the SWE-style dev set (whole
+// issue texts over code; `node bench/code/swe-dev-set.mjs`) and the paragraph set (≈165-word
+// paragraphs over abstracts; `node bench/lexical/paragraph-dev.mjs`). SQLite FTS5 (porter, the
+// query's terms OR-ed, bm25) runs on the two document sets beside them, as the peer to beat.
+// Cells already measured are kept in bench/results/lexical-term-weighting.json (delete it to
+// measure all again). Writes bench/results/lexical-term-weighting.{json,md}.
+//
+//   node bench/lexical/term-weighting.mjs [--mirrors /work/.mirror] [--only NAME,…]
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
+import Database from 'better-sqlite3'
+import { evalBeir, evalBeirAsCode } from '../../dist/index.js'
+import { score } from '../../dist/eval/metrics.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const shared = resolve(root, '../shared/data')
+const args = process.argv.slice(2)
+const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback)
+const mirrors = opt('--mirrors', '/work/.mirror')
+const only = opt('--only', '')
+  .split(',')
+  .filter(Boolean)
+const sweDev = join(homedir(), '.cache', 'tychora', 'swe-dev')
+const paragraphDev = join(homedir(), '.cache', 'tychora', 'paragraph-dev')
+const resultsPath = join(root, 'bench/results/lexical-term-weighting.json')
+
+const VARIANTS = [
+  { name: 'lucene (current)', lexical: {} },
+  { name: 'probabilistic', lexical: { idf: 'probabilistic' } },
+  { name: 'lucene, 32 rarest terms', lexical: { max_query_terms: 32 } },
+  { name: 'probabilistic, 32 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 32 } },
+  { name: 'probabilistic, 64 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 64 } },
+  { name: 'stop words', lexical: { stopwords: true } },
+  { name: 'no capsule boost', lexical: { capsule_boost: 0 } },
+  { name: 'probabilistic, no capsule boost', lexical: { idf: 'probabilistic', capsule_boost: 0 } },
+]
+
+const toml = (lexical) => Object.entries(lexical).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(';')
+
+function swe(lexical) {
+  const out = join(tmpdir(), `tychora-swe-dev-${process.pid}.json`)
+  const argv = [join(root, 'bench/dist/eval/main.js'), '--repos', mirrors, '--data', sweDev, '--cache', join(sweDev, 'checkouts'), '--profile', 'code', '--out', out]
+  if (Object.keys(lexical).length > 0) argv.push('--lexical-toml', toml(lexical))
+  execFileSync(process.execPath, argv, { stdio: ['ignore', 'ignore', 'inherit'] })
+  const report = JSON.parse(readFileSync(out, 'utf8'))
+  rmSync(out, { force: true })
+  const m = [report.profiles].flat().find((p) => p.profile === 'code') ?? report.profiles.code
+  return { file_mrr: m.file_mrr, file_acc_at_5: m.file_acc_at_5, function_acc_at_10: m.function_acc_at_10 }
+}
+
+/** SQLite FTS5 (porter unicode61), title + text per document, the query's distinct terms OR-ed, bm25 order. */
+function fts5(dir, split) {
+  const read = (name) => {
+    const path = existsSync(join(dir, name)) ? join(dir, name) : join(dir, `${name}.gz`)
+    const raw = readFileSync(path)
+    return (path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  }
+  const qrels = new Map()
+  for (const line of readFileSync(join(dir, 'qrels', `${split}.tsv`), 'utf8').split('\n').slice(1).filter(Boolean)) {
+    const [q, d, r] = line.split('\t')
+    if (!qrels.has(q)) qrels.set(q, new Map())
+    qrels.get(q).set(d, Number(r))
+  }
+  const db = new Database(':memory:')
+  db.exec("CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, body, tokenize = 'porter unicode61')")
+  const insert = db.prepare('INSERT INTO t (id, body) VALUES (?, ?)')
+  db.transaction(() => {
+    for (const d of read('corpus.jsonl')) insert.run(String(d._id), `${d.title ?? ''}\n${d.text ?? ''}`)
+  })()
+  const search = db.prepare('SELECT id FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 100')
+  const run = new Map()
+  for (const q of read('queries.jsonl')) {
+    const id = String(q._id)
+    if (!qrels.has(id)) continue
+    const terms = [...new Set(q.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
+    run.set(id, terms.length === 0 ? [] : search.all(terms.map((x) => `"${x}"`).join(' OR ')).map((r) => r.id))
+  }
+  db.close()
+  return score(qrels, run).ndcg_at_10
+}
+
+execFileSync('npx', ['tsc', '-p', join(root, 'bench/tsconfig.json')], { cwd: root, stdio: 'inherit' })
+if (!existsSync(join(paragraphDev, 'corpus.jsonl'))) execFileSync(process.execPath, [join(root, 'bench/lexical/paragraph-dev.mjs')], { stdio: 'inherit' })
+const cached = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : { rows: [] }
+const previous = new Map((Array.isArray(cached) ? cached : cached.rows).map((r) => [r.variant, r]))
+const rows = []
+for (const v of VARIANTS) {
+  const row = { variant: v.name, lexical: v.lexical, ...(previous.get(v.name) ?? {}) }
+  const wanted = only.length === 0 || only.includes(v.name)
+  if (wanted && row.scifact_train_ndcg_at_10 === undefined) row.scifact_train_ndcg_at_10 = (await evalBeir(join(shared, 'scifact'), { split: 'train', lexical: v.lexical })).ndcg_at_10
+  if (wanted && row.paragraph_dev_ndcg_at_10 === undefined) row.paragraph_dev_ndcg_at_10 = (await evalBeir(paragraphDev, { split: 'dev', lexical: v.lexical })).ndcg_at_10
+  if (wanted && row.cosqa_dev_mrr_at_10 === undefined) row.cosqa_dev_mrr_at_10 = (await evalBeirAsCode(join(shared, 'cosqa'), { split: 'dev', lexical: v.lexical })).mrr_at_10
+  if (wanted && row.swe_dev_file_mrr === undefined) {
+    const dev = swe(v.lexical)
+    Object.assign(row, { swe_dev_file_mrr: dev.file_mrr, swe_dev_file_acc_at_5: dev.file_acc_at_5, swe_dev_function_acc_at_10: dev.function_acc_at_10 })
+  }
+  rows.push(row)
+  console.error(JSON.stringify(row))
+}
+const peer = cached.fts5 ?? { scifact_train_ndcg_at_10: fts5(join(shared, 'scifact'), 'train'), paragraph_dev_ndcg_at_10: fts5(paragraphDev, 'dev') }
+const f = (x, d = 4) => (typeof x === 'number' ? x.toFixed(d) : '–')
+const md = [
+  '# Lexical term weighting on dev data of four shapes',
+  '',
+  `${new Date().toISOString().slice(0, 10)}; release build. SciFact train (nDCG@10, short claims), the paragraph set (nDCG@10; 400 queries of ≈165 words cut from SciFact abstracts, bench/lexical/paragraph-dev.mjs), CoSQA dev (MRR@10, code profile), the SWE-style dev set (36 fix commits, issue-length queries; code profile: file MRR, file Acc@5, function Acc@10). SQLite FTS5 (porter, terms OR-ed, bm25) on the two document sets as the peer.`,
+  '',
+  '| variant | SciFact train nDCG@10 | paragraph dev nDCG@10 | CoSQA dev MRR@10 | SWE dev file MRR | SWE dev file Acc@5 | SWE dev function Acc@10 |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.variant} | ${f(r.scifact_train_ndcg_at_10)} | ${f(r.paragraph_dev_ndcg_at_10)} | ${f(r.cosqa_dev_mrr_at_10)} | ${f(r.swe_dev_file_mrr)} | ${f(r.swe_dev_file_acc_at_5, 3)} | ${f(r.swe_dev_function_acc_at_10, 3)} |`),
+  `| SQLite FTS5 (peer) | ${f(peer.scifact_train_ndcg_at_10)} | ${f(peer.paragraph_dev_ndcg_at_10)} | | | | |`,
+]
+mkdirSync(join(root, 'bench/results'), { recursive: true })
+writeFileSync(resultsPath, `${JSON.stringify({ rows, fts5: peer }, null, 2)}\n`)
+writeFileSync(join(root, 'bench/results/lexical-term-weighting.md'), `${md.join('\n')}\n`)
+console.log(md.join('\n'))

@@ -1,0 +1,211 @@
+//! `manage rebuild`: derived index data made whole again from the canonical rows and the vector
+//! records, as a durable `rebuild` job.
+//!
+//! 1. Every retained snapshot's vector generation file that is missing or does not match its
+//!    recorded sha256 is rewritten from the workspace's vector records (nothing is embedded: the
+//!    members and their vectors are those the snapshot was published with).
+//! 2. When the current snapshot's indexes are not those the configuration asks for (no vectors yet,
+//!    vectors of another family, an unreadable lexical generation), its members are published
+//!    again as a new snapshot, embedding only inputs that have no record.
+
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::job::{Progress, Steps};
+use crate::snapshot;
+use crate::store::now_ms;
+use crate::vector::EmbedReport;
+
+/// One vector generation rewritten from the records.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Repaired {
+    /// The snapshot it belongs to.
+    pub snapshot_id: i64,
+    /// The generation file (under `indexes/text/`).
+    pub generation: String,
+}
+
+/// What `manage rebuild` did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RebuildReport {
+    /// The `rebuild` job.
+    pub job_id: i64,
+    /// Vector generations rewritten in place.
+    pub repaired: Vec<Repaired>,
+    /// Whether the current snapshot's members were published again.
+    pub republished: bool,
+    /// Why they were (or were not).
+    pub reason: String,
+    /// The current snapshot afterwards.
+    pub snapshot_id: Option<i64>,
+    /// What embedding did, when the members were published again with vectors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<EmbedReport>,
+    /// Wall time.
+    pub duration_ms: f64,
+}
+
+/// Repairs vector files and republishes the current snapshot when its indexes are stale.
+///
+/// # Errors
+/// `E_NOT_FOUND` without a published snapshot; embedding errors (`E_PROVIDER`,
+/// `E_BUDGET_EXCEEDED`) and index build errors, after which the current snapshot is unchanged.
+pub(crate) fn rebuild(
+    engine: &Engine,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<RebuildReport> {
+    let started = Instant::now();
+    let mut conn = engine.writer()?;
+    let current = snapshot::current(&conn)?.ok_or_else(|| Error::NotFound {
+        what: "published snapshot to rebuild",
+        id: "current".into(),
+    })?;
+    conn.execute(
+        "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES ('rebuild', 'running', ?1, ?2, ?3, ?3)",
+        params![serde_json::json!({ "snapshot_id": current }).to_string(), std::process::id(), now_ms()],
+    )?;
+    let job_id = conn.last_insert_rowid();
+    let record = |p: Progress| {
+        engine.progress().record(job_id, &p);
+        on_progress(p);
+    };
+    let mut report = RebuildReport {
+        job_id,
+        repaired: Vec::new(),
+        republished: false,
+        reason: String::new(),
+        snapshot_id: Some(current),
+        embedding: None,
+        duration_ms: 0.0,
+    };
+    let result = run(engine, &mut conn, current, &mut report, &record, started);
+    engine.progress().clear(job_id);
+    engine.forget_vector_indexes();
+    engine.invalidate_snapshot_cache();
+    match result {
+        Ok(()) => {
+            if let Err(e) = engine.collect_garbage_with(&conn) {
+                log::warn!("garbage collection after a rebuild failed: {e}");
+            }
+            Ok(report)
+        }
+        Err(err) => {
+            let _ = conn.execute(
+                "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
+                params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
+            );
+            Err(err)
+        }
+    }
+}
+
+fn run(
+    engine: &Engine,
+    conn: &mut Connection,
+    current: i64,
+    report: &mut RebuildReport,
+    on_progress: &(dyn Fn(Progress) + Sync),
+    started: Instant,
+) -> Result<()> {
+    let mut steps = Steps::new(report.job_id);
+    steps.begin(conn, "repair")?;
+    let retained: Vec<i64> = conn
+        .prepare(
+            "SELECT DISTINCT si.snapshot_id FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.status = 'verified' ORDER BY si.snapshot_id",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in retained {
+        if let Some(generation) = snapshot::text_generation(conn, id)?
+            && snapshot::repair_text(conn, id, &generation, &engine.text_dir())?
+        {
+            report.repaired.push(Repaired {
+                snapshot_id: id,
+                generation: generation.generation,
+            });
+        }
+    }
+    steps.finish(
+        conn,
+        &serde_json::json!({ "repaired": report.repaired.len() }),
+    )?;
+
+    let stale = stale_reason(engine, conn, current)?;
+    let Some(reason) = stale else {
+        report.reason = "the current snapshot's indexes match the configuration".into();
+        report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        conn.execute(
+            "UPDATE jobs SET status = 'succeeded', receipt_json = ?2, finished_at = ?3 WHERE id = ?1",
+            params![report.job_id, serde_json::to_string(&*report).unwrap_or_default(), now_ms()],
+        )?;
+        return Ok(());
+    };
+    report.reason = reason;
+    steps.begin(conn, "publish")?;
+    let members = snapshot::members(conn, current)?;
+    let sets: Vec<i64> = conn
+        .prepare("SELECT set_id FROM snapshot_relation_sets WHERE snapshot_id = ?1")?
+        .query_map(params![current], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let generations = engine.generations_dir();
+    let text_dir = engine.text_dir();
+    let embedder = engine.embedder()?;
+    let text = super::text_publication(engine, conn, embedder.as_ref(), &text_dir)?;
+    let publication = snapshot::Publication {
+        generations: &generations,
+        lexical: &engine.pack().lexical,
+        parent: Some(current),
+        job_id: report.job_id,
+        members: &members,
+        relation_sets: &sets,
+        text,
+    };
+    let finish = |tx: &rusqlite::Transaction<'_>, id: i64, published: &snapshot::Published| {
+        report.republished = true;
+        report.snapshot_id = Some(id);
+        report.embedding.clone_from(&published.embedding);
+        report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        steps.finish(
+            tx,
+            &serde_json::json!({ "snapshot_id": id, "members": members.len(), "embedding": published.embedding }),
+        )?;
+        tx.execute(
+            "UPDATE jobs SET status = 'succeeded', receipt_json = ?2, finished_at = ?3 WHERE id = ?1",
+            params![report.job_id, serde_json::to_string(&*report).unwrap_or_default(), now_ms()],
+        )?;
+        Ok(())
+    };
+    snapshot::publish(conn, &publication, on_progress, finish)?;
+    Ok(())
+}
+
+/// Why the current snapshot must be published again, if it must.
+fn stale_reason(engine: &Engine, conn: &Connection, current: i64) -> Result<Option<String>> {
+    if let Err(e) =
+        snapshot::lexical_generation(conn, current).and_then(|g| engine.lexical(&g).map(|_| ()))
+    {
+        return Ok(Some(format!(
+            "its lexical generation cannot be opened ({e})"
+        )));
+    }
+    let Some(embedder) = engine.embedder()? else {
+        return Ok(None);
+    };
+    Ok(match snapshot::text_generation(conn, current)? {
+        None => Some("it has no vectors".into()),
+        Some(g) if g.spec != *embedder.spec() => Some(format!(
+            "its vectors are from {}/{} ({}); the configuration embeds with {}/{} ({})",
+            g.spec.provider,
+            g.spec.model,
+            g.spec.representation,
+            embedder.spec().provider,
+            embedder.spec().model,
+            embedder.spec().representation
+        )),
+        Some(_) => None,
+    })
+}

@@ -1,0 +1,665 @@
+//! One vector index generation: a single file holding the chunk keys, each key's collection and
+//! kind (so eligibility filters apply inside the search), and either the vectors themselves (small
+//! generations are searched exactly) or a usearch HNSW graph.
+//!
+//! usearch does not fsync, so the file is written to a temporary name, fsynced, renamed and the
+//! directory fsynced; its sha256 is recorded with the snapshot and checked when it is opened.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use usearch::ffi::{IndexOptions, MetricKind, ScalarKind};
+
+use super::embedder::FamilySpec;
+use crate::error::{Error, Result};
+
+const MAGIC: &[u8; 4] = b"TYV1";
+
+/// Generations with fewer vectors than this are scored exactly, without a graph: below it an exact
+/// scan was as fast as HNSW on our vectors (bench/vector), and it is always exact.
+pub const EXACT_BELOW: usize = 20_000;
+
+/// A filtered search scans the eligible vectors exactly when they are at most this share of the
+/// generation: HNSW's filtered traversal degrades as the filter tightens (it can return fewer than
+/// `k` results), while a scan of a few eligible vectors is cheap and exact.
+const EXACT_FILTER_SHARE: f64 = 0.1;
+
+/// HNSW build parameters (usearch's defaults are M = 16, ef_construction = 128).
+const CONNECTIVITY: usize = 16;
+const EXPANSION_ADD: usize = 128;
+/// Search breadth: chosen in bench/vector for recall@10 ≥ 0.95 on SciFact's windows.
+pub const EXPANSION_SEARCH: usize = 64;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    /// `flat` or `hnsw`.
+    layout: String,
+    dimension: usize,
+    metric: String,
+    quantization: String,
+    count: usize,
+    collections: Vec<String>,
+    kinds: Vec<String>,
+}
+
+/// One vector to index: its chunk, eligibility attributes and the vector.
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    /// The chunk id (the key).
+    pub key: u64,
+    /// The evidence owner it votes for (its own id, or the chunk it continues).
+    pub owner: u64,
+    /// The chunk's collection name.
+    pub collection: &'a str,
+    /// The chunk's source kind.
+    pub kind: &'a str,
+    /// Its vector.
+    pub vector: &'a [f32],
+}
+
+/// Which chunks a search may return.
+#[derive(Debug, Clone, Default)]
+pub struct Eligible<'a> {
+    /// Only these collections (empty: all).
+    pub collections: &'a [String],
+    /// Only these kinds (empty: all).
+    pub kinds: &'a [String],
+}
+
+impl Eligible<'_> {
+    fn is_open(&self) -> bool {
+        self.collections.is_empty() && self.kinds.is_empty()
+    }
+}
+
+enum Payload {
+    /// Row-major vectors, one per key.
+    Flat(Vec<f32>),
+    Hnsw(usearch::Index),
+}
+
+/// An opened generation.
+pub struct VectorIndex {
+    dimension: usize,
+    metric: String,
+    keys: Vec<u64>,
+    owners: Vec<u64>,
+    /// Per key: (collection index, kind index) into `collections` / `kinds`.
+    attrs: Vec<(u16, u16)>,
+    collections: Vec<String>,
+    kinds: Vec<String>,
+    positions: HashMap<u64, usize>,
+    payload: Payload,
+    bytes: u64,
+}
+
+impl std::fmt::Debug for VectorIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorIndex")
+            .field("vectors", &self.keys.len())
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+fn metric_kind(metric: &str) -> Result<MetricKind> {
+    match metric {
+        "cos" => Ok(MetricKind::Cos),
+        "ip" => Ok(MetricKind::IP),
+        "l2" => Ok(MetricKind::L2sq),
+        other => Err(Error::InvalidArgument(format!(
+            "unknown vector metric {other:?}"
+        ))),
+    }
+}
+
+fn scalar_kind(quantization: &str) -> Result<ScalarKind> {
+    match quantization {
+        "f32" => Ok(ScalarKind::F32),
+        "f16" => Ok(ScalarKind::F16),
+        "i8" => Ok(ScalarKind::I8),
+        other => Err(Error::InvalidArgument(format!(
+            "unknown quantization {other:?}"
+        ))),
+    }
+}
+
+fn usearch_error(e: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("usearch: {e}"))
+}
+
+fn options(dimension: usize, metric: &str, quantization: &str) -> Result<IndexOptions> {
+    Ok(IndexOptions {
+        dimensions: dimension,
+        metric: metric_kind(metric)?,
+        quantization: scalar_kind(quantization)?,
+        connectivity: CONNECTIVITY,
+        expansion_add: EXPANSION_ADD,
+        expansion_search: EXPANSION_SEARCH,
+        multi: false,
+    })
+}
+
+/// Distance as usearch reports it: smaller is closer.
+fn distance(metric: &str, a: &[f32], b: &[f32]) -> f32 {
+    match metric {
+        "l2" => a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum(),
+        "ip" => 1.0 - a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>(),
+        _ => {
+            let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+            let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if na == 0.0 || nb == 0.0 {
+                1.0
+            } else {
+                1.0 - dot / (na * nb)
+            }
+        }
+    }
+}
+
+/// Writes a generation to `path` (durably) and returns its sha256 and size.
+///
+/// # Errors
+/// I/O errors, a vector of the wrong dimension, usearch errors.
+pub fn build(path: &Path, spec: &FamilySpec, entries: &[Entry<'_>]) -> Result<(String, u64)> {
+    build_as(path, spec, entries, entries.len() < EXACT_BELOW)
+}
+
+/// [`build`] with the layout chosen by the caller (`flat`: exact scan; otherwise an HNSW graph),
+/// for the benchmarks that measure the crossover.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_as(
+    path: &Path,
+    spec: &FamilySpec,
+    entries: &[Entry<'_>],
+    flat: bool,
+) -> Result<(String, u64)> {
+    let mut collections: Vec<String> = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    let index_of = |list: &mut Vec<String>, value: &str| -> Result<u16> {
+        let i = match list.iter().position(|v| v == value) {
+            Some(i) => i,
+            None => {
+                list.push(value.to_string());
+                list.len() - 1
+            }
+        };
+        u16::try_from(i).map_err(|_| {
+            Error::LimitExceeded(
+                "more than 65,535 collections or kinds in one vector generation".into(),
+            )
+        })
+    };
+    let mut keys = Vec::with_capacity(entries.len());
+    let mut owners = Vec::with_capacity(entries.len());
+    let mut attrs = Vec::with_capacity(entries.len());
+    for e in entries {
+        if e.vector.len() != spec.dimension {
+            return Err(Error::Corrupt(format!(
+                "vector of chunk {} has {} dimensions, its family {}",
+                e.key,
+                e.vector.len(),
+                spec.dimension
+            )));
+        }
+        keys.push(e.key);
+        owners.push(e.owner);
+        attrs.push((
+            index_of(&mut collections, e.collection)?,
+            index_of(&mut kinds, e.kind)?,
+        ));
+    }
+    let payload: Vec<u8> = if flat {
+        entries
+            .iter()
+            .flat_map(|e| e.vector.iter().flat_map(|x| x.to_le_bytes()))
+            .collect()
+    } else {
+        let index =
+            usearch::Index::new(&options(spec.dimension, &spec.metric, &spec.quantization)?)
+                .map_err(usearch_error)?;
+        index.reserve(entries.len()).map_err(usearch_error)?;
+        for e in entries {
+            index.add(e.key, e.vector).map_err(usearch_error)?;
+        }
+        let mut buffer = vec![0u8; index.serialized_length()];
+        index.save_to_buffer(&mut buffer).map_err(usearch_error)?;
+        buffer
+    };
+    let header = serde_json::to_vec(&Header {
+        layout: if flat { "flat" } else { "hnsw" }.into(),
+        dimension: spec.dimension,
+        metric: spec.metric.clone(),
+        quantization: spec.quantization.clone(),
+        count: entries.len(),
+        collections,
+        kinds,
+    })
+    .map_err(|e| Error::Internal(e.to_string()))?;
+
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::Internal("vector index path has no parent".into()))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let tmp = path.with_extension("tmp");
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    {
+        let mut file = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let header_len = u32::try_from(header.len())
+            .map_err(|_| Error::Internal("vector index header too large".into()))?;
+        let key_bytes: Vec<u8> = keys
+            .iter()
+            .chain(&owners)
+            .flat_map(|k| k.to_le_bytes())
+            .collect();
+        let attr_bytes: Vec<u8> = attrs
+            .iter()
+            .flat_map(|(c, k)| c.to_le_bytes().into_iter().chain(k.to_le_bytes()))
+            .collect();
+        for part in [
+            &MAGIC[..],
+            &header_len.to_le_bytes(),
+            &header,
+            &key_bytes,
+            &attr_bytes,
+            &payload,
+        ] {
+            file.write_all(part).map_err(|e| Error::io(&tmp, e))?;
+            hasher.update(part);
+            size += part.len() as u64;
+        }
+        file.sync_all().map_err(|e| Error::io(&tmp, e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    crate::artifact::sync_dir(dir)?;
+    Ok((hex::encode(hasher.finalize()), size))
+}
+
+/// The sha256 of a generation file (for `manage verify`).
+///
+/// # Errors
+/// I/O errors.
+pub fn file_sha256(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
+impl VectorIndex {
+    /// Opens a generation, checking its sha256 against the one recorded at publication.
+    ///
+    /// # Errors
+    /// `E_CORRUPT` when the file is missing, truncated, changed or unreadable.
+    pub fn open(path: &Path, expected_sha256: &str) -> Result<Self> {
+        let corrupt = |why: String| {
+            Error::Corrupt(format!(
+                "vector index {} {why}; rebuild it with `tychora manage rebuild`",
+                path.display()
+            ))
+        };
+        let bytes = std::fs::read(path).map_err(|e| corrupt(format!("cannot be read ({e})")))?;
+        let actual = hex::encode(Sha256::digest(&bytes));
+        if actual != expected_sha256 {
+            return Err(corrupt(format!(
+                "does not match its recorded sha256 (recorded {}, found {})",
+                &expected_sha256[..expected_sha256.len().min(12)],
+                &actual[..12]
+            )));
+        }
+        let take = |at: usize, n: usize| {
+            bytes
+                .get(at..at + n)
+                .ok_or_else(|| corrupt("is truncated".into()))
+        };
+        if take(0, 4)? != MAGIC {
+            return Err(corrupt("is not a tychora vector index".into()));
+        }
+        let header_len = u32::from_le_bytes(take(4, 4)?.try_into().unwrap_or([0; 4])) as usize;
+        let header: Header = serde_json::from_slice(take(8, header_len)?)
+            .map_err(|e| corrupt(format!("has an unreadable header ({e})")))?;
+        let mut at = 8 + header_len;
+        let words = |at: usize| -> Result<Vec<u64>> {
+            Ok(take(at, header.count * 8)?
+                .chunks_exact(8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+                .collect())
+        };
+        let keys = words(at)?;
+        let owners = words(at + header.count * 8)?;
+        at += header.count * 16;
+        let attrs: Vec<(u16, u16)> = take(at, header.count * 4)?
+            .chunks_exact(4)
+            .map(|b| {
+                (
+                    u16::from_le_bytes([b[0], b[1]]),
+                    u16::from_le_bytes([b[2], b[3]]),
+                )
+            })
+            .collect();
+        at += header.count * 4;
+        let rest = &bytes[at..];
+        let payload = match header.layout.as_str() {
+            "flat" => {
+                if rest.len() != header.count * header.dimension * 4 {
+                    return Err(corrupt("has a vector section of the wrong size".into()));
+                }
+                let mut vectors: Vec<f32> = rest
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap_or([0; 4])))
+                    .collect();
+                if header.metric == "cos" && header.dimension > 0 {
+                    for v in vectors.chunks_exact_mut(header.dimension) {
+                        let n = unit(v);
+                        v.copy_from_slice(&n);
+                    }
+                }
+                Payload::Flat(vectors)
+            }
+            "hnsw" => {
+                let index = usearch::Index::new(&options(
+                    header.dimension,
+                    &header.metric,
+                    &header.quantization,
+                )?)
+                .map_err(usearch_error)?;
+                index
+                    .load_from_buffer(rest)
+                    .map_err(|e| corrupt(format!("holds a graph usearch cannot load ({e})")))?;
+                if index.size() != header.count {
+                    return Err(corrupt("holds a graph of the wrong size".into()));
+                }
+                index.change_expansion_search(EXPANSION_SEARCH);
+                Payload::Hnsw(index)
+            }
+            other => return Err(corrupt(format!("has an unknown layout {other:?}"))),
+        };
+        let positions = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        Ok(Self {
+            dimension: header.dimension,
+            metric: header.metric,
+            keys,
+            owners,
+            attrs,
+            collections: header.collections,
+            kinds: header.kinds,
+            positions,
+            payload,
+            bytes: bytes.len() as u64,
+        })
+    }
+
+    /// Vectors in the generation.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether the generation holds no vector.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Sets the HNSW search breadth (benchmarks; the engine uses [`EXPANSION_SEARCH`]).
+    pub fn set_expansion_search(&self, expansion: usize) {
+        if let Payload::Hnsw(index) = &self.payload {
+            index.change_expansion_search(expansion);
+        }
+    }
+
+    /// The evidence owner of a chunk in this generation.
+    #[must_use]
+    pub fn owner_of(&self, key: u64) -> Option<u64> {
+        self.positions.get(&key).map(|&i| self.owners[i])
+    }
+
+    /// The file's size in bytes.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Whether the search is exact (no graph).
+    #[must_use]
+    pub fn is_exact(&self) -> bool {
+        matches!(self.payload, Payload::Flat(_))
+    }
+
+    /// The `k` nearest eligible chunks to `query`, nearest first, as (chunk id, distance).
+    /// Eligibility applies inside the search: a tight filter still returns `k` results when `k`
+    /// eligible chunks exist.
+    ///
+    /// # Errors
+    /// A query of the wrong dimension; usearch errors.
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        eligible: &Eligible<'_>,
+    ) -> Result<Vec<(u64, f32)>> {
+        if query.len() != self.dimension {
+            return Err(Error::InvalidArgument(format!(
+                "query vector has {} dimensions, the index {}",
+                query.len(),
+                self.dimension
+            )));
+        }
+        if k == 0 || self.keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let allowed = self.allowed(eligible);
+        let admitted = |i: usize| allowed.as_ref().is_none_or(|a| a[i]);
+        let eligible_count = allowed
+            .as_ref()
+            .map_or(self.keys.len(), |a| a.iter().filter(|x| **x).count());
+        match &self.payload {
+            Payload::Flat(vectors) => {
+                // Flat cosine vectors were normalised at open: one dot product per vector.
+                let (query, metric) = if self.metric == "cos" {
+                    (unit(query), "ip")
+                } else {
+                    (query.to_vec(), self.metric.as_str())
+                };
+                let scored = (0..self.keys.len())
+                    .filter(|&i| admitted(i))
+                    .map(|i| {
+                        let v = &vectors[i * self.dimension..(i + 1) * self.dimension];
+                        (self.keys[i], distance(metric, &query, v))
+                    })
+                    .collect();
+                Ok(top(scored, k))
+            }
+            Payload::Hnsw(index) => {
+                let scan_exactly = allowed.is_some()
+                    && (eligible_count as f64) <= EXACT_FILTER_SHARE * self.keys.len() as f64;
+                if !scan_exactly {
+                    let found = match &allowed {
+                        None => index.search(query, k),
+                        Some(a) => index.filtered_search(query, k, |key| {
+                            self.positions.get(&key).is_some_and(|&i| a[i])
+                        }),
+                    }
+                    .map_err(usearch_error)?;
+                    if found.keys.len() >= k.min(eligible_count) {
+                        return Ok(found.keys.into_iter().zip(found.distances).collect());
+                    }
+                }
+                // A tight filter: score the eligible vectors exactly, reading them from the graph.
+                let mut buffer = vec![0f32; self.dimension];
+                let mut scored: Vec<(u64, f32)> = Vec::with_capacity(eligible_count);
+                for (i, key) in self.keys.iter().enumerate() {
+                    if admitted(i) && index.get(*key, &mut buffer).map_err(usearch_error)? > 0 {
+                        scored.push((*key, distance(&self.metric, query, &buffer)));
+                    }
+                }
+                Ok(top(scored, k))
+            }
+        }
+    }
+
+    /// Per position, whether the chunk is eligible (`None`: every chunk is).
+    fn allowed(&self, eligible: &Eligible<'_>) -> Option<Vec<bool>> {
+        if eligible.is_open() {
+            return None;
+        }
+        let collections: Vec<bool> = self
+            .collections
+            .iter()
+            .map(|c| eligible.collections.is_empty() || eligible.collections.contains(c))
+            .collect();
+        let kinds: Vec<bool> = self
+            .kinds
+            .iter()
+            .map(|k| eligible.kinds.is_empty() || eligible.kinds.contains(k))
+            .collect();
+        Some(
+            self.attrs
+                .iter()
+                .map(|(c, k)| collections[*c as usize] && kinds[*k as usize])
+                .collect(),
+        )
+    }
+}
+
+/// `v` scaled to length 1 (a zero vector stays zero).
+fn unit(v: &[f32]) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter().map(|x| x / norm).collect()
+    } else {
+        v.to_vec()
+    }
+}
+
+/// The `k` smallest distances, ties by key.
+fn top(mut scored: Vec<(u64, f32)>, k: usize) -> Vec<(u64, f32)> {
+    let order = |a: &(u64, f32), b: &(u64, f32)| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0));
+    if scored.len() > k && k > 0 {
+        scored.select_nth_unstable_by(k - 1, order);
+        scored.truncate(k);
+    }
+    scored.sort_by(order);
+    scored.truncate(k);
+    scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(dimension: usize) -> FamilySpec {
+        FamilySpec {
+            provider: "test".into(),
+            model: "m".into(),
+            dimension,
+            representation: "window".into(),
+            normalization: "l2".into(),
+            quantization: "f32".into(),
+            metric: "cos".into(),
+        }
+    }
+
+    /// Deterministic unit vectors.
+    fn vectors(n: usize, dim: usize) -> Vec<Vec<f32>> {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        (0..n)
+            .map(|_| {
+                let mut v: Vec<f32> = (0..dim)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (state % 2000) as f32 / 1000.0 - 1.0
+                    })
+                    .collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter_mut().for_each(|x| *x /= norm);
+                v
+            })
+            .collect()
+    }
+
+    fn entries<'a>(vs: &'a [Vec<f32>], collections: &'a [String]) -> Vec<Entry<'a>> {
+        vs.iter()
+            .enumerate()
+            .map(|(i, v)| Entry {
+                key: i as u64 + 1,
+                owner: i as u64 + 1,
+                collection: &collections[i % collections.len()],
+                kind: "markdown",
+                vector: v,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn flat_and_graph_generations_find_the_nearest_and_honour_filters() {
+        let dir = tempfile::tempdir().unwrap();
+        // 1 vector in 100 is in the "rare" collection: a filter that excludes 99%.
+        let names: Vec<String> = (0..100)
+            .map(|i| {
+                if i == 0 {
+                    "rare".into()
+                } else {
+                    format!("c{i}")
+                }
+            })
+            .collect();
+        for n in [500, EXACT_BELOW + 500] {
+            let vs = vectors(n, 16);
+            let path = dir.path().join(format!("g{n}.vec"));
+            let (sha, size) = build(&path, &spec(16), &entries(&vs, &names)).unwrap();
+            assert_eq!(size, std::fs::metadata(&path).unwrap().len());
+            let index = VectorIndex::open(&path, &sha).unwrap();
+            assert_eq!(index.is_exact(), n < EXACT_BELOW);
+            let hits = index.search(&vs[41], 10, &Eligible::default()).unwrap();
+            assert_eq!(hits[0].0, 42, "a vector is its own nearest neighbour");
+            assert_eq!(hits.len(), 10);
+            let rare = ["rare".to_string()];
+            let filtered = index
+                .search(
+                    &vs[7],
+                    10,
+                    &Eligible {
+                        collections: &rare,
+                        kinds: &[],
+                    },
+                )
+                .unwrap();
+            // 1% of 500 is 5 eligible vectors; 1% of 20,500 is 205.
+            assert_eq!(
+                filtered.len(),
+                (n / 100).min(10),
+                "a 1% filter still returns the limit"
+            );
+            assert!(filtered.iter().all(|(k, _)| (k - 1) % 100 == 0));
+        }
+    }
+
+    #[test]
+    fn a_changed_or_truncated_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let vs = vectors(50, 8);
+        let names = vec!["c".to_string()];
+        let path = dir.path().join("g.vec");
+        let (sha, _) = build(&path, &spec(8), &entries(&vs, &names)).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - 9);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            VectorIndex::open(&path, &sha).unwrap_err().code(),
+            crate::ErrorCode::Corrupt
+        );
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            VectorIndex::open(&path, &sha).unwrap_err().code(),
+            crate::ErrorCode::Corrupt
+        );
+    }
+}

@@ -1,0 +1,442 @@
+//! The text (dense) channel end to end with the local model (all-MiniLM-L6-v2, fetched by
+//! `node scripts/fetch-model.mjs`; `npm test` and `.ci/run` fetch it first): embedding at
+//! publication, the vector caches, paraphrase recall, filters, explain, budgets, provider
+//! failures, and a damaged vector file detected and rebuilt.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::query::QueryRequest;
+use tychora_core::vector::{Embedded, Embedder, FamilySpec, InputKind, LocalEmbedder, Providers};
+use tychora_core::{ErrorCode, Workspace};
+
+/// The local model's directory: `TYCHORA_TEST_MODEL`, else where the fetch script puts it.
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("TYCHORA_TEST_MODEL").map_or_else(
+        || {
+            let home = std::env::var_os("HOME").expect("HOME");
+            PathBuf::from(home).join(".cache/tychora/models/all-MiniLM-L6-v2")
+        },
+        PathBuf::from,
+    );
+    assert!(
+        dir.join("model.safetensors").is_file(),
+        "the local embedding model is missing at {}: run `node scripts/fetch-model.mjs`",
+        dir.display()
+    );
+    dir
+}
+
+/// A workspace with the text channel on the local model, its user cache in `cache`, and extra
+/// `[embeddings]` lines.
+fn text_workspace(root: &Path, cache: &Path, extra: &str) -> Workspace {
+    let dir = root.join("ws");
+    Workspace::init_with(&dir, "documents", Some("local")).unwrap();
+    let toml = dir.join("workspace.toml");
+    let cache_line = if extra.contains("cache_dir") {
+        String::new()
+    } else {
+        format!("cache_dir = {:?}\n", cache.display().to_string())
+    };
+    let text = std::fs::read_to_string(&toml).unwrap().replace(
+        "provider = \"local\"\n",
+        &format!(
+            "provider = \"local\"\nmodel_dir = {:?}\n{cache_line}{extra}",
+            model_dir().display().to_string(),
+        ),
+    );
+    std::fs::write(&toml, text).unwrap();
+    Workspace::open(&dir).unwrap()
+}
+
+fn write_docs(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let docs = [
+        (
+            "pets.md",
+            "# Household animals\n\nThe feline dozed on the rug all afternoon, purring quietly.\n",
+        ),
+        (
+            "cars.md",
+            "# Engines\n\nA turbocharger forces extra air into the combustion chamber to raise power output.\n",
+        ),
+        (
+            "cooking.md",
+            "# Bread\n\nKnead the dough until it is elastic, then let it rise in a warm place for an hour.\n",
+        ),
+        (
+            "space.md",
+            "# Orbits\n\nA geostationary satellite circles the planet once per day above the equator.\n",
+        ),
+        (
+            "finance.md",
+            "# Interest\n\nCompound interest adds the earned interest back to the principal every period.\n",
+        ),
+    ];
+    for (name, text) in docs {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+}
+
+fn search(ws: &Workspace, query: &str, channels: &[&str]) -> tychora_core::query::QueryResult {
+    ws.search(&QueryRequest {
+        query: query.into(),
+        channels: Some(channels.iter().map(|c| (*c).to_string()).collect()),
+        explain: true,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn records(ws: &Workspace) -> i64 {
+    ws.status().unwrap().counts.vector_records
+}
+
+#[test]
+fn a_paraphrase_is_found_by_the_text_channel_and_inputs_are_embedded_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let cache = tmp.path().join("cache");
+    let ws = text_workspace(tmp.path(), &cache, "");
+    let receipt = common::add(&ws, &docs);
+    let embedding = receipt.embedding.expect("the receipt reports embedding");
+    assert_eq!(embedding.inputs, 5);
+    assert_eq!(embedding.embedded, 5);
+    assert!(embedding.tokens_embedded > 0);
+    assert_eq!(records(&ws), 5);
+
+    // No shared word with the document: lexical finds nothing, the text channel finds it first.
+    let lexical = search(&ws, "kitten napping atop carpet", &["lexical"]);
+    assert!(lexical.segments.iter().all(|s| s.source.path != "pets.md"));
+    let text = search(&ws, "kitten napping atop carpet", &["text"]);
+    assert_eq!(
+        text.segments[0].source.path, "pets.md",
+        "{:?}",
+        text.warnings
+    );
+    let explained = &text.segments[0].channels[0];
+    assert_eq!(explained.channel, "text");
+    let similarity = explained
+        .score
+        .expect("explain gives the cosine similarity");
+    assert!(similarity > 0.2 && similarity <= 1.0, "{similarity}");
+    let stage = text.trace.iter().find(|t| t.stage == "text").unwrap();
+    assert_eq!(stage.candidates, Some(5));
+    let call = stage
+        .provider
+        .as_ref()
+        .expect("the query embedding is traced");
+    assert_eq!(call.provider, "local");
+    assert!(call.tokens > 2);
+
+    // Hybrid: the text channel fuses with the others at weight 1.
+    let hybrid = search(
+        &ws,
+        "kitten napping atop carpet",
+        &["exact", "lexical", "text"],
+    );
+    assert_eq!(hybrid.segments[0].source.path, "pets.md");
+
+    // A file changed: only its new input is embedded; the others come from the records.
+    std::fs::write(
+        docs.join("space.md"),
+        "# Orbits\n\nA polar orbit passes over both poles.\n",
+    )
+    .unwrap();
+    let again = common::add(&ws, &docs).embedding.unwrap();
+    assert_eq!(
+        (again.inputs, again.workspace_cached, again.embedded),
+        (5, 4, 1)
+    );
+
+    // Another workspace of the same user embeds nothing: the user cache has every input.
+    drop(ws);
+    let other_root = tmp.path().join("other");
+    std::fs::create_dir_all(&other_root).unwrap();
+    let other = text_workspace(&other_root, &cache, "");
+    let cold = common::add(&other, &docs).embedding.unwrap();
+    assert_eq!((cold.user_cached, cold.embedded), (5, 0));
+    assert_eq!(records(&other), 5);
+}
+
+#[test]
+fn filters_apply_inside_the_vector_search() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let rare = tmp.path().join("rare");
+    std::fs::create_dir_all(&rare).unwrap();
+    std::fs::write(
+        rare.join("note.md"),
+        "# Note\n\nThe stock market fell sharply today.\n",
+    )
+    .unwrap();
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "");
+    common::add(&ws, &docs);
+    ws.add(
+        &AddRequest {
+            paths: vec![rare.display().to_string()],
+            collection: Some("rare".into()),
+            ..Default::default()
+        },
+        Requester::Owner,
+        &|_| {},
+    )
+    .unwrap();
+    // The nearest window overall is pets.md; restricted to "rare", the only window there.
+    let result = ws
+        .search(&QueryRequest {
+            query: "kitten napping atop carpet".into(),
+            channels: Some(vec!["text".into()]),
+            collections: vec!["rare".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(result.segments.len(), 1);
+    assert_eq!(result.segments[0].source.path, "note.md");
+}
+
+#[test]
+fn a_damaged_vector_file_is_detected_and_rebuilt_from_the_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "");
+    common::add(&ws, &docs);
+    let dir = ws.dir().to_path_buf();
+    drop(ws);
+    let text_dir = dir.join("indexes/text");
+    let file = std::fs::read_dir(&text_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 100]).unwrap();
+
+    let ws = Workspace::open(&dir).unwrap();
+    let report = ws.verify().unwrap();
+    assert!(!report.ok);
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.code == "E_CORRUPT" && p.message.contains("manage rebuild")),
+        "{:?}",
+        report.problems
+    );
+    // The query still answers, without the text channel, and says so.
+    let degraded = search(&ws, "kitten napping atop carpet", &["lexical", "text"]);
+    assert!(
+        degraded.warnings.iter().any(|w| w.contains("rebuild")),
+        "{:?}",
+        degraded.warnings
+    );
+
+    let records_before = records(&ws);
+    let rebuilt = ws.rebuild(&|_| {}).unwrap();
+    assert_eq!(rebuilt.repaired.len(), 1, "{rebuilt:?}");
+    assert!(!rebuilt.republished, "{}", rebuilt.reason);
+    assert_eq!(
+        records(&ws),
+        records_before,
+        "rebuilt from the records, nothing embedded"
+    );
+    assert!(ws.verify().unwrap().ok);
+    let text = search(&ws, "kitten napping atop carpet", &["text"]);
+    assert!(text.warnings.is_empty(), "{:?}", text.warnings);
+    assert_eq!(text.segments[0].source.path, "pets.md");
+}
+
+#[test]
+fn a_job_over_its_embedding_cap_stops_before_embedding_and_publishes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let ws = text_workspace(
+        tmp.path(),
+        &tmp.path().join("cache"),
+        "max_embed_tokens_per_job = 20\n",
+    );
+    let plan = ws
+        .plan_add(
+            &AddRequest {
+                paths: vec![docs.display().to_string()],
+                ..Default::default()
+            },
+            Requester::Owner,
+            &|_| {},
+        )
+        .unwrap();
+    let estimate = plan.embedding.unwrap();
+    assert_eq!((plan.files.added, plan.windows), (5, 5));
+    assert_eq!((estimate.new_inputs, estimate.usd), (5, Some(0.0)));
+    assert!(estimate.over_budget && estimate.new_tokens > 20);
+    let status = ws.status().unwrap();
+    assert_eq!(
+        (status.counts.sources, status.counts.jobs),
+        (0, 0),
+        "a dry run writes nothing"
+    );
+
+    let err = ws
+        .add(
+            &AddRequest {
+                paths: vec![docs.display().to_string()],
+                ..Default::default()
+            },
+            Requester::Owner,
+            &|_| {},
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::BudgetExceeded);
+    assert!(
+        err.to_string().contains("max_embed_tokens_per_job = 20"),
+        "{err}"
+    );
+    assert_eq!(ws.current_snapshot().unwrap(), None);
+    assert_eq!(records(&ws), 0, "nothing was embedded");
+}
+
+/// The local model behind a switch that fails every call after the first `ok` ones, the way a
+/// provider fails mid-job.
+struct Flaky {
+    inner: LocalEmbedder,
+    ok: usize,
+    calls: AtomicUsize,
+}
+
+impl Embedder for Flaky {
+    fn spec(&self) -> &FamilySpec {
+        self.inner.spec()
+    }
+    fn embed(&self, texts: &[&str], kind: InputKind) -> tychora_core::Result<Embedded> {
+        if self.calls.fetch_add(1, Ordering::SeqCst) >= self.ok {
+            return Err(tychora_core::Error::Provider(
+                "fake outage (HTTP 503)".into(),
+            ));
+        }
+        self.inner.embed(texts, kind)
+    }
+    fn max_input_tokens(&self) -> usize {
+        self.inner.max_input_tokens()
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.inner.count_tokens(text)
+    }
+}
+
+#[test]
+fn a_provider_failure_fails_the_job_keeps_the_snapshot_and_the_vectors_already_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "cache_dir = \"\"\n");
+    let first = common::add(&ws, &docs);
+    let published = first.snapshot_id;
+    let dir = ws.dir().to_path_buf();
+    drop(ws);
+    // 300 new windows: two embedder calls (256 inputs each); the second fails.
+    for i in 0..300 {
+        std::fs::write(
+            docs.join(format!("n{i}.md")),
+            format!("# Note {i}\n\nItem number {i} of a long list.\n"),
+        )
+        .unwrap();
+    }
+    let flaky = Arc::new(Flaky {
+        inner: LocalEmbedder::open(&model_dir(), "window+capsule", "f32", Default::default())
+            .unwrap(),
+        ok: 1,
+        calls: AtomicUsize::new(0),
+    });
+    let ws = Workspace::open_with(
+        &dir,
+        Providers {
+            embedder: Some(flaky.clone()),
+            reranker: None,
+        },
+    )
+    .unwrap();
+    let err = ws
+        .add(
+            &AddRequest {
+                paths: vec![docs.display().to_string()],
+                ..Default::default()
+            },
+            Requester::Owner,
+            &|_| {},
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Provider);
+    assert!(err.to_string().contains("503"), "{err}");
+    assert_eq!(
+        ws.current_snapshot().unwrap(),
+        published,
+        "the published snapshot is unchanged"
+    );
+    assert_eq!(records(&ws), 5 + 256, "the first call's vectors are kept");
+    assert!(ws.verify().unwrap().ok);
+
+    // The retry pays only for what the failed call did not embed.
+    flaky.calls.store(0, Ordering::SeqCst);
+    let retry = ws
+        .add(
+            &AddRequest {
+                paths: vec![docs.display().to_string()],
+                ..Default::default()
+            },
+            Requester::Owner,
+            &|_| {},
+        )
+        .unwrap();
+    let embedding = retry.embedding.unwrap();
+    assert_eq!((embedding.embedded, embedding.workspace_cached), (44, 261));
+    assert!(retry.published);
+}
+
+#[test]
+fn turning_embeddings_on_later_is_applied_by_rebuild() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let dir = tmp.path().join("ws");
+    Workspace::init_with_profile(&dir, "documents").unwrap();
+    let ws = Workspace::open(&dir).unwrap();
+    common::add(&ws, &docs);
+    drop(ws);
+    // Enable the text channel on the existing workspace.
+    let toml = dir.join("workspace.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!(
+        "\n[embeddings]\nprovider = \"local\"\nmodel_dir = {:?}\ncache_dir = {:?}\n",
+        model_dir().display().to_string(),
+        tmp.path().join("cache").display().to_string()
+    ));
+    std::fs::write(&toml, text).unwrap();
+    let ws = Workspace::open(&dir).unwrap();
+    let before = search(&ws, "kitten napping atop carpet", &["lexical", "text"]);
+    assert!(
+        before.warnings.iter().any(|w| w.contains("has no vectors")),
+        "{:?}",
+        before.warnings
+    );
+    let report = ws.rebuild(&|_| {}).unwrap();
+    assert!(
+        report.republished && report.reason.contains("no vectors"),
+        "{report:?}"
+    );
+    assert_eq!(report.embedding.unwrap().embedded, 5);
+    let after = search(&ws, "kitten napping atop carpet", &["text"]);
+    assert!(after.warnings.is_empty(), "{:?}", after.warnings);
+    assert_eq!(after.segments[0].source.path, "pets.md");
+    // Nothing left to do: a second rebuild changes nothing.
+    let again = ws.rebuild(&|_| {}).unwrap();
+    assert!(!again.republished && again.repaired.is_empty(), "{again:?}");
+}

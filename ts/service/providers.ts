@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { FamilySpec, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker } from '../contracts/provider.js'
+import { Workspace } from '../engine/workspace.js'
+import { TychoraError } from '../errors.js'
+import { createVoyageProvider, estimateTokens } from '../providers/voyage.js'
+
+/**
+ * The composition of network providers: a workspace whose `workspace.toml` names Voyage (for
+ * `[embeddings]` or `[rerank]`) is opened with them; any other workspace is opened as it is and
+ * never touches the network.
+ *
+ * The key comes from `VOYAGE_API_KEY`, else from the user's config
+ * (`$XDG_CONFIG_HOME/tychora/config.json` or `~/.config/tychora/config.json`:
+ * `{ "voyage": { "api_key": "…", "base_url": "…" } }`). It is never written to the workspace.
+ */
+
+interface UserConfig {
+  voyage?: { api_key?: string; base_url?: string }
+}
+
+/** The user's provider config; a missing or unreadable file is an empty one. */
+function userConfig(): UserConfig {
+  const base = process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config')
+  try {
+    return JSON.parse(readFileSync(join(base, 'tychora', 'config.json'), 'utf8')) as UserConfig
+  } catch {
+    return {}
+  }
+}
+
+/** Dimensions of Voyage's embedding models when no `dimension` is configured (docs.voyageai.com/docs/embeddings). */
+const VOYAGE_DIMENSIONS: Readonly<Record<string, number>> = {
+  'voyage-3.5': 1024,
+  'voyage-3.5-lite': 1024,
+  'voyage-3-large': 1024,
+  'voyage-code-3': 1024,
+  'voyage-context-3': 1024,
+  'voyage-4': 1024,
+  'voyage-4-lite': 1024,
+  'voyage-4-large': 1024,
+  'voyage-finance-2': 1024,
+  'voyage-law-2': 1024,
+}
+
+/** Voyage's context length for its current embedding models (32K tokens). */
+const VOYAGE_MAX_INPUT_TOKENS = 32_000
+
+/** Splits a request's reported token total over its inputs in proportion to their estimates. */
+function spread(total: number, texts: readonly string[]): number[] {
+  const estimates = texts.map(estimateTokens)
+  const sum = estimates.reduce((a, b) => a + b, 0) || 1
+  const out = estimates.map((e) => Math.floor((e * total) / sum))
+  let rest = total - out.reduce((a, b) => a + b, 0)
+  for (let i = 0; rest > 0 && i < out.length; i++, rest--) out[i] = (out[i] as number) + 1
+  return out
+}
+
+/**
+ * The Voyage provider, created on first use: a workspace that names Voyage still opens without a
+ * key (status, verify, lexical search); the first embedding or rerank call says the key is missing.
+ */
+function voyage(onCall?: (call: ProviderCall) => void): ModelProvider {
+  let real: ModelProvider | undefined
+  const get = () => {
+    if (!real) {
+      const config = userConfig().voyage ?? {}
+      const apiKey = process.env.VOYAGE_API_KEY ?? config.api_key
+      const baseUrl = process.env.TYCHORA_VOYAGE_BASE_URL ?? config.base_url
+      real = createVoyageProvider({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(onCall ? { onCall } : {}) })
+    }
+    return real
+  }
+  return {
+    name: 'voyage',
+    embed: (request) => get().embed(request),
+    embedContextualized: (request) => get().embedContextualized(request),
+    rerank: (request) => get().rerank(request),
+  }
+}
+
+function embedderFor(need: NonNullable<ProviderNeeds['embeddings']>, provider: ModelProvider): TextEmbedder {
+  if (need.provider !== 'voyage') throw new TychoraError('E_INVALID_ARGUMENT', `[embeddings] provider ${JSON.stringify(need.provider)} is not one this package can call; expected local or voyage`)
+  const dimension = need.dimension ?? VOYAGE_DIMENSIONS[need.model]
+  if (!dimension) throw new TychoraError('E_INVALID_ARGUMENT', `[embeddings] model ${JSON.stringify(need.model)} has no known dimension: set dimension in [embeddings]`)
+  const spec: FamilySpec = {
+    provider: 'voyage',
+    model: need.model,
+    dimension,
+    representation: need.representation as FamilySpec['representation'],
+    // Voyage returns unit-length vectors.
+    normalization: 'l2',
+    quantization: need.quantization as FamilySpec['quantization'],
+    metric: 'cos',
+    max_input_tokens: VOYAGE_MAX_INPUT_TOKENS,
+  }
+  const dimensionOption = need.dimension ? { outputDimension: need.dimension } : {}
+  const receipt = (inputType: string, inputs: number, result: { tokens: number; calls: number }, started: number) => ({
+    provider: 'voyage',
+    model: need.model,
+    input_type: inputType,
+    inputs,
+    tokens: result.tokens,
+    calls: result.calls,
+    ms: performance.now() - started,
+  })
+  if (need.representation === 'contextual') {
+    // voyage-context-3: a document's windows are embedded together; a query is a document of one.
+    return {
+      spec,
+      async embed(texts, inputType) {
+        const started = performance.now()
+        const result = await provider.embedContextualized({ model: need.model, documents: texts.map((t) => [t]), inputType, ...dimensionOption })
+        return { vectors: result.vectors.map((d) => d[0] as Float32Array), tokens: spread(result.tokens, texts), receipt: receipt(inputType, texts.length, result, started) }
+      },
+      async embedDocuments(documents, inputType) {
+        const started = performance.now()
+        const result = await provider.embedContextualized({ model: need.model, documents, inputType, ...dimensionOption })
+        const windows = documents.flat()
+        const tokens = spread(result.tokens, windows)
+        let at = 0
+        return {
+          vectors: result.vectors,
+          tokens: documents.map((d) => {
+            const slice = tokens.slice(at, at + d.length)
+            at += d.length
+            return slice
+          }),
+          receipt: receipt(inputType, windows.length, result, started),
+        }
+      },
+    }
+  }
+  return {
+    spec,
+    async embed(texts, inputType) {
+      const started = performance.now()
+      const result = await provider.embed({ model: need.model, inputs: texts, inputType, ...dimensionOption })
+      return { vectors: result.vectors, tokens: spread(result.tokens, texts), receipt: receipt(inputType, texts.length, result, started) }
+    },
+  }
+}
+
+function rerankerFor(need: NonNullable<ProviderNeeds['rerank']>, provider: ModelProvider): TextReranker {
+  if (need.provider !== 'voyage') throw new TychoraError('E_INVALID_ARGUMENT', `[rerank] provider ${JSON.stringify(need.provider)} is not one this package can call; expected voyage`)
+  return {
+    name: `voyage/${need.model}`,
+    async rerank(query, documents) {
+      const started = performance.now()
+      const result = await provider.rerank({ model: need.model, query, documents })
+      return { scores: result.scores, tokens: result.tokens, receipt: { provider: 'voyage', model: need.model, calls: result.calls, ms: performance.now() - started } }
+    },
+  }
+}
+
+/** The network providers the workspace in `dir` configures, or `undefined` when it needs none. */
+export function providersFor(dir: string, options: { onCall?: (call: ProviderCall) => void } = {}): TextProviders | undefined {
+  const needs = Workspace.providerNeeds(dir)
+  if (!needs.embeddings && !needs.rerank) return undefined
+  const provider = voyage(options.onCall)
+  return {
+    ...(needs.embeddings ? { embedder: embedderFor(needs.embeddings, provider) } : {}),
+    ...(needs.rerank ? { reranker: rerankerFor(needs.rerank, provider) } : {}),
+  }
+}
+
+/** Opens a workspace with the providers its configuration names. */
+export async function openConfigured(dir: string): Promise<Workspace> {
+  return Workspace.open(dir, { providers: providersFor(dir) })
+}
