@@ -112,8 +112,21 @@ function hnswlib(basePath, queriesPath, dim, truthPath) {
   return JSON.parse(execFileSync(process.execPath, ['-e', code], { cwd: root, maxBuffer: 1 << 28 }).toString())
 }
 
-const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, sets: [] }
-for (const set of [await scifact(), synthetic(syntheticN)]) {
+const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, sets: [], crossover: [] }
+const big = synthetic(syntheticN)
+// The exact/HNSW crossover: prefixes of the synthetic set, 200 queries, the engine's two layouts.
+for (const n of [2_000, 5_000, 10_000, 20_000, 50_000].filter((n) => n < big.base.length)) {
+  const basePath = join(scratch, `x${n}-base.f32`)
+  const queriesPath = join(scratch, `x${n}-queries.f32`)
+  writeF32(basePath, big.base.slice(0, n))
+  writeF32(queriesPath, big.queries.slice(0, 200))
+  const engine = JSON.parse(execFileSync(bin, ['ann', basePath, queriesPath, '384', join(scratch, `x${n}`)], { maxBuffer: 1 << 28 }).toString())
+  const flat = engine.layouts.find((l) => l.layout === 'flat')
+  const hnsw = engine.layouts.filter((l) => l.layout === 'hnsw' && l.recall_at_10 >= 0.95).sort((a, b) => a.p50_ms - b.p50_ms)[0]
+  results.crossover.push({ vectors: n, exact_p50_ms: flat.p50_ms, exact_p99_ms: flat.p99_ms, hnsw_p50_ms: hnsw?.p50_ms ?? null, hnsw_ef: hnsw?.expansion_search ?? null, hnsw_recall_at_10: hnsw?.recall_at_10 ?? null, hnsw_build_ms: hnsw?.build_ms ?? null })
+  console.error(JSON.stringify(results.crossover.at(-1)))
+}
+for (const set of [await scifact(), big]) {
   console.error(`# ${set.name}`)
   const dim = set.base[0].length
   const basePath = join(scratch, `${set.key}-base.f32`)
@@ -136,6 +149,9 @@ mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(join(root, 'bench/results/ann.json'), `${JSON.stringify(results, null, 2)}\n`)
 const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : '–')
 const md = [`# ANN: the engine's vector index vs hnswlib-node vs exact (${results.date.slice(0, 10)})`, '', `${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; release build; one query at a time, single-threaded; HNSW M = 16, ef_construction = 128 for both; recall@10 against exact brute force.`, '']
+md.push('## Exact vs HNSW by size (synthetic prefixes, 200 queries)', '', '| vectors | exact p50 / p99 ms | HNSW p50 ms (smallest ef with recall@10 ≥ 0.95) | HNSW build s |', '|---:|---:|---:|---:|')
+for (const x of results.crossover) md.push(`| ${x.vectors} | ${f(x.exact_p50_ms, 3)} / ${f(x.exact_p99_ms, 3)} | ${f(x.hnsw_p50_ms, 3)} (ef ${x.hnsw_ef ?? '–'}, recall ${f(x.hnsw_recall_at_10, 3)}) | ${f(x.hnsw_build_ms / 1000)} |`)
+md.push('')
 for (const s of results.sets) {
   md.push(`## ${s.name}`, '', `${s.queries} queries. Best QPS at recall@10 ≥ 0.95: usearch ${f(s.at_recall_95.usearch?.qps, 0)} (ef ${s.at_recall_95.usearch?.expansion_search ?? '–'}) vs hnswlib-node ${f(s.at_recall_95.hnswlib?.qps, 0)} (ef ${s.at_recall_95.hnswlib?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio)}×**.`, '')
   md.push('| index | ef_search | build s | file MB | RSS growth MB | QPS | p50 ms | p99 ms | recall@10 | 1% filter: recall / full / p50 ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|')

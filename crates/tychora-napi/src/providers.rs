@@ -304,8 +304,15 @@ pub struct RerankNeed {
 #[napi(catch_unwind)]
 pub fn provider_needs(dir: String) -> napi::Result<ProviderNeeds> {
     let run = || -> Result<ProviderNeeds> {
-        let config =
-            tychora_core::config::Config::load(&std::path::Path::new(&dir).join("workspace.toml"))?;
+        let path = std::path::Path::new(&dir).join("workspace.toml");
+        if !path.exists() {
+            // No workspace here: opening it reports E_NOT_FOUND with the directory's name.
+            return Ok(ProviderNeeds {
+                embeddings: None,
+                rerank: None,
+            });
+        }
+        let config = tychora_core::config::Config::load(&path)?;
         let pack = config.pack()?;
         let embeddings = match &config.embeddings {
             Some(e) if e.provider != "local" => {

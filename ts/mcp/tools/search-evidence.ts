@@ -6,10 +6,10 @@ import { toAgent } from '../../format/render.js'
 import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
 
 /**
- * The query fields of `QueryRequest` an agent sets. Channel selection stays with the profile,
- * except the code graph, which an agent asks for by intent (`graph: true`).
+ * The query fields of `QueryRequest` an agent sets: channels default to the profile's; the code
+ * graph is asked for by intent (`graph: true`, on top of the others).
  */
-export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ channels: true, graph: true }).extend({
+export const SearchEvidenceInputSchema = SearchEvidenceRequestSchema.omit({ graph: true }).extend({
   project: ProjectArg,
   graph: z
     .boolean()

@@ -224,9 +224,35 @@ pub fn build_as(
         let index =
             usearch::Index::new(&options(spec.dimension, &spec.metric, &spec.quantization)?)
                 .map_err(usearch_error)?;
-        index.reserve(entries.len()).map_err(usearch_error)?;
-        for e in entries {
-            index.add(e.key, e.vector).map_err(usearch_error)?;
+        // usearch inserts concurrently when reserved for that many threads: one per core.
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        index
+            .reserve_capacity_and_threads(entries.len(), threads)
+            .map_err(usearch_error)?;
+        let failed: Vec<Error> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let index = &index;
+                    scope.spawn(move || {
+                        entries
+                            .iter()
+                            .skip(t)
+                            .step_by(threads)
+                            .find_map(|e| index.add(e.key, e.vector).err().map(usearch_error))
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .filter_map(|w| {
+                    w.join().unwrap_or_else(|_| {
+                        Some(Error::Internal("an index build thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        if let Some(e) = failed.into_iter().next() {
+            return Err(e);
         }
         let mut buffer = vec![0u8; index.serialized_length()];
         index.save_to_buffer(&mut buffer).map_err(usearch_error)?;
@@ -640,6 +666,31 @@ mod tests {
             );
             assert!(filtered.iter().all(|(k, _)| (k - 1) % 100 == 0));
         }
+    }
+
+    #[test]
+    fn quantised_graphs_find_the_nearest_and_are_smaller() {
+        let dir = tempfile::tempdir().unwrap();
+        let vs = vectors(2000, 64);
+        let names = vec!["c".to_string()];
+        let mut sizes = Vec::new();
+        for quantization in ["f32", "f16", "i8"] {
+            let path = dir.path().join(format!("{quantization}.tyv"));
+            let spec = FamilySpec {
+                quantization: quantization.into(),
+                ..spec(64)
+            };
+            let (sha, size) = build_as(&path, &spec, &entries(&vs, &names), false).unwrap();
+            let index = VectorIndex::open(&path, &sha).unwrap();
+            assert!(!index.is_exact());
+            let hits = index.search(&vs[99], 5, &Eligible::default()).unwrap();
+            assert_eq!(
+                hits[0].0, 100,
+                "{quantization}: a vector is its own nearest neighbour"
+            );
+            sizes.push(size);
+        }
+        assert!(sizes[1] < sizes[0] && sizes[2] < sizes[1], "{sizes:?}");
     }
 
     #[test]
