@@ -167,6 +167,25 @@ if (process.env.BENCH_CODE !== '0') {
   md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `npm run eval:swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
 }
 
+// Semantic retrieval (issue 10): the local embedder's throughput and the vector index against
+// hnswlib-node and exact search (each writes its own results file; the model must be fetched).
+if (process.env.BENCH_VECTOR !== '0') {
+  const { runEmbedThroughput } = await import('./vector/throughput.mjs')
+  console.error('# vector: local embedding throughput')
+  results.embedding = runEmbedThroughput({ runs: RUNS })
+  if (results.embedding) {
+    console.error('# vector: ANN (engine vs hnswlib-node vs exact)')
+    execFileSync(process.execPath, [join(root, 'bench/vector/ann.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    const ann = JSON.parse(readFileSync(join(root, 'bench/results/ann.json'), 'utf8'))
+    results.ann = ann.sets.map((s) => ({ name: s.name, ...s.at_recall_95 }))
+    md.push(
+      '',
+      `Local embedding (all-MiniLM-L6-v2, both cores): ${f(results.embedding.tokens_per_s, 0)} tokens/s, ${f(results.embedding.texts_per_s, 1)} windows/s (embedding-throughput.md). ` +
+        `ANN at recall@10 ≥ 0.95, engine (usearch) vs hnswlib-node QPS: ${results.ann.map((a) => `${a.name}: ${f(a.usearch?.qps, 0)} vs ${f(a.hnswlib?.qps, 0)} (${f(a.qps_ratio)}×)`).join('; ')} (ann.md). Quality of the text channel: \`node bench/vector/text-fusion.mjs\` (text-fusion.md).`,
+    )
+  }
+}
+
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
 writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

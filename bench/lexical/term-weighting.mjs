@@ -29,15 +29,23 @@ const sweDev = join(homedir(), '.cache', 'tychora', 'swe-dev')
 const paragraphDev = join(homedir(), '.cache', 'tychora', 'paragraph-dev')
 const resultsPath = join(root, 'bench/results/lexical-term-weighting.json')
 
+// Every variant names its query-term cap: the packs' default is 64 (chosen here), and `ALL` keeps
+// every term (the behaviour before).
+const ALL = 1_000_000
 const VARIANTS = [
-  { name: 'lucene (current)', lexical: {} },
-  { name: 'probabilistic', lexical: { idf: 'probabilistic' } },
-  { name: 'lucene, 32 rarest terms', lexical: { max_query_terms: 32 } },
+  { name: 'lucene, all terms (before)', lexical: { idf: 'lucene', max_query_terms: ALL } },
+  { name: 'probabilistic', lexical: { idf: 'probabilistic', max_query_terms: ALL } },
+  { name: 'lucene, 32 rarest terms', lexical: { idf: 'lucene', max_query_terms: 32 } },
   { name: 'probabilistic, 32 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 32 } },
+  { name: 'lucene, 48 rarest terms', lexical: { idf: 'lucene', max_query_terms: 48 } },
+  { name: 'probabilistic, 48 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 48 } },
+  { name: 'lucene, 64 rarest terms (default)', lexical: { idf: 'lucene', max_query_terms: 64 } },
   { name: 'probabilistic, 64 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 64 } },
-  { name: 'stop words', lexical: { stopwords: true } },
-  { name: 'no capsule boost', lexical: { capsule_boost: 0 } },
-  { name: 'probabilistic, no capsule boost', lexical: { idf: 'probabilistic', capsule_boost: 0 } },
+  { name: 'lucene, 96 rarest terms', lexical: { idf: 'lucene', max_query_terms: 96 } },
+  { name: 'probabilistic, 96 rarest terms', lexical: { idf: 'probabilistic', max_query_terms: 96 } },
+  { name: 'stop words', lexical: { stopwords: true, max_query_terms: ALL } },
+  { name: 'no capsule boost', lexical: { capsule_boost: 0, max_query_terms: ALL } },
+  { name: 'probabilistic, no capsule boost', lexical: { idf: 'probabilistic', capsule_boost: 0, max_query_terms: ALL } },
 ]
 
 const toml = (lexical) => Object.entries(lexical).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(';')
@@ -90,7 +98,7 @@ const cached = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'u
 const previous = new Map((Array.isArray(cached) ? cached : cached.rows).map((r) => [r.variant, r]))
 const rows = []
 for (const v of VARIANTS) {
-  const row = { variant: v.name, lexical: v.lexical, ...(previous.get(v.name) ?? {}) }
+  const row = { ...(previous.get(v.name) ?? {}), variant: v.name, lexical: v.lexical }
   const wanted = only.length === 0 || only.includes(v.name)
   if (wanted && row.scifact_train_ndcg_at_10 === undefined) row.scifact_train_ndcg_at_10 = (await evalBeir(join(shared, 'scifact'), { split: 'train', lexical: v.lexical })).ndcg_at_10
   if (wanted && row.paragraph_dev_ndcg_at_10 === undefined) row.paragraph_dev_ndcg_at_10 = (await evalBeir(paragraphDev, { split: 'dev', lexical: v.lexical })).ndcg_at_10
@@ -113,6 +121,8 @@ const md = [
   '|---|---:|---:|---:|---:|---:|---:|',
   ...rows.map((r) => `| ${r.variant} | ${f(r.scifact_train_ndcg_at_10)} | ${f(r.paragraph_dev_ndcg_at_10)} | ${f(r.cosqa_dev_mrr_at_10)} | ${f(r.swe_dev_file_mrr)} | ${f(r.swe_dev_file_acc_at_5, 3)} | ${f(r.swe_dev_function_acc_at_10, 3)} |`),
   `| SQLite FTS5 (peer) | ${f(peer.scifact_train_ndcg_at_10)} | ${f(peer.paragraph_dev_ndcg_at_10)} | | | | |`,
+  '',
+  'Chosen for both packs: Lucene IDF, a query keeps its 64 rarest distinct terms. It is the only row that changes nothing where the queries are short (SciFact, CoSQA: under 64 terms, so untouched by construction) or issue-length (SWE dev) and beats FTS5 on paragraphs; 48 terms scores a little higher on paragraphs but loses SWE file MRR, and the probabilistic IDF costs SciFact and CoSQA. The held-out argument set (≈190-word queries) was not used for the choice.',
 ]
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(resultsPath, `${JSON.stringify({ rows, fts5: peer }, null, 2)}\n`)

@@ -5,7 +5,9 @@
 //      records), queried with SciFact's test claims;
 //   2. 100,000 synthetic 384-d unit vectors (Gaussian clusters; stated as synthetic).
 // Build time, QPS and p50/p99 (single-threaded queries), recall@10 against exact, file size and
-// the process RSS growth; the 1% filtered search of the engine. At equal HNSW parameters
+// memory (the engine: the opened index's heap; hnswlib-node: its process's RSS growth); the 1%
+// filtered search of the engine. The engine's graph is measured with f32 vectors (the default)
+// and with f16 (`quantization = "f16"` in [embeddings]). At equal HNSW parameters
 // (M = 16, ef_construction = 128), each engine is reported at the smallest ef_search whose
 // recall@10 ≥ 0.95. Writes bench/results/ann.{json,md}.
 //
@@ -134,15 +136,18 @@ for (const set of [await scifact(), big]) {
   writeF32(basePath, set.base)
   writeF32(queriesPath, set.queries)
   const engine = JSON.parse(execFileSync(bin, ['ann', basePath, queriesPath, String(dim), join(scratch, set.key)], { maxBuffer: 1 << 28 }).toString())
+  const half = JSON.parse(execFileSync(bin, ['ann', basePath, queriesPath, String(dim), join(scratch, `${set.key}-f16`), 'f16'], { maxBuffer: 1 << 28 }).toString())
   // Exact ground truth: the engine's flat layout (an exhaustive scan) wrote it.
   const truthPath = join(scratch, set.key, 'truth.json')
   const peer = hnswlib(basePath, queriesPath, dim, truthPath)
   const at95 = (rows) => rows.filter((r) => r.recall_at_10 >= 0.95).sort((a, b) => b.qps - a.qps)[0] ?? null
   const usearchRows = engine.layouts.filter((l) => l.layout === 'hnsw')
   const flat = engine.layouts.find((l) => l.layout === 'flat')
+  const halfRows = half.layouts.filter((l) => l.layout === 'hnsw')
   const u = at95(usearchRows)
+  const u16 = at95(halfRows)
   const h = at95(peer)
-  results.sets.push({ name: set.name, vectors: set.base.length, queries: set.queries.length, dimension: dim, flat, usearch: usearchRows, hnswlib: peer, at_recall_95: { usearch: u, hnswlib: h, qps_ratio: u && h ? u.qps / h.qps : null } })
+  results.sets.push({ name: set.name, vectors: set.base.length, queries: set.queries.length, dimension: dim, flat, usearch: usearchRows, usearch_f16: halfRows, hnswlib: peer, at_recall_95: { usearch: u, usearch_f16: u16, hnswlib: h, qps_ratio: u && h ? u.qps / h.qps : null, qps_ratio_f16: u16 && h ? u16.qps / h.qps : null } })
 }
 rmSync(scratch, { recursive: true, force: true })
 mkdirSync(join(root, 'bench/results'), { recursive: true })
@@ -153,10 +158,10 @@ md.push('## Exact vs HNSW by size (synthetic prefixes, 200 queries)', '', '| vec
 for (const x of results.crossover) md.push(`| ${x.vectors} | ${f(x.exact_p50_ms, 3)} / ${f(x.exact_p99_ms, 3)} | ${f(x.hnsw_p50_ms, 3)} (ef ${x.hnsw_ef ?? '–'}, recall ${f(x.hnsw_recall_at_10, 3)}) | ${f(x.hnsw_build_ms / 1000)} |`)
 md.push('')
 for (const s of results.sets) {
-  md.push(`## ${s.name}`, '', `${s.queries} queries. Best QPS at recall@10 ≥ 0.95: usearch ${f(s.at_recall_95.usearch?.qps, 0)} (ef ${s.at_recall_95.usearch?.expansion_search ?? '–'}) vs hnswlib-node ${f(s.at_recall_95.hnswlib?.qps, 0)} (ef ${s.at_recall_95.hnswlib?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio)}×**.`, '')
-  md.push('| index | ef_search | build s | file MB | RSS growth MB | QPS | p50 ms | p99 ms | recall@10 | 1% filter: recall / full / p50 ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|')
-  const row = (name, r) => `| ${name} | ${r.expansion_search ?? '–'} | ${f(r.build_ms / 1000)} | ${f(r.file_bytes / 1e6)} | ${f(r.rss_mb, 1)} | ${f(r.qps, 0)} | ${f(r.p50_ms, 3)} | ${f(r.p99_ms, 3)} | ${f(r.recall_at_10, 3)} | ${r.filtered_recall_at_10 === undefined ? '–' : `${f(r.filtered_recall_at_10, 3)} / ${r.filtered_full} / ${f(r.filtered_p50_ms, 3)}`} |`
-  md.push(row('exact (engine flat)', s.flat), ...s.usearch.map((r) => row('usearch (engine)', r)), ...s.hnswlib.map((r) => row('hnswlib-node', { ...r, filtered_recall_at_10: undefined })), '')
+  md.push(`## ${s.name}`, '', `${s.queries} queries. Best QPS at recall@10 ≥ 0.95: usearch ${f(s.at_recall_95.usearch?.qps, 0)} (ef ${s.at_recall_95.usearch?.expansion_search ?? '–'}) vs hnswlib-node ${f(s.at_recall_95.hnswlib?.qps, 0)} (ef ${s.at_recall_95.hnswlib?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio)}×**; with f16 vectors ${f(s.at_recall_95.usearch_f16?.qps, 0)} (ef ${s.at_recall_95.usearch_f16?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio_f16)}×**.`, '')
+  md.push('| index | ef_search | build s | file MB | memory MB | QPS | p50 ms | p99 ms | recall@10 | 1% filter: recall / full / p50 ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|')
+  const row = (name, r) => `| ${name} | ${r.expansion_search ?? '–'} | ${f(r.build_ms / 1000)} | ${f(r.file_bytes / 1e6)} | ${f(r.memory_mb ?? r.rss_mb, 1)} | ${f(r.qps, 0)} | ${f(r.p50_ms, 3)} | ${f(r.p99_ms, 3)} | ${f(r.recall_at_10, 3)} | ${r.filtered_recall_at_10 === undefined ? '–' : `${f(r.filtered_recall_at_10, 3)} / ${r.filtered_full} / ${f(r.filtered_p50_ms, 3)}`} |`
+  md.push(row('exact (engine flat)', s.flat), ...s.usearch.map((r) => row('usearch (engine)', r)), ...(s.usearch_f16 ?? []).map((r) => row('usearch f16 (engine)', r)), ...s.hnswlib.map((r) => row('hnswlib-node', { ...r, filtered_recall_at_10: undefined })), '')
 }
 writeFileSync(join(root, 'bench/results/ann.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

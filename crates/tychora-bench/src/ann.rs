@@ -37,8 +37,9 @@ pub struct Layout {
     build_ms: f64,
     file_bytes: u64,
     open_ms: f64,
-    /// Resident memory growth from before the build to after the index was opened (MB).
-    rss_mb: f64,
+    /// Heap the opened index holds (MB; `VectorIndex::memory_bytes`: usearch's own count for a
+    /// graph). The process RSS is not used: memory freed by the previous layout's run hid it.
+    memory_mb: f64,
     qps: f64,
     p50_ms: f64,
     p99_ms: f64,
@@ -75,18 +76,6 @@ fn read_f32(path: &Path, dim: usize) -> Result<Vec<Vec<f32>>, String> {
         .collect())
 }
 
-/// The process's resident set size in MB (Linux; 0 elsewhere).
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1000.0)
-}
-
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -95,7 +84,13 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i]
 }
 
-pub fn run(vectors: &Path, queries: &Path, dim: usize, out: &Path) -> Result<AnnReport, String> {
+pub fn run(
+    vectors: &Path,
+    queries: &Path,
+    dim: usize,
+    out: &Path,
+    quantization: &str,
+) -> Result<AnnReport, String> {
     let base = read_f32(vectors, dim)?;
     let queries = read_f32(queries, dim)?;
     let spec = FamilySpec {
@@ -104,7 +99,7 @@ pub fn run(vectors: &Path, queries: &Path, dim: usize, out: &Path) -> Result<Ann
         dimension: dim,
         representation: "window".into(),
         normalization: "l2".into(),
-        quantization: "f32".into(),
+        quantization: quantization.into(),
         metric: "cos".into(),
     };
     // One vector in 100 is in collection "rare": the 1% filter.
@@ -134,14 +129,13 @@ pub fn run(vectors: &Path, queries: &Path, dim: usize, out: &Path) -> Result<Ann
         ),
     ] {
         let path = out.join(if flat { "flat.tyv" } else { "hnsw.tyv" });
-        let rss_before = rss_mb();
         let started = Instant::now();
         let (sha, bytes) = index::build_as(&path, &spec, &entries, flat).map_err(err)?;
         let build_ms = started.elapsed().as_secs_f64() * 1000.0;
         let started = Instant::now();
         let opened = VectorIndex::open(&path, &sha).map_err(err)?;
         let open_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let rss = rss_mb() - rss_before;
+        let memory_mb = opened.memory_bytes() as f64 / 1e6;
         for expansion in expansions {
             if let Some(e) = expansion {
                 opened.set_expansion_search(e);
@@ -196,7 +190,7 @@ pub fn run(vectors: &Path, queries: &Path, dim: usize, out: &Path) -> Result<Ann
                 build_ms,
                 file_bytes: bytes,
                 open_ms,
-                rss_mb: rss,
+                memory_mb,
                 qps: queries.len() as f64 / total,
                 p50_ms: percentile(&times, 0.5),
                 p99_ms: percentile(&times, 0.99),

@@ -8,7 +8,7 @@
 //!                                                      JSON [[path, source], …]
 //! tychora-bench embed MODEL_DIR FILE [truncate|pool]  → {vectors, tokens, ms} for the JSON array
 //!                                                      of texts in FILE (reference check, speed)
-//! tychora-bench ann VECTORS QUERIES DIM OUT_DIR       → build/search figures of the engine's
+//! tychora-bench ann VECTORS QUERIES DIM OUT_DIR [f32|f16|i8]       → build/search figures of the engine's
 //!                                                      vector index (exact and HNSW) on raw f32
 //! ```
 
@@ -59,14 +59,25 @@ fn run(args: &[String]) -> Result<String, String> {
             };
             json(&ann::embed(Path::new(model), &texts, long).map_err(|e| e.to_string())?)
         }
-        [cmd, vectors, queries, dim, out] if cmd == "ann" => {
+        [cmd, vectors, queries, dim, out, rest @ ..] if cmd == "ann" => {
             let dim: usize = dim
                 .parse()
                 .map_err(|_| format!("DIM must be a number, got {dim}"))?;
-            json(&ann::run(Path::new(vectors), Path::new(queries), dim, Path::new(out))?)
+            let quantization = match rest {
+                [] => "f32",
+                [q] if ["f32", "f16", "i8"].contains(&q.as_str()) => q.as_str(),
+                _ => return Err(format!("unexpected arguments {rest:?}")),
+            };
+            json(&ann::run(
+                Path::new(vectors),
+                Path::new(queries),
+                dim,
+                Path::new(out),
+                quantization,
+            )?)
         }
         _ => Err(
-            "usage: tychora-bench analyze-tree ROOT | analyze-sources FILE THREADS [parse] | embed MODEL_DIR FILE [truncate|pool] | ann VECTORS QUERIES DIM OUT_DIR".into(),
+            "usage: tychora-bench analyze-tree ROOT | analyze-sources FILE THREADS [parse] | embed MODEL_DIR FILE [truncate|pool] | ann VECTORS QUERIES DIM OUT_DIR [f32|f16|i8]".into(),
         ),
     }
 }

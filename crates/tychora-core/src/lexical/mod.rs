@@ -484,4 +484,44 @@ mod tests {
                 .is_empty()
         );
     }
+
+    #[test]
+    fn a_long_query_keeps_its_rarest_terms_and_a_short_one_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let gen_dir = dir.path().join("g1");
+        // "common" is in every document, "rare" in one; the others in none.
+        let texts: Vec<String> = (0..20)
+            .map(|i| {
+                if i == 7 {
+                    "common rare".to_string()
+                } else {
+                    format!("common filler{i}")
+                }
+            })
+            .collect();
+        let docs = texts.iter().enumerate().map(|(i, t)| LexDoc {
+            chunk_id: i as u64 + 1,
+            owner_id: i as u64 + 1,
+            revision_id: 1,
+            collection: "a",
+            kind: "text",
+            text: t,
+            capsule: "",
+        });
+        let pruned = Lexical {
+            max_query_terms: Some(2),
+            ..config()
+        };
+        build_generation(&gen_dir, &pruned, docs).unwrap();
+        let index = LexicalIndex::open(&gen_dir, &pruned).unwrap();
+        // Three terms, two kept: "common" (df 20) is dropped, so only the rare match remains.
+        let hits = index
+            .search("common rare absent", &Filter::default(), 30)
+            .unwrap();
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![8]);
+        // Two terms are within the cap: every document matches "common".
+        let all = index.search("common rare", &Filter::default(), 30).unwrap();
+        assert_eq!(all.len(), 20);
+        assert_eq!(all[0].0, 8);
+    }
 }
