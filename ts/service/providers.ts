@@ -4,7 +4,17 @@ import { join } from 'node:path'
 import type { FamilySpec, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker } from '../contracts/provider.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import { createVoyageProvider, estimateTokens } from '../providers/voyage.js'
+
+/**
+ * The Voyage module (and with it the `voyageai` SDK, about 70 ms to import) is loaded on the first
+ * provider call, not at start: a CLI run against a workspace without Voyage never pays for it.
+ */
+type VoyageModule = typeof import('../providers/voyage.js')
+let voyageModule: Promise<VoyageModule> | undefined
+const loadVoyage = (): Promise<VoyageModule> => {
+  voyageModule ??= import('../providers/voyage.js')
+  return voyageModule
+}
 
 /**
  * The composition of network providers: a workspace whose `workspace.toml` names Voyage (for
@@ -48,7 +58,7 @@ const VOYAGE_DIMENSIONS: Readonly<Record<string, number>> = {
 const VOYAGE_MAX_INPUT_TOKENS = 32_000
 
 /** Splits a request's reported token total over its inputs in proportion to their estimates. */
-function spread(total: number, texts: readonly string[]): number[] {
+function spread(total: number, texts: readonly string[], estimateTokens: (text: string) => number): number[] {
   const estimates = texts.map(estimateTokens)
   const sum = estimates.reduce((a, b) => a + b, 0) || 1
   const out = estimates.map((e) => Math.floor((e * total) / sum))
@@ -63,20 +73,21 @@ function spread(total: number, texts: readonly string[]): number[] {
  */
 function voyage(onCall?: (call: ProviderCall) => void): ModelProvider {
   let real: ModelProvider | undefined
-  const get = () => {
+  const get = async () => {
     if (!real) {
+      const { createVoyageProvider } = await loadVoyage()
       const config = userConfig().voyage ?? {}
       const apiKey = process.env.VOYAGE_API_KEY ?? config.api_key
       const baseUrl = process.env.TYCHORA_VOYAGE_BASE_URL ?? config.base_url
-      real = createVoyageProvider({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(onCall ? { onCall } : {}) })
+      real ??= createVoyageProvider({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(onCall ? { onCall } : {}) })
     }
     return real
   }
   return {
     name: 'voyage',
-    embed: (request) => get().embed(request),
-    embedContextualized: (request) => get().embedContextualized(request),
-    rerank: (request) => get().rerank(request),
+    embed: async (request) => (await get()).embed(request),
+    embedContextualized: async (request) => (await get()).embedContextualized(request),
+    rerank: async (request) => (await get()).rerank(request),
   }
 }
 
@@ -112,13 +123,13 @@ function embedderFor(need: NonNullable<ProviderNeeds['embeddings']>, provider: M
       async embed(texts, inputType) {
         const started = performance.now()
         const result = await provider.embedContextualized({ model: need.model, documents: texts.map((t) => [t]), inputType, ...dimensionOption })
-        return { vectors: result.vectors.map((d) => d[0] as Float32Array), tokens: spread(result.tokens, texts), receipt: receipt(inputType, texts.length, result, started) }
+        return { vectors: result.vectors.map((d) => d[0] as Float32Array), tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens), receipt: receipt(inputType, texts.length, result, started) }
       },
       async embedDocuments(documents, inputType) {
         const started = performance.now()
         const result = await provider.embedContextualized({ model: need.model, documents, inputType, ...dimensionOption })
         const windows = documents.flat()
-        const tokens = spread(result.tokens, windows)
+        const tokens = spread(result.tokens, windows, (await loadVoyage()).estimateTokens)
         let at = 0
         return {
           vectors: result.vectors,
@@ -137,7 +148,7 @@ function embedderFor(need: NonNullable<ProviderNeeds['embeddings']>, provider: M
     async embed(texts, inputType) {
       const started = performance.now()
       const result = await provider.embed({ model: need.model, inputs: texts, inputType, ...dimensionOption })
-      return { vectors: result.vectors, tokens: spread(result.tokens, texts), receipt: receipt(inputType, texts.length, result, started) }
+      return { vectors: result.vectors, tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens), receipt: receipt(inputType, texts.length, result, started) }
     },
   }
 }

@@ -19,9 +19,9 @@ use crate::error::{Error, Result};
 const MAGIC: &[u8; 4] = b"TYV1";
 
 /// Generations with fewer vectors than this are scored exactly, without a graph. An exact scan of
-/// 20,000 × 384-d vectors takes 1.1 ms (p50; HNSW 0.2 ms), with recall 1 and nothing to build,
-/// where the graph costs 6.3 s at every publication (bench/results/ann.md, 2 cores); from 50,000
-/// (2.9 ms vs 21 s) the graph pays for itself.
+/// 20,000 × 384-d vectors takes 1.1–1.3 ms (p50; HNSW 0.2 ms), with recall 1 and nothing to
+/// build, where the graph costs 6–8 s at every publication (bench/results/ann.md, 2 cores); from
+/// 50,000 (2.9–3.4 ms vs 21–27 s) the graph pays for itself.
 pub const EXACT_BELOW: usize = 20_000;
 
 /// A filtered search scans the eligible vectors exactly when they are at most this share of the
