@@ -285,16 +285,7 @@ fn a_job_over_its_embedding_cap_stops_before_embedding_and_publishes_nothing() {
         "a dry run writes nothing"
     );
 
-    let err = ws
-        .add(
-            &AddRequest {
-                paths: vec![docs.display().to_string()],
-                ..Default::default()
-            },
-            Requester::Owner,
-            &|_| {},
-        )
-        .unwrap_err();
+    let err = common::try_add(&ws, &docs).unwrap_err();
     assert_eq!(err.code(), ErrorCode::BudgetExceeded);
     assert!(
         err.to_string().contains("max_embed_tokens_per_job = 20"),
@@ -364,16 +355,7 @@ fn a_provider_failure_fails_the_job_keeps_the_snapshot_and_the_vectors_already_m
         },
     )
     .unwrap();
-    let err = ws
-        .add(
-            &AddRequest {
-                paths: vec![docs.display().to_string()],
-                ..Default::default()
-            },
-            Requester::Owner,
-            &|_| {},
-        )
-        .unwrap_err();
+    let err = common::try_add(&ws, &docs).unwrap_err();
     assert_eq!(err.code(), ErrorCode::Provider);
     assert!(err.to_string().contains("503"), "{err}");
     assert_eq!(
@@ -386,16 +368,7 @@ fn a_provider_failure_fails_the_job_keeps_the_snapshot_and_the_vectors_already_m
 
     // The retry pays only for what the failed call did not embed.
     flaky.calls.store(0, Ordering::SeqCst);
-    let retry = ws
-        .add(
-            &AddRequest {
-                paths: vec![docs.display().to_string()],
-                ..Default::default()
-            },
-            Requester::Owner,
-            &|_| {},
-        )
-        .unwrap();
+    let retry = common::try_add(&ws, &docs).unwrap();
     let embedding = retry.embedding.unwrap();
     assert_eq!((embedding.embedded, embedding.workspace_cached), (44, 261));
     assert!(retry.published);

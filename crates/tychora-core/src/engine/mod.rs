@@ -405,13 +405,6 @@ impl Engine {
         }
     }
 
-    /// Forgets an opened vector generation (after it was found corrupt or rebuilt).
-    pub(crate) fn forget_vector_index(&self, generation: &str) {
-        if let Ok(mut cache) = self.vector_indexes.lock() {
-            cache.remove(generation);
-        }
-    }
-
     /// The current published snapshot id, if any.
     ///
     /// # Errors
@@ -448,73 +441,20 @@ impl Engine {
             )?
             .query_map(params![retain], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        let held: Vec<String> = self
-            .generations
-            .lock()
-            .map(|cache| {
-                cache
-                    .iter()
-                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
-                    .map(|(g, _)| g.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let held_vectors: Vec<String> = self
-            .vector_indexes
-            .lock()
-            .map(|cache| {
-                cache
-                    .iter()
-                    .filter(|(_, idx)| Arc::strong_count(idx) > 1)
-                    .map(|(g, _)| g.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut removed = 0;
-        if let Ok(entries) = fs::read_dir(self.text_dir()) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if keep.contains(&name) || held_vectors.contains(&name) {
-                    continue;
-                }
-                self.forget_vector_index(&name);
-                match fs::remove_file(entry.path()) {
-                    Ok(()) => removed += 1,
-                    Err(e) => log::warn!(
-                        "cannot remove stale vector generation {}: {e}",
-                        entry.path().display()
-                    ),
-                }
-                conn.execute(
-                    "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
-                    params![name],
-                )?;
-            }
-        }
-        let lexical_dir = self.dir.join("indexes").join("lexical");
-        let Ok(entries) = fs::read_dir(&lexical_dir) else {
-            return Ok(removed);
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if keep.contains(&name) || held.contains(&name) {
-                continue;
-            }
-            if let Ok(mut cache) = self.generations.lock() {
-                cache.remove(&name);
-            }
-            match fs::remove_dir_all(entry.path()) {
-                Ok(()) => removed += 1,
-                Err(e) => log::warn!(
-                    "cannot remove stale generation {}: {e}",
-                    entry.path().display()
-                ),
-            }
-            conn.execute(
-                "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
-                params![name],
-            )?;
-        }
+        let mut removed = sweep(
+            conn,
+            &self.text_dir(),
+            &keep,
+            &self.vector_indexes,
+            |p: &Path| fs::remove_file(p),
+        )?;
+        removed += sweep(
+            conn,
+            &self.dir.join("indexes").join("lexical"),
+            &keep,
+            &self.generations,
+            |p: &Path| fs::remove_dir_all(p),
+        )?;
         Ok(removed)
     }
 
@@ -542,4 +482,56 @@ impl Engine {
         )?;
         Ok(conn.last_insert_rowid())
     }
+}
+
+/// Generations of `cache` some query still holds (an `Arc` besides the cache's own).
+fn in_use<T>(cache: &Mutex<HashMap<String, Arc<T>>>) -> Vec<String> {
+    cache
+        .lock()
+        .map(|cache| {
+            cache
+                .iter()
+                .filter(|(_, idx)| Arc::strong_count(idx) > 1)
+                .map(|(g, _)| g.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Removes every generation in `dir` that is neither kept nor held by a query, drops it from `cache` and
+/// marks its batch retired; returns how many were removed. A file that cannot be removed is
+/// logged and tried again at the next collection.
+fn sweep<T>(
+    conn: &Connection,
+    dir: &Path,
+    keep: &[String],
+    cache: &Mutex<HashMap<String, Arc<T>>>,
+    remove: fn(&Path) -> std::io::Result<()>,
+) -> Result<usize> {
+    let held = in_use(cache);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(0);
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if keep.contains(&name) || held.contains(&name) {
+            continue;
+        }
+        if let Ok(mut cache) = cache.lock() {
+            cache.remove(&name);
+        }
+        match remove(&entry.path()) {
+            Ok(()) => removed += 1,
+            Err(e) => log::warn!(
+                "cannot remove stale generation {}: {e}",
+                entry.path().display()
+            ),
+        }
+        conn.execute(
+            "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
+            params![name],
+        )?;
+    }
+    Ok(removed)
 }

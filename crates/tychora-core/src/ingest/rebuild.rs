@@ -198,13 +198,9 @@ fn stale_reason(engine: &Engine, conn: &Connection, current: i64) -> Result<Opti
     Ok(match snapshot::text_generation(conn, current)? {
         None => Some("it has no vectors".into()),
         Some(g) if g.spec != *embedder.spec() => Some(format!(
-            "its vectors are from {}/{} ({}); the configuration embeds with {}/{} ({})",
-            g.spec.provider,
-            g.spec.model,
-            g.spec.representation,
-            embedder.spec().provider,
-            embedder.spec().model,
-            embedder.spec().representation
+            "its vectors are from {}; the configuration embeds with {}",
+            g.spec,
+            embedder.spec()
         )),
         Some(_) => None,
     })

@@ -390,13 +390,9 @@ fn text_channel(
     };
     if generation.spec != *embedder.spec() {
         return Ok(Err(format!(
-            "snapshot {snapshot_id}'s vectors are from {}/{} ({}), the workspace now embeds with {}/{} ({}): run `tychora manage rebuild`; answered without the text channel",
-            generation.spec.provider,
-            generation.spec.model,
-            generation.spec.representation,
-            embedder.spec().provider,
-            embedder.spec().model,
-            embedder.spec().representation
+            "snapshot {snapshot_id}'s vectors are from {}, the workspace now embeds with {}: run `tychora manage rebuild`; answered without the text channel",
+            generation.spec,
+            embedder.spec()
         )));
     }
     let started = Instant::now();

@@ -34,6 +34,17 @@ pub struct FamilySpec {
     pub metric: String,
 }
 
+/// `provider/model (representation)`, as diagnostics name a family.
+impl std::fmt::Display for FamilySpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} ({})",
+            self.provider, self.model, self.representation
+        )
+    }
+}
+
 impl FamilySpec {
     /// The key vectors of this family are cached under outside a workspace (the user-level
     /// cache), independent of any workspace's family ids. Quantization is an index setting, not

@@ -63,10 +63,20 @@ pub fn family_id(conn: &Connection, spec: &FamilySpec) -> Result<i64> {
 /// # Errors
 /// SQLite errors.
 pub fn lookup(conn: &Connection, family: i64, shas: &[String]) -> Result<HashMap<String, Record>> {
-    let mut out = HashMap::with_capacity(shas.len());
     let mut stmt = conn.prepare_cached(
         "SELECT vector, tokens FROM vector_records WHERE family_id = ?1 AND input_sha256 = ?2",
     )?;
+    read_records(&mut stmt, family, shas)
+}
+
+/// The rows `stmt` (`SELECT vector, tokens … WHERE <family> = ?1 AND input_sha256 = ?2`) finds
+/// for each of `shas`, by sha: the workspace's records and the user cache share it.
+fn read_records(
+    stmt: &mut rusqlite::Statement<'_>,
+    family: impl rusqlite::ToSql,
+    shas: &[String],
+) -> Result<HashMap<String, Record>> {
+    let mut out = HashMap::with_capacity(shas.len());
     for sha in shas {
         if out.contains_key(sha) {
             continue;
@@ -179,24 +189,7 @@ impl UserCache {
             let mut stmt = conn.prepare(
                 "SELECT vector, tokens FROM vectors WHERE family_key = ?1 AND input_sha256 = ?2",
             )?;
-            let mut out = HashMap::new();
-            for sha in shas {
-                if let Some((blob, tokens)) = stmt
-                    .query_row(params![key, sha], |r| {
-                        Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
-                    })
-                    .optional()?
-                {
-                    out.insert(
-                        sha.clone(),
-                        Record {
-                            vector: from_blob(&blob),
-                            tokens: usize::try_from(tokens).unwrap_or(0),
-                        },
-                    );
-                }
-            }
-            Ok(out)
+            read_records(&mut stmt, key, shas)
         };
         run().unwrap_or_else(|e| {
             log::warn!("user vector cache {} not read: {e}", self.path.display());

@@ -7,6 +7,11 @@ use tychora_core::ingest::{AddRequest, Receipt, Requester};
 
 /// Adds `path` to the default collection and waits for the receipt.
 pub fn add(ws: &Workspace, path: &Path) -> Receipt {
+    try_add(ws, path).unwrap()
+}
+
+/// [`add`], for a test that expects it to fail.
+pub fn try_add(ws: &Workspace, path: &Path) -> tychora_core::Result<Receipt> {
     ws.add(
         &AddRequest {
             paths: vec![path.display().to_string()],
@@ -15,5 +20,4 @@ pub fn add(ws: &Workspace, path: &Path) -> Receipt {
         Requester::Owner,
         &|_| {},
     )
-    .unwrap()
 }
