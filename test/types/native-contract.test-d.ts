@@ -7,6 +7,7 @@ import type { QueryResultSchema } from '../../ts/contracts/result.js'
 import type { ListSourcesRequestSchema, SnapshotListSchema, SourceListSchema } from '../../ts/contracts/service.js'
 import type { InspectSymbolRequestSchema, SymbolReportSchema } from '../../ts/contracts/symbol.js'
 import type { InitReportSchema, StatusSchema, VerifyReportSchema } from '../../ts/contracts/workspace.js'
+import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
 import type * as Native from '../../ts/native/index.cjs'
 
 /**
@@ -31,6 +32,14 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.ChunkEvidence>().toEqualTypeOf<Out<typeof ChunkEvidenceSchema>>()
     expectTypeOf<Native.SnapshotEvidence>().toEqualTypeOf<Out<typeof SnapshotEvidenceSchema>>()
     expectTypeOf<Native.JobStatus>().toEqualTypeOf<Out<typeof JobStatusSchema>>()
+  })
+
+  it('operations: compaction, retention, backup, withdrawal and erasure', () => {
+    expectTypeOf<Native.CompactReport>().toEqualTypeOf<Out<typeof CompactReportSchema>>()
+    expectTypeOf<Native.PurgeReport>().toEqualTypeOf<Out<typeof PurgeReportSchema>>()
+    expectTypeOf<Native.BackupReport>().toEqualTypeOf<Out<typeof BackupReportSchema>>()
+    expectTypeOf<Native.WithdrawReport>().toEqualTypeOf<Out<typeof WithdrawReportSchema>>()
+    expectTypeOf<Native.Finding>().toEqualTypeOf<Out<typeof FindingSchema>>()
   })
 
   it('jobs: receipts and progress', () => {

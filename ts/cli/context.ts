@@ -11,19 +11,28 @@ export const workspaceArg = {
   },
 } as const
 
-/** Resolves the workspace: --workspace, $TYCHORA_WORKSPACE, else the nearest `.tychora` upwards. */
+/**
+ * Resolves the workspace: --workspace, $TYCHORA_WORKSPACE, else walking up from the current
+ * directory, the first folder that is a workspace itself (one `tychora init DIR` made: its
+ * workspace.toml beside corpus.sqlite3) or holds one in `.tychora/`.
+ */
 export function resolveWorkspace(flag: string | undefined): string {
   if (flag) return resolve(flag)
   if (process.env.TYCHORA_WORKSPACE) return resolve(process.env.TYCHORA_WORKSPACE)
   let dir = process.cwd()
   for (;;) {
+    if (isWorkspace(dir)) return dir
     const candidate = join(dir, '.tychora')
-    if (existsSync(join(candidate, 'workspace.toml'))) return candidate
+    if (isWorkspace(candidate)) return candidate
     const parent = dirname(dir)
     if (parent === dir) break
     dir = parent
   }
-  throw new TychoraError('E_NOT_FOUND', 'no workspace: pass --workspace DIR, set TYCHORA_WORKSPACE, or run `tychora init` (creates ./.tychora)')
+  throw new TychoraError('E_NOT_FOUND', 'no workspace here or above: pass --workspace DIR, set TYCHORA_WORKSPACE, run from inside a workspace folder, or run `tychora init` (creates ./.tychora)')
+}
+
+function isWorkspace(dir: string): boolean {
+  return existsSync(join(dir, 'workspace.toml')) && existsSync(join(dir, 'corpus.sqlite3'))
 }
 
 /** Exit code a command asks for, without throwing (partial jobs). */

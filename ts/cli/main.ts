@@ -13,6 +13,7 @@ export const main = defineCommand({
   subCommands: {
     init: lazy(() => import('./commands/init.js')),
     add: lazy(() => import('./commands/add.js')),
+    watch: lazy(() => import('./commands/watch.js')),
     search: lazy(() => import('./commands/search.js')),
     inspect: lazy(() => import('./commands/inspect.js')),
     manage: lazy(() => import('./commands/manage.js')),

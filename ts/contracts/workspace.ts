@@ -37,9 +37,19 @@ export const StatusSchema = z.object({
     query_runs: z.number().int(),
     vector_records: z.number().int(),
   }),
-  bytes: z.object({ corpus: z.number().int(), artifacts: z.number().int(), indexes: z.number().int() }),
+  bytes: z
+    .object({
+      corpus: z.number().int(),
+      artifacts: z.number().int(),
+      indexes: z.number().int(),
+      lexical: z.number().int(),
+      vectors: z.number().int(),
+      tables: z.array(z.object({ table: z.string(), bytes: z.number().int() })).describe('corpus.sqlite3 by table, each with its indexes, largest first'),
+    })
+    .describe('bytes on disk; a file hard-linked into several index generations counts once'),
 })
 
 export type InitReport = z.infer<typeof InitReportSchema>
 export type VerifyReport = z.infer<typeof VerifyReportSchema>
 export type Status = z.infer<typeof StatusSchema>
+

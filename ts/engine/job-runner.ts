@@ -7,6 +7,7 @@ import type { Progress, Receipt } from '../contracts/ingest.js'
 export class JobRunner {
   readonly #run: (jobId: number, onProgress?: (p: Progress) => void) => Promise<Receipt>
   #queued: () => Promise<number[]> = async () => []
+  #maintain: () => Promise<unknown> = async () => undefined
   #draining: Promise<void> | undefined
   #stopped = false
 
@@ -19,6 +20,11 @@ export class JobRunner {
     this.#queued = queued
   }
 
+  /** What runs once a drain that ran jobs finds the queue empty (index compaction). */
+  maintain(task: () => Promise<unknown>): void {
+    this.#maintain = task
+  }
+
   kick(): void {
     if (this.#stopped || this.#draining) return
     this.#draining = this.#drain().finally(() => {
@@ -27,10 +33,16 @@ export class JobRunner {
   }
 
   async #drain(): Promise<void> {
+    let ran = false
     for (;;) {
       if (this.#stopped) return
       const ids = await this.#queued().catch(() => [])
-      if (ids.length === 0) return
+      if (ids.length === 0) {
+        // A failed compaction leaves the published generation as it was; the next drain tries again.
+        if (ran && !this.#stopped) await this.#maintain().catch(() => undefined)
+        return
+      }
+      ran = true
       for (const id of ids) {
         if (this.#stopped) return
         // A failed job is recorded on its row (status failed, error); the runner moves on.

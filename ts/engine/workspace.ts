@@ -29,6 +29,20 @@ import {
   SourceListSchema,
 } from '../contracts/service.js'
 import { type InitReport, InitReportSchema, type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
+import {
+  type BackupReport,
+  BackupReportSchema,
+  type CompactReport,
+  CompactReportSchema,
+  type Finding,
+  FindingSchema,
+  type PurgeReport,
+  PurgeReportSchema,
+  type RunRecord,
+  RunRecordSchema,
+  type WithdrawReport,
+  WithdrawReportSchema,
+} from '../contracts/operations.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
@@ -70,6 +84,9 @@ export class Workspace implements EvidenceClient {
     this.#native = handle
     this.#jobs = new JobRunner((id, onProgress) => this.runJob(id, onProgress ? { onProgress } : {}))
     this.#jobs.source(() => this.queuedJobs())
+    // Merging index segments and applying retention are never on an add's critical path: they
+    // run once the queue is empty.
+    this.#jobs.maintain(() => this.maintain())
   }
 
   /**
@@ -155,6 +172,66 @@ export class Workspace implements EvidenceClient {
 
   async status(): Promise<Status> {
     return checked(StatusSchema, await callNative(() => this.#native.status()))
+  }
+
+  /**
+   * Merges the current snapshot's lexical generation when the merge policy finds segments to
+   * merge (the small segments one-file adds leave, or deleted documents); what any snapshot
+   * answers does not change. The job runner calls it when its queue is empty.
+   */
+  async compact(): Promise<CompactReport> {
+    return checked(CompactReportSchema, await callNative(() => this.#native.compact()))
+  }
+
+  /**
+   * Applies the retention policy (`[snapshots]`, `[history]` in workspace.toml): purged snapshots
+   * and what only they used, expired query runs, and the original bytes of revisions outside the
+   * policy (each with a tombstone). `nowMs` replaces the clock (tests).
+   */
+  async purge(options: { nowMs?: number } = {}): Promise<PurgeReport> {
+    return checked(PurgeReportSchema, await callNative(() => this.#native.purge(options.nowMs)))
+  }
+
+  /** What the job runner does once its queue is empty: compaction, then retention. */
+  async maintain(): Promise<{ compact: CompactReport; purge: PurgeReport }> {
+    const compact = await this.compact()
+    const purge = await this.purge()
+    return { compact, purge }
+  }
+
+  /** Writes a verified backup to `dest` (must not exist, or be empty) while the workspace serves; jobs wait meanwhile. */
+  async backup(dest: string): Promise<BackupReport> {
+    return checked(BackupReportSchema, await callNative(() => this.#native.backup(dest)))
+  }
+
+  /**
+   * Verifies the backup in `src` against its manifest and makes it the workspace `dir` (with new
+   * bearer tokens); nothing is written to `dir` unless every file checks out.
+   */
+  static async restore(src: string, dir: string): Promise<BackupReport> {
+    const report = checked(BackupReportSchema, await callNative(() => native().restoreWorkspace(src, dir)))
+    await ensureTokens(report.dir)
+    return report
+  }
+
+  /** Withdraws a source (`source:N`, its URI or root-relative path) from new snapshots; its history stays. */
+  async withdraw(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
+    return checked(WithdrawReportSchema, await callNative(() => this.#native.withdraw(selector, reason, progressCallback(options.onProgress))))
+  }
+
+  /** Erases retained original bytes (`revision:N`, or every revision of a source) and leaves tombstones. */
+  async deleteOriginal(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
+    return checked(WithdrawReportSchema, await callNative(() => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress))))
+  }
+
+  /** Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each with its fix. */
+  async doctor(): Promise<Finding[]> {
+    return (await callNative(() => this.#native.doctor())).map((f) => checked(FindingSchema, f))
+  }
+
+  /** A recorded query run: request, applied scope, snapshot, results and trace. */
+  async inspectRun(runId: string): Promise<RunRecord> {
+    return parseJson(RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
   }
 
   async verify(): Promise<VerifyReport> {

@@ -840,4 +840,5 @@ module.exports.initWorkspace = nativeBinding.initWorkspace
 module.exports.migrateWorkspace = nativeBinding.migrateWorkspace
 module.exports.openWorkspace = nativeBinding.openWorkspace
 module.exports.providerNeeds = nativeBinding.providerNeeds
+module.exports.restoreWorkspace = nativeBinding.restoreWorkspace
 module.exports.workspaceLockOwner = nativeBinding.workspaceLockOwner

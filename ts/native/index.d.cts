@@ -51,6 +51,26 @@ export declare class NativeWorkspace {
   listSources(options: ListSourcesOptions): Promise<SourceList>
   /** Published snapshots, newest first. */
   listSnapshots(): Promise<SnapshotList>
+  /**
+   * Merges the current snapshot's lexical generation when the merge policy finds segments to
+   * merge; nothing a snapshot answers changes.
+   */
+  compact(): Promise<CompactReport>
+  /** Applies the retention policy now (`now_ms` overrides the clock; tests only). */
+  purge(nowMs?: number | undefined | null): Promise<PurgeReport>
+  /** Writes a verified backup to `dest` while the workspace serves. */
+  backup(dest: string): Promise<BackupReport>
+  /** Integrity, disk space, stale generations, orphaned originals and interrupted jobs. */
+  doctor(): Promise<Array<Finding>>
+  /** A recorded query run as JSON (request, applied scope, snapshot, results, trace). */
+  inspectRun(runId: string): Promise<string>
+  /** Withdraws a source from new snapshots (its history stays). */
+  withdraw(selector: string, reason: string, progress?: (progress: Progress) => void): Promise<WithdrawReport>
+  /**
+   * Erases retained original bytes (`revision:N`, or every revision of a source), leaving
+   * tombstones; sources whose published revision is erased leave new snapshots.
+   */
+  deleteOriginal(selector: string, reason: string, progress?: (progress: Progress) => void): Promise<WithdrawReport>
   /** Runs one query. Resolves to the `QueryResult` as one JSON string (see `contract/query.rs`). */
   search(request: QueryRequest, signal?: AbortSignal | undefined | null): Promise<string>
   /** Runs many queries in one crossing. Resolves to a JSON array of `QueryResult`s. */
@@ -100,6 +120,17 @@ export interface AppliedScope {
   rerank?: string
 }
 
+/** What `manage backup` or `manage restore` did. */
+export interface BackupReport {
+  dir: string
+  files: number
+  bytes: number
+  artifacts: number
+  generations: number
+  current_snapshot_id: number | null
+  duration_ms: number
+}
+
 /** How the output budget was applied. */
 export interface BudgetContract {
   budget_tokens: number
@@ -109,11 +140,15 @@ export interface BudgetContract {
   truncated: boolean
 }
 
-/** Bytes on disk. */
+/** Bytes on disk (a file linked into several generations counts once). */
 export interface Bytes {
   corpus: number
   artifacts: number
   indexes: number
+  lexical: number
+  vectors: number
+  /** `corpus.sqlite3` by table (with its indexes), largest first. */
+  tables: Array<TableBytes>
 }
 
 /** The context capsule indexed with a chunk. */
@@ -183,6 +218,18 @@ export interface Citation {
 export interface CollectionCount {
   name: string
   active_sources: number
+}
+
+/** What `manage compact` did. */
+export interface CompactReport {
+  snapshot_id: number | null
+  from_generation: string | null
+  /** The compacted generation, or null when the merge policy found nothing to merge. */
+  to_generation: string | null
+  segments_before: number
+  segments_after: number
+  deleted_before: number
+  duration_ms: number
 }
 
 /** Row counts of the canonical tables. */
@@ -332,6 +379,15 @@ export interface FileCounts {
   removed: number
   skipped: number
   failed: number
+}
+
+/** One `manage doctor` check and what it found. */
+export interface Finding {
+  check: string
+  /** `ok`, `warn` or `fail`. */
+  status: string
+  detail: string
+  fix: string
 }
 
 /** One step of a "found via" path: `from` calls `to`. */
@@ -499,6 +555,21 @@ export interface ProviderNeeds {
   rerank?: RerankNeed
 }
 
+/** What `manage purge` removed. */
+export interface PurgeReport {
+  snapshots: number
+  query_runs: number
+  relation_sets: number
+  extractions: number
+  evidence_units: number
+  chunks: number
+  revisions_expired: number
+  artifacts_removed: number
+  artifact_bytes: number
+  generations_removed: number
+  duration_ms: number
+}
+
 /** A search request. */
 export interface QueryRequest {
   query: string
@@ -595,6 +666,12 @@ export interface RerankOutput {
   tokens: number
   receipt_json: string
 }
+
+/**
+ * Verifies the backup in `src` and makes it the workspace `dir` (which must not exist, or be
+ * empty); nothing is written to `dir` unless every file matches the manifest.
+ */
+export declare function restoreWorkspace(src: string, dir: string): Promise<BackupReport>
 
 /** A revision as listed under its source. */
 export interface RevisionBrief {
@@ -788,6 +865,22 @@ export interface SymbolReport {
   unresolved_total: number
 }
 
+/** One table's share of `corpus.sqlite3`. */
+export interface TableBytes {
+  table: string
+  bytes: number
+}
+
+/** Original bytes erased, as their tombstone records them. */
+export interface Tombstone {
+  sha256: string
+  size: number
+  source_id: number
+  revision_id: number
+  reason: string
+  deleted_at: number
+}
+
 /** One stage of the query path and its duration. */
 export interface TraceStage {
   stage: string
@@ -833,6 +926,20 @@ export interface VerifyReport {
   references_checked: number
   snapshots_checked: number
   problems: Array<Problem>
+}
+
+/** A source a withdrawal or erasure took out of new snapshots. */
+export interface WithdrawnSource {
+  source_id: number
+  uri: string
+  path: string
+}
+
+/** What `manage withdraw` or `manage delete-original` did. */
+export interface WithdrawReport {
+  receipt: Receipt
+  withdrawn: Array<WithdrawnSource>
+  erased: Array<Tombstone>
 }
 
 /**

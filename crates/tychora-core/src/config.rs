@@ -267,6 +267,9 @@ pub struct Config {
     /// Snapshot retention.
     #[serde(default)]
     pub snapshots: Snapshots,
+    /// History retention.
+    #[serde(default)]
+    pub history: History,
     /// Per-workspace overrides of the pack's lexical analyzer (e.g. to measure stop words).
     #[serde(default)]
     pub lexical: Option<LexicalOverride>,
@@ -451,13 +454,40 @@ fn default_max_line_bytes() -> usize {
 /// Snapshot retention.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Snapshots {
-    /// How many published snapshots keep their index generations.
+    /// How many published snapshots (the newest) stay readable with their index generations.
     pub retain: usize,
+    /// Snapshots younger than this many days stay as well (0: only the newest `retain`).
+    #[serde(default)]
+    pub keep_days: u32,
 }
 
 impl Default for Snapshots {
     fn default() -> Self {
-        Self { retain: 5 }
+        Self {
+            retain: 5,
+            keep_days: 0,
+        }
+    }
+}
+
+/// How long history is kept; `manage purge` (and the maintenance after jobs) applies it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct History {
+    /// Query runs (their requests, results and traces) older than this many days are deleted.
+    pub query_days: u32,
+    /// Each source keeps at least its newest revisions' original bytes, this many of them.
+    pub revisions_per_source: u32,
+    /// Revisions captured within this many days keep their original bytes.
+    pub revision_days: u32,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self {
+            query_days: 30,
+            revisions_per_source: 10,
+            revision_days: 30,
+        }
     }
 }
 
@@ -544,8 +574,19 @@ exclude = ["node_modules/", "dist/", "build/", ".venv/", "venv/", "__pycache__/"
 max_line_bytes = 4096
 
 [snapshots]
-# Published snapshots whose index generations are kept for pinned readers.
+# Published snapshots that stay readable (with their index generations) for pinned readers: the
+# newest `retain`, and any younger than `keep_days`. Older ones are purged with what only they used.
 retain = 5
+keep_days = 0
+
+[history]
+# Query runs (request, results, trace) are kept this many days.
+query_days = 30
+# Original bytes of revisions no retained snapshot uses: each source keeps its newest
+# `revisions_per_source`, and any captured within `revision_days`; older ones are erased with a
+# tombstone (reason "retention"). Extractions, units and chunks no retained snapshot uses are deleted.
+revisions_per_source = 10
+revision_days = 30
 
 # Graph channel (code profile) overrides of the pack: depth, fanout, seeds, max_nodes, relations,
 # callers, weight. For example:

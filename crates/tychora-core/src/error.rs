@@ -181,6 +181,15 @@ impl Error {
             Self::Cancelled => ErrorCode::Cancelled,
             Self::Closed(_) => ErrorCode::Closed,
             Self::Io { .. } => ErrorCode::Io,
+            // The disk failed or filled up under SQLite: an I/O condition, not a bug.
+            Self::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::SystemIoFailure | rusqlite::ErrorCode::DiskFull
+                ) =>
+            {
+                ErrorCode::Io
+            }
             Self::Sqlite(_) | Self::Internal(_) => ErrorCode::Internal,
             Self::Tantivy(_) => ErrorCode::Corrupt,
         }

@@ -14,7 +14,7 @@ use crate::error::{from_panic, to_napi};
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
 
-type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
+pub(crate) type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
 
 #[napi]
 impl NativeWorkspace {

@@ -8,6 +8,7 @@ mod contract;
 mod error;
 mod ingest;
 mod manage;
+mod operations;
 mod providers;
 mod query;
 mod task;

@@ -90,22 +90,31 @@ export default defineCommand({
       return
     }
     const progress = createProgress()
-    const receipt = await withTarget(args.workspace, async (target) => {
-      if (target.mode === 'local') return target.workspace.add(request, { onProgress: (p) => progress.update(p) })
+    const { receipt, printed } = await withTarget(args.workspace, async (target) => {
+      if (target.mode === 'local') {
+        const receipt = await target.workspace.add(request, { onProgress: (p) => progress.update(p) })
+        progress.done()
+        writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
+        // After the receipt is out: merge the segments one-file adds leave (a daemon does this when its queue empties).
+        await target.workspace.compact().catch(() => undefined)
+        return { receipt, printed: true }
+      }
       // Through the daemon: the job is queued on its single writer; follow it to the end.
       const job = await target.client.addSource(request)
       for (;;) {
         const status = await target.client.jobStatus(job.job_id)
         if (status.progress) progress.update(status.progress as Progress)
-        if (status.receipt) return status.receipt
+        if (status.receipt) return { receipt: status.receipt, printed: false }
         if (status.status === 'failed' || status.status === 'interrupted') {
           throw new TychoraError('E_INTERNAL', `job ${job.job_id} ${status.status}: ${status.error ?? 'no receipt'}`)
         }
         await new Promise((r) => setTimeout(r, 50))
       }
     })
-    progress.done()
-    writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
+    if (!printed) {
+      progress.done()
+      writeOut(args.format === 'json' ? JSON.stringify(receipt, null, 2) : summary(receipt))
+    }
     exitState.code = receipt.status === 'partial' ? EXIT_PARTIAL : receipt.status === 'failed' ? EXIT_FAILED_JOB : 0
   },
 })

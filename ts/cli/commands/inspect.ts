@@ -2,22 +2,28 @@ import { defineCommand } from 'citty'
 import { TychoraError } from '../../errors.js'
 import { symbolToMarkdown } from '../../format/symbol.js'
 import { workspaceArg, writeOut } from '../context.js'
-import { withTarget } from '../route.js'
+import { withLocalWorkspace, withTarget } from '../route.js'
 
 export default defineCommand({
   meta: {
     name: 'inspect',
-    description: 'Show a source, revision, unit, chunk, snapshot, job or segment with its provenance; or `inspect symbol NAME` for a code symbol',
+    description: 'Show a source, revision, unit, chunk, snapshot, job or segment with its provenance; `inspect symbol NAME` for a code symbol; `inspect run RUN_ID` for a recorded query run',
   },
   args: {
     ...workspaceArg,
-    id: { type: 'positional', required: true, description: 'source:N | revision:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol' },
-    name: { type: 'positional', required: false, description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method)' },
+    id: { type: 'positional', required: true, description: 'source:N | revision:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol | run' },
+    name: { type: 'positional', required: false, description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method); with `run`: the run id (qr_…)' },
     repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
     snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },
     format: { type: 'string', description: 'With `symbol`: md | json (default md)', default: 'md' },
   },
   async run({ args }) {
+    if (args.id === 'run') {
+      if (!args.name) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora inspect run RUN_ID')
+      // The recorded request, applied scope, snapshot, results and trace of a query run.
+      await withLocalWorkspace(args.workspace, async (ws) => writeOut(JSON.stringify(await ws.inspectRun(String(args.name)), null, 2)))
+      return
+    }
     if (args.id !== 'symbol') {
       await withTarget(args.workspace, async ({ client }) => writeOut(JSON.stringify(await client.getEvidence(String(args.id)), null, 2)))
       return

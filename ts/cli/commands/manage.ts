@@ -1,5 +1,11 @@
+import { resolve } from 'node:path'
 import { defineCommand } from 'citty'
-import { Workspace } from '../../engine/workspace.js'
+import { existsSync } from 'node:fs'
+import type { Finding } from '../../contracts/operations.js'
+import { runtimePath } from '../../contracts/runtime.js'
+import { runningDaemon } from '../../daemon/discovery.js'
+import { lockOwner, Workspace } from '../../engine/workspace.js'
+import { TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
 import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
@@ -22,7 +28,8 @@ const status = defineCommand({
           snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
           `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
           `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-          `bytes: corpus ${mb(s.bytes.corpus)}, artifacts ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)}`,
+          `bytes: corpus ${mb(s.bytes.corpus)}, artifacts (originals) ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)} (lexical ${mb(s.bytes.lexical)}, vectors ${mb(s.bytes.vectors)})`,
+          `corpus by table: ${s.bytes.tables.slice(0, 8).map((t) => `${t.table} ${mb(t.bytes)}`).join(', ')}`,
         ].join('\n')),
       )
     })
@@ -62,6 +69,128 @@ const rebuild = defineCommand({
   },
 })
 
+const compact = defineCommand({
+  meta: { name: 'compact', description: "Merge the current snapshot's lexical index segments when the merge policy finds some to merge (the daemon does this when its job queue empties)" },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    await withLocalWorkspace(args.workspace, async (ws) => {
+      const r = await ws.compact()
+      if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+      if (r.snapshot_id === null) return writeOut('no published snapshot yet')
+      writeOut(
+        visible(
+          r.to_generation
+            ? `snapshot ${r.snapshot_id}: ${r.from_generation} (${r.segments_before} segments, ${r.deleted_before} deleted documents) merged into ${r.to_generation} (${r.segments_after} segments) in ${r.duration_ms.toFixed(0)} ms`
+            : `snapshot ${r.snapshot_id}: ${r.from_generation} has ${r.segments_before} segments and ${r.deleted_before} deleted documents; nothing to merge`,
+        ),
+      )
+    })
+  },
+})
+
+const purge = defineCommand({
+  meta: { name: 'purge', description: 'Apply the retention policy ([snapshots], [history] in workspace.toml): old snapshots and what only they used, expired query runs, originals outside the policy (with tombstones)' },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    await withLocalWorkspace(args.workspace, async (ws) => {
+      const r = await ws.purge()
+      if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+      writeOut(
+        `purged ${r.snapshots} snapshots, ${r.extractions} extractions (${r.evidence_units} units, ${r.chunks} chunks), ${r.relation_sets} relation sets, ${r.query_runs} query runs; ` +
+          `${r.revisions_expired} revisions' originals expired (${r.artifacts_removed} files, ${mb(r.artifact_bytes)}); ${r.generations_removed} index generations removed in ${r.duration_ms.toFixed(0)} ms`,
+      )
+    })
+  },
+})
+
+const backup = defineCommand({
+  meta: { name: 'backup', description: 'Write a verified copy (SQLite backup API, referenced originals and index generations, manifest of sha256 sums) to DEST while the workspace serves' },
+  args: { dest: { type: 'positional', required: true, description: 'Backup folder (must not exist, or be empty)' }, ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    await withLocalWorkspace(args.workspace, async (ws) => {
+      const r = await ws.backup(resolve(String(args.dest)))
+      if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+      writeOut(visible(`backup ${r.dir}: ${r.files} files (${mb(r.bytes)}), ${r.artifacts} originals, ${r.generations} index generations, snapshot ${r.current_snapshot_id ?? 'none'}, in ${r.duration_ms.toFixed(0)} ms`))
+    })
+  },
+})
+
+const restore = defineCommand({
+  meta: { name: 'restore', description: 'Verify the backup in SRC against its manifest and make it the workspace DIR' },
+  args: {
+    src: { type: 'positional', required: true, description: 'Backup folder' },
+    dir: { type: 'positional', required: true, description: 'New workspace folder (must not exist, or be empty)' },
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
+  async run({ args }) {
+    const r = await Workspace.restore(resolve(String(args.src)), resolve(String(args.dir)))
+    if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+    writeOut(visible(`restored ${r.dir}: ${r.files} files verified (${mb(r.bytes)}), snapshot ${r.current_snapshot_id ?? 'none'}`))
+  },
+})
+
+function removalCommand(name: 'withdraw' | 'delete-original', description: string) {
+  return defineCommand({
+    meta: { name, description },
+    args: {
+      target: { type: 'positional', required: true, description: name === 'withdraw' ? 'source:N, a source URI or its path' : 'revision:N, source:N, a source URI or its path' },
+      reason: { type: 'string', required: true, description: 'Why (recorded with the withdrawal or tombstone)' },
+      ...workspaceArg,
+      format: { type: 'string', description: 'text | json', default: 'text' },
+    },
+    async run({ args }) {
+      await withLocalWorkspace(args.workspace, async (ws) => {
+        const target = String(args.target)
+        const r = name === 'withdraw' ? await ws.withdraw(target, String(args.reason)) : await ws.deleteOriginal(target, String(args.reason))
+        if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+        const lines = [
+          ...r.erased.map((t) => `erased ${t.sha256} (${t.size} bytes) of revision ${t.revision_id}, source ${t.source_id}`),
+          ...r.withdrawn.map((w) => `withdrawn from new snapshots: ${w.path} (source ${w.source_id})`),
+          r.receipt.published ? `published snapshot ${r.receipt.snapshot_id} (previous ${r.receipt.previous_snapshot_id ?? 'none'}); older snapshots answer as before until retention releases them` : 'no published snapshot changed',
+        ]
+        writeOut(visible(lines.join('\n')))
+      })
+    },
+  })
+}
+
+const doctor = defineCommand({
+  meta: { name: 'doctor', description: 'Check the workspace and explain each finding with its fix: lock owner, daemon, migrations, verify, disk space, stale generations, orphaned originals, interrupted jobs' },
+  args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  async run({ args }) {
+    const dir = resolveWorkspace(args.workspace)
+    const findings: Finding[] = []
+    const add = (check: string, status: 'ok' | 'warn' | 'fail', detail: string, fix = '') => findings.push({ check, status, detail, fix })
+    const owner = lockOwner(dir)
+    const daemon = await runningDaemon(dir)
+    if (owner === undefined) add('lock', 'ok', 'no process holds the workspace')
+    else if (daemon) add('lock', 'ok', `held by the daemon (pid ${daemon.pid})`)
+    else add('lock', 'warn', `held by pid ${owner}, which is not a reachable daemon`, 'stop that process (a CLI command still running, or a library user) before administration')
+    if (daemon) add('daemon', 'ok', `reachable at ${daemon.url} (project ${daemon.project})`)
+    else if (existsSync(runtimePath(dir, 'daemon'))) add('daemon', 'warn', 'runtime/daemon.json names a daemon that does not answer', '`tychora serve` again, or ignore: the file is removed once the lock is free')
+    else add('daemon', 'ok', 'none running (commands open the workspace directly)')
+    if (owner === undefined) {
+      let ws: Workspace | undefined
+      try {
+        ws = await Workspace.open(dir)
+        add('migrations', 'ok', `schema ${(await ws.status()).schema_version}`)
+        findings.push(...(await ws.doctor()))
+      } catch (error) {
+        if (error instanceof TychoraError && error.code === 'E_MIGRATION_REQUIRED') add('migrations', 'fail', error.message, `tychora manage migrate ${dir}`)
+        else if (error instanceof TychoraError) add('open', 'fail', `${error.code}: ${error.message}`, 'see the message; `tychora manage verify` after fixing')
+        else throw error
+      } finally {
+        ws?.close()
+      }
+    } else {
+      add('checks', 'warn', 'the in-workspace checks (verify, disk, generations, originals, jobs) need the lock', 'stop the daemon, then run `tychora manage doctor` again')
+    }
+    if (args.format === 'json') writeOut(JSON.stringify(findings, null, 2))
+    else writeOut(visible(findings.map((f) => `${f.status.padEnd(4)} ${f.check}: ${f.detail}${f.fix ? `\n     fix: ${f.fix}` : ''}`).join('\n')))
+    if (findings.some((f) => f.status === 'fail')) exitState.code = 8
+  },
+})
+
 const migrate = defineCommand({
   meta: { name: 'migrate', description: 'Apply pending schema migrations (never done implicitly)' },
   args: { dir: { type: 'positional', required: false, description: 'Workspace directory' }, ...workspaceArg },
@@ -73,6 +202,18 @@ const migrate = defineCommand({
 })
 
 export default defineCommand({
-  meta: { name: 'manage', description: 'Workspace administration: status, verify, rebuild, migrate' },
-  subCommands: { status, verify, rebuild, migrate },
+  meta: { name: 'manage', description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, migrate' },
+  subCommands: {
+    status,
+    verify,
+    rebuild,
+    compact,
+    purge,
+    doctor,
+    backup,
+    restore,
+    withdraw: removalCommand('withdraw', 'Take a source out of new snapshots; its history stays and older snapshots keep answering from it'),
+    'delete-original': removalCommand('delete-original', "Erase retained original bytes (a revision's, or every revision of a source) for a legal request; leaves a tombstone; evidence derived from them leaves new snapshots"),
+    migrate,
+  },
 })

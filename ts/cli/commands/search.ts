@@ -4,7 +4,8 @@ import { validate } from '../../contracts/validate.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
 import { workspaceArg, writeOut } from '../context.js'
-import { withTarget } from '../route.js'
+import { withLocalWorkspace, withTarget } from '../route.js'
+import { visible } from '../../format/terminal.js'
 
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
@@ -17,7 +18,8 @@ export default defineCommand({
   meta: { name: 'search', description: 'Search the corpus and print cited evidence; a query that starts with - goes after --: search -- "-foo bar"' },
   args: {
     ...workspaceArg,
-    query: { type: 'positional', required: true, variadic: true, description: 'Query text: every remaining word (after -- when it starts with -)' },
+    query: { type: 'positional', required: false, variadic: true, description: 'Query text: every remaining word (after -- when it starts with -)' },
+    replay: { type: 'string', description: 'Re-run a recorded query run (its request, pinned to its snapshot) and diff the results against the recorded ones' },
     collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
     kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
     limit: { type: 'string', description: 'Most segments to return (default 10)' },
@@ -32,6 +34,8 @@ export default defineCommand({
   },
   async run({ args }) {
     if (!FORMATS.includes(args.format as Format)) throw new TychoraError('E_INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`)
+    if (args.replay !== undefined) return replay(args.workspace, String(args.replay), args.format === 'json')
+    if (args.query === undefined) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora search QUERY... (or --replay RUN_ID)')
     const query = [String(args.query), ...args._.slice(1).map(String)].join(' ')
     // The library's own check, so a refused query reads the same here as through the API.
     const request: QueryRequest = validate(
@@ -55,3 +59,38 @@ export default defineCommand({
     await withTarget(args.workspace, async ({ client }) => writeOut(render(await client.search(request), args.format as Format)))
   },
 })
+
+/**
+ * `search --replay RUN_ID`: the recorded request, pinned to the snapshot it read, run again; the
+ * results are diffed against the recorded ones (segment ids, in order).
+ */
+async function replay(flag: string | undefined, runId: string, json: boolean): Promise<void> {
+  await withLocalWorkspace(flag, async (ws) => {
+    const run = await ws.inspectRun(runId)
+    if (run.snapshot_id === null) throw new TychoraError('E_NOT_FOUND', `run ${runId} read a snapshot that retention has purged; it cannot be replayed`)
+    const recorded = Object.fromEntries(Object.entries(run.request).filter(([, v]) => v !== null))
+    const request = validate(QueryRequestSchema, { ...recorded, snapshot_id: run.snapshot_id })
+    const result = await ws.search(request)
+    const before = run.summary.segments
+    const after = result.segments.map((s) => s.id)
+    const diff = {
+      run_id: runId,
+      replay_run_id: result.run_id,
+      snapshot_id: run.snapshot_id,
+      same: before.length === after.length && before.every((id, i) => after[i] === id),
+      before,
+      after,
+      added: after.filter((id) => !before.includes(id)),
+      removed: before.filter((id) => !after.includes(id)),
+      moved: after.filter((id, i) => before.includes(id) && before[i] !== id),
+    }
+    if (json) return writeOut(JSON.stringify(diff, null, 2))
+    const lines = [`replayed ${runId} on snapshot ${diff.snapshot_id} as ${diff.replay_run_id}: ${diff.same ? `the same ${after.length} results in the same order` : 'results differ'}`]
+    if (!diff.same) {
+      for (const id of diff.added) lines.push(`  + ${id}`)
+      for (const id of diff.removed) lines.push(`  - ${id}`)
+      for (const id of diff.moved) lines.push(`  ~ ${id} (rank ${before.indexOf(id) + 1} -> ${after.indexOf(id) + 1})`)
+    }
+    writeOut(visible(lines.join('\n')))
+  })
+}

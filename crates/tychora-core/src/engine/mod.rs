@@ -419,6 +419,17 @@ impl Engine {
         })
     }
 
+    /// Compacts the current snapshot's lexical generation (see `snapshot::compact`) and collects what it replaced.
+    pub(crate) fn compact(&self) -> Result<crate::snapshot::CompactReport> {
+        let mut conn = self.writer()?;
+        let report =
+            crate::snapshot::compact(&mut conn, &self.generations_dir(), &self.pack.lexical)?;
+        if report.to_generation.is_some() {
+            self.collect_garbage_with(&conn)?;
+        }
+        Ok(report)
+    }
+
     /// Removes index generations that no retained snapshot references and no reader holds, and
     /// the snapshot rows' index links beyond the retention window.
     ///
@@ -433,13 +444,15 @@ impl Engine {
     pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
         self.invalidate_snapshot_cache();
         let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
+        let keep_after = store::now_ms() - i64::from(self.config.snapshots.keep_days) * 86_400_000;
         let keep: Vec<String> = conn
             .prepare(
                 "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
                  WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
-                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)",
+                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
+                    OR si.snapshot_id IN (SELECT id FROM snapshots WHERE created_at >= ?2)",
             )?
-            .query_map(params![retain], |r| r.get(0))?
+            .query_map(params![retain, keep_after], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let mut removed = sweep(
             conn,

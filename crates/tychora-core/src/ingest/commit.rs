@@ -103,6 +103,11 @@ pub(super) fn write_revision(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
         params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind), now],
     )?;
+    // Bytes the retention policy erased are back on disk (the capture stored them again).
+    tx.execute(
+        "DELETE FROM tombstones WHERE sha256 = ?1 AND kind = 'retention'",
+        params![prepared.sha256],
+    )?;
     // Bytes identical to an earlier revision of this source reuse that revision.
     let existing: Option<(i64, i64)> = tx
         .query_row("SELECT id, seq FROM revisions WHERE source_id = ?1 AND sha256 = ?2 ORDER BY seq DESC LIMIT 1", params![source_id, prepared.sha256], |r| Ok((r.get(0)?, r.get(1)?)))

@@ -10,6 +10,7 @@ mod prepare;
 mod rebuild;
 mod run;
 mod targets;
+mod withdraw;
 
 use std::path::Path;
 
@@ -26,6 +27,8 @@ use targets::{agent_may_capture, capture_roots};
 
 pub(crate) use rebuild::rebuild;
 pub use rebuild::{RebuildReport, Repaired};
+pub(crate) use withdraw::{Removal, withdraw};
+pub use withdraw::{Tombstone, WithdrawReport, WithdrawnSource};
 
 /// How a publication of this workspace gets its vectors (`None` without `[embeddings]`).
 fn text_publication<'a>(

@@ -159,6 +159,7 @@ fn run(
         generations: &generations,
         lexical: &engine.pack().lexical,
         parent: Some(current),
+        derive: false,
         job_id: report.job_id,
         members: &members,
         relation_sets: &sets,

@@ -103,6 +103,48 @@ impl<'a> AddJob<'a> {
         }
     }
 
+    /// Publishes the current snapshot's members without `sources` (withdrawn or erased), as job
+    /// `job_id`; the receipt lists them as removed. Nothing is published when none of them is a
+    /// member.
+    pub(super) fn without(
+        engine: &'a Engine,
+        conn: &mut Connection,
+        job_id: i64,
+        sources: &[(i64, String)],
+        on_progress: &'a (dyn Fn(Progress) + Sync),
+    ) -> Result<Receipt> {
+        let previous = snapshot::current(conn)?;
+        let mut job = AddJob {
+            engine,
+            job_id,
+            started: Instant::now(),
+            on_progress,
+            steps: Steps::new(job_id),
+            collection_id: 0,
+            kind_override: None,
+            fingerprint: String::new(),
+            previous,
+            members: match previous {
+                Some(id) => snapshot::members(conn, id)?,
+                None => Vec::new(),
+            },
+            tally: Tally::default(),
+        };
+        for (source_id, uri) in sources {
+            if job.members.iter().any(|m| m.source_id == *source_id) {
+                job.tally.replaced.insert(*source_id);
+                job.tally.files.removed += 1;
+                job.tally.removed.push(uri.clone());
+            }
+        }
+        if job.tally.replaced.is_empty() {
+            let receipt = job.receipt(previous, false);
+            commit::finish_job(conn, &receipt)?;
+            return Ok(receipt);
+        }
+        job.publish(conn)
+    }
+
     /// The dry run: stages 1–3 (resolve, walk, prepare) and what embedding the new windows would
     /// cost, inside a transaction that is rolled back, so nothing is written (not even a root or
     /// a collection) and no provider is called.
@@ -245,6 +287,7 @@ impl<'a> AddJob<'a> {
         for outcome in &outcomes {
             if let Outcome::Ready(p) = outcome
                 && p.extraction.is_some()
+                && super::withdraw::erased_on_request(conn, &p.sha256)?.is_none()
             {
                 self.engine.artifacts().put(&p.sha256, &p.bytes)?;
             }
@@ -391,6 +434,31 @@ impl<'a> AddJob<'a> {
                 t.files.unchanged += 1;
                 continue;
             };
+            if let Some((at, reason)) = super::withdraw::erased_on_request(tx, &prepared.sha256)? {
+                t.files.skipped += 1;
+                t.diagnostics.push(Diagnostic::warning(
+                    &candidate.rel_path,
+                    crate::error::ErrorCode::Forbidden,
+                    format!("these bytes were erased on request at {at} (unix ms): {reason}; not captured again"),
+                ));
+                continue;
+            }
+            if let Some((at, reason)) = super::withdraw::withdrawn(
+                tx,
+                self.collection_id,
+                target.root_id,
+                &candidate.rel_path,
+            )? {
+                // A withdrawn source stays out until its withdrawal is lifted; a sync does not
+                // bring it back.
+                t.files.skipped += 1;
+                t.diagnostics.push(Diagnostic::info(
+                    &candidate.rel_path,
+                    crate::error::ErrorCode::Forbidden,
+                    format!("withdrawn at {at} (unix ms): {reason}; not captured"),
+                ));
+                continue;
+            }
             let savepoint = tx.savepoint()?;
             let written = commit::write_revision(
                 &savepoint,
@@ -522,6 +590,7 @@ impl<'a> AddJob<'a> {
             generations: &generations,
             lexical: &self.engine.pack().lexical,
             parent: self.previous,
+            derive: true,
             job_id: self.job_id,
             members: &next,
             relation_sets: &sets,

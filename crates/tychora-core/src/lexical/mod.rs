@@ -161,14 +161,173 @@ pub fn build_generation<'a>(
     docs: impl IntoIterator<Item = LexDoc<'a>>,
 ) -> Result<u64> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let (schema, f) = schema();
+    let (schema, _) = schema();
     let index = Index::create_in_dir(dir, schema)?;
-    index.tokenizers().register(ANALYZER, analyzer(config));
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(4);
-    let mut writer =
-        index.writer_with_num_threads::<TantivyDocument>(threads, 64 * 1024 * 1024 * threads)?;
+    write(&index, dir, config, Writing::Build { threads }, &[], docs)
+}
+
+/// Derives a generation in `dir` (which must not exist) from the generation in `parent`: the
+/// parent's files are hard-linked (tantivy never rewrites a file once written: segments, deletion
+/// bitsets and `meta.json` are new files or atomic renames, so a link shared by two generations is
+/// never changed under either), the documents of `removed_revisions` are deleted, and `docs` go
+/// into one new segment. Nothing is merged here (see [`compact_generation`]), so the cost follows
+/// the change, not the corpus. Returns the new generation's document count.
+///
+/// # Errors
+/// tantivy or I/O errors (a failed link falls back to a copy).
+pub fn derive_generation<'a>(
+    parent: &Path,
+    dir: &Path,
+    config: &Lexical,
+    removed_revisions: &[u64],
+    docs: impl IntoIterator<Item = LexDoc<'a>>,
+) -> Result<u64> {
+    link_generation(parent, dir)?;
+    let index = open_index(dir)?;
+    write(
+        &index,
+        dir,
+        config,
+        Writing::Derive,
+        removed_revisions,
+        docs,
+    )
+}
+
+/// What [`compact_generation`] merged.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Compaction {
+    /// Segments after the merge.
+    pub segments_after: usize,
+    /// Documents in the compacted generation.
+    pub documents: u64,
+}
+
+/// Segments of a generation and the deleted documents they still hold.
+///
+/// # Errors
+/// `E_CORRUPT` when the directory is not a readable index.
+pub fn segment_stats(dir: &Path) -> Result<(usize, u64)> {
+    let index = open_index(dir)?;
+    let metas = index.searchable_segment_metas()?;
+    Ok((
+        metas.len(),
+        metas.iter().map(|m| u64::from(m.num_deleted_docs())).sum(),
+    ))
+}
+
+/// When [`compact_generation`] merges: tantivy's log-structured policy (segments grouped by size
+/// level, a level merged once it holds 8 segments), plus any segment whose deleted documents
+/// exceed a quarter of it. Small segments left by one-file adds merge with each other; the large
+/// segments of a full build are merged only when deletions have eaten into them.
+fn merge_policy() -> tantivy::indexer::LogMergePolicy {
+    let mut policy = tantivy::indexer::LogMergePolicy::default();
+    policy.set_del_docs_ratio_before_merge(0.25);
+    policy
+}
+
+/// Writes a compacted copy of the generation in `parent` into `dir` when the merge policy finds
+/// segments to merge; `None` (and nothing written) when it finds none. The parent is untouched, so
+/// a reader holding it, or a snapshot pinning it, sees what it saw.
+///
+/// # Errors
+/// tantivy or I/O errors.
+pub fn compact_generation(
+    parent: &Path,
+    dir: &Path,
+    config: &Lexical,
+) -> Result<Option<Compaction>> {
+    use tantivy::indexer::MergePolicy as _;
+    let metas = open_index(parent)?.searchable_segment_metas()?;
+    let candidates = merge_policy().compute_merge_candidates(&metas);
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    link_generation(parent, dir)?;
+    let index = open_index(dir)?;
+    index.tokenizers().register(ANALYZER, analyzer(config));
+    let mut writer = index.writer_with_num_threads::<TantivyDocument>(1, WRITER_ARENA)?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    for candidate in candidates {
+        writer.merge(&candidate.0).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    sync_dir(dir)?;
+    let documents = LexicalIndex::open(dir, config)?.num_docs();
+    let (segments_after, _) = segment_stats(dir)?;
+    Ok(Some(Compaction {
+        segments_after,
+        documents,
+    }))
+}
+
+/// The smallest arena tantivy accepts per indexing thread is 15 MB; a one-file add needs no more.
+const WRITER_ARENA: usize = 32 * 1024 * 1024;
+
+/// Hard-links every file of the generation in `parent` into a new directory `dir` (copies where
+/// the file system refuses links), leaving tantivy's lock files out.
+fn link_generation(parent: &Path, dir: &Path) -> Result<()> {
+    std::fs::create_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for entry in std::fs::read_dir(parent).map_err(|e| Error::io(parent, e))? {
+        let entry = entry.map_err(|e| Error::io(parent, e))?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(".tantivy-") {
+            continue;
+        }
+        let (from, to) = (entry.path(), dir.join(&name));
+        if std::fs::hard_link(&from, &to).is_err() {
+            std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
+        }
+    }
+    sync_dir(dir)
+}
+
+fn open_index(dir: &Path) -> Result<Index> {
+    Index::open_in_dir(dir).map_err(|e| {
+        Error::Corrupt(format!(
+            "lexical generation {} cannot be opened ({e}); rebuild it",
+            dir.display()
+        ))
+    })
+}
+
+/// How [`write`] writes: a full build on several threads, segments merged as tantivy's default
+/// policy decides; or a derived generation on one thread with no merge at all (merging is
+/// compaction's job, off the add's critical path).
+#[derive(Clone, Copy)]
+enum Writing {
+    Build { threads: usize },
+    Derive,
+}
+
+/// Deletes the documents of `removed_revisions` (first, so they cannot touch what is added next),
+/// adds `docs`, commits, makes the commit durable and returns the document count.
+fn write<'a>(
+    index: &Index,
+    dir: &Path,
+    config: &Lexical,
+    writing: Writing,
+    removed_revisions: &[u64],
+    docs: impl IntoIterator<Item = LexDoc<'a>>,
+) -> Result<u64> {
+    index.tokenizers().register(ANALYZER, analyzer(config));
+    let f = fields_of(&index.schema())?;
+    let mut writer = match writing {
+        Writing::Build { threads } => {
+            index.writer_with_num_threads::<TantivyDocument>(threads, 64 * 1024 * 1024 * threads)?
+        }
+        Writing::Derive => {
+            let writer = index.writer_with_num_threads::<TantivyDocument>(1, WRITER_ARENA)?;
+            writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+            writer
+        }
+    };
+    for revision in removed_revisions {
+        writer.delete_term(Term::from_field_u64(f.revision_id, *revision));
+    }
     for doc in docs {
         let mut d = TantivyDocument::default();
         d.add_u64(f.chunk_id, doc.chunk_id);
@@ -212,12 +371,7 @@ impl LexicalIndex {
     /// # Errors
     /// `E_CORRUPT` when the directory is not a readable index.
     pub fn open(dir: &Path, config: &Lexical) -> Result<Self> {
-        let index = Index::open_in_dir(dir).map_err(|e| {
-            Error::Corrupt(format!(
-                "lexical generation {} cannot be opened ({e}); rebuild it",
-                dir.display()
-            ))
-        })?;
+        let index = open_index(dir)?;
         index.tokenizers().register(ANALYZER, analyzer(config));
         let fields = fields_of(&index.schema())?;
         let reader = index

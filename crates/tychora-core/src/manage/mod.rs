@@ -1,21 +1,33 @@
 //! Administration and provenance: `manage status`, `manage verify`, `inspect ID`, job status and
 //! the paged listings the agent surfaces serve. Every result is a typed struct.
 
+mod backup;
+mod doctor;
 mod evidence;
 mod listing;
+mod purge;
+mod runs;
 mod status;
 mod verify;
 
+pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
+pub use doctor::Finding;
 pub use evidence::{
     CapsuleView, ChunkEvidence, ChunkLocator, Evidence, ExtractionBrief, IdentifierEntry,
     IndexBrief, JobStatus, JobStep, MemberBrief, RevisionBrief, RevisionEvidence, SnapshotEvidence,
     SourceEvidence, UnitEvidence, UnitLocator,
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
-pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, Status};
+pub use purge::PurgeReport;
+pub use runs::RunRecord;
+pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, Status, TableBytes};
 pub use verify::{Problem, VerifyReport};
 
+pub(crate) use backup::backup;
+pub(crate) use doctor::doctor;
 pub(crate) use evidence::{inspect, job_status};
 pub(crate) use listing::{list_snapshots, list_sources};
+pub(crate) use purge::purge;
+pub(crate) use runs::run_record;
 pub(crate) use status::status;
 pub(crate) use verify::verify;

@@ -46,15 +46,29 @@ pub struct Counts {
     pub vector_records: i64,
 }
 
-/// Bytes on disk.
+/// Bytes on disk. A file hard-linked into several index generations counts once.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Bytes {
     /// `corpus.sqlite3` and its WAL.
     pub corpus: u64,
     /// Retained originals.
     pub artifacts: u64,
-    /// Index generations.
+    /// Index generations (lexical and vector).
     pub indexes: u64,
+    /// Lexical generations.
+    pub lexical: u64,
+    /// Vector generations.
+    pub vectors: u64,
+    /// `corpus.sqlite3` by table, each with its indexes, largest first.
+    pub tables: Vec<TableBytes>,
+}
+
+/// One table's share of `corpus.sqlite3`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct TableBytes {
+    pub table: String,
+    pub bytes: u64,
 }
 
 /// What `manage status` reports.
@@ -71,18 +85,44 @@ pub struct Status {
     pub bytes: Bytes,
 }
 
+/// Bytes under `path`, each file counted once however many generations link it.
 fn dir_size(path: &std::path::Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(path) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => dir_size(&e.path()),
-            Ok(_) => e.metadata().map_or(0, |m| m.len()),
-            Err(_) => 0,
-        })
-        .sum()
+    fn walk(path: &std::path::Path, seen: &mut std::collections::HashSet<(u64, u64)>) -> u64 {
+        use std::os::unix::fs::MetadataExt as _;
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .map(|e| match e.file_type() {
+                Ok(t) if t.is_dir() => walk(&e.path(), seen),
+                Ok(_) => e
+                    .metadata()
+                    .ok()
+                    .filter(|m| seen.insert((m.dev(), m.ino())))
+                    .map_or(0, |m| m.len()),
+                Err(_) => 0,
+            })
+            .sum()
+    }
+    walk(path, &mut std::collections::HashSet::new())
+}
+
+/// Pages of each table and its indexes (SQLite's `dbstat`), largest first.
+fn table_bytes(conn: &Connection) -> Result<Vec<TableBytes>> {
+    let mut stmt = conn.prepare(
+        "SELECT COALESCE(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name
+         GROUP BY 1 ORDER BY 2 DESC",
+    )?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(TableBytes {
+                table: r.get(0)?,
+                bytes: r.get(1)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
 }
 
 fn count(conn: &Connection, table_and_filter: &str) -> Result<i64> {
@@ -154,10 +194,20 @@ pub(crate) fn status(engine: &Engine) -> Result<Status> {
                 query_runs: count(conn, "query_runs")?,
                 vector_records: count(conn, "vector_records")?,
             },
-            bytes: Bytes {
-                corpus,
-                artifacts: dir_size(&engine.dir().join("artifacts")),
-                indexes: dir_size(&engine.dir().join("indexes")),
+            bytes: {
+                let indexes = engine.dir().join("indexes");
+                let (lexical, vectors) = (
+                    dir_size(&indexes.join("lexical")),
+                    dir_size(&indexes.join("text")),
+                );
+                Bytes {
+                    corpus,
+                    artifacts: dir_size(&engine.dir().join("artifacts")),
+                    indexes: lexical + vectors,
+                    lexical,
+                    vectors,
+                    tables: table_bytes(conn)?,
+                }
             },
         })
     })

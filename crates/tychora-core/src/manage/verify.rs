@@ -47,8 +47,21 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
     engine.with_reader(|conn| {
         let mut problems = Vec::new();
         let artifacts: Vec<(String, i64)> = conn.prepare("SELECT sha256, size FROM artifacts")?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        // Erased originals: a tombstone says the file is gone on purpose; one still on disk is a
+        // problem (the erasure did not finish).
+        let erased: std::collections::HashSet<String> = conn
+            .prepare("SELECT DISTINCT sha256 FROM tombstones")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
         let mut sizes = std::collections::HashMap::new();
         for (sha, size) in &artifacts {
+            if erased.contains(sha) {
+                if engine.artifacts().path_of(sha).exists() {
+                    problems.push(Problem { object: format!("artifact {sha}"), code: "E_CONFLICT".into(), message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() });
+                }
+                sizes.insert(sha.clone(), *size);
+                continue;
+            }
             match engine.artifacts().get(sha) {
                 Ok(bytes) if bytes.len() as i64 == *size => {
                     sizes.insert(sha.clone(), *size);

@@ -672,9 +672,15 @@ fn run_id() -> String {
 
 /// Hands the run to the query log, which writes it off the query path.
 fn record_run(engine: &Engine, request: &QueryRequest, result: &QueryResult) {
+    // What `inspect run` shows and `search --replay` diffs against: the scope applied, every
+    // result with its citation, per-channel candidates and the stage timings.
     let summary = serde_json::json!({
         "returned": result.segments.len(),
         "segments": result.segments.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        "citations": result.segments.iter().map(|s| s.citation.as_str()).collect::<Vec<_>>(),
+        "applied_scope": result.applied_scope,
+        "coverage": result.coverage,
+        "trace": result.trace,
         "warnings": result.warnings,
     });
     engine

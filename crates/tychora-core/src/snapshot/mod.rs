@@ -161,6 +161,8 @@ pub struct Publication<'a> {
     pub lexical: &'a Lexical,
     /// The snapshot it follows (the current one), if any.
     pub parent: Option<i64>,
+    /// Whether the lexical generation may be derived from the parent's (a repair builds afresh).
+    pub derive: bool,
     /// The job that publishes it.
     pub job_id: i64,
     /// Its members.
@@ -214,6 +216,20 @@ struct Row {
     collection: String,
 }
 
+impl Row {
+    fn lex_doc(&self) -> LexDoc<'_> {
+        LexDoc {
+            chunk_id: self.id,
+            owner_id: self.owner,
+            revision_id: self.revision,
+            collection: &self.collection,
+            kind: &self.kind,
+            text: &self.text,
+            capsule: &self.capsule,
+        }
+    }
+}
+
 /// Builds, verifies and publishes a snapshot of `members`. `finish` writes the caller's own rows
 /// (the job's end) in the pointer switch's transaction. Returns the snapshot's id.
 ///
@@ -229,13 +245,29 @@ pub fn publish(
         generations,
         lexical,
         parent,
+        derive,
         job_id,
         members,
         relation_sets,
         ref text,
     } = *publication;
-    let rows = read_rows(conn, members)?;
-    let expected = rows.len() as u64;
+    let base = match parent {
+        Some(parent) if derive => incremental_base(conn, parent, members, generations, lexical)?,
+        _ => None,
+    };
+    // The rows a publication reads: every member's when the text channel writes its generation
+    // file (it holds every window), otherwise only the members the parent does not have.
+    let changed: Vec<Member> = match &base {
+        Some(base) => base.added.clone(),
+        None => members.to_vec(),
+    };
+    let rows = read_rows(conn, if text.is_some() { members } else { &changed })?;
+    let expected = match &base {
+        Some(base) if text.is_none() => {
+            (base.documents + rows.len() as u64).saturating_sub(base.removed_documents)
+        }
+        _ => rows.len() as u64,
+    };
     let mut published = Published::default();
     // Vectors first: a provider failure or a budget stop leaves nothing half-built.
     let inputs = match text {
@@ -268,21 +300,49 @@ pub fn publish(
     };
     let generation = format!("g{}-{job_id}", now_ms());
     let dir = generations.join(&generation);
+    // With the text channel every row was read; the lexical generation takes the changed ones.
+    let changed_sources: std::collections::HashSet<i64> =
+        changed.iter().map(|m| m.source_id).collect();
+    let lex_rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            base.is_none()
+                || text.is_none()
+                || changed_sources.contains(&members[r.member].source_id)
+        })
+        .collect();
     on_progress(Progress {
         phase: Phase::Index,
         done: 0,
-        total: rows.len(),
+        total: lex_rows.len(),
     });
-    let docs = rows.iter().map(|r| LexDoc {
-        chunk_id: r.id,
-        owner_id: r.owner,
-        revision_id: r.revision,
-        collection: &r.collection,
-        kind: &r.kind,
-        text: &r.text,
-        capsule: &r.capsule,
-    });
-    let count = lexical::build_generation(&dir, lexical, docs)?;
+    let docs = lex_rows.iter().map(|r| r.lex_doc());
+    let count = match &base {
+        Some(base) => {
+            match lexical::derive_generation(
+                &base.dir,
+                &dir,
+                lexical,
+                &base.removed_revisions,
+                docs,
+            ) {
+                Ok(count) => count,
+                Err(e) => {
+                    // A damaged parent generation costs a full build, not the job.
+                    log::warn!(
+                        "cannot derive from lexical generation {}: {e}; building afresh",
+                        base.dir.display()
+                    );
+                    let _ = std::fs::remove_dir_all(&dir);
+                    let all = read_rows(conn, members)?;
+                    let docs = all.iter().map(Row::lex_doc);
+                    lexical::build_generation(&dir, lexical, docs)?
+                }
+            }
+        }
+        None => lexical::build_generation(&dir, lexical, docs)?,
+    };
+    failpoint("after-lexical-generation");
     if count != expected {
         let _ = std::fs::remove_dir_all(&dir);
         return Err(Error::Corrupt(format!(
@@ -295,8 +355,8 @@ pub fn publish(
     };
     on_progress(Progress {
         phase: Phase::Index,
-        done: rows.len(),
-        total: rows.len(),
+        done: lex_rows.len(),
+        total: lex_rows.len(),
     });
     failpoint("after-index");
     let family = lexical_family(conn, lexical)?;
@@ -359,6 +419,103 @@ pub fn publish(
         total: 1,
     });
     Ok(snapshot_id)
+}
+
+/// What a derived lexical generation starts from: the parent snapshot's generation and how the
+/// new members differ from its members.
+struct Base {
+    dir: std::path::PathBuf,
+    /// Documents in the parent's generation.
+    documents: u64,
+    /// Revisions whose documents the new generation deletes (members gone or replaced).
+    removed_revisions: Vec<u64>,
+    /// Chunk rows of those members.
+    removed_documents: u64,
+    /// Members the parent does not have (new sources, new revisions or extractions).
+    added: Vec<Member>,
+}
+
+/// The parent's generation to derive from, or `None` for a full build: when the parent has no
+/// readable generation, when the analyzer changed since it was built, or when the change is more
+/// than half of the new snapshot (a fresh build is then as cheap and leaves no deleted documents).
+fn incremental_base(
+    conn: &Connection,
+    parent: i64,
+    members: &[Member],
+    generations: &Path,
+    lexical: &Lexical,
+) -> Result<Option<Base>> {
+    let Ok(generation) = lexical_generation(conn, parent) else {
+        return Ok(None);
+    };
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT config_json FROM index_families WHERE name = 'lexical'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let config = serde_json::to_string(lexical).unwrap_or_default();
+    let dir = generations.join(&generation);
+    if recorded.as_deref() != Some(config.as_str()) || !dir.join("meta.json").is_file() {
+        return Ok(None);
+    }
+    let documents: i64 = conn.query_row(
+        "SELECT chunk_count FROM snapshots WHERE id = ?1",
+        params![parent],
+        |r| r.get(0),
+    )?;
+    let before: std::collections::HashMap<i64, (i64, i64)> = members_of(conn, parent)?;
+    let now: std::collections::HashSet<(i64, i64)> = members
+        .iter()
+        .map(|m| (m.source_id, m.extraction_id))
+        .collect();
+    let mut count = conn.prepare_cached("SELECT COUNT(*) FROM chunks WHERE extraction_id = ?1")?;
+    let mut removed_revisions = Vec::new();
+    let mut removed_documents = 0u64;
+    for (source, (revision, extraction)) in &before {
+        if !now.contains(&(*source, *extraction)) {
+            removed_revisions.push(u64::try_from(*revision).unwrap_or_default());
+            removed_documents += count.query_row(params![extraction], |r| r.get::<_, u64>(0))?;
+        }
+    }
+    let added: Vec<Member> = members
+        .iter()
+        .filter(|m| before.get(&m.source_id).map(|b| b.1) != Some(m.extraction_id))
+        .cloned()
+        .collect();
+    let mut added_documents = 0u64;
+    for m in &added {
+        added_documents += count.query_row(params![m.extraction_id], |r| r.get::<_, u64>(0))?;
+    }
+    let documents = u64::try_from(documents).unwrap_or_default();
+    let total = (documents + added_documents).saturating_sub(removed_documents);
+    if (removed_documents + added_documents) * 2 > total.max(1) {
+        return Ok(None);
+    }
+    Ok(Some(Base {
+        dir,
+        documents,
+        removed_revisions,
+        removed_documents,
+        added,
+    }))
+}
+
+/// `source_id → (revision_id, extraction_id)` of a snapshot's members.
+fn members_of(
+    conn: &Connection,
+    snapshot_id: i64,
+) -> Result<std::collections::HashMap<i64, (i64, i64)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT source_id, revision_id, extraction_id FROM snapshot_members WHERE snapshot_id = ?1",
+    )?;
+    let rows = stmt
+        .query_map(params![snapshot_id], |r| {
+            Ok((r.get(0)?, (r.get(1)?, r.get(2)?)))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
 }
 
 /// The embedding inputs of `rows`, one document per member, in row order.
@@ -513,4 +670,85 @@ pub(crate) fn capsule_text(json: &str) -> String {
             parts.join("\n")
         })
         .unwrap_or_default()
+}
+
+/// What compacting the current snapshot's lexical generation did.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct CompactReport {
+    /// The snapshot whose generation was compacted (none without a published snapshot).
+    pub snapshot_id: Option<i64>,
+    /// The generation it read, and the one it now uses (the same when nothing was merged).
+    pub from_generation: Option<String>,
+    /// The compacted generation, when the merge policy found segments to merge.
+    pub to_generation: Option<String>,
+    /// Segments before and after.
+    pub segments_before: usize,
+    /// Segments after.
+    pub segments_after: usize,
+    /// Deleted documents the generation held before (purged by the merge).
+    pub deleted_before: u64,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Merges the current snapshot's lexical generation into a new generation when tantivy's merge
+/// policy finds segments to merge, verifies it holds the snapshot's documents, and points the
+/// snapshot at it in one transaction. The old generation stays on disk for readers that hold it
+/// and is collected later; what the snapshot answers does not change (same documents).
+///
+/// # Errors
+/// `E_CORRUPT` when the merged generation's count differs (nothing switches); tantivy, I/O and
+/// SQLite errors.
+pub fn compact(
+    conn: &mut Connection,
+    generations: &Path,
+    lexical: &Lexical,
+) -> Result<CompactReport> {
+    let started = std::time::Instant::now();
+    let mut report = CompactReport::default();
+    let Some(snapshot_id) = current(conn)? else {
+        return Ok(report);
+    };
+    report.snapshot_id = Some(snapshot_id);
+    let (batch_id, family_id, generation, documents): (i64, i64, String, u64) = conn.query_row(
+        "SELECT b.id, b.family_id, b.generation, b.doc_count FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
+         WHERE si.snapshot_id = ?1 AND f.name = 'lexical' AND b.status = 'verified'",
+        params![snapshot_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
+    let from = generations.join(&generation);
+    let (segments, deleted) = lexical::segment_stats(&from)?;
+    report.from_generation = Some(generation.clone());
+    report.segments_before = segments;
+    report.segments_after = segments;
+    report.deleted_before = deleted;
+    let name = format!("g{}-c{snapshot_id}", now_ms());
+    let dir = generations.join(&name);
+    let Some(compaction) = lexical::compact_generation(&from, &dir, lexical)? else {
+        report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        return Ok(report);
+    };
+    failpoint("after-compact-generation");
+    if compaction.documents != documents {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(Error::Corrupt(format!(
+            "compacted generation {name} holds {} documents but snapshot {snapshot_id} has {documents}; not switched",
+            compaction.documents
+        )));
+    }
+    let tx = conn.transaction()?;
+    tx.execute(
+        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at) VALUES (?1, ?2, ?3, 'verified', ?4)",
+        params![family_id, name, documents, now_ms()],
+    )?;
+    let compacted = tx.last_insert_rowid();
+    tx.execute(
+        "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
+        params![compacted, snapshot_id, family_id, batch_id],
+    )?;
+    tx.commit()?;
+    report.to_generation = Some(name);
+    report.segments_after = compaction.segments_after;
+    report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
 }

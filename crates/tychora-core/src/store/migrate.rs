@@ -37,6 +37,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_vectors.sql",
         sql: include_str!("../../../../migrations/0003_vectors.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0004_operations.sql",
+        sql: include_str!("../../../../migrations/0004_operations.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -22,6 +22,7 @@ use crate::store::{self, migrate};
 use crate::vector::Providers;
 
 pub use crate::engine::ENGINE_VERSION;
+pub use crate::snapshot::CompactReport;
 
 /// An open workspace: the public front of the engine. Each method is one call into the pipeline
 /// that does the work (`ingest`, `query`, `graph`, `manage`).
@@ -291,6 +292,109 @@ impl Workspace {
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<crate::ingest::RebuildReport> {
         crate::ingest::rebuild(&self.engine, on_progress)
+    }
+
+    /// Writes a verified backup to `dest` while the workspace serves (queries go on; jobs wait).
+    ///
+    /// # Errors
+    /// `E_CONFLICT` when `dest` is not empty; I/O errors leave nothing at `dest`.
+    pub fn backup(&self, dest: &Path) -> Result<crate::manage::BackupReport> {
+        crate::manage::backup(&self.engine, dest)
+    }
+
+    /// Verifies the backup in `src` and makes it the workspace `dir`.
+    ///
+    /// # Errors
+    /// See [`crate::manage::restore`].
+    pub fn restore(src: &Path, dir: &Path) -> Result<crate::manage::BackupReport> {
+        crate::manage::restore(src, dir)
+    }
+
+    /// Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each
+    /// with the fix.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn doctor(&self) -> Result<Vec<crate::manage::Finding>> {
+        crate::manage::doctor(&self.engine)
+    }
+
+    /// A recorded query run: request, applied scope, snapshot, results and the full trace.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown or expired run.
+    pub fn inspect_run(&self, run_id: &str) -> Result<crate::manage::RunRecord> {
+        crate::manage::run_record(&self.engine, run_id)
+    }
+
+    /// Applies the retention policy (`[snapshots]`, `[history]`) now; see [`Self::purge_at`].
+    ///
+    /// # Errors
+    /// SQLite errors (nothing is removed then).
+    pub fn purge(&self) -> Result<crate::manage::PurgeReport> {
+        crate::manage::purge(&self.engine, crate::store::now_ms())
+    }
+
+    /// Applies the retention policy as of `now` (Unix ms): snapshots outside it and what only
+    /// they used (extractions, units, chunks, relation sets, index generations), expired query
+    /// runs, and the original bytes of revisions outside it (each with a tombstone).
+    ///
+    /// # Errors
+    /// SQLite errors (nothing is removed then).
+    pub fn purge_at(&self, now: i64) -> Result<crate::manage::PurgeReport> {
+        crate::manage::purge(&self.engine, now)
+    }
+
+    /// Withdraws a source (`source:N`, its URI or its root-relative path) from new snapshots; its
+    /// history stays, older snapshots keep answering from it until retention releases them, and a
+    /// later capture of the same path is skipped with a diagnostic.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND`, `E_INVALID_ARGUMENT` (ambiguous path, empty reason); publication errors.
+    pub fn withdraw(
+        &self,
+        selector: &str,
+        reason: &str,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<crate::ingest::WithdrawReport> {
+        crate::ingest::withdraw(
+            &self.engine,
+            selector,
+            reason,
+            crate::ingest::Removal::Withdraw,
+            on_progress,
+        )
+    }
+
+    /// Erases the retained original bytes of a revision (`revision:N`) or of every revision of a
+    /// source, leaving a tombstone per revision (what, when, why); sources whose published
+    /// revision is erased leave new snapshots.
+    ///
+    /// # Errors
+    /// As [`Self::withdraw`]; I/O errors removing the files.
+    pub fn delete_original(
+        &self,
+        selector: &str,
+        reason: &str,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<crate::ingest::WithdrawReport> {
+        crate::ingest::withdraw(
+            &self.engine,
+            selector,
+            reason,
+            crate::ingest::Removal::Erase,
+            on_progress,
+        )
+    }
+
+    /// Merges the current snapshot's lexical generation when the merge policy finds segments to
+    /// merge (many small segments from one-file adds, or many deleted documents), off any add's
+    /// critical path; then collects generations nothing references.
+    ///
+    /// # Errors
+    /// `E_CORRUPT` when the merged generation's count differs (nothing switches); I/O and SQLite errors.
+    pub fn compact(&self) -> Result<CompactReport> {
+        self.engine.compact()
     }
 
     /// Runs one query through the profile's channels and records it in `query_runs`.

@@ -71,12 +71,23 @@ pub struct Counts {
     pub vector_records: i64,
 }
 
-/// Bytes on disk.
+/// Bytes on disk (a file linked into several generations counts once).
 #[napi(object)]
 pub struct Bytes {
     pub corpus: i64,
     pub artifacts: i64,
     pub indexes: i64,
+    pub lexical: i64,
+    pub vectors: i64,
+    /// `corpus.sqlite3` by table (with its indexes), largest first.
+    pub tables: Vec<TableBytes>,
+}
+
+/// One table's share of `corpus.sqlite3`.
+#[napi(object)]
+pub struct TableBytes {
+    pub table: String,
+    pub bytes: i64,
 }
 
 /// What `manage status` reports.
@@ -126,6 +137,9 @@ impl From<core::Status> for Status {
             corpus,
             artifacts: artifact_bytes,
             indexes,
+            lexical,
+            vectors,
+            tables,
         } = bytes;
         Self {
             dir,
@@ -179,6 +193,18 @@ impl From<core::Status> for Status {
                 corpus: corpus as i64,
                 artifacts: artifact_bytes as i64,
                 indexes: indexes as i64,
+                lexical: lexical as i64,
+                vectors: vectors as i64,
+                tables: tables
+                    .into_iter()
+                    .map(|t| {
+                        let core::TableBytes { table, bytes } = t;
+                        TableBytes {
+                            table,
+                            bytes: bytes as i64,
+                        }
+                    })
+                    .collect(),
             },
         }
     }

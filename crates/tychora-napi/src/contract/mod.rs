@@ -11,6 +11,7 @@
 
 mod ingest;
 mod manage;
+mod operations;
 // The result's declaration: its conversion compiles (the field-for-field check) but never runs.
 #[allow(dead_code)]
 mod query;
@@ -18,6 +19,7 @@ mod symbol;
 
 pub use ingest::*;
 pub use manage::*;
+pub use operations::*;
 pub use query::*;
 pub use symbol::*;
 

@@ -1,0 +1,323 @@
+//! Withdrawal (a source leaves new snapshots, its history stays) and erasure of originals (the
+//! retained bytes are deleted for a legal request, a tombstone says what, when and why).
+//!
+//! Both run as jobs on the single writer: the canonical rows (withdrawal, tombstones) commit
+//! first, then the bytes are erased, then a snapshot without the sources is published through
+//! the same path as an add (derived lexical generation, verified count, one-transaction switch).
+//! Older snapshots keep answering from what they pinned until retention releases them.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use super::Receipt;
+use super::run::AddJob;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::job::Progress;
+use crate::store::now_ms;
+
+/// A source a withdrawal or erasure took out of new snapshots.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct WithdrawnSource {
+    pub source_id: i64,
+    pub uri: String,
+    /// Relative to its root.
+    pub path: String,
+}
+
+/// Original bytes erased, as their tombstone records them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Tombstone {
+    pub sha256: String,
+    pub size: i64,
+    pub source_id: i64,
+    pub revision_id: i64,
+    pub reason: String,
+    pub deleted_at: i64,
+}
+
+/// What `manage withdraw` or `manage delete-original` did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WithdrawReport {
+    /// The job's receipt: the snapshot published without the sources (`removed` lists them).
+    pub receipt: Receipt,
+    /// The sources withdrawn from new snapshots.
+    pub withdrawn: Vec<WithdrawnSource>,
+    /// The tombstones written (erasure only).
+    pub erased: Vec<Tombstone>,
+}
+
+/// What to take out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Removal {
+    /// Withdraw sources.
+    Withdraw,
+    /// Erase original bytes (and withdraw the sources whose published revision they are).
+    Erase,
+}
+
+/// Withdraws the sources `selector` names, or erases their original bytes.
+///
+/// `selector`: `source:N`, `revision:N` (erasure only: that revision's bytes), or a source's
+/// exact URI or root-relative path.
+///
+/// # Errors
+/// `E_NOT_FOUND` when nothing matches; `E_INVALID_ARGUMENT` for an ambiguous path or an empty
+/// reason; SQLite, I/O and publication errors (the job row records them).
+pub(crate) fn withdraw(
+    engine: &Engine,
+    selector: &str,
+    reason: &str,
+    removal: Removal,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<WithdrawReport> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(Error::InvalidArgument(
+            "a reason is required: it is recorded with the withdrawal or tombstone".into(),
+        ));
+    }
+    let mut conn = engine.writer()?;
+    let (sources, revisions) = resolve(&conn, selector, removal)?;
+    let kind = match removal {
+        Removal::Withdraw => "withdraw",
+        Removal::Erase => "delete-original",
+    };
+    let request = serde_json::json!({ "selector": selector, "reason": reason }).to_string();
+    let now = now_ms();
+    conn.execute(
+        "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES (?1, 'running', ?2, ?3, ?4, ?4)",
+        params![kind, request, std::process::id(), now],
+    )?;
+    let job_id = conn.last_insert_rowid();
+    let result = (|| -> Result<WithdrawReport> {
+        let tx = conn.transaction()?;
+        let mut erased = Vec::new();
+        // Tombstoned by an earlier run whose file removal may not have finished.
+        let mut pending = Vec::new();
+        let mut withdrawn_ids: Vec<i64> = Vec::new();
+        if removal == Removal::Erase {
+            // Every revision holding the same bytes is erased with them: the bytes are what the
+            // request is about, wherever they were captured.
+            let mut shas: Vec<String> = Vec::new();
+            for revision in &revisions {
+                let sha: String = tx.query_row(
+                    "SELECT sha256 FROM revisions WHERE id = ?1",
+                    params![revision],
+                    |r| r.get(0),
+                )?;
+                if !shas.contains(&sha) {
+                    shas.push(sha);
+                }
+            }
+            for sha in &shas {
+                let holders: Vec<(i64, i64, i64)> = tx
+                    .prepare(
+                        "SELECT id, source_id, size FROM revisions WHERE sha256 = ?1 ORDER BY id",
+                    )?
+                    .query_map(params![sha], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                for (revision_id, source_id, size) in holders {
+                    // A second run (after a crash between the tombstone and the file's removal)
+                    // finishes the removal without a second tombstone.
+                    let inserted = tx.execute(
+                        "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
+                         SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
+                         WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE revision_id = ?4 AND kind = 'erasure')",
+                        params![sha, size, source_id, revision_id, job_id, reason, now],
+                    )?;
+                    let tombstone = Tombstone {
+                        sha256: sha.clone(),
+                        size,
+                        source_id,
+                        revision_id,
+                        reason: reason.to_string(),
+                        deleted_at: now,
+                    };
+                    if inserted == 1 {
+                        erased.push(tombstone);
+                    } else {
+                        pending.push(tombstone);
+                    }
+                    // The source leaves new snapshots when the erased bytes are what it publishes.
+                    let published: Option<i64> = tx
+                        .query_row(
+                            "SELECT 1 FROM snapshot_members WHERE snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1) AND revision_id = ?1",
+                            params![revision_id],
+                            |r| r.get(0),
+                        )
+                        .optional()?;
+                    if (published.is_some() || sources.contains(&source_id))
+                        && !withdrawn_ids.contains(&source_id)
+                    {
+                        withdrawn_ids.push(source_id);
+                    }
+                }
+            }
+        } else {
+            withdrawn_ids.clone_from(&sources);
+        }
+        let mut withdrawn = Vec::new();
+        for source_id in &withdrawn_ids {
+            tx.execute(
+                "INSERT INTO source_withdrawals (source_id, job_id, reason, withdrawn_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (source_id) DO NOTHING",
+                params![source_id, job_id, reason, now],
+            )?;
+            tx.execute(
+                "UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1",
+                params![source_id, now],
+            )?;
+            let (uri, path): (String, String) = tx.query_row(
+                "SELECT uri, rel_path FROM sources WHERE id = ?1",
+                params![source_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            withdrawn.push(WithdrawnSource {
+                source_id: *source_id,
+                uri,
+                path,
+            });
+        }
+        tx.commit()?;
+        crate::job::failpoint("after-tombstones");
+        // The rows say the bytes are gone before they go: a crash in between leaves a tombstone
+        // whose file still exists, which `verify` reports and a second run erases.
+        erase_files(engine, &erased)?;
+        erase_files(engine, &pending)?;
+        let pairs: Vec<(i64, String)> = withdrawn
+            .iter()
+            .map(|w| (w.source_id, w.path.clone()))
+            .collect();
+        let receipt = AddJob::without(engine, &mut conn, job_id, &pairs, on_progress)?;
+        Ok(WithdrawReport {
+            receipt,
+            withdrawn,
+            erased,
+        })
+    })();
+    result.inspect_err(|err| {
+        let _ = conn.execute(
+            "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
+            params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
+        );
+    })
+}
+
+/// Removes the files of erased artifacts (each once) and makes the removal durable.
+fn erase_files(engine: &Engine, erased: &[Tombstone]) -> Result<()> {
+    let mut done: Vec<&str> = Vec::new();
+    for t in erased {
+        if done.contains(&t.sha256.as_str()) {
+            continue;
+        }
+        done.push(&t.sha256);
+        let path = engine.artifacts().path_of(&t.sha256);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+        if let Some(parent) = path.parent() {
+            crate::artifact::sync_dir(parent)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sources (and, for erasure, the revisions) a selector names.
+fn resolve(conn: &Connection, selector: &str, removal: Removal) -> Result<(Vec<i64>, Vec<i64>)> {
+    let not_found = || Error::NotFound {
+        what: "source",
+        id: selector.to_string(),
+    };
+    if let Some(id) = selector.strip_prefix("revision:") {
+        if removal == Removal::Withdraw {
+            return Err(Error::InvalidArgument(format!(
+                "withdraw takes a source (source:N, a URI or a path), not {selector}; to erase one revision's bytes use delete-original"
+            )));
+        }
+        let id: i64 = id
+            .parse()
+            .map_err(|_| Error::InvalidArgument(format!("bad revision id in {selector:?}")))?;
+        // Its source is withdrawn only when the revision is what the source publishes (decided
+        // while erasing): an older revision's bytes can go while the source stays.
+        conn.query_row("SELECT id FROM revisions WHERE id = ?1", params![id], |r| {
+            r.get::<_, i64>(0)
+        })
+        .optional()?
+        .ok_or_else(|| Error::NotFound {
+            what: "revision",
+            id: selector.to_string(),
+        })?;
+        return Ok((vec![], vec![id]));
+    }
+    let sources: Vec<i64> = if let Some(id) = selector.strip_prefix("source:") {
+        let id: i64 = id
+            .parse()
+            .map_err(|_| Error::InvalidArgument(format!("bad source id in {selector:?}")))?;
+        conn.query_row("SELECT id FROM sources WHERE id = ?1", params![id], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .into_iter()
+        .collect()
+    } else {
+        conn.prepare("SELECT id FROM sources WHERE uri = ?1 OR rel_path = ?1 ORDER BY id")?
+            .query_map(params![selector], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    match sources.as_slice() {
+        [] => Err(not_found()),
+        [one] => {
+            let revisions: Vec<i64> = conn
+                .prepare("SELECT id FROM revisions WHERE source_id = ?1 ORDER BY id")?
+                .query_map(params![one], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            Ok((vec![*one], revisions))
+        }
+        many => Err(Error::InvalidArgument(format!(
+            "{selector:?} names {} sources ({}); pass source:N",
+            many.len(),
+            many.iter()
+                .map(|id| format!("source:{id}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Whether a path of `collection_id` under `root_id` was withdrawn, and why.
+///
+/// # Errors
+/// SQLite errors.
+pub(super) fn withdrawn(
+    conn: &Connection,
+    collection_id: i64,
+    root_id: i64,
+    rel_path: &str,
+) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT w.withdrawn_at, w.reason FROM source_withdrawals w JOIN sources s ON s.id = w.source_id
+             WHERE s.collection_id = ?1 AND s.root_id = ?2 AND s.rel_path = ?3",
+            params![collection_id, root_id, rel_path],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Whether bytes with this sha256 were erased on request (never captured again), and why.
+///
+/// # Errors
+/// SQLite errors.
+pub(super) fn erased_on_request(conn: &Connection, sha256: &str) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT deleted_at, reason FROM tombstones WHERE sha256 = ?1 AND kind = 'erasure' ORDER BY id LIMIT 1",
+            params![sha256],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}

@@ -1,0 +1,468 @@
+//! `manage backup` and `manage restore`: a consistent, self-verifying copy of a workspace.
+//!
+//! The backup holds the writer (jobs and garbage collection wait; queries go on), copies
+//! `corpus.sqlite3` with SQLite's online backup API in one step (one read transaction, so one
+//! consistent state), then follows that copy's own references — the artifacts its revisions
+//! name (minus erased ones) and the index generations its snapshots name — never a scan of names
+//! that look like hashes. Every file is hashed as it is copied into a temporary folder beside the
+//! destination; `manifest.json` (sha256 and size of every file) is written last, fsynced, and the
+//! folder renamed into place. A backup cut short (a full disk, a kill) leaves no folder at the
+//! destination and nothing restore accepts.
+//!
+//! Restore checks the manifest against every file before anything becomes a workspace, copies
+//! into a temporary folder beside the target, and renames it into place.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::artifact::sync_dir;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+
+const MANIFEST: &str = "manifest.json";
+const FORMAT: &str = "tychora-backup/1";
+
+/// One file of a backup.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ManifestEntry {
+    pub path: String,
+    pub size: u64,
+    pub sha256: String,
+}
+
+/// `manifest.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Manifest {
+    pub format: String,
+    pub engine_version: String,
+    pub schema_version: i64,
+    pub created_at: i64,
+    pub current_snapshot_id: Option<i64>,
+    pub files: Vec<ManifestEntry>,
+}
+
+/// What `manage backup` or `manage restore` did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BackupReport {
+    /// The backup folder (backup) or the restored workspace (restore).
+    pub dir: String,
+    /// Files written and verified.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Retained originals among them.
+    pub artifacts: usize,
+    /// Index generations among them.
+    pub generations: usize,
+    /// The snapshot readers see in the copy.
+    pub current_snapshot_id: Option<i64>,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// A folder beside `dest` that becomes `dest` by one rename, removed if dropped before that.
+struct Staging {
+    dir: PathBuf,
+    done: bool,
+}
+
+impl Staging {
+    fn beside(dest: &Path) -> Result<Self> {
+        if dest.exists() && fs::read_dir(dest).map_or(true, |mut d| d.next().is_some()) {
+            return Err(Error::Conflict(format!(
+                "{} already exists and is not empty",
+                dest.display()
+            )));
+        }
+        let parent = dest
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        let name = dest
+            .file_name()
+            .map_or_else(|| "backup".into(), |n| n.to_string_lossy().into_owned());
+        let dir = parent.join(format!(".{name}.partial-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        Ok(Self { dir, done: false })
+    }
+
+    fn commit(mut self, dest: &Path) -> Result<()> {
+        if dest.exists() {
+            fs::remove_dir(dest).map_err(|e| Error::io(dest, e))?;
+        }
+        fs::rename(&self.dir, dest).map_err(|e| Error::io(dest, e))?;
+        if let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            sync_dir(parent)?;
+        }
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Copies `from` to `to` (a new file), fsyncs it, and returns its size and sha256.
+fn copy_hashed(from: &Path, to: &Path) -> Result<(u64, String)> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    let mut input = File::open(from).map_err(|e| Error::io(from, e))?;
+    let mut output = File::create_new(to).map_err(|e| Error::io(to, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = input.read(&mut buf).map_err(|e| Error::io(from, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        output.write_all(&buf[..n]).map_err(|e| Error::io(to, e))?;
+        size += n as u64;
+    }
+    output.sync_all().map_err(|e| Error::io(to, e))?;
+    Ok((size, hex::encode(hasher.finalize())))
+}
+
+fn hash_file(path: &Path) -> Result<(u64, String)> {
+    let mut input = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = input.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    Ok((size, hex::encode(hasher.finalize())))
+}
+
+/// Syncs every directory under `dir` (and `dir`), so the renames and creations are durable.
+fn sync_tree(dir: &Path) -> Result<()> {
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            sync_tree(&entry.path())?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// The files a copy of the database references: artifacts (`artifacts/sha256/…`) and index
+/// generations (`indexes/lexical/<g>/…`, `indexes/text/<g>`), as paths relative to the workspace.
+fn referenced(db: &Connection) -> Result<(Vec<String>, Vec<String>)> {
+    let artifacts: Vec<String> = db
+        .prepare(
+            "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts
+             EXCEPT SELECT sha256 FROM tombstones",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let generations: Vec<String> = db
+        .prepare(
+            "SELECT DISTINCT CASE f.channel WHEN 'lexical' THEN 'indexes/lexical/' ELSE 'indexes/text/' END || b.generation
+             FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
+             WHERE b.status = 'verified'",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((artifacts, generations))
+}
+
+/// Writes a verified backup of the workspace to `dest` (which must not exist, or be empty).
+///
+/// # Errors
+/// `E_CONFLICT` when `dest` holds something; I/O errors (a full disk) leave nothing at `dest`.
+pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
+    let started = std::time::Instant::now();
+    let dest = absolute(dest)?;
+    if dest.starts_with(engine.dir()) {
+        return Err(Error::InvalidArgument(format!(
+            "the backup destination {} is inside the workspace",
+            dest.display()
+        )));
+    }
+    let staging = Staging::beside(&dest)?;
+    // The writer is held: no job publishes and no garbage collection removes a generation or an
+    // artifact while the references are followed. Readers (queries) are not blocked.
+    let writer = engine.writer()?;
+    let db_path = staging.dir.join("corpus.sqlite3");
+    {
+        let mut copy = Connection::open(&db_path)?;
+        let backup = rusqlite::backup::Backup::new(&writer, &mut copy)?;
+        // Every page in one step: one read transaction, so one consistent state.
+        match backup.step(-1)? {
+            rusqlite::backup::StepResult::Done => {}
+            other => {
+                return Err(Error::Conflict(format!(
+                    "the database could not be copied in one step ({other:?}); try again"
+                )));
+            }
+        }
+    }
+    let mut files: Vec<ManifestEntry> = Vec::new();
+    let (db_size, db_sha) = {
+        // A backup written by the API is a rollback-journal database; checkpoint nothing, just hash.
+        File::open(&db_path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(&db_path, e))?;
+        hash_file(&db_path)?
+    };
+    files.push(ManifestEntry {
+        path: "corpus.sqlite3".into(),
+        size: db_size,
+        sha256: db_sha,
+    });
+    let copy = Connection::open_with_flags(&db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let (artifacts, generations) = referenced(&copy)?;
+    let current: Option<i64> = copy.query_row(
+        "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
+        [],
+        |r| r.get(0),
+    )?;
+    let schema: i64 = copy.query_row(
+        "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+        [],
+        |r| r.get(0),
+    )?;
+    drop(copy);
+    let toml = engine.dir().join("workspace.toml");
+    let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;
+    files.push(ManifestEntry {
+        path: "workspace.toml".into(),
+        size,
+        sha256,
+    });
+    for sha in &artifacts {
+        let from = engine.artifacts().path_of(sha);
+        let rel = from
+            .strip_prefix(engine.dir())
+            .map_err(|_| Error::Internal("artifact outside the workspace".into()))?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let (size, actual) = copy_hashed(&from, &staging.dir.join(&rel))?;
+        if &actual != sha {
+            return Err(Error::ChecksumMismatch {
+                what: format!("artifact {sha} (run `manage verify` before backing up)"),
+                recorded: sha.clone(),
+                computed: actual,
+            });
+        }
+        files.push(ManifestEntry {
+            path: rel,
+            size,
+            sha256: actual,
+        });
+    }
+    crate::job::failpoint("backup-after-artifacts");
+    for rel in &generations {
+        let from = engine.dir().join(rel);
+        let entries: Vec<(PathBuf, String)> = if from.is_dir() {
+            fs::read_dir(&from)
+                .map_err(|e| Error::io(&from, e))?
+                .flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with(".tantivy-"))
+                .map(|e| {
+                    (
+                        e.path(),
+                        format!("{rel}/{}", e.file_name().to_string_lossy()),
+                    )
+                })
+                .collect()
+        } else {
+            vec![(from.clone(), rel.clone())]
+        };
+        for (path, rel) in entries {
+            let (size, sha256) = copy_hashed(&path, &staging.dir.join(&rel))?;
+            files.push(ManifestEntry {
+                path: rel,
+                size,
+                sha256,
+            });
+        }
+    }
+    drop(writer);
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        engine_version: crate::engine::ENGINE_VERSION.into(),
+        schema_version: schema,
+        created_at: crate::store::now_ms(),
+        current_snapshot_id: current,
+        files,
+    };
+    let report = BackupReport {
+        dir: dest.display().to_string(),
+        files: manifest.files.len(),
+        bytes: manifest.files.iter().map(|f| f.size).sum(),
+        artifacts: artifacts.len(),
+        generations: generations.len(),
+        current_snapshot_id: current,
+        duration_ms: 0.0,
+    };
+    sync_tree(&staging.dir)?;
+    // The manifest last: a folder without it is not a backup.
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Internal(e.to_string()))?;
+    let path = staging.dir.join(MANIFEST);
+    let mut file = File::create_new(&path).map_err(|e| Error::io(&path, e))?;
+    file.write_all(&json)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(&path, e))?;
+    sync_dir(&staging.dir)?;
+    crate::job::failpoint("backup-before-rename");
+    staging.commit(&dest)?;
+    Ok(BackupReport {
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        ..report
+    })
+}
+
+/// Reads `manifest.json` of the backup in `src` and checks every file it lists (size and sha256)
+/// and that the database references nothing the manifest lacks.
+fn check(src: &Path) -> Result<Manifest> {
+    let path = src.join(MANIFEST);
+    let text = fs::read(&path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::NotFound {
+                what: "backup manifest (an unfinished or foreign folder is not a backup)",
+                id: path.display().to_string(),
+            }
+        } else {
+            Error::io(&path, e)
+        }
+    })?;
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|e| Error::Corrupt(format!("{}: {e}", path.display())))?;
+    if manifest.format != FORMAT {
+        return Err(Error::Corrupt(format!(
+            "{}: format {:?}, expected {FORMAT}",
+            path.display(),
+            manifest.format
+        )));
+    }
+    let mut listed: HashMap<&str, &ManifestEntry> = HashMap::new();
+    for entry in &manifest.files {
+        let rel = Path::new(&entry.path);
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(Error::Corrupt(format!(
+                "manifest names {:?}, outside the backup",
+                entry.path
+            )));
+        }
+        let (size, sha256) = hash_file(&src.join(rel))?;
+        if size != entry.size || sha256 != entry.sha256 {
+            return Err(Error::ChecksumMismatch {
+                what: format!(
+                    "{} in the backup ({size} bytes; manifest: {})",
+                    entry.path, entry.size
+                ),
+                recorded: entry.sha256.clone(),
+                computed: sha256,
+            });
+        }
+        listed.insert(&entry.path, entry);
+    }
+    for required in ["corpus.sqlite3", "workspace.toml"] {
+        if !listed.contains_key(required) {
+            return Err(Error::Corrupt(format!(
+                "the manifest does not list {required}"
+            )));
+        }
+    }
+    let db =
+        Connection::open_with_flags(src.join("corpus.sqlite3"), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let (artifacts, generations) = referenced(&db)?;
+    for sha in &artifacts {
+        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
+        if !listed.contains_key(rel.as_str()) {
+            return Err(Error::Corrupt(format!(
+                "the database references artifact {sha}, which the backup lacks"
+            )));
+        }
+    }
+    for rel in &generations {
+        if !listed
+            .keys()
+            .any(|p| p == rel || p.starts_with(&format!("{rel}/")))
+        {
+            return Err(Error::Corrupt(format!(
+                "the database references index generation {rel}, which the backup lacks"
+            )));
+        }
+    }
+    Ok(manifest)
+}
+
+/// Verifies the backup in `src` and makes it the workspace `dir` (which must not exist, or be
+/// empty). Nothing is written to `dir` unless every file checks out.
+///
+/// # Errors
+/// `E_NOT_FOUND` (no manifest), `E_CHECKSUM_MISMATCH`, `E_CORRUPT`, `E_CONFLICT` (`dir` not
+/// empty), I/O errors.
+pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
+    let started = std::time::Instant::now();
+    let manifest = check(src)?;
+    let dir = absolute(dir)?;
+    let staging = Staging::beside(&dir)?;
+    for entry in &manifest.files {
+        let (size, sha256) = copy_hashed(&src.join(&entry.path), &staging.dir.join(&entry.path))?;
+        if size != entry.size || sha256 != entry.sha256 {
+            return Err(Error::ChecksumMismatch {
+                what: format!("{} (changed while it was restored)", entry.path),
+                recorded: entry.sha256.clone(),
+                computed: sha256,
+            });
+        }
+    }
+    for sub in ["artifacts", "indexes/lexical", "indexes/text", "runtime"] {
+        let path = staging.dir.join(sub);
+        fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+    }
+    sync_tree(&staging.dir)?;
+    crate::job::failpoint("restore-before-rename");
+    staging.commit(&dir)?;
+    Ok(BackupReport {
+        dir: dir.display().to_string(),
+        files: manifest.files.len(),
+        bytes: manifest.files.iter().map(|f| f.size).sum(),
+        artifacts: manifest
+            .files
+            .iter()
+            .filter(|f| f.path.starts_with("artifacts/"))
+            .count(),
+        generations: manifest
+            .files
+            .iter()
+            .filter_map(|f| f.path.strip_prefix("indexes/"))
+            .map(|p| p.split('/').take(2).collect::<Vec<_>>().join("/"))
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
+        current_snapshot_id: manifest.current_snapshot_id,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    })
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,118 @@
+//! `manage doctor`, the checks that need the open workspace: integrity (`verify`), disk space,
+//! index generations on disk that no snapshot references, originals on disk that no revision
+//! references, and interrupted jobs. Each finding says what to do. (The lock owner, the daemon and
+//! the schema are checked by the CLI before it opens the workspace.)
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::Engine;
+use crate::error::Result;
+
+/// One check and what it found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct Finding {
+    pub check: String,
+    /// `ok`, `warn` or `fail`.
+    pub status: String,
+    pub detail: String,
+    /// What to do about it (empty when ok).
+    pub fix: String,
+}
+
+fn finding(check: &str, status: &str, detail: String, fix: &str) -> Finding {
+    Finding {
+        check: check.into(),
+        status: status.into(),
+        detail,
+        fix: fix.into(),
+    }
+}
+
+/// Free bytes on the file system holding `dir` (statvfs).
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let stat = rustix::fs::statvfs(dir).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// Runs the checks.
+///
+/// # Errors
+/// SQLite errors.
+pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
+    let mut findings = Vec::new();
+    let report = crate::manage::verify(engine)?;
+    findings.push(if report.ok {
+        finding("verify", "ok", format!("{} originals re-hashed, {} snapshots checked", report.artifacts_checked, report.snapshots_checked), "")
+    } else {
+        finding(
+            "verify",
+            "fail",
+            report.problems.iter().take(5).map(|p| format!("{} {}: {}", p.code, p.object, p.message)).collect::<Vec<_>>().join("; "),
+            "`tychora manage rebuild` rewrites damaged index files; a damaged original can only come back from a backup (`tychora manage restore`)",
+        )
+    });
+    let status = crate::manage::status(engine)?;
+    let used = status.bytes.corpus + status.bytes.artifacts + status.bytes.indexes;
+    match free_bytes(engine.dir()) {
+        Some(free) if free < used / 2 || free < 256 * 1024 * 1024 => findings.push(finding(
+            "disk space",
+            "warn",
+            format!("{} MB free beside a {} MB workspace", free / 1_000_000, used / 1_000_000),
+            "free space or move the workspace: a full add writes a new index generation and a backup copies everything",
+        )),
+        Some(free) => findings.push(finding("disk space", "ok", format!("{} MB free, workspace {} MB", free / 1_000_000, used / 1_000_000), "")),
+        None => findings.push(finding("disk space", "warn", "free space could not be read".into(), "")),
+    }
+    let (referenced, artifacts, interrupted) = engine.with_reader(|conn| {
+        let generations: HashSet<String> = conn
+            .prepare("SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let artifacts: HashSet<String> = conn
+            .prepare("SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let interrupted: i64 = conn.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'interrupted'", [], |r| r.get(0))?;
+        Ok((generations, artifacts, interrupted))
+    })?;
+    let mut stale = 0usize;
+    for dir in [engine.generations_dir(), engine.text_dir()] {
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            stale += entries
+                .flatten()
+                .filter(|e| !referenced.contains(&e.file_name().to_string_lossy().into_owned()))
+                .count();
+        }
+    }
+    findings.push(if stale == 0 {
+        finding("stale generations", "ok", "every index generation on disk belongs to a snapshot".into(), "")
+    } else {
+        finding("stale generations", "warn", format!("{stale} index generation(s) on disk belong to no snapshot (a crash, or a reader held them at the last collection)"), "`tychora manage purge` collects them (so does the next add)")
+    });
+    let mut orphans = 0usize;
+    if let Ok(shards) = std::fs::read_dir(engine.dir().join("artifacts").join("sha256")) {
+        for shard in shards.flatten() {
+            if let Ok(files) = std::fs::read_dir(shard.path()) {
+                orphans += files
+                    .flatten()
+                    .filter(|f| !artifacts.contains(&f.file_name().to_string_lossy().into_owned()))
+                    .count();
+            }
+        }
+    }
+    findings.push(if orphans == 0 {
+        finding("orphaned originals", "ok", "every original on disk belongs to a revision".into(), "")
+    } else {
+        finding("orphaned originals", "warn", format!("{orphans} file(s) under artifacts/ belong to no revision (an add interrupted between storing bytes and committing rows)"), "harmless; the next add of the same bytes reuses them")
+    });
+    findings.push(if interrupted == 0 {
+        finding("jobs", "ok", "no interrupted job".into(), "")
+    } else {
+        finding("jobs", "warn", format!("{interrupted} job(s) were interrupted (the process died); what they captured was never published"), "run the same `tychora add` again")
+    });
+    Ok(findings)
+}

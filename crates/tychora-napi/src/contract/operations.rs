@@ -1,0 +1,251 @@
+//! Operations on a workspace's storage: compaction of index generations.
+
+use napi::bindgen_prelude::{Either, Null};
+use napi_derive::napi;
+use tychora_core::workspace::CompactReport as CoreCompactReport;
+
+use super::{count, nullable};
+
+/// What `manage compact` did.
+#[napi(object)]
+pub struct CompactReport {
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    #[napi(js_name = "from_generation")]
+    pub from_generation: Either<String, Null>,
+    /// The compacted generation, or null when the merge policy found nothing to merge.
+    #[napi(js_name = "to_generation")]
+    pub to_generation: Either<String, Null>,
+    #[napi(js_name = "segments_before")]
+    pub segments_before: i64,
+    #[napi(js_name = "segments_after")]
+    pub segments_after: i64,
+    #[napi(js_name = "deleted_before")]
+    pub deleted_before: i64,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+impl From<CoreCompactReport> for CompactReport {
+    fn from(value: CoreCompactReport) -> Self {
+        let CoreCompactReport {
+            snapshot_id,
+            from_generation,
+            to_generation,
+            segments_before,
+            segments_after,
+            deleted_before,
+            duration_ms,
+        } = value;
+        Self {
+            snapshot_id: nullable(snapshot_id),
+            from_generation: nullable(from_generation),
+            to_generation: nullable(to_generation),
+            segments_before: count(segments_before),
+            segments_after: count(segments_after),
+            deleted_before: i64::try_from(deleted_before).unwrap_or(i64::MAX),
+            duration_ms,
+        }
+    }
+}
+
+/// A source a withdrawal or erasure took out of new snapshots.
+#[napi(object)]
+pub struct WithdrawnSource {
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    pub uri: String,
+    pub path: String,
+}
+
+/// Original bytes erased, as their tombstone records them.
+#[napi(object)]
+pub struct Tombstone {
+    pub sha256: String,
+    pub size: i64,
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub reason: String,
+    #[napi(js_name = "deleted_at")]
+    pub deleted_at: i64,
+}
+
+/// What `manage withdraw` or `manage delete-original` did.
+#[napi(object)]
+pub struct WithdrawReport {
+    pub receipt: super::Receipt,
+    pub withdrawn: Vec<WithdrawnSource>,
+    pub erased: Vec<Tombstone>,
+}
+
+impl From<tychora_core::ingest::WithdrawReport> for WithdrawReport {
+    fn from(value: tychora_core::ingest::WithdrawReport) -> Self {
+        let tychora_core::ingest::WithdrawReport {
+            receipt,
+            withdrawn,
+            erased,
+        } = value;
+        Self {
+            receipt: receipt.into(),
+            withdrawn: withdrawn
+                .into_iter()
+                .map(|w| {
+                    let tychora_core::ingest::WithdrawnSource {
+                        source_id,
+                        uri,
+                        path,
+                    } = w;
+                    WithdrawnSource {
+                        source_id,
+                        uri,
+                        path,
+                    }
+                })
+                .collect(),
+            erased: erased
+                .into_iter()
+                .map(|t| {
+                    let tychora_core::ingest::Tombstone {
+                        sha256,
+                        size,
+                        source_id,
+                        revision_id,
+                        reason,
+                        deleted_at,
+                    } = t;
+                    Tombstone {
+                        sha256,
+                        size,
+                        source_id,
+                        revision_id,
+                        reason,
+                        deleted_at,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What `manage backup` or `manage restore` did.
+#[napi(object)]
+pub struct BackupReport {
+    pub dir: String,
+    pub files: i64,
+    pub bytes: i64,
+    pub artifacts: i64,
+    pub generations: i64,
+    #[napi(js_name = "current_snapshot_id")]
+    pub current_snapshot_id: Either<i64, Null>,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+impl From<tychora_core::manage::BackupReport> for BackupReport {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: tychora_core::manage::BackupReport) -> Self {
+        let tychora_core::manage::BackupReport {
+            dir,
+            files,
+            bytes,
+            artifacts,
+            generations,
+            current_snapshot_id,
+            duration_ms,
+        } = value;
+        Self {
+            dir,
+            files: count(files),
+            bytes: bytes as i64,
+            artifacts: count(artifacts),
+            generations: count(generations),
+            current_snapshot_id: nullable(current_snapshot_id),
+            duration_ms,
+        }
+    }
+}
+
+/// What `manage purge` removed.
+#[napi(object)]
+pub struct PurgeReport {
+    pub snapshots: i64,
+    #[napi(js_name = "query_runs")]
+    pub query_runs: i64,
+    #[napi(js_name = "relation_sets")]
+    pub relation_sets: i64,
+    pub extractions: i64,
+    #[napi(js_name = "evidence_units")]
+    pub evidence_units: i64,
+    pub chunks: i64,
+    #[napi(js_name = "revisions_expired")]
+    pub revisions_expired: i64,
+    #[napi(js_name = "artifacts_removed")]
+    pub artifacts_removed: i64,
+    #[napi(js_name = "artifact_bytes")]
+    pub artifact_bytes: i64,
+    #[napi(js_name = "generations_removed")]
+    pub generations_removed: i64,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+impl From<tychora_core::manage::PurgeReport> for PurgeReport {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: tychora_core::manage::PurgeReport) -> Self {
+        let tychora_core::manage::PurgeReport {
+            snapshots,
+            query_runs,
+            relation_sets,
+            extractions,
+            evidence_units,
+            chunks,
+            revisions_expired,
+            artifacts_removed,
+            artifact_bytes,
+            generations_removed,
+            duration_ms,
+        } = value;
+        Self {
+            snapshots: count(snapshots),
+            query_runs: count(query_runs),
+            relation_sets: count(relation_sets),
+            extractions: count(extractions),
+            evidence_units: count(evidence_units),
+            chunks: count(chunks),
+            revisions_expired: count(revisions_expired),
+            artifacts_removed: count(artifacts_removed),
+            artifact_bytes: artifact_bytes as i64,
+            generations_removed: count(generations_removed),
+            duration_ms,
+        }
+    }
+}
+
+/// One `manage doctor` check and what it found.
+#[napi(object)]
+pub struct Finding {
+    pub check: String,
+    /// `ok`, `warn` or `fail`.
+    pub status: String,
+    pub detail: String,
+    pub fix: String,
+}
+
+impl From<tychora_core::manage::Finding> for Finding {
+    fn from(value: tychora_core::manage::Finding) -> Self {
+        let tychora_core::manage::Finding {
+            check,
+            status,
+            detail,
+            fix,
+        } = value;
+        Self {
+            check,
+            status,
+            detail,
+            fix,
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import { resolve } from 'node:path'
+import { defineCommand } from 'citty'
+import type { Receipt } from '../../contracts/ingest.js'
+import { visible } from '../../format/terminal.js'
+import { Watcher } from '../../service/watch.js'
+import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { withTarget } from '../route.js'
+
+export default defineCommand({
+  meta: {
+    name: 'watch',
+    description: 'Keep PATHs in sync from file events: each debounced batch of stable files is one add job (through the daemon when one serves the workspace); Ctrl-C stops',
+  },
+  args: {
+    ...workspaceArg,
+    paths: { type: 'positional', required: false, variadic: true, description: 'Files or directories to watch (default: the current directory)' },
+    'debounce-ms': { type: 'string', description: 'Quiet time after the last event before a batch (default 300)' },
+    format: { type: 'string', description: 'text | json (one receipt per line)', default: 'text' },
+  },
+  async run({ args }) {
+    const dir = resolveWorkspace(args.workspace)
+    const paths = (args.paths === undefined ? [process.cwd()] : [String(args.paths), ...args._.slice(1).map(String)]).map((p) => resolve(p))
+    await withTarget(dir, async (target) => {
+      const sync = async (targets: string[]): Promise<Receipt> => {
+        if (target.mode === 'local') return target.workspace.add({ paths: targets })
+        const job = await target.client.addSource({ paths: targets })
+        for (;;) {
+          const status = await target.client.jobStatus(job.job_id)
+          if (status.receipt) return status.receipt
+          if (status.status === 'failed' || status.status === 'interrupted') throw new Error(`job ${job.job_id} ${status.status}: ${status.error ?? ''}`)
+          await new Promise((r) => setTimeout(r, 100))
+        }
+      }
+      const report = (receipt: Receipt) => {
+        if (args.format === 'json') return writeOut(JSON.stringify(receipt))
+        const f = receipt.files
+        writeOut(visible(`job ${receipt.job_id} ${receipt.status}: ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.unchanged} unchanged${receipt.published ? ` · snapshot ${receipt.snapshot_id}` : ''}`))
+      }
+      // The current state first, then the changes.
+      report(await sync(paths))
+      if (target.mode === 'local') await target.workspace.maintain().catch(() => undefined)
+      const watcher = new Watcher(paths, sync, {
+        debounceMs: args['debounce-ms'] === undefined ? 300 : Number(args['debounce-ms']),
+        ignore: [dir],
+        onBatch: (_batch, receipt) => {
+          report(receipt as Receipt)
+          if (target.mode === 'local') void target.workspace.maintain().catch(() => undefined)
+        },
+        onError: (error) => process.stderr.write(visible(`watch: ${error instanceof Error ? error.message : String(error)}\n`)),
+      })
+      await watcher.start()
+      if (args.format !== 'json') process.stderr.write(visible(`watching ${paths.join(', ')} (Ctrl-C stops)\n`))
+      await new Promise<void>((done) => {
+        const stop = () => {
+          void watcher.stop().then(done)
+        }
+        process.once('SIGINT', stop)
+        process.once('SIGTERM', stop)
+      })
+    })
+  },
+})
