@@ -52,7 +52,7 @@ function markdown() {
 /** The Markdown corpus's chunks and heading queries, read from the tychora workspace itself. */
 function chunksOf(ws) {
   const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true })
-  const docs = db.prepare("SELECT c.id AS id, c.text || char(10) || json_extract(c.capsule_json, '$.title') AS text FROM chunks c").all().map((r) => ({ id: String(r.id), text: r.text }))
+  const docs = db.prepare("SELECT c.id AS id, COALESCE(c.text, u.text) || char(10) || json_extract(c.capsule_json, '$.title') AS text FROM chunks c JOIN evidence_units u ON u.id = c.first_unit_id").all().map((r) => ({ id: String(r.id), text: r.text }))
   const headings = db.prepare("SELECT text FROM evidence_units WHERE unit_type = 'heading' ORDER BY id").all().map((r) => r.text.replace(/^#+\s*/, ''))
   db.close()
   const step = Math.max(1, Math.floor(headings.length / 100))
@@ -184,6 +184,24 @@ if (process.env.BENCH_VECTOR !== '0') {
         `ANN at recall@10 ≥ 0.95, engine (usearch) vs hnswlib-node QPS: ${results.ann.map((a) => `${a.name}: ${f(a.usearch?.qps, 0)} vs ${f(a.hnswlib?.qps, 0)} (${f(a.qps_ratio)}×)`).join('; ')} (ann.md). Quality of the text channel: \`node bench/vector/text-fusion.mjs\` (text-fusion.md).`,
     )
   }
+}
+
+// Operations at scale (issue 11): the growth curve (one-file add against corpus size) and history
+// growth over 1,000 syncs, each writing its own results file.
+if (process.env.BENCH_SCALE !== '0') {
+  const { runGrowth } = await import('./scale/growth.mjs')
+  const { runHistory } = await import('./scale/history.mjs')
+  console.error('# scale: growth curve')
+  const growth = await runGrowth({ runs: RUNS })
+  results.growth = growth.rows.map(({ storage, ...r }) => r)
+  console.error('# scale: history over 1,000 syncs')
+  const history = await runHistory()
+  results.history = { before_mb: history.before.corpus_sqlite_bytes / 1e6, after_mb: history.after.corpus_sqlite_bytes / 1e6 }
+  md.push(
+    '',
+    `Growth (growth.md): one-file add job time ${results.growth.map((r) => `${f(r.one_file_add_ms, 0)} ms at ${r.chunks.toLocaleString('en')} chunks`).join(', ')}; full add ${results.growth.map((r) => `${f(r.full_add_mb_per_s, 1)} MB/s`).join(', ')}. ` +
+      `History (history.md): corpus.sqlite3 after 1,000 syncs ${f(results.history.before_mb, 1)} MB without maintenance, ${f(results.history.after_mb, 1)} MB with compaction + purge.`,
+  )
 }
 
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)

@@ -78,6 +78,7 @@ describe.skipIf(nativeMissing)('load', () => {
           errors: errors.length,
         }
         console.log(`load: ${JSON.stringify(summary)}`)
+        for (const [id, s] of finalStatus) if (s !== "succeeded") console.log("job", id, s, JSON.stringify(await client.jobStatus(id)).slice(0, 1500))
         expect(errors).toEqual([])
         expect(jobs.length).toBeGreaterThan(0)
         expect(summary.jobs_succeeded).toBe(jobs.length)

@@ -38,9 +38,12 @@ export class JobRunner {
       if (this.#stopped) return
       const ids = await this.#queued().catch(() => [])
       if (ids.length === 0) {
+        if (!ran || this.#stopped) return
         // A failed compaction leaves the published generation as it was; the next drain tries again.
-        if (ran && !this.#stopped) await this.#maintain().catch(() => undefined)
-        return
+        await this.#maintain().catch(() => undefined)
+        // A job queued meanwhile found the runner busy (kick() was a no-op): look again.
+        ran = false
+        continue
       }
       ran = true
       for (const id of ids) {

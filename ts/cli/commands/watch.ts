@@ -36,9 +36,6 @@ export default defineCommand({
         const f = receipt.files
         writeOut(visible(`job ${receipt.job_id} ${receipt.status}: ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.unchanged} unchanged${receipt.published ? ` · snapshot ${receipt.snapshot_id}` : ''}`))
       }
-      // The current state first, then the changes.
-      report(await sync(paths))
-      if (target.mode === 'local') await target.workspace.maintain().catch(() => undefined)
       const watcher = new Watcher(paths, sync, {
         debounceMs: args['debounce-ms'] === undefined ? 300 : Number(args['debounce-ms']),
         ignore: [dir],
@@ -48,7 +45,11 @@ export default defineCommand({
         },
         onError: (error) => process.stderr.write(visible(`watch: ${error instanceof Error ? error.message : String(error)}\n`)),
       })
+      // Subscribed before the first sync, so no change made after it is missed (one made during it
+      // is synced again in the next batch).
       await watcher.start()
+      report(await sync(paths))
+      if (target.mode === 'local') await target.workspace.maintain().catch(() => undefined)
       if (args.format !== 'json') process.stderr.write(visible(`watching ${paths.join(', ')} (Ctrl-C stops)\n`))
       await new Promise<void>((done) => {
         const stop = () => {

@@ -319,7 +319,10 @@ fn write_extraction(
                 (chunk.first_unit..=chunk.last_unit)
                     .any(|i| extraction.units[i].unit_type == "code_block"),
                 crate::safety::addresses_an_agent(&chunk.text),
-                chunk.text,
+                // A window that is exactly one unit with its text is stored once (in the unit).
+                (chunk.first_unit != chunk.last_unit
+                    || extraction.units[chunk.first_unit].text != chunk.text)
+                    .then_some(chunk.text.as_str()),
                 serde_json::to_string(&chunk.capsule).unwrap_or_else(|_| "{}".into())
             ])?;
             if owner_head.is_none() {

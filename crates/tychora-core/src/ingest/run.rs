@@ -295,7 +295,9 @@ impl<'a> AddJob<'a> {
         self.steps
             .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
         self.steps.begin(conn, "commit")?;
-        let mut tx = conn.transaction()?;
+        // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
+        // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
+        let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         self.commit(&mut tx, target, &candidates, outcomes)?;
         if target.is_dir {
             self.remove_missing(&tx, target)?;

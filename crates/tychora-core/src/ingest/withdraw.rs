@@ -93,7 +93,9 @@ pub(crate) fn withdraw(
     )?;
     let job_id = conn.last_insert_rowid();
     let result = (|| -> Result<WithdrawReport> {
-        let tx = conn.transaction()?;
+        // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
+        // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut erased = Vec::new();
         // Tombstoned by an earlier run whose file removal may not have finished.
         let mut pending = Vec::new();

@@ -93,7 +93,9 @@ fn schema() -> (Schema, Fields) {
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(ANALYZER)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            // Term frequencies, not positions: no query reads positions (BM25 over terms, no
+            // phrases); without them the 84k-chunk generation is 16 MB instead of 37 MB.
+            .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
         chunk_id: builder.add_u64_field("chunk_id", INDEXED | STORED | FAST),

@@ -489,9 +489,9 @@ fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
     let Some((capsule, found)) = conn
         .query_row(
             "SELECT c.capsule_json, c.id, c.extraction_id, e.revision_id, s.rel_path, r.sha256, c.owner_key, c.first_unit_id, c.last_unit_id, c.token_count,
-                    c.byte_start, c.byte_end, c.line_start, c.line_end, c.text
+                    c.byte_start, c.byte_end, c.line_start, c.line_end, COALESCE(c.text, u.text)
              FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
-             JOIN sources s ON s.id = r.source_id WHERE c.id = ?1",
+             JOIN sources s ON s.id = r.source_id JOIN evidence_units u ON u.id = c.first_unit_id WHERE c.id = ?1",
             params![id],
             |r| {
                 Ok((

@@ -55,7 +55,9 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
     // Runs of a moment ago are on their way to the log: they age like the others.
     engine.query_log().flush();
     let mut conn = engine.writer()?;
-    let tx = conn.transaction()?;
+    // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
+    // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS purge_snapshots (id INTEGER PRIMARY KEY);
          CREATE TEMP TABLE IF NOT EXISTS purge_extractions (id INTEGER PRIMARY KEY);

@@ -65,7 +65,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
     for batch in unique.chunks(500) {
         let mut sql = String::from(
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
-                    c.token_count, c.render_tokens, c.text, c.capsule_json, c.first_unit_id, c.last_unit_id,
+                    c.token_count, c.render_tokens, COALESCE(c.text, u.text), c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
                     c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit')
              FROM chunks c

@@ -537,7 +537,8 @@ fn row_inputs(representation: &str, rows: &[Row]) -> Vec<vector::DocInputs> {
 /// The chunk rows of `members`, in member then window order.
 fn read_rows(conn: &Connection, members: &[Member]) -> Result<Vec<Row>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, c.text, c.capsule_json, s.kind, col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
+        "SELECT c.id, COALESCE(c.text, u.text), c.capsule_json, s.kind, col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
+         JOIN evidence_units u ON u.id = c.first_unit_id
          JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
          JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id
          WHERE c.extraction_id = ?1 ORDER BY c.ordinal",
