@@ -71,3 +71,12 @@ ALTER TABLE chunks_v4 RENAME TO chunks;
 -- The exact channel maps a unit to its window: the first chunk of the extraction whose last unit
 -- is at or after it (covering index, one seek per identifier hit).
 CREATE INDEX chunks_by_last_unit ON chunks (extraction_id, last_unit_id, first_unit_id, owner_chunk_id);
+
+-- Retention deletes units, extractions and snapshots; SQLite checks each deleted parent row's
+-- foreign keys by looking up the child table, a full scan without an index on the child column
+-- (1,000 syncs: 334 ms of purge per sync before these).
+CREATE INDEX chunks_by_first_unit ON chunks (first_unit_id);
+CREATE INDEX chunks_by_unit_end ON chunks (last_unit_id);
+CREATE INDEX identifiers_by_unit ON identifiers (unit_id);
+CREATE INDEX snapshot_members_by_extraction ON snapshot_members (extraction_id);
+CREATE INDEX query_runs_by_snapshot ON query_runs (snapshot_id);
