@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { Workspace } from '../../ts/engine/workspace.js'
+import { lockOwner, Workspace } from '../../ts/engine/workspace.js'
 import { CLI, cli, nativeMissing, scratch } from './_setup.js'
 
 /** The evidence part of a JSON search result: what must be identical after a restore. */
@@ -134,7 +134,7 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
 })
 
 describe.skipIf(nativeMissing)('crash safety of operations', () => {
-  for (const point of ['after-lexical-generation', 'after-compact-generation', 'after-tombstones', 'backup-after-artifacts', 'backup-before-rename']) {
+  for (const point of ['after-lexical-generation', 'after-compact-generation', 'after-tombstones', 'backup-after-artifacts', 'backup-before-rename', 'restore-before-rename']) {
     it(`an abort at ${point} leaves the last published snapshot answering and verify clean`, async () => {
       const { dir, docs, ws } = await scratch()
       await cli(['init', ws])
@@ -147,16 +147,21 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
         await writeFile(join(docs, 'new.md'), '# New\n\nA kelp forest survey.\n')
         crashed = await cli(['add', '-w', ws, join(docs, 'new.md')], { env })
       } else if (point === 'after-compact-generation') {
+        // Adds without the CLI's compaction (which would crash here): the library's add.
+        const handle = await Workspace.open(ws)
         for (let i = 0; i < 8; i++) {
           await writeFile(join(docs, `n-${i}.md`), `# N ${i}\n\nKelp ${i}.\n`)
-          // Adds without the CLI's compaction (which would crash here): the library's add.
-          const handle = await Workspace.open(ws)
           await handle.add({ paths: [join(docs, `n-${i}.md`)] })
-          handle.close()
         }
+        handle.close()
+        // The lock goes once the handle's last native call has returned.
+        for (let i = 0; i < 100 && lockOwner(ws) !== undefined; i++) await new Promise((r) => setTimeout(r, 20))
         crashed = await cli(['manage', 'compact', '-w', ws], { env })
       } else if (point === 'after-tombstones') {
         crashed = await cli(['manage', 'delete-original', 'glossary.json', '--reason', 'r', '-w', ws], { env })
+      } else if (point === 'restore-before-rename') {
+        expect((await cli(['manage', 'backup', join(dir, 'good'), '-w', ws])).code).toBe(0)
+        crashed = await cli(['manage', 'restore', join(dir, 'good'), join(dir, 'restored')], { env })
       } else {
         crashed = await cli(['manage', 'backup', join(dir, 'b'), '-w', ws], { env })
       }
@@ -178,6 +183,12 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
       if (point === 'after-tombstones') {
         expect((await cli(['manage', 'delete-original', 'glossary.json', '--reason', 'r', '-w', ws])).code).toBe(0)
         expect(JSON.parse((await cli(['manage', 'verify', '-w', ws, '--format', 'json'])).stdout).problems).toEqual([])
+      }
+      if (point === 'restore-before-rename') {
+        // Nothing became a workspace; a second restore completes.
+        expect(existsSync(join(dir, 'restored'))).toBe(false)
+        expect((await cli(['manage', 'restore', join(dir, 'good'), join(dir, 'restored')])).code).toBe(0)
+        expect((await cli(['manage', 'verify', '-w', join(dir, 'restored')])).code).toBe(0)
       }
       if (point.startsWith('backup')) {
         expect(existsSync(join(dir, 'b'))).toBe(false)
