@@ -143,7 +143,12 @@ impl NativeWorkspace {
                         tsfn.call(p.into(), ThreadsafeFunctionCallMode::NonBlocking);
                     }
                 };
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ws, &report))) {
+                let outcome =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ws, &report)));
+                // The handle goes before the promise settles: a caller that closes the workspace
+                // once the job resolves, then opens it again, must find the lock free.
+                drop(ws);
+                match outcome {
                     Ok(Ok(receipt)) => {
                         let receipt = Receipt::from(receipt);
                         deferred.resolve(move |_| Ok(receipt));
