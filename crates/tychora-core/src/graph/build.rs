@@ -85,7 +85,11 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
             Some(id) => id,
             None => {
                 let code = load_members(conn, &group)?;
-                let tx = conn.transaction()?;
+                // Immediate: the set reads units before it writes, and a deferred transaction
+                // whose snapshot went stale (the query log commits on its own connection) cannot
+                // upgrade to a writer (SQLITE_BUSY_SNAPSHOT, seen in CI).
+                let tx =
+                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
                 let id = build_set(&tx, root_id, collection_id, &hash, &code)?;
                 tx.commit()?;
                 id
