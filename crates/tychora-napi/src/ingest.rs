@@ -14,6 +14,13 @@ use crate::error::{from_panic, to_napi};
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
 
+/// Hands a progress event to the JS callback, if there is one, without waiting for it.
+pub(crate) fn forward(progress: Option<&ProgressFn>, event: tychora_core::job::Progress) {
+    if let Some(tsfn) = progress {
+        tsfn.call(event.into(), ThreadsafeFunctionCallMode::NonBlocking);
+    }
+}
+
 pub(crate) type ProgressFn = ThreadsafeFunction<Progress, (), Progress, Status, false>;
 
 #[napi]
@@ -113,11 +120,7 @@ impl NativeWorkspace {
     ) -> Result<Object<'env>> {
         let ws = self.inner_ref()?;
         crate::task::own_thread(env, move || {
-            let report = |p: tychora_core::job::Progress| {
-                if let Some(tsfn) = &progress {
-                    tsfn.call(p.into(), ThreadsafeFunctionCallMode::NonBlocking);
-                }
-            };
+            let report = |p| forward(progress.as_ref(), p);
             Ok(RebuildReport::from(ws.rebuild(&report)?))
         })
     }
@@ -138,11 +141,7 @@ impl NativeWorkspace {
         std::thread::Builder::new()
             .name("tychora-job".into())
             .spawn(move || {
-                let report = |p: tychora_core::job::Progress| {
-                    if let Some(tsfn) = &progress {
-                        tsfn.call(p.into(), ThreadsafeFunctionCallMode::NonBlocking);
-                    }
-                };
+                let report = |p| forward(progress.as_ref(), p);
                 let outcome =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&ws, &report)));
                 // The handle goes before the promise settles: a caller that closes the workspace

@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
 use tychora_core::Workspace;
 
 use crate::contract::{self, BackupReport, PurgeReport, WithdrawReport};
-use crate::ingest::ProgressFn;
+use crate::ingest::{ProgressFn, forward};
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
 
@@ -117,11 +116,7 @@ impl NativeWorkspace {
     ) -> Result<Object<'env>> {
         let ws = self.inner_ref()?;
         crate::task::own_thread(env, move || {
-            let report = |p: tychora_core::job::Progress| {
-                if let Some(tsfn) = &progress {
-                    tsfn.call(p.into(), ThreadsafeFunctionCallMode::NonBlocking);
-                }
-            };
+            let report = |p| forward(progress.as_ref(), p);
             let done = if erase {
                 ws.delete_original(&selector, &reason, &report)?
             } else {

@@ -58,6 +58,34 @@ pub(super) struct AddJob<'a> {
 }
 
 impl<'a> AddJob<'a> {
+    /// A job over the current snapshot's members, with nothing tallied yet.
+    fn start(
+        engine: &'a Engine,
+        conn: &Connection,
+        job_id: i64,
+        collection_id: i64,
+        kind_override: Option<KindOverride>,
+        on_progress: &'a (dyn Fn(Progress) + Sync),
+    ) -> Result<Self> {
+        let previous = snapshot::current(conn)?;
+        Ok(AddJob {
+            engine,
+            job_id,
+            started: Instant::now(),
+            on_progress,
+            steps: Steps::new(job_id),
+            collection_id,
+            kind_override,
+            fingerprint: commit::fingerprint(engine.pack(), kind_override),
+            previous,
+            members: match previous {
+                Some(id) => snapshot::members(conn, id)?,
+                None => Vec::new(),
+            },
+            tally: Tally::default(),
+        })
+    }
+
     /// Runs every stage of the job on the writer connection.
     pub(super) fn run(
         engine: &'a Engine,
@@ -69,23 +97,15 @@ impl<'a> AddJob<'a> {
     ) -> Result<Receipt> {
         let kind_override = super::parse_kind(request.kind.as_deref())?;
         let collection = request.collection.as_deref().unwrap_or("default");
-        let previous = snapshot::current(conn)?;
-        let mut job = AddJob {
+        let collection_id = Engine::collection_id(conn, collection, true)?;
+        let mut job = AddJob::start(
             engine,
+            conn,
             job_id,
-            started: Instant::now(),
-            on_progress,
-            steps: Steps::new(job_id),
-            collection_id: Engine::collection_id(conn, collection, true)?,
+            collection_id,
             kind_override,
-            fingerprint: commit::fingerprint(engine.pack(), kind_override),
-            previous,
-            members: match previous {
-                Some(id) => snapshot::members(conn, id)?,
-                None => Vec::new(),
-            },
-            tally: Tally::default(),
-        };
+            on_progress,
+        )?;
         job.steps.begin(conn, "walk")?;
         let targets = job.resolve_targets(conn, request, requester);
         for target in &targets {
@@ -113,23 +133,9 @@ impl<'a> AddJob<'a> {
         sources: &[(i64, String)],
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<Receipt> {
-        let previous = snapshot::current(conn)?;
-        let mut job = AddJob {
-            engine,
-            job_id,
-            started: Instant::now(),
-            on_progress,
-            steps: Steps::new(job_id),
-            collection_id: 0,
-            kind_override: None,
-            fingerprint: String::new(),
-            previous,
-            members: match previous {
-                Some(id) => snapshot::members(conn, id)?,
-                None => Vec::new(),
-            },
-            tally: Tally::default(),
-        };
+        // No capture: the collection and fingerprint are never read.
+        let mut job = AddJob::start(engine, conn, job_id, 0, None, on_progress)?;
+        let previous = job.previous;
         for (source_id, uri) in sources {
             if job.members.iter().any(|m| m.source_id == *source_id) {
                 job.tally.replaced.insert(*source_id);
@@ -158,23 +164,8 @@ impl<'a> AddJob<'a> {
         let kind_override = super::parse_kind(request.kind.as_deref())?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let tx = conn.transaction()?;
-        let previous = snapshot::current(&tx)?;
-        let mut job = AddJob {
-            engine,
-            job_id: 0,
-            started: Instant::now(),
-            on_progress,
-            steps: Steps::new(0),
-            collection_id: Engine::collection_id(&tx, collection, true)?,
-            kind_override,
-            fingerprint: commit::fingerprint(engine.pack(), kind_override),
-            previous,
-            members: match previous {
-                Some(id) => snapshot::members(&tx, id)?,
-                None => Vec::new(),
-            },
-            tally: Tally::default(),
-        };
+        let collection_id = Engine::collection_id(&tx, collection, true)?;
+        let mut job = AddJob::start(engine, &tx, 0, collection_id, kind_override, on_progress)?;
         let targets = job.resolve_targets(&tx, request, requester);
         let mut plan = AddPlan::default();
         let mut documents: Vec<crate::vector::DocInputs> = Vec::new();
