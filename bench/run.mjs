@@ -89,7 +89,7 @@ for (const corpus of [scifact(), markdown()]) {
   const cli = []
   for (const q of corpus.queries.slice(0, 10)) {
     const t = performance.now()
-    const r = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'search', '-w', ws, q.text, '--format', 'json'], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.js'), 'search', '-w', ws, q.text, '--format', 'json'], { encoding: 'utf8' })
     cli.push(performance.now() - t)
     if (r.status !== 0) throw new Error(`CLI search failed: ${r.stderr}`)
   }

@@ -53,6 +53,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The floor. contracts may use the error-code schema; errors.ts imports nothing, so the two
   // can never form a cycle.
   errors: [],
+  // Finds the installed package's manifest (the CLI is bundled, so paths relative to a module lie).
+  'package-root': [],
   contracts: ['errors'],
   // The only layer that loads the native binding.
   engine: ['contracts', 'errors', 'native'],
@@ -62,18 +64,18 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Implementations of the contracts' interfaces over the engine (registry, agent scope, remote).
   service: ['contracts', 'errors', 'engine', 'providers'],
   // The surfaces are written against the interfaces and never open a workspace themselves.
-  // http also reads package.json (a manifest, not code): /openapi.json states the package's version.
-  http: ['contracts', 'errors', 'format', 'service', 'package.json'],
-  mcp: ['contracts', 'errors', 'format', 'service'],
+  // http states the package's version in /openapi.json.
+  http: ['contracts', 'errors', 'format', 'service', 'package-root'],
+  mcp: ['contracts', 'errors', 'format', 'service', 'package-root'],
   // Runs where no native addon is installed.
   client: ['contracts', 'errors'],
   eval: ['contracts', 'errors', 'engine', 'format'],
   // Composition roots: the daemon (HTTP + MCP over a registry) and stdio MCP.
   daemon: [...BELOW_SURFACES, 'http', 'mcp'],
   // The CLI composes too (it routes through a daemon or opens a workspace), and runs evals.
-  cli: [...BELOW_SURFACES, 'http', 'mcp', 'daemon', 'eval'],
+  cli: [...BELOW_SURFACES, 'http', 'mcp', 'daemon', 'eval', 'package-root'],
   // The library's barrel may re-export anything except the binding itself.
-  index: ['contracts', 'errors', 'engine', 'format', 'service', 'providers', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
+  index: ['package-root', 'contracts', 'errors', 'engine', 'format', 'service', 'providers', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
 }
 
 describe('dependency direction', () => {

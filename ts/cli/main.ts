@@ -3,13 +3,14 @@ import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
 import { ZodError } from 'zod'
 import { ERROR_CODES, TychoraError, formatIssues, toTychoraError } from '../errors.js'
 import { visible } from '../format/terminal.js'
+import { packageVersion } from '../package-root.js'
 import { checkArgs } from './check-args.js'
 import { exitState } from './context.js'
 
 const lazy = (load: () => Promise<{ default: CommandDef<any> }>) => () => load().then((m) => m.default)
 
 export const main = defineCommand({
-  meta: { name: 'tychora', version: '0.1.0', description: 'Local evidence engine: versioned documents in, cited source evidence out' },
+  meta: { name: 'tychora', version: packageVersion(), description: 'Local evidence engine: versioned documents in, cited source evidence out' },
   subCommands: {
     init: lazy(() => import('./commands/init.js')),
     add: lazy(() => import('./commands/add.js')),
@@ -59,7 +60,7 @@ async function run(argv: string[]): Promise<number> {
     return 0
   }
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write('0.1.0\n')
+    process.stdout.write(`${packageVersion()}\n`)
     return 0
   }
   let usage = true

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module'
+import { packageVersion } from '../package-root.js'
 import { z } from 'zod'
 import { AddRequestSchema } from '../contracts/ingest.js'
 import { QueryRequestSchema } from '../contracts/query.js'
@@ -33,14 +33,6 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest
 }
 
-function packageVersion(): string {
-  try {
-    // ts/http and dist/http both sit two levels below the package root.
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version
-  } catch {
-    return '0.0.0'
-  }
-}
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]\w*)/g, '{$1}')
 

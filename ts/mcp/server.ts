@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { packageVersion } from '../package-root.js'
 import type { EvidenceService } from '../contracts/client.js'
 import { type ToolContext, codeSdkToolErrors, servedNames } from './_tool.js'
 import { defineResources } from './resources.js'
@@ -37,7 +38,7 @@ const INSTRUCTIONS = [
  */
 export function createMcpServer(service: EvidenceService, options: McpServerOptions = {}): McpServer {
   const ctx: ToolContext = { service, authorize: options.authorize ?? (() => true) }
-  const server = new McpServer({ name: 'tychora', version: '0.1.0' }, { instructions: INSTRUCTIONS })
+  const server = new McpServer({ name: 'tychora', version: packageVersion() }, { instructions: INSTRUCTIONS })
   codeSdkToolErrors(server)
   defineListProjects(server, ctx)
   defineSearchEvidence(server, ctx)

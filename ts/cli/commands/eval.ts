@@ -1,7 +1,7 @@
+import { packageRoot } from '../../package-root.js'
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { basename, dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { basename, resolve } from 'node:path'
 import { defineCommand } from 'citty'
 import { type BeirOptions, type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
@@ -20,8 +20,8 @@ function dataDir(given: string | undefined, fallback: string): string {
   if (given) return resolve(given)
   const fromCwd = resolve(fallback)
   if (existsSync(fromCwd)) return fromCwd
-  // dist/cli/commands or ts/cli/commands → package root
-  return resolve(dirname(fileURLToPath(import.meta.url)), '../../..', fallback)
+  // Next to the package's checkout (the shared data sits beside the repository).
+  return resolve(packageRoot() ?? '.', fallback)
 }
 
 const num = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '-' : v.toFixed(digits))
