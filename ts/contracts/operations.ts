@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ReceiptSchema } from './ingest.js'
 
-/** What `manage compact` did: the current snapshot's lexical generation merged (or left as it was). */
+/** What `manage compact` did: the current snapshot's lexical generation merged, and its vector layer folded, or left as they were. */
 export const CompactReportSchema = z.object({
   snapshot_id: z.number().int().nullable(),
   from_generation: z.string().nullable(),
@@ -9,6 +9,7 @@ export const CompactReportSchema = z.object({
   segments_before: z.number().int(),
   segments_after: z.number().int(),
   deleted_before: z.number().int().describe('deleted documents the generation still held (purged by the merge)'),
+  text_folded_to: z.string().nullable().describe('the full vector generation a grown layer was folded into; null when none was'),
   duration_ms: z.number(),
 })
 export type CompactReport = z.output<typeof CompactReportSchema>

@@ -229,6 +229,8 @@ export interface CompactReport {
   segments_before: number
   segments_after: number
   deleted_before: number
+  /** The full vector generation a grown layer was folded into, or null. */
+  text_folded_to: string | null
   duration_ms: number
 }
 

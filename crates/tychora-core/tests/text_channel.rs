@@ -142,7 +142,8 @@ fn a_paraphrase_is_found_by_the_text_channel_and_inputs_are_embedded_once() {
     );
     assert_eq!(hybrid.segments[0].source.path, "pets.md");
 
-    // A file changed: only its new input is embedded; the others come from the records.
+    // A file changed: only its new input is embedded, and the others are not even read (the
+    // new generation is a layer over the first one's vectors).
     std::fs::write(
         docs.join("space.md"),
         "# Orbits\n\nA polar orbit passes over both poles.\n",
@@ -151,7 +152,7 @@ fn a_paraphrase_is_found_by_the_text_channel_and_inputs_are_embedded_once() {
     let again = common::add(&ws, &docs).embedding.unwrap();
     assert_eq!(
         (again.inputs, again.workspace_cached, again.embedded),
-        (5, 4, 1)
+        (1, 0, 1)
     );
 
     // Another workspace of the same user embeds nothing: the user cache has every input.
@@ -412,4 +413,131 @@ fn turning_embeddings_on_later_is_applied_by_rebuild() {
     // Nothing left to do: a second rebuild changes nothing.
     let again = ws.rebuild(&|_| {}).unwrap();
     assert!(!again.republished && again.repaired.is_empty(), "{again:?}");
+}
+
+/// The vector generation files (name, size), sorted by name.
+fn text_files(dir: &Path) -> Vec<(String, u64)> {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(dir.join("indexes/text"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The text channel's results as (path, text) pairs.
+fn texts(ws: &Workspace, query: &str, snapshot: Option<i64>) -> Vec<(String, String)> {
+    ws.search(&QueryRequest {
+        query: query.into(),
+        channels: Some(vec!["text".into()]),
+        snapshot_id: snapshot,
+        ..Default::default()
+    })
+    .unwrap()
+    .segments
+    .iter()
+    .map(|s| (s.source.path.clone(), s.text.clone()))
+    .collect()
+}
+
+#[test]
+fn a_small_change_writes_a_vector_layer_that_backup_follows_and_compaction_folds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "");
+    let first = common::add(&ws, &docs).snapshot_id.unwrap();
+    let full = text_files(ws.dir());
+    assert_eq!(full.len(), 1);
+
+    // One file changed, one added: the new generation is a layer over the first file.
+    std::fs::write(
+        docs.join("space.md"),
+        "# Orbits\n\nA polar orbit passes over both poles.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("music.md"),
+        "# Strings\n\nA cello is tuned in fifths, lower than a viola.\n",
+    )
+    .unwrap();
+    common::add(&ws, &docs);
+    let files = text_files(ws.dir());
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.contains(&full[0]), "the base file is kept as it was");
+    let layer = files.iter().find(|f| **f != full[0]).unwrap();
+    assert!(
+        layer.1 < full[0].1 + 600,
+        "the layer holds the 2 new vectors, not all 6: {files:?}"
+    );
+
+    // It answers like a full generation: the new text is found, the replaced one never is.
+    assert!(ws.verify().unwrap().ok);
+    let polar = texts(
+        &ws,
+        "a satellite flying over the north and south pole",
+        None,
+    );
+    assert_eq!(polar[0].0, "space.md");
+    assert!(
+        polar.iter().all(|(_, t)| !t.contains("geostationary")),
+        "{polar:?}"
+    );
+    assert_eq!(polar.len(), 6, "six windows, the replaced one gone");
+    assert_eq!(
+        texts(&ws, "stringed instrument tuning", None)[0].0,
+        "music.md"
+    );
+    // The older snapshot still answers from the base alone.
+    let old = texts(
+        &ws,
+        "a satellite flying over the north and south pole",
+        Some(first),
+    );
+    assert!(
+        old.iter().any(|(_, t)| t.contains("geostationary")),
+        "{old:?}"
+    );
+    assert_eq!(old.len(), 5);
+
+    // A backup follows the layer to its base; the restored workspace answers the same.
+    let copy = tmp.path().join("backup");
+    ws.backup(&copy).unwrap();
+    let restored_dir = tmp.path().join("restored");
+    Workspace::restore(&copy, &restored_dir).unwrap();
+    let restored = Workspace::open(&restored_dir).unwrap();
+    assert!(restored.verify().unwrap().ok);
+    assert_eq!(
+        texts(
+            &restored,
+            "a satellite flying over the north and south pole",
+            None
+        ),
+        polar
+    );
+    drop(restored);
+
+    // Compaction folds the grown layer (2 of 5 base vectors) into one full generation.
+    let compacted = ws.compact().unwrap();
+    let folded = compacted.text_folded_to.expect("the layer is folded");
+    assert!(ws.verify().unwrap().ok);
+    assert_eq!(
+        texts(
+            &ws,
+            "a satellite flying over the north and south pole",
+            None
+        ),
+        polar
+    );
+    assert!(text_files(ws.dir()).iter().any(|(name, _)| *name == folded));
+    assert!(
+        ws.compact().unwrap().text_folded_to.is_none(),
+        "a full generation is not folded again"
+    );
 }

@@ -84,6 +84,7 @@ const compact = defineCommand({
             : `snapshot ${r.snapshot_id}: ${r.from_generation} has ${r.segments_before} segments and ${r.deleted_before} deleted documents; nothing to merge`,
         ),
       )
+      if (r.text_folded_to) writeOut(visible(`vector layer folded into the full generation ${r.text_folded_to}`))
     })
   },
 })

@@ -422,9 +422,10 @@ impl Engine {
     /// Compacts the current snapshot's lexical generation (see `snapshot::compact`) and collects what it replaced.
     pub(crate) fn compact(&self) -> Result<crate::snapshot::CompactReport> {
         let mut conn = self.writer()?;
-        let report =
+        let mut report =
             crate::snapshot::compact(&mut conn, &self.generations_dir(), &self.pack.lexical)?;
-        if report.to_generation.is_some() {
+        report.text_folded_to = crate::snapshot::fold_text(&mut conn, &self.text_dir())?;
+        if report.to_generation.is_some() || report.text_folded_to.is_some() {
             self.collect_garbage_with(&conn)?;
         }
         Ok(report)
@@ -447,10 +448,12 @@ impl Engine {
         let keep_after = store::now_ms() - i64::from(self.config.snapshots.keep_days) * 86_400_000;
         let keep: Vec<String> = conn
             .prepare(
-                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+                "WITH kept AS (SELECT b.generation, b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
                  WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
                     OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
-                    OR si.snapshot_id IN (SELECT id FROM snapshots WHERE created_at >= ?2)",
+                    OR si.snapshot_id IN (SELECT id FROM snapshots WHERE created_at >= ?2))
+                 -- a layer keeps its base generation
+                 SELECT generation FROM kept UNION SELECT base_generation FROM kept WHERE base_generation IS NOT NULL",
             )?
             .query_map(params![retain, keep_after], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;

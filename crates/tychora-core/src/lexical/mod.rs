@@ -4,6 +4,7 @@
 //! snapshot's chunk rows, committed, fsynced (tantivy syncs the directory *before* replacing
 //! `meta.json`, not after — DESIGN §14), and verified before any snapshot points at it.
 
+mod stem;
 mod subtokens;
 
 pub use subtokens::SplitIdentifiers;
@@ -16,13 +17,14 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument, Term};
 
 use crate::artifact::sync_dir;
 use crate::config::{Idf, Lexical};
 use crate::error::{Error, Result};
+use stem::{MemoStemmer, StemLanguage};
 
 const ANALYZER: &str = "tychora";
 
@@ -136,11 +138,11 @@ fn analyzer(config: &Lexical) -> TextAnalyzer {
     builder = builder
         .filter_dynamic(RemoveLongFilter::limit(40))
         .filter_dynamic(LowerCaser);
-    let language = match config.language.as_str() {
-        "french" => Language::French,
-        "german" => Language::German,
-        "spanish" => Language::Spanish,
-        _ => Language::English,
+    let (language, stem_language) = match config.language.as_str() {
+        "french" => (Language::French, StemLanguage::French),
+        "german" => (Language::German, StemLanguage::German),
+        "spanish" => (Language::Spanish, StemLanguage::Spanish),
+        _ => (Language::English, StemLanguage::English),
     };
     if config.stopwords
         && let Some(filter) = StopWordFilter::new(language)
@@ -148,7 +150,7 @@ fn analyzer(config: &Lexical) -> TextAnalyzer {
         builder = builder.filter_dynamic(filter);
     }
     if config.stemmer {
-        builder = builder.filter_dynamic(Stemmer::new(language));
+        builder = builder.filter_dynamic(MemoStemmer(stem_language));
     }
     builder.build()
 }

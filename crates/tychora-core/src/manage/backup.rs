@@ -180,7 +180,10 @@ fn referenced(db: &Connection) -> Result<(Vec<String>, Vec<String>)> {
         .prepare(
             "SELECT DISTINCT CASE f.channel WHEN 'lexical' THEN 'indexes/lexical/' ELSE 'indexes/text/' END || b.generation
              FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-             WHERE b.status = 'verified'",
+             WHERE b.status = 'verified'
+             UNION
+             SELECT 'indexes/text/' || b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+             WHERE b.status = 'verified' AND b.base_generation IS NOT NULL",
         )?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;

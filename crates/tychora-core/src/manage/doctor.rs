@@ -69,7 +69,10 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
     }
     let (referenced, artifacts, interrupted) = engine.with_reader(|conn| {
         let generations: HashSet<String> = conn
-            .prepare("SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id")?
+            .prepare(
+                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+                 UNION SELECT b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.base_generation IS NOT NULL",
+            )?
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let artifacts: HashSet<String> = conn

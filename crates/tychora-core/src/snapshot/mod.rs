@@ -18,6 +18,8 @@ use crate::lexical::{self, LexDoc};
 use crate::store::now_ms;
 use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, UserCache};
 
+mod text_layer;
+
 /// One member of a snapshot: a source at one revision and extraction.
 #[derive(Debug, Clone)]
 #[allow(missing_docs)]
@@ -255,15 +257,27 @@ pub fn publish(
         Some(parent) if derive => incremental_base(conn, parent, members, generations, lexical)?,
         _ => None,
     };
-    // The rows a publication reads: every member's when the text channel writes its generation
-    // file (it holds every window), otherwise only the members the parent does not have.
+    // The text channel's generation: a layer over the parent's when the change is small.
+    let layer = match (&base, text, parent) {
+        (Some(base), Some(t), Some(parent)) => text_layer::plan(
+            conn,
+            parent,
+            t,
+            &base.removed_extractions,
+            base.added_documents,
+        )?,
+        _ => None,
+    };
+    // The rows a publication reads: every member's when the text channel writes a full
+    // generation file (it holds every window), otherwise only the members the parent does not have.
     let changed: Vec<Member> = match &base {
         Some(base) => base.added.clone(),
         None => members.to_vec(),
     };
-    let rows = read_rows(conn, if text.is_some() { members } else { &changed })?;
+    let all_rows = text.is_some() && layer.is_none();
+    let rows = read_rows(conn, if all_rows { members } else { &changed })?;
     let expected = match &base {
-        Some(base) if text.is_none() => {
+        Some(base) if !all_rows => {
             (base.documents + rows.len() as u64).saturating_sub(base.removed_documents)
         }
         _ => rows.len() as u64,
@@ -300,15 +314,14 @@ pub fn publish(
     };
     let generation = format!("g{}-{job_id}", now_ms());
     let dir = generations.join(&generation);
-    // With the text channel every row was read; the lexical generation takes the changed ones.
+    // When every row was read (a full vector generation), the lexical generation takes the
+    // changed ones; otherwise the rows are the changed members' already (`r.member` indexes them).
     let changed_sources: std::collections::HashSet<i64> =
         changed.iter().map(|m| m.source_id).collect();
     let lex_rows: Vec<&Row> = rows
         .iter()
         .filter(|r| {
-            base.is_none()
-                || text.is_none()
-                || changed_sources.contains(&members[r.member].source_id)
+            base.is_none() || !all_rows || changed_sources.contains(&members[r.member].source_id)
         })
         .collect();
     on_progress(Progress {
@@ -350,7 +363,17 @@ pub fn publish(
         )));
     }
     let text_file = match (text, &inputs) {
-        (Some(t), Some(per_row)) => Some(build_text(conn, t, &generation, &rows, per_row)?),
+        (Some(t), Some(per_row)) => Some(match &layer {
+            Some(plan) => {
+                let (name, sha256, base) =
+                    text_layer::write(conn, t, &generation, plan, &rows, per_row, expected)?;
+                (name, sha256, Some(base))
+            }
+            None => {
+                let (name, sha256) = build_text(conn, t, &generation, &rows, per_row)?;
+                (name, sha256, None)
+            }
+        }),
         _ => None,
     };
     on_progress(Progress {
@@ -388,10 +411,10 @@ pub fn publish(
         "INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)",
         params![snapshot_id, family, batch_id],
     )?;
-    if let (Some(text_family), Some((name, sha256))) = (text_family, &text_file) {
+    if let (Some(text_family), Some((name, sha256, base))) = (text_family, &text_file) {
         tx.execute(
-            "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
-            params![text_family, name, expected, now, sha256],
+            "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256, base_generation) VALUES (?1, ?2, ?3, 'verified', ?4, ?5, ?6)",
+            params![text_family, name, expected, now, sha256, base],
         )?;
         let text_batch = tx.last_insert_rowid();
         tx.execute(
@@ -431,8 +454,12 @@ struct Base {
     removed_revisions: Vec<u64>,
     /// Chunk rows of those members.
     removed_documents: u64,
+    /// Their extractions.
+    removed_extractions: Vec<i64>,
     /// Members the parent does not have (new sources, new revisions or extractions).
     added: Vec<Member>,
+    /// Chunk rows of those members.
+    added_documents: u64,
 }
 
 /// The parent's generation to derive from, or `None` for a full build: when the parent has no
@@ -472,10 +499,12 @@ fn incremental_base(
         .collect();
     let mut count = conn.prepare_cached("SELECT COUNT(*) FROM chunks WHERE extraction_id = ?1")?;
     let mut removed_revisions = Vec::new();
+    let mut removed_extractions = Vec::new();
     let mut removed_documents = 0u64;
     for (source, (revision, extraction)) in &before {
         if !now.contains(&(*source, *extraction)) {
             removed_revisions.push(u64::try_from(*revision).unwrap_or_default());
+            removed_extractions.push(*extraction);
             removed_documents += count.query_row(params![extraction], |r| r.get::<_, u64>(0))?;
         }
     }
@@ -498,7 +527,9 @@ fn incremental_base(
         documents,
         removed_revisions,
         removed_documents,
+        removed_extractions,
         added,
+        added_documents,
     }))
 }
 
@@ -641,7 +672,7 @@ pub fn repair_text(
     let family = vector::records::family_id(conn, &generation.spec)?;
     let sha256 = write_text(conn, family, &generation.spec, &path, &rows, &per_row)?;
     conn.execute(
-        "UPDATE index_batches SET file_sha256 = ?1, status = 'verified' WHERE generation = ?2",
+        "UPDATE index_batches SET file_sha256 = ?1, status = 'verified', base_generation = NULL WHERE generation = ?2",
         params![sha256, generation.generation],
     )?;
     Ok(true)
@@ -688,6 +719,9 @@ pub struct CompactReport {
     pub segments_after: usize,
     /// Deleted documents the generation held before (purged by the merge).
     pub deleted_before: u64,
+    /// The full vector generation a grown layer was folded into, when it was.
+    #[serde(default)]
+    pub text_folded_to: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: f64,
 }
@@ -752,4 +786,54 @@ pub fn compact(
     report.segments_after = compaction.segments_after;
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
+}
+
+/// Folds the current snapshot's vector layer into a new full generation when it has grown past
+/// [`text_layer::FOLD_SHARE`] of its base, and points the snapshot at it in one transaction (the
+/// same vectors; readers holding the layer keep it). Returns the new generation's name.
+///
+/// # Errors
+/// `E_CORRUPT` when a window has no vector record; I/O and SQLite errors.
+pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
+    let Some(snapshot_id) = current(conn)? else {
+        return Ok(None);
+    };
+    if !text_layer::should_fold(conn, snapshot_id, dir)? {
+        return Ok(None);
+    }
+    let Some(generation) = text_generation(conn, snapshot_id)? else {
+        return Ok(None);
+    };
+    let (batch_id, index_family, documents): (i64, i64, i64) = conn.query_row(
+        "SELECT id, family_id, doc_count FROM index_batches WHERE generation = ?1",
+        params![generation.generation],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let rows = read_rows(conn, &members(conn, snapshot_id)?)?;
+    let per_row: Vec<String> = row_inputs(&generation.spec.representation, &rows)
+        .into_iter()
+        .flat_map(|d| d.shas)
+        .collect();
+    let family = vector::records::family_id(conn, &generation.spec)?;
+    let name = format!("g{}-c{snapshot_id}-f{family}.tyv", now_ms());
+    let sha256 = write_text(
+        conn,
+        family,
+        &generation.spec,
+        &dir.join(&name),
+        &rows,
+        &per_row,
+    )?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute(
+        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
+        params![index_family, name, documents, now_ms(), sha256],
+    )?;
+    let folded = tx.last_insert_rowid();
+    tx.execute(
+        "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
+        params![folded, snapshot_id, index_family, batch_id],
+    )?;
+    tx.commit()?;
+    Ok(Some(name))
 }

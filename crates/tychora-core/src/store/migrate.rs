@@ -42,6 +42,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0004_operations.sql",
         sql: include_str!("../../../../migrations/0004_operations.sql"),
     },
+    Migration {
+        version: 5,
+        name: "0005_vector_layers.sql",
+        sql: include_str!("../../../../migrations/0005_vector_layers.sql"),
+    },
 ];
 
 /// The newest schema version.

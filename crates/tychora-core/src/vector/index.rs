@@ -4,8 +4,14 @@
 //!
 //! usearch does not fsync, so the file is written to a temporary name, fsynced, renamed and the
 //! directory fsynced; its sha256 is recorded with the snapshot and checked when it is opened.
+//!
+//! A generation may also be a *layer* over a full generation (its base): a flat file of the
+//! vectors added since the base was built, and the base's keys it removes. A snapshot that
+//! changes a few files writes a layer instead of rebuilding a graph over the whole corpus; the
+//! base file is shared, never rewritten, and its sha256 is carried in the layer's header (so the
+//! layer's own recorded sha256 vouches for it). A layer's base is always a full generation.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -49,6 +55,23 @@ struct Header {
     /// unit vectors under inner product (see [`graph_metric`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     graph_metric: Option<String>,
+    /// The full generation this layer amends, when it is a layer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base: Option<BaseRef>,
+    /// The base's keys this layer removes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    deleted: Vec<u64>,
+}
+
+/// A layer's base: a full generation file in the same folder, its sha256 and its vector count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseRef {
+    /// The base file's name (in the layer's folder).
+    pub name: String,
+    /// Its sha256.
+    pub sha256: String,
+    /// Vectors it holds.
+    pub count: usize,
 }
 
 /// The metric usearch builds a family's graph with. Cosine over unit vectors is 1 − their inner
@@ -114,6 +137,11 @@ pub struct VectorIndex {
     /// The graph holds unit vectors under inner product: queries are normalised first.
     unit_queries: bool,
     bytes: u64,
+    /// A layer's base (opened with the layer by [`VectorIndex::open`]).
+    base_ref: Option<BaseRef>,
+    base: Option<Box<VectorIndex>>,
+    /// The base's keys a layer removes.
+    deleted: HashSet<u64>,
 }
 
 impl std::fmt::Debug for VectorIndex {
@@ -220,6 +248,21 @@ pub fn build(path: &Path, spec: &FamilySpec, entries: &[Entry<'_>]) -> Result<(S
     build_as(path, spec, entries, entries.len() < EXACT_BELOW)
 }
 
+/// Writes a layer over `base`: the flat vectors of `entries` and the base keys in `deleted`
+/// (each must be a key of the base). Returns the layer file's sha256 and size.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_layer(
+    path: &Path,
+    spec: &FamilySpec,
+    base: &BaseRef,
+    deleted: &[u64],
+    entries: &[Entry<'_>],
+) -> Result<(String, u64)> {
+    write_file(path, spec, entries, true, Some(base), deleted)
+}
+
 /// [`build`] with the layout chosen by the caller (`flat`: exact scan; otherwise an HNSW graph),
 /// for the benchmarks that measure the crossover.
 ///
@@ -230,6 +273,17 @@ pub fn build_as(
     spec: &FamilySpec,
     entries: &[Entry<'_>],
     flat: bool,
+) -> Result<(String, u64)> {
+    write_file(path, spec, entries, flat, None, &[])
+}
+
+fn write_file(
+    path: &Path,
+    spec: &FamilySpec,
+    entries: &[Entry<'_>],
+    flat: bool,
+    base: Option<&BaseRef>,
+    deleted: &[u64],
 ) -> Result<(String, u64)> {
     let mut collections: Vec<String> = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
@@ -324,6 +378,8 @@ pub fn build_as(
         graph_metric: (!flat)
             .then(|| graph_metric(&spec.metric, &spec.quantization))
             .filter(|g| *g != spec.metric),
+        base: base.cloned(),
+        deleted: deleted.to_vec(),
     })
     .map_err(|e| Error::Internal(e.to_string()))?;
 
@@ -376,11 +432,44 @@ pub fn file_sha256(path: &Path) -> Result<String> {
 }
 
 impl VectorIndex {
-    /// Opens a generation, checking its sha256 against the one recorded at publication.
+    /// Opens a generation, checking its sha256 against the one recorded at publication; a layer
+    /// opens its base too, checked against the sha256 the layer carries.
     ///
     /// # Errors
-    /// `E_CORRUPT` when the file is missing, truncated, changed or unreadable.
+    /// `E_CORRUPT` when the file (or a layer's base) is missing, truncated, changed or unreadable.
     pub fn open(path: &Path, expected_sha256: &str) -> Result<Self> {
+        let mut index = Self::open_layer(path, expected_sha256)?;
+        if let Some(base_ref) = &index.base_ref {
+            let base_path = path.with_file_name(&base_ref.name);
+            let base = Self::open_layer(&base_path, &base_ref.sha256)?;
+            let corrupt = |why: &str| {
+                Error::Corrupt(format!(
+                    "vector index {} {why}; rebuild it with `tychora manage rebuild`",
+                    path.display()
+                ))
+            };
+            if base.base_ref.is_some() {
+                return Err(corrupt("is a layer over another layer"));
+            }
+            if base.keys.len() != base_ref.count
+                || index
+                    .deleted
+                    .iter()
+                    .any(|k| !base.positions.contains_key(k))
+            {
+                return Err(corrupt("does not match its base generation"));
+            }
+            index.bytes += base.bytes;
+            index.base = Some(Box::new(base));
+        }
+        Ok(index)
+    }
+
+    /// Opens one file without a layer's base: what publication reads to carry a layer forward.
+    ///
+    /// # Errors
+    /// As [`VectorIndex::open`].
+    pub fn open_layer(path: &Path, expected_sha256: &str) -> Result<Self> {
         let corrupt = |why: String| {
             Error::Corrupt(format!(
                 "vector index {} {why}; rebuild it with `tychora manage rebuild`",
@@ -477,19 +566,57 @@ impl VectorIndex {
             positions,
             payload,
             bytes: bytes.len() as u64,
+            base_ref: header.base,
+            base: None,
+            deleted: header.deleted.into_iter().collect(),
         })
     }
 
-    /// Vectors in the generation.
+    /// Vectors in the generation (a layer's with its base's, less the ones it removes).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.keys.len() + self.base_ref.as_ref().map_or(0, |b| b.count) - self.deleted.len()
     }
 
     /// Whether the generation holds no vector.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
+    }
+
+    /// A layer's base, the vectors the layer itself holds and the base keys it removes; `None`
+    /// for a full generation.
+    #[must_use]
+    pub fn layer(&self) -> Option<(&BaseRef, usize, usize)> {
+        self.base_ref
+            .as_ref()
+            .map(|b| (b, self.keys.len(), self.deleted.len()))
+    }
+
+    /// The base keys a layer removes.
+    #[must_use]
+    pub fn deleted(&self) -> &HashSet<u64> {
+        &self.deleted
+    }
+
+    /// The vectors this file itself holds (a layer's, not its base's), when they are flat; cosine
+    /// vectors come back normalised, which leaves every distance unchanged.
+    #[must_use]
+    pub fn own_entries(&self) -> Option<Vec<Entry<'_>>> {
+        let Payload::Flat(vectors) = &self.payload else {
+            return None;
+        };
+        Some(
+            (0..self.keys.len())
+                .map(|i| Entry {
+                    key: self.keys[i],
+                    owner: self.owners[i],
+                    collection: &self.collections[self.attrs[i].0 as usize],
+                    kind: &self.kinds[self.attrs[i].1 as usize],
+                    vector: &vectors[i * self.dimension..(i + 1) * self.dimension],
+                })
+                .collect(),
+        )
     }
 
     /// Sets the HNSW search breadth (benchmarks; the engine uses [`EXPANSION_SEARCH`]).
@@ -497,15 +624,22 @@ impl VectorIndex {
         if let Payload::Hnsw(index) = &self.payload {
             index.change_expansion_search(expansion);
         }
+        if let Some(base) = &self.base {
+            base.set_expansion_search(expansion);
+        }
     }
 
     /// The evidence owner of a chunk in this generation.
     #[must_use]
     pub fn owner_of(&self, key: u64) -> Option<u64> {
-        self.positions.get(&key).map(|&i| self.owners[i])
+        match self.positions.get(&key) {
+            Some(&i) => Some(self.owners[i]),
+            None if self.deleted.contains(&key) => None,
+            None => self.base.as_ref().and_then(|b| b.owner_of(key)),
+        }
     }
 
-    /// The file's size in bytes.
+    /// The file's size in bytes (a layer's with its base's).
     #[must_use]
     pub fn bytes(&self) -> u64 {
         self.bytes
@@ -519,14 +653,16 @@ impl VectorIndex {
             Payload::Flat(v) => v.len() * 4,
             Payload::Hnsw(index) => index.memory_usage(),
         };
-        // keys + owners (8 B each), attrs (4 B), positions (key, position and hash overhead).
-        (payload + self.keys.len() * (8 + 8 + 4 + 24)) as u64
+        // keys + owners (8 B each), attrs (4 B), positions (key, position and hash overhead);
+        // a layer's removed keys (key and hash overhead).
+        (payload + self.keys.len() * (8 + 8 + 4 + 24) + self.deleted.len() * 16) as u64
+            + self.base.as_ref().map_or(0, |b| b.memory_bytes())
     }
 
     /// Whether the search is exact (no graph).
     #[must_use]
     pub fn is_exact(&self) -> bool {
-        matches!(self.payload, Payload::Flat(_))
+        matches!(self.payload, Payload::Flat(_)) && self.base.as_ref().is_none_or(|b| b.is_exact())
     }
 
     /// The `k` nearest eligible chunks to `query`, nearest first, as (chunk id, distance).
@@ -548,10 +684,26 @@ impl VectorIndex {
                 self.dimension
             )));
         }
+        let mut found = self.search_file(query, k, eligible, &HashSet::new())?;
+        if let Some(base) = &self.base {
+            found.extend(base.search_file(query, k, eligible, &self.deleted)?);
+            found = top(found, k);
+        }
+        Ok(found)
+    }
+
+    /// [`VectorIndex::search`] over this file's own vectors, leaving out the keys in `removed`.
+    fn search_file(
+        &self,
+        query: &[f32],
+        k: usize,
+        eligible: &Eligible<'_>,
+        removed: &HashSet<u64>,
+    ) -> Result<Vec<(u64, f32)>> {
         if k == 0 || self.keys.is_empty() {
             return Ok(Vec::new());
         }
-        let allowed = self.allowed(eligible);
+        let allowed = self.allowed(eligible, removed);
         let admitted = |i: usize| allowed.as_ref().is_none_or(|a| a[i]);
         let eligible_count = allowed
             .as_ref()
@@ -613,9 +765,9 @@ impl VectorIndex {
         }
     }
 
-    /// Per position, whether the chunk is eligible (`None`: every chunk is).
-    fn allowed(&self, eligible: &Eligible<'_>) -> Option<Vec<bool>> {
-        if eligible.is_open() {
+    /// Per position, whether the chunk is eligible and not removed (`None`: every chunk is).
+    fn allowed(&self, eligible: &Eligible<'_>, removed: &HashSet<u64>) -> Option<Vec<bool>> {
+        if eligible.is_open() && removed.is_empty() {
             return None;
         }
         let collections: Vec<bool> = self
@@ -631,7 +783,10 @@ impl VectorIndex {
         Some(
             self.attrs
                 .iter()
-                .map(|(c, k)| collections[*c as usize] && kinds[*k as usize])
+                .zip(&self.keys)
+                .map(|((c, k), key)| {
+                    collections[*c as usize] && kinds[*k as usize] && !removed.contains(key)
+                })
                 .collect(),
         )
     }
@@ -706,6 +861,85 @@ mod tests {
                 vector: v,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_layer_answers_like_a_full_generation_of_the_same_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let names: Vec<String> = vec!["a".into(), "b".into()];
+        for n in [300, EXACT_BELOW + 300] {
+            let vs = vectors(n + 40, 16);
+            let all = entries(&vs, &names);
+            let base_path = dir.path().join(format!("base{n}.tyv"));
+            let (base_sha, _) = build(&base_path, &spec(16), &all[..n]).unwrap();
+            let base = BaseRef {
+                name: format!("base{n}.tyv"),
+                sha256: base_sha,
+                count: n,
+            };
+            // The layer removes every tenth base key and adds 40 new vectors.
+            let deleted: Vec<u64> = (1..=n as u64).filter(|k| k % 10 == 0).collect();
+            let layer_path = dir.path().join(format!("layer{n}.tyv"));
+            let (layer_sha, _) =
+                build_layer(&layer_path, &spec(16), &base, &deleted, &all[n..]).unwrap();
+            let layered = VectorIndex::open(&layer_path, &layer_sha).unwrap();
+            // The same vectors as one full generation.
+            let kept: Vec<Entry<'_>> = all
+                .iter()
+                .filter(|e| !deleted.contains(&e.key))
+                .cloned()
+                .collect();
+            let full_path = dir.path().join(format!("full{n}.tyv"));
+            let (full_sha, _) = build_as(&full_path, &spec(16), &kept, true).unwrap();
+            let full = VectorIndex::open(&full_path, &full_sha).unwrap();
+            assert_eq!(layered.len(), full.len());
+            assert_eq!(
+                layered.layer().map(|(b, own, gone)| (b.count, own, gone)),
+                Some((n, 40, deleted.len()))
+            );
+            assert_eq!(layered.owner_of(10), None, "a removed key has no owner");
+            assert_eq!(layered.owner_of(n as u64 + 3), Some(n as u64 + 3));
+            let only_b = ["b".to_string()];
+            for q in [&vs[9], &vs[n + 5], &vs[77]] {
+                for eligible in [
+                    Eligible::default(),
+                    Eligible {
+                        collections: &only_b,
+                        kinds: &[],
+                    },
+                ] {
+                    let got: Vec<u64> = layered
+                        .search(q, 10, &eligible)
+                        .unwrap()
+                        .iter()
+                        .map(|h| h.0)
+                        .collect();
+                    let want: Vec<u64> = full
+                        .search(q, 10, &eligible)
+                        .unwrap()
+                        .iter()
+                        .map(|h| h.0)
+                        .collect();
+                    assert!(!got.contains(&10), "a removed key is never returned");
+                    if n < EXACT_BELOW {
+                        assert_eq!(got, want, "an exact layer over an exact base is exact");
+                    } else {
+                        let overlap = got.iter().filter(|k| want.contains(k)).count();
+                        assert!(
+                            overlap >= 9,
+                            "graph base: {overlap}/10 of the exact neighbours"
+                        );
+                    }
+                }
+            }
+            // A changed base is refused through the layer.
+            let mut bytes = std::fs::read(&base_path).unwrap();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+            std::fs::write(&base_path, &bytes).unwrap();
+            let refused = VectorIndex::open(&layer_path, &layer_sha).unwrap_err();
+            assert!(refused.to_string().contains("sha256"), "{refused}");
+        }
     }
 
     #[test]

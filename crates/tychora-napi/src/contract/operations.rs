@@ -22,6 +22,9 @@ pub struct CompactReport {
     pub segments_after: i64,
     #[napi(js_name = "deleted_before")]
     pub deleted_before: i64,
+    /// The full vector generation a grown layer was folded into, or null.
+    #[napi(js_name = "text_folded_to")]
+    pub text_folded_to: Either<String, Null>,
     #[napi(js_name = "duration_ms")]
     pub duration_ms: f64,
 }
@@ -35,6 +38,7 @@ impl From<CoreCompactReport> for CompactReport {
             segments_before,
             segments_after,
             deleted_before,
+            text_folded_to,
             duration_ms,
         } = value;
         Self {
@@ -44,6 +48,7 @@ impl From<CoreCompactReport> for CompactReport {
             segments_before: count(segments_before),
             segments_after: count(segments_after),
             deleted_before: i64::try_from(deleted_before).unwrap_or(i64::MAX),
+            text_folded_to: nullable(text_folded_to),
             duration_ms,
         }
     }
