@@ -197,10 +197,15 @@ if (process.env.BENCH_SCALE !== '0') {
   console.error('# scale: history over 1,000 syncs')
   const history = await runHistory()
   results.history = { before_mb: history.before.corpus_sqlite_bytes / 1e6, after_mb: history.after.corpus_sqlite_bytes / 1e6 }
+  console.error('# scale: vector layers (local model)')
+  const { runTextLayers } = await import('./scale/text-layers.mjs')
+  const layers = await runTextLayers({ runs: RUNS })
+  results.text_layers = layers.rows
   md.push(
     '',
     `Growth (growth.md): one-file add job time ${results.growth.map((r) => `${f(r.one_file_add_ms, 0)} ms at ${r.chunks.toLocaleString('en')} chunks`).join(', ')}; full add ${results.growth.map((r) => `${f(r.full_add_mb_per_s, 1)} MB/s`).join(', ')}. ` +
-      `History (history.md): corpus.sqlite3 after 1,000 syncs ${f(results.history.before_mb, 1)} MB without maintenance, ${f(results.history.after_mb, 1)} MB with compaction + purge.`,
+      `History (history.md): corpus.sqlite3 after 1,000 syncs ${f(results.history.before_mb, 1)} MB without maintenance, ${f(results.history.after_mb, 1)} MB with compaction + purge. ` +
+      `Vector layers (text-layers.md): one-file add with the text channel ${results.text_layers.map((r) => `${f(r.one_file_add_ms, 0)} ms at ${r.windows.toLocaleString('en')} windows (a full generation: ${f(r.fold_ms, 0)} ms)`).join(', ')}.`,
   )
 }
 

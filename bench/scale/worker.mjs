@@ -9,7 +9,7 @@ const [task, raw] = process.argv.slice(2)
 const args = JSON.parse(raw ?? '{}')
 const out = {}
 if (task === 'full-add') {
-  await Workspace.init(args.ws)
+  await Workspace.init(args.ws, args.embeddings ? { embeddings: args.embeddings } : {})
   const ws = await Workspace.open(args.ws)
   const receipt = await ws.add({ paths: [args.data], kind: 'jsonl' })
   Object.assign(out, { job_ms: receipt.duration_ms, chunks: receipt.chunks, bytes: receipt.bytes_read })
@@ -19,7 +19,7 @@ if (task === 'full-add') {
   const receipt = await ws.add({ paths: args.paths })
   // As the CLI and the daemon do after a job: merge small segments, off the job's time.
   const compaction = await ws.compact()
-  Object.assign(out, { job_ms: receipt.duration_ms, chunks: receipt.chunks, compact_ms: compaction.duration_ms, merged: compaction.to_generation !== null })
+  Object.assign(out, { job_ms: receipt.duration_ms, chunks: receipt.chunks, embedded: receipt.embedding?.embedded ?? null, compact_ms: compaction.duration_ms, merged: compaction.to_generation !== null, folded: compaction.text_folded_to !== null })
   ws.close()
 } else if (task === 'status') {
   const ws = await Workspace.open(args.ws)
