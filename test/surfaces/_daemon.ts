@@ -12,10 +12,10 @@ export interface RunningDaemon {
   stop(): Promise<number | null>
 }
 
-/** Starts `tychora serve` for the workspaces on a free loopback port and waits until it listens. */
-export function startDaemon(workspaces: string[], env: Record<string, string> = {}): Promise<RunningDaemon> {
+/** Starts `tychora serve` for the workspaces on a free loopback port (with `flags`) and waits until it listens. */
+export function startDaemon(workspaces: string[], env: Record<string, string> = {}, flags: string[] = []): Promise<RunningDaemon> {
   return new Promise((resolve, reject) => {
-    const args = [CLI, 'serve', '--port', '0', ...workspaces.flatMap((w) => ['--workspace', w])]
+    const args = [CLI, 'serve', '--port', '0', ...workspaces.flatMap((w) => ['--workspace', w]), ...flags]
     const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     const timer = setTimeout(() => reject(new Error(`daemon did not start:\n${out}`)), 30_000)

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { connect } from '../../ts/client/http-client.js'
@@ -191,5 +191,59 @@ describe.skipIf(nativeMissing)('daemon', () => {
     } finally {
       holder.close()
     }
+  })
+
+  it('serve --watch keeps each root in sync through the daemon\'s own queue: one job per batch, in the root\'s collection; SIGTERM leaves no watcher', async () => {
+    const { dir, docs, ws } = await scratch()
+    const notes = join(dir, 'notes')
+    await mkdir(notes)
+    await writeFile(join(notes, 'tides.md'), '# Tides\n\nA tide gauge reading at the harbour.\n')
+    await cli(['init', ws])
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    expect((await cli(['add', '-w', ws, '--collection', 'notes', notes])).code).toBe(0)
+    // Written while nothing watched: the sync each collection gets at start catches it up.
+    await writeFile(join(docs, 'offline.md'), '# Offline\n\nA lighthouse keeper kept this log.\n')
+    const daemon = await startDaemon([ws], {}, ['--watch', '--debounce-ms', '100'])
+    const project = projectOf(ws)
+    const client = connect(daemon.url, { token: tokenOf(ws), project })
+    const [realDocs, realNotes] = [realpathSync(docs), realpathSync(notes)]
+    try {
+      await until(async () => daemon.output(), (out) => out.includes(`watch ${project}: ${realNotes} (collection notes)`))
+      expect(daemon.output()).toContain(`watch ${project}: ${realDocs} (collection default)`)
+      const caughtUp = await until(() => client.search({ query: 'lighthouse keeper' }), (r) => r.segments[0]?.source.path === 'offline.md')
+      expect(caughtUp.segments[0]?.source.path).toBe('offline.md')
+      // Jobs 1 and 2 were the CLI's adds, 3 and 4 the catch-up syncs: let both end first.
+      const ended = (s: { finished_at: number | null }) => s.finished_at !== null
+      expect((await until(() => Promise.all([3, 4].map((id) => client.jobStatus(id))), (jobs) => jobs.every(ended))).every(ended)).toBe(true)
+
+      // A new file is searchable within a generous deadline, through exactly one job.
+      await writeFile(join(docs, 'zebra.md'), '# Zebra\n\nA zebra crossing note.\n')
+      const found = await until(() => client.search({ query: 'zebra crossing' }), (r) => r.segments[0]?.source.path === 'zebra.md')
+      expect(found.segments[0]?.source.path).toBe('zebra.md')
+      const snapshot = await client.getEvidence(`snapshot:${found.snapshot_id}`)
+      const job = await client.jobStatus(snapshot.type === 'snapshot' ? (snapshot.job_id ?? 0) : 0)
+      expect(job.id).toBe(5)
+      expect(job.request.paths).toEqual([join(realDocs, 'zebra.md')])
+      expect(job.receipt?.added).toEqual(['zebra.md'])
+      await expect(client.jobStatus(6)).rejects.toMatchObject({ code: 'E_NOT_FOUND' })
+
+      // A change under the other root is added to its own collection, not duplicated into the default one.
+      await writeFile(join(notes, 'tides.md'), '# Tides\n\nA tide gauge reading at the harbour, and the spring swell.\n')
+      const swell = await until(() => client.search({ query: 'spring swell' }), (r) => r.segments[0]?.source.path === 'tides.md')
+      expect(swell.segments[0]?.source.collection).toBe('notes')
+      expect((await client.jobStatus(6)).request.collection).toBe('notes')
+      expect((await client.listSources({ collection: 'notes' })).total).toBe(1)
+
+      // A deletion syncs the folder, which records the removal.
+      await rm(join(docs, 'zebra.md'))
+      const gone = await until(() => client.search({ query: 'zebra crossing' }), (r) => !r.segments.some((s) => s.source.path === 'zebra.md'))
+      expect(gone.segments.some((s) => s.source.path === 'zebra.md')).toBe(false)
+    } finally {
+      // A subscription still open would keep the process alive: exiting at all means every watcher stopped.
+      const code = await Promise.race([daemon.stop(), new Promise((r) => setTimeout(() => r('still running'), 30_000))])
+      expect(code).toBe(0)
+    }
+    expect(existsSync(runtimePath(ws, 'daemon'))).toBe(false)
+    expect((await cli(['manage', 'verify', '-w', ws])).stdout).toMatch(/^ok/)
   })
 })

@@ -41,3 +41,11 @@ export const exitState = { code: 0 }
 export function writeOut(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 }
+
+/** `--debounce-ms` of `watch` and `serve --watch`: whole milliseconds up to a minute (default 300). */
+export function debounceMs(value: string | undefined): number {
+  if (value === undefined) return 300
+  const ms = Number(value)
+  if (!Number.isInteger(ms) || ms < 0 || ms > 60_000) throw new TychoraError('E_INVALID_ARGUMENT', `--debounce-ms must be a whole number of milliseconds from 0 to 60000, got ${value}`)
+  return ms
+}

@@ -10,6 +10,8 @@ import { createHttpApp } from '../http/app.js'
 import { startHttpServer } from '../http/server.js'
 import { createMcpHttpHandler } from '../mcp/http.js'
 import { ProjectRegistry } from '../service/registry.js'
+import type { JobStatus } from '../contracts/service.js'
+import { type WatchPlan, type WorkspaceWatch, watchWorkspace } from '../service/workspace-watch.js'
 import { type DaemonInfo, runningDaemon } from './discovery.js'
 
 export { type DaemonInfo, runningDaemon } from './discovery.js'
@@ -19,6 +21,17 @@ export interface DaemonOptions {
   workspaces: string[]
   port?: number
   host?: string
+  /** Keep each workspace's roots in sync from file events, through its own job queue (`serve --watch`). */
+  watch?: DaemonWatchOptions
+}
+
+export interface DaemonWatchOptions {
+  /** Quiet time after the last event before a batch (default 300 ms). */
+  debounceMs?: number
+  /** What a project watches, once its watchers are subscribed. */
+  onWatching?: (project: string, plan: WatchPlan) => void
+  onBatch?: (project: string, status: JobStatus) => void
+  onError?: (project: string, error: unknown) => void
 }
 
 export const DEFAULT_PORT = 7419
@@ -59,6 +72,7 @@ export class Daemon {
     const port = options.port === 0 ? await freePort(host) : (options.port ?? DEFAULT_PORT)
     const registry = new ProjectRegistry()
     const opened: Workspace[] = []
+    const watches: WorkspaceWatch[] = []
     try {
       for (const dir of options.workspaces) {
         const ws = await openConfigured(dir).catch(async (error: unknown) => {
@@ -68,6 +82,10 @@ export class Daemon {
         })
         opened.push(ws)
         registry.register(ws, { tokens: await ensureTokens(ws.dir), allowAgentAdd: ws.allowAgentAdd })
+      }
+      // Before the server listens: a root that cannot be watched fails the start, and nothing is left serving.
+      if (options.watch) {
+        for (const ws of opened) watches.push(await startWatch(ws, options.watch))
       }
       const instance = randomUUID()
       const app = createHttpApp(registry, { port, instance, mcp: createMcpHttpHandler(registry) })
@@ -80,15 +98,21 @@ export class Daemon {
         ws.resumeQueuedJobs()
       }
       const close = async () => {
+        // Unsubscribed first, so no batch starts while the jobs drain; one in progress ends with its job.
+        const watching = Promise.all(watches.map((w) => w.stop()))
         await server.close()
+        for (const ws of opened) await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
+        await watching
         for (const ws of opened) {
-          await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
           await rm(runtimePath(ws.dir, 'daemon'), { force: true })
           ws.close()
         }
       }
       return new Daemon(registry, server.url, server.port, close)
     } catch (error) {
+      const watching = Promise.all(watches.map((w) => w.stop()))
+      for (const ws of opened) await ws.stopJobs()
+      await watching
       for (const ws of opened) ws.close()
       throw error
     }
@@ -99,4 +123,15 @@ export class Daemon {
     this.#stopping ??= this.#close()
     return this.#stopping
   }
+}
+
+async function startWatch(ws: Workspace, options: DaemonWatchOptions): Promise<WorkspaceWatch> {
+  const project = ws.name
+  const watch = await watchWorkspace(ws, {
+    ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
+    onBatch: (status) => options.onBatch?.(project, status),
+    onError: (error) => options.onError?.(project, error),
+  })
+  options.onWatching?.(project, watch.plan)
+  return watch
 }

@@ -123,7 +123,8 @@ export class Watcher {
       }
     }
     const collapsed = [...targets].filter((t) => ![...targets].some((d) => d !== t && t.startsWith(d + sep)))
-    if (collapsed.length > 0) {
+    // Stopped during the probes: no job is queued behind a shutdown (its owner syncs at the next start).
+    if (collapsed.length > 0 && !this.#stopped) {
       try {
         const result = await this.#run(collapsed.sort())
         this.#options.onBatch?.({ targets: collapsed, events: paths.length, unstable }, result)

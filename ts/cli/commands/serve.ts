@@ -1,8 +1,11 @@
 import { defineCommand } from 'citty'
 import { runtimePath } from '../../contracts/runtime.js'
 import { DEFAULT_PORT, Daemon } from '../../daemon/daemon.js'
+import type { JobStatus } from '../../contracts/service.js'
 import { TychoraError } from '../../errors.js'
-import { resolveWorkspace } from '../context.js'
+import { visible } from '../../format/terminal.js'
+import type { WatchPlan } from '../../service/workspace-watch.js'
+import { debounceMs, resolveWorkspace } from '../context.js'
 
 /** `--workspace` may repeat; citty keeps only the last value, so read them from argv. */
 function workspaceFlags(argv: string[]): string[] {
@@ -21,13 +24,33 @@ export default defineCommand({
     workspace: { type: 'string', alias: 'w', description: 'Workspace to serve (repeat for several; default: the nearest .tychora/)' },
     port: { type: 'string', description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)` },
     host: { type: 'string', description: 'Address to listen on (default 127.0.0.1: loopback only)', default: '127.0.0.1' },
+    watch: {
+      type: 'boolean',
+      description: "Keep each workspace's roots in sync from file events: a catch-up sync at start, then each debounced batch is one job on the workspace's queue",
+      default: false,
+    },
+    'debounce-ms': { type: 'string', description: 'With --watch: quiet time after the last event before a batch (default 300)' },
   },
   async run({ args, rawArgs }) {
     const dirs = workspaceFlags(rawArgs)
     const workspaces = dirs.length > 0 ? dirs.map((d) => resolveWorkspace(d)) : [resolveWorkspace(undefined)]
     const port = args.port === undefined ? DEFAULT_PORT : Number(args.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TychoraError('E_INVALID_ARGUMENT', `--port must be 0-65535, got ${args.port}`)
-    const daemon = await Daemon.start({ workspaces, port, host: args.host })
+    if (!args.watch && args['debounce-ms'] !== undefined) throw new TychoraError('E_INVALID_ARGUMENT', '--debounce-ms applies only with --watch')
+    const watched: string[] = []
+    const watch = args.watch
+      ? {
+          debounceMs: debounceMs(args['debounce-ms']),
+          onWatching: (project: string, plan: WatchPlan) => watched.push(...watchLines(project, plan)),
+          onBatch: (project: string, status: JobStatus) => {
+            const r = status.receipt
+            const files = r ? `${r.files.added} added, ${r.files.changed} changed, ${r.files.removed} removed` : 'no receipt'
+            process.stderr.write(visible(`watch ${project}: job ${status.id} ${status.status}: ${files}\n`))
+          },
+          onError: (project: string, error: unknown) => process.stderr.write(visible(`watch ${project}: ${error instanceof Error ? error.message : String(error)}\n`)),
+        }
+      : undefined
+    const daemon = await Daemon.start({ workspaces, port, host: args.host, ...(watch ? { watch } : {}) })
     process.stdout.write(`tychora daemon listening on ${daemon.url} (pid ${process.pid})\n`)
     for (const name of daemon.registry.names()) {
       const ws = daemon.registry.workspace(name)
@@ -35,6 +58,7 @@ export default defineCommand({
         `  project ${name}: ${ws.dir}\n    owner token: ${runtimePath(ws.dir, 'ownerToken')}\n    agent token: ${runtimePath(ws.dir, 'agentToken')} (give this one to agents)\n    MCP: ${daemon.url}/mcp\n`,
       )
     }
+    for (const line of watched) process.stdout.write(visible(`${line}\n`))
     await new Promise<void>((resolve) => {
       const shutdown = (signal: string) => {
         process.stderr.write(`${signal}: draining requests and jobs…\n`)
@@ -48,3 +72,11 @@ export default defineCommand({
     })
   },
 })
+
+/** What `--watch` covers for one project, as the daemon's start-up lines. */
+function watchLines(project: string, plan: WatchPlan): string[] {
+  const lines = [...plan.collections].flatMap(([collection, roots]) => roots.map((root) => `  watch ${project}: ${root} (collection ${collection})`))
+  if (lines.length === 0) lines.push(`  watch ${project}: no roots yet (add sources, then restart the daemon)`)
+  for (const s of plan.skipped) lines.push(`  watch ${project}: not watching ${s.root}: ${s.reason}`)
+  return lines
+}

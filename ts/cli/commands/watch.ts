@@ -3,7 +3,7 @@ import { defineCommand } from 'citty'
 import type { Receipt } from '../../contracts/ingest.js'
 import { visible } from '../../format/terminal.js'
 import { Watcher } from '../../service/watch.js'
-import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { debounceMs, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
 import { withTarget } from '../route.js'
 
 export default defineCommand({
@@ -37,7 +37,7 @@ export default defineCommand({
         writeOut(visible(`job ${receipt.job_id} ${receipt.status}: ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.unchanged} unchanged${receipt.published ? ` · snapshot ${receipt.snapshot_id}` : ''}`))
       }
       const watcher = new Watcher(paths, sync, {
-        debounceMs: args['debounce-ms'] === undefined ? 300 : Number(args['debounce-ms']),
+        debounceMs: debounceMs(args['debounce-ms']),
         ignore: [dir],
         onBatch: (_batch, receipt) => {
           report(receipt as Receipt)
