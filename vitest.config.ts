@@ -12,7 +12,7 @@ export default defineConfig({
       { test: { name: 'native', include: ['test/native/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       // Agent surfaces: MCP over stdio and Streamable HTTP, the HTTP API and the daemon, through real clients.
       { test: { name: 'surfaces', include: ['test/surfaces/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
-      // Hostile input and crashes: a generated corpus under both profiles, kill -9 loops over add and serve.
+      // Hostile input and crashes: a generated corpus under both profiles, kill -9 loops over add, serve, compaction, backup and restore.
       { test: { name: 'hostile', include: ['test/hostile/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 120_000 } },
       { test: { name: 'eval', include: ['test/eval/**/*.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 } },
       // The package as a user installs it: npm pack, install the tarballs into an empty temp dir (runtime
