@@ -6,7 +6,7 @@ import { CLI, cli, nativeMissing, scratch } from './_setup.js'
 
 interface Receipt {
   job_id: number
-  files: { added: number; changed: number; removed: number }
+  files: { added: number; changed: number; removed: number; unchanged: number }
   changed: string[]
   snapshot_id: number | null
 }
@@ -89,5 +89,20 @@ describe.skipIf(nativeMissing)('tychora watch', () => {
     expect(slow[0]?.path).toBe('slow.md')
     expect(slow[0]?.text).toContain('zeppelin')
     expect((await search(ws, 'quokka census')).length).toBe(59)
+  })
+
+  it('adds to the collection it is given, so a tree added to one is not duplicated into the default', { timeout: 60_000 }, async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    expect((await cli(['add', '-w', ws, '--collection', 'notes', docs])).code).toBe(0)
+    const child = spawn(process.execPath, [CLI, 'watch', docs, '-w', ws, '--collection', 'notes', '--debounce-ms', '100', '--format', 'json'])
+    const out = receipts(child)
+    await out.until((r) => r.files.unchanged === 3)
+    await writeFile(join(docs, 'tides.md'), '# Tides\n\nA tide gauge reading at the harbour.\n')
+    await out.until((r) => r.files.added === 1)
+    child.kill('SIGINT')
+    expect(await new Promise((r) => child.on('close', r))).toBe(0)
+    const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)
+    expect(Object.fromEntries(status.collections.map((c: { name: string; active_sources: number }) => [c.name, c.active_sources]))).toEqual({ default: 0, notes: 4 })
   })
 })

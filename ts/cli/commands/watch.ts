@@ -14,6 +14,7 @@ export default defineCommand({
   args: {
     ...workspaceArg,
     paths: { type: 'positional', required: false, variadic: true, description: 'Files or directories to watch (default: the current directory)' },
+    collection: { type: 'string', description: 'Collection the changes are added to, as with add (default "default"): the one the paths were added to' },
     'debounce-ms': { type: 'string', description: 'Quiet time after the last event before a batch (default 300)' },
     format: { type: 'string', description: 'text | json (one receipt per line)', default: 'text' },
   },
@@ -22,8 +23,9 @@ export default defineCommand({
     const paths = (args.paths === undefined ? [process.cwd()] : [String(args.paths), ...args._.slice(1).map(String)]).map((p) => resolve(p))
     await withTarget(dir, async (target) => {
       const sync = async (targets: string[]): Promise<Receipt> => {
-        if (target.mode === 'local') return target.workspace.add({ paths: targets })
-        const job = await target.client.addSource({ paths: targets })
+        const request = { paths: targets, ...(args.collection ? { collection: args.collection } : {}) }
+        if (target.mode === 'local') return target.workspace.add(request)
+        const job = await target.client.addSource(request)
         for (;;) {
           const status = await target.client.jobStatus(job.job_id)
           if (status.receipt) return status.receipt
