@@ -459,3 +459,32 @@ fn a_query_run_is_recorded_with_its_scope_results_and_trace() {
     );
     let _ = ws_dir;
 }
+
+#[cfg(unix)]
+#[test]
+fn a_killed_copys_staging_folder_is_removed_by_the_next_copy_and_a_live_ones_is_kept() {
+    let (tmp, ws_dir, docs) = setup();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    add(&ws, &docs);
+    // A process that has exited: its pid names a staging folder nobody will finish.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let abandoned = tmp.path().join(format!(".copy.partial-{dead}"));
+    std::fs::create_dir_all(abandoned.join("artifacts")).unwrap();
+    std::fs::write(abandoned.join("corpus.sqlite3"), b"half a copy").unwrap();
+    // A running process (this test's parent, the harness) may be copying still.
+    let live = tmp.path().join(format!(
+        ".copy.partial-{}",
+        std::os::unix::process::parent_id()
+    ));
+    std::fs::create_dir_all(&live).unwrap();
+    // Another destination's folder is not this copy's business.
+    let other = tmp.path().join(format!(".other.partial-{dead}"));
+    std::fs::create_dir_all(&other).unwrap();
+
+    ws.backup(&tmp.path().join("copy")).unwrap();
+    assert!(!abandoned.exists(), "the dead copy's folder is collected");
+    assert!(live.exists(), "a live process's folder is kept");
+    assert!(other.exists(), "another destination's folder is kept");
+}

@@ -92,6 +92,7 @@ impl Staging {
             .map_or_else(|| "backup".into(), |n| n.to_string_lossy().into_owned());
         let dir = parent.join(format!(".{name}.partial-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
+        remove_abandoned(parent, &name);
         fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(Self { dir, done: false })
     }
@@ -107,6 +108,50 @@ impl Staging {
         self.done = true;
         Ok(())
     }
+}
+
+/// Removes the staging folders of earlier backups or restores to the same destination whose
+/// process is gone (killed mid-copy: nothing else ever collects them). A folder whose process
+/// still runs is left alone: it may be a concurrent copy.
+fn remove_abandoned(parent: &Path, name: &str) {
+    let prefix = format!(".{name}.partial-");
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !process_alive(pid) {
+            log::info!(
+                "removing {} (left by a copy that did not finish)",
+                entry.path().display()
+            );
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return true;
+    };
+    // Signal 0 checks existence only; EPERM means it exists under another user.
+    // SAFETY: kill(2) with signal 0 sends nothing.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    // Without a cheap liveness check, keep the folder (never remove a running copy's).
+    true
 }
 
 impl Drop for Staging {
