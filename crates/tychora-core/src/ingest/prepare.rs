@@ -99,7 +99,7 @@ pub fn prepare_all(
         .collect()
 }
 
-fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
+pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     let rel = candidate.rel_path.as_str();
     let kind = match ctx.kind_override {
         Some(forced) => forced.resolve(rel),

@@ -267,35 +267,88 @@ impl<'a> AddJob<'a> {
     }
 
     /// Stages 2–5 for one target: walk, prepare, store artifacts, commit rows, sync removals.
+    /// Prepare (on every core) and commit (on this thread) overlap: file `i`'s artifact and rows
+    /// are written while the workers parse the files after it, all rows in one transaction.
     fn capture(&mut self, conn: &mut Connection, target: &Target) -> Result<()> {
         let candidates = self.walk(target);
         self.steps
             .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
-        self.steps.begin(conn, "prepare")?;
-        let outcomes = self.prepare(target, &candidates);
-        failpoint("after-prepare");
-        // Artifacts first (outside any transaction), then canonical rows in one transaction.
-        for outcome in &outcomes {
-            if let Outcome::Ready(p) = outcome
-                && p.extraction.is_some()
-                && super::withdraw::erased_on_request(conn, &p.sha256)?.is_none()
-            {
-                self.engine.artifacts().put(&p.sha256, &p.bytes)?;
+        let engine = self.engine;
+        let on_progress = self.on_progress;
+        let inputs = self.prepare_inputs(target, &candidates);
+        let total = candidates.len();
+        let prepared = std::sync::atomic::AtomicUsize::new(0);
+        let prepare_started = now_ms();
+        let prepare_ended = std::sync::atomic::AtomicI64::new(prepare_started);
+        // Where the bytes came from: the repository commit, read without running git.
+        let provenance = capture::git::head_of(&target.root).map_or_else(
+            || serde_json::json!({}),
+            |head| serde_json::json!({ "git": head }),
+        );
+        let published: HashMap<(i64, String), i64> = self
+            .published()
+            .into_iter()
+            .map(|(k, m)| (k, m.source_id))
+            .collect();
+        let mut tx = RowsTransaction::new(conn);
+        let mut commit_started = None;
+        with_context(engine, self.kind_override, target, &inputs, |ctx| {
+            crate::parallel::map_in_order(
+                &candidates,
+                crate::parallel::cores(),
+                |candidate| {
+                    let outcome = prepare::prepare_one(ctx, candidate);
+                    let done = prepared.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    on_progress(Progress {
+                        phase: Phase::Prepare,
+                        done,
+                        total,
+                    });
+                    if done == total {
+                        prepare_ended.store(now_ms(), std::sync::atomic::Ordering::Relaxed);
+                    }
+                    outcome
+                },
+                |i, outcome| {
+                    let candidate = &candidates[i];
+                    let outcome = outcome.unwrap_or_else(|| {
+                        Outcome::Failed(Diagnostic::error(
+                            &candidate.rel_path,
+                            crate::error::ErrorCode::Internal,
+                            "worker thread panicked",
+                        ))
+                    });
+                    if commit_started.is_none() {
+                        // Something is prepared and nothing written yet (the crash tests stop here).
+                        failpoint("after-prepare");
+                        commit_started = Some(now_ms());
+                    }
+                    let conn = tx.begun()?;
+                    self.commit_one(conn, target, candidate, outcome, &published, &provenance)
+                },
+            )
+        })?;
+        {
+            let conn = tx.begun()?;
+            if target.is_dir {
+                self.remove_missing(conn, target)?;
             }
         }
-        self.steps
-            .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
-        self.steps.begin(conn, "commit")?;
-        // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
-        // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
-        let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        self.commit(&mut tx, target, &candidates, outcomes)?;
-        if target.is_dir {
-            self.remove_missing(&tx, target)?;
-        }
         tx.commit()?;
-        self.steps.finish(
+        let conn = tx.connection();
+        let prepare_ended = prepare_ended.load(std::sync::atomic::Ordering::Relaxed);
+        self.steps.record(
             conn,
+            "prepare",
+            prepare_started,
+            prepare_ended,
+            &serde_json::json!({ "files": total }),
+        )?;
+        self.steps.record(
+            conn,
+            "commit",
+            commit_started.unwrap_or(prepare_ended),
+            now_ms(),
             &serde_json::json!({ "units": self.tally.units, "chunks": self.tally.chunks }),
         )?;
         failpoint("after-commit");
@@ -320,54 +373,35 @@ impl<'a> AddJob<'a> {
         walked.candidates
     }
 
-    /// Stage 3: read, hash, parse and chunk every candidate on all cores (no side effects).
+    /// Stage 3 alone (a plan): read, hash, parse and chunk every candidate on all cores.
     fn prepare(&self, target: &Target, candidates: &[Candidate]) -> Vec<Outcome> {
-        let engine = self.engine;
-        let published = self.published();
-        let current_sha = |rel: &str| {
-            published
-                .get(&(target.root_id, rel.to_string()))
-                .map(|m| m.sha256.clone())
-        };
-        let syntax_cached = |key: &str| {
-            engine
-                .with_reader(|c| {
-                    Ok(c.query_row(
-                        "SELECT payload FROM syntax_cache WHERE key = ?1",
-                        params![key],
-                        |r| r.get::<_, String>(0),
-                    )
-                    .optional()?)
-                })
-                .ok()
-                .flatten()
-        };
-        let python_packages =
-            crate::code::python_packages(candidates.iter().map(|c| c.rel_path.as_str()));
-        let pack = engine.pack();
-        let ctx = PrepareContext {
-            root: &target.root,
-            kind_override: self.kind_override,
-            kinds: &pack.kinds,
-            profile: &engine.config().default_profile,
-            max_file_bytes: engine.config().capture.max_file_bytes,
-            max_line_bytes: engine.config().capture.max_line_bytes,
-            python_packages: &python_packages,
-            chunking: ChunkOptions {
-                target_tokens: pack.chunking.target_tokens,
-                soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens,
-            },
-            current_sha: &current_sha,
-            syntax_cached: &syntax_cached,
-        };
+        let inputs = self.prepare_inputs(target, candidates);
         let total = candidates.len();
-        prepare::prepare_all(&ctx, candidates, &|done| {
-            (self.on_progress)(Progress {
-                phase: Phase::Prepare,
-                done,
-                total,
-            });
+        with_context(self.engine, self.kind_override, target, &inputs, |ctx| {
+            prepare::prepare_all(ctx, candidates, &|done| {
+                (self.on_progress)(Progress {
+                    phase: Phase::Prepare,
+                    done,
+                    total,
+                });
+            })
         })
+    }
+
+    /// What preparing the candidates of `target` needs from the job (owned, so that the job can
+    /// commit while they are prepared).
+    fn prepare_inputs(&self, target: &Target, candidates: &[Candidate]) -> PrepareInputs {
+        PrepareInputs {
+            current: self
+                .published()
+                .into_iter()
+                .filter(|((root_id, _), _)| *root_id == target.root_id)
+                .map(|((_, rel), m)| (rel, m.sha256.clone()))
+                .collect(),
+            python_packages: crate::code::python_packages(
+                candidates.iter().map(|c| c.rel_path.as_str()),
+            ),
+        }
     }
 
     /// (root_id, rel_path) → the member currently published for it in this job's collection.
@@ -379,138 +413,135 @@ impl<'a> AddJob<'a> {
             .collect()
     }
 
-    /// Stage 4: canonical rows for every prepared file, each in a savepoint so that whatever goes
-    /// wrong with one file (a constraint, a value SQLite refuses) fails that file, never the job.
-    fn commit(
+    /// Stage 4 for one prepared file: its original's bytes (stored before the rows that name
+    /// them commit) and its canonical rows in a savepoint, so that whatever goes wrong with one
+    /// file (a constraint, a value SQLite refuses) fails that file, never the job.
+    fn commit_one(
         &mut self,
-        tx: &mut rusqlite::Transaction<'_>,
+        conn: &mut Connection,
         target: &Target,
-        candidates: &[Candidate],
-        outcomes: Vec<Outcome>,
+        candidate: &Candidate,
+        outcome: Outcome,
+        published: &HashMap<(i64, String), i64>,
+        provenance: &serde_json::Value,
     ) -> Result<()> {
-        // Where the bytes came from: the repository commit, read without running git.
-        let provenance = capture::git::head_of(&target.root).map_or_else(
-            || serde_json::json!({}),
-            |head| serde_json::json!({ "git": head }),
-        );
-        let published: HashMap<(i64, String), i64> = self
-            .published()
-            .into_iter()
-            .map(|(k, m)| (k, m.source_id))
-            .collect();
-        let t = &mut self.tally;
-        for (candidate, outcome) in candidates.iter().zip(outcomes) {
-            let key = (target.root_id, candidate.rel_path.clone());
-            if t.seen.contains(&key) {
-                continue; // two targets of one job overlap: the file was handled already
-            }
-            t.files.scanned += 1;
-            let prepared = match outcome {
-                Outcome::Skipped(diag) => {
-                    t.files.skipped += 1;
-                    t.diagnostics.push(diag);
-                    continue;
-                }
-                Outcome::Failed(diag) => {
-                    t.files.failed += usize::from(diag.level == "error");
-                    t.files.skipped += usize::from(diag.level != "error");
-                    t.diagnostics.push(diag);
-                    // A file that can no longer be read keeps its published revision.
-                    t.seen.insert(key);
-                    continue;
-                }
-                Outcome::Ready(prepared) => prepared,
-            };
-            t.bytes_read += prepared.bytes.len() as u64;
-            t.seen.insert(key.clone());
-            let Some(extraction) = &prepared.extraction else {
-                t.files.unchanged += 1;
-                continue;
-            };
-            if let Some((at, reason)) = super::withdraw::erased_on_request(tx, &prepared.sha256)? {
-                t.files.skipped += 1;
-                t.diagnostics.push(Diagnostic::warning(
-                    &candidate.rel_path,
-                    crate::error::ErrorCode::Forbidden,
-                    format!("these bytes were erased on request at {at} (unix ms): {reason}; not captured again"),
-                ));
-                continue;
-            }
-            if let Some((at, reason)) = super::withdraw::withdrawn(
-                tx,
-                self.collection_id,
-                target.root_id,
-                &candidate.rel_path,
-            )? {
-                // A withdrawn source stays out until its withdrawal is lifted; a sync does not
-                // bring it back.
-                t.files.skipped += 1;
-                t.diagnostics.push(Diagnostic::info(
-                    &candidate.rel_path,
-                    crate::error::ErrorCode::Forbidden,
-                    format!("withdrawn at {at} (unix ms): {reason}; not captured"),
-                ));
-                continue;
-            }
-            let savepoint = tx.savepoint()?;
-            let written = commit::write_revision(
-                &savepoint,
-                self.engine,
-                &commit::Place {
-                    collection_id: self.collection_id,
-                    root_id: target.root_id,
-                    rel_path: &candidate.rel_path,
-                    abs_path: &candidate.path,
-                },
-                &prepared,
-                extraction,
-                &self.fingerprint,
-                &provenance,
-            )
-            .and_then(|m| {
-                if t.member_sources.contains(&m.source_id) {
-                    Err(Error::Conflict(
-                        "another file of this job already maps to the same source".into(),
-                    ))
-                } else {
-                    Ok(m)
-                }
-            });
-            let written = match written {
-                Ok(m) => {
-                    savepoint.commit()?;
-                    m
-                }
-                Err(e) => {
-                    drop(savepoint); // rolls back this file's rows
-                    t.files.failed += 1;
-                    t.diagnostics.push(Diagnostic::error(
-                        &candidate.rel_path,
-                        e.code(),
-                        format!("not recorded: {e}"),
-                    ));
-                    continue;
-                }
-            };
-            t.member_sources.insert(written.source_id);
-            t.units += extraction.units.len();
-            t.chunks += extraction.chunks.len();
-            t.diagnostics.extend(extraction.diagnostics.iter().cloned());
-            if let Some(old) = published.get(&key) {
-                t.replaced.insert(*old);
-                t.files.changed += 1;
-                t.changed.push(candidate.rel_path.clone());
-            } else {
-                t.files.added += 1;
-                t.added.push(candidate.rel_path.clone());
-            }
-            t.new_members.push(written);
+        if let Outcome::Ready(p) = &outcome
+            && p.extraction.is_some()
+            && super::withdraw::erased_on_request(conn, &p.sha256)?.is_none()
+        {
+            self.engine.artifacts().put(&p.sha256, &p.bytes)?;
         }
+        let t = &mut self.tally;
+        let key = (target.root_id, candidate.rel_path.clone());
+        if t.seen.contains(&key) {
+            return Ok(()); // two targets of one job overlap: the file was handled already
+        }
+        t.files.scanned += 1;
+        let prepared = match outcome {
+            Outcome::Skipped(diag) => {
+                t.files.skipped += 1;
+                t.diagnostics.push(diag);
+                return Ok(());
+            }
+            Outcome::Failed(diag) => {
+                t.files.failed += usize::from(diag.level == "error");
+                t.files.skipped += usize::from(diag.level != "error");
+                t.diagnostics.push(diag);
+                // A file that can no longer be read keeps its published revision.
+                t.seen.insert(key);
+                return Ok(());
+            }
+            Outcome::Ready(prepared) => prepared,
+        };
+        t.bytes_read += prepared.bytes.len() as u64;
+        t.seen.insert(key.clone());
+        let Some(extraction) = &prepared.extraction else {
+            t.files.unchanged += 1;
+            return Ok(());
+        };
+        if let Some((at, reason)) = super::withdraw::erased_on_request(conn, &prepared.sha256)? {
+            t.files.skipped += 1;
+            t.diagnostics.push(Diagnostic::warning(
+                &candidate.rel_path,
+                crate::error::ErrorCode::Forbidden,
+                format!("these bytes were erased on request at {at} (unix ms): {reason}; not captured again"),
+            ));
+            return Ok(());
+        }
+        if let Some((at, reason)) = super::withdraw::withdrawn(
+            conn,
+            self.collection_id,
+            target.root_id,
+            &candidate.rel_path,
+        )? {
+            // A withdrawn source stays out until its withdrawal is lifted; a sync does not
+            // bring it back.
+            t.files.skipped += 1;
+            t.diagnostics.push(Diagnostic::info(
+                &candidate.rel_path,
+                crate::error::ErrorCode::Forbidden,
+                format!("withdrawn at {at} (unix ms): {reason}; not captured"),
+            ));
+            return Ok(());
+        }
+        let savepoint = conn.savepoint()?;
+        let written = commit::write_revision(
+            &savepoint,
+            self.engine,
+            &commit::Place {
+                collection_id: self.collection_id,
+                root_id: target.root_id,
+                rel_path: &candidate.rel_path,
+                abs_path: &candidate.path,
+            },
+            &prepared,
+            extraction,
+            &self.fingerprint,
+            provenance,
+        )
+        .and_then(|m| {
+            if t.member_sources.contains(&m.source_id) {
+                Err(Error::Conflict(
+                    "another file of this job already maps to the same source".into(),
+                ))
+            } else {
+                Ok(m)
+            }
+        });
+        let written = match written {
+            Ok(m) => {
+                savepoint.commit()?;
+                m
+            }
+            Err(e) => {
+                drop(savepoint); // rolls back this file's rows
+                t.files.failed += 1;
+                t.diagnostics.push(Diagnostic::error(
+                    &candidate.rel_path,
+                    e.code(),
+                    format!("not recorded: {e}"),
+                ));
+                return Ok(());
+            }
+        };
+        t.member_sources.insert(written.source_id);
+        t.units += extraction.units.len();
+        t.chunks += extraction.chunks.len();
+        t.diagnostics.extend(extraction.diagnostics.iter().cloned());
+        if let Some(old) = published.get(&key) {
+            t.replaced.insert(*old);
+            t.files.changed += 1;
+            t.changed.push(candidate.rel_path.clone());
+        } else {
+            t.files.added += 1;
+            t.added.push(candidate.rel_path.clone());
+        }
+        t.new_members.push(written);
         Ok(())
     }
 
     /// Stage 5: a sync of a directory removes the members under it that the walk no longer finds.
-    fn remove_missing(&mut self, tx: &rusqlite::Transaction<'_>, target: &Target) -> Result<()> {
+    fn remove_missing(&mut self, tx: &Connection, target: &Target) -> Result<()> {
         let prefix = capture::rel_path(&target.root, &target.start);
         let under = |rel: &str| {
             target.start == target.root || rel == prefix || rel.starts_with(&format!("{prefix}/"))
@@ -639,4 +670,98 @@ fn merge_exclusions(into: &mut Vec<capture::Exclusion>, from: Vec<capture::Exclu
             None => into.push(e),
         }
     }
+}
+
+/// The job's rows transaction on the writer connection. It begins at the first write, so that
+/// preparing holds no lock (the daemon queues jobs and the query log commits meanwhile), and it
+/// rolls back when dropped uncommitted (an error, or a panic unwinding through the job).
+struct RowsTransaction<'c> {
+    conn: &'c mut Connection,
+    begun: bool,
+}
+
+impl<'c> RowsTransaction<'c> {
+    fn new(conn: &'c mut Connection) -> Self {
+        Self { conn, begun: false }
+    }
+
+    /// The connection inside the transaction, beginning it if needed.
+    fn begun(&mut self) -> Result<&mut Connection> {
+        if !self.begun {
+            // Immediate: the first statements read, and a deferred transaction whose snapshot
+            // went stale (the query log commits on its own connection) cannot upgrade to a
+            // writer (SQLITE_BUSY).
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.begun = true;
+        }
+        Ok(self.conn)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        if self.begun {
+            self.conn.execute_batch("COMMIT")?;
+            self.begun = false;
+        }
+        Ok(())
+    }
+
+    /// The connection, outside any transaction once committed.
+    fn connection(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl Drop for RowsTransaction<'_> {
+    fn drop(&mut self) {
+        if self.begun {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+/// The published sha256 of each path of a target's root, and its Python packages.
+struct PrepareInputs {
+    current: HashMap<String, String>,
+    python_packages: std::collections::HashSet<String>,
+}
+
+/// Calls `f` with the context preparing a target's candidates reads (the pack's chunking and
+/// kinds, the capture limits, the published shas, the syntax cache).
+fn with_context<R>(
+    engine: &Engine,
+    kind_override: Option<KindOverride>,
+    target: &Target,
+    inputs: &PrepareInputs,
+    f: impl FnOnce(&PrepareContext<'_>) -> R,
+) -> R {
+    let current_sha = |rel: &str| inputs.current.get(rel).cloned();
+    let syntax_cached = |key: &str| {
+        engine
+            .with_reader(|c| {
+                Ok(c.query_row(
+                    "SELECT payload FROM syntax_cache WHERE key = ?1",
+                    params![key],
+                    |r| r.get::<_, String>(0),
+                )
+                .optional()?)
+            })
+            .ok()
+            .flatten()
+    };
+    let pack = engine.pack();
+    f(&PrepareContext {
+        root: &target.root,
+        kind_override,
+        kinds: &pack.kinds,
+        profile: &engine.config().default_profile,
+        max_file_bytes: engine.config().capture.max_file_bytes,
+        max_line_bytes: engine.config().capture.max_line_bytes,
+        python_packages: &inputs.python_packages,
+        chunking: ChunkOptions {
+            target_tokens: pack.chunking.target_tokens,
+            soft_ceiling_tokens: pack.chunking.soft_ceiling_tokens,
+        },
+        current_sha: &current_sha,
+        syntax_cached: &syntax_cached,
+    })
 }

@@ -74,6 +74,23 @@ impl Steps {
         Ok(())
     }
 
+    /// A finished step whose span the caller measured (steps that overlap, such as prepare and
+    /// commit, are recorded once both are done).
+    pub(crate) fn record(
+        &mut self,
+        conn: &Connection,
+        name: &str,
+        started_at: i64,
+        finished_at: i64,
+        detail: &serde_json::Value,
+    ) -> Result<()> {
+        conn.execute(
+            "INSERT INTO job_steps (job_id, name, status, started_at, finished_at, detail_json) VALUES (?1, ?2, 'done', ?3, ?4, ?5)",
+            params![self.job_id, name, started_at, finished_at, detail.to_string()],
+        )?;
+        Ok(())
+    }
+
     /// Closes the open step with its details.
     pub(crate) fn finish(&mut self, conn: &Connection, detail: &serde_json::Value) -> Result<()> {
         if let Some(id) = self.open.take() {
