@@ -541,3 +541,48 @@ fn a_small_change_writes_a_vector_layer_that_backup_follows_and_compaction_folds
         "a full generation is not folded again"
     );
 }
+
+#[test]
+fn a_layer_whose_base_is_gone_is_reported_and_rebuilt_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "");
+    common::add(&ws, &docs);
+    let base = text_files(ws.dir())[0].0.clone();
+    std::fs::write(
+        docs.join("music.md"),
+        "# Strings\n\nA cello is tuned in fifths, lower than a viola.\n",
+    )
+    .unwrap();
+    common::add(&ws, &docs);
+    assert_eq!(text_files(ws.dir()).len(), 2, "a layer over the base");
+    let dir = ws.dir().to_path_buf();
+    drop(ws);
+    std::fs::remove_file(dir.join("indexes/text").join(&base)).unwrap();
+
+    let ws = Workspace::open(&dir).unwrap();
+    let report = ws.verify().unwrap();
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.code == "E_CORRUPT" && p.message.contains("manage rebuild")),
+        "{:?}",
+        report.problems
+    );
+    // A new layer is never written over the missing base: the next add builds a full file.
+    std::fs::write(
+        docs.join("tea.md"),
+        "# Tea\n\nGreen tea is steeped below boiling.\n",
+    )
+    .unwrap();
+    common::add(&ws, &docs);
+    assert_eq!(
+        texts(&ws, "stringed instrument tuning", None)[0].0,
+        "music.md"
+    );
+    // The older snapshot's layer is repaired whole from the records.
+    let rebuilt = ws.rebuild(&|_| {}).unwrap();
+    assert!(ws.verify().unwrap().ok, "{rebuilt:?}");
+}

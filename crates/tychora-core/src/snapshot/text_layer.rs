@@ -70,6 +70,10 @@ pub(super) fn plan(
         let Some((base, _, _)) = layer.layer() else {
             return Ok(None);
         };
+        if !text.dir.join(&base.name).is_file() {
+            // A missing base cannot carry another layer: build a full generation instead.
+            return Ok(None);
+        }
         (base.clone(), Some(layer))
     } else {
         // A full parent is the base as it is: not read here (readers check its sha256 on open).
