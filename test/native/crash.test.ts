@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
@@ -64,6 +65,39 @@ describe.skipIf(nativeMissing)('crash safety of add', () => {
       expect(result.segments[0]?.source.path).toBe('http-caching.md')
     } finally {
       handle.close()
+    }
+  })
+
+  it('an abort after a vector layer is written leaves the previous snapshot answering from its own vectors', async () => {
+    const model = process.env.TYCHORA_TEST_MODEL ?? join(homedir(), '.cache', 'tychora', 'models', 'all-MiniLM-L6-v2')
+    const { dir, docs, ws } = await scratch()
+    expect((await cli(['init', ws, '--embeddings', 'local'])).code).toBe(0)
+    await appendFile(join(ws, 'workspace.toml'), `model_dir = ${JSON.stringify(model)}\ncache_dir = ${JSON.stringify(join(dir, 'cache'))}\n`)
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    const before = await readdir(join(ws, 'indexes', 'text'))
+    await writeFile(join(docs, 'cello.md'), '# Strings\n\nA cello is tuned in fifths, lower than a viola.\n')
+    // The layer over the first vector file is written, then the job aborts before publishing.
+    const crashed = await cli(['add', '-w', ws, docs], { env: { TYCHORA_FAILPOINT: 'after-index' } })
+    expect(crashed.signal).toBe('SIGABRT')
+    expect((await readdir(join(ws, 'indexes', 'text'))).length).toBe(before.length + 1)
+    const text = async (handle: Workspace) => (await handle.search({ query: 'stringed instrument tuning', channels: ['text'] })).segments.map((s) => s.source.path)
+    const handle = await Workspace.open(ws)
+    try {
+      expect((await handle.status()).current_snapshot?.id).toBe(1)
+      expect((await handle.verify()).problems).toEqual([])
+      expect(await text(handle)).not.toContain('cello.md')
+    } finally {
+      handle.close()
+    }
+    const rerun = await cli(['add', '-w', ws, docs])
+    expect(rerun.code).toBe(0)
+    const after = await Workspace.open(ws)
+    try {
+      expect((await after.status()).current_snapshot?.id).toBe(2)
+      expect((await after.verify()).problems).toEqual([])
+      expect((await text(after))[0]).toBe('cello.md')
+    } finally {
+      after.close()
     }
   })
 })
