@@ -4,35 +4,11 @@
 // one-file change, the workspace's size on disk with its breakdown, and a query's p50 after the
 // adds. Each measurement runs in its own process (bench/scale/worker.mjs).
 // Usage: node bench/scale/growth.mjs [copies,...]   (BENCH_RUNS, default 3)
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gunzipSync } from 'node:zlib'
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const shared = resolve(root, '../shared/data')
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
-function worker(task, args) {
-  const out = execFileSync(process.execPath, [join(root, 'bench/scale/worker.mjs'), task, JSON.stringify(args)], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] })
-  return JSON.parse(out.trim().split('\n').pop())
-}
-
-/** Writes `copies` renamed copies of the SciFact corpus into `dir`; returns the bytes written. */
-function corpus(dir, copies) {
-  mkdirSync(dir, { recursive: true })
-  const lines = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz'))).toString('utf8').trim().split('\n')
-  let bytes = 0
-  for (let k = 0; k < copies; k++) {
-    const body = `${lines.map((l) => { const d = JSON.parse(l); d._id = `c${k}-${d._id}`; return JSON.stringify(d) }).join('\n')}\n`
-    writeFileSync(join(dir, `copy-${String(k).padStart(3, '0')}.jsonl`), body)
-    bytes += Buffer.byteLength(body)
-  }
-  return bytes
-}
+import { RUNS, median, root, scifactCopies, worker } from './common.mjs'
 
 export async function runGrowth({ sizes = [1, 4, 16, 64], runs = RUNS } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'tychora-growth-'))
@@ -40,7 +16,7 @@ export async function runGrowth({ sizes = [1, 4, 16, 64], runs = RUNS } = {}) {
   try {
     for (const copies of sizes) {
       const data = join(scratch, `data-${copies}`)
-      const input = corpus(data, copies)
+      const input = scifactCopies(data, copies)
       const ws = join(scratch, `ws-${copies}`)
       const full = worker('full-add', { ws, data })
       const one = []

@@ -6,32 +6,11 @@
 // SciFact copies repeat the same texts, so after the first copy the user cache supplies every
 // vector and the figures are the index's, not the model's.
 // Usage: node bench/scale/text-layers.mjs [copies,...]   (BENCH_RUNS, default 3)
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gunzipSync } from 'node:zlib'
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const shared = resolve(root, '../shared/data')
-const RUNS = Number(process.env.BENCH_RUNS ?? 3)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
-function worker(task, args) {
-  const out = execFileSync(process.execPath, [join(root, 'bench/scale/worker.mjs'), task, JSON.stringify(args)], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] })
-  return JSON.parse(out.trim().split('\n').pop())
-}
-
-const records = () => gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz'))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l))
-
-function copies(dir, n, from = 0, count = Number.POSITIVE_INFINITY, prefix = 'c') {
-  mkdirSync(dir, { recursive: true })
-  const docs = records().slice(0, count)
-  for (let k = from; k < from + n; k++) {
-    writeFileSync(join(dir, `${prefix}${String(k).padStart(3, '0')}.jsonl`), `${docs.map((d) => JSON.stringify({ ...d, _id: `${prefix}${k}-${d._id}` })).join('\n')}\n`)
-  }
-}
+import { RUNS, median, root, scifactCopies, worker } from './common.mjs'
 
 export async function runTextLayers({ sizes = [1, 4], runs = RUNS } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'tychora-layers-'))
@@ -39,7 +18,7 @@ export async function runTextLayers({ sizes = [1, 4], runs = RUNS } = {}) {
   try {
     for (const n of sizes) {
       const data = join(scratch, `data-${n}`)
-      copies(data, n)
+      scifactCopies(data, n)
       const ws = join(scratch, `ws-${n}`)
       const full = worker('full-add', { ws, data, embeddings: 'local' })
       const one = []
@@ -51,7 +30,7 @@ export async function runTextLayers({ sizes = [1, 4], runs = RUNS } = {}) {
       // 6% of the corpus as new records with texts the cache holds: a layer (under 10%), then
       // folded by the compaction that follows (over 5%).
       const extra = join(scratch, `extra-${n}`)
-      copies(extra, 1, 0, Math.ceil(full.chunks * 0.06), 'x')
+      scifactCopies(extra, 1, { count: Math.ceil(full.chunks * 0.06), prefix: 'x' })
       const grown = worker('add', { ws, paths: [extra] })
       const status = worker('status', { ws })
       const row = {

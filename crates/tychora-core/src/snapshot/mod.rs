@@ -771,17 +771,15 @@ pub fn compact(
             compaction.documents
         )));
     }
-    let tx = conn.transaction()?;
-    tx.execute(
-        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at) VALUES (?1, ?2, ?3, 'verified', ?4)",
-        params![family_id, name, documents, now_ms()],
+    repoint(
+        conn,
+        snapshot_id,
+        family_id,
+        batch_id,
+        &name,
+        documents,
+        None,
     )?;
-    let compacted = tx.last_insert_rowid();
-    tx.execute(
-        "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
-        params![compacted, snapshot_id, family_id, batch_id],
-    )?;
-    tx.commit()?;
     report.to_generation = Some(name);
     report.segments_after = compaction.segments_after;
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -824,16 +822,40 @@ pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
         &rows,
         &per_row,
     )?;
+    let documents = u64::try_from(documents).unwrap_or_default();
+    repoint(
+        conn,
+        snapshot_id,
+        index_family,
+        batch_id,
+        &name,
+        documents,
+        Some(&sha256),
+    )?;
+    Ok(Some(name))
+}
+
+/// Points a snapshot's index of `family_id` from `old_batch` at a new verified batch of
+/// `generation` holding the same documents (a merge or a fold), in one transaction.
+fn repoint(
+    conn: &mut Connection,
+    snapshot_id: i64,
+    family_id: i64,
+    old_batch: i64,
+    generation: &str,
+    documents: u64,
+    sha256: Option<&str>,
+) -> Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute(
         "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
-        params![index_family, name, documents, now_ms(), sha256],
+        params![family_id, generation, documents, now_ms(), sha256],
     )?;
-    let folded = tx.last_insert_rowid();
+    let batch = tx.last_insert_rowid();
     tx.execute(
         "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
-        params![folded, snapshot_id, index_family, batch_id],
+        params![batch, snapshot_id, family_id, old_batch],
     )?;
     tx.commit()?;
-    Ok(Some(name))
+    Ok(())
 }
