@@ -5,6 +5,7 @@
 //! decoded values, so that keys and punctuation do not pollute the lexical channel, while the locator
 //! still points at the record's raw bytes.
 
+pub mod docx;
 mod json;
 mod markdown;
 mod text;

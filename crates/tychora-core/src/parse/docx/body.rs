@@ -1,0 +1,364 @@
+//! One WordprocessingML part (the body, footnotes, endnotes, comments, a header or footer) walked
+//! into blocks: paragraphs with their style, outline level and list marker; tables as rows of
+//! cells with their spans; text boxes set aside. Elements are matched by local name, so the
+//! Transitional and Strict namespaces read the same.
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+
+use super::styles::{Numbering, Styles};
+use super::{Block, BlockKind, Cell, TableRow, attr, local};
+
+#[derive(Default)]
+struct Para {
+    style: Option<String>,
+    outline: Option<u8>,
+    num_id: Option<String>,
+    ilvl: u8,
+    text: String,
+    index: usize,
+}
+
+#[derive(Default)]
+struct CellCtx {
+    text: String,
+    span: usize,
+    continues_above: bool,
+}
+
+#[derive(Default)]
+struct RowCtx {
+    cells: Vec<CellCtx>,
+    header: bool,
+}
+
+#[derive(Default)]
+struct TableCtx {
+    rows: Vec<RowCtx>,
+}
+
+/// What walking a part produced.
+#[derive(Default)]
+pub(super) struct Walked {
+    pub blocks: Vec<Block>,
+    pub textboxes: Vec<Block>,
+    pub external_links: usize,
+}
+
+/// Notes and comments whose type marks them as separators carry no text of the document.
+fn is_separator(kind: Option<&str>) -> bool {
+    matches!(
+        kind,
+        Some("separator" | "continuationSeparator" | "continuationNotice")
+    )
+}
+
+/// Walks `xml` (the part `part`) into blocks. Malformed XML ends the walk with what was read and
+/// a diagnostic.
+pub(super) fn walk(
+    xml: &[u8],
+    part: &str,
+    styles: &Styles,
+    numbering: &mut Numbering,
+    diagnostics: &mut Vec<String>,
+) -> Walked {
+    let mut out = Walked::default();
+    let mut reader = Reader::from_reader(xml);
+    let mut buf = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut paras: Vec<Para> = Vec::new();
+    let mut tables: Vec<TableCtx> = Vec::new();
+    let mut paragraphs = 0usize;
+    let mut table_count = 0usize;
+    let mut textbox_depth = 0usize;
+    let mut in_text = false;
+    // Depth at which a skipped subtree (a separator note) started.
+    let mut skipping: Option<usize> = None;
+    loop {
+        let event = match reader.read_event_into(&mut buf) {
+            Ok(event) => event,
+            Err(e) => {
+                diagnostics.push(format!(
+                    "{part}: malformed XML at byte {} ({e}); the rest of the part is not read",
+                    reader.buffer_position()
+                ));
+                break;
+            }
+        };
+        match event {
+            Event::Start(e) => {
+                let name = local(e.name().as_ref()).to_string();
+                names.push(name.clone());
+                if skipping.is_some() {
+                    buf.clear();
+                    continue;
+                }
+                match name.as_str() {
+                    "footnote" | "endnote" if is_separator(attr(&e, "type").as_deref()) => {
+                        skipping = Some(names.len());
+                    }
+                    "p" => {
+                        paragraphs += 1;
+                        paras.push(Para {
+                            index: paragraphs,
+                            ..Para::default()
+                        });
+                    }
+                    "t" => in_text = true,
+                    "txbxContent" => textbox_depth += 1,
+                    "tbl" => tables.push(TableCtx::default()),
+                    "tr" => {
+                        if let Some(t) = tables.last_mut() {
+                            t.rows.push(RowCtx::default());
+                        }
+                    }
+                    "tc" => {
+                        if let Some(row) = tables.last_mut().and_then(|t| t.rows.last_mut()) {
+                            row.cells.push(CellCtx {
+                                span: 1,
+                                ..CellCtx::default()
+                            });
+                        }
+                    }
+                    "hyperlink" => {
+                        if attr(&e, "id").is_some() {
+                            out.external_links += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Empty(e) => {
+                if skipping.is_some() {
+                    buf.clear();
+                    continue;
+                }
+                let parent = names.last().map(String::as_str);
+                let qname = e.name();
+                let name = local(qname.as_ref());
+                let val = || attr(&e, "val");
+                match (name, parent) {
+                    ("pStyle", _) => {
+                        if let Some(p) = paras.last_mut() {
+                            p.style = val();
+                        }
+                    }
+                    ("outlineLvl", Some("pPr")) => {
+                        if let Some(p) = paras.last_mut() {
+                            p.outline = val().and_then(|v| v.parse().ok());
+                        }
+                    }
+                    ("numId", Some("numPr")) => {
+                        if let Some(p) = paras.last_mut() {
+                            p.num_id = val().filter(|v| v != "0");
+                        }
+                    }
+                    ("ilvl", Some("numPr")) => {
+                        if let Some(p) = paras.last_mut() {
+                            p.ilvl = val().and_then(|v| v.parse().ok()).unwrap_or(0);
+                        }
+                    }
+                    ("tab", Some("r")) => push_text(&mut paras, "\t"),
+                    ("br" | "cr", Some("r")) => push_text(&mut paras, "\n"),
+                    ("noBreakHyphen", _) => push_text(&mut paras, "-"),
+                    ("tblHeader", Some("trPr")) => {
+                        if let Some(row) = tables.last_mut().and_then(|t| t.rows.last_mut()) {
+                            row.header = val().is_none_or(|v| v != "0" && v != "false");
+                        }
+                    }
+                    ("gridSpan", _) => {
+                        if let Some(cell) = current_cell(&mut tables) {
+                            cell.span = val().and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
+                        }
+                    }
+                    ("vMerge", _) => {
+                        if let Some(cell) = current_cell(&mut tables) {
+                            cell.continues_above = val().is_none_or(|v| v == "continue");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Text(t) => {
+                if in_text && skipping.is_none() {
+                    match Ok::<_, std::convert::Infallible>(t.xml10_content()) {
+                        Ok(text) => push_text(&mut paras, &text),
+                        Err(e) => {
+                            diagnostics.push(format!("{part}: text that cannot be decoded ({e})"))
+                        }
+                    }
+                }
+            }
+            Event::GeneralRef(r) => {
+                if in_text && skipping.is_none() {
+                    if let Ok(Some(c)) = r.resolve_char_ref() {
+                        push_text(&mut paras, &c.to_string());
+                    } else {
+                        let name = r.as_ref().to_string();
+                        let text = match name.as_str() {
+                            "amp" => "&",
+                            "lt" => "<",
+                            "gt" => ">",
+                            "quot" => "\"",
+                            "apos" => "'",
+                            _ => "",
+                        };
+                        push_text(&mut paras, text);
+                    }
+                }
+            }
+            Event::End(e) => {
+                let name = local(e.name().as_ref()).to_string();
+                let depth = names.len();
+                names.pop();
+                if let Some(start) = skipping {
+                    if depth == start {
+                        skipping = None;
+                    }
+                    buf.clear();
+                    continue;
+                }
+                match name.as_str() {
+                    "t" => in_text = false,
+                    "txbxContent" => textbox_depth = textbox_depth.saturating_sub(1),
+                    "p" => {
+                        let Some(para) = paras.pop() else { continue };
+                        let text = para.text.trim().to_string();
+                        if text.is_empty() {
+                            continue;
+                        }
+                        if textbox_depth > 0 {
+                            out.textboxes
+                                .push(Block::paragraph(text, "textbox", para.index));
+                        } else if let Some(cell) = current_cell(&mut tables) {
+                            if !cell.text.is_empty() {
+                                cell.text.push('\n');
+                            }
+                            cell.text.push_str(&text);
+                        } else if let Some(parent) = paras.last_mut() {
+                            // A paragraph nested in another outside a text box (rare): one text.
+                            parent.text.push('\n');
+                            parent.text.push_str(&text);
+                        } else {
+                            out.blocks
+                                .push(paragraph_block(para, text, part, styles, numbering));
+                        }
+                    }
+                    "tbl" => {
+                        let Some(table) = tables.pop() else { continue };
+                        if let Some(cell) = current_cell(&mut tables) {
+                            // A nested table flattens into its cell's text, a row per line.
+                            for row in &table.rows {
+                                let line: Vec<&str> =
+                                    row.cells.iter().map(|c| c.text.as_str()).collect();
+                                if !cell.text.is_empty() {
+                                    cell.text.push('\n');
+                                }
+                                cell.text.push_str(&line.join(" | "));
+                            }
+                            continue;
+                        }
+                        table_count += 1;
+                        out.blocks.extend(table_rows(table, table_count, part));
+                    }
+                    _ => {}
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    out
+}
+
+fn push_text(paras: &mut [Para], text: &str) {
+    if let Some(p) = paras.last_mut() {
+        p.text.push_str(text);
+    }
+}
+
+fn current_cell(tables: &mut [TableCtx]) -> Option<&mut CellCtx> {
+    tables.last_mut()?.rows.last_mut()?.cells.last_mut()
+}
+
+fn paragraph_block(
+    para: Para,
+    text: String,
+    part: &str,
+    styles: &Styles,
+    numbering: &mut Numbering,
+) -> Block {
+    let level = para
+        .outline
+        .filter(|l| *l < 9)
+        .map(|l| l + 1)
+        .or_else(|| para.style.as_deref().and_then(|s| styles.heading_level(s)));
+    let marker = para
+        .num_id
+        .as_deref()
+        .and_then(|num| numbering.next_marker(num, para.ilvl));
+    let mut block = Block::paragraph(text, part, para.index);
+    match (level, marker) {
+        (Some(level), marker) => {
+            block.kind = BlockKind::Heading;
+            block.level = Some(level);
+            block.marker = marker.filter(|m| !m.is_empty());
+        }
+        (None, Some(marker)) => {
+            block.kind = BlockKind::ListItem;
+            block.level = Some(para.ilvl + 1);
+            block.marker = Some(marker).filter(|m| !m.is_empty());
+        }
+        (None, None) => {}
+    }
+    block
+}
+
+/// A table's rows as blocks: the first row, or rows marked as header rows, are the header; a cell
+/// merged with the one above carries `continues_above`.
+fn table_rows(table: TableCtx, number: usize, part: &str) -> Vec<Block> {
+    let marked = table.rows.iter().any(|r| r.header);
+    table
+        .rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let mut col = 0;
+            let cells: Vec<Cell> = row
+                .cells
+                .into_iter()
+                .map(|c| {
+                    let cell = Cell {
+                        col,
+                        col_span: c.span,
+                        continues_above: c.continues_above,
+                        text: c.text,
+                    };
+                    col += c.span;
+                    cell
+                })
+                .collect();
+            let text = cells
+                .iter()
+                .map(|c| c.text.replace('\n', " "))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            Block {
+                kind: BlockKind::TableRow,
+                text,
+                level: None,
+                marker: None,
+                part: part.to_string(),
+                paragraph: 0,
+                heading_path: Vec::new(),
+                table: Some(TableRow {
+                    table: number,
+                    row: i + 1,
+                    header: if marked { row.header } else { i == 0 },
+                    cells,
+                }),
+            }
+        })
+        .collect()
+}

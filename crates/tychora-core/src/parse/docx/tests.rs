@@ -1,0 +1,169 @@
+//! The reader on the shared DOCX fixtures (docling's and mammoth's test documents, the OWASP ASVS
+//! standard): every one reads, and the structure each is known for comes out.
+
+use std::path::PathBuf;
+
+use super::{BlockKind, DocxFailure, DocxLimits, read};
+
+fn fixture(rel: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/docs")
+        .join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_fixture_reads_into_blocks() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/docs/docx");
+    let mut read_ok = 0;
+    for dir in ["docling", "mammoth"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "docx") {
+                continue;
+            }
+            let doc = read(&std::fs::read(&path).unwrap(), DocxLimits::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            read_ok += 1;
+            // Documents that hold only a picture have no text blocks (pictures are visual assets).
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let empty = name == "empty.docx" || name.contains("picture") || name.contains("image");
+            assert!(
+                empty || !doc.blocks.is_empty() || !doc.furniture.is_empty(),
+                "{}: no blocks",
+                path.display()
+            );
+        }
+    }
+    assert!(read_ok >= 50, "{read_ok} fixtures read");
+}
+
+#[test]
+fn headings_carry_levels_and_paths() {
+    let doc = read(
+        &fixture("docx/docling/unit_test_headers.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    let headings: Vec<(u8, &str)> = doc
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Heading)
+        .map(|b| (b.level.unwrap(), b.text.as_str()))
+        .collect();
+    assert!(headings.len() >= 3, "{headings:?}");
+    let nested = doc.blocks.iter().find(|b| b.heading_path.len() >= 2);
+    assert!(
+        nested.is_some(),
+        "some block sits under two headings: {:?}",
+        doc.blocks
+    );
+}
+
+#[test]
+fn tables_come_out_as_rows_with_cells_and_a_header() {
+    let doc = read(&fixture("docx/mammoth/tables.docx"), DocxLimits::default()).unwrap();
+    let rows: Vec<_> = doc.blocks.iter().filter_map(|b| b.table.as_ref()).collect();
+    assert!(!rows.is_empty());
+    assert!(rows[0].header);
+    assert!(rows.iter().all(|r| !r.cells.is_empty()));
+}
+
+#[test]
+fn lists_get_their_rendered_markers() {
+    let doc = read(
+        &fixture("docx/docling/docx_lists.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    let items: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::ListItem)
+        .filter_map(|b| b.marker.as_deref())
+        .collect();
+    assert!(items.len() >= 3, "{items:?}");
+}
+
+#[test]
+fn notes_comments_text_boxes_and_furniture_keep_their_part() {
+    let notes = read(
+        &fixture("docx/mammoth/footnotes.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(
+        notes.blocks.iter().any(|b| b.part == "footnotes"),
+        "{:?}",
+        notes.blocks
+    );
+    let comments = read(
+        &fixture("docx/mammoth/comments.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(comments.blocks.iter().any(|b| b.part == "comments"));
+    let textbox = read(
+        &fixture("docx/mammoth/text-box.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(textbox.blocks.iter().any(|b| b.part == "textbox"));
+    let furniture = read(
+        &fixture("docx/docling/docx_page_header_footer_first_page.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(!furniture.furniture.is_empty());
+    assert!(
+        furniture
+            .blocks
+            .iter()
+            .all(|b| !b.part.starts_with("header") && !b.part.starts_with("footer"))
+    );
+}
+
+#[test]
+fn strict_and_transitional_read_alike() {
+    let strict = read(&fixture("docx/docling/Strict.docx"), DocxLimits::default()).unwrap();
+    let transitional = read(
+        &fixture("docx/docling/Transitional.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    let text = |d: &super::Document| d.blocks.iter().map(|b| b.text.clone()).collect::<Vec<_>>();
+    assert!(!strict.blocks.is_empty());
+    assert_eq!(text(&strict), text(&transitional));
+}
+
+#[test]
+fn the_asvs_requirement_ids_are_in_table_cells() {
+    let doc = read(
+        &fixture("owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(
+        doc.blocks
+            .iter()
+            .any(|b| b.table.is_some() && b.text.contains("1.2.3"))
+    );
+}
+
+#[test]
+fn bad_packages_fail_with_a_reason() {
+    let not_zip = read(b"plain text, not a zip", DocxLimits::default()).unwrap_err();
+    assert!(matches!(not_zip, DocxFailure::Malformed(_)), "{not_zip}");
+    let ole = read(
+        &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1],
+        DocxLimits::default(),
+    )
+    .unwrap_err();
+    assert!(ole.to_string().contains("encrypted"), "{ole}");
+    let tight = DocxLimits {
+        max_part_bytes: 512,
+        ..DocxLimits::default()
+    };
+    let limited = read(&fixture("docx/docling/word_sample.docx"), tight).unwrap_err();
+    assert!(matches!(limited, DocxFailure::Limit(_)), "{limited}");
+}
