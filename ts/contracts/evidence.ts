@@ -33,7 +33,23 @@ export const RevisionEvidenceSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).describe('Capture provenance: path, kind, Git commit and branch'),
   captured_at: z.number().int(),
   extractions: z.array(
-    z.object({ id: z.number().int(), parser: z.string(), fingerprint: z.string(), units: z.number().int(), chunks: z.number().int(), diagnostics: z.array(DiagnosticSchema) }),
+    z.object({
+      id: z.number().int(),
+      parser: z.string(),
+      fingerprint: z.string(),
+      units: z.number().int(),
+      chunks: z.number().int(),
+      diagnostics: z.array(DiagnosticSchema),
+      document: z
+        .object({
+          format: z.string(),
+          extractor: z.string(),
+          derived_sha256: z.string().describe("The artifact the units' byte and line spans index"),
+          furniture: z.array(z.object({ part: z.string(), text: z.string() })).describe('Headers, footers, page numbers: kept out of units'),
+          external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),
+        })
+        .optional(),
+    }),
   ),
 })
 
@@ -57,6 +73,19 @@ export const UnitEvidenceSchema = z.object({
     col_end: z.number().int(),
     json_pointer: z.string().nullable(),
   }),
+  document: z
+    .object({
+      part: z.string(),
+      paragraph: z.number().int().nullable(),
+      table: z.number().int().nullable(),
+      row: z.number().int().nullable(),
+      header: z.boolean(),
+      marker: z.string().nullable(),
+      level: z.number().int().nullable(),
+      cells: z.array(z.object({ col: z.number().int(), col_span: z.number().int(), continues_above: z.boolean(), text: z.string() })),
+    })
+    .optional()
+    .describe("A document unit's place: part, paragraph, table row and cells"),
   identifiers: z.array(z.object({ kind: z.string(), value: z.string() })),
   text: z.string(),
 })

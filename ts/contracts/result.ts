@@ -1,5 +1,14 @@
 import { z } from 'zod'
 
+export const DocPlaceSchema = z.object({
+  part: z.string().describe('body, footnotes, endnotes, comments, textbox (DOCX); page (PDF)'),
+  paragraph: z.number().int().positive().optional(),
+  table: z.number().int().positive().optional(),
+  row: z.number().int().positive().optional(),
+  page_start: z.number().int().positive().optional(),
+  page_end: z.number().int().positive().optional(),
+})
+
 export const LocatorSchema = z.object({
   byte_start: z.number().int().nonnegative(),
   byte_end: z.number().int().nonnegative(),
@@ -10,6 +19,10 @@ export const LocatorSchema = z.object({
   heading_path: z.array(z.string()),
   json_pointer: z.string().optional(),
   anchor: z.string().optional(),
+  document: z
+    .object({ first: DocPlaceSchema, last: DocPlaceSchema })
+    .optional()
+    .describe("A document's window (DOCX, PDF): the places of its first and last units; the offsets above then index the document's derived text"),
 })
 
 export const HopSchema = z.object({

@@ -105,7 +105,7 @@ export interface AddRequest {
   /** Target collection (default `default`). */
   collection?: string
   /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'
 }
 
 /** The scope actually applied. */
@@ -158,6 +158,14 @@ export interface CapsuleView {
   heading_path: Array<string>
   table_header?: string
   signature?: string
+}
+
+/** A table cell. */
+export interface CellEntry {
+  col: number
+  col_span: number
+  continues_above: boolean
+  text: string
 }
 
 /** One channel's contribution. */
@@ -280,6 +288,34 @@ export interface Diagnostic {
   locator?: string
 }
 
+/** A unit's place in its document: part and paragraph, table and row (DOCX), pages (PDF). */
+export interface DocPlace {
+  part: string
+  paragraph?: number
+  table?: number
+  row?: number
+  page_start?: number
+  page_end?: number
+}
+
+/** A document extraction's reader, derived text, furniture and outside references. */
+export interface DocumentBrief {
+  format: string
+  extractor: string
+  /** The artifact the units' byte and line spans index. */
+  derived_sha256: string
+  /** Headers, footers and page numbers: kept out of units. */
+  furniture: Array<FurnitureEntry>
+  /** Relationship targets outside the package: recorded, never followed. */
+  external_targets: Array<string>
+}
+
+/** The places of a document window's first and last units. */
+export interface DocumentLocator {
+  first: DocPlace
+  last: DocPlace
+}
+
 /** One embedding call: texts of one input type. */
 export interface EmbedCall {
   texts: Array<string>
@@ -370,6 +406,8 @@ export interface ExtractionBrief {
   units: number
   chunks: number
   diagnostics: Array<Diagnostic>
+  /** For a document: its reader, derived text and what was kept out of units. */
+  document?: DocumentBrief
 }
 
 /** File counts of a job. */
@@ -390,6 +428,12 @@ export interface Finding {
   status: string
   detail: string
   fix: string
+}
+
+/** One header, footer or page-number block. */
+export interface FurnitureEntry {
+  part: string
+  text: string
 }
 
 /** One step of a "found via" path: `from` calls `to`. */
@@ -439,7 +483,7 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'
   requester: 'owner' | 'agent'
 }
 
@@ -488,6 +532,8 @@ export interface Locator {
   heading_path: Array<string>
   json_pointer?: string
   anchor?: string
+  /** For a document: where the window sits (the offsets above index its derived text). */
+  document?: DocumentLocator
 }
 
 /** A snapshot member. */
@@ -576,7 +622,7 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */
@@ -893,6 +939,18 @@ export interface TraceStage {
   provider?: ProviderCall
 }
 
+/** Where a unit sits in its document, with a table row's cells. */
+export interface UnitDocument {
+  part: string
+  paragraph: number | null
+  table: number | null
+  row: number | null
+  header: boolean
+  marker: string | null
+  level: number | null
+  cells: Array<CellEntry>
+}
+
 /** `unit:N`. */
 export interface UnitEvidence {
   type: 'unit'
@@ -906,6 +964,8 @@ export interface UnitEvidence {
   anchor: string | null
   tokens: number
   locator: UnitLocator
+  /** For a document's unit: its part, paragraph, table row and cells. */
+  document?: UnitDocument
   identifiers: Array<IdentifierEntry>
   text: string
 }

@@ -71,7 +71,8 @@ pub struct Chunk {
 fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
     match kind {
         Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
-        Kind::Markdown => unit
+        // A document's units name their nearest heading as parent: windows follow its sections.
+        Kind::Markdown | Kind::Docx => unit
             .parent
             .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
         Kind::Text => "doc".to_string(),
@@ -92,7 +93,11 @@ pub fn windows(
     options: ChunkOptions,
 ) -> Vec<Chunk> {
     let index = LineIndex::new(source);
-    let slices_source = matches!(kind, Kind::Markdown | Kind::Text | Kind::Code(_));
+    // A document's units are slices of its derived text.
+    let slices_source = matches!(
+        kind,
+        Kind::Markdown | Kind::Text | Kind::Code(_) | Kind::Docx
+    );
     let mut chunks = Vec::new();
     let mut window: Vec<usize> = Vec::new();
     let mut window_tokens = 0;

@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::Receipt;
-use super::prepare::{Extraction, Prepared};
+use super::prepare::{DocumentPlace, Extraction, Prepared};
 use crate::config::Pack;
 use crate::engine::Engine;
 use crate::error::Result;
@@ -16,13 +16,14 @@ use crate::snapshot::Member;
 use crate::store::now_ms;
 use crate::tokenize::TOKENIZER;
 
-/// The extraction fingerprint: parser version, kind override, chunking, tokenizer and identifier
-/// patterns. A change to any of them re-extracts; nothing else does.
+/// The extraction fingerprint: parser and document reader versions, kind override, chunking,
+/// tokenizer and identifier patterns. A change to any of them re-extracts; nothing else does.
 pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     let mut hasher = Sha256::new();
     hasher.update(PARSER_VERSION);
     hasher.update(kind_override.map_or("auto", KindOverride::as_str));
     hasher.update(crate::code::GRAMMAR_VERSION);
+    hasher.update(crate::parse::document::DOCX_EXTRACTOR);
     hasher.update(format!(
         "{}/{}",
         pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens
@@ -173,7 +174,61 @@ fn media_type(kind: Kind) -> &'static str {
             crate::code::Language::JavaScript => "text/javascript",
             crate::code::Language::TypeScript | crate::code::Language::Tsx => "text/x-typescript",
         },
+        Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     }
+}
+
+/// A document's extraction: its derived text's artifact row and its units' places.
+fn write_document(
+    tx: &Connection,
+    extraction_id: i64,
+    unit_ids: &[i64],
+    document: &DocumentPlace,
+) -> Result<()> {
+    let read = &document.read;
+    tx.execute(
+        "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, 'text/plain; charset=utf-8', ?3) ON CONFLICT (sha256) DO NOTHING",
+        params![document.text_sha256, read.text.len(), now_ms()],
+    )?;
+    tx.execute(
+        "INSERT INTO doc_extractions (extraction_id, format, extractor, derived_sha256, furniture_json, external_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            extraction_id,
+            read.format,
+            read.extractor,
+            document.text_sha256,
+            serde_json::to_string(&read.furniture).unwrap_or_else(|_| "[]".into()),
+            serde_json::to_string(&read.external_targets).unwrap_or_else(|_| "[]".into()),
+        ],
+    )?;
+    let mut insert_locator = tx.prepare_cached(
+        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    let mut insert_cell = tx.prepare_cached(
+        "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+    )?;
+    for (unit_id, locator) in unit_ids.iter().zip(&read.locators) {
+        insert_locator.execute(params![
+            unit_id,
+            locator.part,
+            locator.paragraph,
+            locator.table,
+            locator.row,
+            locator.header,
+            locator.marker,
+            locator.level
+        ])?;
+        for cell in &locator.cells {
+            insert_cell.execute(params![
+                unit_id,
+                cell.col,
+                cell.col_span,
+                cell.continues_above,
+                cell.text
+            ])?;
+        }
+    }
+    Ok(())
 }
 
 fn write_extraction(
@@ -189,7 +244,10 @@ fn write_extraction(
         "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             revision_id,
-            format!("{}@{PARSER_VERSION}", kind.as_str()),
+            match &extraction.document {
+                Some(doc) => doc.read.extractor.to_string(),
+                None => format!("{}@{PARSER_VERSION}", kind.as_str()),
+            },
             fingerprint,
             extraction.units.len(),
             extraction.chunks.len(),
@@ -291,10 +349,17 @@ fn write_extraction(
         let mut owner_heads: std::collections::HashMap<&str, i64> =
             std::collections::HashMap::new();
         for chunk in &extraction.chunks {
-            let citation = format!(
-                "{rel_path}:{}-{}",
-                chunk.span.line_start, chunk.span.line_end
-            );
+            let citation = match &extraction.document {
+                Some(doc) => crate::parse::document::citation(
+                    rel_path,
+                    &doc.read.locators[chunk.first_unit].place(),
+                    &doc.read.locators[chunk.last_unit].place(),
+                ),
+                None => format!(
+                    "{rel_path}:{}-{}",
+                    chunk.span.line_start, chunk.span.line_end
+                ),
+            };
             let render_tokens = crate::tokenize::rendered_tokens(
                 &citation,
                 &chunk.capsule.heading_path,
@@ -329,6 +394,9 @@ fn write_extraction(
                 owner_heads.insert(chunk.owner_key.as_str(), tx.last_insert_rowid());
             }
         }
+    }
+    if let Some(document) = &extraction.document {
+        write_document(tx, extraction_id, &unit_ids, document)?;
     }
     Ok(extraction_id)
 }

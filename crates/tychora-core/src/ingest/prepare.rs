@@ -7,7 +7,7 @@ use crate::artifact::sha256_hex;
 use crate::capture::{self, Candidate};
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{self, Kind, KindOverride};
+use crate::parse::{self, Kind, KindOverride, document};
 use crate::tokenize;
 use crate::unit::Unit;
 
@@ -31,6 +31,17 @@ pub struct Extraction {
     /// For a code file: its module path and syntax cache entry (the resolver reads the
     /// references from there).
     pub code: Option<CodeSyntax>,
+    /// For a document: the derived text the spans index, and each unit's place in the document.
+    pub document: Option<Box<DocumentPlace>>,
+}
+
+/// A document's derived text (stored as an artifact) and where its units sit.
+#[derive(Debug)]
+pub struct DocumentPlace {
+    /// sha256 of `read.text`.
+    pub text_sha256: String,
+    /// The reader's output, its units moved into the extraction.
+    pub read: crate::parse::document::DocumentText,
 }
 
 /// Where a code file's parse lives in the syntax cache.
@@ -126,11 +137,18 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             "empty file: nothing to index",
         ));
     }
+    if kind.is_document() {
+        return prepare_document(ctx, rel, kind, bytes);
+    }
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Outcome::Failed(Diagnostic::error(
             rel,
             ErrorCode::UnsupportedFormat,
-            "binary file (NUL byte in the first 8 KiB); not indexed",
+            format!(
+                "binary file (NUL byte in the first 8 KiB; by its first bytes {}), named as {}; not indexed",
+                document::sniff(&bytes),
+                kind.as_str()
+            ),
         ));
     }
     let text = match std::str::from_utf8(&bytes) {
@@ -209,6 +227,60 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             });
         }
     };
+    Outcome::Ready(Prepared {
+        extraction: Some(extraction_of(ctx, rel, kind, text, parsed, code)),
+        bytes,
+        sha256,
+        kind,
+    })
+}
+
+/// A binary document: read from its bytes into units over a derived text.
+fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<u8>) -> Outcome {
+    let sha256 = sha256_hex(&bytes);
+    if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
+        return Outcome::Ready(Prepared {
+            bytes,
+            sha256,
+            kind,
+            extraction: None,
+        });
+    }
+    let mut read = match document::extract(kind, &bytes, rel) {
+        Ok(read) => read,
+        Err(fail) => {
+            let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));
+            return Outcome::Failed(match fail.locator {
+                Some(at) => diag.at(at),
+                None => diag,
+            });
+        }
+    };
+    let parsed = std::mem::take(&mut read.parsed);
+    let text = std::mem::take(&mut read.text);
+    let mut extraction = extraction_of(ctx, rel, kind, &text, parsed, None);
+    read.text = text;
+    extraction.document = Some(Box::new(DocumentPlace {
+        text_sha256: sha256_hex(read.text.as_bytes()),
+        read,
+    }));
+    Outcome::Ready(Prepared {
+        bytes,
+        sha256,
+        kind,
+        extraction: Some(extraction),
+    })
+}
+
+/// Token counts, windows and the empty-file warning for parsed units over `text`.
+fn extraction_of(
+    ctx: &PrepareContext<'_>,
+    rel: &str,
+    kind: Kind,
+    text: &str,
+    parsed: crate::unit::Parsed,
+    code: Option<CodeSyntax>,
+) -> Extraction {
     let unit_tokens: Vec<usize> = parsed
         .units
         .iter()
@@ -242,19 +314,14 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             "no indexable text found",
         ));
     }
-    let extraction = Extraction {
+    Extraction {
         units: parsed.units,
         unit_tokens,
         chunks,
         diagnostics,
         code,
-    };
-    Outcome::Ready(Prepared {
-        bytes,
-        sha256,
-        kind,
-        extraction: Some(extraction),
-    })
+        document: None,
+    }
 }
 
 #[cfg(test)]

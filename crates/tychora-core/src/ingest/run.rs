@@ -430,6 +430,12 @@ impl<'a> AddJob<'a> {
             && super::withdraw::erased_on_request(conn, &p.sha256)?.is_none()
         {
             self.engine.artifacts().put(&p.sha256, &p.bytes)?;
+            if let Some(doc) = p.extraction.as_ref().and_then(|e| e.document.as_ref()) {
+                // The derived text a document's spans index, stored before the rows naming it.
+                self.engine
+                    .artifacts()
+                    .put(&doc.text_sha256, doc.read.text.as_bytes())?;
+            }
         }
         let t = &mut self.tally;
         let key = (target.root_id, candidate.rel_path.clone());

@@ -143,6 +143,35 @@ pub(crate) fn withdraw(
                     } else {
                         pending.push(tombstone);
                     }
+                    // A document's derived text holds the same words: it goes with its original.
+                    let derived: Vec<(String, i64)> = tx
+                        .prepare(
+                            "SELECT DISTINCT d.derived_sha256, a.size FROM doc_extractions d JOIN extractions e ON e.id = d.extraction_id
+                             JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1",
+                        )?
+                        .query_map(params![revision_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<rusqlite::Result<_>>()?;
+                    for (derived_sha, derived_size) in derived {
+                        let inserted = tx.execute(
+                            "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
+                             SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
+                             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1 AND kind = 'erasure')",
+                            params![derived_sha, derived_size, source_id, revision_id, job_id, format!("derived text of an erased original: {reason}"), now],
+                        )?;
+                        let tombstone = Tombstone {
+                            sha256: derived_sha,
+                            size: derived_size,
+                            source_id,
+                            revision_id,
+                            reason: reason.to_string(),
+                            deleted_at: now,
+                        };
+                        if inserted == 1 {
+                            erased.push(tombstone);
+                        } else {
+                            pending.push(tombstone);
+                        }
+                    }
                     // The source leaves new snapshots when the erased bytes are what it publishes.
                     let published: Option<i64> = tx
                         .query_row(

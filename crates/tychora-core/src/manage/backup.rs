@@ -217,6 +217,7 @@ fn referenced(db: &Connection) -> Result<(Vec<String>, Vec<String>)> {
     let artifacts: Vec<String> = db
         .prepare(
             "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts
+             UNION SELECT derived_sha256 FROM doc_extractions
              EXCEPT SELECT sha256 FROM tombstones",
         )?
         .query_map([], |r| r.get(0))?

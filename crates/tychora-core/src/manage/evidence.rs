@@ -49,6 +49,55 @@ pub struct ExtractionBrief {
     pub units: i64,
     pub chunks: i64,
     pub diagnostics: Vec<Diagnostic>,
+    /// For a document: its reader, derived text and what was kept out of units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentBrief>,
+}
+
+/// A document extraction's reader, derived text, furniture and outside references.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct DocumentBrief {
+    pub format: String,
+    pub extractor: String,
+    /// The artifact the units' byte and line spans index.
+    pub derived_sha256: String,
+    /// Headers, footers and page numbers: kept out of units.
+    pub furniture: Vec<FurnitureEntry>,
+    /// Relationship targets outside the package: recorded, never followed.
+    pub external_targets: Vec<String>,
+}
+
+/// One header, footer or page-number block.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct FurnitureEntry {
+    pub part: String,
+    pub text: String,
+}
+
+/// Where a unit sits in its document, with a table row's cells.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct UnitDocument {
+    pub part: String,
+    pub paragraph: Option<i64>,
+    pub table: Option<i64>,
+    pub row: Option<i64>,
+    pub header: bool,
+    pub marker: Option<String>,
+    pub level: Option<i64>,
+    pub cells: Vec<CellEntry>,
+}
+
+/// A table cell.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct CellEntry {
+    pub col: i64,
+    pub col_span: i64,
+    pub continues_above: bool,
+    pub text: String,
 }
 
 /// `revision:N`.
@@ -104,6 +153,9 @@ pub struct UnitEvidence {
     pub anchor: Option<String>,
     pub tokens: i64,
     pub locator: UnitLocator,
+    /// For a document's unit: its part, paragraph, table row and cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<UnitDocument>,
     pub identifiers: Vec<IdentifierEntry>,
     pub text: String,
 }
@@ -425,6 +477,7 @@ fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> {
             units,
             chunks,
             diagnostics: json(&diagnostics, "extraction diagnostics")?,
+            document: document_brief(conn, id)?,
         });
     }
     Ok(Some(found))
@@ -459,6 +512,7 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
                             col_end: r.get(14)?,
                             json_pointer: r.get(15)?,
                         },
+                        document: None,
                         identifiers: Vec::new(),
                         text: r.get(16)?,
                     },
@@ -471,6 +525,7 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
         return Ok(None);
     };
     found.heading_path = json(&heading_path, "unit heading path")?;
+    found.document = unit_document(conn, id)?;
     found.identifiers = list(
         conn,
         "SELECT kind, value FROM identifiers WHERE unit_id = ?1 ORDER BY id",
@@ -483,6 +538,64 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
         },
     )?;
     Ok(Some(found))
+}
+
+fn unit_document(conn: &Connection, id: i64) -> Result<Option<UnitDocument>> {
+    let Some(mut found) = conn
+        .query_row(
+            "SELECT part, paragraph, table_no, row_no, header, marker, level FROM doc_locators WHERE unit_id = ?1",
+            params![id],
+            |r| {
+                Ok(UnitDocument {
+                    part: r.get(0)?,
+                    paragraph: r.get(1)?,
+                    table: r.get(2)?,
+                    row: r.get(3)?,
+                    header: r.get(4)?,
+                    marker: r.get(5)?,
+                    level: r.get(6)?,
+                    cells: Vec::new(),
+                })
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.cells = list(
+        conn,
+        "SELECT col, col_span, continues_above, text FROM table_cells WHERE unit_id = ?1 ORDER BY col",
+        id,
+        |r| {
+            Ok(CellEntry {
+                col: r.get(0)?,
+                col_span: r.get(1)?,
+                continues_above: r.get(2)?,
+                text: r.get(3)?,
+            })
+        },
+    )?;
+    Ok(Some(found))
+}
+
+fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<DocumentBrief>> {
+    let Some((format, extractor, derived_sha256, furniture, external)) = conn
+        .query_row(
+            "SELECT format, extractor, derived_sha256, furniture_json, external_json FROM doc_extractions WHERE extraction_id = ?1",
+            params![extraction_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?, r.get::<_, String>(4)?)),
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(DocumentBrief {
+        format,
+        extractor,
+        derived_sha256,
+        furniture: json(&furniture, "document furniture")?,
+        external_targets: json(&external, "document external targets")?,
+    }))
 }
 
 fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {

@@ -13,9 +13,9 @@ mod verify;
 pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
 pub use doctor::Finding;
 pub use evidence::{
-    CapsuleView, ChunkEvidence, ChunkLocator, Evidence, ExtractionBrief, IdentifierEntry,
-    IndexBrief, JobStatus, JobStep, MemberBrief, RevisionBrief, RevisionEvidence, SnapshotEvidence,
-    SourceEvidence, UnitEvidence, UnitLocator,
+    CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
+    FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep, MemberBrief, RevisionBrief,
+    RevisionEvidence, SnapshotEvidence, SourceEvidence, UnitDocument, UnitEvidence, UnitLocator,
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;

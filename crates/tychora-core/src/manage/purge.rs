@@ -97,13 +97,25 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
          WHERE id NOT IN (SELECT extraction_id FROM snapshot_members)",
         [],
     )?;
+    // Derived texts of purged document extractions, removed below once nothing names them.
+    let mut derived: Vec<(String, i64)> = Vec::new();
     if report.extractions > 0 {
+        derived = tx
+            .prepare(
+                "SELECT DISTINCT a.sha256, a.size FROM doc_extractions d JOIN artifacts a ON a.sha256 = d.derived_sha256
+                 WHERE d.extraction_id IN (SELECT id FROM purge_extractions)",
+            )?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         tx.execute_batch(
             "DELETE FROM locators WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
              DELETE FROM identifiers WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
              DELETE FROM relations WHERE src_unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id)
                 OR target_unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
-             DELETE FROM code_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
+             DELETE FROM code_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);
+             DELETE FROM doc_locators WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
+             DELETE FROM table_cells WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
+             DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
         )?;
         report.chunks = tx.execute(
             "DELETE FROM chunks WHERE extraction_id IN (SELECT id FROM purge_extractions)",
@@ -117,6 +129,17 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
             "DELETE FROM extractions WHERE id IN (SELECT id FROM purge_extractions)",
             [],
         )?;
+        derived.retain(|(sha, _)| {
+            tx.execute(
+                "DELETE FROM artifacts WHERE sha256 = ?1
+                   AND NOT EXISTS (SELECT 1 FROM doc_extractions WHERE derived_sha256 = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM revisions WHERE sha256 = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM revision_artifacts WHERE sha256 = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1)",
+                params![sha],
+            )
+            .is_ok_and(|n| n == 1)
+        });
     }
     // Revisions outside the policy: not a member of a remaining snapshot, not among their source's
     // newest `revisions_per_source`, captured before `revision_days`, bytes not yet tombstoned and
@@ -151,7 +174,14 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
     )?;
     tx.commit()?;
     let mut removed: Vec<&str> = Vec::new();
-    for (_, _, sha, size) in &expired {
+    let orphaned = derived.iter().map(|(sha, size)| (0, 0, sha.clone(), *size));
+    for (_, _, sha, size) in expired
+        .iter()
+        .cloned()
+        .chain(orphaned)
+        .collect::<Vec<_>>()
+        .iter()
+    {
         if removed.contains(&sha.as_str()) {
             continue;
         }

@@ -73,7 +73,8 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         let references: Vec<(String, String, i64)> = conn
             .prepare(
                 "SELECT 'revision ' || r.id, r.sha256, r.size FROM revisions r
-                 UNION ALL SELECT 'revision_artifact ' || ra.revision_id || '/' || ra.role, ra.sha256, -1 FROM revision_artifacts ra",
+                 UNION ALL SELECT 'revision_artifact ' || ra.revision_id || '/' || ra.role, ra.sha256, -1 FROM revision_artifacts ra
+                 UNION ALL SELECT 'derived text of extraction ' || d.extraction_id, d.derived_sha256, -1 FROM doc_extractions d",
             )?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<_>>()?;
@@ -88,7 +89,10 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         }
         let out_of_range = count(
             conn,
-            "SELECT COUNT(*) FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id WHERE c.byte_end > r.size OR c.byte_start > c.byte_end",
+            // A document's spans index its derived text, not its original.
+            "SELECT COUNT(*) FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
+             LEFT JOIN doc_extractions d ON d.extraction_id = e.id LEFT JOIN artifacts a ON a.sha256 = d.derived_sha256
+             WHERE c.byte_end > COALESCE(a.size, r.size) OR c.byte_start > c.byte_end",
         )?;
         if out_of_range > 0 {
             problems.push(Problem { object: "chunks".into(), code: "E_CORRUPT".into(), message: format!("{out_of_range} chunk spans fall outside their revision's bytes") });

@@ -3,8 +3,10 @@
 //! Every unit's `span` slices the retained bytes exactly; `text` is what gets indexed and shown.
 //! For Markdown and plain text the two are the same bytes; for JSON records `text` is the record's
 //! decoded values, so that keys and punctuation do not pollute the lexical channel, while the locator
-//! still points at the record's raw bytes.
+//! still points at the record's raw bytes. Binary documents (DOCX) are read from their bytes into
+//! a derived text that their spans index instead ([`document`]).
 
+pub mod document;
 pub mod docx;
 mod json;
 mod markdown;
@@ -26,6 +28,8 @@ pub enum Kind {
     Jsonl,
     /// Source code parsed with tree-sitter (the `code_file` kind).
     Code(crate::code::Language),
+    /// A Word document (OOXML); its units index a derived text ([`document`]).
+    Docx,
 }
 
 impl Kind {
@@ -38,7 +42,14 @@ impl Kind {
             Self::Json => "json",
             Self::Jsonl => "jsonl",
             Self::Code(_) => "code_file",
+            Self::Docx => "docx",
         }
+    }
+
+    /// Whether the retained bytes are a binary document whose units index a derived text.
+    #[must_use]
+    pub fn is_document(self) -> bool {
+        matches!(self, Self::Docx)
     }
 
     /// Parses a kind name given by a user (`--kind`).
@@ -49,6 +60,7 @@ impl Kind {
             "text" | "txt" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "docx" => Some(Self::Docx),
             _ => None,
         }
     }
@@ -62,6 +74,8 @@ impl Kind {
             "txt" | "text" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
+            // A macro-enabled document reads the same; its macros are never opened.
+            "docx" | "docm" => Some(Self::Docx),
             _ => crate::code::Language::from_path(path).map(Self::Code),
         }
     }
@@ -132,6 +146,12 @@ pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure>
         Kind::Json => json::parse_document(text, &index),
         Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
         Kind::Code(language) => Ok(crate::code::extract(language, text, path)),
+        // Documents are read from their bytes ([`document::extract`]), never as UTF-8 text.
+        Kind::Docx => Err(ParseFailure {
+            code: ErrorCode::InvalidArgument,
+            message: "a document kind is read from its bytes, not as text".into(),
+            locator: None,
+        }),
     }
 }
 

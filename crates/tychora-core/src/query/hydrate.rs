@@ -7,6 +7,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::parse::document::DocPlace;
 
 /// The part of a stored capsule a segment needs (a typed parse skips the rest cheaply).
 #[derive(serde::Deserialize)]
@@ -44,6 +45,8 @@ pub struct ChunkRow {
     pub has_code: bool,
     pub may_contain_instructions: bool,
     pub commit: Option<String>,
+    /// A document's places of the first and last units (`None` for text kinds).
+    pub document: Option<(DocPlace, DocPlace)>,
 }
 
 /// `?1, ?2, …, ?n`.
@@ -67,7 +70,9 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
                     c.token_count, c.render_tokens, COALESCE(c.text, u.text), c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
-                    c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit')
+                    c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit'),
+                    d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end,
+                    d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -75,6 +80,8 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
              JOIN collections col ON col.id = s.collection_id
              JOIN evidence_units u ON u.id = c.first_unit_id
              JOIN locators l ON l.unit_id = c.first_unit_id
+             LEFT JOIN doc_locators d1 ON d1.unit_id = c.first_unit_id
+             LEFT JOIN doc_locators d2 ON d2.unit_id = c.last_unit_id
              WHERE c.id IN (",
         );
         sql.push_str(&placeholders(batch.len()));
@@ -112,6 +119,10 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 has_code: r.get(23)?,
                 may_contain_instructions: r.get(24)?,
                 commit: r.get(25)?,
+                document: match (place(r, 26)?, place(r, 32)?) {
+                    (Some(first), Some(last)) => Some((first, last)),
+                    _ => None,
+                },
             })
         })?;
         for row in rows {
@@ -120,6 +131,21 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
         }
     }
     Ok(out)
+}
+
+/// A document place from six columns starting at `at`; `None` when the unit has none.
+fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>> {
+    let Some(part) = r.get::<_, Option<String>>(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(DocPlace {
+        part,
+        paragraph: r.get(at + 1)?,
+        table: r.get(at + 2)?,
+        row: r.get(at + 3)?,
+        page_start: r.get(at + 4)?,
+        page_end: r.get(at + 5)?,
+    }))
 }
 
 /// How many sources of the snapshot the filter admits.

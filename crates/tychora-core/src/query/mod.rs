@@ -88,6 +88,20 @@ pub struct Locator {
     pub json_pointer: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
+    /// For a document (DOCX, PDF): where the window sits in it; the byte and line offsets above
+    /// then index the document's derived text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentLocator>,
+}
+
+pub use crate::parse::document::DocPlace;
+
+/// Where a document window sits: the places of its first and last units.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct DocumentLocator {
+    pub first: DocPlace,
+    pub last: DocPlace,
 }
 
 /// One channel's rank for a segment.

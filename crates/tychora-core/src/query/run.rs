@@ -562,7 +562,10 @@ fn select(
             }
             out.used_tokens += cost;
             *count += 1;
-            let citation = format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end);
+            let citation = match &row.document {
+                Some((first, last)) => crate::parse::document::citation(&row.rel_path, first, last),
+                None => format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end),
+            };
             let mut segment = to_segment(row, fused, snapshot_id, out.segments.len() + 1, citation);
             segment.rerank_score = annotations.rerank.get(chunk_id).copied();
             if annotations.explain {
@@ -768,6 +771,10 @@ fn to_segment(
             heading_path: row.heading_path.clone(),
             json_pointer: row.json_pointer.clone(),
             anchor: row.anchor.clone(),
+            document: row
+                .document
+                .clone()
+                .map(|(first, last)| super::DocumentLocator { first, last }),
         },
         safety: safety::triple(row.has_code, row.may_contain_instructions),
         token_count: row.token_count,

@@ -47,6 +47,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0005_vector_layers.sql",
         sql: include_str!("../../../../migrations/0005_vector_layers.sql"),
     },
+    Migration {
+        version: 6,
+        name: "0006_documents.sql",
+        sql: include_str!("../../../../migrations/0006_documents.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -438,6 +438,116 @@ pub struct ExtractionBrief {
     pub units: i64,
     pub chunks: i64,
     pub diagnostics: Vec<Diagnostic>,
+    /// For a document: its reader, derived text and what was kept out of units.
+    pub document: Option<DocumentBrief>,
+}
+
+/// A document extraction's reader, derived text, furniture and outside references.
+#[napi(object)]
+pub struct DocumentBrief {
+    pub format: String,
+    pub extractor: String,
+    /// The artifact the units' byte and line spans index.
+    #[napi(js_name = "derived_sha256")]
+    pub derived_sha256: String,
+    /// Headers, footers and page numbers: kept out of units.
+    pub furniture: Vec<FurnitureEntry>,
+    /// Relationship targets outside the package: recorded, never followed.
+    #[napi(js_name = "external_targets")]
+    pub external_targets: Vec<String>,
+}
+
+/// One header, footer or page-number block.
+#[napi(object)]
+pub struct FurnitureEntry {
+    pub part: String,
+    pub text: String,
+}
+
+/// Where a unit sits in its document, with a table row's cells.
+#[napi(object)]
+pub struct UnitDocument {
+    pub part: String,
+    pub paragraph: Either<i64, Null>,
+    pub table: Either<i64, Null>,
+    pub row: Either<i64, Null>,
+    pub header: bool,
+    pub marker: Either<String, Null>,
+    pub level: Either<i64, Null>,
+    pub cells: Vec<CellEntry>,
+}
+
+/// A table cell.
+#[napi(object)]
+pub struct CellEntry {
+    pub col: i64,
+    #[napi(js_name = "col_span")]
+    pub col_span: i64,
+    #[napi(js_name = "continues_above")]
+    pub continues_above: bool,
+    pub text: String,
+}
+
+fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
+    let core::DocumentBrief {
+        format,
+        extractor,
+        derived_sha256,
+        furniture,
+        external_targets,
+    } = value;
+    DocumentBrief {
+        format,
+        extractor,
+        derived_sha256,
+        furniture: furniture
+            .into_iter()
+            .map(|f| {
+                let core::FurnitureEntry { part, text } = f;
+                FurnitureEntry { part, text }
+            })
+            .collect(),
+        external_targets,
+    }
+}
+
+fn unit_document(value: core::UnitDocument) -> UnitDocument {
+    let core::UnitDocument {
+        part,
+        paragraph,
+        table,
+        row,
+        header,
+        marker,
+        level,
+        cells,
+    } = value;
+    UnitDocument {
+        part,
+        paragraph: nullable(paragraph),
+        table: nullable(table),
+        row: nullable(row),
+        header,
+        marker: nullable(marker),
+        level: nullable(level),
+        cells: cells
+            .into_iter()
+            .map(|c| {
+                let core::CellEntry {
+                    col,
+                    col_span,
+                    continues_above,
+                    text,
+                } = c;
+                CellEntry {
+                    col,
+                    col_span,
+                    continues_above,
+                    text,
+                }
+            })
+            .collect(),
+    }
 }
 
 /// `revision:N`.
@@ -505,6 +615,8 @@ pub struct UnitEvidence {
     pub anchor: Either<String, Null>,
     pub tokens: i64,
     pub locator: UnitLocator,
+    /// For a document's unit: its part, paragraph, table row and cells.
+    pub document: Option<UnitDocument>,
     pub identifiers: Vec<IdentifierEntry>,
     pub text: String,
 }
@@ -776,6 +888,7 @@ fn revision(value: core::RevisionEvidence) -> RevisionEvidence {
                     units,
                     chunks,
                     diagnostics,
+                    document,
                 } = e;
                 ExtractionBrief {
                     id,
@@ -784,6 +897,7 @@ fn revision(value: core::RevisionEvidence) -> RevisionEvidence {
                     units,
                     chunks,
                     diagnostics: diagnostics.into_iter().map(Into::into).collect(),
+                    document: document.map(document_brief),
                 }
             })
             .collect(),
@@ -802,6 +916,7 @@ fn unit(value: core::UnitEvidence) -> UnitEvidence {
         anchor,
         tokens,
         locator,
+        document,
         identifiers,
         text,
     } = value;
@@ -834,6 +949,7 @@ fn unit(value: core::UnitEvidence) -> UnitEvidence {
             col_end,
             json_pointer: nullable(json_pointer),
         },
+        document: document.map(unit_document),
         identifiers: identifiers
             .into_iter()
             .map(|i| {

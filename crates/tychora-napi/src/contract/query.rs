@@ -15,7 +15,7 @@ use super::{count, nullable};
 pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
-    #[napi(ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file'>")]
+    #[napi(ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'>")]
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,
     #[napi(js_name = "budget_tokens")]
@@ -117,6 +117,47 @@ pub struct Locator {
     #[napi(js_name = "json_pointer")]
     pub json_pointer: Option<String>,
     pub anchor: Option<String>,
+    /// For a document: where the window sits (the offsets above index its derived text).
+    pub document: Option<DocumentLocator>,
+}
+
+/// The places of a document window's first and last units.
+#[napi(object)]
+pub struct DocumentLocator {
+    pub first: DocPlace,
+    pub last: DocPlace,
+}
+
+/// A unit's place in its document: part and paragraph, table and row (DOCX), pages (PDF).
+#[napi(object)]
+pub struct DocPlace {
+    pub part: String,
+    pub paragraph: Option<i64>,
+    pub table: Option<i64>,
+    pub row: Option<i64>,
+    #[napi(js_name = "page_start")]
+    pub page_start: Option<i64>,
+    #[napi(js_name = "page_end")]
+    pub page_end: Option<i64>,
+}
+
+pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
+    let core::DocPlace {
+        part,
+        paragraph,
+        table,
+        row,
+        page_start,
+        page_end,
+    } = value;
+    DocPlace {
+        part,
+        paragraph,
+        table,
+        row,
+        page_start,
+        page_end,
+    }
 }
 
 /// One channel's rank for a segment.
@@ -459,6 +500,7 @@ fn segment(value: core::Segment) -> Segment {
         heading_path,
         json_pointer,
         anchor,
+        document,
     } = locator;
     let core::Safety {
         content_classification,
@@ -511,6 +553,10 @@ fn segment(value: core::Segment) -> Segment {
             heading_path,
             json_pointer,
             anchor,
+            document: document.map(|d| DocumentLocator {
+                first: doc_place(d.first),
+                last: doc_place(d.last),
+            }),
         },
         text,
         token_count: count(token_count),

@@ -120,11 +120,7 @@ pub(super) fn walk(
                             });
                         }
                     }
-                    "hyperlink" => {
-                        if attr(&e, "id").is_some() {
-                            out.external_links += 1;
-                        }
-                    }
+                    "hyperlink" if attr(&e, "id").is_some() => out.external_links += 1,
                     _ => {}
                 }
             }
@@ -179,32 +175,23 @@ pub(super) fn walk(
                     _ => {}
                 }
             }
-            Event::Text(t) => {
-                if in_text && skipping.is_none() {
-                    match Ok::<_, std::convert::Infallible>(t.xml10_content()) {
-                        Ok(text) => push_text(&mut paras, &text),
-                        Err(e) => {
-                            diagnostics.push(format!("{part}: text that cannot be decoded ({e})"))
-                        }
-                    }
-                }
+            Event::Text(t) if in_text && skipping.is_none() => {
+                push_text(&mut paras, &t.xml10_content());
             }
-            Event::GeneralRef(r) => {
-                if in_text && skipping.is_none() {
-                    if let Ok(Some(c)) = r.resolve_char_ref() {
-                        push_text(&mut paras, &c.to_string());
-                    } else {
-                        let name = r.as_ref().to_string();
-                        let text = match name.as_str() {
-                            "amp" => "&",
-                            "lt" => "<",
-                            "gt" => ">",
-                            "quot" => "\"",
-                            "apos" => "'",
-                            _ => "",
-                        };
-                        push_text(&mut paras, text);
-                    }
+            Event::GeneralRef(r) if in_text && skipping.is_none() => {
+                if let Ok(Some(c)) = r.resolve_char_ref() {
+                    push_text(&mut paras, &c.to_string());
+                } else {
+                    let name = r.as_ref().to_string();
+                    let text = match name.as_str() {
+                        "amp" => "&",
+                        "lt" => "<",
+                        "gt" => ">",
+                        "quot" => "\"",
+                        "apos" => "'",
+                        _ => "",
+                    };
+                    push_text(&mut paras, text);
                 }
             }
             Event::End(e) => {

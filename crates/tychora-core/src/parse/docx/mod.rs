@@ -257,7 +257,8 @@ pub fn read(bytes: &[u8], limits: DocxLimits) -> Result<Document, DocxFailure> {
     Ok(doc)
 }
 
-/// Each body block gets the headings above it; a heading's own path is its ancestors'.
+/// Each body block gets the headings above it; a heading's path ends with itself (as a Markdown
+/// heading's section does).
 fn with_heading_paths(blocks: Vec<Block>) -> Vec<Block> {
     let mut path: Vec<(u8, String)> = Vec::new();
     blocks
@@ -266,8 +267,8 @@ fn with_heading_paths(blocks: Vec<Block>) -> Vec<Block> {
             if b.kind == BlockKind::Heading {
                 let level = b.level.unwrap_or(1);
                 path.retain(|(l, _)| *l < level);
-                b.heading_path = path.iter().map(|(_, t)| t.clone()).collect();
                 path.push((level, b.text.clone()));
+                b.heading_path = path.iter().map(|(_, t)| t.clone()).collect();
             } else {
                 b.heading_path = path.iter().map(|(_, t)| t.clone()).collect();
             }
