@@ -8,6 +8,27 @@ import { DiagnosticSchema, JobRequestSchema, ProgressSchema, ReceiptSchema } fro
 
 const RevisionBriefSchema = z.object({ id: z.number().int(), seq: z.number().int(), sha256: z.string(), size: z.number().int(), captured_at: z.number().int() })
 
+/** A document extraction's reader, derived text, furniture and outside references. */
+export const DocumentBriefSchema = z.object({
+  format: z.string(),
+  extractor: z.string(),
+  derived_sha256: z.string().describe("The artifact the units' byte and line spans index"),
+  furniture: z.array(z.object({ part: z.string(), text: z.string() })).describe('Headers, footers, page numbers: kept out of units'),
+  external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),
+})
+
+/** A document unit's place: part, paragraph, table row and cells. */
+export const UnitDocumentSchema = z.object({
+  part: z.string(),
+  paragraph: z.number().int().nullable(),
+  table: z.number().int().nullable(),
+  row: z.number().int().nullable(),
+  header: z.boolean(),
+  marker: z.string().nullable(),
+  level: z.number().int().nullable(),
+  cells: z.array(z.object({ col: z.number().int(), col_span: z.number().int(), continues_above: z.boolean(), text: z.string() })),
+})
+
 export const SourceEvidenceSchema = z.object({
   type: z.literal('source'),
   id: z.number().int(),
@@ -40,15 +61,7 @@ export const RevisionEvidenceSchema = z.object({
       units: z.number().int(),
       chunks: z.number().int(),
       diagnostics: z.array(DiagnosticSchema),
-      document: z
-        .object({
-          format: z.string(),
-          extractor: z.string(),
-          derived_sha256: z.string().describe("The artifact the units' byte and line spans index"),
-          furniture: z.array(z.object({ part: z.string(), text: z.string() })).describe('Headers, footers, page numbers: kept out of units'),
-          external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),
-        })
-        .optional(),
+      document: DocumentBriefSchema.optional(),
     }),
   ),
 })
@@ -73,19 +86,8 @@ export const UnitEvidenceSchema = z.object({
     col_end: z.number().int(),
     json_pointer: z.string().nullable(),
   }),
-  document: z
-    .object({
-      part: z.string(),
-      paragraph: z.number().int().nullable(),
-      table: z.number().int().nullable(),
-      row: z.number().int().nullable(),
-      header: z.boolean(),
-      marker: z.string().nullable(),
-      level: z.number().int().nullable(),
-      cells: z.array(z.object({ col: z.number().int(), col_span: z.number().int(), continues_above: z.boolean(), text: z.string() })),
-    })
-    .optional()
-    .describe("A document unit's place: part, paragraph, table row and cells"),
+  document: UnitDocumentSchema.optional(),
+  citation: z.string().describe('path:12-14, or for a document file.docx ¶34'),
   identifiers: z.array(z.object({ kind: z.string(), value: z.string() })),
   text: z.string(),
 })
@@ -101,6 +103,7 @@ export const ChunkEvidenceSchema = z.object({
   units: z.tuple([z.number().int(), z.number().int()]).describe('First and last unit id'),
   tokens: z.number().int(),
   locator: z.object({ byte_start: z.number().int(), byte_end: z.number().int(), line_start: z.number().int(), line_end: z.number().int() }),
+  citation: z.string().describe('path:12-30, or for a document file.docx ¶34–36'),
   capsule: z.object({
     title: z.string(),
     kind: z.string(),
@@ -137,6 +140,18 @@ export const JobStatusSchema = z.object({
   progress: ProgressSchema.nullable().describe('The latest progress while the job runs in the serving process'),
 })
 
+export const ExtractionEvidenceSchema = z.object({
+  type: z.literal('extraction'),
+  id: z.number().int(),
+  revision_id: z.number().int(),
+  path: z.string(),
+  parser: z.string(),
+  document: DocumentBriefSchema.optional(),
+  units: z.array(
+    z.object({ id: z.number().int(), unit_type: z.string(), heading_path: z.array(z.string()), document: UnitDocumentSchema.optional(), text: z.string() }),
+  ),
+})
+
 export const EvidenceSchema = z.discriminatedUnion('type', [
   SourceEvidenceSchema,
   RevisionEvidenceSchema,
@@ -144,11 +159,13 @@ export const EvidenceSchema = z.discriminatedUnion('type', [
   ChunkEvidenceSchema,
   SnapshotEvidenceSchema,
   JobStatusSchema,
+  ExtractionEvidenceSchema,
 ])
 
 export type SourceEvidence = z.infer<typeof SourceEvidenceSchema>
 export type RevisionEvidence = z.infer<typeof RevisionEvidenceSchema>
 export type UnitEvidence = z.infer<typeof UnitEvidenceSchema>
+export type ExtractionEvidence = z.infer<typeof ExtractionEvidenceSchema>
 export type ChunkEvidence = z.infer<typeof ChunkEvidenceSchema>
 export type SnapshotEvidence = z.infer<typeof SnapshotEvidenceSchema>
 export type JobStatus = z.infer<typeof JobStatusSchema>

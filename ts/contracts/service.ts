@@ -25,7 +25,7 @@ export const EvidenceIdSchema = z
   .min(1)
   .max(200)
   .regex(/^(seg_\d+_\d+|(source|src|revision|rev|unit|chunk|snapshot|snap|job):\d+)$/)
-  .describe('A segment id (seg_S_C) or source:N, revision:N, unit:N, chunk:N')
+  .describe('A segment id (seg_S_C) or source:N, revision:N, extraction:N, unit:N, chunk:N')
 
 export const GetEvidenceRequestSchema = z.object({ project: ProjectSchema, id: EvidenceIdSchema }).strict()
 

@@ -196,6 +196,8 @@ export interface ChunkEvidence {
   units: [number, number]
   tokens: number
   locator: ChunkLocator
+  /** `path:12-30`, or for a document `file.docx ¶34–36`. */
+  citation: string
   capsule: CapsuleView
   text: string
 }
@@ -408,6 +410,17 @@ export interface ExtractionBrief {
   diagnostics: Array<Diagnostic>
   /** For a document: its reader, derived text and what was kept out of units. */
   document?: DocumentBrief
+}
+
+/** `extraction:N`: every unit of one revision's extraction, in document order. */
+export interface ExtractionEvidence {
+  type: 'extraction'
+  id: number
+  revision_id: number
+  path: string
+  parser: string
+  document?: DocumentBrief
+  units: Array<UnitBrief>
 }
 
 /** File counts of a job. */
@@ -939,6 +952,15 @@ export interface TraceStage {
   provider?: ProviderCall
 }
 
+/** One unit as listed under its extraction. */
+export interface UnitBrief {
+  id: number
+  unit_type: string
+  heading_path: Array<string>
+  document?: UnitDocument
+  text: string
+}
+
 /** Where a unit sits in its document, with a table row's cells. */
 export interface UnitDocument {
   part: string
@@ -966,6 +988,8 @@ export interface UnitEvidence {
   locator: UnitLocator
   /** For a document's unit: its part, paragraph, table row and cells. */
   document?: UnitDocument
+  /** `path:12-14`, or for a document `file.docx ¶34`. */
+  citation: string
   identifiers: Array<IdentifierEntry>
   text: string
 }

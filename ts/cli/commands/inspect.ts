@@ -7,11 +7,11 @@ import { withLocalWorkspace, withTarget } from '../route.js'
 export default defineCommand({
   meta: {
     name: 'inspect',
-    description: 'Show a source, revision, unit, chunk, snapshot, job or segment with its provenance; `inspect symbol NAME` for a code symbol; `inspect run RUN_ID` for a recorded query run',
+    description: 'Show a source, revision, extraction (every unit of a parse), unit, chunk, snapshot, job or segment with its provenance; `inspect symbol NAME` for a code symbol; `inspect run RUN_ID` for a recorded query run',
   },
   args: {
     ...workspaceArg,
-    id: { type: 'positional', required: true, description: 'source:N | revision:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol | run' },
+    id: { type: 'positional', required: true, description: 'source:N | revision:N | extraction:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol | run' },
     name: { type: 'positional', required: false, description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method); with `run`: the run id (qr_…)' },
     repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
     snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },

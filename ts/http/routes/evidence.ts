@@ -7,7 +7,7 @@ export const getEvidence = projectRoute({
   method: 'GET',
   path: '/v1/projects/:project/evidence/:id',
   operationId: 'getEvidence',
-  summary: 'Evidence by id (seg_S_C, source:N, revision:N, unit:N, chunk:N) with its provenance',
+  summary: 'Evidence by id (seg_S_C, source:N, revision:N, extraction:N, unit:N, chunk:N) with its provenance',
   params: z.object({ id: EvidenceIdSchema }),
   response: EvidenceSchema,
   handle: ({ client, params }) => client.getEvidence(params.id),

@@ -90,6 +90,21 @@ pub struct UnitDocument {
     pub cells: Vec<CellEntry>,
 }
 
+impl UnitDocument {
+    /// The place a citation names.
+    #[must_use]
+    pub fn place(&self) -> crate::parse::document::DocPlace {
+        crate::parse::document::DocPlace {
+            part: self.part.clone(),
+            paragraph: self.paragraph,
+            table: self.table,
+            row: self.row,
+            page_start: None,
+            page_end: None,
+        }
+    }
+}
+
 /// A table cell.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(missing_docs)]
@@ -156,6 +171,8 @@ pub struct UnitEvidence {
     /// For a document's unit: its part, paragraph, table row and cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<UnitDocument>,
+    /// `path:12-14`, or for a document `file.docx ¶34`.
+    pub citation: String,
     pub identifiers: Vec<IdentifierEntry>,
     pub text: String,
 }
@@ -198,6 +215,8 @@ pub struct ChunkEvidence {
     pub units: (i64, i64),
     pub tokens: i64,
     pub locator: ChunkLocator,
+    /// `path:12-30`, or for a document `file.docx ¶34–36`.
+    pub citation: String,
     pub capsule: CapsuleView,
     pub text: String,
 }
@@ -281,6 +300,34 @@ pub enum Evidence {
     Chunk(Box<ChunkEvidence>),
     Snapshot(Box<SnapshotEvidence>),
     Job(Box<JobStatus>),
+    Extraction(Box<ExtractionEvidence>),
+}
+
+/// `extraction:N`: what a parser made of one revision, every unit in document order (what
+/// `tychora inspect` shows to check a reader's work against the file).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "extraction")]
+#[allow(missing_docs)]
+pub struct ExtractionEvidence {
+    pub id: i64,
+    pub revision_id: i64,
+    pub path: String,
+    pub parser: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentBrief>,
+    pub units: Vec<UnitBrief>,
+}
+
+/// One unit as listed under its extraction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct UnitBrief {
+    pub id: i64,
+    pub unit_type: String,
+    pub heading_path: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<UnitDocument>,
+    pub text: String,
 }
 
 /// What an id names.
@@ -292,6 +339,7 @@ enum Target {
     Chunk(i64),
     Snapshot(i64),
     Job(i64),
+    Extraction(i64),
 }
 
 impl FromStr for Target {
@@ -300,7 +348,7 @@ impl FromStr for Target {
     fn from_str(id: &str) -> Result<Self> {
         let bad = || {
             Error::InvalidArgument(format!(
-                "cannot read id {id:?}: use source:N, revision:N, unit:N, chunk:N, snapshot:N, job:N or a segment id seg_S_C"
+                "cannot read id {id:?}: use source:N, revision:N, extraction:N, unit:N, chunk:N, snapshot:N, job:N or a segment id seg_S_C"
             ))
         };
         if let Some(rest) = id.strip_prefix("seg_") {
@@ -316,12 +364,13 @@ impl FromStr for Target {
             "chunk" => Self::Chunk(n),
             "snapshot" | "snap" => Self::Snapshot(n),
             "job" => Self::Job(n),
+            "extraction" => Self::Extraction(n),
             _ => return Err(bad()),
         })
     }
 }
 
-/// Shows one object with its provenance. `id` is `source:N`, `revision:N`, `unit:N`,
+/// Shows one object with its provenance. `id` is `source:N`, `revision:N`, `extraction:N`, `unit:N`,
 /// `chunk:N`, `snapshot:N`, `job:N`, or a segment id `seg_S_C`.
 ///
 /// # Errors
@@ -336,6 +385,9 @@ pub(crate) fn inspect(engine: &Engine, id: &str) -> Result<Evidence> {
             Target::Chunk(n) => chunk(conn, n)?.map(|e| Evidence::Chunk(Box::new(e))),
             Target::Snapshot(n) => snapshot(conn, n)?.map(|e| Evidence::Snapshot(Box::new(e))),
             Target::Job(n) => job(conn, n)?.map(|e| Evidence::Job(Box::new(e))),
+            Target::Extraction(n) => {
+                extraction(conn, n)?.map(|e| Evidence::Extraction(Box::new(e)))
+            }
         })
     })?;
     let found = found.ok_or_else(|| Error::NotFound {
@@ -513,6 +565,7 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
                             json_pointer: r.get(15)?,
                         },
                         document: None,
+                        citation: String::new(),
                         identifiers: Vec::new(),
                         text: r.get(16)?,
                     },
@@ -526,6 +579,13 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
     };
     found.heading_path = json(&heading_path, "unit heading path")?;
     found.document = unit_document(conn, id)?;
+    found.citation = match &found.document {
+        Some(d) => crate::parse::document::citation(&found.path, &d.place(), &d.place()),
+        None => format!(
+            "{}:{}-{}",
+            found.path, found.locator.line_start, found.locator.line_end
+        ),
+    };
     found.identifiers = list(
         conn,
         "SELECT kind, value FROM identifiers WHERE unit_id = ?1 ORDER BY id",
@@ -537,6 +597,58 @@ fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
             })
         },
     )?;
+    Ok(Some(found))
+}
+
+fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidence>> {
+    let Some(mut found) = conn
+        .query_row(
+            "SELECT e.id, e.revision_id, s.rel_path, e.parser FROM extractions e JOIN revisions r ON r.id = e.revision_id
+             JOIN sources s ON s.id = r.source_id WHERE e.id = ?1",
+            params![id],
+            |r| {
+                Ok(ExtractionEvidence {
+                    id: r.get(0)?,
+                    revision_id: r.get(1)?,
+                    path: r.get(2)?,
+                    parser: r.get(3)?,
+                    document: None,
+                    units: Vec::new(),
+                })
+            },
+        )
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    found.document = document_brief(conn, id)?;
+    let rows = list(
+        conn,
+        "SELECT id, unit_type, heading_path_json, text FROM evidence_units WHERE extraction_id = ?1 ORDER BY ordinal",
+        id,
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        },
+    )?;
+    for (unit_id, unit_type, heading_path, text) in rows {
+        let document = if found.document.is_some() {
+            unit_document(conn, unit_id)?
+        } else {
+            None
+        };
+        found.units.push(UnitBrief {
+            id: unit_id,
+            unit_type,
+            heading_path: json(&heading_path, "unit heading path")?,
+            document,
+            text,
+        });
+    }
     Ok(Some(found))
 }
 
@@ -613,7 +725,7 @@ fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
                         r.get(1)?,
                         r.get(2)?,
                         r.get(3)?,
-                        r.get(4)?,
+                        r.get::<_, String>(4)?,
                         r.get(5)?,
                         r.get(6)?,
                         (r.get(7)?, r.get(8)?),
@@ -634,7 +746,14 @@ fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
         return Ok(None);
     };
     let (id, extraction_id, revision_id, path, sha256, owner, units, tokens, locator, text) = found;
+    let citation = match (unit_document(conn, units.0)?, unit_document(conn, units.1)?) {
+        (Some(first), Some(last)) => {
+            crate::parse::document::citation(&path, &first.place(), &last.place())
+        }
+        _ => format!("{path}:{}-{}", locator.line_start, locator.line_end),
+    };
     Ok(Some(ChunkEvidence {
+        citation,
         id,
         extraction_id,
         revision_id,

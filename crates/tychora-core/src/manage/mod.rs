@@ -14,8 +14,9 @@ pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
 pub use doctor::Finding;
 pub use evidence::{
     CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
-    FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep, MemberBrief, RevisionBrief,
-    RevisionEvidence, SnapshotEvidence, SourceEvidence, UnitDocument, UnitEvidence, UnitLocator,
+    ExtractionEvidence, FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep,
+    MemberBrief, RevisionBrief, RevisionEvidence, SnapshotEvidence, SourceEvidence, UnitBrief,
+    UnitDocument, UnitEvidence, UnitLocator,
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;

@@ -228,7 +228,8 @@ fn extract_docx(bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> 
     let mut heading_at: Option<usize> = None;
     for block in &doc.blocks {
         let (unit_type, text) = match block.kind {
-            BlockKind::Heading => ("heading", block.text.clone()),
+            // A numbered heading reads as a person cites it: "1.2 Scope".
+            BlockKind::Heading => ("heading", block.numbered_text()),
             BlockKind::Paragraph => ("paragraph", block.text.clone()),
             BlockKind::ListItem => (
                 "list_item",

@@ -1,6 +1,6 @@
 //! Administration and provenance: init, status, verify, listings, inspect, job status.
 
-use napi::bindgen_prelude::{Either, Either6, Null};
+use napi::bindgen_prelude::{Either, Either7, Null};
 use napi_derive::napi;
 use tychora_core::manage as core;
 
@@ -617,6 +617,8 @@ pub struct UnitEvidence {
     pub locator: UnitLocator,
     /// For a document's unit: its part, paragraph, table row and cells.
     pub document: Option<UnitDocument>,
+    /// `path:12-14`, or for a document `file.docx ¶34`.
+    pub citation: String,
     pub identifiers: Vec<IdentifierEntry>,
     pub text: String,
 }
@@ -664,6 +666,8 @@ pub struct ChunkEvidence {
     pub units: Vec<i64>,
     pub tokens: i64,
     pub locator: ChunkLocator,
+    /// `path:12-30`, or for a document `file.docx ¶34–36`.
+    pub citation: String,
     pub capsule: CapsuleView,
     pub text: String,
 }
@@ -741,14 +745,79 @@ pub struct JobStatus {
 }
 
 /// One object with its provenance; `type` says which.
-pub type Evidence = Either6<
+pub type Evidence = Either7<
     SourceEvidence,
     RevisionEvidence,
     UnitEvidence,
     ChunkEvidence,
     SnapshotEvidence,
     JobStatus,
+    ExtractionEvidence,
 >;
+
+/// `extraction:N`: every unit of one revision's extraction, in document order.
+#[napi(object)]
+pub struct ExtractionEvidence {
+    #[napi(ts_type = "'extraction'")]
+    pub r#type: String,
+    pub id: i64,
+    #[napi(js_name = "revision_id")]
+    pub revision_id: i64,
+    pub path: String,
+    pub parser: String,
+    pub document: Option<DocumentBrief>,
+    pub units: Vec<UnitBrief>,
+}
+
+/// One unit as listed under its extraction.
+#[napi(object)]
+pub struct UnitBrief {
+    pub id: i64,
+    #[napi(js_name = "unit_type")]
+    pub unit_type: String,
+    #[napi(js_name = "heading_path")]
+    pub heading_path: Vec<String>,
+    pub document: Option<UnitDocument>,
+    pub text: String,
+}
+
+fn extraction(value: core::ExtractionEvidence) -> ExtractionEvidence {
+    let core::ExtractionEvidence {
+        id,
+        revision_id,
+        path,
+        parser,
+        document,
+        units,
+    } = value;
+    ExtractionEvidence {
+        r#type: "extraction".into(),
+        id,
+        revision_id,
+        path,
+        parser,
+        document: document.map(document_brief),
+        units: units
+            .into_iter()
+            .map(|u| {
+                let core::UnitBrief {
+                    id,
+                    unit_type,
+                    heading_path,
+                    document,
+                    text,
+                } = u;
+                UnitBrief {
+                    id,
+                    unit_type,
+                    heading_path,
+                    document: document.map(unit_document),
+                    text,
+                }
+            })
+            .collect(),
+    }
+}
 
 impl From<core::JobStatus> for JobStatus {
     fn from(value: core::JobStatus) -> Self {
@@ -801,12 +870,13 @@ impl From<core::JobStatus> for JobStatus {
 /// The napi form of an inspected object.
 pub fn evidence(value: core::Evidence) -> Evidence {
     match value {
-        core::Evidence::Source(s) => Either6::A(source(*s)),
-        core::Evidence::Revision(r) => Either6::B(revision(*r)),
-        core::Evidence::Unit(u) => Either6::C(unit(*u)),
-        core::Evidence::Chunk(c) => Either6::D(chunk(*c)),
-        core::Evidence::Snapshot(s) => Either6::E(snapshot(*s)),
-        core::Evidence::Job(j) => Either6::F((*j).into()),
+        core::Evidence::Source(s) => Either7::A(source(*s)),
+        core::Evidence::Revision(r) => Either7::B(revision(*r)),
+        core::Evidence::Unit(u) => Either7::C(unit(*u)),
+        core::Evidence::Chunk(c) => Either7::D(chunk(*c)),
+        core::Evidence::Snapshot(s) => Either7::E(snapshot(*s)),
+        core::Evidence::Job(j) => Either7::F((*j).into()),
+        core::Evidence::Extraction(e) => Either7::G(extraction(*e)),
     }
 }
 
@@ -917,6 +987,7 @@ fn unit(value: core::UnitEvidence) -> UnitEvidence {
         tokens,
         locator,
         document,
+        citation,
         identifiers,
         text,
     } = value;
@@ -950,6 +1021,7 @@ fn unit(value: core::UnitEvidence) -> UnitEvidence {
             json_pointer: nullable(json_pointer),
         },
         document: document.map(unit_document),
+        citation,
         identifiers: identifiers
             .into_iter()
             .map(|i| {
@@ -972,6 +1044,7 @@ fn chunk(value: core::ChunkEvidence) -> ChunkEvidence {
         units,
         tokens,
         locator,
+        citation,
         capsule,
         text,
     } = value;
@@ -1004,6 +1077,7 @@ fn chunk(value: core::ChunkEvidence) -> ChunkEvidence {
             line_start,
             line_end,
         },
+        citation,
         capsule: CapsuleView {
             title,
             kind,

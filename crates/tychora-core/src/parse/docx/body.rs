@@ -24,6 +24,14 @@ struct CellCtx {
     text: String,
     span: usize,
     continues_above: bool,
+    /// Its paragraphs and tables as blocks, for a one-cell table that only lays out its content.
+    inner: Vec<Inner>,
+}
+
+/// Content of a cell, kept whole in case its table turns out to be a layout frame.
+enum Inner {
+    Block(Block),
+    Table(TableCtx),
 }
 
 #[derive(Default)]
@@ -97,6 +105,9 @@ pub(super) fn walk(
                     "footnote" | "endnote" if is_separator(attr(&e, "type").as_deref()) => {
                         skipping = Some(names.len());
                     }
+                    // `mc:AlternateContent` holds the same content twice (DrawingML in the
+                    // choice, VML in the fallback): read the choice only.
+                    "Fallback" => skipping = Some(names.len()),
                     "p" => {
                         paragraphs += 1;
                         paras.push(Para {
@@ -222,6 +233,9 @@ pub(super) fn walk(
                                 cell.text.push('\n');
                             }
                             cell.text.push_str(&text);
+                            cell.inner.push(Inner::Block(paragraph_block(
+                                para, text, part, styles, numbering,
+                            )));
                         } else if let Some(parent) = paras.last_mut() {
                             // A paragraph nested in another outside a text box (rare): one text.
                             parent.text.push('\n');
@@ -233,20 +247,46 @@ pub(super) fn walk(
                     }
                     "tbl" => {
                         let Some(table) = tables.pop() else { continue };
+                        // A one-cell table is a frame around its content (docling reads it so
+                        // too): its paragraphs and tables stand on their own.
+                        let content = match layout_frame(table) {
+                            Ok(inner) => inner,
+                            Err(table) => vec![Inner::Table(table)],
+                        };
                         if let Some(cell) = current_cell(&mut tables) {
                             // A nested table flattens into its cell's text, a row per line.
-                            for row in &table.rows {
-                                let line: Vec<&str> =
-                                    row.cells.iter().map(|c| c.text.as_str()).collect();
-                                if !cell.text.is_empty() {
-                                    cell.text.push('\n');
+                            for item in &content {
+                                let lines: Vec<String> = match item {
+                                    Inner::Block(b) => vec![b.text.clone()],
+                                    Inner::Table(t) => t
+                                        .rows
+                                        .iter()
+                                        .map(|row| {
+                                            let line: Vec<&str> =
+                                                row.cells.iter().map(|c| c.text.as_str()).collect();
+                                            line.join(" | ")
+                                        })
+                                        .collect(),
+                                };
+                                for line in lines {
+                                    if !cell.text.is_empty() {
+                                        cell.text.push('\n');
+                                    }
+                                    cell.text.push_str(&line);
                                 }
-                                cell.text.push_str(&line.join(" | "));
                             }
+                            cell.inner.extend(content);
                             continue;
                         }
-                        table_count += 1;
-                        out.blocks.extend(table_rows(table, table_count, part));
+                        for item in content {
+                            match item {
+                                Inner::Block(b) => out.blocks.push(b),
+                                Inner::Table(t) => {
+                                    table_count += 1;
+                                    out.blocks.extend(table_rows(t, table_count, part));
+                                }
+                            }
+                        }
                     }
                     _ => {}
                 }
@@ -257,6 +297,15 @@ pub(super) fn walk(
         buf.clear();
     }
     out
+}
+
+/// The content of a table of one row and one cell, or the table itself.
+fn layout_frame(mut table: TableCtx) -> Result<Vec<Inner>, TableCtx> {
+    if table.rows.len() == 1 && table.rows[0].cells.len() == 1 {
+        let cell = table.rows.remove(0).cells.remove(0);
+        return Ok(cell.inner);
+    }
+    Err(table)
 }
 
 fn push_text(paras: &mut [Para], text: &str) {
@@ -281,10 +330,15 @@ fn paragraph_block(
         .filter(|l| *l < 9)
         .map(|l| l + 1)
         .or_else(|| para.style.as_deref().and_then(|s| styles.heading_level(s)));
-    let marker = para
-        .num_id
-        .as_deref()
-        .and_then(|num| numbering.next_marker(num, para.ilvl));
+    // Numbering set on the paragraph, or else by its style (numbered headings).
+    let (num_id, ilvl) = match (&para.num_id, para.style.as_deref()) {
+        (Some(num), _) => (Some(num.as_str()), para.ilvl),
+        (None, Some(style)) => styles
+            .numbering(style)
+            .map_or((None, 0), |(num, ilvl)| (Some(num), ilvl)),
+        (None, None) => (None, 0),
+    };
+    let marker = num_id.and_then(|num| numbering.next_marker(num, ilvl));
     let mut block = Block::paragraph(text, part, para.index);
     match (level, marker) {
         (Some(level), marker) => {
@@ -294,7 +348,7 @@ fn paragraph_block(
         }
         (None, Some(marker)) => {
             block.kind = BlockKind::ListItem;
-            block.level = Some(para.ilvl + 1);
+            block.level = Some(ilvl + 1);
             block.marker = Some(marker).filter(|m| !m.is_empty());
         }
         (None, None) => {}

@@ -122,6 +122,15 @@ pub struct Block {
 }
 
 impl Block {
+    /// A heading as a person cites it, its number first: "1.2 Scope".
+    #[must_use]
+    pub fn numbered_text(&self) -> String {
+        match &self.marker {
+            Some(m) => format!("{} {}", m.trim_end_matches('.'), self.text),
+            None => self.text.clone(),
+        }
+    }
+
     fn paragraph(text: String, part: &str, paragraph: usize) -> Self {
         Self {
             kind: BlockKind::Paragraph,
@@ -267,7 +276,7 @@ fn with_heading_paths(blocks: Vec<Block>) -> Vec<Block> {
             if b.kind == BlockKind::Heading {
                 let level = b.level.unwrap_or(1);
                 path.retain(|(l, _)| *l < level);
-                path.push((level, b.text.clone()));
+                path.push((level, b.numbered_text()));
                 b.heading_path = path.iter().map(|(_, t)| t.clone()).collect();
             } else {
                 b.heading_path = path.iter().map(|(_, t)| t.clone()).collect();

@@ -13,6 +13,8 @@ use super::{attr, local};
 #[derive(Debug, Default)]
 pub(super) struct Styles {
     levels: HashMap<String, u8>,
+    /// Numbering a style carries (`w:style/w:pPr/w:numPr`): numbered headings get it this way.
+    numbering: HashMap<String, (String, u8)>,
 }
 
 impl Styles {
@@ -21,6 +23,8 @@ impl Styles {
         let mut buf = Vec::new();
         // id → (name, outline level, based on)
         let mut styles: HashMap<String, (String, Option<u8>, Option<String>)> = HashMap::new();
+        // id → (numId, ilvl) of a style's own numbering.
+        let mut numbered: HashMap<String, (Option<String>, u8)> = HashMap::new();
         let mut current: Option<String> = None;
         loop {
             match reader.read_event_into(&mut buf) {
@@ -42,6 +46,11 @@ impl Styles {
                             entry.1 = attr(&e, "val").and_then(|v| v.parse::<u8>().ok());
                         }
                         "basedOn" => entry.2 = attr(&e, "val"),
+                        "numId" => numbered.entry(id.clone()).or_default().0 = attr(&e, "val"),
+                        "ilvl" => {
+                            numbered.entry(id.clone()).or_default().1 =
+                                attr(&e, "val").and_then(|v| v.parse().ok()).unwrap_or(0);
+                        }
                         _ => {}
                     }
                 }
@@ -65,7 +74,18 @@ impl Styles {
                 at.clone_from(&style.2);
             }
         }
-        Self { levels }
+        let numbering = numbered
+            .into_iter()
+            .filter_map(|(id, (num, ilvl))| Some((id, (num.filter(|n| n != "0")?, ilvl))))
+            .collect();
+        Self { levels, numbering }
+    }
+
+    /// The list numbering (numId, level) a paragraph style applies, if any.
+    pub(super) fn numbering(&self, style: &str) -> Option<(&str, u8)> {
+        self.numbering
+            .get(style)
+            .map(|(num, ilvl)| (num.as_str(), *ilvl))
     }
 
     /// The heading level (1 = top) of a paragraph style, if it is a heading style.
