@@ -209,6 +209,21 @@ if (process.env.BENCH_SCALE !== '0') {
   )
 }
 
+// Documents (issue 12): DOCX extraction fidelity and speed, Tychora's reader and mammoth.js side by
+// side against docling's expected Markdown (docs-fidelity.md).
+if (process.env.BENCH_DOCS !== '0') {
+  console.error('# documents: DOCX fidelity (tychora vs mammoth vs docling expected)')
+  execFileSync(process.execPath, [join(root, 'bench/docs/fidelity.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const docs = JSON.parse(readFileSync(join(root, 'bench/results/docs-fidelity.json'), 'utf8'))
+  results.docx = { tychora: docs.tychora, mammoth: docs.mammoth, throughput: docs.throughput }
+  md.push(
+    '',
+    `DOCX fidelity against docling's expected Markdown (docs-fidelity.md, 33 files): word F1 ${f(docs.tychora.f1, 3)} (mammoth ${f(docs.mammoth.f1, 3)}), ` +
+      `heading recall ${f(docs.tychora.headings, 3)} (${f(docs.mammoth.headings, 3)}), table cells ${f(docs.tychora.cells, 3)} (${f(docs.mammoth.cells, 3)}); ` +
+      `add of ${docs.throughput.files} DOCX files (${f(docs.throughput.bytes / 1e6, 1)} MB): ${f(docs.throughput.files_per_s, 0)} files/s, median of ${docs.throughput.runs}.`,
+  )
+}
+
 writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
 writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

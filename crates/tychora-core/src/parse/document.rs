@@ -106,22 +106,45 @@ pub fn citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
     } else {
         format!(" {}", first.part)
     };
-    let same_part = first.part == last.part;
-    match (first.paragraph, first.table, first.row) {
-        (Some(p), _, _) => {
-            let end = last.paragraph.filter(|_| same_part);
-            format!("{path}{part} ¶{}", range(p, end))
+    let point = |p: &DocPlace| match (p.paragraph, p.table, p.row) {
+        (Some(n), _, _) => Some(format!("¶{n}")),
+        (None, Some(t), Some(r)) => Some(format!("table {t} row {r}")),
+        _ => None,
+    };
+    let Some(start) = point(first) else {
+        return format!("{path}{part}");
+    };
+    if first.part != last.part || first == last {
+        return format!("{path}{part} {start}");
+    }
+    match (first, last) {
+        (
+            DocPlace {
+                paragraph: Some(a), ..
+            },
+            DocPlace {
+                paragraph: Some(b), ..
+            },
+        ) => format!("{path}{part} ¶{}", range(*a, Some(*b))),
+        (
+            DocPlace {
+                table: Some(t),
+                row: Some(a),
+                ..
+            },
+            DocPlace {
+                table: Some(u),
+                row: Some(b),
+                ..
+            },
+        ) if t == u => {
+            let rows = if b > a { "rows" } else { "row" };
+            format!("{path}{part} table {t} {rows} {}", range(*a, Some(*b)))
         }
-        (None, Some(t), Some(r)) => {
-            let end = last.row.filter(|_| same_part && last.table == Some(t));
-            let rows = if end.is_some_and(|e| e > r) {
-                "rows"
-            } else {
-                "row"
-            };
-            format!("{path}{part} table {t} {rows} {}", range(r, end))
-        }
-        _ => format!("{path}{part}"),
+        _ => match point(last) {
+            Some(end) => format!("{path}{part} {start} to {end}"),
+            None => format!("{path}{part} {start}"),
+        },
     }
 }
 
@@ -523,11 +546,11 @@ mod tests {
         );
         assert_eq!(
             citation("a.docx", &row(2, 5), &row(3, 1)),
-            "a.docx table 2 row 5"
+            "a.docx table 2 row 5 to table 3 row 1"
         );
         assert_eq!(
             citation("a.docx", &para("body", 4), &row(1, 2)),
-            "a.docx ¶4"
+            "a.docx ¶4 to table 1 row 2"
         );
         let page = |a: i64, b: i64| DocPlace {
             part: "page".into(),
