@@ -120,7 +120,13 @@ pub fn windows(
                 ordinal: chunks.len(),
                 first_unit: first,
                 last_unit: last,
-                owner_key: owner_key(a, first, kind),
+                // Plain text packs all its paragraphs under one owner, but each window ranks on
+                // its own: a long law or RFC is not one candidate.
+                owner_key: if kind == Kind::Text {
+                    format!("w{}", chunks.len())
+                } else {
+                    owner_key(a, first, kind)
+                },
                 span,
                 token_count: *tokens,
                 text,
@@ -144,7 +150,12 @@ pub fn windows(
                 kind,
                 i,
                 unit,
-                &owner,
+                // The pieces of one oversize paragraph of plain text rank together.
+                &if kind == Kind::Text {
+                    format!("u{i}")
+                } else {
+                    owner.clone()
+                },
                 options,
                 &mut chunks,
             );
@@ -376,6 +387,20 @@ mod tests {
         }
         assert_eq!(chunks[0].span.byte_start, 0);
         assert_eq!(chunks.last().unwrap().span.byte_end, body.trim_end().len());
+        // The pieces of one paragraph rank together.
+        assert!(chunks.iter().all(|c| c.owner_key == chunks[0].owner_key));
+    }
+
+    #[test]
+    fn each_window_of_plain_text_ranks_on_its_own() {
+        let body: String = (0..300)
+            .map(|i| format!("Paragraph {i} says something about topic {i}.\n\n"))
+            .collect();
+        let (_, chunks) = chunk_doc(Kind::Text, &body, ChunkOptions::default());
+        assert!(chunks.len() > 2);
+        let owners: std::collections::HashSet<&str> =
+            chunks.iter().map(|c| c.owner_key.as_str()).collect();
+        assert_eq!(owners.len(), chunks.len());
     }
 
     #[test]
