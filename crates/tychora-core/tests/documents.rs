@@ -348,3 +348,40 @@ fn erasing_a_document_erases_its_derived_text_too() {
     let verify = ws.verify().unwrap();
     assert!(verify.ok, "{:?}", verify.problems);
 }
+
+#[test]
+fn requirement_ids_are_exact_hits_from_the_docx_as_from_the_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::copy(shared(ASVS), docs.join("asvs.docx")).unwrap();
+    fs::copy(
+        shared("owasp-asvs-5.0/md/0x10-V1-Encoding-and-Sanitization.md"),
+        docs.join("v1.md"),
+    )
+    .unwrap();
+    let ws_dir = tmp.path().join("ws");
+    Workspace::init(&ws_dir).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    add(&ws, &docs);
+    let result = search(&ws, "V1.2.3");
+    let exact: Vec<&tychora_core::query::Segment> = result
+        .segments
+        .iter()
+        .filter(|s| s.channels.iter().any(|c| c.channel == "exact"))
+        .collect();
+    for path in ["asvs.docx", "v1.md"] {
+        let hit = exact
+            .iter()
+            .find(|s| s.source.path == path)
+            .unwrap_or_else(|| panic!("{path}: no exact hit in {:?}", result.segments));
+        assert!(hit.text.contains("1.2.3"), "{path}: {}", hit.text);
+    }
+    // A number that does not continue the heading's stays bare: no V1.2.3 under V1.3.
+    assert!(
+        exact
+            .iter()
+            .all(|s| s.locator.heading_path.iter().any(|h| h.starts_with("V1.2"))),
+        "{exact:?}"
+    );
+}

@@ -331,6 +331,15 @@ fn write_extraction(
                         }
                     }
                 }
+                for (name, value) in numbered_under_heading(unit, engine.patterns()) {
+                    let entry = (format!("mention:{name}"), value);
+                    if !found
+                        .iter()
+                        .any(|f| normalize_identifier(&f.1) == normalize_identifier(&entry.1))
+                    {
+                        found.push(entry);
+                    }
+                }
                 for (kind, value) in found {
                     insert_identifier.execute(params![
                         unit_id,
@@ -399,6 +408,56 @@ fn write_extraction(
         write_document(tx, extraction_id, &unit_ids, document)?;
     }
     Ok(extraction_id)
+}
+
+/// A numbered row or item under a heading that carries an identifier extending to it: under
+/// "V1.2 Injection Prevention", the row "1.2.3 | Verify that …" is requirement `V1.2.3`; under
+/// "Article 5", the item "5.1 …" is `Article 5.1` when the article pattern matches that. Standards
+/// write the section's prefix once in its heading and the bare number in each row; the exact
+/// channel needs the whole identifier on the row. Only numbers that continue the heading's own
+/// number count, and only when the composed value matches the same pattern.
+fn numbered_under_heading(
+    unit: &crate::unit::Unit,
+    patterns: &[(String, regex::Regex)],
+) -> Vec<(String, String)> {
+    static LEADING_NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[\s|*_]*(\d+(?:\.\d+)+)\b").expect("a valid regex")
+    });
+    // A Markdown row's text starts with its table's header.
+    let text = unit
+        .table_header
+        .as_deref()
+        .and_then(|h| unit.text.strip_prefix(h))
+        .unwrap_or(&unit.text);
+    let (Some(heading), Some(number)) = (
+        unit.heading_path.last(),
+        LEADING_NUMBER
+            .captures(text)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str()),
+    ) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, re) in patterns {
+        let Some(m) = re.find(heading) else { continue };
+        let id = m.as_str();
+        // The heading's identifier is a prefix followed by its dotted number ("V" + "1.2").
+        let Some(at) = id.find(|c: char| c.is_ascii_digit()) else {
+            continue;
+        };
+        let (prefix, own) = id.split_at(at);
+        if number.len() > own.len()
+            && number.starts_with(own)
+            && number.as_bytes()[own.len()] == b'.'
+        {
+            let composed = format!("{prefix}{number}");
+            if re.find(&composed).is_some_and(|c| c.as_str() == composed) {
+                out.push((name.clone(), composed));
+            }
+        }
+    }
+    out
 }
 
 /// Marks the job finished with its receipt and records its diagnostics as events.
