@@ -216,6 +216,10 @@ if (process.env.BENCH_DOCS !== '0') {
   execFileSync(process.execPath, [join(root, 'bench/docs/fidelity.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
   const docs = JSON.parse(readFileSync(join(root, 'bench/results/docs-fidelity.json'), 'utf8'))
   results.docx = { tychora: docs.tychora, mammoth: docs.mammoth, throughput: docs.throughput }
+  console.error('# documents: PDF text (tychora vs pdftotext -layout)')
+  execFileSync(process.execPath, [join(root, 'bench/docs/pdf.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const pdf = JSON.parse(readFileSync(join(root, 'bench/results/docs-pdf.json'), 'utf8'))
+  results.pdf = { tychora: pdf.tychora, pdftotext: pdf.pdftotext, throughput: pdf.throughput }
   console.error('# documents: GDPR clean vs PDF-extracted twin')
   execFileSync(process.execPath, [join(root, 'bench/docs/gdpr.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
   const gdpr = JSON.parse(readFileSync(join(root, 'bench/results/docs-gdpr.json'), 'utf8'))
@@ -225,6 +229,8 @@ if (process.env.BENCH_DOCS !== '0') {
     `DOCX fidelity against docling's expected Markdown (docs-fidelity.md, 33 files): word F1 ${f(docs.tychora.f1, 3)} (mammoth ${f(docs.mammoth.f1, 3)}), ` +
       `heading recall ${f(docs.tychora.headings, 3)} (${f(docs.mammoth.headings, 3)}), table cells ${f(docs.tychora.cells, 3)} (${f(docs.mammoth.cells, 3)}); ` +
       `add of ${docs.throughput.files} DOCX files (${f(docs.throughput.bytes / 1e6, 1)} MB): ${f(docs.throughput.files_per_s, 0)} files/s, median of ${docs.throughput.runs}. ` +
+      `PDF (docs-pdf.md): word F1 ${f(pdf.tychora.f1, 3)} (pdftotext -layout ${f(pdf.pdftotext?.f1, 3)}), reading-order distance ${f(pdf.tychora.order, 3)} (${f(pdf.pdftotext?.order, 3)}); ` +
+      `${f(pdf.throughput.tychora_pages_per_s, 1)} pages/s through the whole add (pdftotext text only: ${f(pdf.throughput.pdftotext_pages_per_s, 1)}). ` +
       `GDPR, 30 article questions (docs-gdpr.md): hit@5 clean ${f(gdpr.twins.clean.hit_at_5, 3)}, PDF-extracted ${f(gdpr.twins.noisy.hit_at_5, 3)}.`,
   )
 }

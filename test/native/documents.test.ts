@@ -8,7 +8,7 @@ import { ROOT, cli, nativeMissing, scratch } from './_setup.js'
 
 const ASVS = resolve(ROOT, '../shared/data/docs/owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx')
 
-describe.skipIf(nativeMissing)('Word documents through the library and the CLI', () => {
+describe.skipIf(nativeMissing)('Word and PDF documents through the library and the CLI', () => {
   it('cites a DOCX by its own places, and the locator slices the derived text', async () => {
     const { dir, ws: wsDir } = await scratch()
     const docs = join(dir, 'standards')
@@ -53,5 +53,52 @@ describe.skipIf(nativeMissing)('Word documents through the library and the CLI',
     expect(add.stdout + add.stderr).toMatch(/report\.docx.*named as a DOCX but its bytes are a PDF/)
     const search = await cli(['search', 'conditional request revalidates stale response', '-w', ws, '--format', 'json'], { cwd: dir })
     expect(JSON.parse(search.stdout).segments.length).toBeGreaterThan(0)
+  })
+
+  it('reads PDFs in worker threads: pages and boxes cited, bad files one diagnostic each', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'pdfs')
+    await mkdir(docs)
+    const data = resolve(ROOT, '../shared/data/docs')
+    await copyFile(join(data, 'pdf/pdfplumber/federal-register-2020-17221.pdf'), join(docs, 'notice.pdf'))
+    await copyFile(join(data, 'pdf/pdfplumber/password-example.pdf'), join(docs, 'locked.pdf'))
+    await copyFile(join(data, 'pdf/pdfplumber/empty.pdf'), join(docs, 'empty.pdf'))
+    await copyFile(join(data, 'scanned/invalid.pdf'), join(docs, 'invalid.pdf'))
+    await copyFile(join(data, 'scanned/linn.pdf'), join(docs, 'scan.pdf'))
+    await copyFile(ASVS, join(docs, 'word-really.pdf'))
+    await Workspace.init(wsDir)
+    const ws = await Workspace.open(wsDir)
+    try {
+      const receipt = await ws.add({ paths: [docs] })
+      const about = (name: string) => receipt.diagnostics.filter((d) => d.path === name).map((d) => `${d.level} ${d.code} ${d.message}`)
+      expect(about('locked.pdf')).toEqual([expect.stringMatching(/^error E_UNSUPPORTED_FORMAT encrypted PDF: it needs a password/)])
+      expect(about('invalid.pdf')).toEqual([expect.stringMatching(/^error E_UNSUPPORTED_FORMAT not a readable PDF/)])
+      expect(about('empty.pdf')).toEqual([expect.stringMatching(/^warning E_INVALID_ARGUMENT empty file/)])
+      expect(about('word-really.pdf')).toEqual([expect.stringMatching(/named as a PDF but its bytes are a zip package/)])
+      expect(about('scan.pdf').some((d) => /1 of 1 page\(s\) have no text layer/.test(d))).toBe(true)
+      expect(receipt.files.added).toBe(2)
+
+      const result = await ws.search({ query: 'Saint Lawrence Seaway pilotage rates proposed rule', limit: 5 })
+      expect(QueryResultSchema.safeParse(result).success).toBe(true)
+      const hit = result.segments.find((s) => s.source.path === 'notice.pdf')!
+      expect(hit.citation).toMatch(/^notice\.pdf p\.\d+(–\d+)?$/)
+      const first = hit.locator.document!.first
+      expect(first.part).toBe('page')
+      expect(first.page_start).toBeGreaterThanOrEqual(1)
+      // Running headers are furniture, not evidence.
+      expect(result.segments.every((s) => !/Federal Register \/ Vol\. 85/.test(s.text))).toBe(true)
+
+      const revision = await ws.inspect(`revision:${hit.revision.revision_id}`)
+      if (revision.type !== 'revision') throw new Error('a revision')
+      const extraction = await ws.inspect(`extraction:${revision.extractions[0]!.id}`)
+      if (extraction.type !== 'extraction') throw new Error('an extraction')
+      expect(extraction.document!.format).toBe('pdf')
+      expect(extraction.document!.extractor).toMatch(/^pdfjs-dist@5\.4\.\d+\+layout\.1$/)
+      expect(extraction.document!.furniture.length).toBeGreaterThan(10)
+      const derived = await readFile(join(wsDir, 'artifacts/sha256', extraction.document!.derived_sha256.slice(0, 2), extraction.document!.derived_sha256))
+      expect(derived.subarray(hit.locator.byte_start, hit.locator.byte_end).toString()).toBe(hit.text)
+    } finally {
+      ws.close()
+    }
   })
 })

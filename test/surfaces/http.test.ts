@@ -427,7 +427,7 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const noPaths = await post('/v1/projects/alpha/sources', { paths: [] })
       expectError(noPaths, 'E_INVALID_ARGUMENT')
       expect(noPaths.json.message).toContain('paths')
-      expectError(await post('/v1/projects/alpha/sources', { paths: [s.docs], kind: 'pdf' }), 'E_INVALID_ARGUMENT')
+      expectError(await post('/v1/projects/alpha/sources', { paths: [s.docs], kind: 'pptx' }), 'E_INVALID_ARGUMENT')
       expectError(await raw(s, { path: '/v1/projects/alpha/evidence/bogus', headers }), 'E_INVALID_ARGUMENT')
       expectError(await raw(s, { path: '/v1/projects/alpha/jobs/abc', headers }), 'E_INVALID_ARGUMENT')
       expectError(await raw(s, { path: '/v1/projects/alpha/jobs/0', headers }), 'E_INVALID_ARGUMENT')

@@ -56,8 +56,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Finds the installed package's manifest (the CLI is bundled, so paths relative to a module lie).
   'package-root': [],
   contracts: ['errors'],
-  // The only layer that loads the native binding.
-  engine: ['contracts', 'errors', 'native'],
+  // The only layer that loads the native binding; it hands the core the PDF reader.
+  engine: ['contracts', 'errors', 'native', 'extract'],
+  // Document readers in worker threads (pdf.js); they find their worker file from the package root.
+  extract: ['package-root'],
   format: ['contracts', 'errors'],
   // Paid model providers (Voyage) over their SDKs; the engine never calls them, the composers do.
   providers: ['contracts', 'errors'],

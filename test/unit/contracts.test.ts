@@ -25,7 +25,7 @@ describe('contracts', () => {
   it('query requests reject unknown fields and bad values', () => {
     expect(QueryRequestSchema.safeParse({ query: 'x', limti: 3 }).success).toBe(false)
     expect(QueryRequestSchema.safeParse({ query: '' }).success).toBe(false)
-    expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['pdf'] }).success).toBe(false)
+    expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['pptx'] }).success).toBe(false)
     expect(QueryRequestSchema.parse({ query: 'x', limit: 5 })).toEqual({ query: 'x', limit: 5 })
   })
 

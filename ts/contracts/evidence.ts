@@ -12,6 +12,7 @@ const RevisionBriefSchema = z.object({ id: z.number().int(), seq: z.number().int
 export const DocumentBriefSchema = z.object({
   format: z.string(),
   extractor: z.string(),
+  pages: z.number().int().nullable().describe("A PDF's page count"),
   derived_sha256: z.string().describe("The artifact the units' byte and line spans index"),
   furniture: z.array(z.object({ part: z.string(), text: z.string() })).describe('Headers, footers, page numbers: kept out of units'),
   external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),

@@ -46,6 +46,7 @@ import {
 import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
+import { readPdf } from '../extract/pdf.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -96,7 +97,8 @@ export class Workspace implements EvidenceClient {
    */
   static async open(dir: string, options: { providers?: TextProviders } = {}): Promise<Workspace> {
     try {
-      const hooks = options.providers ? toHooks(options.providers) : undefined
+      // PDFs are read by pdf.js in worker threads (ts/extract), started on the first PDF.
+      const hooks = { ...(options.providers ? toHooks(options.providers) : {}), read_pdf: readPdf }
       return new Workspace(await callNative(() => native().openWorkspace(dir, hooks)))
     } catch (error) {
       if (error instanceof TychoraError && error.code === 'E_LOCKED') {

@@ -105,7 +105,7 @@ export interface AddRequest {
   /** Target collection (default `default`). */
   collection?: string
   /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'
 }
 
 /** The scope actually applied. */
@@ -304,6 +304,8 @@ export interface DocPlace {
 export interface DocumentBrief {
   format: string
   extractor: string
+  /** A PDF's page count. */
+  pages: number | null
   /** The artifact the units' byte and line spans index. */
   derived_sha256: string
   /** Headers, footers and page numbers: kept out of units. */
@@ -496,7 +498,7 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'
   requester: 'owner' | 'agent'
 }
 
@@ -566,6 +568,46 @@ export declare function migrateWorkspace(dir: string): Promise<Array<number>>
  */
 export declare function openWorkspace(dir: string, providers?: ProviderHooks | undefined | null): Promise<NativeWorkspace>
 
+/** A text block in reading order. */
+export interface PdfBlockOutput {
+  kind: 'heading' | 'paragraph' | 'list_item'
+  text: string
+  level?: number
+  page: number
+  /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left. */
+  bbox: Array<number>
+}
+
+/** One PDF to read. */
+export interface PdfCall {
+  bytes: Buffer
+  /** The file's path relative to its root, for messages. */
+  path: string
+}
+
+/** Why a file could not be read: a stable code and a message. */
+export interface PdfFailure {
+  code: 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'
+  message: string
+}
+
+/** A running header, footer or page number. */
+export interface PdfFurniture {
+  page: number
+  text: string
+}
+
+/** What the reader made of one file, or why it could not. */
+export interface PdfOutput {
+  extractor: string
+  pages: number
+  pages_without_text: Array<number>
+  blocks: Array<PdfBlockOutput>
+  furniture: Array<PdfFurniture>
+  diagnostics: Array<string>
+  failure?: PdfFailure
+}
+
 /** One problem `verify` found. */
 export interface Problem {
   object: string
@@ -602,6 +644,8 @@ export interface ProviderHooks {
   /** `provider/model` of the reranker. */
   reranker_name?: string
   rerank?: (call: RerankCall) => Promise<RerankOutput>
+  /** Reads a PDF (pdf.js in a worker pool); without it, PDFs are reported and not read. */
+  read_pdf?: (call: PdfCall) => Promise<PdfOutput>
 }
 
 /**
@@ -635,7 +679,7 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */

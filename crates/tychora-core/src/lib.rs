@@ -63,4 +63,10 @@ pub mod workspace;
 pub mod bench;
 
 pub use error::{Diagnostic, Error, ErrorCode, Result};
+
+/// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
+pub mod documents {
+    pub use crate::parse::ParseFailure;
+    pub use crate::parse::document::{Furniture, PdfBlock, PdfDocument, PdfReader};
+}
 pub use workspace::{InitReport, Workspace};

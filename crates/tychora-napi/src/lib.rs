@@ -9,6 +9,7 @@ mod error;
 mod ingest;
 mod manage;
 mod operations;
+mod pdf;
 mod providers;
 mod query;
 mod task;

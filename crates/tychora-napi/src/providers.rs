@@ -107,6 +107,12 @@ pub struct ProviderHooks {
     pub reranker_name: Option<String>,
     #[napi(ts_type = "(call: RerankCall) => Promise<RerankOutput>")]
     pub rerank: Option<RerankFn>,
+    /// Reads a PDF (pdf.js in a worker pool); without it, PDFs are reported and not read.
+    #[napi(
+        js_name = "read_pdf",
+        ts_type = "(call: PdfCall) => Promise<PdfOutput>"
+    )]
+    pub read_pdf: Option<crate::pdf::ReadPdfFn>,
 }
 
 fn provider_error(what: &str, e: &napi::Error) -> Error {
@@ -272,7 +278,14 @@ pub(crate) fn from_hooks(hooks: ProviderHooks) -> Providers {
         }
         _ => None,
     };
-    Providers { embedder, reranker }
+    let pdf = hooks.read_pdf.map(|read| {
+        Arc::new(crate::pdf::JsPdfReader { read }) as Arc<dyn tychora_core::documents::PdfReader>
+    });
+    Providers {
+        embedder,
+        reranker,
+        pdf,
+    }
 }
 
 /// What a workspace's configuration asks of network providers, resolved against its pack.

@@ -72,14 +72,14 @@ export default defineCommand({
     ...workspaceArg,
     paths: { type: 'positional', required: true, variadic: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
-    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file | docx' },
+    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file | docx | pdf' },
     'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
     const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
-    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json, jsonl, code_file or docx`)
+    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json, jsonl, code_file, docx or pdf`)
     const request = { paths: paths.map((p) => resolve(p)), ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) }
     if (args['dry-run']) {
       const plan = await withTarget(args.workspace, async (target) => {

@@ -46,6 +46,7 @@ pub(crate) struct Engine {
     // model; an embedder handed in by the binding (a provider the TypeScript side calls) wins.
     embedder: OnceLock<std::result::Result<TextEmbedder, String>>,
     embedder_override: Option<Arc<dyn Embedder>>,
+    pdf_reader: Option<Arc<dyn crate::parse::document::PdfReader>>,
     reranker: Option<Arc<dyn Reranker>>,
     user_cache: Option<UserCache>,
     query_log: QueryLog,
@@ -134,6 +135,7 @@ impl Engine {
             vector_indexes: Mutex::new(HashMap::new()),
             embedder: OnceLock::new(),
             embedder_override: providers.embedder,
+            pdf_reader: providers.pdf,
             reranker: if config.rerank.is_some() {
                 providers.reranker
             } else {
@@ -353,6 +355,11 @@ impl Engine {
     }
 
     /// The reranker, when `[rerank]` is configured and the caller provided one.
+    /// The PDF reader the binding handed in, if any.
+    pub(crate) fn pdf_reader(&self) -> Option<&dyn crate::parse::document::PdfReader> {
+        self.pdf_reader.as_deref()
+    }
+
     pub(crate) fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
         self.reranker.as_ref()
     }

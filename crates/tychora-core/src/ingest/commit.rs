@@ -24,6 +24,7 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     hasher.update(kind_override.map_or("auto", KindOverride::as_str));
     hasher.update(crate::code::GRAMMAR_VERSION);
     hasher.update(crate::parse::document::DOCX_EXTRACTOR);
+    hasher.update(crate::parse::document::PDF_LAYOUT);
     hasher.update(format!(
         "{}/{}",
         pack.chunking.target_tokens, pack.chunking.soft_ceiling_tokens
@@ -175,6 +176,7 @@ fn media_type(kind: Kind) -> &'static str {
             crate::code::Language::TypeScript | crate::code::Language::Tsx => "text/x-typescript",
         },
         Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        Kind::Pdf => "application/pdf",
     }
 }
 
@@ -191,7 +193,7 @@ fn write_document(
         params![document.text_sha256, read.text.len(), now_ms()],
     )?;
     tx.execute(
-        "INSERT INTO doc_extractions (extraction_id, format, extractor, derived_sha256, furniture_json, external_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO doc_extractions (extraction_id, format, extractor, derived_sha256, furniture_json, external_json, pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             extraction_id,
             read.format,
@@ -199,10 +201,11 @@ fn write_document(
             document.text_sha256,
             serde_json::to_string(&read.furniture).unwrap_or_else(|_| "[]".into()),
             serde_json::to_string(&read.external_targets).unwrap_or_else(|_| "[]".into()),
+            read.pages,
         ],
     )?;
     let mut insert_locator = tx.prepare_cached(
-        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     let mut insert_cell = tx.prepare_cached(
         "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
@@ -216,7 +219,11 @@ fn write_document(
             locator.row,
             locator.header,
             locator.marker,
-            locator.level
+            locator.level,
+            locator.page,
+            locator.page,
+            (!locator.boxes.is_empty())
+                .then(|| serde_json::to_string(&locator.boxes).unwrap_or_default())
         ])?;
         for cell in &locator.cells {
             insert_cell.execute(params![

@@ -81,6 +81,8 @@ pub struct PrepareContext<'a> {
     pub current_sha: &'a (dyn Fn(&str) -> Option<String> + Sync),
     /// The syntax cache's payload under a key, if present.
     pub syntax_cached: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// Reads PDFs (pdf.js, through the binding); `None` outside it.
+    pub pdf: Option<&'a dyn document::PdfReader>,
 }
 
 /// Prepares every candidate on all cores; results keep the candidates' order.
@@ -246,7 +248,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
             extraction: None,
         });
     }
-    let mut read = match document::extract(kind, &bytes, rel) {
+    let mut read = match document::extract(kind, &bytes, rel, ctx.pdf) {
         Ok(read) => read,
         Err(fail) => {
             let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));

@@ -769,5 +769,6 @@ fn with_context<R>(
         },
         current_sha: &current_sha,
         syntax_cached: &syntax_cached,
+        pdf: engine.pdf_reader(),
     })
 }

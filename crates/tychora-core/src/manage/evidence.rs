@@ -60,6 +60,8 @@ pub struct ExtractionBrief {
 pub struct DocumentBrief {
     pub format: String,
     pub extractor: String,
+    /// A PDF's page count.
+    pub pages: Option<i64>,
     /// The artifact the units' byte and line spans index.
     pub derived_sha256: String,
     /// Headers, footers and page numbers: kept out of units.
@@ -691,11 +693,11 @@ fn unit_document(conn: &Connection, id: i64) -> Result<Option<UnitDocument>> {
 }
 
 fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<DocumentBrief>> {
-    let Some((format, extractor, derived_sha256, furniture, external)) = conn
+    let Some((format, extractor, derived_sha256, furniture, external, pages)) = conn
         .query_row(
-            "SELECT format, extractor, derived_sha256, furniture_json, external_json FROM doc_extractions WHERE extraction_id = ?1",
+            "SELECT format, extractor, derived_sha256, furniture_json, external_json, pages FROM doc_extractions WHERE extraction_id = ?1",
             params![extraction_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?, r.get::<_, String>(4)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get(5)?)),
         )
         .optional()?
     else {
@@ -704,6 +706,7 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
     Ok(Some(DocumentBrief {
         format,
         extractor,
+        pages,
         derived_sha256,
         furniture: json(&furniture, "document furniture")?,
         external_targets: json(&external, "document external targets")?,

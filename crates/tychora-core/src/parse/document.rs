@@ -30,7 +30,7 @@ pub struct DocCell {
 }
 
 /// Where a unit sits in its document.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct DocLocator {
     /// `body`, `footnotes`, `endnotes`, `comments`, `textbox`.
     pub part: String,
@@ -48,6 +48,10 @@ pub struct DocLocator {
     pub level: Option<u8>,
     /// A table row's cells.
     pub cells: Vec<DocCell>,
+    /// A PDF page (1-based).
+    pub page: Option<u32>,
+    /// PDF boxes `[page, x0, y0, x1, y1]` in points, origin bottom-left, unrotated.
+    pub boxes: Vec<[f64; 5]>,
 }
 
 /// The part of a locator a citation names.
@@ -82,8 +86,8 @@ impl DocLocator {
             paragraph: int(self.paragraph),
             table: int(self.table),
             row: int(self.row),
-            page_start: None,
-            page_end: None,
+            page_start: self.page.map(i64::from),
+            page_end: self.page.map(i64::from),
         }
     }
 }
@@ -160,10 +164,12 @@ pub struct Furniture {
 /// A document read into units over its derived text.
 #[derive(Debug)]
 pub struct DocumentText {
-    /// `docx` (later `pdf`).
+    /// `docx` or `pdf`.
     pub format: &'static str,
     /// The reader and its version.
-    pub extractor: &'static str,
+    pub extractor: String,
+    /// A PDF's page count.
+    pub pages: Option<u32>,
     /// The units' text in reading order: what their spans index.
     pub text: String,
     /// Units, their diagnostics and the title.
@@ -216,9 +222,15 @@ fn looks_like_text(head: &[u8]) -> bool {
 /// # Errors
 /// A [`ParseFailure`] when the file as a whole cannot be used: bytes of another type, a package
 /// that does not open, a bound reached, an encrypted document.
-pub fn extract(kind: Kind, bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> {
+pub fn extract(
+    kind: Kind,
+    bytes: &[u8],
+    path: &str,
+    pdf: Option<&dyn PdfReader>,
+) -> Result<DocumentText, ParseFailure> {
     match kind {
         Kind::Docx => extract_docx(bytes, path),
+        Kind::Pdf => extract_pdf(bytes, path, pdf),
         other => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: format!("{} is not a document kind", other.as_str()),
@@ -333,7 +345,8 @@ fn extract_docx(bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> 
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
         format: "docx",
-        extractor: DOCX_EXTRACTOR,
+        extractor: DOCX_EXTRACTOR.to_string(),
+        pages: None,
         text,
         parsed: Parsed {
             units,
@@ -350,6 +363,152 @@ fn extract_docx(bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> 
             })
             .collect(),
         external_targets: doc.external_targets,
+    })
+}
+
+/// The PDF layout's version (the reader in `ts/extract/`); part of the extraction fingerprint.
+pub const PDF_LAYOUT: &str = "pdf-layout@1";
+
+/// One text block a PDF reader found, in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PdfBlock {
+    /// `heading`, `paragraph` or `list_item`.
+    pub kind: String,
+    /// Its text.
+    pub text: String,
+    /// A heading's level (1 = top).
+    pub level: Option<u8>,
+    /// Its page (1-based).
+    pub page: u32,
+    /// Its box `[x0, y0, x1, y1]` in PDF points, origin bottom-left.
+    pub bbox: [f64; 4],
+}
+
+/// What a PDF reader made of one file.
+#[derive(Debug, Clone, Default)]
+pub struct PdfDocument {
+    /// The reader and its version (`pdfjs-dist@5.4.624+layout.1`).
+    pub extractor: String,
+    /// Pages in the file.
+    pub pages: u32,
+    /// Pages with no text at all (scanned images, blank pages), 1-based.
+    pub pages_without_text: Vec<u32>,
+    /// Blocks in reading order.
+    pub blocks: Vec<PdfBlock>,
+    /// Running headers, footers and page numbers: kept out of blocks.
+    pub furniture: Vec<Furniture>,
+    /// What was left out and why.
+    pub diagnostics: Vec<String>,
+}
+
+/// Reads PDF bytes into blocks. Implemented by the binding with pdf.js in a worker pool; the core
+/// calls it from a prepare thread and blocks on it.
+pub trait PdfReader: Send + Sync {
+    /// Reads one file.
+    ///
+    /// # Errors
+    /// A [`ParseFailure`] for bytes pdf.js refuses (encrypted, malformed) or a limit reached.
+    fn read(&self, bytes: &[u8], path: &str) -> Result<PdfDocument, ParseFailure>;
+}
+
+fn extract_pdf(
+    bytes: &[u8],
+    path: &str,
+    reader: Option<&dyn PdfReader>,
+) -> Result<DocumentText, ParseFailure> {
+    let found = sniff(bytes);
+    if found != "a PDF" {
+        return Err(ParseFailure {
+            code: ErrorCode::UnsupportedFormat,
+            message: format!("named as a PDF but its bytes are {found}"),
+            locator: None,
+        });
+    }
+    let Some(reader) = reader else {
+        return Err(ParseFailure {
+            code: ErrorCode::UnsupportedFormat,
+            message: "PDFs are read by pdf.js, which this process did not load (use the tychora library, CLI or daemon)".into(),
+            locator: None,
+        });
+    };
+    let pdf = reader.read(bytes, path)?;
+    let mut out = Layout::default();
+    let mut heading_path: Vec<(u8, String)> = Vec::new();
+    let mut heading_at: Option<usize> = None;
+    for block in &pdf.blocks {
+        let unit_type = match block.kind.as_str() {
+            "heading" => "heading",
+            "list_item" => "list_item",
+            _ => "paragraph",
+        };
+        if unit_type == "heading" {
+            let level = block.level.unwrap_or(1);
+            heading_path.retain(|(l, _)| *l < level);
+            heading_path.push((level, clean(&block.text)));
+            heading_at = Some(out.units.len());
+        }
+        let [x0, y0, x1, y1] = block.bbox;
+        out.push(
+            unit_type,
+            &block.text,
+            heading_at,
+            &heading_path
+                .iter()
+                .map(|(_, t)| t.clone())
+                .collect::<Vec<_>>(),
+            None,
+            DocLocator {
+                part: "page".into(),
+                level: block.level,
+                page: Some(block.page),
+                boxes: vec![[f64::from(block.page), x0, y0, x1, y1]],
+                ..DocLocator::default()
+            },
+        );
+    }
+    let mut diagnostics: Vec<Diagnostic> = pdf
+        .diagnostics
+        .iter()
+        .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
+        .collect();
+    if !pdf.pages_without_text.is_empty() {
+        let pages = pdf.pages_without_text.len();
+        let list = pdf
+            .pages_without_text
+            .iter()
+            .take(20)
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        diagnostics.push(Diagnostic::warning(
+            path,
+            ErrorCode::UnsupportedFormat,
+            format!(
+                "{pages} of {} page(s) have no text layer (scanned images?): p.{list}{}; not searchable without OCR",
+                pdf.pages,
+                if pages > 20 { ", …" } else { "" }
+            ),
+        ));
+    }
+    let title = pdf
+        .blocks
+        .iter()
+        .find(|b| b.kind == "heading")
+        .map(|b| clean(&b.text));
+    let (text, units, locators) = out.finish();
+    Ok(DocumentText {
+        format: "pdf",
+        extractor: pdf.extractor,
+        pages: Some(pdf.pages),
+        text,
+        parsed: Parsed {
+            units,
+            diagnostics,
+            title,
+        },
+        locators,
+        furniture: pdf.furniture,
+        external_targets: Vec::new(),
     })
 }
 
@@ -473,6 +632,7 @@ mod tests {
                 "owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx",
             ),
             "asvs.docx",
+            None,
         )
         .unwrap();
         assert!(doc.parsed.units.len() > 500, "{}", doc.parsed.units.len());
@@ -500,14 +660,14 @@ mod tests {
     #[test]
     fn the_extension_cannot_lie_about_the_bytes() {
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let err = extract(Kind::Docx, &pdf, "x.docx").unwrap_err();
+        let err = extract(Kind::Docx, &pdf, "x.docx", None).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnsupportedFormat);
         assert!(
             err.message.contains("its bytes are a PDF"),
             "{}",
             err.message
         );
-        let err = extract(Kind::Docx, b"# just markdown\n", "x.docx").unwrap_err();
+        let err = extract(Kind::Docx, b"# just markdown\n", "x.docx", None).unwrap_err();
         assert!(
             err.message.contains("its bytes are text"),
             "{}",
@@ -561,6 +721,65 @@ mod tests {
         assert_eq!(
             citation("r.pdf", &page(12, 12), &page(13, 13)),
             "r.pdf p.12–13"
+        );
+    }
+
+    #[test]
+    fn a_pdf_needs_its_bytes_to_be_a_pdf_and_a_reader() {
+        let docx = fixture("docx/mammoth/tables.docx");
+        let err = extract(Kind::Pdf, &docx, "x.pdf", None).unwrap_err();
+        assert!(
+            err.message.contains("its bytes are a zip package"),
+            "{}",
+            err.message
+        );
+        let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
+        let err = extract(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
+        assert!(err.message.contains("pdf.js"), "{}", err.message);
+    }
+
+    #[test]
+    fn pdf_blocks_become_units_cited_by_page() {
+        struct Fake;
+        impl PdfReader for Fake {
+            fn read(&self, _: &[u8], _: &str) -> Result<PdfDocument, ParseFailure> {
+                let block = |kind: &str, text: &str, page| PdfBlock {
+                    kind: kind.into(),
+                    text: text.into(),
+                    level: (kind == "heading").then_some(1),
+                    page,
+                    bbox: [72.0, 600.0, 540.0, 640.0],
+                };
+                Ok(PdfDocument {
+                    extractor: "fake@1".into(),
+                    pages: 3,
+                    pages_without_text: vec![3],
+                    blocks: vec![
+                        block("heading", "Scope", 1),
+                        block("paragraph", "Rules apply.", 1),
+                        block("paragraph", "More rules.", 2),
+                    ],
+                    furniture: Vec::new(),
+                    diagnostics: Vec::new(),
+                })
+            }
+        }
+        let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
+        let doc = extract(Kind::Pdf, &pdf, "r.pdf", Some(&Fake)).unwrap();
+        assert_eq!(doc.parsed.units.len(), 3);
+        assert_eq!(doc.parsed.units[2].heading_path, ["Scope"]);
+        assert_eq!(doc.locators[2].page, Some(2));
+        assert_eq!(doc.locators[2].boxes, [[2.0, 72.0, 600.0, 540.0, 640.0]]);
+        assert_eq!(
+            citation("r.pdf", &doc.locators[1].place(), &doc.locators[2].place()),
+            "r.pdf p.1–2"
+        );
+        assert!(
+            doc.parsed.diagnostics[0]
+                .message
+                .contains("1 of 3 page(s) have no text layer"),
+            "{:?}",
+            doc.parsed.diagnostics
         );
     }
 

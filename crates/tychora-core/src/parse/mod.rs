@@ -30,6 +30,8 @@ pub enum Kind {
     Code(crate::code::Language),
     /// A Word document (OOXML); its units index a derived text ([`document`]).
     Docx,
+    /// A PDF, read by pdf.js on the TypeScript side; its units index a derived text.
+    Pdf,
 }
 
 impl Kind {
@@ -43,13 +45,14 @@ impl Kind {
             Self::Jsonl => "jsonl",
             Self::Code(_) => "code_file",
             Self::Docx => "docx",
+            Self::Pdf => "pdf",
         }
     }
 
     /// Whether the retained bytes are a binary document whose units index a derived text.
     #[must_use]
     pub fn is_document(self) -> bool {
-        matches!(self, Self::Docx)
+        matches!(self, Self::Docx | Self::Pdf)
     }
 
     /// Parses a kind name given by a user (`--kind`).
@@ -61,6 +64,7 @@ impl Kind {
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
             "docx" => Some(Self::Docx),
+            "pdf" => Some(Self::Pdf),
             _ => None,
         }
     }
@@ -76,6 +80,7 @@ impl Kind {
             "jsonl" | "ndjson" => Some(Self::Jsonl),
             // A macro-enabled document reads the same; its macros are never opened.
             "docx" | "docm" => Some(Self::Docx),
+            "pdf" => Some(Self::Pdf),
             _ => crate::code::Language::from_path(path).map(Self::Code),
         }
     }
@@ -147,7 +152,7 @@ pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure>
         Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
         Kind::Code(language) => Ok(crate::code::extract(language, text, path)),
         // Documents are read from their bytes ([`document::extract`]), never as UTF-8 text.
-        Kind::Docx => Err(ParseFailure {
+        Kind::Docx | Kind::Pdf => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: "a document kind is read from its bytes, not as text".into(),
             locator: None,

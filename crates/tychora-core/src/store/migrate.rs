@@ -52,6 +52,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0006_documents.sql",
         sql: include_str!("../../../../migrations/0006_documents.sql"),
     },
+    Migration {
+        version: 7,
+        name: "0007_pdf.sql",
+        sql: include_str!("../../../../migrations/0007_pdf.sql"),
+    },
 ];
 
 /// The newest schema version.

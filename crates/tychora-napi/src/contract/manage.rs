@@ -447,6 +447,8 @@ pub struct ExtractionBrief {
 pub struct DocumentBrief {
     pub format: String,
     pub extractor: String,
+    /// A PDF's page count.
+    pub pages: Either<i64, Null>,
     /// The artifact the units' byte and line spans index.
     #[napi(js_name = "derived_sha256")]
     pub derived_sha256: String,
@@ -492,6 +494,7 @@ fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
     let core::DocumentBrief {
         format,
         extractor,
+        pages,
         derived_sha256,
         furniture,
         external_targets,
@@ -499,6 +502,7 @@ fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
     DocumentBrief {
         format,
         extractor,
+        pages: nullable(pages),
         derived_sha256,
         furniture: furniture
             .into_iter()

@@ -15,7 +15,9 @@ use super::{count, nullable};
 pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
-    #[napi(ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx'>")]
+    #[napi(
+        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'>"
+    )]
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,
     #[napi(js_name = "budget_tokens")]

@@ -1,0 +1,129 @@
+//! The PDF reader the TypeScript side provides (pdf.js in a worker pool), handed to the core as its
+//! `PdfReader`. A prepare thread calls it with one file's bytes and blocks on the promise, as the
+//! embedder hooks do; the JS thread only routes the call to a worker.
+
+use napi::Status;
+use napi::bindgen_prelude::{Buffer, Promise};
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi_derive::napi;
+use tychora_core::ErrorCode;
+use tychora_core::documents::{Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader};
+
+/// One PDF to read.
+#[napi(object)]
+pub struct PdfCall {
+    pub bytes: Buffer,
+    /// The file's path relative to its root, for messages.
+    pub path: String,
+}
+
+/// A text block in reading order.
+#[napi(object)]
+pub struct PdfBlockOutput {
+    #[napi(ts_type = "'heading' | 'paragraph' | 'list_item'")]
+    pub kind: String,
+    pub text: String,
+    pub level: Option<u32>,
+    pub page: u32,
+    /// `[x0, y0, x1, y1]` in PDF points, origin bottom-left.
+    pub bbox: Vec<f64>,
+}
+
+/// A running header, footer or page number.
+#[napi(object)]
+pub struct PdfFurniture {
+    pub page: u32,
+    pub text: String,
+}
+
+/// Why a file could not be read: a stable code and a message.
+#[napi(object)]
+pub struct PdfFailure {
+    #[napi(
+        ts_type = "'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'"
+    )]
+    pub code: String,
+    pub message: String,
+}
+
+/// What the reader made of one file, or why it could not.
+#[napi(object)]
+pub struct PdfOutput {
+    pub extractor: String,
+    pub pages: u32,
+    #[napi(js_name = "pages_without_text")]
+    pub pages_without_text: Vec<u32>,
+    pub blocks: Vec<PdfBlockOutput>,
+    pub furniture: Vec<PdfFurniture>,
+    pub diagnostics: Vec<String>,
+    pub failure: Option<PdfFailure>,
+}
+
+pub(crate) type ReadPdfFn =
+    ThreadsafeFunction<PdfCall, Promise<PdfOutput>, PdfCall, Status, false, true>;
+
+pub(crate) struct JsPdfReader {
+    pub(crate) read: ReadPdfFn,
+}
+
+fn failure(code: ErrorCode, message: String) -> ParseFailure {
+    ParseFailure {
+        code,
+        message,
+        locator: None,
+    }
+}
+
+impl PdfReader for JsPdfReader {
+    fn read(&self, bytes: &[u8], path: &str) -> Result<PdfDocument, ParseFailure> {
+        let call = PdfCall {
+            bytes: Buffer::from(bytes.to_vec()),
+            path: path.to_string(),
+        };
+        let out = futures_executor::block_on(async {
+            let promise = self.read.call_async(call).await?;
+            promise.await
+        })
+        .map_err(|e| {
+            failure(
+                ErrorCode::Internal,
+                format!("the PDF reader failed: {}", e.reason),
+            )
+        })?;
+        if let Some(f) = out.failure {
+            let code = match f.code.as_str() {
+                "E_UNSUPPORTED_FORMAT" => ErrorCode::UnsupportedFormat,
+                "E_LIMIT_EXCEEDED" => ErrorCode::LimitExceeded,
+                "E_INVALID_ARGUMENT" => ErrorCode::InvalidArgument,
+                _ => ErrorCode::Internal,
+            };
+            return Err(failure(code, f.message));
+        }
+        let blocks = out
+            .blocks
+            .into_iter()
+            .map(|b| PdfBlock {
+                kind: b.kind,
+                text: b.text,
+                level: b.level.and_then(|l| u8::try_from(l).ok()),
+                page: b.page,
+                bbox: [0, 1, 2, 3].map(|i| b.bbox.get(i).copied().unwrap_or(0.0)),
+            })
+            .collect();
+        Ok(PdfDocument {
+            extractor: out.extractor,
+            pages: out.pages,
+            pages_without_text: out.pages_without_text,
+            blocks,
+            furniture: out
+                .furniture
+                .into_iter()
+                .map(|f| Furniture {
+                    part: format!("p.{}", f.page),
+                    text: f.text,
+                })
+                .collect(),
+            diagnostics: out.diagnostics,
+        })
+    }
+}

@@ -1,0 +1,192 @@
+// One pdf.js reader in a worker thread (see pdf.ts): a PDF's bytes in, text blocks in reading
+// order with their page and box out. pdf.js gives positioned text items; the layout here groups
+// them into lines (by baseline), lines into blocks (by vertical gap, size and indentation),
+// finds headings by size above the body text, and keeps running headers, footers and page
+// numbers (text in the top or bottom band that repeats across pages) out of the blocks.
+import { parentPort, workerData } from 'node:worker_threads'
+import type { PdfOutput } from './pdf.js'
+
+const LAYOUT = 'layout.1'
+
+interface Item {
+  str: string
+  transform: number[]
+  width: number
+  height: number
+  hasEOL: boolean
+}
+
+interface Line {
+  text: string
+  x0: number
+  x1: number
+  y: number
+  size: number
+}
+
+interface Block {
+  lines: Line[]
+  page: number
+}
+
+const sizeOf = (t: number[]) => Math.hypot(t[2] ?? 0, t[3] ?? 0) || Math.abs(t[3] ?? 0) || 1
+
+/** Items to lines: an item on the same baseline continuing rightward joins the line. */
+function lines(items: Item[]): Line[] {
+  const out: Line[] = []
+  let current: Line | null = null
+  let ended = false
+  for (const item of items) {
+    const t = item.transform
+    const [x, y] = [t[4] ?? 0, t[5] ?? 0]
+    const size = sizeOf(t)
+    if (item.str.trim() === '') {
+      if (item.hasEOL) ended = true
+      if (current && item.str.length > 0 && !current.text.endsWith(' ')) current.text += ' '
+      continue
+    }
+    const sameLine = current && !ended && Math.abs(y - current.y) < 0.5 * Math.max(size, current.size) && x >= current.x1 - size
+    if (current && sameLine) {
+      const gap = x - current.x1
+      if (gap > 0.15 * size && !current.text.endsWith(' ')) current.text += ' '
+      current.text += item.str
+      current.x1 = Math.max(current.x1, x + item.width)
+      current.size = Math.max(current.size, size)
+    } else {
+      if (current) out.push(current)
+      current = { text: item.str, x0: x, x1: x + item.width, y, size }
+    }
+    ended = item.hasEOL
+  }
+  if (current) out.push(current)
+  return out.map((l) => ({ ...l, text: l.text.replace(/\s+/g, ' ').trim() })).filter((l) => l.text.length > 0)
+}
+
+/** Lines to blocks: a new block at a gap wider than 1.5 lines, a size change, or a jump across. */
+function blocks(pageLines: Line[], page: number): Block[] {
+  const out: Block[] = []
+  let current: Block | null = null
+  let prev: Line | null = null
+  for (const line of pageLines) {
+    const size = Math.max(line.size, prev?.size ?? 0)
+    const gap = prev ? prev.y - line.y : 0
+    const newBlock =
+      !current ||
+      !prev ||
+      gap > 1.6 * size ||
+      gap < -0.5 * size || // moved up: a new column or a float
+      Math.abs(line.size - prev.size) > 0.9 ||
+      Math.abs(line.x0 - prev.x0) > 12 * size
+    if (newBlock || !current) {
+      current = { lines: [line], page }
+      out.push(current)
+    } else current.lines.push(line)
+    prev = line
+  }
+  return out
+}
+
+/** Joins a block's lines, mending words hyphenated across a line break. */
+function blockText(block: Block): string {
+  let text = ''
+  for (const line of block.lines) {
+    if (text.endsWith('-') && /^[a-z]/.test(line.text)) text = text.slice(0, -1) + line.text
+    else text = text ? `${text} ${line.text}` : line.text
+  }
+  return text
+}
+
+// Digits dropped, not replaced: odd and even pages put the page number at either end.
+const furnitureKey = (text: string) => text.toLowerCase().replace(/\d+/g, '').replace(/\s+/g, ' ').trim()
+const PAGE_NUMBER = /^(page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(\s*(of|\/)\s*\d{1,4})?$/i
+const LIST_MARKER = /^([•·▪‣◦●○■□–-]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])\s/
+
+async function read(bytes: Uint8Array, onPage: (page: number) => void): Promise<PdfOutput> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const version = (pdfjs as { version?: string }).version ?? 'unknown'
+  const extractor = `pdfjs-dist@${version}+${LAYOUT}`
+  let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
+  try {
+    doc = await pdfjs.getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
+  } catch (error) {
+    const e = error as { name?: string; code?: number; message?: string }
+    if (e.name === 'PasswordException')
+      return fail('E_UNSUPPORTED_FORMAT', e.code === 2 ? 'encrypted PDF: the password given is wrong' : 'encrypted PDF: it needs a password to be read')
+    return fail('E_UNSUPPORTED_FORMAT', `not a readable PDF: ${e.message ?? String(error)}`)
+  }
+  const maxPages = (workerData as { maxPages: number }).maxPages
+  if (doc.numPages > maxPages) {
+    await doc.destroy()
+    return fail('E_LIMIT_EXCEEDED', `${doc.numPages} pages, over the limit of ${maxPages} pages per file`)
+  }
+  const perPage: Array<{ lines: Line[]; height: number }> = []
+  const pagesWithoutText: number[] = []
+  for (let n = 1; n <= doc.numPages; n++) {
+    onPage(n - 1)
+    const page = await doc.getPage(n)
+    const [, y0, , y1] = page.view as number[]
+    const content = await page.getTextContent()
+    const pageLines = lines(content.items.filter((i) => 'str' in i) as Item[])
+    if (pageLines.length === 0) pagesWithoutText.push(n)
+    perPage.push({ lines: pageLines, height: Math.abs((y1 ?? 792) - (y0 ?? 0)) || 792 })
+    page.cleanup()
+  }
+  await doc.destroy()
+
+  // Furniture: a line in the top or bottom 8% whose text (digits aside) is on a third of the pages,
+  // or a page number there.
+  const band = (l: Line, height: number) => l.y > height * 0.92 || l.y < height * 0.08
+  const seen = new Map<string, number>()
+  for (const { lines: ls, height } of perPage) {
+    for (const key of new Set(ls.filter((l) => band(l, height)).map((l) => furnitureKey(l.text)))) seen.set(key, (seen.get(key) ?? 0) + 1)
+  }
+  const repeated = (text: string) => perPage.length >= 3 && furnitureKey(text).length > 0 && (seen.get(furnitureKey(text)) ?? 0) >= Math.max(2, perPage.length / 3)
+  const furniture: PdfOutput['furniture'] = []
+  const allBlocks: Block[] = []
+  perPage.forEach(({ lines: ls, height }, i) => {
+    const body = ls.filter((l) => {
+      const isFurniture = band(l, height) && (repeated(l.text) || PAGE_NUMBER.test(l.text))
+      if (isFurniture) furniture.push({ page: i + 1, text: l.text })
+      return !isFurniture
+    })
+    allBlocks.push(...blocks(body, i + 1))
+  })
+
+  // The body size is the size most characters are set in; larger, short blocks are headings,
+  // ranked by size (largest = level 1).
+  const chars = new Map<number, number>()
+  for (const b of allBlocks) for (const l of b.lines) chars.set(Math.round(l.size * 2) / 2, (chars.get(Math.round(l.size * 2) / 2) ?? 0) + l.text.length)
+  const body = [...chars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10
+  const isHeading = (b: Block) => {
+    const size = Math.max(...b.lines.map((l) => l.size))
+    const text = blockText(b)
+    return size >= body * 1.15 && text.length <= 200 && b.lines.length <= 3 && /\p{L}/u.test(text)
+  }
+  const headingSizes = [...new Set(allBlocks.filter(isHeading).map((b) => Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2))].sort((a, b) => b - a)
+  const out: PdfOutput['blocks'] = allBlocks.map((b) => {
+    const text = blockText(b)
+    const size = Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2
+    const bbox = [
+      Math.min(...b.lines.map((l) => l.x0)),
+      Math.min(...b.lines.map((l) => l.y - 0.25 * l.size)),
+      Math.max(...b.lines.map((l) => l.x1)),
+      Math.max(...b.lines.map((l) => l.y + l.size)),
+    ].map((v) => Math.round(v * 100) / 100)
+    if (isHeading(b)) return { kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page: b.page, bbox }
+    return { kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page: b.page, bbox }
+  })
+  return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [] }
+}
+
+function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput {
+  return { extractor: '', pages: 0, pages_without_text: [], blocks: [], furniture: [], diagnostics: [], failure: { code, message } }
+}
+
+// Text from a hostile file never reaches a terminal through pdf.js's warnings.
+for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {}
+
+parentPort?.on('message', (message: { bytes: Uint8Array; path: string }) => {
+  read(message.bytes, (page) => parentPort?.postMessage({ page }))
+    .then((done) => parentPort?.postMessage({ done }))
+    .catch((error: unknown) => parentPort?.postMessage({ done: fail('E_INTERNAL', `the PDF reader failed: ${error instanceof Error ? error.message : String(error)}`) }))
+})
