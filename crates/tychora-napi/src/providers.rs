@@ -253,6 +253,15 @@ impl Reranker for JsReranker {
     }
 }
 
+/// The core's PDF reader from the JS hook.
+pub(crate) fn pdf_reader(
+    hooks: &mut ProviderHooks,
+) -> Option<Arc<dyn tychora_core::documents::PdfReader>> {
+    hooks.read_pdf.take().map(|read| {
+        Arc::new(crate::pdf::JsPdfReader { read }) as Arc<dyn tychora_core::documents::PdfReader>
+    })
+}
+
 /// The core's providers from the JS hooks.
 pub(crate) fn from_hooks(hooks: ProviderHooks) -> Providers {
     let embedder = match (hooks.embedder_spec, hooks.embed) {
@@ -278,14 +287,7 @@ pub(crate) fn from_hooks(hooks: ProviderHooks) -> Providers {
         }
         _ => None,
     };
-    let pdf = hooks.read_pdf.map(|read| {
-        Arc::new(crate::pdf::JsPdfReader { read }) as Arc<dyn tychora_core::documents::PdfReader>
-    });
-    Providers {
-        embedder,
-        reranker,
-        pdf,
-    }
+    Providers { embedder, reranker }
 }
 
 /// What a workspace's configuration asks of network providers, resolved against its pack.

@@ -35,15 +35,15 @@ pub fn open_workspace(
     dir: String,
     providers: Option<ProviderHooks>,
 ) -> AsyncTask<Blocking<NativeWorkspace>> {
+    let mut providers = providers;
+    let pdf = providers.as_mut().and_then(crate::providers::pdf_reader);
     let providers = providers.map(crate::providers::from_hooks);
     blocking(None, move || {
         let remote = providers
             .as_ref()
             .is_some_and(|p| p.embedder.is_some() || p.reranker.is_some());
-        let ws = match providers {
-            Some(p) => Workspace::open_with(&PathBuf::from(dir), p)?,
-            None => Workspace::open(&PathBuf::from(dir))?,
-        };
+        let ws =
+            Workspace::open_with_readers(&PathBuf::from(dir), providers.unwrap_or_default(), pdf)?;
         Ok(NativeWorkspace {
             inner: Mutex::new(Some(Arc::new(ws))),
             remote,

@@ -95,7 +95,11 @@ impl Engine {
     ///
     /// # Errors
     /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
-    pub(crate) fn open(dir: &Path, providers: Providers) -> Result<Self> {
+    pub(crate) fn open(
+        dir: &Path,
+        providers: Providers,
+        pdf_reader: Option<Arc<dyn crate::parse::document::PdfReader>>,
+    ) -> Result<Self> {
         let dir = resolve(dir)?;
         let config = Config::load(&dir.join("workspace.toml"))?;
         let pack = config.pack()?;
@@ -135,7 +139,7 @@ impl Engine {
             vector_indexes: Mutex::new(HashMap::new()),
             embedder: OnceLock::new(),
             embedder_override: providers.embedder,
-            pdf_reader: providers.pdf,
+            pdf_reader,
             reranker: if config.rerank.is_some() {
                 providers.reranker
             } else {

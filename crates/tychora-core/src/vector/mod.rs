@@ -443,8 +443,6 @@ pub struct Providers {
     pub embedder: Option<std::sync::Arc<dyn Embedder>>,
     /// The reranker.
     pub reranker: Option<std::sync::Arc<dyn Reranker>>,
-    /// The PDF reader (pdf.js on the TypeScript side): without one, PDFs are reported, not read.
-    pub pdf: Option<std::sync::Arc<dyn crate::parse::document::PdfReader>>,
 }
 
 impl std::fmt::Debug for Providers {

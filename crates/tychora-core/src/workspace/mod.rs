@@ -155,7 +155,7 @@ impl Workspace {
     /// `E_NOT_FOUND` (no workspace), `E_LOCKED`, `E_MIGRATION_REQUIRED`, `E_CHECKSUM_MISMATCH`.
     pub fn open(dir: &Path) -> Result<Self> {
         Ok(Self {
-            engine: Engine::open(dir, Providers::default())?,
+            engine: Engine::open(dir, Providers::default(), None)?,
         })
     }
 
@@ -166,8 +166,21 @@ impl Workspace {
     /// # Errors
     /// As [`Self::open`].
     pub fn open_with(dir: &Path, providers: Providers) -> Result<Self> {
+        Self::open_with_readers(dir, providers, None)
+    }
+
+    /// [`Self::open_with`], plus the PDF reader the binding provides (pdf.js in worker threads);
+    /// without one, PDFs are reported and not read.
+    ///
+    /// # Errors
+    /// As [`Self::open`].
+    pub fn open_with_readers(
+        dir: &Path,
+        providers: Providers,
+        pdf: Option<std::sync::Arc<dyn crate::parse::document::PdfReader>>,
+    ) -> Result<Self> {
         Ok(Self {
-            engine: Engine::open(dir, providers)?,
+            engine: Engine::open(dir, providers, pdf)?,
         })
     }
 
