@@ -1,4 +1,5 @@
-import { copyFile, mkdir, readFile } from 'node:fs/promises'
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { deflateSync } from 'node:zlib'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EvidenceSchema } from '../../ts/contracts/evidence.js'
@@ -55,7 +56,7 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
     expect(JSON.parse(search.stdout).segments.length).toBeGreaterThan(0)
   })
 
-  it('reads PDFs in worker threads: pages and boxes cited, bad files one diagnostic each', async () => {
+  it('reads PDFs in worker threads: pages and boxes cited; bad files, bombs and 10,000 pages one diagnostic each', async () => {
     const { dir, ws: wsDir } = await scratch()
     const docs = join(dir, 'pdfs')
     await mkdir(docs)
@@ -66,6 +67,13 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
     await copyFile(join(data, 'scanned/invalid.pdf'), join(docs, 'invalid.pdf'))
     await copyFile(join(data, 'scanned/linn.pdf'), join(docs, 'scan.pdf'))
     await copyFile(ASVS, join(docs, 'word-really.pdf'))
+    // A decompression bomb: 100 MiB of zeros in a 100 KB stream.
+    const bomb = deflateSync(Buffer.alloc(100 << 20))
+    await writeFile(join(docs, 'bomb.pdf'), Buffer.concat([Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`), bomb, Buffer.from('\nendstream\nendobj\n%%EOF\n')]))
+    // 10,000 pages (each empty), over the 2,000-page limit.
+    const kids = Array.from({ length: 10_000 }, (_, i) => `${i + 3} 0 R`).join(' ')
+    const pages = Array.from({ length: 10_000 }, (_, i) => `${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n`).join('')
+    await writeFile(join(docs, 'many.pdf'), `%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 10000 /Kids [${kids}] >>\nendobj\n${pages}trailer\n<< /Root 1 0 R >>\n%%EOF\n`)
     await Workspace.init(wsDir)
     const ws = await Workspace.open(wsDir)
     try {
@@ -76,6 +84,8 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       expect(about('empty.pdf')).toEqual([expect.stringMatching(/^warning E_INVALID_ARGUMENT empty file/)])
       expect(about('word-really.pdf')).toEqual([expect.stringMatching(/named as a PDF but its bytes are a zip package/)])
       expect(about('scan.pdf').some((d) => /1 of 1 page\(s\) have no text layer/.test(d))).toBe(true)
+      expect(about('bomb.pdf')).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED a stream at byte \d+ inflates past 67108864 bytes/)])
+      expect(about('many.pdf')).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED 10000 pages, over the limit of 2000/)])
       expect(receipt.files.added).toBe(2)
 
       const result = await ws.search({ query: 'Saint Lawrence Seaway pilotage rates proposed rule', limit: 5 })

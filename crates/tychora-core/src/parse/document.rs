@@ -431,6 +431,7 @@ fn extract_pdf(
             locator: None,
         });
     };
+    super::preflight::check(bytes, super::preflight::PdfLimits::default())?;
     let pdf = reader.read(bytes, path)?;
     let mut out = Layout::default();
     let mut heading_path: Vec<(u8, String)> = Vec::new();

@@ -10,6 +10,7 @@ pub mod document;
 pub mod docx;
 mod json;
 mod markdown;
+pub mod preflight;
 mod text;
 
 use crate::error::ErrorCode;
