@@ -122,48 +122,33 @@ pub(crate) fn withdraw(
                     .query_map(params![sha], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                     .collect::<rusqlite::Result<_>>()?;
                 for (revision_id, source_id, size) in holders {
-                    // A second run (after a crash between the tombstone and the file's removal)
-                    // finishes the removal without a second tombstone.
-                    let inserted = tx.execute(
-                        "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
-                         SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
-                         WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE revision_id = ?4 AND kind = 'erasure')",
-                        params![sha, size, source_id, revision_id, job_id, reason, now],
-                    )?;
-                    let tombstone = Tombstone {
-                        sha256: sha.clone(),
-                        size,
-                        source_id,
-                        revision_id,
-                        reason: reason.to_string(),
-                        deleted_at: now,
-                    };
-                    if inserted == 1 {
-                        erased.push(tombstone);
-                    } else {
-                        pending.push(tombstone);
-                    }
                     // A document's derived text holds the same words: it goes with its original.
-                    let derived: Vec<(String, i64)> = tx
-                        .prepare(
+                    let mut doomed = vec![(sha.clone(), size, reason.to_string())];
+                    doomed.extend(
+                        tx.prepare(
                             "SELECT DISTINCT d.derived_sha256, a.size FROM doc_extractions d JOIN extractions e ON e.id = d.extraction_id
                              JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1",
                         )?
-                        .query_map(params![revision_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                        .collect::<rusqlite::Result<_>>()?;
-                    for (derived_sha, derived_size) in derived {
+                        .query_map(params![revision_id], |r| {
+                            Ok((r.get(0)?, r.get(1)?, format!("derived text of an erased original: {reason}")))
+                        })?
+                        .collect::<rusqlite::Result<Vec<_>>>()?,
+                    );
+                    for (doomed_sha, doomed_size, why) in doomed {
+                        // A second run (after a crash between the tombstone and the file's
+                        // removal) finishes the removal without a second tombstone.
                         let inserted = tx.execute(
                             "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
                              SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
-                             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1 AND kind = 'erasure')",
-                            params![derived_sha, derived_size, source_id, revision_id, job_id, format!("derived text of an erased original: {reason}"), now],
+                             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1 AND revision_id = ?4 AND kind = 'erasure')",
+                            params![doomed_sha, doomed_size, source_id, revision_id, job_id, why, now],
                         )?;
                         let tombstone = Tombstone {
-                            sha256: derived_sha,
-                            size: derived_size,
+                            sha256: doomed_sha,
+                            size: doomed_size,
                             source_id,
                             revision_id,
-                            reason: reason.to_string(),
+                            reason: why,
                             deleted_at: now,
                         };
                         if inserted == 1 {

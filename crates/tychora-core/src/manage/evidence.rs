@@ -637,17 +637,21 @@ fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidence>> 
             ))
         },
     )?;
+    let mut places = if found.document.is_some() {
+        unit_documents(
+            conn,
+            "unit_id IN (SELECT id FROM evidence_units WHERE extraction_id = ?1)",
+            id,
+        )?
+    } else {
+        std::collections::HashMap::new()
+    };
     for (unit_id, unit_type, heading_path, text) in rows {
-        let document = if found.document.is_some() {
-            unit_document(conn, unit_id)?
-        } else {
-            None
-        };
         found.units.push(UnitBrief {
             id: unit_id,
             unit_type,
             heading_path: json(&heading_path, "unit heading path")?,
-            document,
+            document: places.remove(&unit_id),
             text,
         });
     }
@@ -655,41 +659,62 @@ fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidence>> 
 }
 
 fn unit_document(conn: &Connection, id: i64) -> Result<Option<UnitDocument>> {
-    let Some(mut found) = conn
-        .query_row(
-            "SELECT part, paragraph, table_no, row_no, header, marker, level FROM doc_locators WHERE unit_id = ?1",
-            params![id],
-            |r| {
-                Ok(UnitDocument {
-                    part: r.get(0)?,
-                    paragraph: r.get(1)?,
-                    table: r.get(2)?,
-                    row: r.get(3)?,
-                    header: r.get(4)?,
-                    marker: r.get(5)?,
-                    level: r.get(6)?,
-                    cells: Vec::new(),
-                })
-            },
-        )
-        .optional()?
-    else {
-        return Ok(None);
-    };
-    found.cells = list(
+    Ok(unit_documents(conn, "unit_id = ?1", id)?.remove(&id))
+}
+
+/// The document places (with cells) of the units `which` selects (`unit_id = ?1`, or every unit
+/// of an extraction), in two queries whatever their number.
+fn unit_documents(
+    conn: &Connection,
+    which: &str,
+    id: i64,
+) -> Result<std::collections::HashMap<i64, UnitDocument>> {
+    let mut found: std::collections::HashMap<i64, UnitDocument> = list(
         conn,
-        "SELECT col, col_span, continues_above, text FROM table_cells WHERE unit_id = ?1 ORDER BY col",
+        &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level FROM doc_locators WHERE {which}"),
         id,
         |r| {
-            Ok(CellEntry {
-                col: r.get(0)?,
-                col_span: r.get(1)?,
-                continues_above: r.get(2)?,
-                text: r.get(3)?,
-            })
+            Ok((
+                r.get(0)?,
+                UnitDocument {
+                    part: r.get(1)?,
+                    paragraph: r.get(2)?,
+                    table: r.get(3)?,
+                    row: r.get(4)?,
+                    header: r.get(5)?,
+                    marker: r.get(6)?,
+                    level: r.get(7)?,
+                    cells: Vec::new(),
+                },
+            ))
+        },
+    )?
+    .into_iter()
+    .collect();
+    let cells = list(
+        conn,
+        &format!(
+            "SELECT unit_id, col, col_span, continues_above, text FROM table_cells WHERE {which} ORDER BY unit_id, col"
+        ),
+        id,
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                CellEntry {
+                    col: r.get(1)?,
+                    col_span: r.get(2)?,
+                    continues_above: r.get(3)?,
+                    text: r.get(4)?,
+                },
+            ))
         },
     )?;
-    Ok(Some(found))
+    for (unit, cell) in cells {
+        if let Some(doc) = found.get_mut(&unit) {
+            doc.cells.push(cell);
+        }
+    }
+    Ok(found)
 }
 
 fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<DocumentBrief>> {
