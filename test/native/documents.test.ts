@@ -85,7 +85,7 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       expect(about('word-really.pdf')).toEqual([expect.stringMatching(/named as a PDF but its bytes are a zip package/)])
       expect(about('scan.pdf').some((d) => /1 of 1 page\(s\) have no text layer/.test(d))).toBe(true)
       expect(about('bomb.pdf')).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED a stream at byte \d+ inflates past 67108864 bytes/)])
-      expect(about('many.pdf')).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED 10000 pages, over the limit of 2000/)])
+      expect(about('many.pdf')).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED 10000 pages, over max_pages = 2000/)])
       expect(receipt.files.added).toBe(2)
 
       const result = await ws.search({ query: 'Saint Lawrence Seaway pilotage rates proposed rule', limit: 5 })
@@ -109,6 +109,56 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       expect(derived.subarray(hit.locator.byte_start, hit.locator.byte_end).toString()).toBe(hit.text)
     } finally {
       ws.close()
+    }
+  })
+
+  it('takes its bounds and PDF passwords from [documents]: the password from a variable, never the file', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'pdfs')
+    await mkdir(docs)
+    const data = resolve(ROOT, '../shared/data/docs/pdf/pdfplumber')
+    await copyFile(join(data, 'password-example.pdf'), join(docs, 'locked.pdf'))
+    await copyFile(join(data, 'federal-register-2020-17221.pdf'), join(docs, 'notice.pdf'))
+    await Workspace.init(wsDir)
+    const config = join(wsDir, 'workspace.toml')
+    const toml = (await readFile(config, 'utf8')).replace('max_pages = 2000', 'max_pages = 5')
+    await writeFile(config, `${toml}\n[[documents.passwords]]\npath = "*locked.pdf"\nenv = "TYCHORA_TEST_PDF_PASSWORD"\n`)
+    const variable = 'TYCHORA_TEST_PDF_PASSWORD'
+    const addOnce = async () => {
+      const ws = await Workspace.open(wsDir)
+      try {
+        const receipt = await ws.add({ paths: [docs] })
+        const about = (name: string) => receipt.diagnostics.filter((d) => d.path === name).map((d) => `${d.level} ${d.code} ${d.message}`)
+        return { receipt, locked: about('locked.pdf'), notice: about('notice.pdf'), ws }
+      } catch (error) {
+        ws.close()
+        throw error
+      }
+    }
+    try {
+      delete process.env[variable]
+      let run = await addOnce()
+      run.ws.close()
+      expect(run.locked).toEqual([expect.stringMatching(/^error E_INVALID_ARGUMENT its password comes from \$TYCHORA_TEST_PDF_PASSWORD, which is not set/)])
+      expect(run.notice).toEqual([expect.stringMatching(/^error E_LIMIT_EXCEEDED 15 pages, over max_pages = 5/)])
+
+      process.env[variable] = 'not-it'
+      run = await addOnce()
+      run.ws.close()
+      expect(run.locked).toEqual([expect.stringMatching(/^error E_UNSUPPORTED_FORMAT encrypted PDF: the configured password is wrong/)])
+
+      process.env[variable] = 'test'
+      run = await addOnce()
+      try {
+        expect(run.locked).toEqual([])
+        expect(run.receipt.files.added).toBe(1)
+        const result = await run.ws.search({ query: 'Backup4all network registration key licenses', limit: 3 })
+        expect(result.segments[0]?.citation).toMatch(/^locked\.pdf p\.1/)
+      } finally {
+        run.ws.close()
+      }
+    } finally {
+      delete process.env[variable]
     }
   })
 })

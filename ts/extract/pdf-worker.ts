@@ -3,7 +3,8 @@
 // them into lines (by baseline), lines into blocks (by vertical gap, size and indentation),
 // finds headings by size above the body text, and keeps running headers, footers and page
 // numbers (text in the top or bottom band that repeats across pages) out of the blocks.
-import { parentPort, workerData } from 'node:worker_threads'
+import { getHeapStatistics } from 'node:v8'
+import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 
 const LAYOUT = 'layout.1'
@@ -101,24 +102,41 @@ const furnitureKey = (text: string) => text.toLowerCase().replace(/\d+/g, '').re
 const PAGE_NUMBER = /^(page\s*)?[-–]?\s*\d{1,4}\s*[-–]?(\s*(of|\/)\s*\d{1,4})?$/i
 const LIST_MARKER = /^([•·▪‣◦●○■□–-]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,5}[.)])\s/
 
-async function read(bytes: Uint8Array, onPage: (page: number) => void): Promise<PdfOutput> {
+interface Request {
+  bytes: Uint8Array
+  password?: string
+  maxPages: number
+}
+
+/** This worker's heap plus the memory outside it that V8 is told of (pdf.js's decoded buffers). */
+const heapInUse = () => {
+  const h = getHeapStatistics()
+  return h.used_heap_size + h.external_memory
+}
+
+async function read({ bytes, password, maxPages }: Request, onPage: (page: number) => void): Promise<PdfOutput> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const version = (pdfjs as { version?: string }).version ?? 'unknown'
   const extractor = `pdfjs-dist@${version}+${LAYOUT}`
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {
-    doc = await pdfjs.getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
+    doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
   } catch (error) {
     const e = error as { name?: string; code?: number; message?: string }
     if (e.name === 'PasswordException')
-      return fail('E_UNSUPPORTED_FORMAT', e.code === 2 ? 'encrypted PDF: the password given is wrong' : 'encrypted PDF: it needs a password to be read')
+      return fail(
+        'E_UNSUPPORTED_FORMAT',
+        e.code === 2
+          ? 'encrypted PDF: the configured password is wrong'
+          : 'encrypted PDF: it needs a password ([[documents.passwords]] in workspace.toml names the variable that holds it)',
+      )
     return fail('E_UNSUPPORTED_FORMAT', `not a readable PDF: ${e.message ?? String(error)}`)
   }
-  const maxPages = (workerData as { maxPages: number }).maxPages
   if (doc.numPages > maxPages) {
     await doc.destroy()
-    return fail('E_LIMIT_EXCEEDED', `${doc.numPages} pages, over the limit of ${maxPages} pages per file`)
+    return fail('E_LIMIT_EXCEEDED', `${doc.numPages} pages, over max_pages = ${maxPages}`)
   }
+  let peak = heapInUse()
   const perPage: Array<{ lines: Line[]; height: number }> = []
   const pagesWithoutText: number[] = []
   for (let n = 1; n <= doc.numPages; n++) {
@@ -129,6 +147,7 @@ async function read(bytes: Uint8Array, onPage: (page: number) => void): Promise<
     const pageLines = lines(content.items.filter((i) => 'str' in i) as Item[])
     if (pageLines.length === 0) pagesWithoutText.push(n)
     perPage.push({ lines: pageLines, height: Math.abs((y1 ?? 792) - (y0 ?? 0)) || 792 })
+    peak = Math.max(peak, heapInUse())
     page.cleanup()
   }
   await doc.destroy()
@@ -175,7 +194,7 @@ async function read(bytes: Uint8Array, onPage: (page: number) => void): Promise<
     if (isHeading(b)) return { kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page: b.page, bbox }
     return { kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page: b.page, bbox }
   })
-  return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [] }
+  return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [], peak_memory_bytes: peak }
 }
 
 function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput {
@@ -185,8 +204,8 @@ function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string):
 // Text from a hostile file never reaches a terminal through pdf.js's warnings.
 for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {}
 
-parentPort?.on('message', (message: { bytes: Uint8Array; path: string }) => {
-  read(message.bytes, (page) => parentPort?.postMessage({ page }))
+parentPort?.on('message', (message: Request) => {
+  read(message, (page) => parentPort?.postMessage({ page }))
     .then((done) => parentPort?.postMessage({ done }))
     .catch((error: unknown) => parentPort?.postMessage({ done: fail('E_INTERNAL', `the PDF reader failed: ${error instanceof Error ? error.message : String(error)}`) }))
 })

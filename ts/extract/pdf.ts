@@ -8,9 +8,14 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { packageRoot } from '../package-root.js'
 
+/** One PDF to read, with the bounds from the workspace's `[documents]` section. */
 export interface PdfCall {
   bytes: Buffer
   path: string
+  password?: string | null
+  max_pages: number
+  page_timeout_ms: number
+  worker_memory_mb: number
 }
 
 export interface PdfOutput {
@@ -20,17 +25,10 @@ export interface PdfOutput {
   blocks: Array<{ kind: 'heading' | 'paragraph' | 'list_item'; text: string; level?: number; page: number; bbox: number[] }>
   furniture: Array<{ page: number; text: string }>
   diagnostics: string[]
+  /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */
+  peak_memory_bytes?: number
   failure?: { code: 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'; message: string }
 }
-
-/** Bounds on one document (defaults; DESIGN's `[documents]` limits). */
-export interface PdfLimits {
-  maxPages: number
-  pageTimeoutMs: number
-  workerHeapMb: number
-}
-
-export const DEFAULT_PDF_LIMITS: PdfLimits = { maxPages: 2000, pageTimeoutMs: 10_000, workerHeapMb: 256 }
 
 /** What the worker posts back: a page done (the timer restarts), or the answer. */
 type WorkerMessage = { page: number } | { done: PdfOutput }
@@ -51,14 +49,17 @@ function workerPath(): string {
   return join(root, 'dist/extract/pdf-worker.js')
 }
 
-/** A pool of pdf.js workers, created on first use and shared by every workspace of the process. */
+/**
+ * A pool of pdf.js workers with one heap limit, created on first use and shared by every
+ * workspace of the process that sets that limit.
+ */
 class PdfPool {
   readonly #size = Math.max(1, Math.min(2, availableParallelism()))
   readonly #idle: Worker[] = []
   #busy = 0
   readonly #waiting: Array<() => void> = []
 
-  constructor(readonly limits: PdfLimits) {}
+  constructor(readonly heapMb: number) {}
 
   async read(call: PdfCall): Promise<PdfOutput> {
     const worker = await this.#take()
@@ -76,8 +77,7 @@ class PdfPool {
     const reused = this.#idle.pop()
     if (reused) return reused
     const worker = new Worker(workerPath(), {
-      workerData: { maxPages: this.limits.maxPages },
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.workerHeapMb },
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
       // pdf.js's own console output never reaches the user's terminal (the worker silences its
       // console too, so nothing piles up here; a drained stream would keep the process alive).
       stdout: true,
@@ -103,8 +103,8 @@ class PdfPool {
       const arm = () => {
         clearTimeout(timer)
         timer = setTimeout(
-          () => finish(failed('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than ${this.limits.pageTimeoutMs} ms to read; the reader was stopped`), false),
-          this.limits.pageTimeoutMs,
+          () => finish(failed('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than page_timeout_ms = ${call.page_timeout_ms} to read; the reader was stopped`), false),
+          call.page_timeout_ms,
         )
       }
       const onMessage = (message: WorkerMessage) => {
@@ -116,7 +116,7 @@ class PdfPool {
       const onError = (error: Error & { code?: string }) =>
         finish(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? failed('E_LIMIT_EXCEEDED', `reading page ${page + 1} needed more than the reader's ${this.limits.workerHeapMb} MB heap`)
+            ? failed('E_LIMIT_EXCEEDED', `reading page ${page + 1} needed more than worker_memory_mb = ${this.heapMb} of heap`)
             : failed('E_INTERNAL', `the PDF reader failed: ${error.message}`),
           false,
         )
@@ -127,15 +127,16 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, path: call.path }, [bytes.buffer])
+      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages }, [bytes.buffer])
     })
   }
 }
 
-let pool: PdfPool | undefined
+const pools = new Map<number, PdfPool>()
 
 /** The hook the engine passes to the core: one PDF's bytes in, its blocks (or a failure) out. */
 export function readPdf(call: PdfCall): Promise<PdfOutput> {
-  pool ??= new PdfPool(DEFAULT_PDF_LIMITS)
+  let pool = pools.get(call.worker_memory_mb)
+  if (!pool) pools.set(call.worker_memory_mb, (pool = new PdfPool(call.worker_memory_mb)))
   return pool.read(call)
 }

@@ -583,6 +583,14 @@ export interface PdfCall {
   bytes: Buffer
   /** The file's path relative to its root, for messages. */
   path: string
+  /** Its password (from the variable `[[documents.passwords]]` names), if one is configured. */
+  password?: string
+  /** Pages it may have. */
+  max_pages: number
+  /** Milliseconds one page may take before the worker is stopped. */
+  page_timeout_ms: number
+  /** Heap (MB) of the worker that reads it. */
+  worker_memory_mb: number
 }
 
 /** Why a file could not be read: a stable code and a message. */

@@ -285,6 +285,114 @@ pub struct Config {
     /// Reranking of the fused candidates (absent: none).
     #[serde(default)]
     pub rerank: Option<Rerank>,
+    /// Bounds on reading PDF and Word files, and where PDF passwords come from.
+    #[serde(default)]
+    pub documents: Documents,
+}
+
+/// `[documents]`: what one PDF or DOCX may cost to read. Each bound, when reached, fails that file
+/// alone with `E_LIMIT_EXCEEDED` naming the bound; the rest of the job goes on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Documents {
+    /// Pages one PDF may have.
+    pub max_pages: u32,
+    /// Bytes one PDF stream or one DOCX part may inflate to.
+    pub max_stream_bytes: u64,
+    /// Bytes all of one file's streams (or parts) may inflate to together.
+    pub max_decompressed_bytes: u64,
+    /// Pixels one embedded image may declare.
+    pub max_image_pixels: u64,
+    /// Milliseconds the PDF reader may spend on one page before it is stopped.
+    pub page_timeout_ms: u32,
+    /// Heap (MB) of each PDF reader worker; a file that needs more fails alone.
+    pub worker_memory_mb: u32,
+    /// Passwords for encrypted PDFs, each taken from an environment variable (never stored).
+    pub passwords: Vec<DocumentPassword>,
+}
+
+impl Default for Documents {
+    fn default() -> Self {
+        Self {
+            max_pages: 2_000,
+            max_stream_bytes: 64 << 20,
+            max_decompressed_bytes: 512 << 20,
+            max_image_pixels: 100_000_000,
+            page_timeout_ms: 10_000,
+            worker_memory_mb: 256,
+            passwords: Vec::new(),
+        }
+    }
+}
+
+impl Documents {
+    /// Bounds of zero and globs that do not parse, refused when the file is read.
+    fn check(&self) -> std::result::Result<(), String> {
+        let bounds = [
+            ("max_pages", u64::from(self.max_pages)),
+            ("max_stream_bytes", self.max_stream_bytes),
+            ("max_decompressed_bytes", self.max_decompressed_bytes),
+            ("max_image_pixels", self.max_image_pixels),
+            ("page_timeout_ms", u64::from(self.page_timeout_ms)),
+            ("worker_memory_mb", u64::from(self.worker_memory_mb)),
+        ];
+        if let Some((name, _)) = bounds.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("[documents] {name} must be above 0"));
+        }
+        if self.worker_memory_mb < 32 {
+            return Err("[documents] worker_memory_mb must be at least 32 (pdf.js itself needs about 20 MB)".into());
+        }
+        for (i, p) in self.passwords.iter().enumerate() {
+            globset::Glob::new(&p.path).map_err(|e| {
+                format!(
+                    "[[documents.passwords]] entry {}: path {:?}: {e}",
+                    i + 1,
+                    p.path
+                )
+            })?;
+            if p.env.is_empty() || p.env.contains('=') || p.env.contains('\0') {
+                return Err(format!(
+                    "[[documents.passwords]] entry {}: env must name an environment variable",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The password for a file: the first entry whose glob matches its root-relative or absolute
+    /// path. `Err` names the entry's variable when it is not set.
+    ///
+    /// # Errors
+    /// The message for a diagnostic when the matching entry's variable is unset.
+    pub fn password_for(
+        &self,
+        rel: &str,
+        absolute: &Path,
+    ) -> std::result::Result<Option<String>, String> {
+        for p in &self.passwords {
+            let Ok(glob) = globset::Glob::new(&p.path) else {
+                continue;
+            };
+            let m = glob.compile_matcher();
+            if m.is_match(rel) || m.is_match(absolute) {
+                return std::env::var(&p.env)
+                    .map(Some)
+                    .map_err(|_| format!("its password comes from ${}, which is not set", p.env));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// One `[[documents.passwords]]` entry: the files it opens and the variable that holds it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentPassword {
+    /// A glob matched against the file's path relative to its root, or its absolute path.
+    pub path: String,
+    /// The environment variable whose value is the password. The workspace never stores it.
+    pub env: String,
 }
 
 /// What agents may do through MCP. Approved knowledge is never writable from MCP or HTTP.
@@ -597,6 +705,19 @@ revision_days = 30
 [agents]
 # Whether MCP clients get the add_source tool.
 allow_add_source = false
+
+[documents]
+# What one PDF or Word file may cost to read; a file past a bound fails alone (E_LIMIT_EXCEEDED).
+max_pages = 2000
+max_stream_bytes = 67108864        # one PDF stream or DOCX part, inflated (64 MiB)
+max_decompressed_bytes = 536870912 # all of one file's streams together (512 MiB)
+max_image_pixels = 100000000
+page_timeout_ms = 10000
+worker_memory_mb = 256             # heap of each PDF reader worker
+# Encrypted PDFs: the password comes from an environment variable, never from this file.
+# [[documents.passwords]]
+# path = "reports/**/*.pdf"
+# env = "TYCHORA_PDF_PASSWORD"
 "#
     )
 }
@@ -619,6 +740,7 @@ impl Config {
         }
         config
             .check_providers()
+            .and_then(|()| config.documents.check())
             .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
         Ok(config)
     }
@@ -728,6 +850,53 @@ mod tests {
         assert_eq!(
             Pack::builtin("nope").unwrap_err().code(),
             crate::ErrorCode::NotFound
+        );
+    }
+
+    #[test]
+    fn documents_bounds_are_checked_when_read_and_passwords_come_from_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("workspace.toml");
+        let base = default_toml("demo", "documents", None);
+        let parsed: Config = toml::from_str(&base).unwrap();
+        assert_eq!(parsed.documents.max_pages, 2000);
+        let with = |from: &str, to: &str| base.replace(from, to);
+        for (text, why) in [
+            (
+                with("max_pages = 2000", "max_pages = 0"),
+                "max_pages must be above 0",
+            ),
+            (
+                with("worker_memory_mb = 256", "worker_memory_mb = 8"),
+                "worker_memory_mb must be at least 32",
+            ),
+            (
+                with("max_pages = 2000", "max_pagez = 3"),
+                "unknown field `max_pagez`",
+            ),
+            (
+                format!("{base}\n[[documents.passwords]]\npath = \"a/[b\"\nenv = \"P\"\n"),
+                "entry 1: path \"a/[b\"",
+            ),
+        ] {
+            std::fs::write(&path, &text).unwrap();
+            let err = Config::load(&path).unwrap_err().to_string();
+            assert!(err.contains(why), "{why}: {err}");
+        }
+        let docs = Documents {
+            passwords: vec![DocumentPassword {
+                path: "reports/**/*.pdf".into(),
+                env: "TYCHORA_CONFIG_TEST_UNSET".into(),
+            }],
+            ..Documents::default()
+        };
+        assert_eq!(
+            docs.password_for("notes/a.pdf", Path::new("/x/notes/a.pdf")),
+            Ok(None)
+        );
+        assert_eq!(
+            docs.password_for("reports/2024/a.pdf", Path::new("/x/reports/2024/a.pdf")),
+            Err("its password comes from $TYCHORA_CONFIG_TEST_UNSET, which is not set".into())
         );
     }
 

@@ -67,6 +67,6 @@ pub use error::{Diagnostic, Error, ErrorCode, Result};
 /// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
 pub mod documents {
     pub use crate::parse::ParseFailure;
-    pub use crate::parse::document::{Furniture, PdfBlock, PdfDocument, PdfReader};
+    pub use crate::parse::document::{Furniture, PdfBlock, PdfDocument, PdfReader, PdfRequest};
 }
 pub use workspace::{InitReport, Workspace};

@@ -7,7 +7,9 @@ use napi::bindgen_prelude::{Buffer, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use tychora_core::ErrorCode;
-use tychora_core::documents::{Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader};
+use tychora_core::documents::{
+    Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader, PdfRequest,
+};
 
 /// One PDF to read.
 #[napi(object)]
@@ -15,6 +17,17 @@ pub struct PdfCall {
     pub bytes: Buffer,
     /// The file's path relative to its root, for messages.
     pub path: String,
+    /// Its password (from the variable `[[documents.passwords]]` names), if one is configured.
+    pub password: Option<String>,
+    /// Pages it may have.
+    #[napi(js_name = "max_pages")]
+    pub max_pages: u32,
+    /// Milliseconds one page may take before the worker is stopped.
+    #[napi(js_name = "page_timeout_ms")]
+    pub page_timeout_ms: u32,
+    /// Heap (MB) of the worker that reads it.
+    #[napi(js_name = "worker_memory_mb")]
+    pub worker_memory_mb: u32,
 }
 
 /// A text block in reading order.
@@ -75,10 +88,14 @@ fn failure(code: ErrorCode, message: String) -> ParseFailure {
 }
 
 impl PdfReader for JsPdfReader {
-    fn read(&self, bytes: &[u8], path: &str) -> Result<PdfDocument, ParseFailure> {
+    fn read(&self, bytes: &[u8], request: &PdfRequest<'_>) -> Result<PdfDocument, ParseFailure> {
         let call = PdfCall {
             bytes: Buffer::from(bytes.to_vec()),
-            path: path.to_string(),
+            path: request.path.to_string(),
+            password: request.password.map(str::to_string),
+            max_pages: request.max_pages,
+            page_timeout_ms: request.page_timeout_ms,
+            worker_memory_mb: request.worker_memory_mb,
         };
         let out = futures_executor::block_on(async {
             let promise = self.read.call_async(call).await?;

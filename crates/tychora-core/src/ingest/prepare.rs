@@ -83,6 +83,8 @@ pub struct PrepareContext<'a> {
     pub syntax_cached: &'a (dyn Fn(&str) -> Option<String> + Sync),
     /// Reads PDFs (pdf.js, through the binding); `None` outside it.
     pub pdf: Option<&'a dyn document::PdfReader>,
+    /// `[documents]`: bounds on each file, and where PDF passwords come from.
+    pub documents: &'a crate::config::Documents,
 }
 
 /// Prepares every candidate on all cores; results keep the candidates' order.
@@ -248,7 +250,26 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
             extraction: None,
         });
     }
-    let mut read = match document::extract(kind, &bytes, rel, ctx.pdf) {
+    let wanted = match kind {
+        Kind::Pdf => ctx.documents.password_for(rel, &ctx.root.join(rel)),
+        _ => Ok(None),
+    };
+    let password = match wanted {
+        Ok(p) => p,
+        Err(why) => {
+            return Outcome::Failed(Diagnostic::error(
+                rel,
+                ErrorCode::InvalidArgument,
+                format!("{why}; not indexed"),
+            ));
+        }
+    };
+    let options = document::ReadOptions {
+        limits: ctx.documents,
+        pdf: ctx.pdf,
+        password: password.as_deref(),
+    };
+    let mut read = match document::extract(kind, &bytes, rel, &options) {
         Ok(read) => read,
         Err(fail) => {
             let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));

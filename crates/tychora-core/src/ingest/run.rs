@@ -770,5 +770,6 @@ fn with_context<R>(
         current_sha: &current_sha,
         syntax_cached: &syntax_cached,
         pdf: engine.pdf_reader(),
+        documents: &engine.config().documents,
     })
 }

@@ -7,6 +7,7 @@
 //! evidence against (the part, the paragraph, the table row and its cells; for PDF the page and its
 //! box) is the unit's [`DocLocator`].
 
+use crate::config::Documents;
 use crate::error::{Diagnostic, ErrorCode};
 use crate::unit::{LineIndex, Parsed, Unit};
 
@@ -226,11 +227,11 @@ pub fn extract(
     kind: Kind,
     bytes: &[u8],
     path: &str,
-    pdf: Option<&dyn PdfReader>,
+    options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
     match kind {
-        Kind::Docx => extract_docx(bytes, path),
-        Kind::Pdf => extract_pdf(bytes, path, pdf),
+        Kind::Docx => extract_docx(bytes, path, options.limits),
+        Kind::Pdf => extract_pdf(bytes, path, options),
         other => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: format!("{} is not a document kind", other.as_str()),
@@ -239,7 +240,22 @@ pub fn extract(
     }
 }
 
-fn extract_docx(bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> {
+/// What reading one document may use: the workspace's bounds, the PDF reader, the file's password.
+#[derive(Clone, Copy)]
+pub struct ReadOptions<'a> {
+    /// `[documents]` bounds.
+    pub limits: &'a Documents,
+    /// Reads PDFs (pdf.js, through the binding); `None` outside it.
+    pub pdf: Option<&'a dyn PdfReader>,
+    /// The password of this file, when it is an encrypted PDF with one configured.
+    pub password: Option<&'a str>,
+}
+
+fn extract_docx(
+    bytes: &[u8],
+    path: &str,
+    limits: &Documents,
+) -> Result<DocumentText, ParseFailure> {
     let found = sniff(bytes);
     if found != "a zip package" && !found.starts_with("an OLE") {
         return Err(ParseFailure {
@@ -248,7 +264,15 @@ fn extract_docx(bytes: &[u8], path: &str) -> Result<DocumentText, ParseFailure> 
             locator: None,
         });
     }
-    let doc = docx::read(bytes, DocxLimits::default()).map_err(|e| ParseFailure {
+    let doc = docx::read(
+        bytes,
+        DocxLimits {
+            max_part_bytes: limits.max_stream_bytes,
+            max_total_bytes: limits.max_decompressed_bytes,
+            ..DocxLimits::default()
+        },
+    )
+    .map_err(|e| ParseFailure {
         code: match e {
             DocxFailure::Limit(_) => ErrorCode::LimitExceeded,
             DocxFailure::Malformed(_) => ErrorCode::UnsupportedFormat,
@@ -408,14 +432,31 @@ pub trait PdfReader: Send + Sync {
     ///
     /// # Errors
     /// A [`ParseFailure`] for bytes pdf.js refuses (encrypted, malformed) or a limit reached.
-    fn read(&self, bytes: &[u8], path: &str) -> Result<PdfDocument, ParseFailure>;
+    fn read(&self, bytes: &[u8], request: &PdfRequest<'_>) -> Result<PdfDocument, ParseFailure>;
+}
+
+/// One PDF to read and the bounds the reader enforces on it.
+#[derive(Debug, Clone, Copy)]
+pub struct PdfRequest<'a> {
+    /// The file's path relative to its root, for messages.
+    pub path: &'a str,
+    /// Its password, if it is encrypted and one is configured.
+    pub password: Option<&'a str>,
+    /// Pages it may have.
+    pub max_pages: u32,
+    /// Milliseconds one page may take.
+    pub page_timeout_ms: u32,
+    /// Heap (MB) of the worker that reads it.
+    pub worker_memory_mb: u32,
 }
 
 fn extract_pdf(
     bytes: &[u8],
     path: &str,
-    reader: Option<&dyn PdfReader>,
+    options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
+    let reader = options.pdf;
+    let limits = options.limits;
     let found = sniff(bytes);
     if found != "a PDF" {
         return Err(ParseFailure {
@@ -431,8 +472,24 @@ fn extract_pdf(
             locator: None,
         });
     };
-    super::preflight::check(bytes, super::preflight::PdfLimits::default())?;
-    let pdf = reader.read(bytes, path)?;
+    super::preflight::check(
+        bytes,
+        super::preflight::PdfLimits {
+            max_stream_bytes: limits.max_stream_bytes,
+            max_total_bytes: limits.max_decompressed_bytes,
+            max_image_pixels: limits.max_image_pixels,
+        },
+    )?;
+    let pdf = reader.read(
+        bytes,
+        &PdfRequest {
+            path,
+            password: options.password,
+            max_pages: limits.max_pages,
+            page_timeout_ms: limits.page_timeout_ms,
+            worker_memory_mb: limits.worker_memory_mb,
+        },
+    )?;
     let mut out = Layout::default();
     let mut heading_path: Vec<(u8, String)> = Vec::new();
     let mut heading_at: Option<usize> = None;
@@ -625,9 +682,24 @@ mod tests {
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
+    fn read(
+        kind: Kind,
+        bytes: &[u8],
+        path: &str,
+        pdf: Option<&dyn PdfReader>,
+    ) -> Result<DocumentText, ParseFailure> {
+        let limits = Documents::default();
+        let options = ReadOptions {
+            limits: &limits,
+            pdf,
+            password: Some("test"),
+        };
+        extract(kind, bytes, path, &options)
+    }
+
     #[test]
     fn every_unit_is_an_exact_slice_of_the_derived_text() {
-        let doc = extract(
+        let doc = read(
             Kind::Docx,
             &fixture(
                 "owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx",
@@ -661,14 +733,14 @@ mod tests {
     #[test]
     fn the_extension_cannot_lie_about_the_bytes() {
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let err = extract(Kind::Docx, &pdf, "x.docx", None).unwrap_err();
+        let err = read(Kind::Docx, &pdf, "x.docx", None).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnsupportedFormat);
         assert!(
             err.message.contains("its bytes are a PDF"),
             "{}",
             err.message
         );
-        let err = extract(Kind::Docx, b"# just markdown\n", "x.docx", None).unwrap_err();
+        let err = read(Kind::Docx, b"# just markdown\n", "x.docx", None).unwrap_err();
         assert!(
             err.message.contains("its bytes are text"),
             "{}",
@@ -728,14 +800,14 @@ mod tests {
     #[test]
     fn a_pdf_needs_its_bytes_to_be_a_pdf_and_a_reader() {
         let docx = fixture("docx/mammoth/tables.docx");
-        let err = extract(Kind::Pdf, &docx, "x.pdf", None).unwrap_err();
+        let err = read(Kind::Pdf, &docx, "x.pdf", None).unwrap_err();
         assert!(
             err.message.contains("its bytes are a zip package"),
             "{}",
             err.message
         );
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let err = extract(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
+        let err = read(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
         assert!(err.message.contains("pdf.js"), "{}", err.message);
     }
 
@@ -743,7 +815,12 @@ mod tests {
     fn pdf_blocks_become_units_cited_by_page() {
         struct Fake;
         impl PdfReader for Fake {
-            fn read(&self, _: &[u8], _: &str) -> Result<PdfDocument, ParseFailure> {
+            fn read(&self, _: &[u8], r: &PdfRequest<'_>) -> Result<PdfDocument, ParseFailure> {
+                // The file's bounds and password reach the reader.
+                assert_eq!(
+                    (r.password, r.max_pages, r.worker_memory_mb),
+                    (Some("test"), 2000, 256)
+                );
                 let block = |kind: &str, text: &str, page| PdfBlock {
                     kind: kind.into(),
                     text: text.into(),
@@ -766,7 +843,7 @@ mod tests {
             }
         }
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let doc = extract(Kind::Pdf, &pdf, "r.pdf", Some(&Fake)).unwrap();
+        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&Fake)).unwrap();
         assert_eq!(doc.parsed.units.len(), 3);
         assert_eq!(doc.parsed.units[2].heading_path, ["Scope"]);
         assert_eq!(doc.locators[2].page, Some(2));
