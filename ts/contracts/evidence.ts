@@ -18,7 +18,7 @@ export const DocumentBriefSchema = z.object({
   external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),
 })
 
-/** A document unit's place: part, paragraph, table row and cells. */
+/** A document unit's place: part, paragraph, table row and cells; pages and boxes for a PDF. */
 export const UnitDocumentSchema = z.object({
   part: z.string(),
   paragraph: z.number().int().nullable(),
@@ -27,6 +27,10 @@ export const UnitDocumentSchema = z.object({
   header: z.boolean(),
   marker: z.string().nullable(),
   level: z.number().int().nullable(),
+  page_start: z.number().int().positive().nullable(),
+  page_end: z.number().int().positive().nullable(),
+  boxes: z.array(z.array(z.number()).length(5)).describe('PDF boxes [page, x0, y0, x1, y1] in points, origin bottom-left'),
+  flags: z.array(z.string()).describe("Findings such as 'hidden: invisible render mode'"),
   cells: z.array(z.object({ col: z.number().int(), col_span: z.number().int(), continues_above: z.boolean(), text: z.string() })),
 })
 

@@ -7,6 +7,10 @@ export const DocPlaceSchema = z.object({
   row: z.number().int().positive().optional(),
   page_start: z.number().int().positive().optional(),
   page_end: z.number().int().positive().optional(),
+  flags: z
+    .array(z.string())
+    .optional()
+    .describe("Findings about the unit: 'hidden: <why>' for text the document draws where a reader cannot see it"),
 })
 
 export const LocatorSchema = z.object({
@@ -65,7 +69,9 @@ export const SegmentSchema = z.object({
     .array(HopSchema)
     .optional()
     .describe('How the graph channel reached this segment from a top candidate, seed first (resolution is syntactic, not compiler-checked)'),
-  content_classification: z.enum(['source_text', 'source_code']),
+  content_classification: z
+    .enum(['source_text', 'source_code', 'hidden_text'])
+    .describe('hidden_text: drawn where a reader of the page cannot see it (always flagged may_contain_instructions)'),
   may_contain_instructions: z.boolean(),
   executable: z.boolean(),
 })

@@ -6,8 +6,9 @@
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
+import { type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 
-const LAYOUT = 'layout.1'
+const LAYOUT = 'layout.2'
 
 interface Item {
   str: string
@@ -31,6 +32,56 @@ interface Block {
 }
 
 const sizeOf = (t: number[]) => Math.hypot(t[2] ?? 0, t[3] ?? 0) || Math.abs(t[3] ?? 0) || 1
+
+/**
+ * Splits a page's text items into what a reader sees and what is drawn unseen (with why), by the
+ * runs the operator list shows starting on each item's baseline within its width. An item mostly
+ * unseen is unseen; an unseen run inside a seen item is cut out of it into an item of its own.
+ */
+function partition(items: Item[], runs: TextRun[]): { seen: Item[]; unseen: Map<string, Item[]> } {
+  const unseen = new Map<string, Item[]>()
+  const hide = (why: string, item: Item) => unseen.set(why, [...(unseen.get(why) ?? []), item])
+  if (!runs.some((r) => r.hidden)) return { seen: items, unseen }
+  const byRow = new Map<number, TextRun[]>()
+  for (const r of runs) byRow.set(Math.round(r.y), [...(byRow.get(Math.round(r.y)) ?? []), r])
+  const seen: Item[] = []
+  const placed = new Set<TextRun>()
+  for (const item of items) {
+    const [x, y] = [item.transform[4] ?? 0, item.transform[5] ?? 0]
+    const reach = Math.max(1, 0.5 * sizeOf(item.transform))
+    const near: TextRun[] = []
+    for (let row = Math.floor(y - reach); row <= Math.ceil(y + reach); row++) {
+      for (const r of byRow.get(row) ?? []) if (Math.abs(r.y - y) <= reach && r.x >= x - 1 && r.x <= x + item.width + 1) near.push(r)
+    }
+    const hidden = near.filter((r) => r.hidden)
+    if (hidden.length === 0 || item.str.trim() === '') {
+      seen.push(item)
+      continue
+    }
+    const total = near.reduce((n, r) => n + r.text.length, 0)
+    const unseenChars = hidden.reduce((n, r) => n + r.text.length, 0)
+    for (const r of hidden) placed.add(r)
+    if (unseenChars * 2 >= total) {
+      hide(hidden[0]!.hidden!, item)
+      continue
+    }
+    let rest = item.str
+    for (const r of hidden) {
+      const at = rest.indexOf(r.text.trim())
+      if (at < 0) continue
+      rest = `${rest.slice(0, at)} ${rest.slice(at + r.text.trim().length)}`
+      hide(r.hidden!, { ...item, str: r.text.trim(), transform: [...item.transform.slice(0, 4), r.x, r.y], width: (item.width * r.text.length) / Math.max(1, total) })
+    }
+    seen.push({ ...item, str: rest })
+  }
+  // pdf.js leaves some unseen text out of its text content (text beyond the page): it is kept
+  // from the operator list, so it is flagged rather than lost.
+  for (const r of runs) {
+    if (!r.hidden || placed.has(r)) continue
+    hide(r.hidden, { str: r.text, transform: [r.size, 0, 0, r.size, r.x, r.y], width: 0.5 * r.size * r.text.length, height: r.size, hasEOL: true })
+  }
+  return { seen, unseen }
+}
 
 /** Items to lines: an item on the same baseline continuing rightward joins the line. */
 function lines(items: Item[]): Line[] {
@@ -116,11 +167,18 @@ const heapInUse = () => {
 
 async function read({ bytes, password, maxPages }: Request, onPage: (page: number) => void): Promise<PdfOutput> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const OPS = pdfjs.OPS as unknown as Record<string, number>
+  const open = (options: { data: Uint8Array; password?: string; maxImageSize: number }) =>
+    pdfjs.getDocument({ ...options, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
+  const graphicsOf = async (page: Awaited<ReturnType<typeof doc.getPage>>) => {
+    const [x0, y0, x1, y1] = page.view as number[]
+    return readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: x0 ?? 0, y0: y0 ?? 0, x1: x1 ?? 612, y1: y1 ?? 792 })
+  }
   const version = (pdfjs as { version?: string }).version ?? 'unknown'
   const extractor = `pdfjs-dist@${version}+${LAYOUT}`
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {
-    doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
+    doc = await open({ data: bytes.slice(), password, maxImageSize: 1 })
   } catch (error) {
     const e = error as { name?: string; code?: number; message?: string }
     if (e.name === 'PasswordException')
@@ -137,20 +195,44 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
     return fail('E_LIMIT_EXCEEDED', `${doc.numPages} pages, over max_pages = ${maxPages}`)
   }
   let peak = heapInUse()
-  const perPage: Array<{ lines: Line[]; height: number }> = []
-  const pagesWithoutText: number[] = []
+  const pages: Array<{ items: Item[]; graphics: PageGraphics; height: number }> = []
   for (let n = 1; n <= doc.numPages; n++) {
     onPage(n - 1)
     const page = await doc.getPage(n)
     const [, y0, , y1] = page.view as number[]
     const content = await page.getTextContent()
-    const pageLines = lines(content.items.filter((i) => 'str' in i) as Item[])
-    if (pageLines.length === 0) pagesWithoutText.push(n)
-    perPage.push({ lines: pageLines, height: Math.abs((y1 ?? 792) - (y0 ?? 0)) || 792 })
+    pages.push({ items: content.items.filter((i) => 'str' in i) as Item[], graphics: await graphicsOf(page), height: Math.abs((y1 ?? 792) - (y0 ?? 0)) || 792 })
     peak = Math.max(peak, heapInUse())
     page.cleanup()
   }
   await doc.destroy()
+  // The pass above leaves images out (decoding them is most of an operator list's cost). Text
+  // judged unseen by what lies under it (invisible text over a scan is its OCR layer; light text
+  // over a photograph is seen) is judged again on its page read with its images.
+  const underneath = new Set(['invisible render mode', 'same colour as its background'])
+  const again = pages.flatMap((p, i) => (p.graphics.runs.some((r) => r.hidden && underneath.has(r.hidden)) ? [i] : []))
+  if (again.length > 0) {
+    const full = await open({ data: bytes, password, maxImageSize: -1 })
+    for (const i of again) {
+      onPage(i)
+      const page = await full.getPage(i + 1)
+      pages[i]!.graphics = await graphicsOf(page)
+      peak = Math.max(peak, heapInUse())
+      page.cleanup()
+    }
+    await full.destroy()
+  }
+
+  const perPage: Array<{ lines: Line[]; height: number }> = []
+  const unseenBlocks: Array<{ page: number; block: Block; why: string }> = []
+  const pagesWithoutText: number[] = []
+  pages.forEach(({ items, graphics, height }, i) => {
+    const { seen, unseen } = partition(items, graphics.runs)
+    for (const [why, hidden] of unseen) for (const block of blocks(lines(hidden), i + 1)) unseenBlocks.push({ page: i + 1, block, why })
+    const pageLines = lines(seen)
+    if (pageLines.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
+    perPage.push({ lines: pageLines, height })
+  })
 
   // Furniture: a line in the top or bottom 8% whose text (digits aside) is on a third of the pages,
   // or a page number there.
@@ -182,20 +264,35 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
     return size >= body * 1.15 && text.length <= 200 && b.lines.length <= 3 && /\p{L}/u.test(text)
   }
   const headingSizes = [...new Set(allBlocks.filter(isHeading).map((b) => Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2))].sort((a, b) => b - a)
-  const out: PdfOutput['blocks'] = allBlocks.map((b) => {
+  const out: PdfOutput['blocks'] = []
+  for (const b of allBlocks) {
+    // Text drawn unseen on the pages before this one follows their seen blocks.
+    while (unseenBlocks.length > 0 && unseenBlocks[0]!.page < b.page) out.push(unseenBlock(unseenBlocks.shift()!))
     const text = blockText(b)
     const size = Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2
-    const bbox = [
-      Math.min(...b.lines.map((l) => l.x0)),
-      Math.min(...b.lines.map((l) => l.y - 0.25 * l.size)),
-      Math.max(...b.lines.map((l) => l.x1)),
-      Math.max(...b.lines.map((l) => l.y + l.size)),
-    ].map((v) => Math.round(v * 100) / 100)
-    if (isHeading(b)) return { kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page: b.page, bbox }
-    return { kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page: b.page, bbox }
-  })
+    if (isHeading(b)) out.push({ kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page: b.page, bbox: bboxOf(b) })
+    else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page: b.page, bbox: bboxOf(b) })
+  }
+  out.push(...unseenBlocks.map(unseenBlock))
   return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [], peak_memory_bytes: peak }
 }
+
+const bboxOf = (b: Block) =>
+  [
+    Math.min(...b.lines.map((l) => l.x0)),
+    Math.min(...b.lines.map((l) => l.y - 0.25 * l.size)),
+    Math.max(...b.lines.map((l) => l.x1)),
+    Math.max(...b.lines.map((l) => l.y + l.size)),
+  ].map((v) => Math.round(v * 100) / 100)
+
+/** Text drawn where a reader cannot see it: its own block, flagged, never a paragraph of the page. */
+const unseenBlock = ({ page, block, why }: { page: number; block: Block; why: string }): PdfOutput['blocks'][number] => ({
+  kind: 'paragraph',
+  text: blockText(block),
+  page,
+  bbox: bboxOf(block),
+  hidden: why,
+})
 
 function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput {
   return { extractor: '', pages: 0, pages_without_text: [], blocks: [], furniture: [], diagnostics: [], failure: { code, message } }

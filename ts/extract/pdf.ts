@@ -22,7 +22,8 @@ export interface PdfOutput {
   extractor: string
   pages: number
   pages_without_text: number[]
-  blocks: Array<{ kind: 'heading' | 'paragraph' | 'list_item'; text: string; level?: number; page: number; bbox: number[] }>
+  /** `hidden`: why a reader of the page cannot see this text (it is flagged, never plain evidence). */
+  blocks: Array<{ kind: 'heading' | 'paragraph' | 'list_item'; text: string; level?: number; page: number; bbox: number[]; hidden?: string }>
   furniture: Array<{ page: number; text: string }>
   diagnostics: string[]
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */

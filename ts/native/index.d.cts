@@ -298,6 +298,8 @@ export interface DocPlace {
   row?: number
   page_start?: number
   page_end?: number
+  /** Findings about the unit, e.g. `hidden: same colour as its background` (absent: none). */
+  flags?: Array<string>
 }
 
 /** A document extraction's reader, derived text, furniture and outside references. */
@@ -576,6 +578,8 @@ export interface PdfBlockOutput {
   page: number
   /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left. */
   bbox: Array<number>
+  /** Why a reader of the page cannot see it, when drawn unseen. */
+  hidden?: string
 }
 
 /** One PDF to read. */
@@ -839,7 +843,7 @@ export interface Segment {
   citation: string
   /** How the graph channel reached this segment (absent unless it ranked it). */
   found_via?: Array<Hop>
-  content_classification: 'source_text' | 'source_code'
+  content_classification: 'source_text' | 'source_code' | 'hidden_text'
   may_contain_instructions: boolean
   executable: boolean
 }
@@ -1022,6 +1026,13 @@ export interface UnitDocument {
   header: boolean
   marker: string | null
   level: number | null
+  /** PDF pages (first and last). */
+  page_start: number | null
+  page_end: number | null
+  /** PDF boxes `[page, x0, y0, x1, y1]` in points, origin bottom-left. */
+  boxes: Array<Array<number>>
+  /** Findings such as `hidden: invisible render mode`. */
+  flags: Array<string>
   cells: Array<CellEntry>
 }
 

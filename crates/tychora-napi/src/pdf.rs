@@ -40,6 +40,8 @@ pub struct PdfBlockOutput {
     pub page: u32,
     /// `[x0, y0, x1, y1]` in PDF points, origin bottom-left.
     pub bbox: Vec<f64>,
+    /// Why a reader of the page cannot see it, when drawn unseen.
+    pub hidden: Option<String>,
 }
 
 /// A running header, footer or page number.
@@ -125,6 +127,7 @@ impl PdfReader for JsPdfReader {
                 level: b.level.and_then(|l| u8::try_from(l).ok()),
                 page: b.page,
                 bbox: [0, 1, 2, 3].map(|i| b.bbox.get(i).copied().unwrap_or(0.0)),
+                hidden: b.hidden,
             })
             .collect();
         Ok(PdfDocument {

@@ -69,6 +69,10 @@ pub struct Chunk {
 }
 
 fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
+    // Unseen text is never folded into a window of text a reader can see.
+    if unit.unit_type == crate::parse::document::HIDDEN_TEXT {
+        return format!("h{ordinal}");
+    }
     match kind {
         Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.

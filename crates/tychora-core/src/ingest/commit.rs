@@ -205,7 +205,7 @@ fn write_document(
         ],
     )?;
     let mut insert_locator = tx.prepare_cached(
-        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     let mut insert_cell = tx.prepare_cached(
         "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
@@ -223,7 +223,8 @@ fn write_document(
             locator.page,
             locator.page,
             (!locator.boxes.is_empty())
-                .then(|| serde_json::to_string(&locator.boxes).unwrap_or_default())
+                .then(|| serde_json::to_string(&locator.boxes).unwrap_or_default()),
+            serde_json::to_string(&locator.flags).unwrap_or_else(|_| "[]".into())
         ])?;
         for cell in &locator.cells {
             insert_cell.execute(params![
@@ -399,7 +400,11 @@ fn write_extraction(
                 render_tokens,
                 (chunk.first_unit..=chunk.last_unit)
                     .any(|i| extraction.units[i].unit_type == "code_block"),
-                crate::safety::addresses_an_agent(&chunk.text),
+                // Text drawn where a reader cannot see it is where instructions hide.
+                crate::safety::addresses_an_agent(&chunk.text)
+                    || (chunk.first_unit..=chunk.last_unit)
+                        .any(|i| extraction.units[i].unit_type
+                            == crate::parse::document::HIDDEN_TEXT),
                 // A window that is exactly one unit with its text is stored once (in the unit).
                 (chunk.first_unit != chunk.last_unit
                     || extraction.units[chunk.first_unit].text != chunk.text)

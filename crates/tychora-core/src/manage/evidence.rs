@@ -89,6 +89,13 @@ pub struct UnitDocument {
     pub header: bool,
     pub marker: Option<String>,
     pub level: Option<i64>,
+    /// PDF pages (first and last).
+    pub page_start: Option<i64>,
+    pub page_end: Option<i64>,
+    /// PDF boxes `[page, x0, y0, x1, y1]` in points, origin bottom-left.
+    pub boxes: Vec<[f64; 5]>,
+    /// Findings such as `hidden: invisible render mode`.
+    pub flags: Vec<String>,
     pub cells: Vec<CellEntry>,
 }
 
@@ -101,8 +108,9 @@ impl UnitDocument {
             paragraph: self.paragraph,
             table: self.table,
             row: self.row,
-            page_start: None,
-            page_end: None,
+            page_start: self.page_start,
+            page_end: self.page_end,
+            flags: self.flags.clone(),
         }
     }
 }
@@ -671,7 +679,7 @@ fn unit_documents(
 ) -> Result<std::collections::HashMap<i64, UnitDocument>> {
     let mut found: std::collections::HashMap<i64, UnitDocument> = list(
         conn,
-        &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level FROM doc_locators WHERE {which}"),
+        &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json FROM doc_locators WHERE {which}"),
         id,
         |r| {
             Ok((
@@ -684,6 +692,13 @@ fn unit_documents(
                     header: r.get(5)?,
                     marker: r.get(6)?,
                     level: r.get(7)?,
+                    page_start: r.get(8)?,
+                    page_end: r.get(9)?,
+                    boxes: r
+                        .get::<_, Option<String>>(10)?
+                        .and_then(|b| serde_json::from_str(&b).ok())
+                        .unwrap_or_default(),
+                    flags: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default(),
                     cells: Vec::new(),
                 },
             ))

@@ -776,7 +776,17 @@ fn to_segment(
                 .clone()
                 .map(|(first, last)| super::DocumentLocator { first, last }),
         },
-        safety: safety::triple(row.has_code, row.may_contain_instructions),
+        safety: {
+            let triple = safety::triple(row.has_code, row.may_contain_instructions);
+            let unseen = row.document.as_ref().is_some_and(|(first, last)| {
+                first
+                    .flags
+                    .iter()
+                    .chain(&last.flags)
+                    .any(|f| f.starts_with("hidden"))
+            });
+            if unseen { triple.unseen() } else { triple }
+        },
         token_count: row.token_count,
         text: row.text.clone(),
         citation,

@@ -48,6 +48,17 @@ pub fn triple(has_code: bool, may_contain_instructions: bool) -> Safety {
     }
 }
 
+impl Safety {
+    /// The triple of text a document draws where a reader cannot see it (`hidden_text`): a
+    /// classic carrier of instructions aimed at agents, so it is always flagged as possibly one.
+    #[must_use]
+    pub fn unseen(mut self) -> Self {
+        self.content_classification = "hidden_text";
+        self.may_contain_instructions = true;
+        self
+    }
+}
+
 /// Classifies one text directly (both flags computed now).
 #[cfg(test)]
 #[must_use]

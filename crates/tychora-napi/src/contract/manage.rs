@@ -476,6 +476,15 @@ pub struct UnitDocument {
     pub header: bool,
     pub marker: Either<String, Null>,
     pub level: Either<i64, Null>,
+    /// PDF pages (first and last).
+    #[napi(js_name = "page_start")]
+    pub page_start: Either<i64, Null>,
+    #[napi(js_name = "page_end")]
+    pub page_end: Either<i64, Null>,
+    /// PDF boxes `[page, x0, y0, x1, y1]` in points, origin bottom-left.
+    pub boxes: Vec<Vec<f64>>,
+    /// Findings such as `hidden: invisible render mode`.
+    pub flags: Vec<String>,
     pub cells: Vec<CellEntry>,
 }
 
@@ -524,9 +533,17 @@ fn unit_document(value: core::UnitDocument) -> UnitDocument {
         header,
         marker,
         level,
+        page_start,
+        page_end,
+        boxes,
+        flags,
         cells,
     } = value;
     UnitDocument {
+        page_start: nullable(page_start),
+        page_end: nullable(page_end),
+        boxes: boxes.into_iter().map(Vec::from).collect(),
+        flags,
         part,
         paragraph: nullable(paragraph),
         table: nullable(table),

@@ -141,6 +141,8 @@ pub struct DocPlace {
     pub page_start: Option<i64>,
     #[napi(js_name = "page_end")]
     pub page_end: Option<i64>,
+    /// Findings about the unit, e.g. `hidden: same colour as its background` (absent: none).
+    pub flags: Option<Vec<String>>,
 }
 
 pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
@@ -151,6 +153,7 @@ pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
         row,
         page_start,
         page_end,
+        flags,
     } = value;
     DocPlace {
         part,
@@ -159,6 +162,7 @@ pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
         row,
         page_start,
         page_end,
+        flags: (!flags.is_empty()).then_some(flags),
     }
 }
 
@@ -212,7 +216,7 @@ pub struct Segment {
     pub found_via: Option<Vec<Hop>>,
     #[napi(
         js_name = "content_classification",
-        ts_type = "'source_text' | 'source_code'"
+        ts_type = "'source_text' | 'source_code' | 'hidden_text'"
     )]
     pub content_classification: String,
     #[napi(js_name = "may_contain_instructions")]
