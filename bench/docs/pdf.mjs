@@ -1,5 +1,6 @@
 // PDF text extraction: Tychora (pdf.js in worker threads + its layout) and `pdftotext -layout`
-// (Debian's poppler-utils, the baseline a user already has) side by side, in one run.
+// (Debian's poppler-utils, the baseline a user already has) side by side, in one run. Tables:
+// cell recall against docling's expected pipe tables, and the cells pdfplumber's own tests assert.
 // Fidelity: the docling PDFs that have docling's expected Markdown (a reference extraction, not
 // human gold): word precision, recall, F1, reading order (normalised word edit distance) and
 // heading recall. Throughput: pages/s adding every text-layer PDF of pdf/docling and
@@ -43,10 +44,18 @@ async function unitsOf(workspace) {
     const revision = await workspace.inspect(`revision:${s.revision_id}`)
     const extraction = await workspace.inspect(`extraction:${revision.extractions.at(-1).id}`)
     pages += extraction.document?.pages ?? 0
+    const rows = extraction.units.filter((u) => u.unit_type === 'table_row')
     out.set(s.path, {
       text: extraction.units.map((u) => u.text).join('\n'),
       headings: extraction.units.filter((u) => u.unit_type === 'heading').map((u) => norm(u.text)),
-      cells: [],
+      cells: rows.flatMap((u) => u.document.cells.map((c) => norm(c.text))).filter(Boolean),
+      // Rows of each logical table, in order, as cell texts.
+      tables: Object.values(
+        rows.reduce((acc, u) => {
+          ;(acc[u.document.table] ??= []).push(u.document.cells.map((c) => c.text))
+          return acc
+        }, {}),
+      ),
     })
   }
   return { out, pages }
@@ -81,7 +90,30 @@ const summary = (who) => ({
   f1: mean(rows.map((r) => r[who]?.f1)),
   order: mean(rows.map((r) => r[who]?.order)),
   headings: mean(rows.map((r) => r[who]?.headings)),
+  cells: who === 'tychora' ? mean(rows.map((r) => r[who]?.cells)) : null,
 })
+
+// Table cells against pdfplumber's own tests (bench/docs/pdf-tables-gold.json).
+const gold = JSON.parse(readFileSync(join(root, 'bench/docs/pdf-tables-gold.json'), 'utf8')).checks
+const goldFiles = [...new Set(gold.map((g) => g.file))]
+const { workspace: gw } = await addAll(
+  goldFiles.map((f) => join(docs, 'pdfplumber', f)),
+  join(scratch, 'gold'),
+)
+const { out: goldUnits } = await unitsOf(gw)
+gw.close()
+const bare = (t) => String(t ?? '').replace(/\s+/g, '')
+const pick = (xs, i) => (i < 0 ? xs[xs.length + i] : xs[i])
+const tableChecks = gold.map((g) => {
+  const table = goldUnits.get(g.file)?.tables?.[0] ?? []
+  const row = typeof g.row === 'string' ? table.find((r) => bare(r[0]) === bare(g.row.slice('starts:'.length))) : pick(table, g.row)
+  const expected = g.cells ?? [g.text]
+  const got = g.cells ? (row ?? []).slice(0, g.cells.length) : [pick(row ?? [], g.at)]
+  const hits = expected.filter((e, i) => bare(e) === bare(got[i])).length
+  return { file: g.file, source: g.source, expected, got, hits, total: expected.length }
+})
+const tableHits = tableChecks.reduce((n, c) => n + c.hits, 0)
+const tableTotal = tableChecks.reduce((n, c) => n + c.total, 0)
 
 // Throughput: the whole text-layer corpus.
 const times = []
@@ -117,6 +149,7 @@ const result = {
     pdftotext_pages_per_s: baselineMs ? (pages * 1000) / baselineMs : null,
   },
   files: rows,
+  pdfplumber_tables: { hits: tableHits, total: tableTotal, accuracy: tableHits / tableTotal, checks: tableChecks },
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(join(root, 'bench/results/docs-pdf.json'), `${JSON.stringify(result, null, 2)}\n`)
@@ -126,16 +159,26 @@ const md = [
   '',
   `${result.corpus}. Macro averages against docling's expected Markdown; order = normalised word edit distance (lower is better).`,
   '',
-  '| reader | precision | recall | F1 | order | heading recall |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...['tychora', 'pdftotext'].filter((w) => result[w]).map((w) => `| ${w} | ${fmt(result[w].precision)} | ${fmt(result[w].recall)} | ${fmt(result[w].f1)} | ${fmt(result[w].order)} | ${fmt(result[w].headings)} |`),
+  '| reader | precision | recall | F1 | order | heading recall | table cells |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...['tychora', 'pdftotext']
+    .filter((w) => result[w])
+    .map((w) => `| ${w} | ${fmt(result[w].precision)} | ${fmt(result[w].recall)} | ${fmt(result[w].f1)} | ${fmt(result[w].order)} | ${fmt(result[w].headings)} | ${fmt(result[w].cells)} |`),
+  '',
+  `Table cells as pdfplumber's own tests assert them (bench/docs/pdf-tables-gold.json; ruled tables, first table of each file): ${tableHits} of ${tableTotal} (${fmt(tableHits / tableTotal)}).`,
+  '',
+  '| file | expected (from pdfplumber tests) | found | cells |',
+  '|---|---|---|---:|',
+  ...tableChecks.map((c) => `| ${c.file} | ${c.expected.join(' · ')} | ${c.got.map((x) => x ?? '∅').join(' · ')} | ${c.hits}/${c.total} |`),
   '',
   `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
     (t.pdftotext_ms ? `pdftotext -layout (text only, one process per file) ${t.pdftotext_ms.toFixed(0)} ms = ${t.pdftotext_pages_per_s.toFixed(1)} pages/s.` : 'pdftotext not installed (apt-get install poppler-utils).'),
   '',
-  '| file | F1 tychora | F1 pdftotext | order tychora | order pdftotext | headings tychora |',
-  '|---|---:|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.pdftotext?.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.pdftotext?.order)} | ${fmt(r.tychora.headings)} |`),
+  '| file | F1 tychora | F1 pdftotext | order tychora | order pdftotext | headings tychora | cells tychora |',
+  '|---|---:|---:|---:|---:|---:|---:|',
+  ...rows.map(
+    (r) => `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.pdftotext?.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.pdftotext?.order)} | ${fmt(r.tychora.headings)} | ${fmt(r.tychora.cells)} |`,
+  ),
 ]
 writeFileSync(join(root, 'bench/results/docs-pdf.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

@@ -219,4 +219,54 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       ws.close()
     }
   })
+
+  it('reads ruled PDF tables into rows with cells and boxes; a table continued over pages keeps one number', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'pdfs')
+    await mkdir(docs)
+    await copyFile(resolve(ROOT, '../shared/data/docs/pdf/pdfplumber/WARN-Report-for-7-1-2015-to-03-25-2016.pdf'), join(docs, 'warn.pdf'))
+    await Workspace.init(wsDir)
+    const ws = await Workspace.open(wsDir)
+    try {
+      await ws.add({ paths: [docs] })
+      const result = await ws.search({ query: 'Maxim Integrated Product San Jose closure', limit: 3 })
+      const hit = result.segments.find((s) => s.text.includes('Maxim Integrated Product'))!
+      expect(hit.citation).toMatch(/^warn\.pdf p\.1 table 1 rows? \d+(–\d+)?$/)
+      const revision = await ws.inspect(`revision:${hit.revision.revision_id}`)
+      if (revision.type !== 'revision') throw new Error('a revision')
+      const extraction = await ws.inspect(`extraction:${revision.extractions[0]!.id}`)
+      if (extraction.type !== 'extraction') throw new Error('an extraction')
+      expect(EvidenceSchema.safeParse(extraction).success).toBe(true)
+      const rows = extraction.units.filter((u) => u.unit_type === 'table_row')
+      // pdfplumber's own test of this file (tests/test_ca_warn_report.py) asserts these two rows.
+      expect(rows[0]!.document!.header).toBe(true)
+      expect(rows[0]!.document!.cells.map((c) => c.text.replace(/\s+/g, ''))).toEqual(['NoticeDate', 'Effective', 'Received', 'Company', 'City', 'No.Of', 'Layoff/Closure'])
+      const maxim = rows[1]!.document!
+      expect(maxim.cells.map((c) => c.text)).toEqual(['06/22/2015', '03/25/2016', '07/01/2015', 'Maxim Integrated Product', 'San Jose', '150', 'Closure Permanent'])
+      // Each cell has its box, inside its row's box on its page.
+      const [page, x0, y0, x1, y1] = maxim.boxes[0]!
+      expect(page).toBe(1)
+      for (const c of maxim.cells) {
+        const [a, b, c2, d] = c.bbox!
+        expect(a).toBeGreaterThanOrEqual(x0! - 0.01)
+        expect(c2).toBeLessThanOrEqual(x1! + 0.01)
+        expect(b).toBeGreaterThanOrEqual(y0! - 0.01)
+        expect(d).toBeLessThanOrEqual(y1! + 0.01)
+      }
+      // The notices table runs over pages 1–15: one table, rows numbered on, each row on its own
+      // page; the summary table below it on page 15 (continued on 16) is table 2.
+      expect(new Set(rows.map((r) => r.document!.table))).toEqual(new Set([1, 2]))
+      for (const t of [1, 2]) {
+        const of = rows.filter((r) => r.document!.table === t)
+        expect(of.map((r) => r.document!.row)).toEqual(of.map((_, i) => i + 1))
+      }
+      const notices = rows.filter((r) => r.document!.table === 1)
+      expect([...new Set(notices.map((r) => r.document!.page_start))]).toEqual(Array.from({ length: 15 }, (_, i) => i + 1))
+      expect(notices.filter((r) => r.document!.header)).toHaveLength(1)
+      // A row is never read without its header.
+      expect(hit.text).toContain('Maxim Integrated Product')
+    } finally {
+      ws.close()
+    }
+  })
 })

@@ -31,7 +31,15 @@ export const UnitDocumentSchema = z.object({
   page_end: z.number().int().positive().nullable(),
   boxes: z.array(z.array(z.number()).length(5)).describe('PDF boxes [page, x0, y0, x1, y1] in points, origin bottom-left'),
   flags: z.array(z.string()).describe("Findings such as 'hidden: invisible render mode'"),
-  cells: z.array(z.object({ col: z.number().int(), col_span: z.number().int(), continues_above: z.boolean(), text: z.string() })),
+  cells: z.array(
+    z.object({
+      col: z.number().int(),
+      col_span: z.number().int(),
+      continues_above: z.boolean(),
+      text: z.string(),
+      bbox: z.array(z.number()).length(4).optional().describe("PDF: the cell's box [x0, y0, x1, y1] in points on its row's page"),
+    }),
+  ),
 })
 
 export const SourceEvidenceSchema = z.object({

@@ -7,6 +7,7 @@ import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 import { type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
+import { findTables, type Table } from './pdf-tables.js'
 
 const LAYOUT = 'layout.2'
 
@@ -24,6 +25,8 @@ interface Line {
   x1: number
   y: number
   size: number
+  /** Its first item's place in the page's content stream: reading order. */
+  order: number
 }
 
 interface Block {
@@ -84,11 +87,11 @@ function partition(items: Item[], runs: TextRun[]): { seen: Item[]; unseen: Map<
 }
 
 /** Items to lines: an item on the same baseline continuing rightward joins the line. */
-function lines(items: Item[]): Line[] {
+function lines(items: Item[], order: (i: number) => number = (i) => i): Line[] {
   const out: Line[] = []
   let current: Line | null = null
   let ended = false
-  for (const item of items) {
+  for (const [at, item] of items.entries()) {
     const t = item.transform
     const [x, y] = [t[4] ?? 0, t[5] ?? 0]
     const size = sizeOf(t)
@@ -106,7 +109,7 @@ function lines(items: Item[]): Line[] {
       current.size = Math.max(current.size, size)
     } else {
       if (current) out.push(current)
-      current = { text: item.str, x0: x, x1: x + item.width, y, size }
+      current = { text: item.str, x0: x, x1: x + item.width, y, size, order: order(at) }
     }
     ended = item.hasEOL
   }
@@ -223,15 +226,20 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
     await full.destroy()
   }
 
-  const perPage: Array<{ lines: Line[]; height: number }> = []
+  const perPage: Array<{ lines: Line[]; height: number; tables: Table[] }> = []
   const unseenBlocks: Array<{ page: number; block: Block; why: string }> = []
   const pagesWithoutText: number[] = []
   pages.forEach(({ items, graphics, height }, i) => {
     const { seen, unseen } = partition(items, graphics.runs)
     for (const [why, hidden] of unseen) for (const block of blocks(lines(hidden), i + 1)) unseenBlocks.push({ page: i + 1, block, why })
-    const pageLines = lines(seen)
-    if (pageLines.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
-    perPage.push({ lines: pageLines, height })
+    const { tables, used } = findTables(graphics.rules, seen)
+    const free = seen.flatMap((item, at) => (used.has(at) ? [] : [{ item, at }]))
+    const pageLines = lines(
+      free.map((f) => f.item),
+      (k) => free[k]!.at,
+    )
+    if (pageLines.length === 0 && tables.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
+    perPage.push({ lines: pageLines, height, tables })
   })
 
   // Furniture: a line in the top or bottom 8% whose text (digits aside) is on a third of the pages,
@@ -265,16 +273,92 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
   }
   const headingSizes = [...new Set(allBlocks.filter(isHeading).map((b) => Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2))].sort((a, b) => b - a)
   const out: PdfOutput['blocks'] = []
-  for (const b of allBlocks) {
-    // Text drawn unseen on the pages before this one follows their seen blocks.
-    while (unseenBlocks.length > 0 && unseenBlocks[0]!.page < b.page) out.push(unseenBlock(unseenBlocks.shift()!))
-    const text = blockText(b)
-    const size = Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2
-    if (isHeading(b)) out.push({ kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page: b.page, bbox: bboxOf(b) })
-    else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page: b.page, bbox: bboxOf(b) })
-  }
-  out.push(...unseenBlocks.map(unseenBlock))
+  const blocksOf = new Map<number, Block[]>()
+  for (const b of allBlocks) blocksOf.set(b.page, [...(blocksOf.get(b.page) ?? []), b])
+  const numbering = tableNumbering(perPage.map((p, i) => ({ tables: p.tables, blocks: blocksOf.get(i + 1) ?? [] })))
+  perPage.forEach(({ tables }, i) => {
+    const page = i + 1
+    const pageBlocks = blocksOf.get(page) ?? []
+    // Tables take their place in reading order: before the first block that follows their text.
+    let t = 0
+    const emitTables = (before: number) => {
+      for (; t < tables.length && tables[t]!.order < before; t++) out.push(...tableRows(tables[t]!, page, numbering.get(tables[t]!)!))
+    }
+    for (const b of pageBlocks) {
+      emitTables(b.lines[0]?.order ?? 0)
+      const text = blockText(b)
+      const size = Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2
+      if (isHeading(b)) out.push({ kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page, bbox: bboxOf(b) })
+      else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page, bbox: bboxOf(b) })
+    }
+    emitTables(Number.POSITIVE_INFINITY)
+    // Text drawn unseen on this page follows what a reader sees on it.
+    while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!))
+  })
   return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [], peak_memory_bytes: peak }
+}
+
+interface TablePlace {
+  table: number
+  /** The number of its first row (a continuation counts on from the rows before it). */
+  firstRow: number
+  /** Its first row repeats the header of the table it continues. */
+  repeatsHeader: boolean
+  continues: boolean
+}
+
+/**
+ * Numbers the tables of a document. A table that opens a page, with no text above it, whose
+ * columns are those of the table that closed the previous page (no text below it), continues
+ * that table: one table number, rows counted on, each row keeping its own page.
+ */
+function tableNumbering(pages: Array<{ tables: Table[]; blocks: Block[] }>): Map<Table, TablePlace> {
+  const out = new Map<Table, TablePlace>()
+  let count = 0
+  let open: { table: Table; place: TablePlace; rows: number } | null = null
+  pages.forEach(({ tables, blocks: pageBlocks }) => {
+    tables.forEach((table, k) => {
+      // Nothing printed above it on its page (PDF y grows upward).
+      const first = k === 0 && !pageBlocks.some((b) => bboxOf(b)[1]! > table.bbox[3]!)
+      const same =
+        open !== null &&
+        open.table.columns.length === table.columns.length &&
+        open.table.columns.every((x, i) => Math.abs(x - table.columns[i]!) <= 3)
+      if (first && same && open) {
+        const header = open.table.rows[0]?.cells.map((c) => c.text).join('|')
+        const place: TablePlace = {
+          table: open.place.table,
+          firstRow: open.rows + 1,
+          repeatsHeader: table.rows[0]?.cells.map((c) => c.text).join('|') === header,
+          continues: true,
+        }
+        out.set(table, place)
+        open = { table, place: open.place, rows: open.rows + table.rows.length }
+      } else {
+        const place: TablePlace = { table: ++count, firstRow: 1, repeatsHeader: false, continues: false }
+        out.set(table, place)
+        open = { table, place, rows: table.rows.length }
+      }
+    })
+    // Text printed below the page's last table closes it.
+    const last = tables.at(-1)
+    if (!last || pageBlocks.some((b) => bboxOf(b)[3]! < last.bbox[1]!)) open = null
+  })
+  return out
+}
+
+/** A table's rows as blocks: the first row of a table (or its repeat on a continuation) is its header. */
+function tableRows(table: Table, page: number, place: TablePlace): PdfOutput['blocks'] {
+  return table.rows.map((row, i) => ({
+    kind: 'table_row' as const,
+    text: row.cells.map((c) => c.text).join(' | '),
+    page,
+    bbox: row.bbox,
+    table: place.table,
+    row: place.firstRow + i,
+    header: i === 0 && table.rows.length > 1 && (!place.continues || place.repeatsHeader),
+    cells: row.cells.map((c) => ({ col: c.col, col_span: c.colSpan, text: c.text, bbox: c.bbox })),
+  }))
 }
 
 const bboxOf = (b: Block) =>

@@ -23,7 +23,19 @@ export interface PdfOutput {
   pages: number
   pages_without_text: number[]
   /** `hidden`: why a reader of the page cannot see this text (it is flagged, never plain evidence). */
-  blocks: Array<{ kind: 'heading' | 'paragraph' | 'list_item'; text: string; level?: number; page: number; bbox: number[]; hidden?: string }>
+  blocks: Array<{
+    kind: 'heading' | 'paragraph' | 'list_item' | 'table_row'
+    text: string
+    level?: number
+    page: number
+    bbox: number[]
+    hidden?: string
+    /** A table row: its logical table (kept across pages), row, header flag and cells with boxes. */
+    table?: number
+    row?: number
+    header?: boolean
+    cells?: Array<{ col: number; col_span: number; text: string; bbox: number[] }>
+  }>
   furniture: Array<{ page: number; text: string }>
   diagnostics: string[]
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */

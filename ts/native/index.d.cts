@@ -166,6 +166,8 @@ export interface CellEntry {
   col_span: number
   continues_above: boolean
   text: string
+  /** PDF: the cell's box `[x0, y0, x1, y1]` in points on its row's page. */
+  bbox?: Array<number>
 }
 
 /** One channel's contribution. */
@@ -572,7 +574,7 @@ export declare function openWorkspace(dir: string, providers?: ProviderHooks | u
 
 /** A text block in reading order. */
 export interface PdfBlockOutput {
-  kind: 'heading' | 'paragraph' | 'list_item'
+  kind: 'heading' | 'paragraph' | 'list_item' | 'table_row'
   text: string
   level?: number
   page: number
@@ -580,6 +582,14 @@ export interface PdfBlockOutput {
   bbox: Array<number>
   /** Why a reader of the page cannot see it, when drawn unseen. */
   hidden?: string
+  /** A table row's logical table (1-based; kept across the pages it continues on). */
+  table?: number
+  /** Its row in the table (1-based). */
+  row?: number
+  /** A header row. */
+  header?: boolean
+  /** A table row's cells. */
+  cells?: Array<PdfCellOutput>
 }
 
 /** One PDF to read. */
@@ -595,6 +605,16 @@ export interface PdfCall {
   page_timeout_ms: number
   /** Heap (MB) of the worker that reads it. */
   worker_memory_mb: number
+}
+
+/** A cell of a PDF table row. */
+export interface PdfCellOutput {
+  /** First grid column (0-based). */
+  col: number
+  col_span: number
+  text: string
+  /** `[x0, y0, x1, y1]` in points. */
+  bbox: Array<number>
 }
 
 /** Why a file could not be read: a stable code and a message. */

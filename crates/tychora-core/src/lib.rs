@@ -67,6 +67,8 @@ pub use error::{Diagnostic, Error, ErrorCode, Result};
 /// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
 pub mod documents {
     pub use crate::parse::ParseFailure;
-    pub use crate::parse::document::{Furniture, PdfBlock, PdfDocument, PdfReader, PdfRequest};
+    pub use crate::parse::document::{
+        DocCell, Furniture, PdfBlock, PdfDocument, PdfReader, PdfRequest, PdfRow,
+    };
 }
 pub use workspace::{InitReport, Workspace};

@@ -8,7 +8,7 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use tychora_core::ErrorCode;
 use tychora_core::documents::{
-    Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader, PdfRequest,
+    DocCell, Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader, PdfRequest, PdfRow,
 };
 
 /// One PDF to read.
@@ -33,7 +33,7 @@ pub struct PdfCall {
 /// A text block in reading order.
 #[napi(object)]
 pub struct PdfBlockOutput {
-    #[napi(ts_type = "'heading' | 'paragraph' | 'list_item'")]
+    #[napi(ts_type = "'heading' | 'paragraph' | 'list_item' | 'table_row'")]
     pub kind: String,
     pub text: String,
     pub level: Option<u32>,
@@ -42,6 +42,26 @@ pub struct PdfBlockOutput {
     pub bbox: Vec<f64>,
     /// Why a reader of the page cannot see it, when drawn unseen.
     pub hidden: Option<String>,
+    /// A table row's logical table (1-based; kept across the pages it continues on).
+    pub table: Option<u32>,
+    /// Its row in the table (1-based).
+    pub row: Option<u32>,
+    /// A header row.
+    pub header: Option<bool>,
+    /// A table row's cells.
+    pub cells: Option<Vec<PdfCellOutput>>,
+}
+
+/// A cell of a PDF table row.
+#[napi(object)]
+pub struct PdfCellOutput {
+    /// First grid column (0-based).
+    pub col: u32,
+    #[napi(js_name = "col_span")]
+    pub col_span: u32,
+    pub text: String,
+    /// `[x0, y0, x1, y1]` in points.
+    pub bbox: Vec<f64>,
 }
 
 /// A running header, footer or page number.
@@ -128,6 +148,26 @@ impl PdfReader for JsPdfReader {
                 page: b.page,
                 bbox: [0, 1, 2, 3].map(|i| b.bbox.get(i).copied().unwrap_or(0.0)),
                 hidden: b.hidden,
+                row: match (b.table, b.row, b.cells) {
+                    (Some(table), Some(row), Some(cells)) => Some(PdfRow {
+                        table: table as usize,
+                        row: row as usize,
+                        header: b.header.unwrap_or(false),
+                        cells: cells
+                            .into_iter()
+                            .map(|c| DocCell {
+                                col: c.col as usize,
+                                col_span: c.col_span.max(1) as usize,
+                                continues_above: false,
+                                text: c.text,
+                                bbox: Some(
+                                    [0, 1, 2, 3].map(|i| c.bbox.get(i).copied().unwrap_or(0.0)),
+                                ),
+                            })
+                            .collect(),
+                    }),
+                    _ => None,
+                },
             })
             .collect();
         Ok(PdfDocument {

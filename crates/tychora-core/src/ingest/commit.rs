@@ -208,7 +208,7 @@ fn write_document(
         "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     let mut insert_cell = tx.prepare_cached(
-        "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+        "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
     )?;
     for (unit_id, locator) in unit_ids.iter().zip(&read.locators) {
         insert_locator.execute(params![
@@ -232,7 +232,9 @@ fn write_document(
                 cell.col,
                 cell.col_span,
                 cell.continues_above,
-                cell.text
+                cell.text,
+                cell.bbox
+                    .map(|b| serde_json::to_string(&b).unwrap_or_default())
             ])?;
         }
     }

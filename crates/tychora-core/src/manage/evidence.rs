@@ -123,6 +123,8 @@ pub struct CellEntry {
     pub col_span: i64,
     pub continues_above: bool,
     pub text: String,
+    /// PDF: the cell's box `[x0, y0, x1, y1]` in points on its row's page.
+    pub bbox: Option<[f64; 4]>,
 }
 
 /// `revision:N`.
@@ -709,7 +711,7 @@ fn unit_documents(
     let cells = list(
         conn,
         &format!(
-            "SELECT unit_id, col, col_span, continues_above, text FROM table_cells WHERE {which} ORDER BY unit_id, col"
+            "SELECT unit_id, col, col_span, continues_above, text, box_json FROM table_cells WHERE {which} ORDER BY unit_id, col"
         ),
         id,
         |r| {
@@ -720,6 +722,9 @@ fn unit_documents(
                     col_span: r.get(2)?,
                     continues_above: r.get(3)?,
                     text: r.get(4)?,
+                    bbox: r
+                        .get::<_, Option<String>>(5)?
+                        .and_then(|b| serde_json::from_str(&b).ok()),
                 },
             ))
         },

@@ -18,7 +18,7 @@ use super::{Kind, ParseFailure, slugify};
 pub const DOCX_EXTRACTOR: &str = "tychora-docx@1";
 
 /// A cell of a table-row unit.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DocCell {
     /// First grid column (0-based).
     pub col: usize,
@@ -28,6 +28,8 @@ pub struct DocCell {
     pub continues_above: bool,
     /// Its text.
     pub text: String,
+    /// PDF: its box `[x0, y0, x1, y1]` in points, origin bottom-left.
+    pub bbox: Option<[f64; 4]>,
 }
 
 /// Where a unit sits in its document.
@@ -101,7 +103,8 @@ impl DocLocator {
 }
 
 /// A citation a person can check against the document: `policy.docx ¶34–36`,
-/// `policy.docx table 2 rows 5–9`, `policy.docx footnotes ¶3`, `report.pdf p.12–13`. `first` and
+/// `policy.docx table 2 rows 5–9`, `policy.docx footnotes ¶3`, `report.pdf p.12–13`,
+/// `report.pdf p.3–4 table 2 rows 40–52`. `first` and
 /// `last` are the places of a window's first and last units.
 #[must_use]
 pub fn citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
@@ -111,7 +114,15 @@ pub fn citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
     };
     if let Some(page) = first.page_start {
         let end = last.page_end.or(last.page_start).or(first.page_end);
-        return format!("{path} p.{}", range(page, end));
+        let pages = format!("{path} p.{}", range(page, end));
+        // The rows of one table: where on those pages.
+        return match (first.table, first.row, last.table, last.row) {
+            (Some(t), Some(a), Some(u), Some(b)) if t == u => {
+                let rows = if b > a { "rows" } else { "row" };
+                format!("{pages} table {t} {rows} {}", range(a, Some(b)))
+            }
+            _ => pages,
+        };
     }
     let part = if first.part == "body" {
         String::new()
@@ -330,6 +341,7 @@ fn extract_docx(
                     col_span: c.col_span,
                     continues_above: c.continues_above,
                     text: c.text.clone(),
+                    bbox: None,
                 })
                 .collect();
             let key = (block.part.clone(), row.table);
@@ -420,6 +432,22 @@ pub struct PdfBlock {
     /// Why a reader of the page cannot see it (invisible render mode, same colour as its
     /// background, outside the page, type under 1 pt), when it is drawn unseen.
     pub hidden: Option<String>,
+    /// A table row's place and cells (`kind` is `table_row`).
+    pub row: Option<PdfRow>,
+}
+
+/// A row of a ruled PDF table: its logical table (a table continued on the next page keeps its
+/// number), its row in it, and its cells with their boxes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PdfRow {
+    /// The table in the document (1-based).
+    pub table: usize,
+    /// The row in the table (1-based), counted across the pages it continues on.
+    pub row: usize,
+    /// A header row (the table's first, or its repeat at the top of a continuation).
+    pub header: bool,
+    /// Its cells, left to right.
+    pub cells: Vec<DocCell>,
 }
 
 /// What a PDF reader made of one file.
@@ -507,13 +535,36 @@ fn extract_pdf(
     let mut out = Layout::default();
     let mut heading_path: Vec<(u8, String)> = Vec::new();
     let mut heading_at: Option<usize> = None;
+    // Each table's header rows, for the rows below them (also on the pages it continues on).
+    let mut headers: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
     for block in &pdf.blocks {
         let unit_type = match block.kind.as_str() {
             _ if block.hidden.is_some() => HIDDEN_TEXT,
+            _ if block.row.is_some() => "table_row",
             "heading" => "heading",
             "list_item" => "list_item",
             _ => "paragraph",
         };
+        let text = match &block.row {
+            Some(row) => row
+                .cells
+                .iter()
+                .map(|c| c.text.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            None => block.text.clone(),
+        };
+        let mut table_header = None;
+        if let Some(row) = &block.row {
+            if row.header {
+                let entry = headers.entry(row.table).or_default();
+                if entry.is_empty() {
+                    entry.push_str(&text);
+                }
+            } else {
+                table_header = headers.get(&row.table).cloned();
+            }
+        }
         if unit_type == "heading" {
             let level = block.level.unwrap_or(1);
             heading_path.retain(|(l, _)| *l < level);
@@ -523,15 +574,23 @@ fn extract_pdf(
         let [x0, y0, x1, y1] = block.bbox;
         out.push(
             unit_type,
-            &block.text,
+            &text,
             heading_at,
             &heading_path
                 .iter()
                 .map(|(_, t)| t.clone())
                 .collect::<Vec<_>>(),
-            None,
+            table_header,
             DocLocator {
                 part: "page".into(),
+                table: block.row.as_ref().map(|r| r.table),
+                row: block.row.as_ref().map(|r| r.row),
+                header: block.row.as_ref().is_some_and(|r| r.header),
+                cells: block
+                    .row
+                    .as_ref()
+                    .map(|r| r.cells.clone())
+                    .unwrap_or_default(),
                 level: block.level,
                 page: Some(block.page),
                 boxes: vec![[f64::from(block.page), x0, y0, x1, y1]],
@@ -815,6 +874,15 @@ mod tests {
             citation("r.pdf", &page(12, 12), &page(13, 13)),
             "r.pdf p.12–13"
         );
+        let pdf_row = |p: i64, r: i64| DocPlace {
+            table: Some(2),
+            row: Some(r),
+            ..page(p, p)
+        };
+        assert_eq!(
+            citation("r.pdf", &pdf_row(3, 40), &pdf_row(4, 52)),
+            "r.pdf p.3–4 table 2 rows 40–52"
+        );
     }
 
     #[test]
@@ -848,6 +916,7 @@ mod tests {
                     page,
                     bbox: [72.0, 600.0, 540.0, 640.0],
                     hidden: None,
+                    row: None,
                 };
                 Ok(PdfDocument {
                     extractor: "fake@1".into(),

@@ -57,6 +57,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0007_pdf.sql",
         sql: include_str!("../../../../migrations/0007_pdf.sql"),
     },
+    Migration {
+        version: 8,
+        name: "0008_pdf_tables.sql",
+        sql: include_str!("../../../../migrations/0008_pdf_tables.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -497,6 +497,8 @@ pub struct CellEntry {
     #[napi(js_name = "continues_above")]
     pub continues_above: bool,
     pub text: String,
+    /// PDF: the cell's box `[x0, y0, x1, y1]` in points on its row's page.
+    pub bbox: Option<Vec<f64>>,
 }
 
 fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
@@ -559,12 +561,14 @@ fn unit_document(value: core::UnitDocument) -> UnitDocument {
                     col_span,
                     continues_above,
                     text,
+                    bbox,
                 } = c;
                 CellEntry {
                     col,
                     col_span,
                     continues_above,
                     text,
+                    bbox: bbox.map(Vec::from),
                 }
             })
             .collect(),
