@@ -9,6 +9,13 @@
 
 type Matrix = [number, number, number, number, number, number]
 
+/** Appends `value` to the list under `key` (grouping without copying the list each time). */
+export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key)
+  if (list) list.push(value)
+  else map.set(key, [value])
+}
+
 export interface TextRun {
   text: string
   /** Origin in page space (points, origin bottom-left). */

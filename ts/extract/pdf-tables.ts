@@ -4,7 +4,7 @@
 // the corners, every smallest rectangle whose four sides are drawn is a cell, cells sharing
 // corners form a table, and each text item goes to the cell that holds its middle. Tables drawn
 // without rules (columns only by alignment) are not found here; they stay paragraphs.
-import type { Rule } from './pdf-graphics.js'
+import { appendTo, type Rule } from './pdf-graphics.js'
 
 export interface TextItem {
   str: string
@@ -102,8 +102,8 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
   const byX = new Map<number, Corner[]>()
   const byY = new Map<number, Corner[]>()
   for (const c of corners.values()) {
-    byX.set(Math.round(c.x * 10), [...(byX.get(Math.round(c.x * 10)) ?? []), c])
-    byY.set(Math.round(c.y * 10), [...(byY.get(Math.round(c.y * 10)) ?? []), c])
+    appendTo(byX, Math.round(c.x * 10), c)
+    appendTo(byY, Math.round(c.y * 10), c)
   }
   const cells: Array<{ x0: number; y0: number; x1: number; y1: number }> = []
   for (const c of corners.values()) {
@@ -134,7 +134,7 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
     }
   })
   const groups = new Map<number, typeof cells>()
-  cells.forEach((cell, i) => groups.set(find(i), [...(groups.get(find(i)) ?? []), cell]))
+  cells.forEach((cell, i) => appendTo(groups, find(i), cell))
 
   const centre = items.map((it) => {
     const size = Math.hypot(it.transform[2] ?? 0, it.transform[3] ?? 0) || 1

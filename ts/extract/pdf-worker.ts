@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
-import { type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
+import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 import { findTables, type Table } from './pdf-tables.js'
 
 const LAYOUT = 'layout.2'
@@ -43,10 +43,10 @@ const sizeOf = (t: number[]) => Math.hypot(t[2] ?? 0, t[3] ?? 0) || Math.abs(t[3
  */
 function partition(items: Item[], runs: TextRun[]): { seen: Item[]; unseen: Map<string, Item[]> } {
   const unseen = new Map<string, Item[]>()
-  const hide = (why: string, item: Item) => unseen.set(why, [...(unseen.get(why) ?? []), item])
+  const hide = (why: string, item: Item) => appendTo(unseen, why, item)
   if (!runs.some((r) => r.hidden)) return { seen: items, unseen }
   const byRow = new Map<number, TextRun[]>()
-  for (const r of runs) byRow.set(Math.round(r.y), [...(byRow.get(Math.round(r.y)) ?? []), r])
+  for (const r of runs) appendTo(byRow, Math.round(r.y), r)
   const seen: Item[] = []
   const placed = new Set<TextRun>()
   for (const item of items) {
@@ -274,7 +274,7 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
   const headingSizes = [...new Set(allBlocks.filter(isHeading).map((b) => Math.round(Math.max(...b.lines.map((l) => l.size)) * 2) / 2))].sort((a, b) => b - a)
   const out: PdfOutput['blocks'] = []
   const blocksOf = new Map<number, Block[]>()
-  for (const b of allBlocks) blocksOf.set(b.page, [...(blocksOf.get(b.page) ?? []), b])
+  for (const b of allBlocks) appendTo(blocksOf, b.page, b)
   const numbering = tableNumbering(perPage.map((p, i) => ({ tables: p.tables, blocks: blocksOf.get(i + 1) ?? [] })))
   perPage.forEach(({ tables }, i) => {
     const page = i + 1

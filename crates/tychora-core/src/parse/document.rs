@@ -546,12 +546,7 @@ fn extract_pdf(
             _ => "paragraph",
         };
         let text = match &block.row {
-            Some(row) => row
-                .cells
-                .iter()
-                .map(|c| c.text.split_whitespace().collect::<Vec<_>>().join(" "))
-                .collect::<Vec<_>>()
-                .join(" | "),
+            Some(row) => cells_line(row.cells.iter().map(|c| c.text.as_str())),
             None => block.text.clone(),
         };
         let mut table_header = None;
@@ -654,9 +649,13 @@ fn row_text(block: &docx::Block) -> String {
     let Some(row) = &block.table else {
         return block.text.clone();
     };
-    row.cells
-        .iter()
-        .map(|c| c.text.split_whitespace().collect::<Vec<_>>().join(" "))
+    cells_line(row.cells.iter().map(|c| c.text.as_str()))
+}
+
+/// Cells as one line (`a | b | c`); a cell's own line breaks become spaces.
+fn cells_line<'a>(cells: impl Iterator<Item = &'a str>) -> String {
+    cells
+        .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect::<Vec<_>>()
         .join(" | ")
 }
