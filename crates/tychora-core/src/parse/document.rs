@@ -406,7 +406,7 @@ fn extract_docx(
             .into_iter()
             .map(|b| Furniture {
                 part: b.part,
-                text: b.text,
+                text: clean(&b.text),
             })
             .collect(),
         external_targets: doc.external_targets,
@@ -639,7 +639,14 @@ fn extract_pdf(
             title,
         },
         locators,
-        furniture: pdf.furniture,
+        furniture: pdf
+            .furniture
+            .into_iter()
+            .map(|f| Furniture {
+                text: clean(&f.text),
+                ..f
+            })
+            .collect(),
         external_targets: Vec::new(),
     })
 }
@@ -677,9 +684,13 @@ impl Layout {
         parent: Option<usize>,
         heading_path: &[String],
         table_header: Option<String>,
-        locator: DocLocator,
+        mut locator: DocLocator,
     ) {
         let text = clean(text);
+        // Cells are shown beside the unit's text: the same control characters stay out of both.
+        for cell in &mut locator.cells {
+            cell.text = clean(&cell.text);
+        }
         if text.is_empty() {
             return;
         }
