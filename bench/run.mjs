@@ -224,6 +224,11 @@ if (process.env.BENCH_DOCS !== '0') {
   execFileSync(process.execPath, [join(root, 'bench/docs/gdpr.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
   const gdpr = JSON.parse(readFileSync(join(root, 'bench/results/docs-gdpr.json'), 'utf8'))
   results.gdpr = gdpr.twins
+  console.error('# documents: OCR of scanned pages (tychora vs tesseract CLI)')
+  execFileSync(process.execPath, [join(root, 'bench/docs/ocr.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const ocr = JSON.parse(readFileSync(join(root, 'bench/results/docs-ocr.json'), 'utf8'))
+  results.ocr = { throughput: ocr.throughput, rows: ocr.rows.map((r) => ({ file: r.file, wer: r.tychora.wer, cli_wer: r.tesseract_cli?.wer ?? null })) }
+  const linn = ocr.rows.find((r) => r.file === 'linn.pdf')
   md.push(
     '',
     `DOCX fidelity against docling's expected Markdown (docs-fidelity.md, 33 files): word F1 ${f(docs.tychora.f1, 3)} (mammoth ${f(docs.mammoth.f1, 3)}), ` +
@@ -231,7 +236,8 @@ if (process.env.BENCH_DOCS !== '0') {
       `add of ${docs.throughput.files} DOCX files (${f(docs.throughput.bytes / 1e6, 1)} MB): ${f(docs.throughput.files_per_s, 0)} files/s, median of ${docs.throughput.runs}. ` +
       `PDF (docs-pdf.md): word F1 ${f(pdf.tychora.f1, 3)} (pdftotext -layout ${f(pdf.pdftotext?.f1, 3)}), reading-order distance ${f(pdf.tychora.order, 3)} (${f(pdf.pdftotext?.order, 3)}); ` +
       `${f(pdf.throughput.tychora_pages_per_s, 1)} pages/s through the whole add (pdftotext text only: ${f(pdf.throughput.pdftotext_pages_per_s, 1)}). ` +
-      `GDPR, 30 article questions (docs-gdpr.md): hit@5 clean ${f(gdpr.twins.clean.hit_at_5, 3)}, PDF-extracted ${f(gdpr.twins.noisy.hit_at_5, 3)}.`,
+      `GDPR, 30 article questions (docs-gdpr.md): hit@5 clean ${f(gdpr.twins.clean.hit_at_5, 3)}, PDF-extracted ${f(gdpr.twins.noisy.hit_at_5, 3)}. ` +
+      `OCR (docs-ocr.md): linn.pdf WER ${f(linn?.tychora.wer, 3)} (tesseract CLI ${f(linn?.tesseract_cli?.wer, 3)}), ${f(ocr.throughput.pages_per_s, 2)} pages/s (CLI ${f(ocr.throughput.tesseract_cli_pages_per_s, 2)}).`,
   )
 }
 

@@ -269,4 +269,69 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       ws.close()
     }
   })
+  it('reports scanned pages, and with [ocr] on reads them offline: OCR text cited as OCR of its page, with its confidence', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'scans')
+    await mkdir(docs)
+    await copyFile(resolve(ROOT, '../shared/data/docs/scanned/linn.pdf'), join(docs, 'scan.pdf'))
+    await copyFile(resolve(ROOT, '../shared/data/docs/pdf/docling/2305.03393v1-pg9.pdf'), join(docs, 'paper.pdf'))
+    await Workspace.init(wsDir)
+    const config = join(wsDir, 'workspace.toml')
+    const base = await readFile(config, 'utf8')
+    const query = 'TIMING CORRECTION works during playback without chopping notes'
+    const addWith = async (toml: string) => {
+      await writeFile(config, toml)
+      const ws = await Workspace.open(wsDir)
+      const receipt = await ws.add({ paths: [docs] })
+      return { ws, receipt, scan: receipt.diagnostics.filter((d) => d.path === 'scan.pdf').map((d) => `${d.level} ${d.message}`) }
+    }
+
+    // Off: the page is reported, never silently empty, and nothing of it is found.
+    let run = await addWith(base)
+    try {
+      expect(run.scan).toEqual([expect.stringMatching(/^warning 1 of 1 page\(s\) have no text layer .*\[ocr\] enabled = true/), 'warning no indexable text found'])
+      expect((await run.ws.search({ query, limit: 5 })).segments.filter((s) => s.source.path === 'scan.pdf')).toEqual([])
+    } finally {
+      run.ws.close()
+    }
+
+    // On: only the PDFs are read again (the OCR settings are in their fingerprint), and the scan is found.
+    run = await addWith(base.replace(/^enabled = false/m, 'enabled = true'))
+    try {
+      expect(run.scan).toEqual([expect.stringMatching(/^info 1 page\(s\) with no text layer read by OCR \(p\.1\), mean confidence 0\.\d\d/)])
+      const result = await run.ws.search({ query, limit: 5 })
+      expect(QueryResultSchema.safeParse(result).success).toBe(true)
+      const hit = result.segments.find((s) => s.source.path === 'scan.pdf')!
+      expect(hit.text).toMatch(/TIMING CORRECTION works during playback/)
+      expect(hit.citation).toMatch(/^scan\.pdf p\.1 \(OCR\)$/)
+      expect(hit.locator.document?.first.origin).toBe('ocr')
+      const unit = await run.ws.inspect(`unit:${hit.unit_ids[0]}`)
+      expect(EvidenceSchema.safeParse(unit).success).toBe(true)
+      if (unit.type !== 'unit') throw new Error('a unit')
+      expect(unit.unit_type).toBe('ocr_text')
+      expect(unit.document?.origin).toBe('ocr')
+      expect(unit.document!.confidence!).toBeGreaterThan(0.8)
+      // The box is on the page, in points (US letter).
+      const [page, x0, y0, x1, y1] = unit.document!.boxes[0]!
+      expect(page).toBe(1)
+      expect(0 <= x0! && x0! < x1! && x1! <= 612 && 0 <= y0! && y0! < y1! && y1! <= 792).toBe(true)
+      // Text-layer evidence is untouched: not OCR, no origin.
+      const paper = result.segments.find((s) => s.source.path === 'paper.pdf')
+      if (paper) expect(paper.locator.document?.first.origin).toBeUndefined()
+    } finally {
+      run.ws.close()
+    }
+
+    // A page past its OCR time stays without text; the rest of the file and the job go on.
+    await copyFile(resolve(ROOT, '../shared/data/docs/scanned/c02-22.pdf'), join(docs, 'novel.pdf'))
+    run = await addWith(base.replace(/^enabled = false/m, 'enabled = true').replace('page_timeout_ms = 120000', 'page_timeout_ms = 1'))
+    try {
+      expect(run.receipt.status).toBe('succeeded')
+      const novel = run.receipt.diagnostics.filter((d) => d.path === 'novel.pdf').map((d) => d.message)
+      expect(novel).toContainEqual(expect.stringMatching(/^p\.1: OCR took longer than \[ocr\] page_timeout_ms = 1; the page stays without text/))
+      expect(novel).toContainEqual(expect.stringMatching(/1 of 1 page\(s\) have no text layer/))
+    } finally {
+      run.ws.close()
+    }
+  }, 300_000)
 })

@@ -31,6 +31,8 @@ export const UnitDocumentSchema = z.object({
   page_end: z.number().int().positive().nullable(),
   boxes: z.array(z.array(z.number()).length(5)).describe('PDF boxes [page, x0, y0, x1, y1] in points, origin bottom-left'),
   flags: z.array(z.string()).describe("Findings such as 'hidden: invisible render mode'"),
+  origin: z.enum(['text', 'ocr']).describe('Where the text came from: the text layer, or OCR of the page image'),
+  confidence: z.number().min(0).max(1).nullable().describe("OCR: the recognizer's mean word confidence"),
   cells: z.array(
     z.object({
       col: z.number().int(),

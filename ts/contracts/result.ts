@@ -11,6 +11,10 @@ export const DocPlaceSchema = z.object({
     .array(z.string())
     .optional()
     .describe("Findings about the unit: 'hidden: <why>' for text the document draws where a reader cannot see it"),
+  origin: z
+    .literal('ocr')
+    .optional()
+    .describe('ocr: the text was recognized from an image of the page (it finds the page; it is not a quotation of it)'),
 })
 
 export const LocatorSchema = z.object({

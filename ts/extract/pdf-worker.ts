@@ -4,10 +4,13 @@
 // finds headings by size above the body text, and keeps running headers, footers and page
 // numbers (text in the top or bottom band that repeats across pages) out of the blocks.
 import { getHeapStatistics } from 'node:v8'
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs'
+import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 import { findTables, type Table } from './pdf-tables.js'
+import { type OcrSettings, recognizePage, tesseractVersion } from './ocr.js'
 
 const LAYOUT = 'layout.2'
 
@@ -160,6 +163,8 @@ interface Request {
   bytes: Uint8Array
   password?: string
   maxPages: number
+  /** Pages with no text layer are recognized (`[ocr]` on). */
+  ocr?: OcrSettings
 }
 
 /** This worker's heap plus the memory outside it that V8 is told of (pdf.js's decoded buffers). */
@@ -168,7 +173,7 @@ const heapInUse = () => {
   return h.used_heap_size + h.external_memory
 }
 
-async function read({ bytes, password, maxPages }: Request, onPage: (page: number) => void): Promise<PdfOutput> {
+async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: number, ocr?: boolean) => void): Promise<PdfOutput> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const OPS = pdfjs.OPS as unknown as Record<string, number>
   const open = (options: { data: Uint8Array; password?: string; maxImageSize: number }) =>
@@ -178,7 +183,7 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
     return readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: x0 ?? 0, y0: y0 ?? 0, x1: x1 ?? 612, y1: y1 ?? 792 })
   }
   const version = (pdfjs as { version?: string }).version ?? 'unknown'
-  const extractor = `pdfjs-dist@${version}+${LAYOUT}`
+  let extractor = `pdfjs-dist@${version}+${LAYOUT}`
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {
     doc = await open({ data: bytes.slice(), password, maxImageSize: 1 })
@@ -215,7 +220,7 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
   const underneath = new Set(['invisible render mode', 'same colour as its background'])
   const again = pages.flatMap((p, i) => (p.graphics.runs.some((r) => r.hidden && underneath.has(r.hidden)) ? [i] : []))
   if (again.length > 0) {
-    const full = await open({ data: bytes, password, maxImageSize: -1 })
+    const full = await open({ data: bytes.slice(), password, maxImageSize: -1 })
     for (const i of again) {
       onPage(i)
       const page = await full.getPage(i + 1)
@@ -241,6 +246,16 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
     if (pageLines.length === 0 && tables.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
     perPage.push({ lines: pageLines, height, tables })
   })
+
+  // Pages with no text layer, read from their image when [ocr] is on.
+  const recognized = new Map<number, PdfOutput['blocks']>()
+  const diagnostics: string[] = []
+  if (ocr && pagesWithoutText.length > 0) {
+    const done = await recognizePages(bytes, password, pagesWithoutText, ocr, open, onPage, diagnostics)
+    for (const [page, found] of done) recognized.set(page, found)
+    if (done.size > 0) extractor += `+ocr.tesseract.js@${tesseractVersion()}/${ocr.languages.join('+')}/${ocr.dpi}dpi`
+  }
+  const stillEmpty = pagesWithoutText.filter((p) => !recognized.has(p))
 
   // Furniture: a line in the top or bottom 8% whose text (digits aside) is on a third of the pages,
   // or a page number there.
@@ -292,10 +307,88 @@ async function read({ bytes, password, maxPages }: Request, onPage: (page: numbe
       else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page, bbox: bboxOf(b) })
     }
     emitTables(Number.POSITIVE_INFINITY)
+    out.push(...(recognized.get(page) ?? []))
     // Text drawn unseen on this page follows what a reader sees on it.
     while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!))
   })
-  return { extractor, pages: perPage.length, pages_without_text: pagesWithoutText, blocks: out, furniture, diagnostics: [], peak_memory_bytes: peak }
+  return { extractor, pages: perPage.length, pages_without_text: stillEmpty, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
+}
+
+type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number }) => Promise<PDFDocumentProxy>
+
+/**
+ * Renders each page at `[ocr] dpi` and recognizes it. A page past `[ocr] page_timeout_ms` stops
+ * the recognizer and stays without text (the rest of the file is kept); a recognizer that cannot
+ * start (a language whose package is missing) leaves every page as it was, with why.
+ */
+async function recognizePages(
+  bytes: Uint8Array,
+  password: string | undefined,
+  pages: number[],
+  settings: OcrSettings,
+  open: Open,
+  onPage: (page: number, ocr?: boolean) => void,
+  diagnostics: string[],
+): Promise<Map<number, PdfOutput['blocks']>> {
+  const { createCanvas } = await import('@napi-rs/canvas')
+  const { dropRecognizer } = await import('./ocr.js')
+  const found = new Map<number, PdfOutput['blocks']>()
+  const doc = await open({ data: bytes.slice(), password, maxImageSize: -1 })
+  const confidences: number[] = []
+  const turnedPages: string[] = []
+  try {
+    for (const n of pages) {
+      onPage(n - 1, true)
+      const page = await doc.getPage(n)
+      const viewport = page.getViewport({ scale: settings.dpi / 72 })
+      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height))
+      const ctx = canvas.getContext('2d')
+      ctx.fillStyle = 'white'
+      ctx.fillRect(0, 0, canvas.width, canvas.height)
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), settings.page_timeout_ms)
+      })
+      const work = (async () => {
+        // pdf.js draws on @napi-rs/canvas in Node (its own canvas factory uses the same package).
+        await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
+        return recognizePage({ canvas, toPdfPoint: (x, y) => viewport.convertToPdfPoint(x, y) as number[] }, settings)
+      })()
+      let result: Awaited<typeof work> | 'late'
+      try {
+        result = await Promise.race([work, late])
+      } catch (error) {
+        diagnostics.push(`OCR could not run: ${error instanceof Error ? error.message : String(error)}`)
+        break
+      } finally {
+        clearTimeout(timer)
+        page.cleanup()
+      }
+      if (result === 'late') {
+        work.catch(() => {})
+        await dropRecognizer()
+        diagnostics.push(`p.${n}: OCR took longer than [ocr] page_timeout_ms = ${settings.page_timeout_ms}; the page stays without text`)
+        continue
+      }
+      if (result.paragraphs.length === 0) continue
+      confidences.push(result.confidence)
+      if (result.turned !== 0) turnedPages.push(`p.${n} ${result.turned}°`)
+      found.set(
+        n,
+        result.paragraphs.map((p) => ({ kind: 'paragraph' as const, text: p.text, page: n, bbox: p.bbox, ocr_confidence: p.confidence })),
+      )
+    }
+  } finally {
+    await doc.destroy()
+  }
+  if (found.size > 0) {
+    const mean = confidences.reduce((a, b) => a + b, 0) / confidences.length
+    diagnostics.push(
+      `${found.size} page(s) with no text layer read by OCR (p.${[...found.keys()].slice(0, 20).join(', ')}), mean confidence ${mean.toFixed(2)}` +
+        (turnedPages.length > 0 ? `; read turned: ${turnedPages.join(', ')}` : ''),
+    )
+  }
+  return found
 }
 
 interface TablePlace {
@@ -386,7 +479,7 @@ function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string):
 for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {}
 
 parentPort?.on('message', (message: Request) => {
-  read(message, (page) => parentPort?.postMessage({ page }))
+  read(message, (page, ocr) => parentPort?.postMessage({ page, ocr }))
     .then((done) => parentPort?.postMessage({ done }))
     .catch((error: unknown) => parentPort?.postMessage({ done: fail('E_INTERNAL', `the PDF reader failed: ${error instanceof Error ? error.message : String(error)}`) }))
 })

@@ -16,6 +16,8 @@ export interface PdfCall {
   max_pages: number
   page_timeout_ms: number
   worker_memory_mb: number
+  /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
+  ocr?: { languages: string[]; dpi: number; page_timeout_ms: number } | null
 }
 
 export interface PdfOutput {
@@ -30,6 +32,8 @@ export interface PdfOutput {
     page: number
     bbox: number[]
     hidden?: string
+    /** Recognized by OCR from the page's image, with this confidence (0 to 1). */
+    ocr_confidence?: number
     /** A table row: its logical table (kept across pages), row, header flag and cells with boxes. */
     table?: number
     row?: number
@@ -44,7 +48,7 @@ export interface PdfOutput {
 }
 
 /** What the worker posts back: a page done (the timer restarts), or the answer. */
-type WorkerMessage = { page: number } | { done: PdfOutput }
+type WorkerMessage = { page: number; ocr?: boolean } | { done: PdfOutput }
 
 const failed = (code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput => ({
   extractor: '',
@@ -113,17 +117,21 @@ class PdfPool {
         else void worker.terminate()
         resolve(out)
       }
-      const arm = () => {
+      // OCR of a page has its own, longer time; the worker enforces it and keeps the rest of the
+      // file, so this timer (with a margin) only stops a worker that stopped answering.
+      const arm = (ocr = false) => {
         clearTimeout(timer)
+        const limit = ocr && call.ocr ? call.ocr.page_timeout_ms + 10_000 : call.page_timeout_ms
+        const name = ocr ? '[ocr] page_timeout_ms' : 'page_timeout_ms'
         timer = setTimeout(
-          () => finish(failed('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than page_timeout_ms = ${call.page_timeout_ms} to read; the reader was stopped`), false),
-          call.page_timeout_ms,
+          () => finish(failed('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than ${name} = ${limit} to read; the reader was stopped`), false),
+          limit,
         )
       }
       const onMessage = (message: WorkerMessage) => {
         if ('page' in message) {
           page = message.page
-          arm()
+          arm(message.ocr === true)
         } else finish(message.done, true)
       }
       const onError = (error: Error & { code?: string }) =>
@@ -140,7 +148,7 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages }, [bytes.buffer])
+      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined }, [bytes.buffer])
     })
   }
 }

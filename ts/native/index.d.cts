@@ -302,6 +302,8 @@ export interface DocPlace {
   page_end?: number
   /** Findings about the unit, e.g. `hidden: same colour as its background` (absent: none). */
   flags?: Array<string>
+  /** `ocr`: recognized from an image of the page (absent: its text layer). */
+  origin?: 'ocr'
 }
 
 /** A document extraction's reader, derived text, furniture and outside references. */
@@ -566,6 +568,16 @@ export interface MemberBrief {
 /** Applies pending schema migrations; resolves to the versions applied. */
 export declare function migrateWorkspace(dir: string): Promise<Array<number>>
 
+/** How pages with no text layer are recognized. */
+export interface OcrCall {
+  /** Tesseract language codes, each from its `@tesseract.js-data` package. */
+  languages: Array<string>
+  /** Resolution pages are rendered at. */
+  dpi: number
+  /** Milliseconds rendering and reading one page may take. */
+  page_timeout_ms: number
+}
+
 /**
  * Opens a workspace, taking its lock. `providers` are the network providers the TypeScript side
  * calls (Voyage embeddings, reranking), when the workspace configures them.
@@ -590,6 +602,8 @@ export interface PdfBlockOutput {
   header?: boolean
   /** A table row's cells. */
   cells?: Array<PdfCellOutput>
+  /** Recognized by OCR from the page's image: the recognizer's confidence, 0 to 1. */
+  ocr_confidence?: number
 }
 
 /** One PDF to read. */
@@ -605,6 +619,8 @@ export interface PdfCall {
   page_timeout_ms: number
   /** Heap (MB) of the worker that reads it. */
   worker_memory_mb: number
+  /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
+  ocr?: OcrCall
 }
 
 /** A cell of a PDF table row. */
@@ -1053,6 +1069,10 @@ export interface UnitDocument {
   boxes: Array<Array<number>>
   /** Findings such as `hidden: invisible render mode`. */
   flags: Array<string>
+  /** `text`, or `ocr` for text recognized from an image of the page. */
+  origin: 'text' | 'ocr'
+  /** OCR: the recognizer's confidence, 0 to 1. */
+  confidence: number | null
   cells: Array<CellEntry>
 }
 

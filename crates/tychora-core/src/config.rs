@@ -288,6 +288,69 @@ pub struct Config {
     /// Bounds on reading PDF and Word files, and where PDF passwords come from.
     #[serde(default)]
     pub documents: Documents,
+    /// Optical character recognition of pages with no text layer (off unless enabled).
+    #[serde(default)]
+    pub ocr: Ocr,
+}
+
+/// `[ocr]`: pages with no text layer (scans) rendered and read by tesseract.js, offline, with the
+/// traineddata of each language from its npm package (`@tesseract.js-data/<lang>`). Off by
+/// default: without it such pages are reported, never silently empty.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ocr {
+    /// Whether pages with no text layer are read by OCR.
+    pub enabled: bool,
+    /// Tesseract language codes (`eng`, `fra`, …), each from its `@tesseract.js-data` package.
+    pub languages: Vec<String>,
+    /// Resolution the page is rendered at for OCR (tesseract reads best near 300).
+    pub dpi: u32,
+    /// Milliseconds rendering and reading one page may take before the reader is stopped.
+    pub page_timeout_ms: u32,
+}
+
+impl Default for Ocr {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            languages: vec!["eng".into()],
+            dpi: 300,
+            page_timeout_ms: 120_000,
+        }
+    }
+}
+
+impl Ocr {
+    fn check(&self) -> std::result::Result<(), String> {
+        if !(72..=600).contains(&self.dpi) {
+            return Err(format!(
+                "[ocr] dpi = {} must be between 72 and 600",
+                self.dpi
+            ));
+        }
+        if self.page_timeout_ms == 0 {
+            return Err("[ocr] page_timeout_ms must be above 0".into());
+        }
+        if self.languages.is_empty() {
+            return Err("[ocr] languages must name at least one language (eng)".into());
+        }
+        // A language names a package directory: nothing else may reach the path.
+        if let Some(bad) = self.languages.iter().find(|l| {
+            l.is_empty() || l.len() > 16 || !l.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        }) {
+            return Err(format!(
+                "[ocr] languages: {bad:?} is not a tesseract language code (lowercase letters and _, e.g. eng, chi_sim)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the OCR of a page depends on, for the extraction fingerprint of PDFs; `None` when off.
+    #[must_use]
+    pub fn fingerprint(&self) -> Option<String> {
+        self.enabled
+            .then(|| format!("ocr:{}:{}dpi", self.languages.join("+"), self.dpi))
+    }
 }
 
 /// `[documents]`: what one PDF or DOCX may cost to read. Each bound, when reached, fails that file
@@ -718,6 +781,14 @@ worker_memory_mb = 256             # heap of each PDF reader worker
 # [[documents.passwords]]
 # path = "reports/**/*.pdf"
 # env = "TYCHORA_PDF_PASSWORD"
+
+[ocr]
+# Pages with no text layer (scans) are reported; enabled = true renders them and reads them with
+# tesseract.js, offline. OCR text is cited as OCR of its page, with its confidence.
+enabled = false
+languages = ["eng"]                # each needs the npm package @tesseract.js-data/<language>
+dpi = 300
+page_timeout_ms = 120000
 "#
     )
 }
@@ -741,6 +812,7 @@ impl Config {
         config
             .check_providers()
             .and_then(|()| config.documents.check())
+            .and_then(|()| config.ocr.check())
             .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
         Ok(config)
     }
@@ -860,6 +932,10 @@ mod tests {
         let base = default_toml("demo", "documents", None);
         let parsed: Config = toml::from_str(&base).unwrap();
         assert_eq!(parsed.documents.max_pages, 2000);
+        assert!(!parsed.ocr.enabled && parsed.ocr.fingerprint().is_none());
+        let on: Config =
+            toml::from_str(&base.replace("enabled = false", "enabled = true")).unwrap();
+        assert_eq!(on.ocr.fingerprint().as_deref(), Some("ocr:eng:300dpi"));
         let with = |from: &str, to: &str| base.replace(from, to);
         for (text, why) in [
             (
@@ -877,6 +953,11 @@ mod tests {
             (
                 format!("{base}\n[[documents.passwords]]\npath = \"a/[b\"\nenv = \"P\"\n"),
                 "entry 1: path \"a/[b\"",
+            ),
+            (with("dpi = 300", "dpi = 5000"), "[ocr] dpi = 5000"),
+            (
+                with("languages = [\"eng\"]", "languages = [\"../../etc\"]"),
+                "\"../../etc\" is not a tesseract language code",
             ),
         ] {
             std::fs::write(&path, &text).unwrap();

@@ -28,6 +28,20 @@ pub struct PdfCall {
     /// Heap (MB) of the worker that reads it.
     #[napi(js_name = "worker_memory_mb")]
     pub worker_memory_mb: u32,
+    /// Pages with no text layer to recognize, and how (absent: `[ocr]` is off).
+    pub ocr: Option<OcrCall>,
+}
+
+/// How pages with no text layer are recognized.
+#[napi(object)]
+pub struct OcrCall {
+    /// Tesseract language codes, each from its `@tesseract.js-data` package.
+    pub languages: Vec<String>,
+    /// Resolution pages are rendered at.
+    pub dpi: u32,
+    /// Milliseconds rendering and reading one page may take.
+    #[napi(js_name = "page_timeout_ms")]
+    pub page_timeout_ms: u32,
 }
 
 /// A text block in reading order.
@@ -50,6 +64,9 @@ pub struct PdfBlockOutput {
     pub header: Option<bool>,
     /// A table row's cells.
     pub cells: Option<Vec<PdfCellOutput>>,
+    /// Recognized by OCR from the page's image: the recognizer's confidence, 0 to 1.
+    #[napi(js_name = "ocr_confidence")]
+    pub ocr_confidence: Option<f64>,
 }
 
 /// A cell of a PDF table row.
@@ -118,6 +135,11 @@ impl PdfReader for JsPdfReader {
             max_pages: request.max_pages,
             page_timeout_ms: request.page_timeout_ms,
             worker_memory_mb: request.worker_memory_mb,
+            ocr: request.ocr.map(|o| OcrCall {
+                languages: o.languages.to_vec(),
+                dpi: o.dpi,
+                page_timeout_ms: o.page_timeout_ms,
+            }),
         };
         let out = futures_executor::block_on(async {
             let promise = self.read.call_async(call).await?;
@@ -148,6 +170,7 @@ impl PdfReader for JsPdfReader {
                 page: b.page,
                 bbox: [0, 1, 2, 3].map(|i| b.bbox.get(i).copied().unwrap_or(0.0)),
                 hidden: b.hidden,
+                ocr_confidence: b.ocr_confidence.map(|c| c.clamp(0.0, 1.0)),
                 row: match (b.table, b.row, b.cells) {
                     (Some(table), Some(row), Some(cells)) => Some(PdfRow {
                         table: table as usize,

@@ -37,6 +37,69 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
+/// The fingerprints of one job: PDFs add what their OCR depends on, so turning `[ocr]` on reads
+/// the PDFs again and nothing else.
+pub struct Fingerprints {
+    base: String,
+    pdf: String,
+}
+
+impl Fingerprints {
+    pub fn new(engine: &Engine, kind_override: Option<KindOverride>) -> Self {
+        let base = fingerprint(engine.pack(), kind_override);
+        let pdf = match engine.config().ocr.fingerprint() {
+            Some(ocr) => {
+                let mut hasher = Sha256::new();
+                hasher.update(&base);
+                hasher.update(ocr);
+                hex::encode(&hasher.finalize()[..16])
+            }
+            None => base.clone(),
+        };
+        Self { base, pdf }
+    }
+
+    pub fn of(&self, kind: Kind) -> &str {
+        match kind {
+            Kind::Pdf => &self.pdf,
+            _ => &self.base,
+        }
+    }
+}
+
+/// The extractions of `snapshot_id` made with the fingerprint their kind gets now.
+pub fn fresh_extractions(
+    conn: &Connection,
+    snapshot_id: i64,
+    fingerprints: &Fingerprints,
+) -> Result<std::collections::HashSet<i64>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT m.extraction_id, e.fingerprint, s.kind FROM snapshot_members m
+         JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
+         WHERE m.snapshot_id = ?1",
+    )?;
+    let rows = stmt.query_map(params![snapshot_id], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    let mut fresh = std::collections::HashSet::new();
+    for row in rows {
+        let (id, fingerprint, kind) = row?;
+        let wanted = if kind == Kind::Pdf.as_str() {
+            &fingerprints.pdf
+        } else {
+            &fingerprints.base
+        };
+        if &fingerprint == wanted {
+            fresh.insert(id);
+        }
+    }
+    Ok(fresh)
+}
+
 pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
     let mut stmt = conn.prepare_cached("SELECT id, path FROM roots")?;
     let rows = stmt
@@ -205,7 +268,7 @@ fn write_document(
         ],
     )?;
     let mut insert_locator = tx.prepare_cached(
-        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json, origin, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?;
     let mut insert_cell = tx.prepare_cached(
         "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
@@ -224,7 +287,9 @@ fn write_document(
             locator.page,
             (!locator.boxes.is_empty())
                 .then(|| serde_json::to_string(&locator.boxes).unwrap_or_default()),
-            serde_json::to_string(&locator.flags).unwrap_or_else(|_| "[]".into())
+            serde_json::to_string(&locator.flags).unwrap_or_else(|_| "[]".into()),
+            locator.origin.as_deref().unwrap_or("text"),
+            locator.confidence
         ])?;
         for cell in &locator.cells {
             insert_cell.execute(params![

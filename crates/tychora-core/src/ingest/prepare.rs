@@ -85,6 +85,8 @@ pub struct PrepareContext<'a> {
     pub pdf: Option<&'a dyn document::PdfReader>,
     /// `[documents]`: bounds on each file, and where PDF passwords come from.
     pub documents: &'a crate::config::Documents,
+    /// `[ocr]`: whether pages with no text layer are recognized.
+    pub ocr: &'a crate::config::Ocr,
 }
 
 /// Prepares every candidate on all cores; results keep the candidates' order.
@@ -268,6 +270,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
         limits: ctx.documents,
         pdf: ctx.pdf,
         password: password.as_deref(),
+        ocr: ctx.ocr,
     };
     let mut read = match document::extract(kind, &bytes, rel, &options) {
         Ok(read) => read,

@@ -3,7 +3,7 @@
 //! longer holds → resolve code relations → publish (with the job's end in the pointer switch's
 //! transaction) → receipt.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
@@ -51,7 +51,10 @@ pub(super) struct AddJob<'a> {
     steps: Steps,
     collection_id: i64,
     kind_override: Option<KindOverride>,
-    fingerprint: String,
+    fingerprints: commit::Fingerprints,
+    /// Published extractions made with the fingerprint this job would use: an unchanged file
+    /// whose extraction is not among them is read again.
+    fresh: HashSet<i64>,
     previous: Option<i64>,
     members: Vec<Member>,
     tally: Tally,
@@ -76,7 +79,15 @@ impl<'a> AddJob<'a> {
             steps: Steps::new(job_id),
             collection_id,
             kind_override,
-            fingerprint: commit::fingerprint(engine.pack(), kind_override),
+            fingerprints: commit::Fingerprints::new(engine, kind_override),
+            fresh: match previous {
+                Some(id) => commit::fresh_extractions(
+                    conn,
+                    id,
+                    &commit::Fingerprints::new(engine, kind_override),
+                )?,
+                None => HashSet::new(),
+            },
             previous,
             members: match previous {
                 Some(id) => snapshot::members(conn, id)?,
@@ -395,7 +406,9 @@ impl<'a> AddJob<'a> {
             current: self
                 .published()
                 .into_iter()
-                .filter(|((root_id, _), _)| *root_id == target.root_id)
+                .filter(|((root_id, _), m)| {
+                    *root_id == target.root_id && self.fresh.contains(&m.extraction_id)
+                })
                 .map(|((_, rel), m)| (rel, m.sha256.clone()))
                 .collect(),
             python_packages: crate::code::python_packages(
@@ -502,7 +515,7 @@ impl<'a> AddJob<'a> {
             },
             &prepared,
             extraction,
-            &self.fingerprint,
+            self.fingerprints.of(prepared.kind),
             provenance,
         )
         .and_then(|m| {
@@ -771,5 +784,6 @@ fn with_context<R>(
         syntax_cached: &syntax_cached,
         pdf: engine.pdf_reader(),
         documents: &engine.config().documents,
+        ocr: &engine.config().ocr,
     })
 }

@@ -96,6 +96,10 @@ pub struct UnitDocument {
     pub boxes: Vec<[f64; 5]>,
     /// Findings such as `hidden: invisible render mode`.
     pub flags: Vec<String>,
+    /// `text`, or `ocr` for text recognized from an image of the page.
+    pub origin: String,
+    /// OCR: the recognizer's confidence, 0 to 1.
+    pub confidence: Option<f64>,
     pub cells: Vec<CellEntry>,
 }
 
@@ -111,6 +115,7 @@ impl UnitDocument {
             page_start: self.page_start,
             page_end: self.page_end,
             flags: self.flags.clone(),
+            origin: (self.origin != "text").then(|| self.origin.clone()),
         }
     }
 }
@@ -681,7 +686,7 @@ fn unit_documents(
 ) -> Result<std::collections::HashMap<i64, UnitDocument>> {
     let mut found: std::collections::HashMap<i64, UnitDocument> = list(
         conn,
-        &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json FROM doc_locators WHERE {which}"),
+        &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json, origin, confidence FROM doc_locators WHERE {which}"),
         id,
         |r| {
             Ok((
@@ -701,6 +706,8 @@ fn unit_documents(
                         .and_then(|b| serde_json::from_str(&b).ok())
                         .unwrap_or_default(),
                     flags: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default(),
+                    origin: r.get(12)?,
+                    confidence: r.get(13)?,
                     cells: Vec::new(),
                 },
             ))

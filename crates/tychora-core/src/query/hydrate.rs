@@ -71,8 +71,8 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                     c.token_count, c.render_tokens, COALESCE(c.text, u.text), c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
                     c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit'),
-                    d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end, d1.flags_json,
-                    d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json
+                    d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end, d1.flags_json, d1.origin,
+                    d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json, d2.origin
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -119,7 +119,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 has_code: r.get(23)?,
                 may_contain_instructions: r.get(24)?,
                 commit: r.get(25)?,
-                document: match (place(r, 26)?, place(r, 33)?) {
+                document: match (place(r, 26)?, place(r, 34)?) {
                     (Some(first), Some(last)) => Some((first, last)),
                     _ => None,
                 },
@@ -133,7 +133,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
     Ok(out)
 }
 
-/// A document place from six columns starting at `at`; `None` when the unit has none.
+/// A document place from eight columns starting at `at`; `None` when the unit has none.
 fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>> {
     let Some(part) = r.get::<_, Option<String>>(at)? else {
         return Ok(None);
@@ -146,6 +146,7 @@ fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>>
         page_start: r.get(at + 4)?,
         page_end: r.get(at + 5)?,
         flags: serde_json::from_str(&r.get::<_, String>(at + 6)?).unwrap_or_default(),
+        origin: r.get::<_, String>(at + 7).ok().filter(|o| o != "text"),
     }))
 }
 

@@ -62,6 +62,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0008_pdf_tables.sql",
         sql: include_str!("../../../../migrations/0008_pdf_tables.sql"),
     },
+    Migration {
+        version: 9,
+        name: "0009_ocr.sql",
+        sql: include_str!("../../../../migrations/0009_ocr.sql"),
+    },
 ];
 
 /// The newest schema version.

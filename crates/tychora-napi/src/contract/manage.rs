@@ -485,6 +485,11 @@ pub struct UnitDocument {
     pub boxes: Vec<Vec<f64>>,
     /// Findings such as `hidden: invisible render mode`.
     pub flags: Vec<String>,
+    /// `text`, or `ocr` for text recognized from an image of the page.
+    #[napi(ts_type = "'text' | 'ocr'")]
+    pub origin: String,
+    /// OCR: the recognizer's confidence, 0 to 1.
+    pub confidence: Either<f64, Null>,
     pub cells: Vec<CellEntry>,
 }
 
@@ -539,9 +544,13 @@ fn unit_document(value: core::UnitDocument) -> UnitDocument {
         page_end,
         boxes,
         flags,
+        origin,
+        confidence,
         cells,
     } = value;
     UnitDocument {
+        origin,
+        confidence: nullable(confidence),
         page_start: nullable(page_start),
         page_end: nullable(page_end),
         boxes: boxes.into_iter().map(Vec::from).collect(),

@@ -143,6 +143,9 @@ pub struct DocPlace {
     pub page_end: Option<i64>,
     /// Findings about the unit, e.g. `hidden: same colour as its background` (absent: none).
     pub flags: Option<Vec<String>>,
+    /// `ocr`: recognized from an image of the page (absent: its text layer).
+    #[napi(ts_type = "'ocr'")]
+    pub origin: Option<String>,
 }
 
 pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
@@ -154,8 +157,10 @@ pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
         page_start,
         page_end,
         flags,
+        origin,
     } = value;
     DocPlace {
+        origin,
         part,
         paragraph,
         table,
