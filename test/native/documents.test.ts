@@ -1,5 +1,5 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { deflateSync } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { EvidenceSchema } from '../../ts/contracts/evidence.js'
@@ -334,4 +334,190 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       run.ws.close()
     }
   }, 300_000)
+
+  it('keeps image files and DOCX pictures as visual assets, found by their names, alt text and (with [ocr] on) their text', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'pictures')
+    await mkdir(docs)
+    const { createCanvas } = await import('@napi-rs/canvas')
+    const canvas = createCanvas(900, 160)
+    const ctx = canvas.getContext('2d')
+    ctx.fillStyle = 'white'
+    ctx.fillRect(0, 0, 900, 160)
+    ctx.fillStyle = 'black'
+    ctx.font = '52px sans-serif'
+    ctx.fillText('Quarterly revenue grew sharply', 20, 100)
+    await writeFile(join(docs, 'q3-revenue_chart.png'), await canvas.encode('png'))
+    // An uncompressed grey TIFF of the same picture: a native canvas decoder crashed on one.
+    const { data, width, height } = ctx.getImageData(0, 0, 900, 160)
+    const tags: Array<[number, number, number]> = [[256, 3, width], [257, 3, height], [258, 3, 8], [259, 3, 1], [262, 3, 1], [273, 4, 0], [277, 3, 1], [278, 3, height], [279, 4, width * height]]
+    const offset = 8 + 2 + tags.length * 12 + 4
+    const tiff = Buffer.alloc(offset + width * height)
+    tiff.write('II', 0)
+    tiff.writeUInt16LE(42, 2)
+    tiff.writeUInt32LE(8, 4)
+    tiff.writeUInt16LE(tags.length, 8)
+    tags.forEach(([tag, type, value], i) => {
+      const at = 10 + i * 12
+      tiff.writeUInt16LE(tag, at)
+      tiff.writeUInt16LE(type, at + 2)
+      tiff.writeUInt32LE(1, at + 4)
+      if (type === 3) tiff.writeUInt16LE(value, at + 8)
+      else tiff.writeUInt32LE(tag === 273 ? offset : value, at + 8)
+    })
+    for (let i = 0; i < width * height; i++) tiff[offset + i] = data[i * 4]!
+    await writeFile(join(docs, 'memo.tiff'), tiff)
+    // A decompression bomb: a well-formed PNG header declaring 100,000 × 100,000 pixels.
+    const bomb = Buffer.from(await createCanvas(4, 4).encode('png'))
+    bomb.writeUInt32BE(100_000, 16)
+    bomb.writeUInt32BE(100_000, 20)
+    bomb.writeUInt32BE(crc32(bomb.subarray(12, 29)), 29)
+    await writeFile(join(docs, 'bomb.png'), bomb)
+    await writeFile(join(docs, 'liar.jpg'), '%PDF-1.7\n% not a picture at all\n')
+    await copyFile(resolve(ROOT, '../shared/data/docs/docx/docling/word_sample.docx'), join(docs, 'word_sample.docx'))
+    await Workspace.init(wsDir)
+    const config = join(wsDir, 'workspace.toml')
+    const base = await readFile(config, 'utf8')
+
+    let ws = await Workspace.open(wsDir)
+    try {
+      const receipt = await ws.add({ paths: [docs] })
+      // The bomb and the liar fail alone, each with one diagnostic; the rest is committed.
+      expect(receipt.status).toBe('partial')
+      expect(receipt.files.failed).toBe(2)
+      const said = (path: string) => receipt.diagnostics.filter((d) => d.path === path).map((d) => `${d.code} ${d.message}`)
+      expect(said('bomb.png')).toEqual([expect.stringMatching(/^E_LIMIT_EXCEEDED the PNG image declares 100000×100000 pixels, over \[documents\] max_image_pixels/)])
+      expect(said('liar.jpg')).toEqual([expect.stringMatching(/^E_UNSUPPORTED_FORMAT named as an image but its bytes are a PDF/)])
+
+      // Without OCR a picture is found by the words of its name, cited as the file.
+      const named = await ws.search({ query: 'q3 revenue chart', limit: 5 })
+      expect(QueryResultSchema.safeParse(named).success).toBe(true)
+      const chart = named.segments.find((s) => s.source.path === 'q3-revenue_chart.png')!
+      expect(chart.source.kind).toBe('image')
+      expect(chart.citation).toBe('q3-revenue_chart.png')
+      expect(chart.text).toBe('q3 revenue chart (PNG image, 900×160 pixels)')
+      const revision = await ws.inspect(`revision:${chart.revision.revision_id}`)
+      expect(EvidenceSchema.safeParse(revision).success).toBe(true)
+      if (revision.type !== 'revision') throw new Error('a revision')
+      expect(revision.extractions[0]!.document!.assets).toEqual([
+        expect.objectContaining({ ordinal: 1, sha256: revision.sha256, media_type: 'image/png', width: 900, height: 160, part: 'image', unit_id: chart.unit_ids[0] }),
+      ])
+
+      // A DOCX picture: its alt text finds it at its paragraph; its bytes are an artifact of their own.
+      const duck = (await ws.search({ query: 'cartoon duck holding a paper', limit: 5 })).segments.find((s) => s.source.path === 'word_sample.docx')!
+      expect(duck.citation).toMatch(/^word_sample\.docx ¶\d/)
+      const docRevision = await ws.inspect(`revision:${duck.revision.revision_id}`)
+      if (docRevision.type !== 'revision') throw new Error('a revision')
+      const [asset] = docRevision.extractions[0]!.document!.assets
+      expect(asset).toMatchObject({ media_type: 'image/png', part: 'body', relationship: 'rId7 → word/media/image1.png' })
+      expect(asset!.alt_text).toMatch(/^A cartoon duck holding a paper/)
+      expect(duck.unit_ids).toContain(asset!.unit_id)
+      const picture = await ws.inspect(`unit:${asset!.unit_id}`)
+      if (picture.type !== 'unit') throw new Error('a unit')
+      expect([picture.unit_type, picture.document?.part, picture.document?.paragraph]).toEqual(['image', 'body', 4])
+      const bytes = await readFile(join(wsDir, 'artifacts/sha256', asset!.sha256.slice(0, 2), asset!.sha256))
+      expect(bytes.subarray(0, 4).toString('latin1')).toBe('\x89PNG')
+      expect((await ws.verify()).ok).toBe(true)
+    } finally {
+      ws.close()
+    }
+
+    // With OCR, the text in the pictures is found too (the TIFF decoded in Rust, never by the canvas).
+    await writeFile(config, base.replace(/^enabled = false/m, 'enabled = true'))
+    ws = await Workspace.open(wsDir)
+    try {
+      const receipt = await ws.add({ paths: [docs] })
+      expect(receipt.files.failed).toBe(2)
+      const hits = (await ws.search({ query: 'quarterly revenue grew sharply', limit: 10 })).segments
+      const read = hits.find((s) => s.source.path === 'q3-revenue_chart.png' && s.citation.endsWith('(OCR)'))!
+      expect(read.text).toMatch(/Quarterly revenue grew sharply/)
+      expect(read.citation).toBe('q3-revenue_chart.png (OCR)')
+      const unit = await ws.inspect(`unit:${read.unit_ids.at(-1)}`)
+      if (unit.type !== 'unit') throw new Error('a unit')
+      expect(unit.unit_type).toBe('ocr_text')
+      expect(unit.document!.confidence!).toBeGreaterThan(0.8)
+      // Pixels, origin bottom-left: the line drawn 100 px from the top sits 60 px above the bottom.
+      const [, x0, y0, x1, y1] = unit.document!.boxes[0]!
+      expect(0 <= x0! && x1! <= 900 && y0! < 70 && y1! > 70 && y1! <= 160).toBe(true)
+      expect(hits.some((s) => s.source.path === 'memo.tiff' && /Quarterly revenue/.test(s.text))).toBe(true)
+    } finally {
+      ws.close()
+    }
+  }, 300_000)
+
+  it('draws the page region a PDF citation covers to PNG (library and `inspect --render`); the JSON carries the region; figures are assets with their captions', async () => {
+    const { dir, ws: wsDir } = await scratch()
+    const docs = join(dir, 'papers')
+    await mkdir(docs)
+    await copyFile(resolve(ROOT, '../shared/data/docs/pdf/docling/2305.03393v1-pg9.pdf'), join(docs, 'paper.pdf'))
+    await copyFile(resolve(ROOT, '../shared/data/docs/docx/docling/word_sample.docx'), join(docs, 'word_sample.docx'))
+    await copyFile(resolve(ROOT, '../shared/data/docs/pdf/docling/picture_classification.pdf'), join(docs, 'pictures.pdf'))
+    await Workspace.init(wsDir)
+    const ws = await Workspace.open(wsDir)
+    let segment: string
+    let region: number[]
+    try {
+      await ws.add({ paths: [docs] })
+      const hit = (await ws.search({ query: 'table structure recognition', limit: 5 })).segments.find((s) => s.source.path === 'paper.pdf')!
+      const regions = hit.locator.document!.regions!
+      expect(regions.length).toBeGreaterThan(0)
+      const [page, x0, y0, x1, y1] = regions[0]!
+      expect(page).toBe(hit.locator.document!.first.page_start)
+      expect(0 <= x0! && x0! < x1! && x1! <= 612 && 0 <= y0! && y0! < y1! && y1! <= 792).toBe(true)
+      segment = hit.id
+      region = regions[0]!.slice(1)
+      const drawn = await ws.render(segment, { dpi: 144 })
+      expect(drawn.png.subarray(1, 4).toString('latin1')).toBe('PNG')
+      expect(drawn.page).toBe(page)
+      expect(drawn.region).toEqual([x0! - 12, y0! - 12, x1! + 12, y1! + 12])
+      // Two pixels per point at 144 dpi (the margin may be cut at the page's edge).
+      expect(Math.abs(drawn.width - 2 * (x1! - x0! + 24))).toBeLessThanOrEqual(50)
+      expect(drawn.png.readUInt32BE(16)).toBe(drawn.width)
+      // The drawn region is not blank: the page's text is on it.
+      const { loadImage, createCanvas } = await import('@napi-rs/canvas')
+      const picture = await loadImage(drawn.png)
+      const canvas = createCanvas(picture.width, picture.height)
+      const ctx = canvas.getContext('2d')
+      ctx.drawImage(picture, 0, 0)
+      const pixels = ctx.getImageData(0, 0, picture.width, picture.height).data
+      let dark = 0
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i]! < 128) dark++
+      expect(dark / (pixels.length / 4)).toBeGreaterThan(0.01)
+      // A DOCX has no page to draw: one clear error.
+      const duck = (await ws.search({ query: 'cartoon duck holding a paper', limit: 5 })).segments.find((s) => s.source.path === 'word_sample.docx')!
+      await expect(ws.render(duck.id)).rejects.toMatchObject({ code: 'E_UNSUPPORTED_FORMAT' })
+
+      // A PDF's figures are visual assets, drawn as a person sees them, tied to their captions.
+      const figure = (await ws.search({ query: 'this is an example image', limit: 5 })).segments.find((s) => s.source.path === 'pictures.pdf')!
+      const pdfRevision = await ws.inspect(`revision:${figure.revision.revision_id}`)
+      if (pdfRevision.type !== 'revision') throw new Error('a revision')
+      const figures = pdfRevision.extractions[0]!.document!.assets
+      expect(figures.map((f) => [f.page, f.caption, f.media_type, f.part])).toEqual([
+        [1, 'Figure 1: This is an example image.', 'image/png', 'page'],
+        [2, 'Figure 2: This is an example image.', 'image/png', 'page'],
+      ])
+      const captioned = await ws.inspect(`unit:${figures[0]!.unit_id}`)
+      if (captioned.type !== 'unit') throw new Error('a unit')
+      expect(captioned.locator).toBeDefined()
+      expect(captioned.document!.page_start).toBe(1)
+      // The caption sits below the figure (PDF y grows upward), across the same columns.
+      const [, , cy0, , cy1] = captioned.document!.boxes[0]!
+      const [fx0, fy0, fx1, fy1] = figures[0]!.bbox!
+      expect(cy1! <= fy0! + 4 && fy0! - cy1! <= 72 && fx0! < fx1!).toBe(true)
+      expect(cy0!).toBeLessThan(cy1!)
+      const png = await readFile(join(wsDir, 'artifacts/sha256', figures[0]!.sha256.slice(0, 2), figures[0]!.sha256))
+      expect(png.readUInt32BE(16)).toBe(figures[0]!.width)
+      expect(Math.abs(figures[0]!.width! - 2 * (fx1! - fx0!))).toBeLessThanOrEqual(2)
+      expect(figures[0]!.height).toBeGreaterThan(2 * (fy1! - fy0!) - 2)
+    } finally {
+      ws.close()
+    }
+    const out = join(dir, 'region.png')
+    const run = await cli(['inspect', segment, '--render', out, '--dpi', '72', '-w', wsDir])
+    expect(run.code).toBe(0)
+    const about = JSON.parse(run.stdout)
+    expect(about).toMatchObject({ written: out, path: 'paper.pdf', dpi: 72 })
+    expect(about.region).toEqual([region[0]! - 12, region[1]! - 12, region[2]! + 12, region[3]! + 12])
+    expect((await readFile(out)).subarray(1, 4).toString('latin1')).toBe('PNG')
+  }, 120_000)
 })

@@ -16,6 +16,25 @@ export const DocumentBriefSchema = z.object({
   derived_sha256: z.string().describe("The artifact the units' byte and line spans index"),
   furniture: z.array(z.object({ part: z.string(), text: z.string() })).describe('Headers, footers, page numbers: kept out of units'),
   external_targets: z.array(z.string()).describe('Relationship targets outside the package: recorded, never followed'),
+  assets: z
+    .array(
+      z.object({
+        ordinal: z.number().int().positive(),
+        sha256: z.string().describe('The artifact holding its bytes'),
+        media_type: z.string(),
+        width: z.number().int().nullable(),
+        height: z.number().int().nullable(),
+        part: z.string().describe("'image' for an image file itself, or the DOCX part that draws it"),
+        relationship: z.string().nullable().describe("DOCX: 'rId7 → word/media/image2.png'"),
+        page: z.number().int().positive().nullable().describe('PDF: its page'),
+        bbox: z.array(z.number()).length(4).nullable().describe('PDF: where it is drawn, [x0, y0, x1, y1] in points, origin bottom-left'),
+        alt_text: z.string().nullable(),
+        caption: z.string().nullable(),
+        context: z.string().nullable().describe('Text of the paragraph it is anchored in'),
+        unit_id: z.number().int().nullable().describe('The unit that finds it (alt text, name or OCR text)'),
+      }),
+    )
+    .describe('Pictures kept as visual assets: the image file itself, or those a document embeds'),
 })
 
 /** A document unit's place: part, paragraph, table row and cells; pages and boxes for a PDF. */
@@ -119,6 +138,9 @@ export const ChunkEvidenceSchema = z.object({
   tokens: z.number().int(),
   locator: z.object({ byte_start: z.number().int(), byte_end: z.number().int(), line_start: z.number().int(), line_end: z.number().int() }),
   citation: z.string().describe('path:12-30, or for a document file.docx ¶34–36'),
+  regions: z
+    .array(z.array(z.number()).length(5))
+    .describe('PDF and image windows: the region covered on each page, [page, x0, y0, x1, y1] in PDF points (an image: pixels), origin bottom-left'),
   capsule: z.object({
     title: z.string(),
     kind: z.string(),

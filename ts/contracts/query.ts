@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf']).describe('Source kind')
+export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image']).describe('Source kind')
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'graph'])
   .describe('Retrieval channel (text: dense vectors, needs [embeddings]; graph: code relations expanded from the top candidates)')

@@ -28,7 +28,14 @@ export const LocatorSchema = z.object({
   json_pointer: z.string().optional(),
   anchor: z.string().optional(),
   document: z
-    .object({ first: DocPlaceSchema, last: DocPlaceSchema })
+    .object({
+      first: DocPlaceSchema,
+      last: DocPlaceSchema,
+      regions: z
+        .array(z.array(z.number()).length(5))
+        .optional()
+        .describe('PDF and image windows: the region covered on each page, [page, x0, y0, x1, y1] in PDF points (an image: pixels), origin bottom-left; crop the rendered page to it to show the evidence'),
+    })
     .optional()
     .describe("A document's window (DOCX, PDF): the places of its first and last units; the offsets above then index the document's derived text"),
 })

@@ -47,6 +47,7 @@ import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
 import { readPdf } from '../extract/pdf.js'
+import { type RenderOptions, type RenderedRegion, renderEvidence } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -170,6 +171,11 @@ export class Workspace implements EvidenceClient {
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
   async inspect(id: string): Promise<Evidence> {
     return checked(EvidenceSchema, await callNative(() => this.#native.inspect(id)))
+  }
+
+  /** The page region a unit, chunk or segment of a PDF covers, drawn to PNG (`inspect --render`). */
+  async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
+    return renderEvidence(this.dir, await this.inspect(id), options)
   }
 
   async status(): Promise<Status> {

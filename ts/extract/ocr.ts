@@ -111,6 +111,27 @@ export async function dropRecognizer(): Promise<void> {
   if (old) await old.recognizer.then((r) => r.terminate()).catch(() => {})
 }
 
+/**
+ * Waits for `work` at most `ms`. Past it the recognizer is stopped (its wasm cannot be
+ * interrupted otherwise) and the answer is `'late'`; the next page starts a fresh one.
+ */
+export async function withinTime<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms)
+  })
+  try {
+    const result = await Promise.race([work, late])
+    if (result === 'late') {
+      work.catch(() => {})
+      await dropRecognizer()
+    }
+    return result
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** The page's image turned clockwise by `turn` degrees, and how to map its pixels back. */
 async function turnImage(source: Canvas, turn: number): Promise<{ canvas: Canvas; back: (u: number, v: number) => [number, number] }> {
   const { createCanvas } = await import('@napi-rs/canvas')

@@ -10,7 +10,7 @@ import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 import { findTables, type Table } from './pdf-tables.js'
-import { type OcrSettings, recognizePage, tesseractVersion } from './ocr.js'
+import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
 
 const LAYOUT = 'layout.2'
 
@@ -165,6 +165,12 @@ interface Request {
   maxPages: number
   /** Pages with no text layer are recognized (`[ocr]` on). */
   ocr?: OcrSettings
+  /** The bytes are a grey PNG of an image file to recognize (the core decoded it), not a PDF. */
+  image?: boolean
+  /** Draw a region of a page to PNG instead of reading the file. */
+  render?: import('./render-page.js').RenderRequest
+  /** Find the figures the pages draw instead of reading the text. */
+  pictures?: boolean
 }
 
 /** This worker's heap plus the memory outside it that V8 is told of (pdf.js's decoded buffers). */
@@ -331,7 +337,6 @@ async function recognizePages(
   diagnostics: string[],
 ): Promise<Map<number, PdfOutput['blocks']>> {
   const { createCanvas } = await import('@napi-rs/canvas')
-  const { dropRecognizer } = await import('./ocr.js')
   const found = new Map<number, PdfOutput['blocks']>()
   const doc = await open({ data: bytes.slice(), password, maxImageSize: -1 })
   const confidences: number[] = []
@@ -345,10 +350,6 @@ async function recognizePages(
       const ctx = canvas.getContext('2d')
       ctx.fillStyle = 'white'
       ctx.fillRect(0, 0, canvas.width, canvas.height)
-      let timer: NodeJS.Timeout | undefined
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), settings.page_timeout_ms)
-      })
       const work = (async () => {
         // pdf.js draws on @napi-rs/canvas in Node (its own canvas factory uses the same package).
         await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
@@ -356,17 +357,14 @@ async function recognizePages(
       })()
       let result: Awaited<typeof work> | 'late'
       try {
-        result = await Promise.race([work, late])
+        result = await withinTime(work, settings.page_timeout_ms)
       } catch (error) {
         diagnostics.push(`OCR could not run: ${error instanceof Error ? error.message : String(error)}`)
         break
       } finally {
-        clearTimeout(timer)
         page.cleanup()
       }
       if (result === 'late') {
-        work.catch(() => {})
-        await dropRecognizer()
         diagnostics.push(`p.${n}: OCR took longer than [ocr] page_timeout_ms = ${settings.page_timeout_ms}; the page stays without text`)
         continue
       }
@@ -479,7 +477,14 @@ function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string):
 for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {}
 
 parentPort?.on('message', (message: Request) => {
-  read(message, (page, ocr) => parentPort?.postMessage({ page, ocr }))
+  const onPage = (page: number, ocr?: boolean) => parentPort?.postMessage({ page, ocr })
+  ;(message.pictures
+    ? import('./pdf-pictures.js').then((m) => m.readPictures(message.bytes, message.password, message.maxPages, onPage))
+    : message.render
+    ? import('./render-page.js').then((m) => m.renderRegion(message.bytes, message.password, message.render!))
+    : message.image && message.ocr
+      ? import('./image.js').then((m) => m.readImage(message.bytes, message.ocr!, onPage))
+      : read(message, onPage))
     .then((done) => parentPort?.postMessage({ done }))
     .catch((error: unknown) => parentPort?.postMessage({ done: fail('E_INTERNAL', `the PDF reader failed: ${error instanceof Error ? error.message : String(error)}`) }))
 })

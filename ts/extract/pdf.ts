@@ -18,6 +18,12 @@ export interface PdfCall {
   worker_memory_mb: number
   /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
   ocr?: { languages: string[]; dpi: number; page_timeout_ms: number } | null
+  /** The bytes are a grey PNG of an image file (decoded by the core) to recognize, not a PDF. */
+  image?: boolean
+  /** Draw this region of a page to PNG instead of reading the file. */
+  render?: { page: number; box: number[]; dpi: number }
+  /** Find the figures the pages draw (each drawn to PNG) instead of reading the text. */
+  pictures?: boolean
 }
 
 export interface PdfOutput {
@@ -42,6 +48,10 @@ export interface PdfOutput {
   }>
   furniture: Array<{ page: number; text: string }>
   diagnostics: string[]
+  /** Figures the pages draw, each drawn to PNG (a `pictures` call). */
+  pictures?: Array<{ page: number; bbox: number[]; png: Buffer }>
+  /** A region drawn to PNG (a `render` call). */
+  rendered?: { png: Uint8Array; width: number; height: number }
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */
   peak_memory_bytes?: number
   failure?: { code: 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'; message: string }
@@ -148,7 +158,7 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined }, [bytes.buffer])
+      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, pictures: call.pictures === true }, [bytes.buffer])
     })
   }
 }
@@ -159,5 +169,10 @@ const pools = new Map<number, PdfPool>()
 export function readPdf(call: PdfCall): Promise<PdfOutput> {
   let pool = pools.get(call.worker_memory_mb)
   if (!pool) pools.set(call.worker_memory_mb, (pool = new PdfPool(call.worker_memory_mb)))
-  return pool.read(call)
+  return pool.read(call).then((out) => {
+    // Figures cross to the core as Buffers (a worker's answer arrives as plain Uint8Arrays,
+    // whatever its type says).
+    for (const p of out.pictures ?? []) p.png = Buffer.from(p.png.buffer, p.png.byteOffset, p.png.byteLength)
+    return out
+  })
 }

@@ -105,7 +105,7 @@ export interface AddRequest {
   /** Target collection (default `default`). */
   collection?: string
   /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'
 }
 
 /** The scope actually applied. */
@@ -118,6 +118,29 @@ export interface AppliedScope {
   max_per_source: number
   /** The reranker applied (`provider/model`), if any. */
   rerank?: string
+}
+
+/** A picture kept as a visual asset: its bytes are the artifact `sha256`. */
+export interface AssetEntry {
+  ordinal: number
+  sha256: string
+  media_type: string
+  width: number | null
+  height: number | null
+  /** `image` (the file itself), or the DOCX part that draws it. */
+  part: string
+  /** DOCX: `rId7 → word/media/image2.png`. */
+  relationship: string | null
+  /** PDF: its page. */
+  page: number | null
+  /** PDF: its box `[x0, y0, x1, y1]` in points, origin bottom-left. */
+  bbox: Array<number> | null
+  alt_text: string | null
+  caption: string | null
+  /** Text of the paragraph it is anchored in. */
+  context: string | null
+  /** The unit that finds it. */
+  unit_id: number | null
 }
 
 /** What `manage backup` or `manage restore` did. */
@@ -202,6 +225,11 @@ export interface ChunkEvidence {
   citation: string
   capsule: CapsuleView
   text: string
+  /**
+   * PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]` in PDF
+   * points (an image's pixels), origin bottom-left.
+   */
+  regions: Array<Array<number>>
 }
 
 /** A chunk's place in its revision's bytes. */
@@ -318,12 +346,19 @@ export interface DocumentBrief {
   furniture: Array<FurnitureEntry>
   /** Relationship targets outside the package: recorded, never followed. */
   external_targets: Array<string>
+  /** Pictures: the image file itself, or those a document embeds. */
+  assets: Array<AssetEntry>
 }
 
 /** The places of a document window's first and last units. */
 export interface DocumentLocator {
   first: DocPlace
   last: DocPlace
+  /**
+   * PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]` in PDF
+   * points (an image's pixels), origin bottom-left (absent: none, as for DOCX).
+   */
+  regions?: Array<Array<number>>
 }
 
 /** One embedding call: texts of one input type. */
@@ -504,7 +539,7 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'
   requester: 'owner' | 'agent'
 }
 
@@ -621,6 +656,10 @@ export interface PdfCall {
   worker_memory_mb: number
   /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
   ocr?: OcrCall
+  /** The bytes are a grey PNG of one picture (an image file) to recognize, not a PDF. */
+  image: boolean
+  /** Find the figures the pages draw (each drawn to PNG) instead of reading the text. */
+  pictures: boolean
 }
 
 /** A cell of a PDF table row. */
@@ -654,6 +693,16 @@ export interface PdfOutput {
   furniture: Array<PdfFurniture>
   diagnostics: Array<string>
   failure?: PdfFailure
+  /** Figures the pages draw, each drawn to PNG. */
+  pictures?: Array<PdfPictureOutput>
+}
+
+/** A picture a page draws, as a person sees it. */
+export interface PdfPictureOutput {
+  page: number
+  /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left. */
+  bbox: Array<number>
+  png: Buffer
 }
 
 /** One problem `verify` found. */
@@ -727,7 +776,7 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */

@@ -68,7 +68,7 @@ pub use error::{Diagnostic, Error, ErrorCode, Result};
 pub mod documents {
     pub use crate::parse::ParseFailure;
     pub use crate::parse::document::{
-        DocCell, Furniture, PdfBlock, PdfDocument, PdfReader, PdfRequest, PdfRow,
+        DocCell, Furniture, PdfBlock, PdfDocument, PdfPicture, PdfReader, PdfRequest, PdfRow,
     };
 }
 pub use workspace::{InitReport, Workspace};

@@ -177,7 +177,13 @@ fn bad_inputs_get_one_diagnostic_each_and_lose_nothing() {
         Some("2:1")
     );
     assert!(by_path("bad/empty.md")[0].message.contains("empty"));
-    assert_eq!(by_path("bad/image.png")[0].level, "info");
+    // A truncated picture is read as an image, and refused as one.
+    let image = by_path("bad/image.png");
+    assert_eq!(
+        (image[0].level.as_str(), image[0].code.as_str()),
+        ("error", "E_UNSUPPORTED_FORMAT")
+    );
+    assert!(image[0].message.contains("PNG"), "{}", image[0].message);
     assert!(by_path("bad/loop-a")[0].message.contains("symbolic link"));
     assert_eq!(by_path("bad/binary.md").len(), 1);
     assert_eq!(receipt.files.added, 1);

@@ -8,7 +8,8 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use tychora_core::ErrorCode;
 use tychora_core::documents::{
-    DocCell, Furniture, ParseFailure, PdfBlock, PdfDocument, PdfReader, PdfRequest, PdfRow,
+    DocCell, Furniture, ParseFailure, PdfBlock, PdfDocument, PdfPicture, PdfReader, PdfRequest,
+    PdfRow,
 };
 
 /// One PDF to read.
@@ -30,6 +31,10 @@ pub struct PdfCall {
     pub worker_memory_mb: u32,
     /// Pages with no text layer to recognize, and how (absent: `[ocr]` is off).
     pub ocr: Option<OcrCall>,
+    /// The bytes are a grey PNG of one picture (an image file) to recognize, not a PDF.
+    pub image: bool,
+    /// Find the figures the pages draw (each drawn to PNG) instead of reading the text.
+    pub pictures: bool,
 }
 
 /// How pages with no text layer are recognized.
@@ -109,6 +114,17 @@ pub struct PdfOutput {
     pub furniture: Vec<PdfFurniture>,
     pub diagnostics: Vec<String>,
     pub failure: Option<PdfFailure>,
+    /// Figures the pages draw, each drawn to PNG.
+    pub pictures: Option<Vec<PdfPictureOutput>>,
+}
+
+/// A picture a page draws, as a person sees it.
+#[napi(object)]
+pub struct PdfPictureOutput {
+    pub page: u32,
+    /// `[x0, y0, x1, y1]` in PDF points, origin bottom-left.
+    pub bbox: Vec<f64>,
+    pub png: Buffer,
 }
 
 pub(crate) type ReadPdfFn =
@@ -140,6 +156,8 @@ impl PdfReader for JsPdfReader {
                 dpi: o.dpi,
                 page_timeout_ms: o.page_timeout_ms,
             }),
+            image: request.image,
+            pictures: request.pictures,
         };
         let out = futures_executor::block_on(async {
             let promise = self.read.call_async(call).await?;
@@ -207,6 +225,17 @@ impl PdfReader for JsPdfReader {
                 })
                 .collect(),
             diagnostics: out.diagnostics,
+            pictures: out
+                .pictures
+                .unwrap_or_default()
+                .into_iter()
+                .map(|p| PdfPicture {
+                    page: p.page,
+                    bbox: [0, 1, 2, 3].map(|i| p.bbox.get(i).copied().unwrap_or(0.0)),
+                    png: p.png.to_vec(),
+                    caption: None, // the core matches captions
+                })
+                .collect(),
         })
     }
 }

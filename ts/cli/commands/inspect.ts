@@ -1,7 +1,9 @@
+import { writeFile } from 'node:fs/promises'
 import { defineCommand } from 'citty'
+import { renderEvidence } from '../../engine/render.js'
 import { TychoraError } from '../../errors.js'
 import { symbolToMarkdown } from '../../format/symbol.js'
-import { workspaceArg, writeOut } from '../context.js'
+import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace, withTarget } from '../route.js'
 
 export default defineCommand({
@@ -16,12 +18,25 @@ export default defineCommand({
     repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
     snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },
     format: { type: 'string', description: 'With `symbol`: md | json (default md)', default: 'md' },
+    render: { type: 'string', description: 'With a unit, chunk or segment of a PDF: draw the page region it covers to this PNG file' },
+    dpi: { type: 'string', description: 'With --render: resolution, 72 to 600 (default 144)' },
   },
   async run({ args }) {
     if (args.id === 'run') {
       if (!args.name) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora inspect run RUN_ID')
       // The recorded request, applied scope, snapshot, results and trace of a query run.
       await withLocalWorkspace(args.workspace, async (ws) => writeOut(JSON.stringify(await ws.inspectRun(String(args.name)), null, 2)))
+      return
+    }
+    if (args.render !== undefined) {
+      const out = String(args.render)
+      const dpi = args.dpi === undefined ? undefined : Number(args.dpi)
+      await withTarget(args.workspace, async ({ client }) => {
+        const drawn = await renderEvidence(resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), { ...(dpi === undefined ? {} : { dpi }) })
+        await writeFile(out, drawn.png)
+        const { png: _png, ...about } = drawn
+        writeOut(JSON.stringify({ written: out, bytes: drawn.png.length, ...about }, null, 2))
+      })
       return
     }
     if (args.id !== 'symbol') {

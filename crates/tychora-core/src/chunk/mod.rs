@@ -76,7 +76,7 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
     match kind {
         Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.
-        Kind::Markdown | Kind::Docx | Kind::Pdf => unit
+        Kind::Markdown | Kind::Docx | Kind::Pdf | Kind::Image => unit
             .parent
             .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
         Kind::Text => "doc".to_string(),
@@ -100,7 +100,7 @@ pub fn windows(
     // A document's units are slices of its derived text.
     let slices_source = matches!(
         kind,
-        Kind::Markdown | Kind::Text | Kind::Code(_) | Kind::Docx | Kind::Pdf
+        Kind::Markdown | Kind::Text | Kind::Code(_) | Kind::Docx | Kind::Pdf | Kind::Image
     );
     let mut chunks = Vec::new();
     let mut window: Vec<usize> = Vec::new();

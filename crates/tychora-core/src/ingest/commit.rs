@@ -37,11 +37,11 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
-/// The fingerprints of one job: PDFs add what their OCR depends on, so turning `[ocr]` on reads
-/// the PDFs again and nothing else.
+/// The fingerprints of one job: PDFs and image files add what their OCR depends on, so turning
+/// `[ocr]` on reads them again and nothing else.
 pub struct Fingerprints {
     base: String,
-    pdf: String,
+    ocr: String,
 }
 
 impl Fingerprints {
@@ -56,14 +56,19 @@ impl Fingerprints {
             }
             None => base.clone(),
         };
-        Self { base, pdf }
+        Self { base, ocr: pdf }
     }
 
     pub fn of(&self, kind: Kind) -> &str {
-        match kind {
-            Kind::Pdf => &self.pdf,
-            _ => &self.base,
+        if Self::reads_by_ocr(kind) {
+            &self.ocr
+        } else {
+            &self.base
         }
+    }
+
+    fn reads_by_ocr(kind: Kind) -> bool {
+        matches!(kind, Kind::Pdf | Kind::Image)
     }
 }
 
@@ -88,12 +93,11 @@ pub fn fresh_extractions(
     let mut fresh = std::collections::HashSet::new();
     for row in rows {
         let (id, fingerprint, kind) = row?;
-        let wanted = if kind == Kind::Pdf.as_str() {
-            &fingerprints.pdf
-        } else {
-            &fingerprints.base
+        let wanted = match Kind::from_name(&kind) {
+            Some(kind) => fingerprints.of(kind),
+            None => &fingerprints.base,
         };
-        if &fingerprint == wanted {
+        if fingerprint == wanted {
             fresh.insert(id);
         }
     }
@@ -166,7 +170,7 @@ pub(super) fn write_revision(
     )?;
     tx.execute(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
-        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind), now],
+        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind, &prepared.bytes), now],
     )?;
     // Bytes the retention policy erased are back on disk (the capture stored them again).
     tx.execute(
@@ -227,8 +231,10 @@ pub(super) fn write_revision(
     })
 }
 
-fn media_type(kind: Kind) -> &'static str {
+fn media_type(kind: Kind, bytes: &[u8]) -> &'static str {
     match kind {
+        Kind::Image => crate::parse::image::probe(bytes, u64::MAX)
+            .map_or("application/octet-stream", |i| i.media_type),
         Kind::Markdown => "text/markdown",
         Kind::Text => "text/plain",
         Kind::Json => "application/json",
@@ -273,6 +279,7 @@ fn write_document(
     let mut insert_cell = tx.prepare_cached(
         "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
     )?;
+    write_assets(tx, extraction_id, unit_ids, document)?;
     for (unit_id, locator) in unit_ids.iter().zip(&read.locators) {
         insert_locator.execute(params![
             unit_id,
@@ -302,6 +309,61 @@ fn write_document(
                     .map(|b| serde_json::to_string(&b).unwrap_or_default())
             ])?;
         }
+    }
+    Ok(())
+}
+
+/// A document's pictures: embedded bytes as artifacts of their own (an image file is its own
+/// asset, its original), each with its place and the unit that finds it.
+fn write_assets(
+    tx: &Connection,
+    extraction_id: i64,
+    unit_ids: &[i64],
+    document: &DocumentPlace,
+) -> Result<()> {
+    if document.read.assets.is_empty() {
+        return Ok(());
+    }
+    let original: String = tx.query_row(
+        "SELECT r.sha256 FROM extractions e JOIN revisions r ON r.id = e.revision_id WHERE e.id = ?1",
+        params![extraction_id],
+        |r| r.get(0),
+    )?;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO visual_assets (extraction_id, ordinal, sha256, media_type, width, height, part, relationship, alt_text, caption, context, unit_id, page, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for (i, (asset, sha)) in document
+        .read
+        .assets
+        .iter()
+        .zip(&document.asset_sha256)
+        .enumerate()
+    {
+        let sha = sha.as_deref().unwrap_or(&original);
+        if let Some(bytes) = &asset.bytes {
+            tx.execute(
+                "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
+                params![sha, bytes.len(), asset.media_type, now_ms()],
+            )?;
+        }
+        insert.execute(params![
+            extraction_id,
+            i + 1,
+            sha,
+            asset.media_type,
+            asset.width,
+            asset.height,
+            asset.part,
+            asset.relationship,
+            asset.alt_text,
+            asset.caption,
+            asset.context,
+            asset.unit.and_then(|u| unit_ids.get(u)),
+            asset.page,
+            asset
+                .bbox
+                .map(|b| serde_json::to_string(&b).unwrap_or_default()),
+        ])?;
     }
     Ok(())
 }

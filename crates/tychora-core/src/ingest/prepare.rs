@@ -40,6 +40,8 @@ pub struct Extraction {
 pub struct DocumentPlace {
     /// sha256 of `read.text`.
     pub text_sha256: String,
+    /// sha256 of each asset's embedded bytes, in asset order (`None`: the file itself).
+    pub asset_sha256: Vec<Option<String>>,
     /// The reader's output, its units moved into the extraction.
     pub read: crate::parse::document::DocumentText,
 }
@@ -288,6 +290,11 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
     read.text = text;
     extraction.document = Some(Box::new(DocumentPlace {
         text_sha256: sha256_hex(read.text.as_bytes()),
+        asset_sha256: read
+            .assets
+            .iter()
+            .map(|a| a.bytes.as_deref().map(sha256_hex))
+            .collect(),
         read,
     }));
     Outcome::Ready(Prepared {

@@ -448,6 +448,11 @@ impl<'a> AddJob<'a> {
                 self.engine
                     .artifacts()
                     .put(&doc.text_sha256, doc.read.text.as_bytes())?;
+                for (asset, sha) in doc.read.assets.iter().zip(&doc.asset_sha256) {
+                    if let (Some(bytes), Some(sha)) = (&asset.bytes, sha) {
+                        self.engine.artifacts().put(sha, bytes)?;
+                    }
+                }
             }
         }
         let t = &mut self.tally;

@@ -127,10 +127,12 @@ pub(crate) fn withdraw(
                     doomed.extend(
                         tx.prepare(
                             "SELECT DISTINCT d.derived_sha256, a.size FROM doc_extractions d JOIN extractions e ON e.id = d.extraction_id
-                             JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1",
+                             JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1
+                             UNION SELECT v.sha256, a.size FROM visual_assets v JOIN extractions e ON e.id = v.extraction_id
+                             JOIN artifacts a ON a.sha256 = v.sha256 WHERE e.revision_id = ?1 AND v.sha256 <> ?2",
                         )?
-                        .query_map(params![revision_id], |r| {
-                            Ok((r.get(0)?, r.get(1)?, format!("derived text of an erased original: {reason}")))
+                        .query_map(params![revision_id, sha], |r| {
+                            Ok((r.get(0)?, r.get(1)?, format!("derived from an erased original: {reason}")))
                         })?
                         .collect::<rusqlite::Result<Vec<_>>>()?,
                     );

@@ -218,6 +218,7 @@ fn referenced(db: &Connection) -> Result<(Vec<String>, Vec<String>)> {
         .prepare(
             "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts
              UNION SELECT derived_sha256 FROM doc_extractions
+             UNION SELECT sha256 FROM visual_assets
              EXCEPT SELECT sha256 FROM tombstones",
         )?
         .query_map([], |r| r.get(0))?

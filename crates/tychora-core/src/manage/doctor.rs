@@ -76,7 +76,7 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let artifacts: HashSet<String> = conn
-            .prepare("SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts UNION SELECT derived_sha256 FROM doc_extractions")?
+            .prepare("SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts UNION SELECT derived_sha256 FROM doc_extractions UNION SELECT sha256 FROM visual_assets")?
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let interrupted: i64 = conn.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'interrupted'", [], |r| r.get(0))?;

@@ -68,6 +68,33 @@ pub struct DocumentBrief {
     pub furniture: Vec<FurnitureEntry>,
     /// Relationship targets outside the package: recorded, never followed.
     pub external_targets: Vec<String>,
+    /// Pictures: the image file itself, or those a document embeds.
+    #[serde(default)]
+    pub assets: Vec<AssetEntry>,
+}
+
+/// A picture kept as a visual asset: its bytes are the artifact `sha256`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct AssetEntry {
+    pub ordinal: i64,
+    pub sha256: String,
+    pub media_type: String,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    /// `image` (the file itself), or the DOCX part that draws it.
+    pub part: String,
+    /// DOCX: `rId7 → word/media/image2.png`.
+    pub relationship: Option<String>,
+    /// PDF: its page and box `[x0, y0, x1, y1]` in points, origin bottom-left.
+    pub page: Option<i64>,
+    pub bbox: Option<[f64; 4]>,
+    pub alt_text: Option<String>,
+    pub caption: Option<String>,
+    /// Text of the paragraph it is anchored in.
+    pub context: Option<String>,
+    /// The unit that finds it.
+    pub unit_id: Option<i64>,
 }
 
 /// One header, footer or page-number block.
@@ -236,6 +263,9 @@ pub struct ChunkEvidence {
     pub citation: String,
     pub capsule: CapsuleView,
     pub text: String,
+    /// PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]`.
+    #[serde(default)]
+    pub regions: Vec<[f64; 5]>,
 }
 
 /// One index generation a snapshot pins.
@@ -762,6 +792,31 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
         derived_sha256,
         furniture: json(&furniture, "document furniture")?,
         external_targets: json(&external, "document external targets")?,
+        assets: conn
+            .prepare_cached(
+                "SELECT ordinal, sha256, media_type, width, height, part, relationship, alt_text, caption, context, unit_id, page, box_json
+                 FROM visual_assets WHERE extraction_id = ?1 ORDER BY ordinal",
+            )?
+            .query_map(params![extraction_id], |r| {
+                Ok(AssetEntry {
+                    ordinal: r.get(0)?,
+                    sha256: r.get(1)?,
+                    media_type: r.get(2)?,
+                    width: r.get(3)?,
+                    height: r.get(4)?,
+                    part: r.get(5)?,
+                    relationship: r.get(6)?,
+                    alt_text: r.get(7)?,
+                    caption: r.get(8)?,
+                    context: r.get(9)?,
+                    unit_id: r.get(10)?,
+                    page: r.get(11)?,
+                    bbox: r
+                        .get::<_, Option<String>>(12)?
+                        .and_then(|b| serde_json::from_str(&b).ok()),
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?,
     }))
 }
 
@@ -820,6 +875,7 @@ fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
         locator,
         capsule: json(&capsule, "chunk capsule")?,
         text,
+        regions: crate::query::hydrate::regions(conn, units.0, units.1)?,
     }))
 }
 

@@ -103,7 +103,9 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
         derived = tx
             .prepare(
                 "SELECT DISTINCT a.sha256, a.size FROM doc_extractions d JOIN artifacts a ON a.sha256 = d.derived_sha256
-                 WHERE d.extraction_id IN (SELECT id FROM purge_extractions)",
+                 WHERE d.extraction_id IN (SELECT id FROM purge_extractions)
+                 UNION SELECT a.sha256, a.size FROM visual_assets v JOIN artifacts a ON a.sha256 = v.sha256
+                 WHERE v.extraction_id IN (SELECT id FROM purge_extractions)",
             )?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
@@ -115,6 +117,7 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
              DELETE FROM code_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);
              DELETE FROM doc_locators WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
              DELETE FROM table_cells WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
+             DELETE FROM visual_assets WHERE extraction_id IN (SELECT id FROM purge_extractions);
              DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
         )?;
         report.chunks = tx.execute(
@@ -133,6 +136,7 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
             tx.execute(
                 "DELETE FROM artifacts WHERE sha256 = ?1
                    AND NOT EXISTS (SELECT 1 FROM doc_extractions WHERE derived_sha256 = ?1)
+                   AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)
                    AND NOT EXISTS (SELECT 1 FROM revisions WHERE sha256 = ?1)
                    AND NOT EXISTS (SELECT 1 FROM revision_artifacts WHERE sha256 = ?1)
                    AND NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1)",

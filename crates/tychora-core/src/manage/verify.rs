@@ -74,7 +74,8 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             .prepare(
                 "SELECT 'revision ' || r.id, r.sha256, r.size FROM revisions r
                  UNION ALL SELECT 'revision_artifact ' || ra.revision_id || '/' || ra.role, ra.sha256, -1 FROM revision_artifacts ra
-                 UNION ALL SELECT 'derived text of extraction ' || d.extraction_id, d.derived_sha256, -1 FROM doc_extractions d",
+                 UNION ALL SELECT 'derived text of extraction ' || d.extraction_id, d.derived_sha256, -1 FROM doc_extractions d
+                 UNION ALL SELECT 'visual asset ' || v.extraction_id || '/' || v.ordinal, v.sha256, -1 FROM visual_assets v",
             )?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<rusqlite::Result<_>>()?;

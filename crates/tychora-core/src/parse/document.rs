@@ -140,6 +140,13 @@ pub fn citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
             _ => format!("{pages}{ocr}"),
         };
     }
+    // An image file: the picture itself, or text read from it.
+    if first.part == "image" {
+        let ocr = [first, last]
+            .iter()
+            .any(|p| p.origin.as_deref() == Some("ocr"));
+        return format!("{path}{}", if ocr { " (OCR)" } else { "" });
+    }
     let part = if first.part == "body" {
         String::new()
     } else {
@@ -215,6 +222,38 @@ pub struct DocumentText {
     pub furniture: Vec<Furniture>,
     /// Relationship targets outside the package: recorded, never followed.
     pub external_targets: Vec<String>,
+    /// Pictures: an image file itself, or the images a document embeds.
+    pub assets: Vec<VisualAsset>,
+}
+
+/// A picture kept as evidence: its bytes (retained by sha256), where it sits, and the text that
+/// makes it findable offline (alt text, caption, the words around it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VisualAsset {
+    /// `image/png`, ….
+    pub media_type: String,
+    /// Pixels across, when its header was read.
+    pub width: Option<u32>,
+    /// Pixels down.
+    pub height: Option<u32>,
+    /// `image` for an image file; the DOCX part (`body`, `header1`, …) an embedded one is in.
+    pub part: String,
+    /// DOCX: the relationship that names it (`rId7 → media/image2.png`).
+    pub relationship: Option<String>,
+    /// PDF: its page (1-based).
+    pub page: Option<u32>,
+    /// PDF: where it is drawn, `[x0, y0, x1, y1]` in points, origin bottom-left.
+    pub bbox: Option<[f64; 4]>,
+    /// Its alt text (DOCX `descr`, or `title`).
+    pub alt_text: Option<String>,
+    /// Its caption (for an image file: the words of its name).
+    pub caption: Option<String>,
+    /// Text of the paragraph it sits in.
+    pub context: Option<String>,
+    /// The unit (index) that makes it searchable.
+    pub unit: Option<usize>,
+    /// The embedded bytes; `None` for an image file, which is its own asset.
+    pub bytes: Option<Vec<u8>>,
 }
 
 /// What the bytes of a file are, by their first bytes (an extension may lie).
@@ -266,6 +305,7 @@ pub fn extract(
     match kind {
         Kind::Docx => extract_docx(bytes, path, options.limits),
         Kind::Pdf => extract_pdf(bytes, path, options),
+        Kind::Image => super::image::extract(bytes, path, options),
         other => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: format!("{} is not a document kind", other.as_str()),
@@ -329,7 +369,18 @@ fn extract_docx(
     let mut headers: std::collections::HashMap<(String, usize), String> =
         std::collections::HashMap::new();
     let mut heading_at: Option<usize> = None;
-    for block in &doc.blocks {
+    let mut assets = Vec::new();
+    let mut pictures = doc.pictures.into_iter().peekable();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        while let Some(picture) = pictures.next_if(|p| p.before.is_some_and(|b| b <= i)) {
+            assets.push(picture_asset(
+                picture,
+                &mut out,
+                heading_at,
+                &block.heading_path,
+                limits,
+            ));
+        }
         let (unit_type, text) = match block.kind {
             // A numbered heading reads as a person cites it: "1.2 Scope".
             BlockKind::Heading => ("heading", block.numbered_text()),
@@ -391,6 +442,33 @@ fn extract_docx(
             locator,
         );
     }
+    let last_path = doc
+        .blocks
+        .iter()
+        .rfind(|b| b.part == "body")
+        .map(|b| b.heading_path.clone())
+        .unwrap_or_default();
+    for picture in pictures {
+        let body = picture.part == "body";
+        let path = if body { last_path.clone() } else { Vec::new() };
+        assets.push(picture_asset(
+            picture,
+            &mut out,
+            if body { heading_at } else { None },
+            &path,
+            limits,
+        ));
+    }
+    // A picture's context: the text of the paragraph it is anchored in.
+    for asset in &mut assets {
+        let (part, paragraph) = (&asset.part, asset.paragraph);
+        asset.asset.context = doc
+            .blocks
+            .iter()
+            .find(|b| &b.part == part && b.paragraph == paragraph && paragraph > 0)
+            .map(|b| clean(&b.text));
+    }
+    let assets = assets.into_iter().map(|a| a.asset).collect();
     let title = doc
         .blocks
         .iter()
@@ -432,6 +510,7 @@ fn extract_docx(
             })
             .collect(),
         external_targets: doc.external_targets,
+        assets,
     })
 }
 
@@ -489,6 +568,21 @@ pub struct PdfDocument {
     pub furniture: Vec<Furniture>,
     /// What was left out and why.
     pub diagnostics: Vec<String>,
+    /// Figures: pictures the pages draw, as a person sees them.
+    pub pictures: Vec<PdfPicture>,
+}
+
+/// A picture a PDF page draws (a figure, a chart, a photograph), drawn to PNG as it appears.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PdfPicture {
+    /// Its page (1-based).
+    pub page: u32,
+    /// Where it is drawn, `[x0, y0, x1, y1]` in points, origin bottom-left.
+    pub bbox: [f64; 4],
+    /// The region drawn to PNG.
+    pub png: Vec<u8>,
+    /// The block (index in `blocks`) that captions it (`Figure 3: …`), if one does.
+    pub caption: Option<usize>,
 }
 
 /// Reads PDF bytes into blocks. Implemented by the binding with pdf.js in a worker pool; the core
@@ -516,6 +610,10 @@ pub struct PdfRequest<'a> {
     pub worker_memory_mb: u32,
     /// Pages with no text layer to read by OCR, and how; `None` when `[ocr]` is off.
     pub ocr: Option<OcrRequest<'a>>,
+    /// The bytes are a grey PNG of one picture (an image file) to read by OCR, not a PDF.
+    pub image: bool,
+    /// Find the figures the pages draw (each drawn to PNG) instead of reading the text.
+    pub pictures: bool,
 }
 
 /// How the reader recognizes pages with no text layer.
@@ -551,7 +649,7 @@ fn extract_pdf(
             locator: None,
         });
     };
-    super::preflight::check(
+    let images = super::preflight::check(
         bytes,
         super::preflight::PdfLimits {
             max_stream_bytes: limits.max_stream_bytes,
@@ -572,14 +670,50 @@ fn extract_pdf(
                 dpi: options.ocr.dpi,
                 page_timeout_ms: options.ocr.page_timeout_ms,
             }),
+            image: false,
+            pictures: false,
         },
     )?;
+    let mut pdf = pdf;
+    let mut figure_note = None;
+    // A file that is all scans has pages, not figures (its images are the pages themselves).
+    let all_scans = pdf.blocks.iter().all(|b| b.ocr_confidence.is_some());
+    if images > 0 && !all_scans {
+        // Figures: a pass of their own, so a file whose images are too much loses them, not its text.
+        match reader.read(
+            bytes,
+            &PdfRequest {
+                path,
+                password: options.password,
+                max_pages: limits.max_pages,
+                page_timeout_ms: limits.page_timeout_ms,
+                worker_memory_mb: limits.worker_memory_mb,
+                ocr: None,
+                image: false,
+                pictures: true,
+            },
+        ) {
+            Ok(found) => {
+                pdf.pictures = found.pictures;
+                figure_note = found.diagnostics.into_iter().next();
+            }
+            Err(fail) => {
+                figure_note = Some(format!("its figures were not kept: {}", fail.message));
+            }
+        }
+    }
+    for picture in &mut pdf.pictures {
+        picture.caption = caption_of(&pdf.blocks, picture);
+    }
     let mut out = Layout::default();
     let mut heading_path: Vec<(u8, String)> = Vec::new();
     let mut heading_at: Option<usize> = None;
     // Each table's header rows, for the rows below them (also on the pages it continues on).
     let mut headers: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
+    // The unit each block became (a block whose text cleans to nothing becomes none).
+    let mut unit_of_block: Vec<Option<usize>> = Vec::with_capacity(pdf.blocks.len());
     for block in &pdf.blocks {
+        let before = out.units.len();
         let unit_type = match block.kind.as_str() {
             _ if block.hidden.is_some() => HIDDEN_TEXT,
             _ if block.ocr_confidence.is_some() => OCR_TEXT,
@@ -642,12 +776,16 @@ fn extract_pdf(
                 ..DocLocator::default()
             },
         );
+        unit_of_block.push((out.units.len() > before).then_some(before));
     }
     let mut diagnostics: Vec<Diagnostic> = pdf
         .diagnostics
         .iter()
         .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
         .collect();
+    if let Some(note) = figure_note {
+        diagnostics.push(Diagnostic::warning(path, ErrorCode::LimitExceeded, note));
+    }
     if !pdf.pages_without_text.is_empty() {
         let pages = pdf.pages_without_text.len();
         let list = pdf
@@ -677,6 +815,31 @@ fn extract_pdf(
         .iter()
         .find(|b| b.kind == "heading")
         .map(|b| clean(&b.text));
+    let assets = pdf
+        .pictures
+        .into_iter()
+        .map(|picture| {
+            let caption = picture.caption.and_then(|b| pdf.blocks.get(b));
+            VisualAsset {
+                media_type: "image/png".into(),
+                width: super::image::probe(&picture.png, u64::MAX)
+                    .ok()
+                    .map(|i| i.width),
+                height: super::image::probe(&picture.png, u64::MAX)
+                    .ok()
+                    .map(|i| i.height),
+                part: "page".into(),
+                page: Some(picture.page),
+                bbox: Some(picture.bbox),
+                caption: caption.map(|b| clean(&b.text)),
+                unit: picture
+                    .caption
+                    .and_then(|b| unit_of_block.get(b).copied().flatten()),
+                bytes: Some(picture.png),
+                ..VisualAsset::default()
+            }
+        })
+        .collect();
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
         format: "pdf",
@@ -698,7 +861,129 @@ fn extract_pdf(
             })
             .collect(),
         external_targets: Vec::new(),
+        assets,
     })
+}
+
+/// An embedded picture on its way to an asset: where it sits, for its context.
+struct Placed {
+    asset: VisualAsset,
+    part: String,
+    paragraph: usize,
+}
+
+/// A DOCX picture as a visual asset, and (when it has alt text or a title) an `image` unit at its
+/// place in reading order that finds it. Its header gives its type and size; a picture of a type
+/// the header reader does not know (EMF, WMF, SVG) keeps the type its name says.
+fn picture_asset(
+    picture: docx::EmbeddedPicture,
+    out: &mut Layout,
+    heading_at: Option<usize>,
+    heading_path: &[String],
+    limits: &Documents,
+) -> Placed {
+    let info = super::image::probe(&picture.bytes, limits.max_image_pixels).ok();
+    let target = picture
+        .relationship
+        .rsplit("→ ")
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let media_type = info.map_or_else(
+        || {
+            match target.rsplit_once('.').map_or("", |(_, e)| e) {
+                "emf" => "image/emf",
+                "wmf" => "image/wmf",
+                "svg" => "image/svg+xml",
+                "bmp" => "image/bmp",
+                _ => "application/octet-stream",
+            }
+            .to_string()
+        },
+        |i| i.media_type.to_string(),
+    );
+    let mut words: Vec<&str> = picture.alt.iter().map(String::as_str).collect();
+    if let Some(title) = picture.title.as_deref()
+        && picture.alt.as_deref() != Some(title)
+    {
+        words.push(title);
+    }
+    let before = out.units.len();
+    if !words.is_empty() {
+        out.push(
+            super::image::IMAGE,
+            &words.join(" — "),
+            heading_at,
+            heading_path,
+            None,
+            DocLocator {
+                part: picture.part.clone(),
+                paragraph: (picture.paragraph > 0).then_some(picture.paragraph),
+                ..DocLocator::default()
+            },
+        );
+    }
+    Placed {
+        asset: VisualAsset {
+            media_type,
+            width: info.map(|i| i.width),
+            height: info.map(|i| i.height),
+            part: picture.part.clone(),
+            relationship: Some(picture.relationship),
+            alt_text: picture.alt,
+            caption: picture.title,
+            context: None,
+            unit: (out.units.len() > before).then_some(before),
+            bytes: Some(picture.bytes),
+            ..VisualAsset::default()
+        },
+        part: picture.part,
+        paragraph: picture.paragraph,
+    }
+}
+
+/// Words a figure's caption starts with.
+const CAPTION_WORDS: [&str; 9] = [
+    "figure",
+    "fig.",
+    "fig ",
+    "chart",
+    "diagram",
+    "photo",
+    "plate",
+    "exhibit",
+    "illustration",
+];
+
+/// The block that captions a figure: on its page, across the same columns, starting with a
+/// caption word, at most an inch below or above it; the nearest one.
+fn caption_of(blocks: &[PdfBlock], picture: &PdfPicture) -> Option<usize> {
+    let [px0, py0, px1, py1] = picture.bbox;
+    blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.page == picture.page && b.hidden.is_none() && b.row.is_none())
+        .filter(|(_, b)| {
+            let lower = b.text.trim_start().to_lowercase();
+            CAPTION_WORDS.iter().any(|w| lower.starts_with(w))
+        })
+        .filter_map(|(i, b)| {
+            let [bx0, by0, bx1, by1] = b.bbox;
+            if bx1 < px0 || bx0 > px1 {
+                return None;
+            }
+            // Below the figure (PDF y grows upward), or above it.
+            let gap = if by1 <= py0 + 4.0 {
+                py0 - by1
+            } else if by0 >= py1 - 4.0 {
+                by0 - py1
+            } else {
+                return None;
+            };
+            (gap <= 72.0).then_some((i, gap))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
 }
 
 /// A row as one line of cells; a cell's own line breaks become spaces so the row stays one line.
@@ -719,7 +1004,7 @@ fn cells_line<'a>(cells: impl Iterator<Item = &'a str>) -> String {
 
 /// The derived text under construction: blocks separated by a blank line.
 #[derive(Default)]
-struct Layout {
+pub(super) struct Layout {
     text: String,
     /// (unit, byte start, byte end) before line/column spans are known.
     units: Vec<(Unit, usize, usize)>,
@@ -727,7 +1012,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn push(
+    pub(super) fn push(
         &mut self,
         unit_type: &'static str,
         text: &str,
@@ -779,7 +1064,7 @@ impl Layout {
         self.locators.push(locator);
     }
 
-    fn finish(self) -> (String, Vec<Unit>, Vec<DocLocator>) {
+    pub(super) fn finish(self) -> (String, Vec<Unit>, Vec<DocLocator>) {
         let index = LineIndex::new(&self.text);
         let units = self
             .units
@@ -796,7 +1081,7 @@ impl Layout {
 /// Block text as it goes into the derived text: control characters (other than line breaks and
 /// tabs) dropped, so a hostile document cannot put terminal escapes or form feeds into evidence;
 /// blank lines collapsed, so a block never looks like two; ends trimmed.
-fn clean(text: &str) -> String {
+pub(super) fn clean(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c == '\n' {
@@ -1005,6 +1290,7 @@ mod tests {
                     ],
                     furniture: Vec::new(),
                     diagnostics: Vec::new(),
+                    pictures: Vec::new(),
                 })
             }
         }

@@ -8,6 +8,7 @@
 
 pub mod document;
 pub mod docx;
+pub mod image;
 mod json;
 mod markdown;
 pub mod preflight;
@@ -33,6 +34,8 @@ pub enum Kind {
     Docx,
     /// A PDF, read by pdf.js on the TypeScript side; its units index a derived text.
     Pdf,
+    /// A PNG, JPEG, WebP, GIF or TIFF file: a visual asset found by its name (and its OCR text).
+    Image,
 }
 
 impl Kind {
@@ -47,13 +50,14 @@ impl Kind {
             Self::Code(_) => "code_file",
             Self::Docx => "docx",
             Self::Pdf => "pdf",
+            Self::Image => "image",
         }
     }
 
     /// Whether the retained bytes are a binary document whose units index a derived text.
     #[must_use]
     pub fn is_document(self) -> bool {
-        matches!(self, Self::Docx | Self::Pdf)
+        matches!(self, Self::Docx | Self::Pdf | Self::Image)
     }
 
     /// Parses a kind name given by a user (`--kind`).
@@ -66,6 +70,7 @@ impl Kind {
             "jsonl" | "ndjson" => Some(Self::Jsonl),
             "docx" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
+            "image" => Some(Self::Image),
             _ => None,
         }
     }
@@ -82,6 +87,7 @@ impl Kind {
             // A macro-enabled document reads the same; its macros are never opened.
             "docx" | "docm" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
+            "png" | "jpg" | "jpeg" | "gif" | "webp" | "tif" | "tiff" => Some(Self::Image),
             _ => crate::code::Language::from_path(path).map(Self::Code),
         }
     }
@@ -153,7 +159,7 @@ pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure>
         Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
         Kind::Code(language) => Ok(crate::code::extract(language, text, path)),
         // Documents are read from their bytes ([`document::extract`]), never as UTF-8 text.
-        Kind::Docx | Kind::Pdf => Err(ParseFailure {
+        Kind::Docx | Kind::Pdf | Kind::Image => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: "a document kind is read from its bytes, not as text".into(),
             locator: None,

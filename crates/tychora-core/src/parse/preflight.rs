@@ -53,12 +53,13 @@ fn number_after(dict: &[u8], key: &[u8]) -> Option<u64> {
     std::str::from_utf8(&digits).ok()?.parse().ok()
 }
 
-/// Checks every stream of `bytes` against `limits`.
+/// Checks every stream of `bytes` against `limits`; answers how many images the file holds.
 ///
 /// # Errors
 /// `E_LIMIT_EXCEEDED` naming the stream's byte offset and what it reached.
-pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<(), ParseFailure> {
+pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<usize, ParseFailure> {
     let mut total = 0u64;
+    let mut images = 0usize;
     let mut at = 0usize;
     let finder = memmem::Finder::new(b"stream");
     while let Some(found) = finder.find(&bytes[at..]) {
@@ -79,6 +80,7 @@ pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<(), ParseFailure> {
         let window = &bytes[start.saturating_sub(4096)..start];
         let dict = memmem::rfind(window, b"obj").map_or(window, |o| &window[o..]);
         if memmem::find(dict, b"/Image").is_some() {
+            images += 1;
             let (w, h) = (
                 number_after(dict, b"/Width"),
                 number_after(dict, b"/Height"),
@@ -117,7 +119,7 @@ pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<(), ParseFailure> {
             )));
         }
     }
-    Ok(())
+    Ok(images)
 }
 
 #[cfg(test)]

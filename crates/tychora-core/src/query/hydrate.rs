@@ -47,6 +47,8 @@ pub struct ChunkRow {
     pub commit: Option<String>,
     /// A document's places of the first and last units (`None` for text kinds).
     pub document: Option<(DocPlace, DocPlace)>,
+    /// PDF and image windows: the region they cover on each page ([`regions`]).
+    pub regions: Vec<[f64; 5]>,
 }
 
 /// `?1, ?2, …, ?n`.
@@ -123,11 +125,42 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                     (Some(first), Some(last)) => Some((first, last)),
                     _ => None,
                 },
+                regions: Vec::new(),
             })
         })?;
         for row in rows {
-            let row = row?;
+            let mut row = row?;
+            if row.document.is_some() {
+                row.regions = regions(conn, row.first_unit_id, row.last_unit_id)?;
+            }
             out.insert(row.chunk_id, row);
+        }
+    }
+    Ok(out)
+}
+
+/// The region a window of units covers, one box per page `[page, x0, y0, x1, y1]` (PDF points,
+/// or an image's pixels, origin bottom-left): the union of its units' boxes. Text drawn unseen
+/// (possibly far off the page) widens only a window of unseen text. Empty for DOCX.
+///
+/// # Errors
+/// A database error.
+pub fn regions(conn: &Connection, first_unit: i64, last_unit: i64) -> Result<Vec<[f64; 5]>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT boxes_json FROM doc_locators WHERE unit_id BETWEEN ?1 AND ?2 AND boxes_json IS NOT NULL
+           AND (flags_json = '[]' OR (SELECT flags_json FROM doc_locators WHERE unit_id = ?1) <> '[]')
+         ORDER BY unit_id",
+    )?;
+    let mut out: Vec<[f64; 5]> = Vec::new();
+    let rows = stmt.query_map([first_unit, last_unit], |r| r.get::<_, String>(0))?;
+    for boxes in rows {
+        let boxes: Vec<[f64; 5]> = serde_json::from_str(&boxes?).unwrap_or_default();
+        for [page, x0, y0, x1, y1] in boxes {
+            #[allow(clippy::float_cmp)] // page numbers are small integers stored as floats
+            match out.iter_mut().find(|b| b[0] == page) {
+                Some(b) => *b = [page, b[1].min(x0), b[2].min(y0), b[3].max(x1), b[4].max(y1)],
+                None => out.push([page, x0, y0, x1, y1]),
+            }
         }
     }
     Ok(out)

@@ -1,6 +1,6 @@
 //! The query path: pin a snapshot → eligibility → channels → weighted RRF → segments → budget.
 
-mod hydrate;
+pub(crate) mod hydrate;
 mod run;
 
 pub(crate) use run::run;
@@ -102,6 +102,10 @@ pub use crate::parse::document::DocPlace;
 pub struct DocumentLocator {
     pub first: DocPlace,
     pub last: DocPlace,
+    /// PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]` in PDF
+    /// points (an image's pixels), origin bottom-left; what a client crops to show the evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<[f64; 5]>,
 }
 
 /// One channel's rank for a segment.

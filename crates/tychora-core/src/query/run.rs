@@ -774,7 +774,11 @@ fn to_segment(
             document: row
                 .document
                 .clone()
-                .map(|(first, last)| super::DocumentLocator { first, last }),
+                .map(|(first, last)| super::DocumentLocator {
+                    first,
+                    last,
+                    regions: row.regions.clone(),
+                }),
         },
         safety: {
             let triple = safety::triple(row.has_code, row.may_contain_instructions);

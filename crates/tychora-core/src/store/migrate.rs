@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0009_ocr.sql",
         sql: include_str!("../../../../migrations/0009_ocr.sql"),
     },
+    Migration {
+        version: 10,
+        name: "0010_visual_assets.sql",
+        sql: include_str!("../../../../migrations/0010_visual_assets.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -20,7 +20,9 @@ pub struct AddRequest {
     /// Target collection (default `default`).
     pub collection: Option<String>,
     /// Force a kind instead of detecting it from the file extension.
-    #[napi(ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'")]
+    #[napi(
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'"
+    )]
     pub kind: Option<String>,
 }
 
@@ -44,7 +46,9 @@ impl From<AddRequest> for core::AddRequest {
 pub struct JobRequest {
     pub paths: Vec<String>,
     pub collection: Option<String>,
-    #[napi(ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'")]
+    #[napi(
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'"
+    )]
     pub kind: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,

@@ -457,6 +457,35 @@ pub struct DocumentBrief {
     /// Relationship targets outside the package: recorded, never followed.
     #[napi(js_name = "external_targets")]
     pub external_targets: Vec<String>,
+    /// Pictures: the image file itself, or those a document embeds.
+    pub assets: Vec<AssetEntry>,
+}
+
+/// A picture kept as a visual asset: its bytes are the artifact `sha256`.
+#[napi(object)]
+pub struct AssetEntry {
+    pub ordinal: i64,
+    pub sha256: String,
+    #[napi(js_name = "media_type")]
+    pub media_type: String,
+    pub width: Either<i64, Null>,
+    pub height: Either<i64, Null>,
+    /// `image` (the file itself), or the DOCX part that draws it.
+    pub part: String,
+    /// DOCX: `rId7 → word/media/image2.png`.
+    pub relationship: Either<String, Null>,
+    /// PDF: its page.
+    pub page: Either<i64, Null>,
+    /// PDF: its box `[x0, y0, x1, y1]` in points, origin bottom-left.
+    pub bbox: Either<Vec<f64>, Null>,
+    #[napi(js_name = "alt_text")]
+    pub alt_text: Either<String, Null>,
+    pub caption: Either<String, Null>,
+    /// Text of the paragraph it is anchored in.
+    pub context: Either<String, Null>,
+    /// The unit that finds it.
+    #[napi(js_name = "unit_id")]
+    pub unit_id: Either<i64, Null>,
 }
 
 /// One header, footer or page-number block.
@@ -514,6 +543,7 @@ fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
         derived_sha256,
         furniture,
         external_targets,
+        assets,
     } = value;
     DocumentBrief {
         format,
@@ -528,6 +558,24 @@ fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
             })
             .collect(),
         external_targets,
+        assets: assets
+            .into_iter()
+            .map(|a| AssetEntry {
+                ordinal: a.ordinal,
+                sha256: a.sha256,
+                media_type: a.media_type,
+                width: nullable(a.width),
+                height: nullable(a.height),
+                part: a.part,
+                relationship: nullable(a.relationship),
+                page: nullable(a.page),
+                bbox: nullable(a.bbox.map(|b| b.to_vec())),
+                alt_text: nullable(a.alt_text),
+                caption: nullable(a.caption),
+                context: nullable(a.context),
+                unit_id: nullable(a.unit_id),
+            })
+            .collect(),
     }
 }
 
@@ -704,6 +752,9 @@ pub struct ChunkEvidence {
     pub citation: String,
     pub capsule: CapsuleView,
     pub text: String,
+    /// PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]` in PDF
+    /// points (an image's pixels), origin bottom-left.
+    pub regions: Vec<Vec<f64>>,
 }
 
 /// One index generation a snapshot pins.
@@ -1081,6 +1132,7 @@ fn chunk(value: core::ChunkEvidence) -> ChunkEvidence {
         citation,
         capsule,
         text,
+        regions,
     } = value;
     let core::ChunkLocator {
         byte_start,
@@ -1096,6 +1148,7 @@ fn chunk(value: core::ChunkEvidence) -> ChunkEvidence {
         signature,
     } = capsule;
     ChunkEvidence {
+        regions: regions.iter().map(|b| b.to_vec()).collect(),
         r#type: "chunk".into(),
         id,
         extraction_id,

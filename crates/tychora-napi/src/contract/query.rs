@@ -16,7 +16,7 @@ pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
     #[napi(
-        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf'>"
+        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'>"
     )]
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,
@@ -128,6 +128,9 @@ pub struct Locator {
 pub struct DocumentLocator {
     pub first: DocPlace,
     pub last: DocPlace,
+    /// PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]` in PDF
+    /// points (an image's pixels), origin bottom-left (absent: none, as for DOCX).
+    pub regions: Option<Vec<Vec<f64>>>,
 }
 
 /// A unit's place in its document: part and paragraph, table and row (DOCX), pages (PDF).
@@ -567,6 +570,8 @@ fn segment(value: core::Segment) -> Segment {
             document: document.map(|d| DocumentLocator {
                 first: doc_place(d.first),
                 last: doc_place(d.last),
+                regions: (!d.regions.is_empty())
+                    .then(|| d.regions.iter().map(|b| b.to_vec()).collect()),
             }),
         },
         text,

@@ -51,6 +51,55 @@ pub(super) struct Walked {
     pub blocks: Vec<Block>,
     pub textboxes: Vec<Block>,
     pub external_links: usize,
+    pub pictures: Vec<Picture>,
+}
+
+/// A picture the part draws (DrawingML `a:blip r:embed`, or VML `v:imagedata r:id`): the
+/// relationship naming its bytes, its alt text, and where it sits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Picture {
+    pub rid: String,
+    /// `wp:docPr descr` (or VML `o:title`).
+    pub alt: Option<String>,
+    /// `wp:docPr title`.
+    pub title: Option<String>,
+    /// The paragraph (1-based, in the part) it is anchored in.
+    pub paragraph: usize,
+    /// The number of the part's blocks before it: its place in reading order.
+    pub before: usize,
+}
+
+/// Alt text of the drawing being read (`wp:docPr` comes before the picture it describes).
+type PendingAlt = (Option<String>, Option<String>);
+
+fn note_picture(
+    e: &quick_xml::events::BytesStart<'_>,
+    name: &str,
+    pending: &mut PendingAlt,
+    out: &mut Walked,
+    paragraph: usize,
+) {
+    let present = |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    match name {
+        "docPr" => *pending = (present(attr(e, "descr")), present(attr(e, "title"))),
+        "blip" | "imagedata" => {
+            let rid = if name == "blip" {
+                attr(e, "embed")
+            } else {
+                attr(e, "id")
+            };
+            let Some(rid) = rid else { return };
+            let (alt, title) = std::mem::take(pending);
+            out.pictures.push(Picture {
+                rid,
+                alt: alt.or_else(|| present(attr(e, "title")).filter(|_| name == "imagedata")),
+                title,
+                paragraph,
+                before: out.blocks.len(),
+            });
+        }
+        _ => {}
+    }
 }
 
 /// Notes and comments whose type marks them as separators carry no text of the document.
@@ -80,6 +129,7 @@ pub(super) fn walk(
     let mut table_count = 0usize;
     let mut textbox_depth = 0usize;
     let mut in_text = false;
+    let mut pending_alt = PendingAlt::default();
     // Depth at which a skipped subtree (a separator note) started.
     let mut skipping: Option<usize> = None;
     loop {
@@ -132,6 +182,10 @@ pub(super) fn walk(
                         }
                     }
                     "hyperlink" if attr(&e, "id").is_some() => out.external_links += 1,
+                    "docPr" | "blip" | "imagedata" => {
+                        let at = paras.last().map_or(paragraphs, |p| p.index);
+                        note_picture(&e, &name, &mut pending_alt, &mut out, at);
+                    }
                     _ => {}
                 }
             }
@@ -182,6 +236,10 @@ pub(super) fn walk(
                         if let Some(cell) = current_cell(&mut tables) {
                             cell.continues_above = val().is_none_or(|v| v == "continue");
                         }
+                    }
+                    ("docPr" | "blip" | "imagedata", _) => {
+                        let at = paras.last().map_or(paragraphs, |p| p.index);
+                        note_picture(&e, name, &mut pending_alt, &mut out, at);
                     }
                     _ => {}
                 }

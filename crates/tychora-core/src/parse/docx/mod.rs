@@ -156,6 +156,89 @@ pub struct Document {
     pub external_targets: Vec<String>,
     /// What was left out and why.
     pub diagnostics: Vec<String>,
+    /// Pictures embedded in the package, in the parts that draw them.
+    pub pictures: Vec<EmbeddedPicture>,
+}
+
+/// A picture a part draws, with its bytes from the package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddedPicture {
+    /// The part that draws it: `body`, `footnotes`, `header1`, ….
+    pub part: String,
+    /// The paragraph (1-based, in the part) it is anchored in.
+    pub paragraph: usize,
+    /// Body pictures: the index in `blocks` of the first block after it.
+    pub before: Option<usize>,
+    /// `rId7 → word/media/image2.png`.
+    pub relationship: String,
+    /// Its alt text (`descr`).
+    pub alt: Option<String>,
+    /// Its title.
+    pub title: Option<String>,
+    /// Its bytes, as the package holds them.
+    pub bytes: Vec<u8>,
+}
+
+/// Pictures read from one package at most; more are reported, not read.
+const MAX_PICTURES: usize = 1_000;
+
+/// Reads the bytes of the pictures `walked` names through `rels` (the part's relationships),
+/// each package entry once however often it is drawn.
+fn embed_pictures(
+    package: &mut Package<'_>,
+    rels: &[package::Relationship],
+    pictures: Vec<body::Picture>,
+    part: &str,
+    body: bool,
+    doc: &mut Document,
+) -> Result<(), DocxFailure> {
+    for picture in pictures {
+        let Some(rel) = rels.iter().find(|r| r.id == picture.rid) else {
+            doc.diagnostics.push(format!(
+                "{part}: a picture names relationship {}, which the part does not have; skipped",
+                picture.rid
+            ));
+            continue;
+        };
+        // A linked picture's target is outside the package: recorded, never fetched.
+        if rel.external {
+            continue;
+        }
+        if doc.pictures.len() >= MAX_PICTURES {
+            doc.diagnostics.push(format!(
+                "more than {MAX_PICTURES} pictures; the rest are not kept"
+            ));
+            break;
+        }
+        let known = doc
+            .pictures
+            .iter()
+            .find(|p| p.relationship.ends_with(&format!("→ {}", rel.target)))
+            .map(|p| p.bytes.clone());
+        let bytes = match known {
+            Some(bytes) => bytes,
+            None => match package.read(&rel.target)? {
+                Some(bytes) => bytes,
+                None => {
+                    doc.diagnostics.push(format!(
+                        "{part}: picture {} names {}, which the package does not hold; skipped",
+                        picture.rid, rel.target
+                    ));
+                    continue;
+                }
+            },
+        };
+        doc.pictures.push(EmbeddedPicture {
+            part: part.to_string(),
+            paragraph: picture.paragraph,
+            before: body.then_some(picture.before),
+            relationship: format!("{} → {}", picture.rid, rel.target),
+            alt: picture.alt,
+            title: picture.title,
+            bytes,
+        });
+    }
+    Ok(())
 }
 
 /// Reads a DOCX package into blocks.
@@ -228,6 +311,7 @@ pub fn read(bytes: &[u8], limits: DocxLimits) -> Result<Document, DocxFailure> {
         &mut doc.diagnostics,
     );
     doc.blocks = with_heading_paths(body.blocks);
+    embed_pictures(&mut package, &rels, body.pictures, "body", true, &mut doc)?;
     let mut textboxes = body.textboxes;
     for kind in ["footnotes", "endnotes", "comments"] {
         if let Some(name) = part_of(kind)
@@ -236,6 +320,17 @@ pub fn read(bytes: &[u8], limits: DocxLimits) -> Result<Document, DocxFailure> {
             let walked = body::walk(&xml, kind, &styles, &mut numbering, &mut doc.diagnostics);
             textboxes.extend(walked.textboxes);
             doc.blocks.extend(walked.blocks);
+            if !walked.pictures.is_empty() {
+                let part_rels = package.relationships(&name, &mut doc.diagnostics)?;
+                embed_pictures(
+                    &mut package,
+                    &part_rels,
+                    walked.pictures,
+                    kind,
+                    false,
+                    &mut doc,
+                )?;
+            }
         }
     }
     doc.blocks.splice(
@@ -261,6 +356,17 @@ pub fn read(bytes: &[u8], limits: DocxLimits) -> Result<Document, DocxFailure> {
             let label = format!("{kind}{}", i + 1);
             let walked = body::walk(&xml, &label, &styles, &mut numbering, &mut doc.diagnostics);
             doc.furniture.extend(walked.blocks);
+            if !walked.pictures.is_empty() {
+                let part_rels = package.relationships(&name, &mut doc.diagnostics)?;
+                embed_pictures(
+                    &mut package,
+                    &part_rels,
+                    walked.pictures,
+                    &label,
+                    false,
+                    &mut doc,
+                )?;
+            }
         }
     }
     Ok(doc)

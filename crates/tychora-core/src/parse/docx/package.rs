@@ -15,6 +15,7 @@ use super::{DocxFailure, DocxLimits, attr, local};
 /// target is outside the package.
 #[derive(Debug, Clone)]
 pub(super) struct Relationship {
+    pub id: String,
     pub kind: String,
     pub target: String,
     pub external: bool,
@@ -132,6 +133,7 @@ impl<'b> Package<'b> {
                     let external = attr(&e, "TargetMode").is_some_and(|m| m == "External");
                     if external {
                         out.push(Relationship {
+                            id,
                             kind,
                             target: raw,
                             external,
@@ -139,7 +141,12 @@ impl<'b> Package<'b> {
                         continue;
                     }
                     match resolve(dir, &raw) {
-                        Some(target) => out.push(Relationship { kind, target, external }),
+                        Some(target) => out.push(Relationship {
+                            id,
+                            kind,
+                            target,
+                            external,
+                        }),
                         None => diagnostics.push(format!(
                             "relationship {id} of {part} points outside the package ({raw}); ignored"
                         )),

@@ -167,3 +167,64 @@ fn bad_packages_fail_with_a_reason() {
     let limited = read(&fixture("docx/docling/word_sample.docx"), tight).unwrap_err();
     assert!(matches!(limited, DocxFailure::Limit(_)), "{limited}");
 }
+
+#[test]
+fn pictures_come_with_their_bytes_alt_text_and_place() {
+    let doc = read(
+        &fixture("docx/docling/word_sample.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(doc.pictures.len(), 1);
+    let duck = &doc.pictures[0];
+    assert!(
+        duck.alt
+            .as_deref()
+            .unwrap()
+            .starts_with("A cartoon duck holding a paper")
+    );
+    assert_eq!((duck.part.as_str(), duck.paragraph), ("body", 4));
+    assert_eq!(duck.relationship, "rId7 → word/media/image1.png");
+    assert!(duck.bytes.starts_with(b"\x89PNG"));
+    // EMF pictures are kept as they are; the same media drawn twice is read once per drawing.
+    let emf = read(
+        &fixture("docx/docling/test_emf_docx.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    let targets: Vec<&str> = emf
+        .pictures
+        .iter()
+        .map(|p| p.relationship.as_str())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "rId4 → word/media/image1.emf",
+            "rId5 → word/media/image2.emf",
+            "rId6 → word/media/image3.png"
+        ]
+    );
+    // A picture in a footer belongs to that part; a linked picture is never fetched.
+    let footer = read(
+        &fixture("docx/docling/unit_test_formatting.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(footer.pictures[0].part, "footer3");
+    assert_eq!(footer.pictures[0].alt.as_deref(), Some("Owner avatar"));
+    let linked = read(
+        &fixture("docx/mammoth/external-picture.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert!(linked.pictures.is_empty());
+    assert_eq!(linked.external_targets, ["tiny-picture.png"]);
+    // VML pictures (v:imagedata) read as DrawingML ones do.
+    let vml = read(
+        &fixture("docx/docling/docx_vml_images.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(vml.pictures.len(), 2);
+}

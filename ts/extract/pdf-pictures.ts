@@ -1,0 +1,82 @@
+// The figures a PDF's pages draw (photographs, charts, diagrams), inside a reader worker: where
+// each image is painted (the operator list, read with its images), and the region as a person sees
+// it, drawn to PNG by pdf.js on @napi-rs/canvas (so vector labels over a chart are in it too). This
+// pass is separate from reading the text: it decodes images, and a file whose images are too much
+// for the worker loses its figures, never its text. Captions are matched by the core.
+import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
+import type { PdfOutput } from './pdf.js'
+import { type Box, readGraphics } from './pdf-graphics.js'
+
+/** Smaller images are icons, bullets and rules, not figures (points: half an inch). */
+const MIN_SIDE = 36
+/** An image covering this much of its page is the page (a scan, a background), not a figure. */
+const PAGE_SHARE = 0.9
+/** Figures kept per file. */
+const MAX_PICTURES = 200
+/** Resolution figures are drawn at. */
+const DPI = 144
+
+type Picture = NonNullable<PdfOutput['pictures']>[number]
+
+/** Images whose boxes overlap are one figure (a chart drawn as several tiles). */
+function merged(boxes: Box[]): Box[] {
+  const out: Box[] = []
+  for (const b of boxes) {
+    const hit = out.find((o) => b.x0 <= o.x1 && o.x0 <= b.x1 && b.y0 <= o.y1 && o.y0 <= b.y1)
+    if (hit) Object.assign(hit, { x0: Math.min(hit.x0, b.x0), y0: Math.min(hit.y0, b.y0), x1: Math.max(hit.x1, b.x1), y1: Math.max(hit.y1, b.y1) })
+    else out.push({ ...b })
+  }
+  return out
+}
+
+export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const { createCanvas } = await import('@napi-rs/canvas')
+  const OPS = pdfjs.OPS as unknown as Record<string, number>
+  const doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false, maxImageSize: -1 }).promise
+  const pictures: Picture[] = []
+  const diagnostics: string[] = []
+  try {
+    for (let n = 1; n <= Math.min(doc.numPages, maxPages); n++) {
+      onPage(n - 1)
+      const page = await doc.getPage(n)
+      const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
+      const pageArea = Math.abs((px1 - px0) * (py1 - py0)) || 1
+      const graphics = readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: px0, y0: py0, x1: px1, y1: py1 })
+      const figures = merged(
+        graphics.images
+          .map((b) => ({ x0: Math.max(b.x0, px0), y0: Math.max(b.y0, py0), x1: Math.min(b.x1, px1), y1: Math.min(b.y1, py1) }))
+          .filter((b) => b.x1 - b.x0 >= MIN_SIDE && b.y1 - b.y0 >= MIN_SIDE && ((b.x1 - b.x0) * (b.y1 - b.y0)) / pageArea < PAGE_SHARE),
+      )
+      if (figures.length > 0) {
+        if (pictures.length + figures.length > MAX_PICTURES) {
+          diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${n} on are not kept`)
+          page.cleanup()
+          break
+        }
+        // The page is drawn once; each figure is cut from it.
+        const viewport = page.getViewport({ scale: DPI / 72 })
+        const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height))
+        const ctx = canvas.getContext('2d')
+        ctx.fillStyle = 'white'
+        ctx.fillRect(0, 0, canvas.width, canvas.height)
+        await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
+        for (const f of figures) {
+          const [ax, ay, bx, by] = viewport.convertToViewportRectangle([f.x0, f.y0, f.x1, f.y1]) as number[]
+          const left = Math.max(0, Math.floor(Math.min(ax!, bx!)))
+          const top = Math.max(0, Math.floor(Math.min(ay!, by!)))
+          const width = Math.min(canvas.width, Math.ceil(Math.max(ax!, bx!))) - left
+          const height = Math.min(canvas.height, Math.ceil(Math.max(ay!, by!))) - top
+          if (width <= 0 || height <= 0) continue
+          const cut = createCanvas(width, height)
+          cut.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0)
+          pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: await cut.encode('png') })
+        }
+      }
+      page.cleanup()
+    }
+  } finally {
+    await doc.destroy()
+  }
+  return { extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}+figures.1`, pages: doc.numPages, pages_without_text: [], blocks: [], furniture: [], diagnostics, pictures }
+}
