@@ -17,6 +17,7 @@ export const main = defineCommand({
     watch: lazy(() => import('./commands/watch.js')),
     search: lazy(() => import('./commands/search.js')),
     inspect: lazy(() => import('./commands/inspect.js')),
+    describe: lazy(() => import('./commands/describe.js')),
     manage: lazy(() => import('./commands/manage.js')),
     eval: lazy(() => import('./commands/eval.js')),
     serve: lazy(() => import('./commands/serve.js')),

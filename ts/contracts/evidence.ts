@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DescriptionEntrySchema } from './description.js'
 import { DiagnosticSchema, JobRequestSchema, ProgressSchema, ReceiptSchema } from './ingest.js'
 
 /**
@@ -32,6 +33,7 @@ export const DocumentBriefSchema = z.object({
         caption: z.string().nullable(),
         context: z.string().nullable().describe('Text of the paragraph it is anchored in'),
         unit_id: z.number().int().nullable().describe('The unit that finds it (alt text, name or OCR text)'),
+        descriptions: z.array(DescriptionEntrySchema).describe('What vision models said it shows: derived evidence, never a quotation of the source'),
       }),
     )
     .describe('Pictures kept as visual assets: the image file itself, or those a document embeds'),

@@ -75,6 +75,37 @@ export interface RerankResult {
   calls: number
 }
 
+export interface DescribeImageRequest {
+  model: string
+  /** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+  mediaType: string
+  image: Uint8Array
+  /** The instructions, sent as text after the image. */
+  prompt: string
+  maxTokens: number
+}
+
+export interface ImageDescription {
+  text: string
+  /** The model that answered, as the provider reports it. */
+  model: string
+  stopReason: string | null
+  inputTokens: number
+  outputTokens: number
+  /** HTTP requests sent, retries included. */
+  calls: number
+}
+
+/**
+ * A vision model that describes one picture. A refusal, an empty answer and every failure once
+ * retries are spent are `TychoraError`s (`E_PROVIDER`); nothing is returned that could be stored
+ * as a description when the model did not give one.
+ */
+export interface ImageDescriber {
+  readonly name: string
+  describe(request: DescribeImageRequest): Promise<ImageDescription>
+}
+
 /** A remote model provider. Every whole-call failure is a `TychoraError` (`E_PROVIDER` once retries are spent). */
 export interface ModelProvider {
   readonly name: string

@@ -11,7 +11,8 @@ import {
   ReceiptSchema,
   type Requester,
 } from '../contracts/ingest.js'
-import type { ProviderNeeds, TextProviders } from '../contracts/provider.js'
+import type { ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
+import { type DescribeReport, DescribeReportSchema, type DescriptionEntry, DescriptionEntrySchema, DescriptionSubjectSchema } from '../contracts/description.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
@@ -48,6 +49,7 @@ import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
 import { readPdf } from '../extract/pdf.js'
 import { type RenderOptions, type RenderedRegion, renderEvidence } from './render.js'
+import { describeAsset } from './describe.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -176,6 +178,29 @@ export class Workspace implements EvidenceClient {
   /** The page region a unit, chunk or segment of a PDF covers, drawn to PNG (`inspect --render`). */
   async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
     return renderEvidence(this.dir, await this.inspect(id), options)
+  }
+
+  /**
+   * Has a vision model describe a visual asset (its sha256 or first 12+ hex digits), when
+   * `[descriptions]` permits every collection holding it; stores the answer as an unreviewed,
+   * never-cited description. Without a describer, or with `dryRun`, reports what would be sent.
+   */
+  async describe(selector: string, describer: ImageDescriber | undefined, options: { dryRun?: boolean } = {}): Promise<DescribeReport> {
+    const report = await describeAsset(
+      {
+        subject: async (s) => checked(DescriptionSubjectSchema, await callNative(() => this.#native.descriptionSubject(s))),
+        record: async (d) => checked(DescriptionEntrySchema, await callNative(() => this.#native.recordDescription(d))),
+      },
+      selector,
+      describer,
+      options,
+    )
+    return checked(DescribeReportSchema, report)
+  }
+
+  /** Records a person's review of a description: accepted, rejected or back to unreviewed. */
+  async reviewDescription(id: number, status: 'accepted' | 'rejected' | 'unreviewed', note?: string): Promise<DescriptionEntry> {
+    return checked(DescriptionEntrySchema, await callNative(() => this.#native.reviewDescription(id, status, note)))
   }
 
   async status(): Promise<Status> {

@@ -15,6 +15,15 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class NativeWorkspace {
   /**
+   * A visual asset (sha256, or its first 12+ hex digits) checked for description, with the
+   * bytes to upload.
+   */
+  descriptionSubject(selector: string): Promise<DescriptionSubject>
+  /** Stores a provider's description of an asset (review status `unreviewed`). */
+  recordDescription(description: NewDescription): Promise<DescriptionEntry>
+  /** Marks a description `accepted`, `rejected` or `unreviewed`. */
+  reviewDescription(id: number, status: string, note?: string | undefined | null): Promise<DescriptionEntry>
+  /**
    * Records an add request as a queued job (durable across restarts), asked by `requester`.
    * Resolves to the job id.
    */
@@ -141,6 +150,8 @@ export interface AssetEntry {
   context: string | null
   /** The unit that finds it. */
   unit_id: number | null
+  /** What vision models said it shows: derived evidence, never a quotation of the source. */
+  descriptions: Array<DescriptionEntry>
 }
 
 /** What `manage backup` or `manage restore` did. */
@@ -308,6 +319,43 @@ export interface CurrentSnapshot {
   chunks: number
   sources: number
   job_id: number | null
+}
+
+/** What a vision model said a picture shows: derived evidence, never a quotation of the source. */
+export interface DescriptionEntry {
+  id: number
+  sha256: string
+  sent_sha256: string
+  sent_media_type: string
+  provider: string
+  model: string
+  prompt_fingerprint: string
+  text: string
+  stop_reason: string | null
+  input_tokens: number
+  output_tokens: number
+  created_at: number
+  /** `unreviewed`, `accepted` or `rejected`. */
+  review_status: 'unreviewed' | 'accepted' | 'rejected'
+  reviewed_at: number | null
+  review_note: string | null
+}
+
+/** A picture checked for upload: permitted, retained, verified, in a form a vision model reads. */
+export interface DescriptionSubject {
+  sha256: string
+  media_type: string
+  path: string
+  page: number | null
+  collections: Array<string>
+  alt_text: string | null
+  caption: string | null
+  upload_media_type: string
+  upload_sha256: string
+  upload: Buffer
+  provider: string
+  model: string
+  max_tokens: number
 }
 
 /** A per-file problem; the rest of the job goes on. */
@@ -602,6 +650,20 @@ export interface MemberBrief {
 
 /** Applies pending schema migrations; resolves to the versions applied. */
 export declare function migrateWorkspace(dir: string): Promise<Array<number>>
+
+/** A provider's answer to record. */
+export interface NewDescription {
+  sha256: string
+  sent_sha256: string
+  sent_media_type: string
+  provider: string
+  model: string
+  prompt_fingerprint: string
+  text: string
+  stop_reason?: string
+  input_tokens: number
+  output_tokens: number
+}
 
 /** How pages with no text layer are recognized. */
 export interface OcrCall {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { FamilySpec, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker } from '../contracts/provider.js'
+import type { FamilySpec, ImageDescriber, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker } from '../contracts/provider.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 
@@ -28,6 +28,7 @@ const loadVoyage = (): Promise<VoyageModule> => {
 
 interface UserConfig {
   voyage?: { api_key?: string; base_url?: string }
+  anthropic?: { api_key?: string; base_url?: string }
 }
 
 /** The user's provider config; a missing or unreadable file is an empty one. */
@@ -173,6 +174,29 @@ export function providersFor(dir: string, options: { onCall?: (call: ProviderCal
   return {
     ...(needs.embeddings ? { embedder: embedderFor(needs.embeddings, provider) } : {}),
     ...(needs.rerank ? { reranker: rerankerFor(needs.rerank, provider) } : {}),
+  }
+}
+
+/**
+ * The image describer `[descriptions] provider = "anthropic"` names, created on first use (the SDK
+ * is loaded then too): a refused picture never needs a key. The key comes from
+ * `ANTHROPIC_API_KEY`, else the user config's `anthropic.api_key`; the base URL from
+ * `TYCHORA_ANTHROPIC_BASE_URL` or `anthropic.base_url`. Neither is ever written to the workspace.
+ */
+export function imageDescriber(): ImageDescriber {
+  let real: ImageDescriber | undefined
+  return {
+    name: 'anthropic',
+    async describe(request) {
+      if (!real) {
+        const { createAnthropicDescriber } = await import('../providers/anthropic.js')
+        const config = userConfig().anthropic ?? {}
+        const apiKey = process.env.ANTHROPIC_API_KEY ?? config.api_key
+        const baseUrl = process.env.TYCHORA_ANTHROPIC_BASE_URL ?? config.base_url
+        real = createAnthropicDescriber({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) })
+      }
+      return real.describe(request)
+    },
   }
 }
 

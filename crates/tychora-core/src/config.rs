@@ -291,6 +291,62 @@ pub struct Config {
     /// Optical character recognition of pages with no text layer (off unless enabled).
     #[serde(default)]
     pub ocr: Ocr,
+    /// Descriptions of visual assets by a vision model (absent: none, nothing uploaded).
+    #[serde(default)]
+    pub descriptions: Option<Descriptions>,
+}
+
+/// `[descriptions]`: a vision model describes a visual asset someone selected (`tychora describe`).
+/// The asset's bytes leave the machine, so only the collections listed here may be described: an
+/// asset held by any other collection is refused. A description is derived evidence, never a
+/// quotation of the source.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Descriptions {
+    /// `anthropic`.
+    pub provider: String,
+    /// The model, e.g. `claude-sonnet-4-5`.
+    pub model: String,
+    /// Collections whose assets may be uploaded. Empty: none may.
+    #[serde(default)]
+    pub collections: Vec<String>,
+    /// Most tokens one description may take.
+    #[serde(default = "default_description_tokens")]
+    pub max_tokens: u32,
+}
+
+fn default_description_tokens() -> u32 {
+    600
+}
+
+impl Descriptions {
+    /// Whether an asset held by `collection` may be uploaded.
+    #[must_use]
+    pub fn permits(&self, collection: &str) -> bool {
+        self.collections.iter().any(|c| c == collection)
+    }
+
+    fn check(&self, network: bool) -> std::result::Result<(), String> {
+        if self.provider != "anthropic" {
+            return Err(format!(
+                "[descriptions] provider {:?}; expected \"anthropic\"",
+                self.provider
+            ));
+        }
+        if self.model.trim().is_empty() {
+            return Err("[descriptions] model must name a model".into());
+        }
+        if !(16..=8192).contains(&self.max_tokens) {
+            return Err(format!(
+                "[descriptions] max_tokens = {} must be between 16 and 8192",
+                self.max_tokens
+            ));
+        }
+        if !network {
+            return Err("[descriptions] uploads images to a provider, but the default profile has network = false; set network = true in that profile to allow it".into());
+        }
+        Ok(())
+    }
 }
 
 /// `[ocr]`: pages with no text layer (scans) rendered and read by tesseract.js, offline, with the
@@ -789,6 +845,15 @@ enabled = false
 languages = ["eng"]                # each needs the npm package @tesseract.js-data/<language>
 dpi = 300
 page_timeout_ms = 120000
+
+# Descriptions of pictures by a vision model (tychora describe ASSET), off unless this section is
+# present. The picture leaves the machine: only the collections listed may be described. The key
+# comes from ANTHROPIC_API_KEY and is never stored. Needs network = true in the profile.
+# [descriptions]
+# provider = "anthropic"
+# model = "claude-sonnet-4-5"
+# collections = ["manuals"]
+# max_tokens = 600
 "#
     )
 }
@@ -813,6 +878,11 @@ impl Config {
             .check_providers()
             .and_then(|()| config.documents.check())
             .and_then(|()| config.ocr.check())
+            .and_then(|()| {
+                config.descriptions.as_ref().map_or(Ok(()), |d| {
+                    d.check(config.profiles[&config.default_profile].network)
+                })
+            })
             .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
         Ok(config)
     }
@@ -956,6 +1026,17 @@ mod tests {
             ),
             (with("dpi = 300", "dpi = 5000"), "[ocr] dpi = 5000"),
             (
+                format!("{base}\n[descriptions]\nprovider = \"anthropic\"\nmodel = \"m\"\n"),
+                "[descriptions] uploads images to a provider, but the default profile has network = false",
+            ),
+            (
+                format!(
+                    "{}\n[descriptions]\nprovider = \"openai\"\nmodel = \"m\"\n",
+                    base.replacen("network = false", "network = true", 1)
+                ),
+                "[descriptions] provider \"openai\"; expected \"anthropic\"",
+            ),
+            (
                 with("languages = [\"eng\"]", "languages = [\"../../etc\"]"),
                 "\"../../etc\" is not a tesseract language code",
             ),
@@ -964,6 +1045,13 @@ mod tests {
             let err = Config::load(&path).unwrap_err().to_string();
             assert!(err.contains(why), "{why}: {err}");
         }
+        let described: Config = toml::from_str(&format!(
+            "{base}\n[descriptions]\nprovider = \"anthropic\"\nmodel = \"m\"\ncollections = [\"manuals\"]\n"
+        ))
+        .unwrap();
+        let d = described.descriptions.unwrap();
+        assert!(d.permits("manuals") && !d.permits("secret"));
+        assert_eq!(d.max_tokens, 600);
         let docs = Documents {
             passwords: vec![DocumentPassword {
                 path: "reports/**/*.pdf".into(),

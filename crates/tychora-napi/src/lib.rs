@@ -5,6 +5,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod contract;
+mod describe;
 mod error;
 mod ingest;
 mod manage;

@@ -137,6 +137,11 @@ pub(crate) fn withdraw(
                         .collect::<rusqlite::Result<Vec<_>>>()?,
                     );
                     for (doomed_sha, doomed_size, why) in doomed {
+                        // What a model said of erased pictures is derived from them: it goes too.
+                        tx.execute(
+                            "DELETE FROM asset_descriptions WHERE sha256 = ?1",
+                            params![doomed_sha],
+                        )?;
                         // A second run (after a crash between the tombstone and the file's
                         // removal) finishes the removal without a second tombstone.
                         let inserted = tx.execute(

@@ -95,6 +95,9 @@ pub struct AssetEntry {
     pub context: Option<String>,
     /// The unit that finds it.
     pub unit_id: Option<i64>,
+    /// What vision models said it shows: derived evidence, never a quotation of the source.
+    #[serde(default)]
+    pub descriptions: Vec<super::DescriptionEntry>,
 }
 
 /// One header, footer or page-number block.
@@ -814,9 +817,16 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
                     bbox: r
                         .get::<_, Option<String>>(12)?
                         .and_then(|b| serde_json::from_str(&b).ok()),
+                    descriptions: Vec::new(),
                 })
             })?
-            .collect::<rusqlite::Result<_>>()?,
+            .collect::<rusqlite::Result<Vec<_>>>()?
+            .into_iter()
+            .map(|mut asset| {
+                asset.descriptions = super::descriptions_of_asset(conn, &asset.sha256)?;
+                Ok(asset)
+            })
+            .collect::<Result<_>>()?,
     }))
 }
 

@@ -2,6 +2,7 @@
 //! the paged listings the agent surfaces serve. Every result is a typed struct.
 
 mod backup;
+mod describe;
 mod doctor;
 mod evidence;
 mod listing;
@@ -11,6 +12,7 @@ mod status;
 mod verify;
 
 pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
+pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription};
 pub use doctor::Finding;
 pub use evidence::{
     CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
@@ -25,6 +27,10 @@ pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, Status, TableB
 pub use verify::{Problem, VerifyReport};
 
 pub(crate) use backup::backup;
+pub(crate) use describe::{
+    of_asset as descriptions_of_asset, record as record_description, review as review_description,
+    subject as description_subject,
+};
 pub(crate) use doctor::doctor;
 pub(crate) use evidence::{inspect, job_status};
 pub(crate) use listing::{list_snapshots, list_sources};

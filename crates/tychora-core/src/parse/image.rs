@@ -141,6 +141,65 @@ pub fn grey_png(bytes: &[u8], info: ImageInfo, max_alloc: u64) -> Result<Vec<u8>
     Ok(png.into_inner())
 }
 
+/// Formats a vision model reads as they are (Anthropic's Messages API: JPEG, PNG, GIF, WebP).
+const UPLOADABLE: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+/// Bytes one uploaded image may have, and pixels per side (the Messages API's limits).
+const UPLOAD_MAX_BYTES: usize = 5 * 1024 * 1024;
+const UPLOAD_MAX_SIDE: u32 = 8000;
+/// The long edge a re-encoded picture gets: the provider scales anything larger down to it.
+const UPLOAD_LONG_EDGE: u32 = 1568;
+
+/// The form a picture is uploaded in: as it is when a vision model reads it and it is within the
+/// upload limits; otherwise (TIFF, too large) decoded under the allocation limit and re-encoded as
+/// PNG with its long edge at most 1568 pixels. Returns the media type and the bytes.
+///
+/// # Errors
+/// [`probe`]'s errors; `E_UNSUPPORTED_FORMAT` when the pixels do not decode.
+pub fn upload_form(
+    bytes: &[u8],
+    max_pixels: u64,
+    max_alloc: u64,
+) -> Result<(&'static str, Vec<u8>), ParseFailure> {
+    let info = probe(bytes, max_pixels)?;
+    if UPLOADABLE.contains(&info.media_type)
+        && bytes.len() <= UPLOAD_MAX_BYTES
+        && info.width <= UPLOAD_MAX_SIDE
+        && info.height <= UPLOAD_MAX_SIDE
+    {
+        return Ok((info.media_type, bytes.to_vec()));
+    }
+    let mut reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| unsupported(e.to_string()))?;
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(info.width);
+    limits.max_image_height = Some(info.height);
+    limits.max_alloc = Some(max_alloc);
+    reader.limits(limits);
+    let picture = reader.decode().map_err(|e| {
+        unsupported(format!(
+            "the {} pixels could not be decoded: {}",
+            info.format,
+            super::document::clean(&e.to_string())
+        ))
+    })?;
+    let picture = if info.width.max(info.height) > UPLOAD_LONG_EDGE {
+        picture.resize(
+            UPLOAD_LONG_EDGE,
+            UPLOAD_LONG_EDGE,
+            image::imageops::FilterType::Triangle,
+        )
+    } else {
+        picture
+    };
+    let mut png = Cursor::new(Vec::new());
+    picture
+        .to_rgba8()
+        .write_to(&mut png, ImageFormat::Png)
+        .map_err(|e| unsupported(e.to_string()))?;
+    Ok(("image/png", png.into_inner()))
+}
+
 /// The words a file name gives a picture: `q3-revenue_chart.png` → `q3 revenue chart`.
 #[must_use]
 pub fn name_words(path: &str) -> String {
@@ -301,6 +360,29 @@ mod tests {
             }
         }
         !crc
+    }
+
+    #[test]
+    fn upload_form_keeps_what_a_model_reads_and_re_encodes_the_rest() {
+        let small = png(40, 20);
+        let (media, bytes) = upload_form(&small, 1_000_000, 1 << 30).unwrap();
+        assert_eq!((media, bytes.as_slice()), ("image/png", small.as_slice()));
+        // A TIFF is re-encoded as PNG; so is a picture wider than the upload limit, scaled.
+        let mut tiff = Cursor::new(Vec::new());
+        image::GrayImage::from_pixel(30, 10, image::Luma([9]))
+            .write_to(&mut tiff, ImageFormat::Tiff)
+            .unwrap();
+        let (media, bytes) = upload_form(tiff.get_ref(), 1_000_000, 1 << 30).unwrap();
+        assert_eq!(media, "image/png");
+        assert_eq!(probe(&bytes, 1_000_000).unwrap().width, 30);
+        let wide = png(9000, 10);
+        let (media, bytes) = upload_form(&wide, 1_000_000, 1 << 30).unwrap();
+        let info = probe(&bytes, 1_000_000).unwrap();
+        assert_eq!((media, info.width), ("image/png", 1568));
+        assert_eq!(
+            upload_form(b"<svg/>", 100, 1 << 20).unwrap_err().code,
+            ErrorCode::UnsupportedFormat
+        );
     }
 
     #[test]

@@ -72,6 +72,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0010_visual_assets.sql",
         sql: include_str!("../../../../migrations/0010_visual_assets.sql"),
     },
+    Migration {
+        version: 11,
+        name: "0011_asset_descriptions.sql",
+        sql: include_str!("../../../../migrations/0011_asset_descriptions.sql"),
+    },
 ];
 
 /// The newest schema version.

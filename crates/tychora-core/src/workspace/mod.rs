@@ -400,6 +400,41 @@ impl Workspace {
         )
     }
 
+    /// A visual asset (sha256 or a 12+ digit prefix) checked for description: `[descriptions]`
+    /// permits each collection holding it, its bytes are retained and verified, and in a form a
+    /// vision model reads. The provider call happens after this, outside the core.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT`, `E_NOT_FOUND`, `E_CONFLICT`, `E_FORBIDDEN`, `E_CHECKSUM_MISMATCH`,
+    /// `E_UNSUPPORTED_FORMAT` or `E_LIMIT_EXCEEDED`, each with what to do.
+    pub fn description_subject(&self, selector: &str) -> Result<crate::manage::DescriptionSubject> {
+        crate::manage::description_subject(&self.engine, selector)
+    }
+
+    /// Stores a provider's description of an asset, as derived evidence awaiting review.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` when the asset was erased meanwhile; `E_INVALID_ARGUMENT` for an empty text.
+    pub fn record_description(
+        &self,
+        description: &crate::manage::NewDescription,
+    ) -> Result<crate::manage::DescriptionEntry> {
+        crate::manage::record_description(&self.engine, description)
+    }
+
+    /// Marks a description accepted, rejected or unreviewed, with an optional note.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for another status; `E_NOT_FOUND` for no such description.
+    pub fn review_description(
+        &self,
+        id: i64,
+        status: &str,
+        note: Option<&str>,
+    ) -> Result<crate::manage::DescriptionEntry> {
+        crate::manage::review_description(&self.engine, id, status, note)
+    }
+
     /// Merges the current snapshot's lexical generation when the merge policy finds segments to
     /// merge (many small segments from one-file adds, or many deleted documents), off any add's
     /// critical path; then collects generations nothing references.

@@ -486,6 +486,8 @@ pub struct AssetEntry {
     /// The unit that finds it.
     #[napi(js_name = "unit_id")]
     pub unit_id: Either<i64, Null>,
+    /// What vision models said it shows: derived evidence, never a quotation of the source.
+    pub descriptions: Vec<super::DescriptionEntry>,
 }
 
 /// One header, footer or page-number block.
@@ -574,6 +576,7 @@ fn document_brief(value: core::DocumentBrief) -> DocumentBrief {
                 caption: nullable(a.caption),
                 context: nullable(a.context),
                 unit_id: nullable(a.unit_id),
+                descriptions: a.descriptions.into_iter().map(Into::into).collect(),
             })
             .collect(),
     }

@@ -9,6 +9,7 @@
 //! writes as `null` is an `Either<T, Null>`; one it omits is an `Option<T>`. Field names keep the
 //! contract's snake_case (`js_name`), since the same objects go out over HTTP and MCP unchanged.
 
+mod describe;
 mod ingest;
 mod manage;
 mod operations;
@@ -17,6 +18,7 @@ mod operations;
 mod query;
 mod symbol;
 
+pub use describe::*;
 pub use ingest::*;
 pub use manage::*;
 pub use operations::*;
