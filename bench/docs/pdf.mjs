@@ -25,11 +25,15 @@ const pdfs = (dir) => readdirSync(join(docs, dir)).filter((f) => f.endsWith('.pd
 // Text-layer files only: the error cases (encrypted, empty, malformed) are not throughput.
 const corpus = [...pdfs('docling'), ...pdfs('pdfplumber')].filter((f) => !/password|empty\.pdf|malformed/.test(f))
 
-async function addAll(files, ws) {
+async function addAll(files, ws, { figures = true } = {}) {
   const data = join(scratch, `data-${basename(ws)}`)
   mkdirSync(data, { recursive: true })
   for (const f of files) cpSync(f, join(data, basename(f)))
   await Workspace.init(ws)
+  if (!figures) {
+    const config = join(ws, 'workspace.toml')
+    writeFileSync(config, readFileSync(config, 'utf8').replace('pdf_figures = true', 'pdf_figures = false'))
+  }
   const workspace = await Workspace.open(ws)
   const started = performance.now()
   await workspace.add({ paths: [data] })
@@ -125,6 +129,14 @@ for (let i = 0; i < RUNS; i++) {
   workspace.close()
 }
 const ms = median(times)
+// The same without the figures pass ([documents] pdf_figures = false): units, locators and tables only.
+const textTimes = []
+for (let i = 0; i < RUNS; i++) {
+  const { workspace, ms: t } = await addAll(corpus, join(scratch, `tp-text-${i}`), { figures: false })
+  textTimes.push(t)
+  workspace.close()
+}
+const textMs = median(textTimes)
 let baselineMs = null
 if (havePdftotext) {
   const base = []
@@ -145,6 +157,8 @@ const result = {
     pages,
     tychora_ms: ms,
     tychora_pages_per_s: (pages * 1000) / ms,
+    tychora_text_ms: textMs,
+    tychora_text_pages_per_s: (pages * 1000) / textMs,
     pdftotext_ms: baselineMs,
     pdftotext_pages_per_s: baselineMs ? (pages * 1000) / baselineMs : null,
   },
@@ -171,7 +185,8 @@ const md = [
   '|---|---|---|---:|',
   ...tableChecks.map((c) => `| ${c.file} | ${c.expected.join(' · ')} | ${c.got.map((x) => x ?? '∅').join(' · ')} | ${c.hits}/${c.total} |`),
   '',
-  `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
+  `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index, figures drawn to PNG) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
+    `without the figures pass (pdf_figures = false: units, locators, tables) ${t.tychora_text_ms.toFixed(0)} ms = ${t.tychora_text_pages_per_s.toFixed(1)} pages/s; ` +
     (t.pdftotext_ms ? `pdftotext -layout (text only, one process per file) ${t.pdftotext_ms.toFixed(0)} ms = ${t.pdftotext_pages_per_s.toFixed(1)} pages/s.` : 'pdftotext not installed (apt-get install poppler-utils).'),
   '',
   '| file | F1 tychora | F1 pdftotext | order tychora | order pdftotext | headings tychora | cells tychora |',

@@ -13,6 +13,8 @@ const MIN_SIDE = 36
 const PAGE_SHARE = 0.9
 /** Figures kept per file. */
 const MAX_PICTURES = 200
+/** An image drawn at the same place on this many pages is furniture (a logo), not a figure. */
+const FURNITURE_PAGES = 3
 /** Resolution figures are drawn at. */
 const DPI = 144
 
@@ -36,8 +38,14 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
   const doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false, maxImageSize: -1 }).promise
   const pictures: Picture[] = []
   const diagnostics: string[] = []
+  const pages = Math.min(doc.numPages, maxPages)
   try {
-    for (let n = 1; n <= Math.min(doc.numPages, maxPages); n++) {
+    // Where each page draws its figures, first: an image drawn at the same place on several pages
+    // is a logo or a letterhead (page furniture), not a figure, and its pages need not be drawn.
+    const placed: Array<{ page: number; figures: Box[] }> = []
+    const seen = new Map<string, number>()
+    const key = (b: Box) => [b.x0, b.y0, b.x1, b.y1].map((v) => Math.round(v)).join(',')
+    for (let n = 1; n <= pages; n++) {
       onPage(n - 1)
       const page = await doc.getPage(n)
       const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
@@ -48,30 +56,40 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
           .map((b) => ({ x0: Math.max(b.x0, px0), y0: Math.max(b.y0, py0), x1: Math.min(b.x1, px1), y1: Math.min(b.y1, py1) }))
           .filter((b) => b.x1 - b.x0 >= MIN_SIDE && b.y1 - b.y0 >= MIN_SIDE && ((b.x1 - b.x0) * (b.y1 - b.y0)) / pageArea < PAGE_SHARE),
       )
-      if (figures.length > 0) {
-        if (pictures.length + figures.length > MAX_PICTURES) {
-          diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${n} on are not kept`)
-          page.cleanup()
-          break
-        }
-        // The page is drawn once; each figure is cut from it.
-        const viewport = page.getViewport({ scale: DPI / 72 })
-        const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height))
-        const ctx = canvas.getContext('2d')
-        ctx.fillStyle = 'white'
-        ctx.fillRect(0, 0, canvas.width, canvas.height)
-        await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
-        for (const f of figures) {
-          const [ax, ay, bx, by] = viewport.convertToViewportRectangle([f.x0, f.y0, f.x1, f.y1]) as number[]
-          const left = Math.max(0, Math.floor(Math.min(ax!, bx!)))
-          const top = Math.max(0, Math.floor(Math.min(ay!, by!)))
-          const width = Math.min(canvas.width, Math.ceil(Math.max(ax!, bx!))) - left
-          const height = Math.min(canvas.height, Math.ceil(Math.max(ay!, by!))) - top
-          if (width <= 0 || height <= 0) continue
-          const cut = createCanvas(width, height)
-          cut.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0)
-          pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: await cut.encode('png') })
-        }
+      page.cleanup()
+      if (figures.length === 0) continue
+      placed.push({ page: n, figures })
+      for (const f of new Set(figures.map(key))) seen.set(f, (seen.get(f) ?? 0) + 1)
+    }
+    const repeated = [...seen].filter(([, count]) => count >= FURNITURE_PAGES)
+    if (repeated.length > 0) {
+      diagnostics.push(`${repeated.length} image(s) drawn at the same place on ${FURNITURE_PAGES} or more pages (logos, letterheads) are page furniture, not kept as figures`)
+    }
+    for (const { page: n, figures: all } of placed) {
+      const figures = all.filter((f) => (seen.get(key(f)) ?? 0) < FURNITURE_PAGES)
+      if (figures.length === 0) continue
+      if (pictures.length + figures.length > MAX_PICTURES) {
+        diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${n} on are not kept`)
+        break
+      }
+      const page = await doc.getPage(n)
+      // The page is drawn once; each figure is cut from it.
+      const viewport = page.getViewport({ scale: DPI / 72 })
+      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height))
+      const ctx = canvas.getContext('2d')
+      ctx.fillStyle = 'white'
+      ctx.fillRect(0, 0, canvas.width, canvas.height)
+      await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
+      for (const f of figures) {
+        const [ax, ay, bx, by] = viewport.convertToViewportRectangle([f.x0, f.y0, f.x1, f.y1]) as number[]
+        const left = Math.max(0, Math.floor(Math.min(ax!, bx!)))
+        const top = Math.max(0, Math.floor(Math.min(ay!, by!)))
+        const width = Math.min(canvas.width, Math.ceil(Math.max(ax!, bx!))) - left
+        const height = Math.min(canvas.height, Math.ceil(Math.max(ay!, by!))) - top
+        if (width <= 0 || height <= 0) continue
+        const cut = createCanvas(width, height)
+        cut.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0)
+        pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: await cut.encode('png') })
       }
       page.cleanup()
     }

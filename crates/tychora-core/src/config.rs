@@ -428,6 +428,9 @@ pub struct Documents {
     pub worker_memory_mb: u32,
     /// Passwords for encrypted PDFs, each taken from an environment variable (never stored).
     pub passwords: Vec<DocumentPassword>,
+    /// Whether the figures a PDF's pages draw are kept as visual assets (a pass of its own, about
+    /// as costly as reading the text on picture-heavy files).
+    pub pdf_figures: bool,
 }
 
 impl Default for Documents {
@@ -440,6 +443,7 @@ impl Default for Documents {
             page_timeout_ms: 10_000,
             worker_memory_mb: 256,
             passwords: Vec::new(),
+            pdf_figures: true,
         }
     }
 }
@@ -833,6 +837,7 @@ max_decompressed_bytes = 536870912 # all of one file's streams together (512 MiB
 max_image_pixels = 100000000
 page_timeout_ms = 10000
 worker_memory_mb = 256             # heap of each PDF reader worker
+pdf_figures = true                 # keep the figures PDF pages draw as visual assets (PNG)
 # Encrypted PDFs: the password comes from an environment variable, never from this file.
 # [[documents.passwords]]
 # path = "reports/**/*.pdf"

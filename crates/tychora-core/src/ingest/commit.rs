@@ -37,8 +37,8 @@ pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
-/// The fingerprints of one job: PDFs and image files add what their OCR depends on, so turning
-/// `[ocr]` on reads them again and nothing else.
+/// The fingerprints of one job: PDFs, image files and Word documents (their pictures) add what
+/// their OCR depends on, so turning `[ocr]` on reads them again and nothing else.
 pub struct Fingerprints {
     base: String,
     ocr: String,
@@ -47,14 +47,21 @@ pub struct Fingerprints {
 impl Fingerprints {
     pub fn new(engine: &Engine, kind_override: Option<KindOverride>) -> Self {
         let base = fingerprint(engine.pack(), kind_override);
-        let pdf = match engine.config().ocr.fingerprint() {
-            Some(ocr) => {
-                let mut hasher = Sha256::new();
-                hasher.update(&base);
-                hasher.update(ocr);
-                hex::encode(&hasher.finalize()[..16])
+        let config = engine.config();
+        // What else changes a document's extraction: OCR, and whether PDF figures are kept.
+        let extra = [
+            config.ocr.fingerprint(),
+            (!config.documents.pdf_figures).then(|| "pdf_figures:false".to_string()),
+        ];
+        let pdf = if extra.iter().all(Option::is_none) {
+            base.clone()
+        } else {
+            let mut hasher = Sha256::new();
+            hasher.update(&base);
+            for e in extra.iter().flatten() {
+                hasher.update(e);
             }
-            None => base.clone(),
+            hex::encode(&hasher.finalize()[..16])
         };
         Self { base, ocr: pdf }
     }
@@ -68,7 +75,7 @@ impl Fingerprints {
     }
 
     fn reads_by_ocr(kind: Kind) -> bool {
-        matches!(kind, Kind::Pdf | Kind::Image)
+        matches!(kind, Kind::Pdf | Kind::Image | Kind::Docx)
     }
 }
 

@@ -140,6 +140,15 @@ pub fn citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
             _ => format!("{pages}{ocr}"),
         };
     }
+    // Text read from a picture a Word document embeds: its place, marked as OCR.
+    let ocr = |p: &DocPlace| p.origin.as_deref() == Some("ocr");
+    if first.part != "image" && (ocr(first) || ocr(last)) {
+        let plain = |p: &DocPlace| DocPlace {
+            origin: None,
+            ..p.clone()
+        };
+        return format!("{} (OCR)", citation(path, &plain(first), &plain(last)));
+    }
     // An image file: the picture itself, or text read from it.
     if first.part == "image" {
         let ocr = [first, last]
@@ -303,7 +312,7 @@ pub fn extract(
     options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
     match kind {
-        Kind::Docx => extract_docx(bytes, path, options.limits),
+        Kind::Docx => extract_docx(bytes, path, options),
         Kind::Pdf => extract_pdf(bytes, path, options),
         Kind::Image => super::image::extract(bytes, path, options),
         other => Err(ParseFailure {
@@ -338,8 +347,9 @@ pub struct ReadOptions<'a> {
 fn extract_docx(
     bytes: &[u8],
     path: &str,
-    limits: &Documents,
+    options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
+    let limits = options.limits;
     let found = sniff(bytes);
     if found != "a zip package" && !found.starts_with("an OLE") {
         return Err(ParseFailure {
@@ -370,6 +380,12 @@ fn extract_docx(
         std::collections::HashMap::new();
     let mut heading_at: Option<usize> = None;
     let mut assets = Vec::new();
+    let mut reading = Reading {
+        path,
+        options,
+        diagnostics: Vec::new(),
+        extractor: None,
+    };
     let mut pictures = doc.pictures.into_iter().peekable();
     for (i, block) in doc.blocks.iter().enumerate() {
         while let Some(picture) = pictures.next_if(|p| p.before.is_some_and(|b| b <= i)) {
@@ -378,7 +394,7 @@ fn extract_docx(
                 &mut out,
                 heading_at,
                 &block.heading_path,
-                limits,
+                &mut reading,
             ));
         }
         let (unit_type, text) = match block.kind {
@@ -456,7 +472,7 @@ fn extract_docx(
             &mut out,
             if body { heading_at } else { None },
             &path,
-            limits,
+            &mut reading,
         ));
     }
     // A picture's context: the text of the paragraph it is anchored in.
@@ -489,10 +505,14 @@ fn extract_docx(
             ),
         ));
     }
+    diagnostics.append(&mut reading.diagnostics);
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
         format: "docx",
-        extractor: DOCX_EXTRACTOR.to_string(),
+        extractor: reading.extractor.map_or_else(
+            || DOCX_EXTRACTOR.to_string(),
+            |ocr| format!("{DOCX_EXTRACTOR}+{ocr}"),
+        ),
         pages: None,
         text,
         parsed: Parsed {
@@ -518,7 +538,7 @@ fn extract_docx(
 pub const PDF_LAYOUT: &str = "pdf-layout@1";
 
 /// One text block a PDF reader found, in reading order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PdfBlock {
     /// `heading`, `paragraph` or `list_item`.
     pub kind: String,
@@ -678,7 +698,7 @@ fn extract_pdf(
     let mut figure_note = None;
     // A file that is all scans has pages, not figures (its images are the pages themselves).
     let all_scans = pdf.blocks.iter().all(|b| b.ocr_confidence.is_some());
-    if images > 0 && !all_scans {
+    if limits.pdf_figures && images > 0 && !all_scans {
         // Figures: a pass of their own, so a file whose images are too much loses them, not its text.
         match reader.read(
             bytes,
@@ -872,17 +892,30 @@ struct Placed {
     paragraph: usize,
 }
 
-/// A DOCX picture as a visual asset, and (when it has alt text or a title) an `image` unit at its
-/// place in reading order that finds it. Its header gives its type and size; a picture of a type
-/// the header reader does not know (EMF, WMF, SVG) keeps the type its name says.
+/// How a DOCX's pictures are read: with `[ocr]` on, their text too. Collects what reading them
+/// said and the OCR reader's name.
+struct Reading<'a> {
+    path: &'a str,
+    options: &'a ReadOptions<'a>,
+    diagnostics: Vec<Diagnostic>,
+    extractor: Option<String>,
+}
+
+/// Pictures smaller than this on a side (icons, bullets, rules) are not read by OCR.
+const OCR_MIN_SIDE: u32 = 32;
+
+/// A DOCX picture as a visual asset, with the units that find it at its place in reading order:
+/// an `image` unit of its alt text or title, and with `[ocr]` on the `ocr_text` units of the text
+/// recognized in it (cited as OCR). Its header gives its type and size; a picture of a type the
+/// header reader does not know (EMF, WMF, SVG) keeps the type its name says and is not read.
 fn picture_asset(
     picture: docx::EmbeddedPicture,
     out: &mut Layout,
     heading_at: Option<usize>,
     heading_path: &[String],
-    limits: &Documents,
+    reading: &mut Reading<'_>,
 ) -> Placed {
-    let info = super::image::probe(&picture.bytes, limits.max_image_pixels).ok();
+    let info = super::image::probe(&picture.bytes, reading.options.limits.max_image_pixels).ok();
     let target = picture
         .relationship
         .rsplit("→ ")
@@ -908,6 +941,11 @@ fn picture_asset(
     {
         words.push(title);
     }
+    let place = DocLocator {
+        part: picture.part.clone(),
+        paragraph: (picture.paragraph > 0).then_some(picture.paragraph),
+        ..DocLocator::default()
+    };
     let before = out.units.len();
     if !words.is_empty() {
         out.push(
@@ -916,12 +954,35 @@ fn picture_asset(
             heading_at,
             heading_path,
             None,
-            DocLocator {
-                part: picture.part.clone(),
-                paragraph: (picture.paragraph > 0).then_some(picture.paragraph),
-                ..DocLocator::default()
-            },
+            place.clone(),
         );
+    }
+    if let Some(info) = info.filter(|i| i.width.min(i.height) >= OCR_MIN_SIDE) {
+        let what = format!("picture {}", picture.relationship);
+        if let Some(found) = super::image::recognize(
+            &picture.bytes,
+            info,
+            reading.path,
+            &what,
+            reading.options,
+            &mut reading.diagnostics,
+        ) {
+            reading.extractor.get_or_insert(found.extractor);
+            for block in found.blocks {
+                out.push(
+                    OCR_TEXT,
+                    &block.text,
+                    heading_at,
+                    heading_path,
+                    None,
+                    DocLocator {
+                        origin: Some("ocr".into()),
+                        confidence: block.ocr_confidence,
+                        ..place.clone()
+                    },
+                );
+            }
+        }
     }
     Placed {
         asset: VisualAsset {
@@ -1247,6 +1308,61 @@ mod tests {
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
         let err = read(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
         assert!(err.message.contains("pdf.js"), "{}", err.message);
+    }
+
+    #[test]
+    fn text_in_a_word_documents_pictures_is_read_with_ocr_on_and_cited_as_ocr_of_its_place() {
+        struct Fake(std::sync::Mutex<Vec<Vec<u8>>>);
+        impl PdfReader for Fake {
+            fn read(&self, png: &[u8], r: &PdfRequest<'_>) -> Result<PdfDocument, ParseFailure> {
+                // A picture goes to the reader as an image, decoded and re-encoded by Rust.
+                assert!(r.image && r.ocr.is_some() && png.starts_with(b"\x89PNG"));
+                self.0.lock().unwrap().push(png.to_vec());
+                Ok(PdfDocument {
+                    extractor: "fake-ocr@1".into(),
+                    pages: 1,
+                    blocks: vec![PdfBlock {
+                        kind: "paragraph".into(),
+                        text: "QUACK QUARTERLY".into(),
+                        page: 1,
+                        bbox: [4.0, 4.0, 90.0, 20.0],
+                        ocr_confidence: Some(0.88),
+                        ..PdfBlock::default()
+                    }],
+                    ..PdfDocument::default()
+                })
+            }
+        }
+        let docx = fixture("docx/docling/word_sample.docx");
+        let reader = Fake(std::sync::Mutex::new(Vec::new()));
+        let doc = read(Kind::Docx, &docx, "w.docx", Some(&reader)).unwrap();
+        assert_eq!(
+            reader.0.lock().unwrap().len(),
+            1,
+            "the one picture is read once"
+        );
+        assert!(doc.extractor.ends_with("+fake-ocr@1"), "{}", doc.extractor);
+        let at = doc
+            .parsed
+            .units
+            .iter()
+            .position(|u| u.unit_type == OCR_TEXT)
+            .expect("an ocr_text unit");
+        // It follows the picture's alt-text unit, at the same place, with its confidence.
+        assert_eq!(doc.parsed.units[at].text, "QUACK QUARTERLY");
+        assert_eq!(
+            doc.parsed.units[at - 1].unit_type,
+            super::super::image::IMAGE
+        );
+        let place = doc.locators[at].place();
+        assert_eq!((place.part.as_str(), place.paragraph), ("body", Some(4)));
+        assert_eq!(doc.locators[at].confidence, Some(0.88));
+        assert_eq!(citation("w.docx", &place, &place), "w.docx ¶4 (OCR)");
+        assert_eq!(doc.assets[0].unit, Some(at - 1));
+        // Without a reader (OCR off) the same file has no recognized text.
+        let plain = read(Kind::Docx, &docx, "w.docx", None).unwrap();
+        assert!(plain.parsed.units.iter().all(|u| u.unit_type != OCR_TEXT));
+        assert_eq!(plain.extractor, DOCX_EXTRACTOR);
     }
 
     #[test]

@@ -141,6 +141,74 @@ pub fn grey_png(bytes: &[u8], info: ImageInfo, max_alloc: u64) -> Result<Vec<u8>
     Ok(png.into_inner())
 }
 
+/// The text recognized in a picture when `[ocr]` is on and a reader is there: the reader's blocks
+/// (boxes in pixels, origin bottom-left, with their confidence). `None` when OCR is off, or when it
+/// failed: then `diagnostics` says why, naming `what` was being read, and the picture stays
+/// findable by its other words.
+pub(super) fn recognize(
+    bytes: &[u8],
+    info: ImageInfo,
+    path: &str,
+    what: &str,
+    options: &ReadOptions<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<super::document::PdfDocument> {
+    let (true, Some(reader)) = (options.ocr.enabled, options.pdf) else {
+        return None;
+    };
+    let png = match grey_png(bytes, info, options.limits.max_stream_bytes) {
+        Ok(png) => png,
+        Err(why) => {
+            diagnostics.push(Diagnostic::warning(
+                path,
+                ErrorCode::UnsupportedFormat,
+                format!(
+                    "{what}'s pixels could not be decoded for OCR: {}",
+                    super::document::clean(&why)
+                ),
+            ));
+            return None;
+        }
+    };
+    let read = reader.read(
+        &png,
+        &PdfRequest {
+            path,
+            password: None,
+            max_pages: 1,
+            page_timeout_ms: options.limits.page_timeout_ms,
+            worker_memory_mb: options.limits.worker_memory_mb,
+            ocr: Some(OcrRequest {
+                languages: &options.ocr.languages,
+                dpi: options.ocr.dpi,
+                page_timeout_ms: options.ocr.page_timeout_ms,
+            }),
+            image: true,
+            pictures: false,
+        },
+    );
+    match read {
+        Ok(found) => {
+            for d in &found.diagnostics {
+                diagnostics.push(Diagnostic::info(
+                    path,
+                    ErrorCode::UnsupportedFormat,
+                    d.clone(),
+                ));
+            }
+            Some(found)
+        }
+        Err(fail) => {
+            diagnostics.push(Diagnostic::warning(
+                path,
+                fail.code,
+                format!("OCR of {what} failed: {}", fail.message),
+            ));
+            None
+        }
+    }
+}
+
 /// Formats a vision model reads as they are (Anthropic's Messages API: JPEG, PNG, GIF, WebP).
 const UPLOADABLE: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 /// Bytes one uploaded image may have, and pixels per side (the Messages API's limits).
@@ -242,71 +310,25 @@ pub fn extract(
     );
     let mut diagnostics = Vec::new();
     let mut extractor = IMAGE_EXTRACTOR.to_string();
-    if let (true, Some(reader)) = (options.ocr.enabled, options.pdf) {
-        match grey_png(bytes, info, options.limits.max_stream_bytes) {
-            Err(why) => diagnostics.push(Diagnostic::warning(
-                path,
-                ErrorCode::UnsupportedFormat,
-                format!(
-                    "the {} image's pixels could not be decoded for OCR: {}",
-                    info.format,
-                    super::document::clean(&why)
-                ),
-            )),
-            Ok(png) => {
-                let read = reader.read(
-                    &png,
-                    &PdfRequest {
-                        path,
-                        password: None,
-                        max_pages: 1,
-                        page_timeout_ms: options.limits.page_timeout_ms,
-                        worker_memory_mb: options.limits.worker_memory_mb,
-                        ocr: Some(OcrRequest {
-                            languages: &options.ocr.languages,
-                            dpi: options.ocr.dpi,
-                            page_timeout_ms: options.ocr.page_timeout_ms,
-                        }),
-                        image: true,
-                        pictures: false,
-                    },
-                );
-                match read {
-                    Ok(found) => {
-                        extractor = format!("{extractor}+{}", found.extractor);
-                        for d in found.diagnostics {
-                            diagnostics.push(Diagnostic::info(
-                                path,
-                                ErrorCode::UnsupportedFormat,
-                                d,
-                            ));
-                        }
-                        for block in found.blocks {
-                            let [x0, y0, x1, y1] = block.bbox;
-                            out.push(
-                                OCR_TEXT,
-                                &block.text,
-                                None,
-                                &[],
-                                None,
-                                DocLocator {
-                                    part: "image".into(),
-                                    boxes: vec![[1.0, x0, y0, x1, y1]],
-                                    origin: Some("ocr".into()),
-                                    confidence: block.ocr_confidence,
-                                    ..DocLocator::default()
-                                },
-                            );
-                        }
-                    }
-                    // The picture stays findable by its name; only the reading failed.
-                    Err(fail) => diagnostics.push(Diagnostic::warning(
-                        path,
-                        fail.code,
-                        format!("OCR of the image failed: {}", fail.message),
-                    )),
-                }
-            }
+    let what = format!("the {} image", info.format);
+    if let Some(found) = recognize(bytes, info, path, &what, options, &mut diagnostics) {
+        extractor = format!("{extractor}+{}", found.extractor);
+        for block in found.blocks {
+            let [x0, y0, x1, y1] = block.bbox;
+            out.push(
+                OCR_TEXT,
+                &block.text,
+                None,
+                &[],
+                None,
+                DocLocator {
+                    part: "image".into(),
+                    boxes: vec![[1.0, x0, y0, x1, y1]],
+                    origin: Some("ocr".into()),
+                    confidence: block.ocr_confidence,
+                    ..DocLocator::default()
+                },
+            );
         }
     }
     let (text, units, locators) = out.finish();
