@@ -185,7 +185,7 @@ const md = [
   '|---|---|---|---:|',
   ...tableChecks.map((c) => `| ${c.file} | ${c.expected.join(' · ')} | ${c.got.map((x) => x ?? '∅').join(' · ')} | ${c.hits}/${c.total} |`),
   '',
-  `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index, figures drawn to PNG) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
+  `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index, figures drawn: PNG, JPEG for photographs) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
     `without the figures pass (pdf_figures = false: units, locators, tables) ${t.tychora_text_ms.toFixed(0)} ms = ${t.tychora_text_pages_per_s.toFixed(1)} pages/s; ` +
     (t.pdftotext_ms ? `pdftotext -layout (text only, one process per file) ${t.pdftotext_ms.toFixed(0)} ms = ${t.pdftotext_pages_per_s.toFixed(1)} pages/s.` : 'pdftotext not installed (apt-get install poppler-utils).'),
   '',

@@ -1,8 +1,9 @@
 // The figures a PDF's pages draw (photographs, charts, diagrams), inside a reader worker: where
 // each image is painted (the operator list, read with its images), and the region as a person sees
-// it, drawn to PNG by pdf.js on @napi-rs/canvas (so vector labels over a chart are in it too). This
-// pass is separate from reading the text: it decodes images, and a file whose images are too much
-// for the worker loses its figures, never its text. Captions are matched by the core.
+// it, drawn by pdf.js on @napi-rs/canvas (so vector labels over a chart are in it too; PNG, or
+// JPEG for a photograph). This pass is separate from reading the text: it decodes images, and a
+// file whose images are too much for the worker loses its figures, never its text. Captions are
+// matched by the core.
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 import { type Box, readGraphics } from './pdf-graphics.js'
@@ -17,6 +18,34 @@ const MAX_PICTURES = 200
 const FURNITURE_PAGES = 3
 /** Resolution figures are drawn at. */
 const DPI = 144
+/**
+ * A figure is a photograph when, among up to 4,096 sampled pixels, its 16 commonest colours cover
+ * less than half: drawings, charts and text are mostly a few flat colours (background, ink, fills,
+ * whatever their anti-aliased edges add), a photograph, greyscale included, spreads over many. A
+ * photograph is kept as JPEG (quality 90): PNG's deflate is ~4× slower on it and its file larger;
+ * the rest stay PNG, whose edges JPEG would blur.
+ */
+const FLAT_COLOURS = 16
+const FLAT_SHARE = 0.5
+
+export function photographic(data: Uint8ClampedArray, width: number, height: number): boolean {
+  const step = Math.max(1, Math.floor(Math.sqrt((width * height) / 4096)))
+  const counts = new Map<number, number>()
+  let samples = 0
+  for (let y = 0; y < height; y += step) {
+    for (let x = 0; x < width; x += step) {
+      const i = (y * width + x) * 4
+      const colour = (data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!
+      counts.set(colour, (counts.get(colour) ?? 0) + 1)
+      samples++
+    }
+  }
+  const flat = [...counts.values()]
+    .sort((a, b) => b - a)
+    .slice(0, FLAT_COLOURS)
+    .reduce((a, b) => a + b, 0)
+  return flat < FLAT_SHARE * samples
+}
 
 type Picture = NonNullable<PdfOutput['pictures']>[number]
 
@@ -88,8 +117,10 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
         const height = Math.min(canvas.height, Math.ceil(Math.max(ay!, by!))) - top
         if (width <= 0 || height <= 0) continue
         const cut = createCanvas(width, height)
-        cut.getContext('2d').putImageData(ctx.getImageData(left, top, width, height), 0, 0)
-        pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: await cut.encode('png') })
+        const pixels = ctx.getImageData(left, top, width, height)
+        cut.getContext('2d').putImageData(pixels, 0, 0)
+        const encoded = photographic(pixels.data, width, height) ? await cut.encode('jpeg', 90) : await cut.encode('png')
+        pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: encoded })
       }
       page.cleanup()
     }

@@ -840,14 +840,12 @@ fn extract_pdf(
         .into_iter()
         .map(|picture| {
             let caption = picture.caption.and_then(|b| pdf.blocks.get(b));
+            // PNG for drawings and charts, JPEG for photographs: the header says which.
+            let info = super::image::probe(&picture.png, u64::MAX).ok();
             VisualAsset {
-                media_type: "image/png".into(),
-                width: super::image::probe(&picture.png, u64::MAX)
-                    .ok()
-                    .map(|i| i.width),
-                height: super::image::probe(&picture.png, u64::MAX)
-                    .ok()
-                    .map(|i| i.height),
+                media_type: info.map_or("image/png", |i| i.media_type).into(),
+                width: info.map(|i| i.width),
+                height: info.map(|i| i.height),
                 part: "page".into(),
                 page: Some(picture.page),
                 bbox: Some(picture.bbox),
