@@ -798,11 +798,15 @@ fn extract_pdf(
         );
         unit_of_block.push((out.units.len() > before).then_some(before));
     }
+    let mut figure_notes = Vec::new();
+    let (figure_units, ocr_extractor) =
+        read_figures(&pdf, path, options, &mut out, &mut figure_notes);
     let mut diagnostics: Vec<Diagnostic> = pdf
         .diagnostics
         .iter()
         .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
         .collect();
+    diagnostics.append(&mut figure_notes);
     if let Some(note) = figure_note {
         diagnostics.push(Diagnostic::warning(path, ErrorCode::LimitExceeded, note));
     }
@@ -838,7 +842,8 @@ fn extract_pdf(
     let assets = pdf
         .pictures
         .into_iter()
-        .map(|picture| {
+        .zip(figure_units)
+        .map(|(picture, read_unit)| {
             let caption = picture.caption.and_then(|b| pdf.blocks.get(b));
             // PNG for drawings and charts, JPEG for photographs: the header says which.
             let info = super::image::probe(&picture.png, u64::MAX).ok();
@@ -852,7 +857,8 @@ fn extract_pdf(
                 caption: caption.map(|b| clean(&b.text)),
                 unit: picture
                     .caption
-                    .and_then(|b| unit_of_block.get(b).copied().flatten()),
+                    .and_then(|b| unit_of_block.get(b).copied().flatten())
+                    .or(read_unit),
                 bytes: Some(picture.png),
                 ..VisualAsset::default()
             }
@@ -861,7 +867,10 @@ fn extract_pdf(
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
         format: "pdf",
-        extractor: pdf.extractor,
+        extractor: match ocr_extractor {
+            Some(ocr) if !pdf.extractor.contains(&ocr) => format!("{}+{ocr}", pdf.extractor),
+            _ => pdf.extractor,
+        },
         pages: Some(pdf.pages),
         text,
         parsed: Parsed {
@@ -888,6 +897,85 @@ struct Placed {
     asset: VisualAsset,
     part: String,
     paragraph: usize,
+}
+
+/// With `[ocr]` on, the text of figures whose words are pixels: a figure with no text-layer block
+/// inside its box (a scanned chart, a photographed sign) is read like an image file, and each line
+/// becomes an `ocr_text` unit on the figure's page, its box scaled from the picture's pixels to
+/// the figure's box in points (cited `p.N (OCR)`). A figure whose labels are in the text layer is
+/// not read again. Returns, per figure, the first unit read from it, and the OCR reader's name.
+fn read_figures(
+    pdf: &PdfDocument,
+    path: &str,
+    options: &ReadOptions<'_>,
+    out: &mut Layout,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Option<usize>>, Option<String>) {
+    let mut first_units = vec![None; pdf.pictures.len()];
+    let mut extractor = None;
+    if !options.ocr.enabled || options.pdf.is_none() {
+        return (first_units, extractor);
+    }
+    let centre_in = |b: &[f64; 4], f: &[f64; 4]| {
+        let (cx, cy) = (f64::midpoint(b[0], b[2]), f64::midpoint(b[1], b[3]));
+        cx >= f[0] && cx <= f[2] && cy >= f[1] && cy <= f[3]
+    };
+    for (i, picture) in pdf.pictures.iter().enumerate() {
+        let Some(info) = super::image::probe(&picture.png, u64::MAX)
+            .ok()
+            .filter(|i| i.width.min(i.height) >= OCR_MIN_SIDE)
+        else {
+            continue;
+        };
+        let [fx0, fy0, fx1, fy1] = picture.bbox;
+        if pdf.blocks.iter().any(|b| {
+            b.page == picture.page
+                && b.ocr_confidence.is_none()
+                && centre_in(&b.bbox, &picture.bbox)
+        }) {
+            continue;
+        }
+        let what = format!("the figure on p.{}", picture.page);
+        let Some(found) =
+            super::image::recognize(&picture.png, info, path, &what, options, diagnostics)
+        else {
+            continue;
+        };
+        extractor.get_or_insert(found.extractor);
+        let (sx, sy) = (
+            (fx1 - fx0) / f64::from(info.width),
+            (fy1 - fy0) / f64::from(info.height),
+        );
+        for block in found.blocks {
+            let [x0, y0, x1, y1] = block.bbox;
+            let before = out.units.len();
+            out.push(
+                OCR_TEXT,
+                &block.text,
+                None,
+                &[],
+                None,
+                DocLocator {
+                    part: "page".into(),
+                    page: Some(picture.page),
+                    boxes: vec![[
+                        f64::from(picture.page),
+                        fx0 + x0 * sx,
+                        fy0 + y0 * sy,
+                        fx0 + x1 * sx,
+                        fy0 + y1 * sy,
+                    ]],
+                    origin: Some("ocr".into()),
+                    confidence: block.ocr_confidence,
+                    ..DocLocator::default()
+                },
+            );
+            if out.units.len() > before {
+                first_units[i].get_or_insert(before);
+            }
+        }
+    }
+    (first_units, extractor)
 }
 
 /// How a DOCX's pictures are read: with `[ocr]` on, their text too. Collects what reading them
@@ -1306,6 +1394,96 @@ mod tests {
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
         let err = read(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
         assert!(err.message.contains("pdf.js"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_figure_whose_words_are_pixels_is_read_with_ocr_on_and_placed_on_its_page() {
+        /// Text pass: one paragraph, and (when `labelled`) a label inside the figure's box.
+        /// Figures pass: one 200×100 px figure drawn at [100, 400, 300, 500]. OCR: one line.
+        struct Fake {
+            labelled: bool,
+            ocr_calls: std::sync::Mutex<usize>,
+        }
+        impl PdfReader for Fake {
+            fn read(&self, bytes: &[u8], r: &PdfRequest<'_>) -> Result<PdfDocument, ParseFailure> {
+                let block = |text: &str, bbox| PdfBlock {
+                    kind: "paragraph".into(),
+                    text: text.into(),
+                    page: 1,
+                    bbox,
+                    ..PdfBlock::default()
+                };
+                if r.image {
+                    *self.ocr_calls.lock().unwrap() += 1;
+                    assert!(bytes.starts_with(b"\x89PNG"));
+                    return Ok(PdfDocument {
+                        extractor: "fake-ocr@1".into(),
+                        pages: 1,
+                        blocks: vec![PdfBlock {
+                            ocr_confidence: Some(0.9),
+                            ..block("REVENUE BY QUARTER", [20.0, 60.0, 180.0, 80.0])
+                        }],
+                        ..PdfDocument::default()
+                    });
+                }
+                if r.pictures {
+                    let mut png = std::io::Cursor::new(Vec::new());
+                    image::GrayImage::from_pixel(200, 100, image::Luma([200]))
+                        .write_to(&mut png, image::ImageFormat::Png)
+                        .unwrap();
+                    return Ok(PdfDocument {
+                        extractor: "fake-figures@1".into(),
+                        pages: 1,
+                        pictures: vec![PdfPicture {
+                            page: 1,
+                            bbox: [100.0, 400.0, 300.0, 500.0],
+                            png: png.into_inner(),
+                            caption: None,
+                        }],
+                        ..PdfDocument::default()
+                    });
+                }
+                let mut blocks = vec![block("A report.", [72.0, 700.0, 540.0, 720.0])];
+                if self.labelled {
+                    blocks.push(block("Revenue", [150.0, 450.0, 250.0, 460.0]));
+                }
+                Ok(PdfDocument {
+                    extractor: "fake@1".into(),
+                    pages: 1,
+                    blocks,
+                    ..PdfDocument::default()
+                })
+            }
+        }
+        // A fixture whose pre-flight counts images, so the figures pass runs.
+        let pdf = fixture("pdf/docling/picture_classification.pdf");
+        let raster = Fake {
+            labelled: false,
+            ocr_calls: std::sync::Mutex::new(0),
+        };
+        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&raster)).unwrap();
+        assert_eq!(*raster.ocr_calls.lock().unwrap(), 1);
+        let at = doc
+            .parsed
+            .units
+            .iter()
+            .position(|u| u.unit_type == OCR_TEXT)
+            .expect("an ocr_text unit");
+        assert_eq!(doc.parsed.units[at].text, "REVENUE BY QUARTER");
+        // Pixels (origin bottom-left) scaled to the figure's box in points: 1 pt per px here.
+        assert_eq!(doc.locators[at].boxes, [[1.0, 120.0, 460.0, 280.0, 480.0]]);
+        let place = doc.locators[at].place();
+        assert_eq!(citation("r.pdf", &place, &place), "r.pdf p.1 (OCR)");
+        assert_eq!(doc.assets[0].unit, Some(at));
+        assert!(doc.extractor.ends_with("+fake-ocr@1"), "{}", doc.extractor);
+        // A figure whose label is in the text layer is not read again.
+        let labelled = Fake {
+            labelled: true,
+            ocr_calls: std::sync::Mutex::new(0),
+        };
+        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&labelled)).unwrap();
+        assert_eq!(*labelled.ocr_calls.lock().unwrap(), 0);
+        assert!(doc.parsed.units.iter().all(|u| u.unit_type != OCR_TEXT));
     }
 
     #[test]
