@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { type DescribeReport, type DescriptionEntry, type DescriptionSubject } from '../contracts/description.js'
 import type { ImageDescriber } from '../contracts/provider.js'
+import type { NewDescription } from '../native/index.cjs'
 
 /** The instructions every picture gets; their hash (with the model and budget) is the prompt fingerprint. */
 const INSTRUCTIONS = [
@@ -38,18 +39,7 @@ export function promptFor(subject: Pick<DescriptionSubject, 'caption' | 'alt_tex
 
 export interface DescribeSeam {
   subject(selector: string): Promise<DescriptionSubject>
-  record(description: {
-    sha256: string
-    sent_sha256: string
-    sent_media_type: string
-    provider: string
-    model: string
-    prompt_fingerprint: string
-    text: string
-    stop_reason?: string
-    input_tokens: number
-    output_tokens: number
-  }): Promise<DescriptionEntry>
+  record(description: NewDescription): Promise<DescriptionEntry>
 }
 
 export async function describeAsset(seam: DescribeSeam, selector: string, describer: ImageDescriber | undefined, options: { dryRun?: boolean } = {}): Promise<DescribeReport> {

@@ -941,39 +941,31 @@ fn read_figures(
         else {
             continue;
         };
-        extractor.get_or_insert(found.extractor);
+        extractor.get_or_insert_with(|| found.extractor.clone());
         let (sx, sy) = (
             (fx1 - fx0) / f64::from(info.width),
             (fy1 - fy0) / f64::from(info.height),
         );
-        for block in found.blocks {
-            let [x0, y0, x1, y1] = block.bbox;
-            let before = out.units.len();
-            out.push(
-                OCR_TEXT,
-                &block.text,
-                None,
-                &[],
-                None,
-                DocLocator {
-                    part: "page".into(),
-                    page: Some(picture.page),
-                    boxes: vec![[
-                        f64::from(picture.page),
-                        fx0 + x0 * sx,
-                        fy0 + y0 * sy,
-                        fx0 + x1 * sx,
-                        fy0 + y1 * sy,
-                    ]],
-                    origin: Some("ocr".into()),
-                    confidence: block.ocr_confidence,
-                    ..DocLocator::default()
-                },
-            );
-            if out.units.len() > before {
-                first_units[i].get_or_insert(before);
-            }
-        }
+        let page = f64::from(picture.page);
+        first_units[i] = super::image::push_lines(
+            out,
+            found,
+            (None, &[]),
+            &DocLocator {
+                part: "page".into(),
+                page: Some(picture.page),
+                ..DocLocator::default()
+            },
+            |[x0, y0, x1, y1]| {
+                vec![[
+                    page,
+                    fx0 + x0 * sx,
+                    fy0 + y0 * sy,
+                    fx0 + x1 * sx,
+                    fy0 + y1 * sy,
+                ]]
+            },
+        );
     }
     (first_units, extractor)
 }
@@ -1053,21 +1045,12 @@ fn picture_asset(
             reading.options,
             &mut reading.diagnostics,
         ) {
-            reading.extractor.get_or_insert(found.extractor);
-            for block in found.blocks {
-                out.push(
-                    OCR_TEXT,
-                    &block.text,
-                    heading_at,
-                    heading_path,
-                    None,
-                    DocLocator {
-                        origin: Some("ocr".into()),
-                        confidence: block.ocr_confidence,
-                        ..place.clone()
-                    },
-                );
-            }
+            reading
+                .extractor
+                .get_or_insert_with(|| found.extractor.clone());
+            super::image::push_lines(out, found, (heading_at, heading_path), &place, |_| {
+                Vec::new()
+            });
         }
     }
     Placed {
@@ -1159,6 +1142,11 @@ pub(super) struct Layout {
 }
 
 impl Layout {
+    /// Units pushed so far: the index the next one gets.
+    pub(super) fn count(&self) -> usize {
+        self.units.len()
+    }
+
     pub(super) fn push(
         &mut self,
         unit_type: &'static str,

@@ -209,6 +209,39 @@ pub(super) fn recognize(
     }
 }
 
+/// Appends the lines OCR recognized in a picture as `ocr_text` units at `place` (under the
+/// heading at `heading`), each with its confidence and the boxes `boxes` makes of its pixel box.
+/// Returns the first unit appended.
+pub(super) fn push_lines(
+    out: &mut Layout,
+    found: super::document::PdfDocument,
+    heading: (Option<usize>, &[String]),
+    place: &DocLocator,
+    boxes: impl Fn([f64; 4]) -> Vec<[f64; 5]>,
+) -> Option<usize> {
+    let mut first = None;
+    for block in found.blocks {
+        let before = out.count();
+        out.push(
+            OCR_TEXT,
+            &block.text,
+            heading.0,
+            heading.1,
+            None,
+            DocLocator {
+                boxes: boxes(block.bbox),
+                origin: Some("ocr".into()),
+                confidence: block.ocr_confidence,
+                ..place.clone()
+            },
+        );
+        if out.count() > before {
+            first.get_or_insert(before);
+        }
+    }
+    first
+}
+
 /// Formats a vision model reads as they are (Anthropic's Messages API: JPEG, PNG, GIF, WebP).
 const UPLOADABLE: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 /// Bytes one uploaded image may have, and pixels per side (the Messages API's limits).
@@ -313,23 +346,16 @@ pub fn extract(
     let what = format!("the {} image", info.format);
     if let Some(found) = recognize(bytes, info, path, &what, options, &mut diagnostics) {
         extractor = format!("{extractor}+{}", found.extractor);
-        for block in found.blocks {
-            let [x0, y0, x1, y1] = block.bbox;
-            out.push(
-                OCR_TEXT,
-                &block.text,
-                None,
-                &[],
-                None,
-                DocLocator {
-                    part: "image".into(),
-                    boxes: vec![[1.0, x0, y0, x1, y1]],
-                    origin: Some("ocr".into()),
-                    confidence: block.ocr_confidence,
-                    ..DocLocator::default()
-                },
-            );
-        }
+        push_lines(
+            &mut out,
+            found,
+            (None, &[]),
+            &DocLocator {
+                part: "image".into(),
+                ..DocLocator::default()
+            },
+            |[x0, y0, x1, y1]| vec![[1.0, x0, y0, x1, y1]],
+        );
     }
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
