@@ -457,7 +457,8 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
     let segment: string
     let region: number[]
     try {
-      await ws.add({ paths: [docs] })
+      const receipt = await ws.add({ paths: [docs] })
+      expect(receipt.status, JSON.stringify(receipt.diagnostics)).toBe('succeeded')
       const hit = (await ws.search({ query: 'table structure recognition', limit: 5 })).segments.find((s) => s.source.path === 'paper.pdf')!
       const regions = hit.locator.document!.regions!
       expect(regions.length).toBeGreaterThan(0)
