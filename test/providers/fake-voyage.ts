@@ -4,9 +4,12 @@ import type { AddressInfo } from 'node:net'
 
 /**
  * A loopback stand-in for Voyage's HTTP API (`POST /v1/embeddings`, `/v1/contextualizedembeddings`,
- * `/v1/rerank`), so the real `voyageai` SDK can be driven through faults without a network or a key.
- * Vectors are deterministic unit vectors seeded by a hash of the text; rerank scores are word
- * overlap. Every request is recorded; faults are queued and each request consumes the next one.
+ * `/v1/multimodalembeddings`, `/v1/rerank`), so the real `voyageai` SDK can be driven through faults
+ * without a network or a key. Vectors are deterministic unit vectors seeded by a hash of the text;
+ * rerank scores are word overlap. A multimodal input is keyed by its text and the sha256 of each
+ * image it holds; `depicts(text, image)` makes a text query embed like that image, the one thing a
+ * real multimodal model is for. Every request is recorded; faults are queued and each request
+ * consumes the next one.
  */
 
 export type Fault =
@@ -48,6 +51,10 @@ export interface FakeVoyage {
   contextVector(document: readonly string[], window: number, dimension?: number): number[]
   score(query: string, document: string): number
   tokens(text: string): number
+  /** From now on a multimodal input that is exactly `text` embeds like `image` (its bytes). */
+  depicts(text: string, image: Uint8Array): void
+  /** The key a multimodal input is embedded by: its text and `image:<sha256>` of each image. */
+  multimodalKey(content: ReadonlyArray<{ type: string; text?: string; image_base64?: string }>): string
   close(): Promise<void>
 }
 
@@ -77,6 +84,18 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
     return q.size === 0 ? 0 : [...q].filter((w) => d.has(w)).length / q.size
   }
   const tokens = (text: string) => Math.ceil(text.length / 4)
+  const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+  const depicted = new Map<string, string>()
+  const multimodalKey = (content: ReadonlyArray<{ type: string; text?: string; image_base64?: string }>) => {
+    const parts = content.map((piece) => {
+      if (piece.type === 'text') return piece.text ?? ''
+      const data = /^data:image\/(png|jpeg|webp|gif);base64,(.*)$/s.exec(piece.image_base64 ?? '')
+      if (piece.type !== 'image_base64' || !data) throw new Error(`unsupported content ${piece.type}`)
+      return `image:${sha(Buffer.from(data[2] as string, 'base64'))}`
+    })
+    const key = parts.join('\u0000')
+    return depicted.get(key) ?? key
+  }
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers })
@@ -132,6 +151,21 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
         if (fault?.kind === 'partial') data.pop()
         else if (data[0]) shape(fault, data[0].data)
         answer = { object: 'list', data, model: body.model, usage: { total_tokens: inputs.flat().reduce((s, t) => s + tokens(t), 0) } }
+      } else if (path === '/v1/multimodalembeddings') {
+        const inputs = body.inputs as Array<{ content: Array<{ type: string; text?: string; image_base64?: string }> }>
+        let keys: string[]
+        try {
+          keys = inputs.map((input) => multimodalKey(input.content))
+        } catch (e) {
+          return json(res, 400, { detail: (e as Error).message })
+        }
+        const data = shape(
+          fault,
+          keys.map((key, index) => ({ object: 'embedding', index, embedding: vector(key, dimension) })),
+        )
+        const images = keys.reduce((n, k) => n + (k.match(/image:/g)?.length ?? 0), 0)
+        const textTokens = keys.reduce((s, k) => s + tokens(k.replace(/image:[0-9a-f]{64}/g, '')), 0)
+        answer = { object: 'list', data, model: body.model, usage: { text_tokens: textTokens, image_pixels: images * 560 * 100, total_tokens: textTokens + images * 100 } }
       } else if (path === '/v1/rerank') {
         const query = body.query as string
         const documents = body.documents as string[]
@@ -163,6 +197,10 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
     contextVector,
     score,
     tokens,
+    depicts(text, image) {
+      depicted.set(text, `image:${sha(image)}`)
+    },
+    multimodalKey,
     close() {
       server.closeAllConnections()
       return new Promise((resolve) => server.close(() => resolve()))

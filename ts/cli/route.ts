@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises'
-import { connect } from '../client/http-client.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
@@ -20,6 +19,8 @@ export async function withTarget<T>(flag: string | undefined, fn: (target: Targe
   if (daemon) {
     // The owner's token: the CLI is the workspace owner's tool.
     const token = (await readFile(runtimePath(dir, 'ownerToken'), 'utf8')).trim()
+    // The HTTP client (and its response schemas) loads only when a daemon answers.
+    const { connect } = await import('../client/http-client.js')
     return fn({ mode: 'daemon', client: connect(daemon.url, { token, project: daemon.project }), daemon })
   }
   const workspace = await openConfigured(dir)

@@ -16,7 +16,7 @@ export const RequesterSchema = z.enum(['owner', 'agent'])
 export const JobRequestSchema = z.object({
   paths: z.array(z.string()),
   collection: z.string().optional(),
-  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image']).optional(),
+  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation']).optional(),
   requester: RequesterSchema,
 })
 
@@ -70,6 +70,19 @@ export const ReceiptSchema = z.object({
     })
     .optional()
     .describe("What the text channel's embedding did (workspaces with [embeddings])"),
+  visual: z
+    .object({
+      pictures: z.number().int().describe('Distinct pictures held by collections that permit upload'),
+      cached: z.number().int().describe('Already embedded by this model'),
+      embedded: z.number().int().describe('Sent to the multimodal model'),
+      skipped: z.number().int().describe("Not embeddable: pixels that do not decode within the limits, or bytes no longer retained"),
+      not_permitted: z.number().int().describe('Held only by collections [visual] does not list: never sent'),
+      tokens: z.number().int(),
+      calls: z.number().int(),
+      embed_ms: z.number(),
+    })
+    .optional()
+    .describe("What the visual channel's embedding did (workspaces with [visual])"),
 })
 
 export const ProgressSchema = z.object({
@@ -122,6 +135,7 @@ export const RebuildReportSchema = z.object({
   reason: z.string(),
   snapshot_id: z.number().int().nullable(),
   embedding: ReceiptSchema.shape.embedding,
+  visual: ReceiptSchema.shape.visual,
   duration_ms: z.number(),
 })
 

@@ -25,7 +25,9 @@ export const PackSchema = z
       max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first'),
     }),
     identifiers: z.object({
-      patterns: z.array(z.object({ name: z.string(), regex: z.string() })).describe('Explicit identifiers registered for the exact channel'),
+      patterns: z
+        .array(z.object({ name: z.string(), regex: z.string(), canonical: z.string().optional().describe('How a match is written, from named groups: `RFC ${rfc} §${section}`') }))
+        .describe('Explicit identifiers registered for the exact channel'),
     }),
     fusion: z.object({
       k: z.number().positive(),

@@ -11,7 +11,7 @@ import { z } from 'zod'
  */
 export const ProviderCallSchema = z.object({
   provider: z.string().describe('Provider name, e.g. voyage'),
-  operation: z.enum(['embed', 'contextualized_embed', 'rerank']),
+  operation: z.enum(['embed', 'contextualized_embed', 'multimodal_embed', 'rerank']),
   model: z.string(),
   inputs: z.number().int().nonnegative().describe('Texts sent in this request (chunks for contextualized, documents for rerank)'),
   tokens: z.number().int().nonnegative().describe('Tokens the provider reported using; 0 when the request failed'),
@@ -58,6 +58,16 @@ export interface ContextualizedEmbedResult {
   dimension: number
   tokens: number
   calls: number
+}
+
+/** One piece of a multimodal input: text, or a picture's bytes. */
+export type MultimodalPiece = { text: string } | { image: Uint8Array; mediaType: string }
+
+export interface MultimodalEmbedRequest {
+  model: string
+  /** Each input is a sequence of pieces embedded together (a picture; a query's text). */
+  inputs: readonly (readonly MultimodalPiece[])[]
+  inputType: InputType
 }
 
 export interface RerankRequest {
@@ -111,6 +121,7 @@ export interface ModelProvider {
   readonly name: string
   embed(request: EmbedRequest): Promise<EmbedResult>
   embedContextualized(request: ContextualizedEmbedRequest): Promise<ContextualizedEmbedResult>
+  embedMultimodal(request: MultimodalEmbedRequest): Promise<EmbedResult>
   rerank(request: RerankRequest): Promise<RerankResult>
 }
 
@@ -146,14 +157,26 @@ export interface TextReranker {
   rerank(query: string, documents: string[]): Promise<{ scores: number[]; tokens: number; receipt: Record<string, unknown> }>
 }
 
+/**
+ * The visual channel's embedder (a multimodal model): pictures as documents at publication, a
+ * query's text at search, into one space. Its family is its own (`provider`, `model`, `dimension`).
+ */
+export interface VisualEmbedder {
+  readonly spec: { provider: string; model: string; dimension: number }
+  embedPictures(pictures: Array<{ bytes: Uint8Array; mediaType: string }>): Promise<{ vectors: Float32Array[]; tokens: number[]; receipt: Record<string, unknown> }>
+  embedQuery(text: string): Promise<{ vectors: Float32Array[]; tokens: number[]; receipt: Record<string, unknown> }>
+}
+
 /** Network providers handed to a workspace when its configuration names them. */
 export interface TextProviders {
   embedder?: TextEmbedder
   reranker?: TextReranker
+  visual?: VisualEmbedder
 }
 
 /** What a workspace's configuration asks of network providers (from workspace.toml and its pack). */
 export interface ProviderNeeds {
   embeddings?: { provider: string; model: string; dimension?: number; representation: string; quantization: string }
   rerank?: { provider: string; model: string }
+  visual?: { provider: string; model: string; dimension?: number }
 }

@@ -57,7 +57,7 @@ export const SegmentSchema = z.object({
   rerank_score: z.number().optional().describe("The reranker's relevance score, when reranking reached this segment"),
   channels: z.array(
     z.object({
-      channel: z.enum(['exact', 'lexical', 'text', 'graph']),
+      channel: z.enum(['exact', 'lexical', 'text', 'visual', 'graph']),
       rank: z.number().int().positive(),
       score: z.number().optional().describe("The channel's own score (BM25, cosine similarity), with explain"),
     }),

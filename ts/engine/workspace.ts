@@ -1,60 +1,43 @@
 import { readFile } from 'node:fs/promises'
-import {
-  type AddPlan,
-  AddPlanSchema,
-  type AddRequest,
-  AddRequestSchema,
-  type Progress,
-  type RebuildReport,
-  RebuildReportSchema,
-  type Receipt,
-  ReceiptSchema,
-  type Requester,
-} from '../contracts/ingest.js'
+import type { AddPlan, AddRequest, Progress, RebuildReport, Receipt, Requester } from '../contracts/ingest.js'
 import type { ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
-import { type DescribeReport, DescribeReportSchema, type DescriptionEntry, DescriptionEntrySchema, DescriptionSubjectSchema } from '../contracts/description.js'
+import type { DescribeReport, DescriptionEntry } from '../contracts/description.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
-import { type InspectSymbolRequest, InspectSymbolRequestSchema, type SymbolReport, SymbolReportSchema } from '../contracts/symbol.js'
-import {
-  type Evidence,
-  EvidenceSchema,
-  type JobRef,
-  type JobStatus,
-  JobStatusSchema,
-  type ListSourcesRequest,
-  type SnapshotList,
-  SnapshotListSchema,
-  type SourceList,
-  SourceListSchema,
-} from '../contracts/service.js'
-import { type InitReport, InitReportSchema, type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
-import {
-  type BackupReport,
-  BackupReportSchema,
-  type CompactReport,
-  CompactReportSchema,
-  type Finding,
-  FindingSchema,
-  type PurgeReport,
-  PurgeReportSchema,
-  type RunRecord,
-  RunRecordSchema,
-  type WithdrawReport,
-  WithdrawReportSchema,
-} from '../contracts/operations.js'
+import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
+import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
+import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
+import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, WithdrawReport } from '../contracts/operations.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
-import { readPdf } from '../extract/pdf.js'
-import { type RenderOptions, type RenderedRegion, renderEvidence } from './render.js'
-import { describeAsset } from './describe.js'
+import type { PdfCall } from '../native/index.cjs'
+import type { RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
 import { checked, parseJson } from './parse.js'
-import { ensureTokens } from './tokens.js'
+
+/**
+ * The PDF reader (pdf.js in worker threads) loads with the first PDF a job reads, not with every
+ * workspace: a search never needs it.
+ */
+const readPdf = async (call: PdfCall) => (await import('../extract/pdf.js')).readPdf(call)
+
+/**
+ * Contract modules other than search's load on first use: evaluating every zod schema when the
+ * module loads cost a CLI `search` about 30 ms of its 170 (issue 11). Search's request and result
+ * schemas stay static; a dynamic import of a module already loaded is one microtask.
+ */
+const contracts = {
+  ingest: () => import('../contracts/ingest.js'),
+  description: () => import('../contracts/description.js'),
+  symbol: () => import('../contracts/symbol.js'),
+  service: () => import('../contracts/service.js'),
+  workspace: () => import('../contracts/workspace.js'),
+  operations: () => import('../contracts/operations.js'),
+}
 
 export interface AddOptions {
   /** Called with progress events; errors thrown by it are swallowed so they cannot kill the job. */
@@ -118,8 +101,8 @@ export class Workspace implements EvidenceClient {
    * for agents; mode 0600).
    */
   static async init(dir: string, options: { profile?: 'documents' | 'code'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
-    const report = checked(InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile, options.embeddings)))
-    await ensureTokens(report.dir)
+    const report = checked((await contracts.workspace()).InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile, options.embeddings)))
+    await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
   }
 
@@ -129,6 +112,7 @@ export class Workspace implements EvidenceClient {
     return {
       ...(needs.embeddings ? { embeddings: { ...needs.embeddings, dimension: needs.embeddings.dimension ?? undefined } } : {}),
       ...(needs.rerank ? { rerank: needs.rerank } : {}),
+      ...(needs.visual ? { visual: { ...needs.visual, dimension: needs.visual.dimension ?? undefined } } : {}),
     }
   }
 
@@ -154,29 +138,30 @@ export class Workspace implements EvidenceClient {
   }
 
   async add(request: AddRequest, options: AddOptions & RequestOptions = {}): Promise<Receipt> {
-    const input = ensureValid(AddRequestSchema, request)
+    const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
     const requester = options.requester ?? 'owner'
-    return checked(ReceiptSchema, await callNative(() => this.#native.add(input, requester, progressCallback(options.onProgress))))
+    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.add(input, requester, progressCallback(options.onProgress))))
   }
 
   /** What `add` would capture and embed, and the embedding's estimated cost; writes nothing, calls no provider. */
   async planAdd(request: AddRequest, options: RequestOptions = {}): Promise<AddPlan> {
-    const input = ensureValid(AddRequestSchema, request)
-    return checked(AddPlanSchema, await callNative(() => this.#native.planAdd(input, options.requester ?? 'owner')))
+    const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
+    return checked((await contracts.ingest()).AddPlanSchema, await callNative(() => this.#native.planAdd(input, options.requester ?? 'owner')))
   }
 
   /** Rewrites damaged vector files from the records; republishes a current snapshot whose indexes are stale. */
   async rebuild(options: AddOptions = {}): Promise<RebuildReport> {
-    return checked(RebuildReportSchema, await callNative(() => this.#native.rebuild(progressCallback(options.onProgress))))
+    return checked((await contracts.ingest()).RebuildReportSchema, await callNative(() => this.#native.rebuild(progressCallback(options.onProgress))))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
   async inspect(id: string): Promise<Evidence> {
-    return checked(EvidenceSchema, await callNative(() => this.#native.inspect(id)))
+    return checked((await contracts.service()).EvidenceSchema, await callNative(() => this.#native.inspect(id)))
   }
 
   /** The page region a unit, chunk or segment of a PDF covers, drawn to PNG (`inspect --render`). */
   async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
+    const { renderEvidence } = await import('./render.js')
     return renderEvidence(this.dir, await this.inspect(id), options)
   }
 
@@ -186,25 +171,26 @@ export class Workspace implements EvidenceClient {
    * never-cited description. Without a describer, or with `dryRun`, reports what would be sent.
    */
   async describe(selector: string, describer: ImageDescriber | undefined, options: { dryRun?: boolean } = {}): Promise<DescribeReport> {
+    const { describeAsset } = await import('./describe.js')
     const report = await describeAsset(
       {
-        subject: async (s) => checked(DescriptionSubjectSchema, await callNative(() => this.#native.descriptionSubject(s))),
-        record: async (d) => checked(DescriptionEntrySchema, await callNative(() => this.#native.recordDescription(d))),
+        subject: async (s) => checked((await contracts.description()).DescriptionSubjectSchema, await callNative(() => this.#native.descriptionSubject(s))),
+        record: async (d) => checked((await contracts.description()).DescriptionEntrySchema, await callNative(() => this.#native.recordDescription(d))),
       },
       selector,
       describer,
       options,
     )
-    return checked(DescribeReportSchema, report)
+    return checked((await contracts.description()).DescribeReportSchema, report)
   }
 
   /** Records a person's review of a description: accepted, rejected or back to unreviewed. */
   async reviewDescription(id: number, status: 'accepted' | 'rejected' | 'unreviewed', note?: string): Promise<DescriptionEntry> {
-    return checked(DescriptionEntrySchema, await callNative(() => this.#native.reviewDescription(id, status, note)))
+    return checked((await contracts.description()).DescriptionEntrySchema, await callNative(() => this.#native.reviewDescription(id, status, note)))
   }
 
   async status(): Promise<Status> {
-    return checked(StatusSchema, await callNative(() => this.#native.status()))
+    return checked((await contracts.workspace()).StatusSchema, await callNative(() => this.#native.status()))
   }
 
   /**
@@ -213,7 +199,7 @@ export class Workspace implements EvidenceClient {
    * answers does not change. The job runner calls it when its queue is empty.
    */
   async compact(): Promise<CompactReport> {
-    return checked(CompactReportSchema, await callNative(() => this.#native.compact()))
+    return checked((await contracts.operations()).CompactReportSchema, await callNative(() => this.#native.compact()))
   }
 
   /**
@@ -222,7 +208,7 @@ export class Workspace implements EvidenceClient {
    * policy (each with a tombstone). `nowMs` replaces the clock (tests).
    */
   async purge(options: { nowMs?: number } = {}): Promise<PurgeReport> {
-    return checked(PurgeReportSchema, await callNative(() => this.#native.purge(options.nowMs)))
+    return checked((await contracts.operations()).PurgeReportSchema, await callNative(() => this.#native.purge(options.nowMs)))
   }
 
   /** What the job runner does once its queue is empty: compaction, then retention. */
@@ -234,7 +220,7 @@ export class Workspace implements EvidenceClient {
 
   /** Writes a verified backup to `dest` (must not exist, or be empty) while the workspace serves; jobs wait meanwhile. */
   async backup(dest: string): Promise<BackupReport> {
-    return checked(BackupReportSchema, await callNative(() => this.#native.backup(dest)))
+    return checked((await contracts.operations()).BackupReportSchema, await callNative(() => this.#native.backup(dest)))
   }
 
   /**
@@ -242,39 +228,40 @@ export class Workspace implements EvidenceClient {
    * bearer tokens); nothing is written to `dir` unless every file checks out.
    */
   static async restore(src: string, dir: string): Promise<BackupReport> {
-    const report = checked(BackupReportSchema, await callNative(() => native().restoreWorkspace(src, dir)))
-    await ensureTokens(report.dir)
+    const report = checked((await contracts.operations()).BackupReportSchema, await callNative(() => native().restoreWorkspace(src, dir)))
+    await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
   }
 
   /** Withdraws a source (`source:N`, its URI or root-relative path) from new snapshots; its history stays. */
   async withdraw(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
-    return checked(WithdrawReportSchema, await callNative(() => this.#native.withdraw(selector, reason, progressCallback(options.onProgress))))
+    return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.withdraw(selector, reason, progressCallback(options.onProgress))))
   }
 
   /** Erases retained original bytes (`revision:N`, or every revision of a source) and leaves tombstones. */
   async deleteOriginal(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
-    return checked(WithdrawReportSchema, await callNative(() => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress))))
+    return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress))))
   }
 
   /** Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each with its fix. */
   async doctor(): Promise<Finding[]> {
+    const { FindingSchema } = await contracts.operations()
     return (await callNative(() => this.#native.doctor())).map((f) => checked(FindingSchema, f))
   }
 
   /** A recorded query run: request, applied scope, snapshot, results and trace. */
   async inspectRun(runId: string): Promise<RunRecord> {
-    return parseJson(RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
+    return parseJson((await contracts.operations()).RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
   }
 
   async verify(): Promise<VerifyReport> {
-    return checked(VerifyReportSchema, await callNative(() => this.#native.verify()))
+    return checked((await contracts.workspace()).VerifyReportSchema, await callNative(() => this.#native.verify()))
   }
 
   /** A code symbol's definitions, with the references (and their outcome), callers and callees of each. */
   async inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport> {
-    const input = ensureValid(InspectSymbolRequestSchema, request)
-    return checked(SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(input)))
+    const input = ensureValid((await contracts.symbol()).InspectSymbolRequestSchema, request)
+    return checked((await contracts.symbol()).SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(input)))
   }
 
   /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N` or `job:N` with its provenance. */
@@ -283,11 +270,11 @@ export class Workspace implements EvidenceClient {
   }
 
   async listSources(options: Omit<ListSourcesRequest, 'project'> = {}): Promise<SourceList> {
-    return checked(SourceListSchema, await callNative(() => this.#native.listSources(options)))
+    return checked((await contracts.service()).SourceListSchema, await callNative(() => this.#native.listSources(options)))
   }
 
   async listSnapshots(): Promise<SnapshotList> {
-    return checked(SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
+    return checked((await contracts.service()).SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
   }
 
   /** Records an add request as a durable queued job; it runs in the background on the single writer. */
@@ -299,13 +286,13 @@ export class Workspace implements EvidenceClient {
 
   /** Queues an add job. An agent's paths outside the roots are refused now (`E_FORBIDDEN`). */
   async enqueueAdd(request: AddRequest, options: RequestOptions = {}): Promise<number> {
-    const input = ensureValid(AddRequestSchema, request)
+    const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
     return callNative(() => this.#native.enqueueAdd(input, options.requester ?? 'owner'))
   }
 
   /** Runs a queued job now (the job runner calls this; so does resuming after a restart). */
   async runJob(jobId: number, options: AddOptions = {}): Promise<Receipt> {
-    return checked(ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
+    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
   }
 
   async queuedJobs(): Promise<number[]> {
@@ -329,7 +316,7 @@ export class Workspace implements EvidenceClient {
   }
 
   async jobStatus(jobId: number): Promise<JobStatus> {
-    return checked(JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
+    return checked((await contracts.service()).JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
   }
 
   /** Whether agents may add sources inside existing roots (`[agents] allow_add_source`, off by default). */
@@ -390,8 +377,25 @@ export async function openWorkspace(dir: string, options: { providers?: TextProv
  * promise. Vectors cross flattened (one number array per call), receipts as JSON.
  */
 function toHooks(providers: TextProviders) {
-  const { embedder, reranker } = providers
+  const { embedder, reranker, visual } = providers
+  const flatten = (vectors: readonly Float32Array[]) => {
+    const flat: number[] = []
+    for (const v of vectors) for (const x of v) flat.push(x)
+    return flat
+  }
   return {
+    ...(visual
+      ? {
+          visual_spec: visual.spec,
+          embed_visual: async (call: { pictures: Buffer[]; media_types: string[]; query?: string | null }) => {
+            const out =
+              call.query != null
+                ? await visual.embedQuery(call.query)
+                : await visual.embedPictures(call.pictures.map((bytes, i) => ({ bytes, mediaType: call.media_types[i] as string })))
+            return { vectors: flatten(out.vectors), tokens: out.tokens, receipt_json: JSON.stringify(out.receipt) }
+          },
+        }
+      : {}),
     ...(embedder
       ? {
           embedder_spec: embedder.spec,

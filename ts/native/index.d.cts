@@ -114,7 +114,7 @@ export interface AddRequest {
   /** Target collection (default `default`). */
   collection?: string
   /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'
 }
 
 /** The scope actually applied. */
@@ -213,7 +213,7 @@ export interface ChannelCoverage {
 
 /** One channel's rank for a segment. */
 export interface ChannelRank {
-  channel: 'exact' | 'lexical' | 'text' | 'graph'
+  channel: 'exact' | 'lexical' | 'text' | 'visual' | 'graph'
   rank: number
   /** The channel's own score (BM25, cosine similarity), with `explain`. */
   score?: number
@@ -587,7 +587,7 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'
   requester: 'owner' | 'agent'
 }
 
@@ -803,6 +803,10 @@ export interface ProviderHooks {
   /** `provider/model` of the reranker. */
   reranker_name?: string
   rerank?: (call: RerankCall) => Promise<RerankOutput>
+  /** The visual channel's family (`[visual]`). */
+  visual_spec?: VisualSpec
+  /** Embeds pictures, or a query's text, with the multimodal model. */
+  embed_visual?: (call: VisualCall) => Promise<EmbedOutput>
   /** Reads a PDF (pdf.js in a worker pool); without it, PDFs are reported and not read. */
   read_pdf?: (call: PdfCall) => Promise<PdfOutput>
 }
@@ -817,6 +821,7 @@ export declare function providerNeeds(dir: string): ProviderNeeds
 export interface ProviderNeeds {
   embeddings?: EmbeddingNeed
   rerank?: RerankNeed
+  visual?: VisualNeed
 }
 
 /** What `manage purge` removed. */
@@ -838,13 +843,13 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */
   max_per_source?: number
   snapshot_id?: number
-  channels?: Array<'exact' | 'lexical' | 'text' | 'graph'>
+  channels?: Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph'>
   agent_id?: string
   task_id?: string
   /** Per segment, each channel's score beside its rank, and the rerank score. */
@@ -882,6 +887,7 @@ export interface RebuildReport {
   reason: string
   snapshot_id: number | null
   embedding?: EmbedReport
+  visual?: VisualReport
   duration_ms: number
 }
 
@@ -904,6 +910,8 @@ export interface Receipt {
   excluded: Array<Exclusion>
   /** What the text channel's embedding did (workspaces with `[embeddings]`). */
   embedding?: EmbedReport
+  /** What the visual channel's embedding did (workspaces with `[visual]`). */
+  visual?: VisualReport
 }
 
 /** One vector generation rewritten from the records. */
@@ -1226,6 +1234,45 @@ export interface VerifyReport {
   references_checked: number
   snapshots_checked: number
   problems: Array<Problem>
+}
+
+/** One multimodal embedding call: pictures embedded as documents, or a query's text. */
+export interface VisualCall {
+  /** Each picture's bytes (empty for a query). */
+  pictures: Array<Buffer>
+  /** Each picture's media type. */
+  media_types: Array<string>
+  /** The query's text (absent when pictures are embedded). */
+  query?: string
+}
+
+/** The multimodal model the visual channel calls. */
+export interface VisualNeed {
+  provider: string
+  model: string
+  dimension?: number
+}
+
+/** What making sure every picture has a vector of the visual family did. */
+export interface VisualReport {
+  /** Distinct pictures held by collections that permit upload. */
+  pictures: number
+  cached: number
+  embedded: number
+  /** Not embeddable: pixels that do not decode within the limits, or bytes no longer retained. */
+  skipped: number
+  /** Held only by collections that do not permit upload (never sent). */
+  not_permitted: number
+  tokens: number
+  calls: number
+  embed_ms: number
+}
+
+/** The visual family a JS multimodal embedder produces. */
+export interface VisualSpec {
+  provider: string
+  model: string
+  dimension: number
 }
 
 /** A source a withdrawal or erasure took out of new snapshots. */

@@ -5,6 +5,7 @@ import type {
   EmbedRequest,
   EmbedResult,
   ModelProvider,
+  MultimodalEmbedRequest,
   ProviderCall,
   RerankRequest,
   RerankResult,
@@ -64,6 +65,10 @@ const EMBED_DEFAULT_BUDGET = 120_000
 const CONTEXT_MAX_DOCUMENTS = 1000
 const CONTEXT_MAX_CHUNKS = 16_000
 const CONTEXT_TOKEN_BUDGET = 120_000
+/** Multimodal: at most 1,000 inputs per request; pictures are sent as base64 data URLs, so a request is also kept under 16 MiB of them. */
+const MULTIMODAL_MAX_INPUTS = 1000
+const MULTIMODAL_MAX_BYTES = 16 * 1024 * 1024
+const MULTIMODAL_MEDIA_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
 const RERANK_MAX_DOCUMENTS = 1000
 /** Rerank tokens are counted as query tokens × documents + the documents' tokens. */
 const RERANK_TOKEN_BUDGET: Readonly<Record<string, number>> = {
@@ -135,6 +140,7 @@ interface Batch {
 const LABEL: Record<ProviderCall['operation'], string> = {
   embed: 'embeddings',
   contextualized_embed: 'contextualized embeddings',
+  multimodal_embed: 'multimodal embeddings',
   rerank: 'rerank',
 }
 
@@ -331,6 +337,48 @@ export function createVoyageProvider(options: VoyageProviderOptions = {}): Model
         tokens += answer.tokens
       }
       return { vectors, dimension: dims.value ?? request.outputDimension ?? 0, tokens, calls: counter.calls }
+    },
+
+    async embedMultimodal(request: MultimodalEmbedRequest): Promise<EmbedResult> {
+      checkModel(request.model, 'multimodal embeddings')
+      const inputs = request.inputs.map((pieces, i) => {
+        if (!Array.isArray(pieces) || pieces.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', `inputs[${i}] has no pieces`)
+        return pieces.map((piece, p) => {
+          if ('text' in piece) {
+            if (typeof piece.text !== 'string' || piece.text === '') throw new TychoraError('E_INVALID_ARGUMENT', `inputs[${i}][${p}] is empty text; Voyage refuses empty texts`)
+            return { type: 'text', text: piece.text }
+          }
+          if (!MULTIMODAL_MEDIA_TYPES.has(piece.mediaType)) {
+            throw new TychoraError('E_INVALID_ARGUMENT', `inputs[${i}][${p}] is ${JSON.stringify(piece.mediaType)}; Voyage reads image/png, image/jpeg, image/webp and image/gif`)
+          }
+          return { type: 'image_base64', imageBase64: `data:${piece.mediaType};base64,${Buffer.from(piece.image).toString('base64')}` }
+        })
+      })
+      const size = (i: number) => (inputs[i] as Array<{ text?: string; imageBase64?: string }>).reduce((s, piece) => s + (piece.imageBase64?.length ?? piece.text?.length ?? 0), 0)
+      const ranges = plan(inputs.length, [
+        { max: MULTIMODAL_MAX_INPUTS, cost: () => 1 },
+        { max: MULTIMODAL_MAX_BYTES, cost: size },
+      ])
+      const counter = { calls: 0 }
+      const vectors: Float32Array[] = []
+      const dims = new Dimensions(undefined)
+      let tokens = 0
+      for (const [n, [start, end]] of ranges.entries()) {
+        const batchInputs = inputs.slice(start, end).map((content) => ({ content }))
+        const batch: Batch = { operation: 'multimodal_embed', model: request.model, inputs: batchInputs.length, index: n + 1, of: ranges.length }
+        const answer = await send(
+          batch,
+          counter,
+          (client, opts) => client.multimodalEmbed({ inputs: batchInputs, model: request.model, inputType: request.inputType }, opts),
+          (body) => {
+            const items = listOf(body, batchInputs.length, batchInputs.length, 'embeddings')
+            return { value: items.map((item, i) => dims.check(vector(item, `embedding ${i}`), `embedding ${i}`)), tokens: usage(body) }
+          },
+        )
+        vectors.push(...answer.value)
+        tokens += answer.tokens
+      }
+      return { vectors, dimension: dims.value ?? 0, tokens, calls: counter.calls }
     },
 
     async rerank(request: RerankRequest): Promise<RerankResult> {

@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { FamilySpec, ImageDescriber, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker } from '../contracts/provider.js'
+import type {
+  FamilySpec,
+  ImageDescriber,
+  ModelProvider,
+  ProviderCall,
+  ProviderNeeds,
+  TextEmbedder,
+  TextProviders,
+  TextReranker,
+  VisualEmbedder,
+} from '../contracts/provider.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 
@@ -88,6 +98,7 @@ function voyage(onCall?: (call: ProviderCall) => void): ModelProvider {
     name: 'voyage',
     embed: async (request) => (await get()).embed(request),
     embedContextualized: async (request) => (await get()).embedContextualized(request),
+    embedMultimodal: async (request) => (await get()).embedMultimodal(request),
     rerank: async (request) => (await get()).rerank(request),
   }
 }
@@ -166,14 +177,46 @@ function rerankerFor(need: NonNullable<ProviderNeeds['rerank']>, provider: Model
   }
 }
 
+/** Dimensions of Voyage's multimodal models (docs.voyageai.com/docs/multimodal-embeddings). */
+const VOYAGE_MULTIMODAL_DIMENSIONS: Readonly<Record<string, number>> = {
+  'voyage-multimodal-3': 1024,
+  'voyage-multimodal-3.5': 1024,
+}
+
+/**
+ * The visual channel's embedder: pictures as documents, queries as text, one space. The provider
+ * reports tokens per request; they are spread evenly over its inputs.
+ */
+function visualFor(need: NonNullable<ProviderNeeds['visual']>, provider: ModelProvider): VisualEmbedder {
+  if (need.provider !== 'voyage') throw new TychoraError('E_INVALID_ARGUMENT', `[visual] provider ${JSON.stringify(need.provider)} is not one this package can call; expected voyage`)
+  const dimension = need.dimension ?? VOYAGE_MULTIMODAL_DIMENSIONS[need.model]
+  if (!dimension) throw new TychoraError('E_INVALID_ARGUMENT', `[visual] model ${JSON.stringify(need.model)} has no known dimension: set dimension in [visual]`)
+  const run = async (inputs: Parameters<ModelProvider['embedMultimodal']>[0]['inputs'], inputType: 'query' | 'document') => {
+    const started = performance.now()
+    const result = await provider.embedMultimodal({ model: need.model, inputs, inputType })
+    const even = Math.floor(result.tokens / Math.max(1, inputs.length))
+    return {
+      vectors: result.vectors,
+      tokens: inputs.map((_, i) => (i === 0 ? result.tokens - even * (inputs.length - 1) : even)),
+      receipt: { provider: 'voyage', model: need.model, input_type: inputType, inputs: inputs.length, tokens: result.tokens, calls: result.calls, ms: performance.now() - started },
+    }
+  }
+  return {
+    spec: { provider: 'voyage', model: need.model, dimension },
+    embedPictures: (pictures) => run(pictures.map((p) => [{ image: p.bytes, mediaType: p.mediaType }]), 'document'),
+    embedQuery: (text) => run([[{ text }]], 'query'),
+  }
+}
+
 /** The network providers the workspace in `dir` configures, or `undefined` when it needs none. */
 export function providersFor(dir: string, options: { onCall?: (call: ProviderCall) => void } = {}): TextProviders | undefined {
   const needs = Workspace.providerNeeds(dir)
-  if (!needs.embeddings && !needs.rerank) return undefined
+  if (!needs.embeddings && !needs.rerank && !needs.visual) return undefined
   const provider = voyage(options.onCall)
   return {
     ...(needs.embeddings ? { embedder: embedderFor(needs.embeddings, provider) } : {}),
     ...(needs.rerank ? { reranker: rerankerFor(needs.rerank, provider) } : {}),
+    ...(needs.visual ? { visual: visualFor(needs.visual, provider) } : {}),
   }
 }
 

@@ -188,6 +188,11 @@ pub struct Identifiers {
 pub struct IdentifierPattern {
     pub name: String,
     pub regex: String,
+    /// How a match is written as an identifier, from the regex's named groups (`RFC ${rfc}
+    /// §${section}`), so that different spellings of one reference (`Section 4.1.2 of RFC 6749`,
+    /// `RFC 6749 §4.1.2`) are one identifier. Absent: the match as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -216,6 +221,13 @@ pub struct FusionWeights {
     /// The text channel's weight (DESIGN §9: 1).
     #[serde(default = "default_text_weight")]
     pub text: f64,
+    /// The visual channel's weight (DESIGN §9: 0.7).
+    #[serde(default = "default_visual_weight")]
+    pub visual: f64,
+}
+
+fn default_visual_weight() -> f64 {
+    0.7
 }
 
 fn default_text_weight() -> f64 {
@@ -294,6 +306,9 @@ pub struct Config {
     /// Descriptions of visual assets by a vision model (absent: none, nothing uploaded).
     #[serde(default)]
     pub descriptions: Option<Descriptions>,
+    /// The visual channel (a multimodal model), when present.
+    #[serde(default)]
+    pub visual: Option<Visual>,
 }
 
 /// `[descriptions]`: a vision model describes a visual asset someone selected (`tychora describe`).
@@ -344,6 +359,67 @@ impl Descriptions {
         }
         if !network {
             return Err("[descriptions] uploads images to a provider, but the default profile has network = false; set network = true in that profile to allow it".into());
+        }
+        Ok(())
+    }
+}
+
+/// `[visual]`: the visual channel. A multimodal model (Voyage) embeds the pictures of the listed
+/// collections at publication (their bytes leave the machine, so no other collection's are sent)
+/// and each query's text; the nearest pictures vote for the windows that hold them, fused at the
+/// pack's `fusion.weights.visual` (DESIGN §9: 0.7).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Visual {
+    /// `voyage`.
+    pub provider: String,
+    /// The model (default `voyage-multimodal-3`).
+    #[serde(default = "default_visual_model")]
+    pub model: String,
+    /// Vector length, when the model is not one this package knows.
+    #[serde(default)]
+    pub dimension: Option<usize>,
+    /// Collections whose pictures may be uploaded. Empty: none may.
+    #[serde(default)]
+    pub collections: Vec<String>,
+    /// Overrides the pack's visual channel weight.
+    #[serde(default)]
+    pub weight: Option<f64>,
+}
+
+fn default_visual_model() -> String {
+    "voyage-multimodal-3".into()
+}
+
+impl Visual {
+    /// Whether pictures held by `collection` may be uploaded.
+    #[must_use]
+    pub fn permits(&self, collection: &str) -> bool {
+        self.collections.iter().any(|c| c == collection)
+    }
+
+    fn check(&self, network: bool) -> std::result::Result<(), String> {
+        if self.provider != "voyage" {
+            return Err(format!(
+                "[visual] provider {:?}; expected \"voyage\"",
+                self.provider
+            ));
+        }
+        if self.model.trim().is_empty() {
+            return Err("[visual] model must name a model".into());
+        }
+        if self.dimension == Some(0) {
+            return Err("[visual] dimension must be positive".into());
+        }
+        if let Some(w) = self.weight
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(format!(
+                "[visual] weight = {w} must be a finite number >= 0"
+            ));
+        }
+        if !network {
+            return Err("[visual] uploads pictures to a provider, but the default profile has network = false; set network = true in that profile to allow it".into());
         }
         Ok(())
     }
@@ -859,6 +935,14 @@ page_timeout_ms = 120000
 # model = "claude-sonnet-4-5"
 # collections = ["manuals"]
 # max_tokens = 600
+
+# The visual channel: a multimodal model embeds the pictures of the listed collections and each
+# query, so a query finds a chart by what it shows. Off unless present; the key comes from
+# VOYAGE_API_KEY. Needs network = true in the profile.
+# [visual]
+# provider = "voyage"
+# model = "voyage-multimodal-3"
+# collections = ["manuals"]
 "#
     )
 }
@@ -886,6 +970,11 @@ impl Config {
             .and_then(|()| {
                 config.descriptions.as_ref().map_or(Ok(()), |d| {
                     d.check(config.profiles[&config.default_profile].network)
+                })
+            })
+            .and_then(|()| {
+                config.visual.as_ref().map_or(Ok(()), |v| {
+                    v.check(config.profiles[&config.default_profile].network)
                 })
             })
             .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
@@ -964,6 +1053,9 @@ impl Config {
         if let Some(e) = &self.embeddings {
             pack.fusion.weights.text = e.weight.unwrap_or(pack.fusion.weights.text);
             pack.text.depth = e.depth.unwrap_or(pack.text.depth);
+        }
+        if let Some(v) = &self.visual {
+            pack.fusion.weights.visual = v.weight.unwrap_or(pack.fusion.weights.visual);
         }
         if let Some(o) = &self.graph {
             let g = &mut pack.graph;

@@ -353,6 +353,7 @@ fn a_provider_failure_fails_the_job_keeps_the_snapshot_and_the_vectors_already_m
         Providers {
             embedder: Some(flaky.clone()),
             reranker: None,
+            visual: None,
         },
     )
     .unwrap();

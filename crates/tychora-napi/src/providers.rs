@@ -6,11 +6,12 @@
 use std::sync::Arc;
 
 use napi::Status;
-use napi::bindgen_prelude::Promise;
+use napi::bindgen_prelude::{Buffer, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use tychora_core::vector::{
-    Embedded, Embedder, FamilySpec, InputKind, Providers, Reranked, Reranker,
+    Embedded, Embedder, FamilySpec, InputKind, Picture, Providers, Reranked, Reranker,
+    VisualEmbedder,
 };
 use tychora_core::{Error, Result};
 
@@ -57,6 +58,26 @@ pub struct RerankOutput {
     pub receipt_json: String,
 }
 
+/// One multimodal embedding call: pictures embedded as documents, or a query's text.
+#[napi(object)]
+pub struct VisualCall {
+    /// Each picture's bytes (empty for a query).
+    pub pictures: Vec<Buffer>,
+    /// Each picture's media type.
+    #[napi(js_name = "media_types")]
+    pub media_types: Vec<String>,
+    /// The query's text (absent when pictures are embedded).
+    pub query: Option<String>,
+}
+
+/// The visual family a JS multimodal embedder produces.
+#[napi(object)]
+pub struct VisualSpec {
+    pub provider: String,
+    pub model: String,
+    pub dimension: u32,
+}
+
 /// The family a JS embedder produces.
 #[napi(object)]
 pub struct EmbedderSpec {
@@ -87,6 +108,8 @@ type EmbedDocumentsFn = ThreadsafeFunction<
 >;
 type RerankFn =
     ThreadsafeFunction<RerankCall, Promise<RerankOutput>, RerankCall, Status, false, true>;
+type VisualFn =
+    ThreadsafeFunction<VisualCall, Promise<EmbedOutput>, VisualCall, Status, false, true>;
 
 /// Providers to open a workspace with.
 #[napi(object, object_to_js = false)]
@@ -107,6 +130,15 @@ pub struct ProviderHooks {
     pub reranker_name: Option<String>,
     #[napi(ts_type = "(call: RerankCall) => Promise<RerankOutput>")]
     pub rerank: Option<RerankFn>,
+    /// The visual channel's family (`[visual]`).
+    #[napi(js_name = "visual_spec")]
+    pub visual_spec: Option<VisualSpec>,
+    /// Embeds pictures, or a query's text, with the multimodal model.
+    #[napi(
+        js_name = "embed_visual",
+        ts_type = "(call: VisualCall) => Promise<EmbedOutput>"
+    )]
+    pub embed_visual: Option<VisualFn>,
     /// Reads a PDF (pdf.js in a worker pool); without it, PDFs are reported and not read.
     #[napi(
         js_name = "read_pdf",
@@ -253,6 +285,55 @@ impl Reranker for JsReranker {
     }
 }
 
+struct JsVisual {
+    spec: FamilySpec,
+    embed: VisualFn,
+}
+
+impl JsVisual {
+    fn call(&self, call: VisualCall, count: usize) -> Result<Embedded> {
+        let what = format!(
+            "{} multimodal embeddings ({})",
+            self.spec.provider, self.spec.model
+        );
+        let out = futures_executor::block_on(async {
+            let promise = self.embed.call_async(call).await?;
+            promise.await
+        })
+        .map_err(|e| provider_error(&what, &e))?;
+        unflatten(&what, out, &[count], self.spec.dimension)?
+            .pop()
+            .ok_or_else(|| Error::Provider(format!("{what}: no answer")))
+    }
+}
+
+impl VisualEmbedder for JsVisual {
+    fn spec(&self) -> &FamilySpec {
+        &self.spec
+    }
+
+    fn embed_pictures(&self, pictures: &[Picture<'_>]) -> Result<Embedded> {
+        let call = VisualCall {
+            pictures: pictures
+                .iter()
+                .map(|p| Buffer::from(p.bytes.to_vec()))
+                .collect(),
+            media_types: pictures.iter().map(|p| p.media_type.to_string()).collect(),
+            query: None,
+        };
+        self.call(call, pictures.len())
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Embedded> {
+        let call = VisualCall {
+            pictures: Vec::new(),
+            media_types: Vec::new(),
+            query: Some(text.to_string()),
+        };
+        self.call(call, 1)
+    }
+}
+
 /// The core's PDF reader from the JS hook.
 pub(crate) fn pdf_reader(
     hooks: &mut ProviderHooks,
@@ -287,7 +368,31 @@ pub(crate) fn from_hooks(hooks: ProviderHooks) -> Providers {
         }
         _ => None,
     };
-    Providers { embedder, reranker }
+    let visual = match (hooks.visual_spec, hooks.embed_visual) {
+        (Some(spec), Some(embed)) => Some(Arc::new(JsVisual {
+            spec: visual_family(spec.provider, spec.model, spec.dimension as usize),
+            embed,
+        }) as Arc<dyn VisualEmbedder>),
+        _ => None,
+    };
+    Providers {
+        embedder,
+        reranker,
+        visual,
+    }
+}
+
+/// The visual channel's family: the provider's unit vectors of pictures, compared by cosine.
+fn visual_family(provider: String, model: String, dimension: usize) -> FamilySpec {
+    FamilySpec {
+        provider,
+        model,
+        dimension,
+        representation: "image".into(),
+        normalization: "l2".into(),
+        quantization: "f32".into(),
+        metric: "cos".into(),
+    }
 }
 
 /// What a workspace's configuration asks of network providers, resolved against its pack.
@@ -295,6 +400,15 @@ pub(crate) fn from_hooks(hooks: ProviderHooks) -> Providers {
 pub struct ProviderNeeds {
     pub embeddings: Option<EmbeddingNeed>,
     pub rerank: Option<RerankNeed>,
+    pub visual: Option<VisualNeed>,
+}
+
+/// The multimodal model the visual channel calls.
+#[napi(object)]
+pub struct VisualNeed {
+    pub provider: String,
+    pub model: String,
+    pub dimension: Option<u32>,
 }
 
 /// The embedding family a network provider must produce.
@@ -325,6 +439,7 @@ pub fn provider_needs(dir: String) -> napi::Result<ProviderNeeds> {
             return Ok(ProviderNeeds {
                 embeddings: None,
                 rerank: None,
+                visual: None,
             });
         }
         let config = tychora_core::config::Config::load(&path)?;
@@ -377,7 +492,16 @@ pub fn provider_needs(dir: String) -> napi::Result<ProviderNeeds> {
             }),
             None => None,
         };
-        Ok(ProviderNeeds { embeddings, rerank })
+        let visual = config.visual.as_ref().map(|v| VisualNeed {
+            provider: v.provider.clone(),
+            model: v.model.clone(),
+            dimension: v.dimension.and_then(|d| u32::try_from(d).ok()),
+        });
+        Ok(ProviderNeeds {
+            embeddings,
+            rerank,
+            visual,
+        })
     };
     run().map_err(|e| crate::error::to_napi(&e))
 }

@@ -76,7 +76,13 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
     match kind {
         Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.
-        Kind::Markdown | Kind::Docx | Kind::Pdf | Kind::Image => unit
+        Kind::Markdown
+        | Kind::Docx
+        | Kind::Pdf
+        | Kind::Image
+        | Kind::Law
+        | Kind::Regulation
+        | Kind::Rfc => unit
             .parent
             .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
         Kind::Text => "doc".to_string(),

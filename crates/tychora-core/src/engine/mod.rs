@@ -13,7 +13,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use regex::Regex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::artifact::ArtifactStore;
@@ -23,7 +22,9 @@ use crate::job::ProgressBoard;
 use crate::lexical::LexicalIndex;
 use crate::store::query_log::QueryLog;
 use crate::store::{self, migrate};
-use crate::vector::{Budget, Embedder, LocalEmbedder, Providers, Reranker, UserCache, VectorIndex};
+use crate::vector::{
+    Budget, Embedder, LocalEmbedder, Providers, Reranker, UserCache, VectorIndex, VisualEmbedder,
+};
 
 /// The text channel's embedder as the workspace configures it: `None` without `[embeddings]`.
 type TextEmbedder = Option<Arc<dyn Embedder>>;
@@ -36,7 +37,7 @@ pub(crate) struct Engine {
     dir: PathBuf,
     config: Config,
     pack: Pack,
-    patterns: Vec<(String, Regex)>,
+    patterns: Vec<crate::exact::Pattern>,
     artifacts: ArtifactStore,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
@@ -48,6 +49,7 @@ pub(crate) struct Engine {
     embedder_override: Option<Arc<dyn Embedder>>,
     pdf_reader: Option<Arc<dyn crate::parse::document::PdfReader>>,
     reranker: Option<Arc<dyn Reranker>>,
+    visual: Option<Arc<dyn VisualEmbedder>>,
     user_cache: Option<UserCache>,
     query_log: QueryLog,
     progress: ProgressBoard,
@@ -111,7 +113,11 @@ impl Engine {
                 regex::RegexBuilder::new(&p.regex)
                     .case_insensitive(true)
                     .build()
-                    .map(|re| (p.name.clone(), re))
+                    .map(|regex| crate::exact::Pattern {
+                        name: p.name.clone(),
+                        regex,
+                        canonical: p.canonical.clone(),
+                    })
                     .map_err(|e| {
                         Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
                     })
@@ -142,6 +148,11 @@ impl Engine {
             pdf_reader,
             reranker: if config.rerank.is_some() {
                 providers.reranker
+            } else {
+                None
+            },
+            visual: if config.visual.is_some() {
+                providers.visual
             } else {
                 None
             },
@@ -244,7 +255,7 @@ impl Engine {
         &self.query_log
     }
 
-    pub(crate) fn patterns(&self) -> &[(String, Regex)] {
+    pub(crate) fn patterns(&self) -> &[crate::exact::Pattern] {
         &self.patterns
     }
 
@@ -358,12 +369,17 @@ impl Engine {
         }
     }
 
-    /// The reranker, when `[rerank]` is configured and the caller provided one.
     /// The PDF reader the binding handed in, if any.
     pub(crate) fn pdf_reader(&self) -> Option<&dyn crate::parse::document::PdfReader> {
         self.pdf_reader.as_deref()
     }
 
+    /// The multimodal embedder, when `[visual]` is configured and the caller provided one.
+    pub(crate) fn visual(&self) -> Option<&Arc<dyn VisualEmbedder>> {
+        self.visual.as_ref()
+    }
+
+    /// The reranker, when `[rerank]` is configured and the caller provided one.
     pub(crate) fn reranker(&self) -> Option<&Arc<dyn Reranker>> {
         self.reranker.as_ref()
     }

@@ -10,6 +10,40 @@ use crate::error::Result;
 use crate::lexical::Filter;
 use crate::parse::slugify;
 
+/// A pack's identifier pattern, compiled: its name, its regex and how a match is written.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// The pattern's name (`rfc`, `article`), part of a mention's identifier kind.
+    pub name: String,
+    /// Case-insensitive.
+    pub regex: Regex,
+    /// The template a match is expanded with (`${group}`), when the pack gives one.
+    pub canonical: Option<String>,
+}
+
+impl Pattern {
+    /// The identifiers `text` names, as written or as the canonical template spells them.
+    #[must_use]
+    pub fn find_all(&self, text: &str) -> Vec<String> {
+        match &self.canonical {
+            None => self
+                .regex
+                .find_iter(text)
+                .map(|m| m.as_str().to_string())
+                .collect(),
+            Some(template) => self
+                .regex
+                .captures_iter(text)
+                .map(|c| {
+                    let mut out = String::new();
+                    c.expand(template, &mut out);
+                    out
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Normal form of an identifier for exact matching: lowercase, no whitespace.
 #[must_use]
 pub fn normalize_identifier(value: &str) -> String {
@@ -22,16 +56,16 @@ pub fn normalize_identifier(value: &str) -> String {
 
 /// Normalised identifiers a query names: pattern matches, the whole query, and its heading slug.
 #[must_use]
-pub fn query_identifiers(query: &str, patterns: &[(String, Regex)]) -> Vec<String> {
+pub fn query_identifiers(query: &str, patterns: &[Pattern]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |v: String| {
         if !v.is_empty() && !out.contains(&v) {
             out.push(v);
         }
     };
-    for (_, re) in patterns {
-        for m in re.find_iter(query) {
-            push(normalize_identifier(m.as_str()));
+    for pattern in patterns {
+        for found in pattern.find_all(query) {
+            push(normalize_identifier(&found));
         }
     }
     let trimmed = query.trim();
@@ -44,7 +78,14 @@ pub fn query_identifiers(query: &str, patterns: &[(String, Regex)]) -> Vec<Strin
 }
 
 /// `(chunk_id, owner_id)` of chunks whose units carry one of `identifiers`, best first: anchors and ids, then identifiers
-/// in headings (definitions), then mentions; within a class, document order.
+/// in headings (definitions), then mentions; within a class, the longest identifier matched (the
+/// most specific), then document order.
+///
+/// Where the corpus defines an identifier the query names (an anchor: a section, an article's
+/// point), the channel votes for the definition, not for the passages that mention it, nor for
+/// the identifiers it contains: asked `RFC 6749 §4.1.2`, it answers with that section, not with
+/// the registry that cites it or with every window naming `RFC 6749`. Those passages stay
+/// findable through the other channels.
 ///
 /// # Errors
 /// SQLite errors.
@@ -58,8 +99,63 @@ pub fn search(
     if identifiers.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let mut sql = String::from(
-        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class
+    let (sql, values) = matching(
+        "SELECT DISTINCT i.normalized",
+        snapshot_id,
+        identifiers,
+        filter,
+        Narrow::Definitions,
+    );
+    let defined: Vec<String> = conn
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(values), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let kept: Vec<String> = identifiers
+        .iter()
+        .filter(|id| !defined.iter().any(|d| d != *id && d.contains(id.as_str())))
+        .cloned()
+        .collect();
+    let (mut sql, values) = matching(
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
+                MAX(length(i.normalized)) AS specific",
+        snapshot_id,
+        &kept,
+        filter,
+        Narrow::NoMentionsOf(&defined),
+    );
+    // Within a class the most specific identifier wins: asked `Article 17(1)(b)`, the point's
+    // window comes before Article 17's first window, which also matches `Article 17`.
+    let _ = write!(
+        sql,
+        " GROUP BY c.id ORDER BY class, specific DESC, c.id LIMIT {limit}"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let ids = stmt
+        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
+}
+
+/// Which identifier rows [`matching`] keeps besides the query's identifiers.
+enum Narrow<'a> {
+    /// Definitions only (anchors, ids).
+    Definitions,
+    /// Every row except mentions of these defined identifiers.
+    NoMentionsOf(&'a [String]),
+}
+
+/// `select` over the identifier rows of the snapshot's eligible members that carry one of
+/// `identifiers`, each with its unit's window (`c`), narrowed by `narrow`.
+fn matching(
+    select: &str,
+    snapshot_id: i64,
+    identifiers: &[String],
+    filter: &Filter,
+    narrow: Narrow<'_>,
+) -> (String, Vec<rusqlite::types::Value>) {
+    // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
+    let mut sql = format!(
+        "{select}
          FROM identifiers i
          CROSS JOIN evidence_units u ON u.id = i.unit_id
          CROSS JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
@@ -69,7 +165,7 @@ pub fn search(
              SELECT w.id FROM chunks w
              WHERE w.extraction_id = u.extraction_id AND w.last_unit_id >= u.id
              ORDER BY w.last_unit_id LIMIT 1)
-         WHERE i.normalized IN (",
+         WHERE i.normalized IN ("
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
     for (n, id) in identifiers.iter().enumerate() {
@@ -82,14 +178,25 @@ pub fn search(
         values.push(id.clone().into());
     }
     sql.push(')');
+    match narrow {
+        Narrow::Definitions => sql.push_str(" AND i.kind IN ('anchor', 'json_id')"),
+        Narrow::NoMentionsOf([]) => {}
+        Narrow::NoMentionsOf(defined) => {
+            sql.push_str(" AND (i.kind IN ('anchor', 'json_id') OR i.normalized NOT IN (");
+            for (n, id) in defined.iter().enumerate() {
+                let _ = write!(
+                    sql,
+                    "{}?{}",
+                    if n > 0 { ", " } else { "" },
+                    values.len() + 1
+                );
+                values.push(id.clone().into());
+            }
+            sql.push_str("))");
+        }
+    }
     filter.push_sql(&mut sql, &mut values);
-    let _ = write!(sql, " GROUP BY c.id ORDER BY class, c.id LIMIT {limit}");
-    // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let ids = stmt
-        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+    (sql, values)
 }
 
 #[cfg(test)]
@@ -98,10 +205,11 @@ mod tests {
 
     #[test]
     fn query_identifiers_normalise_patterns_and_short_queries() {
-        let patterns = vec![(
-            "rfc".to_string(),
-            Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap(),
-        )];
+        let patterns = vec![Pattern {
+            name: "rfc".to_string(),
+            regex: Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap(),
+            canonical: None,
+        }];
         let ids = query_identifiers("what does RFC 9110 say", &patterns);
         assert_eq!(ids[0], "rfc9110");
         assert!(ids.contains(&"what-does-rfc-9110-say".to_string()));

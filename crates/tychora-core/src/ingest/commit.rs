@@ -243,7 +243,7 @@ fn media_type(kind: Kind, bytes: &[u8]) -> &'static str {
         Kind::Image => crate::parse::image::probe(bytes, u64::MAX)
             .map_or("application/octet-stream", |i| i.media_type),
         Kind::Markdown => "text/markdown",
-        Kind::Text => "text/plain",
+        Kind::Text | Kind::Law | Kind::Regulation | Kind::Rfc => "text/plain",
         Kind::Json => "application/json",
         Kind::Jsonl => "application/jsonl",
         Kind::Code(language) => match language {
@@ -464,9 +464,9 @@ fn write_extraction(
                     "mention"
                 };
                 let mut found: Vec<(String, String)> = Vec::new();
-                for (name, re) in engine.patterns() {
-                    for m in re.find_iter(&unit.text) {
-                        let entry = (format!("{scope}:{name}"), m.as_str().to_string());
+                for pattern in engine.patterns() {
+                    for value in pattern.find_all(&unit.text) {
+                        let entry = (format!("{scope}:{}", pattern.name), value);
                         if !found
                             .iter()
                             .any(|f| normalize_identifier(&f.1) == normalize_identifier(&entry.1))
@@ -566,7 +566,7 @@ fn write_extraction(
 /// number count, and only when the composed value matches the same pattern.
 fn numbered_under_heading(
     unit: &crate::unit::Unit,
-    patterns: &[(String, regex::Regex)],
+    patterns: &[crate::exact::Pattern],
 ) -> Vec<(String, String)> {
     static LEADING_NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^[\s|*_]*(\d+(?:\.\d+)+)\b").expect("a valid regex")
@@ -587,7 +587,10 @@ fn numbered_under_heading(
         return Vec::new();
     };
     let mut out = Vec::new();
-    for (name, re) in patterns {
+    for crate::exact::Pattern {
+        name, regex: re, ..
+    } in patterns
+    {
         let Some(m) = re.find(heading) else { continue };
         let id = m.as_str();
         // The heading's identifier is a prefix followed by its dotted number ("V" + "1.2").

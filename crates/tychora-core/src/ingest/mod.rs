@@ -49,6 +49,39 @@ fn text_publication<'a>(
     }))
 }
 
+/// Makes sure the pictures of `members` have vectors of the visual family before they are
+/// published (a workspace with `[visual]` and a multimodal embedder), so a snapshot never answers
+/// with a visual channel that silently misses its pictures. `None` without the channel.
+fn ensure_visual(
+    engine: &Engine,
+    conn: &rusqlite::Connection,
+    members: &[crate::snapshot::Member],
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Option<crate::vector::VisualReport>> {
+    let (Some(settings), Some(embedder)) = (&engine.config().visual, engine.visual()) else {
+        return Ok(None);
+    };
+    let report = crate::vector::visual::ensure(
+        conn,
+        engine.artifacts(),
+        embedder.as_ref(),
+        members,
+        &|collection| settings.permits(collection),
+        (
+            engine.config().documents.max_image_pixels,
+            u64::from(engine.config().documents.worker_memory_mb) << 20,
+        ),
+        &|done, total| {
+            on_progress(Progress {
+                phase: crate::job::Phase::Embed,
+                done,
+                total,
+            });
+        },
+    )?;
+    Ok(Some(report))
+}
+
 /// What to add.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct AddRequest {
@@ -155,6 +188,9 @@ pub struct Receipt {
     /// What the text channel's embedding did (workspaces with `[embeddings]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<crate::vector::EmbedReport>,
+    /// What the visual channel's embedding did (workspaces with `[visual]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visual: Option<crate::vector::VisualReport>,
 }
 
 /// What `add --dry-run` found: what would be captured and embedded, and what embedding would cost.

@@ -45,6 +45,10 @@ pub struct RebuildReport {
     /// What embedding did, when the members were published again with vectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedding: Option<EmbedReport>,
+    /// What the visual channel's embedding did (workspaces with `[visual]`): pictures of the
+    /// current snapshot that had no vector get one, without publishing again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visual: Option<crate::vector::VisualReport>,
     /// Wall time.
     pub duration_ms: f64,
 }
@@ -80,6 +84,7 @@ pub(crate) fn rebuild(
         reason: String::new(),
         snapshot_id: Some(current),
         embedding: None,
+        visual: None,
         duration_ms: 0.0,
     };
     let result = run(engine, &mut conn, current, &mut report, &record, started);
@@ -134,6 +139,10 @@ fn run(
         &serde_json::json!({ "repaired": report.repaired.len() }),
     )?;
 
+    // Pictures of the current snapshot that lack a vector (`[visual]` set after they were added)
+    // get one; vectors are keyed by the pictures' bytes, so the snapshot need not be published again.
+    let current_members = snapshot::members(conn, current)?;
+    report.visual = super::ensure_visual(engine, conn, &current_members, on_progress)?;
     let stale = stale_reason(engine, conn, current)?;
     let Some(reason) = stale else {
         report.reason = "the current snapshot's indexes match the configuration".into();

@@ -613,7 +613,10 @@ impl<'a> AddJob<'a> {
         )?;
         self.steps.begin(conn, "publish")?;
         let members_total = next.len();
+        // Pictures before the snapshot: a provider failure publishes nothing (as for windows).
+        let visual = super::ensure_visual(self.engine, conn, &next, self.on_progress)?;
         let mut receipt = self.receipt(self.previous, false);
+        receipt.visual = visual;
         let started = self.started;
         let steps = &mut self.steps;
         let finish = |tx: &rusqlite::Transaction<'_>, id: i64, published: &snapshot::Published| {
@@ -624,7 +627,7 @@ impl<'a> AddJob<'a> {
             done.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
             steps.finish(
                 tx,
-                &serde_json::json!({ "snapshot_id": id, "members": members_total, "embedding": published.embedding }),
+                &serde_json::json!({ "snapshot_id": id, "members": members_total, "embedding": published.embedding, "visual": done.visual }),
             )?;
             commit::finish_job(tx, &done)?;
             receipt = done;
@@ -682,6 +685,7 @@ impl<'a> AddJob<'a> {
             diagnostics: t.diagnostics,
             excluded: t.excluded,
             embedding: None,
+            visual: None,
         }
     }
 }

@@ -137,9 +137,14 @@ pub(crate) fn withdraw(
                         .collect::<rusqlite::Result<Vec<_>>>()?,
                     );
                     for (doomed_sha, doomed_size, why) in doomed {
-                        // What a model said of erased pictures is derived from them: it goes too.
+                        // What a model said of erased pictures, and where it placed them, are
+                        // derived from them: they go too.
                         tx.execute(
                             "DELETE FROM asset_descriptions WHERE sha256 = ?1",
+                            params![doomed_sha],
+                        )?;
+                        tx.execute(
+                            "DELETE FROM visual_vectors WHERE sha256 = ?1",
                             params![doomed_sha],
                         )?;
                         // A second run (after a crash between the tombstone and the file's

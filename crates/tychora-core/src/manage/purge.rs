@@ -119,6 +119,7 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
              DELETE FROM table_cells WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
              DELETE FROM visual_assets WHERE extraction_id IN (SELECT id FROM purge_extractions);
              DELETE FROM asset_descriptions WHERE sha256 NOT IN (SELECT sha256 FROM visual_assets);
+             DELETE FROM visual_vectors WHERE sha256 NOT IN (SELECT sha256 FROM visual_assets);
              DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
         )?;
         report.chunks = tx.execute(

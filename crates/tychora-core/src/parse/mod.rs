@@ -10,8 +10,10 @@ pub mod document;
 pub mod docx;
 pub mod image;
 mod json;
+mod legal;
 mod markdown;
 pub mod preflight;
+mod rfc;
 mod text;
 
 use crate::error::ErrorCode;
@@ -36,6 +38,12 @@ pub enum Kind {
     Pdf,
     /// A PNG, JPEG, WebP, GIF or TIFF file: a visual asset found by its name (and its OCR text).
     Image,
+    /// A law as plain text, read for its articles, paragraphs and points ([`legal`]).
+    Law,
+    /// A regulation as plain text, read like a law.
+    Regulation,
+    /// An IETF RFC in its plain-text form ([`rfc`]).
+    Rfc,
 }
 
 impl Kind {
@@ -51,6 +59,9 @@ impl Kind {
             Self::Docx => "docx",
             Self::Pdf => "pdf",
             Self::Image => "image",
+            Self::Law => "law",
+            Self::Regulation => "regulation",
+            Self::Rfc => "rfc",
         }
     }
 
@@ -71,6 +82,9 @@ impl Kind {
             "docx" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
             "image" => Some(Self::Image),
+            "law" => Some(Self::Law),
+            "regulation" => Some(Self::Regulation),
+            "rfc" => Some(Self::Rfc),
             _ => None,
         }
     }
@@ -81,6 +95,8 @@ impl Kind {
         let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
         match ext.as_str() {
             "md" | "markdown" | "mdown" | "mkd" => Some(Self::Markdown),
+            // `rfc6749.txt`, as the RFC Editor names them.
+            "txt" if is_rfc_name(path) => Some(Self::Rfc),
             "txt" | "text" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
@@ -91,6 +107,18 @@ impl Kind {
             _ => crate::code::Language::from_path(path).map(Self::Code),
         }
     }
+}
+
+/// Whether a file is named as the RFC Editor names RFCs (`rfc6749.txt`).
+fn is_rfc_name(path: &str) -> bool {
+    let name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    name.strip_prefix("rfc")
+        .and_then(|rest| rest.strip_suffix(".txt"))
+        .is_some_and(|n| !n.is_empty() && n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A kind forced by the caller (`--kind`): a fixed kind, or `code_file`, whose language still
@@ -155,6 +183,8 @@ pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure>
     match kind {
         Kind::Markdown => Ok(markdown::parse(text, &index)),
         Kind::Text => Ok(text::parse(text, &index)),
+        Kind::Law | Kind::Regulation => Ok(legal::parse(text, &index)),
+        Kind::Rfc => Ok(rfc::parse(text, &index)),
         Kind::Json => json::parse_document(text, &index),
         Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
         Kind::Code(language) => Ok(crate::code::extract(language, text, path)),

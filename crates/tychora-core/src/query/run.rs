@@ -62,7 +62,7 @@ type FoundVia = HashMap<i64, Vec<Hop>>;
 /// Fused candidates: each owner's fused score and the chunk standing for it, best first.
 type Candidates = Vec<(fusion::Fused<i64>, i64)>;
 
-const KNOWN_CHANNELS: [&str; 4] = ["exact", "lexical", "text", "graph"];
+const KNOWN_CHANNELS: [&str; 5] = ["exact", "lexical", "text", "visual", "graph"];
 
 /// What a request asks for, checked and completed with the pack's defaults.
 struct Plan {
@@ -224,8 +224,13 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
         Some(list) => {
             if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
                 return Err(Error::InvalidArgument(format!(
-                    "unknown channel {bad:?}; expected exact, lexical, text or graph"
+                    "unknown channel {bad:?}; expected exact, lexical, text, visual or graph"
                 )));
+            }
+            if list.iter().any(|c| c == "visual") && engine.config().visual.is_none() {
+                return Err(Error::InvalidArgument(
+                    "the visual channel needs a [visual] section in workspace.toml".into(),
+                ));
             }
             if list.iter().any(|c| c == "text") && engine.config().embeddings.is_none() {
                 return Err(Error::InvalidArgument(
@@ -234,9 +239,16 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             }
             list.clone()
         }
-        None => engine.config().profiles[&engine.config().default_profile]
-            .channels
-            .clone(),
+        None => {
+            let mut channels = engine.config().profiles[&engine.config().default_profile]
+                .channels
+                .clone();
+            // `[visual]` is the switch: a workspace that configures the channel runs it.
+            if engine.config().visual.is_some() && !channels.iter().any(|c| c == "visual") {
+                channels.push("visual".into());
+            }
+            channels
+        }
     };
     let mut channels = channels;
     if request.graph && !channels.iter().any(|c| c == "graph") {
@@ -339,6 +351,19 @@ fn channels(
             }
         }
     }
+    if wants("visual") {
+        match visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)? {
+            Ok((channel, call)) => {
+                let n = channel.hits.len();
+                hits.push(channel);
+                trace.mark_with("visual", Some(n), Some(call));
+            }
+            Err(warning) => {
+                warnings.push(warning);
+                trace.mark_with("visual", Some(0), None);
+            }
+        }
+    }
     let mut found_via: FoundVia = HashMap::new();
     if wants("graph") {
         let seeds: Vec<(i64, i64)> = fuse(&hits, pack.fusion.k)
@@ -436,6 +461,55 @@ fn text_channel(
             weight: engine.pack().fusion.weights.text,
             hits,
             scores,
+        },
+        call,
+    )))
+}
+
+/// The visual channel: the query's words embedded by the multimodal model, the snapshot's eligible
+/// pictures scanned for the nearest, each voting for the window that holds the unit naming it.
+/// Without an embedder, or with pictures that have no vector of the family, the answer carries a
+/// warning (`Err` of the inner result) instead of silently missing them.
+fn visual_channel(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    depth: usize,
+) -> Result<std::result::Result<(ChannelHits, ProviderCall), String>> {
+    let Some(embedder) = engine.visual() else {
+        return Ok(Err(
+            "the visual channel ([visual]) has no multimodal embedder here (the TypeScript package provides it); answered without it".into(),
+        ));
+    };
+    let spec = embedder.spec();
+    let (pictures, missing) = crate::vector::visual::coverage(conn, spec, snapshot_id)?;
+    if pictures > 0 && missing == pictures {
+        return Ok(Err(format!(
+            "none of snapshot {snapshot_id}'s {pictures} pictures has a vector of {spec}: run `tychora manage rebuild`; answered without the visual channel"
+        )));
+    }
+    let started = Instant::now();
+    let embedded = embedder.embed_query(&request.query)?;
+    let query =
+        embedded.vectors.into_iter().next().ok_or_else(|| {
+            Error::Provider(format!("{} returned no query vector", spec.provider))
+        })?;
+    let call = ProviderCall {
+        provider: spec.provider.clone(),
+        model: spec.model.clone(),
+        tokens: embedded.tokens.first().copied().unwrap_or(0),
+        ms: started.elapsed().as_secs_f64() * 1000.0,
+    };
+    let found =
+        crate::vector::visual::search(conn, spec, snapshot_id, &plan.filter, &query, depth)?;
+    Ok(Ok((
+        ChannelHits {
+            channel: "visual",
+            weight: engine.pack().fusion.weights.visual,
+            hits: found.iter().map(|h| (h.chunk_id, h.owner_id)).collect(),
+            scores: found.iter().map(|h| Some(h.similarity)).collect(),
         },
         call,
     )))

@@ -77,6 +77,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0011_asset_descriptions.sql",
         sql: include_str!("../../../../migrations/0011_asset_descriptions.sql"),
     },
+    Migration {
+        version: 12,
+        name: "0012_visual_vectors.sql",
+        sql: include_str!("../../../../migrations/0012_visual_vectors.sql"),
+    },
+    Migration {
+        version: 13,
+        name: "0013_legal_kinds.sql",
+        sql: include_str!("../../../../migrations/0013_legal_kinds.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -11,6 +11,7 @@ pub mod embedder;
 pub mod index;
 pub mod local;
 pub mod records;
+pub mod visual;
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -22,6 +23,7 @@ pub use embedder::{Embedded, Embedder, FamilySpec, InputKind, Reranked, Reranker
 pub use index::{Eligible, Entry, VectorIndex};
 pub use local::{LocalEmbedder, LongInputs};
 pub use records::{Record, UserCache, input_sha256};
+pub use visual::{Picture, VisualEmbedder, VisualReport};
 
 use crate::error::{Error, Result};
 
@@ -443,6 +445,8 @@ pub struct Providers {
     pub embedder: Option<std::sync::Arc<dyn Embedder>>,
     /// The reranker.
     pub reranker: Option<std::sync::Arc<dyn Reranker>>,
+    /// The visual channel's multimodal embedder.
+    pub visual: Option<std::sync::Arc<dyn VisualEmbedder>>,
 }
 
 impl std::fmt::Debug for Providers {
@@ -453,6 +457,7 @@ impl std::fmt::Debug for Providers {
                 &self.embedder.as_ref().map(|e| e.spec().clone()),
             )
             .field("reranker", &self.reranker.as_ref().map(|r| r.name()))
+            .field("visual", &self.visual.as_ref().map(|v| v.spec().clone()))
             .finish()
     }
 }

@@ -21,7 +21,7 @@ pub struct AddRequest {
     pub collection: Option<String>,
     /// Force a kind instead of detecting it from the file extension.
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'"
     )]
     pub kind: Option<String>,
 }
@@ -47,7 +47,7 @@ pub struct JobRequest {
     pub paths: Vec<String>,
     pub collection: Option<String>,
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'"
     )]
     pub kind: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]
@@ -189,6 +189,52 @@ pub struct Receipt {
     pub excluded: Vec<Exclusion>,
     /// What the text channel's embedding did (workspaces with `[embeddings]`).
     pub embedding: Option<EmbedReport>,
+    /// What the visual channel's embedding did (workspaces with `[visual]`).
+    pub visual: Option<VisualReport>,
+}
+
+/// What making sure every picture has a vector of the visual family did.
+#[napi(object)]
+pub struct VisualReport {
+    /// Distinct pictures held by collections that permit upload.
+    pub pictures: i64,
+    pub cached: i64,
+    pub embedded: i64,
+    /// Not embeddable: pixels that do not decode within the limits, or bytes no longer retained.
+    pub skipped: i64,
+    /// Held only by collections that do not permit upload (never sent).
+    #[napi(js_name = "not_permitted")]
+    pub not_permitted: i64,
+    pub tokens: i64,
+    pub calls: i64,
+    #[napi(js_name = "embed_ms")]
+    pub embed_ms: i64,
+}
+
+impl From<tychora_core::vector::VisualReport> for VisualReport {
+    #[allow(clippy::cast_possible_wrap)]
+    fn from(value: tychora_core::vector::VisualReport) -> Self {
+        let tychora_core::vector::VisualReport {
+            pictures,
+            cached,
+            embedded,
+            skipped,
+            not_permitted,
+            tokens,
+            calls,
+            embed_ms,
+        } = value;
+        Self {
+            pictures: count(pictures),
+            cached: count(cached),
+            embedded: count(embedded),
+            skipped: count(skipped),
+            not_permitted: count(not_permitted),
+            tokens: tokens as i64,
+            calls: count(calls),
+            embed_ms: embed_ms as i64,
+        }
+    }
 }
 
 /// What making sure every window has a vector did.
@@ -252,6 +298,7 @@ impl From<core::Receipt> for Receipt {
             diagnostics,
             excluded,
             embedding,
+            visual,
         } = value;
         Self {
             job_id,
@@ -270,6 +317,7 @@ impl From<core::Receipt> for Receipt {
             diagnostics: diagnostics.into_iter().map(Into::into).collect(),
             excluded: excluded.into_iter().map(Into::into).collect(),
             embedding: embedding.map(Into::into),
+            visual: visual.map(Into::into),
         }
     }
 }
@@ -424,6 +472,7 @@ pub struct RebuildReport {
     #[napi(js_name = "snapshot_id")]
     pub snapshot_id: Either<i64, Null>,
     pub embedding: Option<EmbedReport>,
+    pub visual: Option<VisualReport>,
     #[napi(js_name = "duration_ms")]
     pub duration_ms: f64,
 }
@@ -437,6 +486,7 @@ impl From<core::RebuildReport> for RebuildReport {
             reason,
             snapshot_id,
             embedding,
+            visual,
             duration_ms,
         } = value;
         Self {
@@ -458,6 +508,7 @@ impl From<core::RebuildReport> for RebuildReport {
             reason,
             snapshot_id: nullable(snapshot_id),
             embedding: embedding.map(Into::into),
+            visual: visual.map(Into::into),
             duration_ms,
         }
     }

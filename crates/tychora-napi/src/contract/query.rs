@@ -16,7 +16,7 @@ pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
     #[napi(
-        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image'>"
+        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'>"
     )]
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,
@@ -27,7 +27,7 @@ pub struct QueryRequest {
     pub max_per_source: Option<u32>,
     #[napi(js_name = "snapshot_id")]
     pub snapshot_id: Option<i64>,
-    #[napi(ts_type = "Array<'exact' | 'lexical' | 'text' | 'graph'>")]
+    #[napi(ts_type = "Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph'>")]
     pub channels: Option<Vec<String>>,
     #[napi(js_name = "agent_id")]
     pub agent_id: Option<String>,
@@ -177,7 +177,7 @@ pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
 /// One channel's rank for a segment.
 #[napi(object)]
 pub struct ChannelRank {
-    #[napi(ts_type = "'exact' | 'lexical' | 'text' | 'graph'")]
+    #[napi(ts_type = "'exact' | 'lexical' | 'text' | 'visual' | 'graph'")]
     pub channel: String,
     pub rank: i64,
     /// The channel's own score (BM25, cosine similarity), with `explain`.
