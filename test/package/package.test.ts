@@ -28,11 +28,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // 2026-12-01: the CLI is bundled into dist/bin (zod and citty inlined, compressed but with names
 // kept, for a CLI start ~50 ms shorter) and the unbundled dist/cli is left out: unpacked 784 kB in
 // 171 files.
+// 2026-12-02: documents, visual assets, descriptions, the visual channel and the law/RFC kinds
+// (their code in dist/, migrations 0006–0013, the README) bring it to 1,005,880 B unpacked.
 // Budgets: the measured figures plus about 25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
 /** Unpacked size of the root `tychora` package (what `npm install tychora` puts in node_modules/tychora). */
-const PACKAGE_UNPACKED_BUDGET = 980_000
+const PACKAGE_UNPACKED_BUDGET = 1_260_000
 /** Files in the root package. */
 const PACKAGE_FILES_BUDGET = 290
 /** The platform binary, `tychora.<platform>.node`. */

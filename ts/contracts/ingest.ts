@@ -16,7 +16,7 @@ export const RequesterSchema = z.enum(['owner', 'agent'])
 export const JobRequestSchema = z.object({
   paths: z.array(z.string()),
   collection: z.string().optional(),
-  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation']).optional(),
+  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation', 'rfc']).optional(),
   requester: RequesterSchema,
 })
 

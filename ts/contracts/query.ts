@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation']).describe('Source kind')
+export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation', 'rfc']).describe('Source kind')
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'visual', 'graph'])
   .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates)')

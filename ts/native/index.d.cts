@@ -114,7 +114,7 @@ export interface AddRequest {
   /** Target collection (default `default`). */
   collection?: string
   /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'
 }
 
 /** The scope actually applied. */
@@ -587,7 +587,7 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'
+  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'
   requester: 'owner' | 'agent'
 }
 
@@ -843,7 +843,7 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'>
+  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */

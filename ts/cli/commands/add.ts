@@ -72,7 +72,7 @@ export default defineCommand({
     ...workspaceArg,
     paths: { type: 'positional', required: true, variadic: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
-    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file | docx | pdf | image | law | regulation (law and regulation: plain text read as articles, paragraphs and points)' },
+    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file | docx | pdf | image | law | regulation | rfc (law and regulation: plain text read as articles, paragraphs and points; rfc: the numbered sections of an RFC, also chosen for rfcNNNN.txt)' },
     'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },

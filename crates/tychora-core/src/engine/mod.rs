@@ -37,7 +37,7 @@ pub(crate) struct Engine {
     dir: PathBuf,
     config: Config,
     pack: Pack,
-    patterns: Vec<crate::exact::Pattern>,
+    patterns: Vec<crate::unit::IdentifierRule>,
     artifacts: ArtifactStore,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
@@ -113,7 +113,7 @@ impl Engine {
                 regex::RegexBuilder::new(&p.regex)
                     .case_insensitive(true)
                     .build()
-                    .map(|regex| crate::exact::Pattern {
+                    .map(|regex| crate::unit::IdentifierRule {
                         name: p.name.clone(),
                         regex,
                         canonical: p.canonical.clone(),
@@ -255,7 +255,7 @@ impl Engine {
         &self.query_log
     }
 
-    pub(crate) fn patterns(&self) -> &[crate::exact::Pattern] {
+    pub(crate) fn patterns(&self) -> &[crate::unit::IdentifierRule] {
         &self.patterns
     }
 

@@ -3,46 +3,12 @@
 
 use std::fmt::Write as _;
 
-use regex::Regex;
 use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::parse::slugify;
-
-/// A pack's identifier pattern, compiled: its name, its regex and how a match is written.
-#[derive(Debug, Clone)]
-pub struct Pattern {
-    /// The pattern's name (`rfc`, `article`), part of a mention's identifier kind.
-    pub name: String,
-    /// Case-insensitive.
-    pub regex: Regex,
-    /// The template a match is expanded with (`${group}`), when the pack gives one.
-    pub canonical: Option<String>,
-}
-
-impl Pattern {
-    /// The identifiers `text` names, as written or as the canonical template spells them.
-    #[must_use]
-    pub fn find_all(&self, text: &str) -> Vec<String> {
-        match &self.canonical {
-            None => self
-                .regex
-                .find_iter(text)
-                .map(|m| m.as_str().to_string())
-                .collect(),
-            Some(template) => self
-                .regex
-                .captures_iter(text)
-                .map(|c| {
-                    let mut out = String::new();
-                    c.expand(template, &mut out);
-                    out
-                })
-                .collect(),
-        }
-    }
-}
+use crate::unit::IdentifierRule;
 
 /// Normal form of an identifier for exact matching: lowercase, no whitespace.
 #[must_use]
@@ -56,7 +22,7 @@ pub fn normalize_identifier(value: &str) -> String {
 
 /// Normalised identifiers a query names: pattern matches, the whole query, and its heading slug.
 #[must_use]
-pub fn query_identifiers(query: &str, patterns: &[Pattern]) -> Vec<String> {
+pub fn query_identifiers(query: &str, patterns: &[IdentifierRule]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |v: String| {
         if !v.is_empty() && !out.contains(&v) {
@@ -205,9 +171,9 @@ mod tests {
 
     #[test]
     fn query_identifiers_normalise_patterns_and_short_queries() {
-        let patterns = vec![Pattern {
+        let patterns = vec![IdentifierRule {
             name: "rfc".to_string(),
-            regex: Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap(),
+            regex: regex::Regex::new(r"(?i)\bRFC\s?\d{1,5}\b").unwrap(),
             canonical: None,
         }];
         let ids = query_identifiers("what does RFC 9110 say", &patterns);

@@ -566,7 +566,7 @@ fn write_extraction(
 /// number count, and only when the composed value matches the same pattern.
 fn numbered_under_heading(
     unit: &crate::unit::Unit,
-    patterns: &[crate::exact::Pattern],
+    patterns: &[crate::unit::IdentifierRule],
 ) -> Vec<(String, String)> {
     static LEADING_NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^[\s|*_]*(\d+(?:\.\d+)+)\b").expect("a valid regex")
@@ -587,7 +587,7 @@ fn numbered_under_heading(
         return Vec::new();
     };
     let mut out = Vec::new();
-    for crate::exact::Pattern {
+    for crate::unit::IdentifierRule {
         name, regex: re, ..
     } in patterns
     {

@@ -10,6 +10,7 @@ mod prepare;
 mod rebuild;
 mod run;
 mod targets;
+mod visual;
 mod withdraw;
 
 use std::path::Path;
@@ -61,7 +62,7 @@ fn ensure_visual(
     let (Some(settings), Some(embedder)) = (&engine.config().visual, engine.visual()) else {
         return Ok(None);
     };
-    let report = crate::vector::visual::ensure(
+    let report = visual::ensure(
         conn,
         engine.artifacts(),
         embedder.as_ref(),

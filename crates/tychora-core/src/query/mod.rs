@@ -2,6 +2,7 @@
 
 pub(crate) mod hydrate;
 mod run;
+mod visual;
 
 pub(crate) use run::run;
 

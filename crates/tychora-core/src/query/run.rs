@@ -484,7 +484,7 @@ fn visual_channel(
         ));
     };
     let spec = embedder.spec();
-    let (pictures, missing) = crate::vector::visual::coverage(conn, spec, snapshot_id)?;
+    let (pictures, missing) = super::visual::coverage(conn, spec, snapshot_id)?;
     if pictures > 0 && missing == pictures {
         return Ok(Err(format!(
             "none of snapshot {snapshot_id}'s {pictures} pictures has a vector of {spec}: run `tychora manage rebuild`; answered without the visual channel"
@@ -502,8 +502,7 @@ fn visual_channel(
         tokens: embedded.tokens.first().copied().unwrap_or(0),
         ms: started.elapsed().as_secs_f64() * 1000.0,
     };
-    let found =
-        crate::vector::visual::search(conn, spec, snapshot_id, &plan.filter, &query, depth)?;
+    let found = super::visual::search(conn, spec, snapshot_id, &plan.filter, &query, depth)?;
     Ok(Ok((
         ChannelHits {
             channel: "visual",

@@ -35,6 +35,41 @@ pub struct Identifier {
     pub value: String,
 }
 
+/// A pack's identifier pattern, compiled (the exact channel reads queries with it, ingestion
+/// reads units): its name, its regex and how a match is written.
+#[derive(Debug, Clone)]
+pub struct IdentifierRule {
+    /// The pattern's name (`rfc`, `article`), part of a mention's identifier kind.
+    pub name: String,
+    /// Case-insensitive.
+    pub regex: regex::Regex,
+    /// The template a match is expanded with (`${group}`), when the pack gives one.
+    pub canonical: Option<String>,
+}
+
+impl IdentifierRule {
+    /// The identifiers `text` names, as written or as the canonical template spells them.
+    #[must_use]
+    pub fn find_all(&self, text: &str) -> Vec<String> {
+        match &self.canonical {
+            None => self
+                .regex
+                .find_iter(text)
+                .map(|m| m.as_str().to_string())
+                .collect(),
+            Some(template) => self
+                .regex
+                .captures_iter(text)
+                .map(|c| {
+                    let mut out = String::new();
+                    c.expand(template, &mut out);
+                    out
+                })
+                .collect(),
+        }
+    }
+}
+
 /// One evidence unit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unit {

@@ -21,7 +21,7 @@ pub struct AddRequest {
     pub collection: Option<String>,
     /// Force a kind instead of detecting it from the file extension.
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'"
     )]
     pub kind: Option<String>,
 }
@@ -47,7 +47,7 @@ pub struct JobRequest {
     pub paths: Vec<String>,
     pub collection: Option<String>,
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'"
     )]
     pub kind: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]

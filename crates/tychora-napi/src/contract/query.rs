@@ -16,7 +16,7 @@ pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
     #[napi(
-        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation'>"
+        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'>"
     )]
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,

@@ -1,0 +1,163 @@
+//! Publication's side of the visual channel: the pictures a snapshot will hold get vectors of the
+//! multimodal family before it is published (`vector::visual` holds the vocabulary).
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rusqlite::{Connection, params};
+
+use crate::artifact::ArtifactStore;
+use crate::error::{Error, Result};
+use crate::parse::image;
+use crate::snapshot::Member;
+use crate::store::now_ms;
+use crate::vector::records::to_blob;
+use crate::vector::visual::family_key;
+use crate::vector::{Embedded, FamilySpec, Picture, VisualEmbedder, VisualReport};
+
+/// Pictures per embedder call: a failure loses little, and vectors are stored after every call.
+const CALL_PICTURES: usize = 16;
+
+/// Makes sure every picture `members` hold, in a collection `permits` allows, has a vector of the
+/// embedder's family. A picture is sent in the form a vision upload takes (`image::upload_form`:
+/// as it is when PNG, JPEG, GIF or WebP within 5 MB and 8000 px a side, else decoded under the
+/// pixel and memory limits and re-encoded as PNG of at most 1568 px), so a TIFF is embedded too and
+/// a decompression bomb is refused, not sent. Vectors are stored after every call, so a failure
+/// keeps what was paid for.
+///
+/// # Errors
+/// `E_PROVIDER` from the embedder (nothing is published by the caller then); SQLite errors.
+pub fn ensure(
+    conn: &Connection,
+    artifacts: &ArtifactStore,
+    embedder: &dyn VisualEmbedder,
+    members: &[Member],
+    permits: &dyn Fn(&str) -> bool,
+    limits: (u64, u64),
+    on_progress: &dyn Fn(usize, usize),
+) -> Result<VisualReport> {
+    let (max_pixels, max_alloc) = limits;
+    let family = family_key(embedder.spec());
+    let mut report = VisualReport::default();
+    // Per picture: whether a permitting collection holds it.
+    let mut wanted: HashMap<String, bool> = HashMap::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT v.sha256, c.name FROM visual_assets v
+             JOIN collections c ON c.id = ?2 WHERE v.extraction_id = ?1",
+        )?;
+        for m in members {
+            let rows = stmt.query_map(params![m.extraction_id, m.collection_id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?;
+            for row in rows {
+                let (sha, collection) = row?;
+                *wanted.entry(sha).or_insert(false) |= permits(&collection);
+            }
+        }
+    }
+    let mut have = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM visual_vectors WHERE family = ?1 AND sha256 = ?2)",
+    )?;
+    let mut todo: Vec<String> = Vec::new();
+    let mut shas: Vec<_> = wanted.into_iter().collect();
+    shas.sort();
+    for (sha, permitted) in shas {
+        if !permitted {
+            report.not_permitted += 1;
+            continue;
+        }
+        report.pictures += 1;
+        if have.query_row(params![family, sha], |r| r.get::<_, bool>(0))? {
+            report.cached += 1;
+        } else {
+            todo.push(sha);
+        }
+    }
+    let total = todo.len();
+    on_progress(0, total);
+    let started = Instant::now();
+    let mut done = 0;
+    for batch in todo.chunks(CALL_PICTURES) {
+        // Bytes erased for a legal request (or lost), or pixels that do not decode within the
+        // limits, leave the picture unembedded, not the job failed.
+        let mut held: Vec<(&str, &'static str, Vec<u8>)> = Vec::with_capacity(batch.len());
+        for sha in batch {
+            let upload = artifacts
+                .get(sha)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| {
+                    image::upload_form(&bytes, max_pixels, max_alloc).map_err(|f| f.message)
+                });
+            match upload {
+                Ok((media_type, bytes)) => held.push((sha, media_type, bytes)),
+                Err(why) => {
+                    log::warn!("visual asset {sha} is not embedded: {why}");
+                    report.skipped += 1;
+                }
+            }
+        }
+        done += batch.len();
+        if held.is_empty() {
+            continue;
+        }
+        let pictures: Vec<Picture<'_>> = held
+            .iter()
+            .map(|(_, media_type, bytes)| Picture { bytes, media_type })
+            .collect();
+        let embedded = embedder.embed_pictures(&pictures)?;
+        check_answer(embedder.spec(), &embedded, held.len())?;
+        report.calls += 1;
+        report.tokens += embedded.tokens.iter().map(|&t| t as u64).sum::<u64>();
+        let receipt = embedded.receipt.to_string();
+        let now = now_ms();
+        let tx = conn.unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO visual_vectors (family, sha256, dimension, vector, receipt_json, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for ((sha, _, _), vector) in held.iter().zip(&embedded.vectors) {
+                insert.execute(params![
+                    family,
+                    sha,
+                    vector.len() as i64,
+                    to_blob(vector),
+                    receipt,
+                    now
+                ])?;
+            }
+        }
+        tx.commit()?;
+        report.embedded += held.len();
+        on_progress(done, total);
+    }
+    report.embed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(report)
+}
+
+/// One vector per picture, each of the family's dimension and finite.
+fn check_answer(spec: &FamilySpec, embedded: &Embedded, count: usize) -> Result<()> {
+    if embedded.vectors.len() != count {
+        return Err(Error::Provider(format!(
+            "{}/{} returned {} vectors for {count} pictures",
+            spec.provider,
+            spec.model,
+            embedded.vectors.len()
+        )));
+    }
+    if let Some(bad) = embedded
+        .vectors
+        .iter()
+        .find(|v| v.len() != spec.dimension || v.iter().any(|x| !x.is_finite()))
+    {
+        return Err(Error::Provider(format!(
+            "{}/{} returned a vector of {} numbers (not {} finite ones)",
+            spec.provider,
+            spec.model,
+            bad.len(),
+            spec.dimension
+        )));
+    }
+    Ok(())
+}
