@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync } from 'node:fs'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { createCanvas } from '@napi-rs/canvas'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { openConfigured } from '../../ts/service/providers.js'
-import { type FakeVoyage, startFakeVoyage } from './fake-voyage.js'
+import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
 
 /**
  * The visual channel end to end: at publication the engine (Rust) sends each permitted picture's
@@ -31,37 +30,14 @@ function png(color: string): Buffer {
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? files(path) : [path]
-  })
-}
 
 describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embeddings', () => {
-  let fake: FakeVoyage
-  let scratch: string
-  const saved = { key: process.env.VOYAGE_API_KEY, url: process.env.TYCHORA_VOYAGE_BASE_URL }
-
-  beforeAll(async () => {
-    fake = await startFakeVoyage({ apiKey: KEY, dimension: 16 })
-    process.env.VOYAGE_API_KEY = KEY
-    process.env.TYCHORA_VOYAGE_BASE_URL = fake.url
-    scratch = await mkdtemp(join(tmpdir(), 'tychora-visual-'))
-  })
-  afterAll(async () => {
-    await fake.close()
-    process.env.VOYAGE_API_KEY = saved.key
-    process.env.TYCHORA_VOYAGE_BASE_URL = saved.url
-    if (saved.key === undefined) delete process.env.VOYAGE_API_KEY
-    if (saved.url === undefined) delete process.env.TYCHORA_VOYAGE_BASE_URL
-    await rm(scratch, { recursive: true, force: true })
-  })
+  const voyage = useFakeVoyageEngine({ apiKey: KEY, dimension: 16, prefix: 'tychora-visual-' })
 
   it('embeds permitted pictures at publication and finds them by what they show, fused at 0.7', async () => {
-    const dir = join(scratch, 'ws')
-    const figures = join(scratch, 'figures')
-    const secret = join(scratch, 'secret')
+    const dir = join(voyage.scratch, 'ws')
+    const figures = join(voyage.scratch, 'figures')
+    const secret = join(voyage.scratch, 'secret')
     await mkdir(figures)
     await mkdir(secret)
     const red = png('#d01010')
@@ -83,22 +59,22 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
       const first = await ws.add({ paths: [figures], collection: 'figures' })
       expect(first.published).toBe(true)
       expect(first.visual).toMatchObject({ pictures: 2, cached: 0, embedded: 2, skipped: 0, not_permitted: 0, calls: 1 })
-      const documentCalls = fake.requests.filter((r) => r.path === '/v1/multimodalembeddings' && r.body.input_type === 'document')
+      const documentCalls = voyage.fake.requests.filter((r) => r.path === '/v1/multimodalembeddings' && r.body.input_type === 'document')
       expect(documentCalls).toHaveLength(1)
       expect(documentCalls[0]?.body.model).toBe('voyage-multimodal-3')
-      const sent = (documentCalls[0]?.body.inputs as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => fake.multimodalKey(i.content))
+      const sent = (documentCalls[0]?.body.inputs as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => voyage.fake.multimodalKey(i.content))
       expect(sent.sort()).toEqual([`image:${sha(red)}`, `image:${sha(blue)}`].sort())
 
       // A collection [visual] does not list is never uploaded.
       const second = await ws.add({ paths: [secret], collection: 'secret' })
       expect(second.visual).toMatchObject({ pictures: 2, cached: 2, embedded: 0, not_permitted: 1 })
-      const uploaded = fake.requests
+      const uploaded = voyage.fake.requests
         .filter((r) => r.path === '/v1/multimodalembeddings' && r.body.input_type === 'document')
-        .flatMap((r) => (r.body.inputs as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => fake.multimodalKey(i.content)))
+        .flatMap((r) => (r.body.inputs as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => voyage.fake.multimodalKey(i.content)))
       expect(uploaded).not.toContain(`image:${sha(green)}`)
 
       // No word of "crimson rectangle" is in the corpus: only the visual channel can find figure-1.
-      fake.depicts('crimson rectangle', red)
+      voyage.fake.depicts('crimson rectangle', red)
       const lexical = await ws.search({ query: 'crimson rectangle', channels: ['exact', 'lexical'] })
       expect(lexical.segments.map((s) => s.source.path)).not.toContain('figure-1.png')
       const result = await ws.search({ query: 'crimson rectangle', explain: true })
@@ -110,7 +86,7 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
       expect(result.coverage.channels.find((c) => c.channel === 'visual')).toMatchObject({ weight: 0.7 })
       // RRF with k = 60: a segment only the visual channel found scores 0.7 / 61.
       expect(top?.score).toBeCloseTo(0.7 / 61, 9)
-      const queryCall = fake.requests.at(-1)
+      const queryCall = voyage.fake.requests.at(-1)
       expect(queryCall?.path).toBe('/v1/multimodalembeddings')
       expect(queryCall?.body.input_type).toBe('query')
       expect(queryCall?.body.inputs).toEqual([{ content: [{ type: 'text', text: 'crimson rectangle' }] }])
@@ -122,7 +98,7 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
       // A provider answer that cannot be used (a vector of the wrong length) fails the job:
       // nothing is published, the snapshot answers as before; the next add embeds only the new picture.
       await writeFile(join(figures, 'figure-3.png'), png('#f0e020'))
-      fake.fail({ kind: 'dimension', dimension: 7 })
+      voyage.fake.fail({ kind: 'dimension', dimension: 7 })
       const err = await ws.add({ paths: [figures], collection: 'figures' }).catch((e: unknown) => e)
       expect(err).toMatchObject({ code: 'E_PROVIDER' })
       expect((err as Error).message).toMatch(/multimodal embeddings/)
@@ -133,12 +109,12 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
     } finally {
       ws.close()
     }
-    for (const path of files(dir)) expect(readFileSync(path).includes(KEY), path).toBe(false)
+    for (const path of filesUnder(dir)) expect(readFileSync(path).includes(KEY), path).toBe(false)
   })
 
   it('`manage rebuild` embeds pictures added before [visual]; erasing a picture erases its vector', async () => {
-    const dir = join(scratch, 'later')
-    const docs = join(scratch, 'later-docs')
+    const dir = join(voyage.scratch, 'later')
+    const docs = join(voyage.scratch, 'later-docs')
     await mkdir(docs)
     const chart = png('#8020a0')
     await writeFile(join(docs, 'chart.png'), chart)
@@ -153,7 +129,7 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
     await writeFile(join(dir, 'workspace.toml'), `${toml.replace('network = false', 'network = true')}\n[visual]\nprovider = "voyage"\ndimension = 16\ncollections = ["default"]\n`)
     const ws = await openConfigured(dir)
     try {
-      fake.depicts('purple bars', chart)
+      voyage.fake.depicts('purple bars', chart)
       // Before the rebuild no picture has a vector: the answer says so instead of silently missing it.
       const before = await ws.search({ query: 'purple bars' })
       expect(before.warnings.join(' ')).toMatch(/no.*vector|has a vector/)

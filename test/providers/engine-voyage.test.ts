@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process'
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { TychoraError } from '../../ts/errors.js'
 import { openConfigured } from '../../ts/service/providers.js'
-import { type FakeVoyage, startFakeVoyage } from './fake-voyage.js'
+import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
 
 /**
  * The text channel and reranking through Voyage, end to end: the engine (Rust) calls the TypeScript
@@ -20,37 +20,13 @@ const ROOT = resolve(import.meta.dirname, '../..')
 const nativeMissing = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node')) ? 'native addon not built' : false
 const KEY = 'pa-test-KEY-d41d8cd98f00b204e9800998ecf8427e'
 
-/** Every file under `dir`, recursively. */
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? files(path) : [path]
-  })
-}
 
 describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking', () => {
-  let fake: FakeVoyage
-  let scratch: string
-  const saved = { key: process.env.VOYAGE_API_KEY, url: process.env.TYCHORA_VOYAGE_BASE_URL }
-
-  beforeAll(async () => {
-    fake = await startFakeVoyage({ apiKey: KEY, dimension: 16 })
-    process.env.VOYAGE_API_KEY = KEY
-    process.env.TYCHORA_VOYAGE_BASE_URL = fake.url
-    scratch = await mkdtemp(join(tmpdir(), 'tychora-voyage-'))
-  })
-  afterAll(async () => {
-    await fake.close()
-    process.env.VOYAGE_API_KEY = saved.key
-    process.env.TYCHORA_VOYAGE_BASE_URL = saved.url
-    if (saved.key === undefined) delete process.env.VOYAGE_API_KEY
-    if (saved.url === undefined) delete process.env.TYCHORA_VOYAGE_BASE_URL
-    await rm(scratch, { recursive: true, force: true })
-  })
+  const voyage = useFakeVoyageEngine({ apiKey: KEY, dimension: 16, prefix: 'tychora-voyage-' })
 
   it('embeds at publication, searches and reranks through the provider; faults change nothing', async () => {
-    const dir = join(scratch, 'ws')
-    const docs = join(scratch, 'docs')
+    const dir = join(voyage.scratch, 'ws')
+    const docs = join(voyage.scratch, 'docs')
     await mkdir(docs)
     for (const [name, text] of [
       ['a.txt', 'alpha beta gamma delta'],
@@ -71,7 +47,7 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
     try {
       const receipt = await ws.add({ paths: [docs] })
       expect(receipt.embedding).toMatchObject({ inputs: 3, embedded: 3, workspace_cached: 0 })
-      const documentCalls = fake.requests.filter((r) => r.path.endsWith('/embeddings') && r.body.input_type === 'document')
+      const documentCalls = voyage.fake.requests.filter((r) => r.path.endsWith('/embeddings') && r.body.input_type === 'document')
       expect(documentCalls).toHaveLength(1)
       expect(documentCalls[0]?.body.model).toBe('voyage-3.5')
       expect(documentCalls[0]?.headers.authorization).toBe(`Bearer ${KEY}`)
@@ -83,13 +59,13 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
       expect(result.segments[0]?.source.path).toBe('b.txt')
       expect(result.segments[0]?.channels[0]).toMatchObject({ channel: 'text', rank: 1 })
       expect(result.segments[0]?.channels[0]?.score).toBeCloseTo(1, 5)
-      const queryCall = fake.requests.at(-2)
+      const queryCall = voyage.fake.requests.at(-2)
       expect(queryCall?.body.input_type).toBe('query')
       const text = result.trace.find((t) => t.stage === 'text')
       expect(text?.provider).toMatchObject({ provider: 'voyage', model: 'voyage-3.5' })
       // Reranking ran on the fused candidates and says so.
       expect(result.applied_scope.rerank).toBe('voyage/rerank-2.5')
-      expect(fake.requests.at(-1)?.path).toMatch(/\/rerank$/)
+      expect(voyage.fake.requests.at(-1)?.path).toMatch(/\/rerank$/)
       expect(result.segments.every((s) => typeof s.rerank_score === 'number')).toBe(true)
       expect(result.trace.find((t) => t.stage === 'rerank')?.provider?.model).toBe('rerank-2.5')
       const unranked = await ws.search({ query: 'alpha', rerank: false })
@@ -101,7 +77,7 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
       const faults = [{ kind: 'dimension', dimension: 7 }, { kind: 'partial' }, { kind: 'malformed' }] as const
       for (const [i, fault] of faults.entries()) {
         await writeFile(join(docs, `new-${i}.txt`), `nu xi omicron ${i}\n`)
-        fake.fail(fault)
+        voyage.fake.fail(fault)
         const err = await ws.add({ paths: [docs] }).catch((e: unknown) => e)
         expect(err).toBeInstanceOf(TychoraError)
         expect((err as TychoraError).code).toBe('E_PROVIDER')
@@ -120,12 +96,12 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
     }
     // The key is nowhere in the workspace: not in the database, its WAL, job rows, query runs,
     // configuration or runtime files.
-    for (const file of files(dir)) expect(readFileSync(file).includes(KEY), file).toBe(false)
+    for (const file of filesUnder(dir)) expect(readFileSync(file).includes(KEY), file).toBe(false)
   })
 
   it("contextualised embeddings: a document's windows are embedded together, and re-embedded together", async () => {
-    const dir = join(scratch, 'contextual')
-    const docs = join(scratch, 'contextual-docs')
+    const dir = join(voyage.scratch, 'contextual')
+    const docs = join(voyage.scratch, 'contextual-docs')
     await mkdir(docs)
     await writeFile(join(docs, 'one.txt'), 'first window words\n')
     await writeFile(join(docs, 'two.txt'), 'second document words\n')
@@ -134,16 +110,16 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
     expect(Workspace.providerNeeds(dir).embeddings?.model).toBe('voyage-context-3')
     const ws = await openConfigured(dir)
     try {
-      const before = fake.requests.length
+      const before = voyage.fake.requests.length
       const receipt = await ws.add({ paths: [docs] })
       expect(receipt.embedding).toMatchObject({ inputs: 2, embedded: 2 })
-      const calls = fake.requests.slice(before)
+      const calls = voyage.fake.requests.slice(before)
       expect(calls.map((r) => r.path)).toEqual(['/v1/contextualizedembeddings'])
       expect(calls[0]?.body.inputs).toEqual([['first window words'], ['second document words']])
       // A query is a document of one window; the fake's vector of a one-window document is its text's.
       const found = await ws.search({ query: 'second document words', channels: ['text'] })
       expect(found.segments[0]?.source.path).toBe('two.txt')
-      expect(fake.requests.at(-1)?.body.input_type).toBe('query')
+      expect(voyage.fake.requests.at(-1)?.body.input_type).toBe('query')
       // Unchanged documents are not sent again; a changed one is sent whole.
       await writeFile(join(docs, 'one.txt'), 'first window words, edited\n')
       const again = await ws.add({ paths: [docs] })
@@ -154,13 +130,13 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
   })
 
   it('the CLI with debug logs: the key is in no output, no log line and no file, even when the server echoes it', async () => {
-    const dir = join(scratch, 'cli')
-    const docs = join(scratch, 'cli-docs')
+    const dir = join(voyage.scratch, 'cli')
+    const docs = join(voyage.scratch, 'cli-docs')
     await mkdir(docs)
     await writeFile(join(docs, 'a.txt'), 'upsilon phi chi psi\n')
     await Workspace.init(dir, { embeddings: 'voyage' })
     await appendFile(join(dir, 'workspace.toml'), 'dimension = 16\ncache_dir = ""\n')
-    const env = { ...process.env, VOYAGE_API_KEY: KEY, TYCHORA_VOYAGE_BASE_URL: fake.url, TYCHORA_LOG: 'trace', NO_COLOR: '1' }
+    const env = { ...process.env, VOYAGE_API_KEY: KEY, TYCHORA_VOYAGE_BASE_URL: voyage.fake.url, TYCHORA_LOG: 'trace', NO_COLOR: '1' }
     // Asynchronous: the fake server answers from this process's event loop.
     const run = (args: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((done, reject) => {
@@ -173,7 +149,7 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
         child.on('close', (status) => done({ status, stdout, stderr }))
       })
     // A 400 whose detail quotes the Authorization header back.
-    fake.fail({ kind: 'echo-auth' })
+    voyage.fake.fail({ kind: 'echo-auth' })
     const failed = await run(['add', '-w', dir, docs])
     expect(failed.status).toBe(12)
     expect(failed.stderr).toMatch(/E_PROVIDER/)
@@ -182,11 +158,11 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
     const search = await run(['search', '-w', dir, 'upsilon', '--explain', '--format', 'json'])
     expect(search.status, search.stderr).toBe(0)
     for (const output of [failed.stdout, failed.stderr, ok.stdout, ok.stderr, search.stdout, search.stderr]) expect(output.includes(KEY)).toBe(false)
-    for (const file of files(dir)) expect(readFileSync(file).includes(KEY), file).toBe(false)
+    for (const file of filesUnder(dir)) expect(readFileSync(file).includes(KEY), file).toBe(false)
   })
 
   it('a workspace that names Voyage opens without a key; the first call says what is missing', async () => {
-    const dir = join(scratch, 'nokey')
+    const dir = join(voyage.scratch, 'nokey')
     await Workspace.init(dir, { embeddings: 'voyage' })
     delete process.env.VOYAGE_API_KEY
     const home = await mkdtemp(join(tmpdir(), 'tychora-home-'))
@@ -196,7 +172,7 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
       const ws = await openConfigured(dir)
       try {
         expect((await ws.status()).counts.sources).toBe(0)
-        const docs = join(scratch, 'nokey-docs')
+        const docs = join(voyage.scratch, 'nokey-docs')
         await mkdir(docs)
         await writeFile(join(docs, 'x.txt'), 'rho sigma tau\n')
         const err = await ws.add({ paths: [docs] }).catch((e: unknown) => e)

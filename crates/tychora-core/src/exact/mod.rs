@@ -134,35 +134,32 @@ fn matching(
          WHERE i.normalized IN ("
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-    for (n, id) in identifiers.iter().enumerate() {
-        let _ = write!(
-            sql,
-            "{}?{}",
-            if n > 0 { ", " } else { "" },
-            values.len() + 1
-        );
-        values.push(id.clone().into());
-    }
+    push_list(&mut sql, &mut values, identifiers);
     sql.push(')');
     match narrow {
         Narrow::Definitions => sql.push_str(" AND i.kind IN ('anchor', 'json_id')"),
         Narrow::NoMentionsOf([]) => {}
         Narrow::NoMentionsOf(defined) => {
             sql.push_str(" AND (i.kind IN ('anchor', 'json_id') OR i.normalized NOT IN (");
-            for (n, id) in defined.iter().enumerate() {
-                let _ = write!(
-                    sql,
-                    "{}?{}",
-                    if n > 0 { ", " } else { "" },
-                    values.len() + 1
-                );
-                values.push(id.clone().into());
-            }
+            push_list(&mut sql, &mut values, defined);
             sql.push_str("))");
         }
     }
     filter.push_sql(&mut sql, &mut values);
     (sql, values)
+}
+
+/// `?n, ?n+1, …` for `items`, bound after the values already there.
+fn push_list(sql: &mut String, values: &mut Vec<rusqlite::types::Value>, items: &[String]) {
+    for (n, item) in items.iter().enumerate() {
+        let _ = write!(
+            sql,
+            "{}?{}",
+            if n > 0 { ", " } else { "" },
+            values.len() + 1
+        );
+        values.push(item.clone().into());
+    }
 }
 
 #[cfg(test)]

@@ -379,18 +379,15 @@ impl Parser<'_> {
             }
         }
         self.units.push(Unit {
-            unit_type: leaf.unit_type,
-            is_leaf: true,
-            parent: self.open.last().map(|o| o.ordinal),
-            span: self.index.span(leaf.start, leaf.end),
-            text: leaf.text,
-            heading_path,
             anchor: leaf.citation.as_deref().map(super::slugify),
-            json_pointer: None,
-            table_header: None,
-            breaks: Vec::new(),
-            signature: None,
             identifiers,
+            ..Unit::leaf(
+                leaf.unit_type,
+                self.open.last().map(|o| o.ordinal),
+                self.index.span(leaf.start, leaf.end),
+                leaf.text,
+                heading_path,
+            )
         });
     }
 
@@ -425,52 +422,28 @@ impl Parser<'_> {
                 value: c.clone(),
             })
             .collect();
-        self.units.push(Unit {
-            unit_type: "section",
-            is_leaf: false,
-            parent: self.open.last().map(|o| o.ordinal),
-            span: self.index.span(start, start),
-            text: String::new(),
-            heading_path: self.headings.clone(),
-            anchor: Some(super::slugify(label)),
-            json_pointer: None,
-            table_header: None,
-            breaks: Vec::new(),
-            signature: None,
+        self.units.push(Unit::section(
+            self.open.last().map(|o| o.ordinal),
+            self.index.span(start, start),
+            self.headings.clone(),
+            Some(super::slugify(label)),
             identifiers,
-        });
+        ));
         self.open.push(Open { ordinal, level });
         let heading = self.units.len();
-        self.units.push(Unit {
-            unit_type: "heading",
-            is_leaf: true,
-            parent: Some(ordinal),
-            span: self.index.span(start, end),
-            text: label.to_string(),
-            heading_path: self.headings.clone(),
-            anchor: None,
-            json_pointer: None,
-            table_header: None,
-            breaks: Vec::new(),
-            signature: None,
-            identifiers: Vec::new(),
-        });
+        self.units.push(Unit::leaf(
+            "heading",
+            Some(ordinal),
+            self.index.span(start, end),
+            label.to_string(),
+            self.headings.clone(),
+        ));
         self.pending_title = Some((ordinal, heading, false));
     }
 
-    /// A section's span and text run to just before `end` (the next heading of its level or above).
+    /// A section's span runs to just before `end` (the next heading of its level or above).
     fn close(&mut self, ordinal: usize, end: usize) {
-        let start = self.units[ordinal].span.byte_start;
-        let end = trim_end(self.text, start, end);
-        self.units[ordinal].span = self.index.span(start, end);
-        // Its text is its units' (furniture left out), not the raw slice.
-        let text = self.units[ordinal + 1..]
-            .iter()
-            .filter(|u| u.is_leaf)
-            .map(|u| u.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        self.units[ordinal].text = text;
+        super::close_section_over_leaves(&mut self.units, ordinal, self.text, end, self.index);
     }
 
     fn finish(mut self) -> Parsed {
@@ -489,10 +462,6 @@ impl Parser<'_> {
 
 fn is_heading(line: &str) -> bool {
     CHAPTER.is_match(line) || SECTION.is_match(line) || ARTICLE.is_match(line)
-}
-
-fn trim_end(text: &str, start: usize, end: usize) -> usize {
-    start + text[start..end].trim_end().len()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::slugify;
+use super::trim_end;
 use crate::unit::{Identifier, LineIndex, Parsed, Unit};
 
 struct OpenSection {
@@ -226,11 +227,6 @@ fn close_section(unit: &mut Unit, end: usize, text: &str, index: &LineIndex) {
     let end = end.max(start);
     unit.span = index.span(start, end);
     unit.text = text[start..end].to_string();
-}
-
-/// Moves `end` back over trailing whitespace so spans end on content.
-fn trim_end(text: &str, start: usize, end: usize) -> usize {
-    start + text[start..end].trim_end().len()
 }
 
 #[cfg(test)]

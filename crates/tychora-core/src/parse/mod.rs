@@ -109,6 +109,31 @@ impl Kind {
     }
 }
 
+/// Moves `end` back over trailing whitespace so spans end on content.
+fn trim_end(text: &str, start: usize, end: usize) -> usize {
+    start + text[start..end.max(start)].trim_end().len()
+}
+
+/// Closes the section unit at `ordinal` just before `end` (the next heading of its level or
+/// above): its span runs there, and its text is its leaves' (the units after it, all of which are
+/// its subtree when it closes), so furniture its parser left out of them stays out.
+fn close_section_over_leaves(
+    units: &mut [crate::unit::Unit],
+    ordinal: usize,
+    text: &str,
+    end: usize,
+    index: &LineIndex,
+) {
+    let start = units[ordinal].span.byte_start;
+    units[ordinal].span = index.span(start, trim_end(text, start, end));
+    units[ordinal].text = units[ordinal + 1..]
+        .iter()
+        .filter(|u| u.is_leaf)
+        .map(|u| u.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+}
+
 /// Whether a file is named as the RFC Editor names RFCs (`rfc6749.txt`).
 fn is_rfc_name(path: &str) -> bool {
     let name = path

@@ -171,7 +171,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
             let depth = parts.len();
             while open.last().is_some_and(|o| o.depth >= depth) {
                 let o = open.pop().unwrap_or_else(|| unreachable!());
-                close(&mut units, o.ordinal, text, start, index);
+                super::close_section_over_leaves(&mut units, o.ordinal, text, start, index);
                 headings.pop();
             }
             headings.push(name.clone());
@@ -180,26 +180,19 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
             let citation = number
                 .as_ref()
                 .map(|n| format!("RFC {n} §{}", parts.join(".")));
-            units.push(Unit {
-                unit_type: "section",
-                is_leaf: false,
-                parent: open.last().map(|o| o.ordinal),
-                span: index.span(start, start),
-                text: String::new(),
-                heading_path: headings.clone(),
-                anchor: Some(format!("section-{}", parts.join("."))),
-                json_pointer: None,
-                table_header: None,
-                breaks: Vec::new(),
-                signature: None,
-                identifiers: citation
+            units.push(Unit::section(
+                open.last().map(|o| o.ordinal),
+                index.span(start, start),
+                headings.clone(),
+                Some(format!("section-{}", parts.join("."))),
+                citation
                     .into_iter()
                     .map(|value| Identifier {
                         kind: "anchor".into(),
                         value,
                     })
                     .collect(),
-            });
+            ));
             open.push(Open { ordinal, depth });
             units.push(leaf(index, "heading", start, end, name, &open, &headings));
             outline = parts;
@@ -226,7 +219,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     }
     flush(&mut paragraph, &mut units, &open, &headings);
     while let Some(o) = open.pop() {
-        close(&mut units, o.ordinal, text, text.len(), index);
+        super::close_section_over_leaves(&mut units, o.ordinal, text, text.len(), index);
     }
     Parsed {
         units,
@@ -244,33 +237,13 @@ fn leaf(
     open: &[Open],
     headings: &[String],
 ) -> Unit {
-    Unit {
+    Unit::leaf(
         unit_type,
-        is_leaf: true,
-        parent: open.last().map(|o| o.ordinal),
-        span: index.span(start, end),
+        open.last().map(|o| o.ordinal),
+        index.span(start, end),
         text,
-        heading_path: headings.to_vec(),
-        anchor: None,
-        json_pointer: None,
-        table_header: None,
-        breaks: Vec::new(),
-        signature: None,
-        identifiers: Vec::new(),
-    }
-}
-
-/// A section runs to just before the next heading of its depth or above; its text is its units'.
-fn close(units: &mut [Unit], ordinal: usize, text: &str, end: usize, index: &LineIndex) {
-    let start = units[ordinal].span.byte_start;
-    let end = start + text[start..end.max(start)].trim_end().len();
-    units[ordinal].span = index.span(start, end);
-    units[ordinal].text = units[ordinal + 1..]
-        .iter()
-        .filter(|u| u.is_leaf)
-        .map(|u| u.text.as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
+        headings.to_vec(),
+    )
 }
 
 #[cfg(test)]

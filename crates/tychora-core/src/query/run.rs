@@ -339,30 +339,12 @@ fn channels(
     }
     if wants("text") {
         let depth = pack.text.depth.max(candidate_k);
-        match text_channel(engine, conn, request, plan, snapshot_id, depth)? {
-            Ok((channel, call)) => {
-                let n = channel.hits.len();
-                hits.push(channel);
-                trace.mark_with("text", Some(n), Some(call));
-            }
-            Err(warning) => {
-                warnings.push(warning);
-                trace.mark_with("text", Some(0), None);
-            }
-        }
+        let ran = text_channel(engine, conn, request, plan, snapshot_id, depth)?;
+        add_provider_channel("text", ran, &mut hits, trace, warnings);
     }
     if wants("visual") {
-        match visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)? {
-            Ok((channel, call)) => {
-                let n = channel.hits.len();
-                hits.push(channel);
-                trace.mark_with("visual", Some(n), Some(call));
-            }
-            Err(warning) => {
-                warnings.push(warning);
-                trace.mark_with("visual", Some(0), None);
-            }
-        }
+        let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?;
+        add_provider_channel("visual", ran, &mut hits, trace, warnings);
     }
     let mut found_via: FoundVia = HashMap::new();
     if wants("graph") {
@@ -389,6 +371,28 @@ fn channels(
         trace.mark_with("graph", Some(n), None);
     }
     Ok((hits, found_via))
+}
+
+/// A channel that calls a provider ran (its hits and the call go in), or could not run here
+/// (its warning goes in and the trace says it found nothing).
+fn add_provider_channel(
+    name: &'static str,
+    ran: std::result::Result<(ChannelHits, ProviderCall), String>,
+    hits: &mut Vec<ChannelHits>,
+    trace: &mut Trace,
+    warnings: &mut Vec<String>,
+) {
+    match ran {
+        Ok((channel, call)) => {
+            let n = channel.hits.len();
+            hits.push(channel);
+            trace.mark_with(name, Some(n), Some(call));
+        }
+        Err(warning) => {
+            warnings.push(warning);
+            trace.mark_with(name, Some(0), None);
+        }
+    }
 }
 
 /// The text channel: the query embedded as a query, the snapshot's vector generation searched with

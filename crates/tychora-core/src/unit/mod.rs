@@ -101,6 +101,51 @@ pub struct Unit {
     pub signature: Option<String>,
 }
 
+impl Unit {
+    /// A leaf unit of prose (no anchor, pointer, header, breaks, signature or identifiers yet).
+    #[must_use]
+    pub fn leaf(
+        unit_type: &'static str,
+        parent: Option<usize>,
+        span: Span,
+        text: String,
+        heading_path: Vec<String>,
+    ) -> Self {
+        Self {
+            unit_type,
+            is_leaf: true,
+            parent,
+            span,
+            text,
+            heading_path,
+            anchor: None,
+            json_pointer: None,
+            table_header: None,
+            breaks: Vec::new(),
+            signature: None,
+            identifiers: Vec::new(),
+        }
+    }
+
+    /// A section container opened at `span` (closed later over its subtree), with its anchor
+    /// and the identifiers it registers.
+    #[must_use]
+    pub fn section(
+        parent: Option<usize>,
+        span: Span,
+        heading_path: Vec<String>,
+        anchor: Option<String>,
+        identifiers: Vec<Identifier>,
+    ) -> Self {
+        Self {
+            is_leaf: false,
+            anchor,
+            identifiers,
+            ..Self::leaf("section", parent, span, String::new(), heading_path)
+        }
+    }
+}
+
 /// The result of parsing one file.
 #[derive(Debug, Default)]
 pub struct Parsed {
