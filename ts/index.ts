@@ -1,7 +1,7 @@
 // The package's only barrel: public SDK exports, no logic.
 export { Workspace, openWorkspace, initWorkspace, type AddOptions } from './engine/workspace.js'
 export { TychoraError, ERROR_CODES, ErrorCodeSchema, EXIT_PARTIAL, type ErrorCode } from './errors.js'
-export { QueryRequestSchema, KindSchema, ChannelSchema, type QueryRequest } from './contracts/query.js'
+export { QueryRequestSchema, KindSchema, FormatSchema, ChannelSchema, type QueryRequest } from './contracts/query.js'
 export { QueryResultSchema, SegmentSchema, CitationSchema, LocatorSchema, type QueryResult, type Segment, type Citation } from './contracts/result.js'
 export {
   AddRequestSchema,
@@ -22,7 +22,8 @@ export { createVoyageProvider, type VoyageProviderOptions } from './providers/vo
 export { createAnthropicDescriber, type AnthropicDescriberOptions } from './providers/anthropic.js'
 export { providersFor, openConfigured, imageDescriber } from './service/providers.js'
 export { DescriptionEntrySchema, DescribeReportSchema, type DescriptionEntry, type DescribeReport } from './contracts/description.js'
-export { PackSchema, type Pack } from './contracts/pack.js'
+export { PackSchema, KindDefinitionSchema, PackEntrySchema, ResolvedPackSchema, type Pack, type PackEntry, type ResolvedPack } from './contracts/pack.js'
+export { listPacks, validatePacks, showPack, resolvePack } from './engine/packs.js'
 export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, type Status, type VerifyReport } from './contracts/workspace.js'
 export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'
 export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'

@@ -23,7 +23,7 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       const result = await ws.search({ query: 'dynamically building JavaScript content JSON injection output encoding', limit: 5 })
       expect(QueryResultSchema.safeParse(result).success).toBe(true)
       const hit = result.segments.find((s) => s.text.includes('1.2.3'))!
-      expect(hit.source.kind).toBe('docx')
+      expect(hit.source).toMatchObject({ format: 'docx', kind: null })
       expect(hit.citation).toMatch(/^asvs\.docx (¶\d+|table \d+ rows? \d+)/)
       expect(hit.locator.document?.first.part).toBe('body')
       expect(hit.locator.heading_path.at(-1)).toMatch(/^V1\.2 /)
@@ -393,7 +393,7 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       const named = await ws.search({ query: 'q3 revenue chart', limit: 5 })
       expect(QueryResultSchema.safeParse(named).success).toBe(true)
       const chart = named.segments.find((s) => s.source.path === 'q3-revenue_chart.png')!
-      expect(chart.source.kind).toBe('image')
+      expect(chart.source.format).toBe('image')
       expect(chart.citation).toBe('q3-revenue_chart.png')
       expect(chart.text).toBe('q3 revenue chart (PNG image, 900×160 pixels)')
       const revision = await ws.inspect(`revision:${chart.revision.revision_id}`)

@@ -33,9 +33,9 @@ describe.skipIf(nativeMissing)('library: workspace, add, search, citations', () 
       expect(exact.segments[0]!.locator.json_pointer).toBe('/1')
       expect(exact.segments[0]!.channels.find((c) => c.channel === 'exact')?.rank).toBe(1)
 
-      // Filters apply before ranking: a kind filter leaves only that kind.
+      // Filters apply before ranking: a kind filter leaves only that kind (a source with no kind: its format).
       const textOnly = await ws.search({ query: 'symbolic links root', kinds: ['text'] })
-      expect(textOnly.segments.every((s) => s.source.kind === 'text')).toBe(true)
+      expect(textOnly.segments.every((s) => s.source.kind === null && s.source.format === 'text')).toBe(true)
       expect(textOnly.segments.length).toBeGreaterThan(0)
 
       // The budget counts the rendered output.

@@ -8,6 +8,7 @@ import type { ListSourcesRequestSchema, SnapshotListSchema, SourceListSchema } f
 import type { InspectSymbolRequestSchema, SymbolReportSchema } from '../../ts/contracts/symbol.js'
 import type { InitReportSchema, StatusSchema, VerifyReportSchema } from '../../ts/contracts/workspace.js'
 import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
+import type { PackEntrySchema, PackSourceSchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
 import type * as Native from '../../ts/native/index.cjs'
 
 /**
@@ -32,6 +33,12 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.ChunkEvidence>().toEqualTypeOf<Out<typeof ChunkEvidenceSchema>>()
     expectTypeOf<Native.SnapshotEvidence>().toEqualTypeOf<Out<typeof SnapshotEvidenceSchema>>()
     expectTypeOf<Native.JobStatus>().toEqualTypeOf<Out<typeof JobStatusSchema>>()
+  })
+
+  it('packs: listed, shown and resolved', () => {
+    expectTypeOf<Native.PackEntry>().toEqualTypeOf<Out<typeof PackEntrySchema>>()
+    expectTypeOf<Native.PackSource>().toEqualTypeOf<Out<typeof PackSourceSchema>>()
+    expectTypeOf<Native.ResolvedPack>().toEqualTypeOf<Out<typeof ResolvedPackSchema>>()
   })
 
   it('operations: compaction, retention, backup, withdrawal and erasure', () => {

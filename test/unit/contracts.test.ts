@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs'
+import { z } from 'zod'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PackSchema } from '../../ts/contracts/pack.js'
@@ -16,6 +17,14 @@ describe('contracts', () => {
     }
   })
 
+  it('packs/pack.schema.json, which the core validates pack files against, is the zod pack contract (npm run packs:schema)', () => {
+    const published = JSON.parse(readFileSync('packs/pack.schema.json', 'utf8'))
+    const { $id, title, ...schema } = published
+    expect($id).toMatch(/pack\.schema\.json$/)
+    expect(title).toBeTruthy()
+    expect(schema).toEqual(JSON.parse(JSON.stringify(z.toJSONSchema(PackSchema, { target: 'draft-2020-12' }))))
+  })
+
   it('the TS error table and the Rust ErrorCode enum name the same codes', () => {
     const rust = readFileSync('crates/tychora-core/src/error.rs', 'utf8')
     const rustCodes = [...rust.matchAll(/=> "(E_[A-Z_]+)"/g)].map((m) => m[1]).sort()
@@ -25,7 +34,7 @@ describe('contracts', () => {
   it('query requests reject unknown fields and bad values', () => {
     expect(QueryRequestSchema.safeParse({ query: 'x', limti: 3 }).success).toBe(false)
     expect(QueryRequestSchema.safeParse({ query: '' }).success).toBe(false)
-    expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['pptx'] }).success).toBe(false)
+    expect(QueryRequestSchema.safeParse({ query: 'x', kinds: ['Not A Kind!'] }).success).toBe(false)
     expect(QueryRequestSchema.parse({ query: 'x', limit: 5 })).toEqual({ query: 'x', limit: 5 })
   })
 

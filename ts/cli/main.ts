@@ -19,6 +19,7 @@ export const main = defineCommand({
     inspect: lazy(() => import('./commands/inspect.js')),
     describe: lazy(() => import('./commands/describe.js')),
     manage: lazy(() => import('./commands/manage.js')),
+    packs: lazy(() => import('./commands/packs.js')),
     eval: lazy(() => import('./commands/eval.js')),
     serve: lazy(() => import('./commands/serve.js')),
     mcp: lazy(() => import('./commands/mcp.js')),

@@ -1,11 +1,12 @@
 import { z } from 'zod'
-import { KindSchema } from './query.js'
+import { FormatSchema, KindSchema } from './query.js'
 
 export const AddRequestSchema = z
   .object({
     paths: z.array(z.string().min(1)).min(1).describe('Files or directories to capture; a directory added again is synced'),
     collection: z.string().min(1).max(200).optional().describe('Target collection (default "default")'),
-    kind: KindSchema.optional().describe('Force a kind instead of detecting it from the file extension'),
+    kind: KindSchema.optional().describe('The kind of every file (law, standard, …: one the pack defines); its normalisation may choose the format. A format name is taken as `format`'),
+    format: FormatSchema.optional().describe('Parse every file in this format instead of the one its name implies'),
   })
   .strict()
 
@@ -16,7 +17,8 @@ export const RequesterSchema = z.enum(['owner', 'agent'])
 export const JobRequestSchema = z.object({
   paths: z.array(z.string()),
   collection: z.string().optional(),
-  kind: z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation', 'rfc']).optional(),
+  kind: z.string().optional(),
+  format: FormatSchema.optional(),
   requester: RequesterSchema,
 })
 

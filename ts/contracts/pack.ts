@@ -1,18 +1,70 @@
 import { z } from 'zod'
-import { KindSchema } from './query.js'
 
-/** A configuration pack (packs/<name>/pack.json): data only, validated here and embedded in the core. */
+import { FormatSchema } from './query.js'
+
+/** The lanes formatted evidence is grouped by, in their default order. */
+export const LaneSchema = z.enum(['authority', 'standards', 'guidance', 'feedback', 'evidence', 'examples', 'maintenance'])
+
+const Name = z.string().regex(/^[a-z][a-z0-9_-]*$/)
+
+/** A section of a pack: unknown fields refused, every field optional (resolution completes it). */
+const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).partial().optional()
+
+/** A typed filter field a kind declares. */
+const FacetSchema = z
+  .object({
+    type: z.enum(['string', 'enum', 'number', 'date', 'boolean']),
+    values: z.array(z.string()).min(1).optional().describe('The allowed values of an enum facet'),
+    description: z.string().optional(),
+  })
+  .strict()
+
+/** A kind: what a source is and how its evidence is to be read, versioned. */
+export const KindDefinitionSchema = z
+  .object({
+    version: z.number().int().positive().describe('Bumped whenever the definition changes meaning'),
+    description: z.string(),
+    role: z.string().describe('How evidence of this kind is to be interpreted'),
+    lane: LaneSchema.describe('The lane its evidence is grouped in by default'),
+    normalisation: z
+      .object({ strategy: z.string().describe('An algorithm the engine has: format (the format’s own parser), legal, rfc') })
+      .strict()
+      .describe('How its text is normalised into units'),
+    formats: z.array(FormatSchema).optional().describe('The formats a source of this kind is expected in'),
+    identifiers: z.array(z.string()).optional().describe('Names of identifier patterns that cite it'),
+    facets: z.record(Name, FacetSchema).optional().describe('Typed filter fields its records and sources carry'),
+    schemas: z
+      .record(Name, z.record(z.string(), z.unknown()))
+      .optional()
+      .describe('JSON Schemas (draft 2020-12) of the structured records it holds, by record type'),
+  })
+  .strict()
+
+/**
+ * A configuration pack (packs/<name>/pack.json): data only. Every section is optional in a file:
+ * resolution fills it from engine defaults, then the pack's dependencies, then the pack itself,
+ * then workspace.toml, then what a request may override. The published JSON Schema
+ * (packs/pack.schema.json, generated from this) is what the core validates pack files against.
+ */
 export const PackSchema = z
   .object({
+    $schema: z.string().optional(),
     name: z.string().regex(/^[a-z][a-z0-9-]*$/),
     version: z.number().int().positive(),
     description: z.string(),
-    kinds: z.array(KindSchema).min(1),
-    chunking: z.object({
+    depends: z.array(z.string()).optional().describe('Packs resolved before this one, in order'),
+    formats: z.array(FormatSchema).optional().describe('Formats detected from file names (others only when forced)'),
+    kinds: z.record(Name, KindDefinitionSchema).optional().describe('Kind definitions by name; a later pack replaces a kind of the same name'),
+    lanes: z.array(LaneSchema).optional().describe('Lane order in formatted output'),
+    request_overrides: z
+      .array(z.enum(['output.limit', 'output.budget_tokens', 'output.max_per_source', 'rerank']))
+      .optional()
+      .describe('Settings a single request may override'),
+    chunking: section({
       target_tokens: z.number().int().min(32).describe('Chunk window target size in cl100k_base tokens'),
       soft_ceiling_tokens: z.number().int().min(32).describe('A window may grow to this size to absorb a small remainder'),
     }),
-    lexical: z.object({
+    lexical: section({
       language: z.enum(['english', 'french', 'german', 'spanish']),
       stemmer: z.boolean().describe('Snowball stemming of index and query terms'),
       stopwords: z.boolean().describe('Drop stop words (measured: keeping them scores better on SciFact train)'),
@@ -24,18 +76,19 @@ export const PackSchema = z
         .describe("Query term weighting: lucene (every term adds something) or probabilistic (a term in half the documents or more adds nothing)"),
       max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first'),
     }),
-    identifiers: z.object({
+    identifiers: section({
       patterns: z
-        .array(z.object({ name: z.string(), regex: z.string(), canonical: z.string().optional().describe('How a match is written, from named groups: `RFC ${rfc} §${section}`') }))
+        .array(z.strictObject({ name: Name, regex: z.string().describe('A Rust regex (linear time: no look-around or back-references)'), canonical: z.string().optional().describe('How a match is written, from named groups: `RFC ${rfc} §${section}`') }))
         .describe('Explicit identifiers registered for the exact channel'),
     }),
-    fusion: z.object({
+    fusion: section({
       k: z.number().positive(),
-      weights: z.object({
+      weights: section({
         exact: z.number().nonnegative(),
         lexical: z.number().nonnegative(),
         graph: z.number().nonnegative().optional().describe('Weight of the graph channel (code packs; default 0.35)'),
         text: z.number().nonnegative().optional().describe('Weight of the text (dense) channel (default 1)'),
+        visual: z.number().nonnegative().optional().describe('Weight of the visual channel (default 0.7)'),
       }),
       test_weight: z
         .number()
@@ -44,45 +97,64 @@ export const PackSchema = z
         .optional()
         .describe('Multiplies the fused score of windows from test files (code kinds); 1 (default) keeps them level'),
     }),
-    graph: z
-      .object({
-        depth: z.number().int().min(0).max(4).describe('Hops followed from each seed symbol'),
-        fanout: z.number().int().min(1).max(50).describe('Relations followed per symbol and direction'),
-        seeds: z.number().int().min(1).max(100).describe('Top fused candidates expanded from'),
-        max_nodes: z.number().int().min(1).max(1000).describe('Symbols reached at most per query'),
-        relations: z
-          .array(z.enum(['calls', 'references', 'inherits', 'implements']))
-          .optional()
-          .describe('Relation kinds followed (default: all four)'),
-        callers: z.boolean().optional().describe('Also follow relations backwards, to callers and subclasses (default true)'),
-      })
-      .optional()
-      .describe('Bounded expansion of the code graph channel'),
-    text: z
-      .object({
-        representation: z.enum(['window', 'window+capsule']).describe('What is embedded: the window, or its capsule (title, headings, signature) then the window'),
-        depth: z.number().int().min(1).max(1000).describe('Candidates the text channel ranks per query (at least three per requested segment)'),
-        models: z.record(z.string(), z.string()).describe('Model per network provider (voyage, voyage_contextual); the local model is a directory'),
-        rerank_model: z.string().optional().describe('Reranking model ([rerank] provider)'),
-        rerank_depth: z.number().int().min(1).max(1000).describe('Fused candidates the reranker reorders'),
-      })
-      .optional()
-      .describe('The text channel, used when a workspace enables [embeddings]'),
-    prices: z
-      .object({
-        as_of: z.string().describe("The day the prices were read from the provider's price page"),
-        source: z.string().describe('Where they were read'),
-        usd_per_million_tokens: z.record(z.string(), z.number().nonnegative()),
-      })
-      .optional()
-      .describe('Dated provider prices for the dry run’s cost estimate'),
-    output: z.object({
+    graph: section({
+      depth: z.number().int().min(0).max(4).describe('Hops followed from each seed symbol'),
+      fanout: z.number().int().min(1).max(50).describe('Relations followed per symbol and direction'),
+      seeds: z.number().int().min(1).max(100).describe('Top fused candidates expanded from'),
+      max_nodes: z.number().int().min(1).max(1000).describe('Symbols reached at most per query'),
+      relations: z
+        .array(z.enum(['calls', 'references', 'inherits', 'implements']))
+        .optional()
+        .describe('Relation kinds followed (default: all four)'),
+      callers: z.boolean().optional().describe('Also follow relations backwards, to callers and subclasses (default true)'),
+    }).describe('Bounded expansion of the code graph channel'),
+    text: section({
+      representation: z.enum(['window', 'window+capsule']).describe('What is embedded: the window, or its capsule (title, headings, signature) then the window'),
+      depth: z.number().int().min(1).max(1000).describe('Candidates the text channel ranks per query (at least three per requested segment)'),
+      models: z.record(z.string(), z.string()).describe('Model per network provider (voyage, voyage_contextual); the local model is a directory'),
+      rerank_model: z.string().optional().describe('Reranking model ([rerank] provider)'),
+      rerank_depth: z.number().int().min(1).max(1000).describe('Fused candidates the reranker reorders'),
+    }).describe('The text channel, used when a workspace enables [embeddings]'),
+    prices: section({
+      as_of: z.string().describe("The day the prices were read from the provider's price page"),
+      source: z.string().describe('Where they were read'),
+      usd_per_million_tokens: z.record(z.string(), z.number().nonnegative()),
+    }).describe('Dated provider prices for the dry run’s cost estimate'),
+    output: section({
       budget_tokens: z.number().int().positive(),
       max_per_source: z.number().int().nonnegative(),
       limit: z.number().int().positive(),
     }),
   })
   .strict()
-  .refine((p) => p.chunking.soft_ceiling_tokens >= p.chunking.target_tokens, 'soft_ceiling_tokens must be ≥ target_tokens')
 
 export type Pack = z.infer<typeof PackSchema>
+
+/** A pack file and what checking and resolving it found (`tychora packs list|validate`). */
+export const PackEntrySchema = z.object({
+  name: z.string(),
+  version: z.number().int().nullable(),
+  description: z.string().nullable(),
+  origin: z.string().describe('built-in:packs/NAME/pack.json, or the file’s path'),
+  depends: z.array(z.string()),
+  kinds: z.array(z.string()).describe('Kinds it defines itself'),
+  problems: z.array(z.string()).describe('Each names file, line and field; empty when the pack resolves'),
+  warnings: z.array(z.string()),
+})
+export type PackEntry = z.infer<typeof PackEntrySchema>
+
+/** A pack file as written (`tychora packs show`). */
+export const PackSourceSchema = z.object({ name: z.string(), origin: z.string(), text: z.string() })
+
+/** The configuration a profile runs with and where each value came from (`tychora packs resolved`). */
+export const ResolvedPackSchema = z.object({
+  profile: z.string(),
+  pack: z.string(),
+  chain: z.array(z.string()).describe('Packs applied, dependencies first'),
+  values: z.array(z.object({ path: z.string().describe('JSON pointer'), value: z.unknown(), origin: z.string() })),
+  warnings: z.array(z.string()),
+  fingerprints: z
+    .object({ acquisition: z.string(), extraction: z.string(), indexing: z.string(), eligibility: z.string(), query: z.string(), output: z.string() })
+    .describe('One fingerprint per stage a setting can affect; a change touches its own stage only'),
+})
+export type ResolvedPack = z.infer<typeof ResolvedPackSchema>

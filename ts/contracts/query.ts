@@ -1,6 +1,14 @@
 import { z } from 'zod'
 
-export const KindSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'law', 'regulation', 'rfc']).describe('Source kind')
+/** How a file's bytes are parsed, apart from what the source is (its kind). */
+export const FormatSchema = z
+  .enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'legal', 'rfc'])
+  .describe('File format: how the bytes are parsed')
+/** What a source is: a kind the pack defines (law, standard, decision, …); a format name stands for a source with no kind. */
+export const KindSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,63}$/)
+  .describe('Source kind: one the pack defines (law, regulation, standard, …), or a format name for sources assigned no kind')
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'visual', 'graph'])
   .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates)')
@@ -11,7 +19,7 @@ export const QueryRequestSchema = z
   .object({
     query: z.string().min(1).max(10_000).describe('What to look for: words, a phrase, or an identifier such as "RFC 9110"'),
     collections: z.array(z.string().min(1)).optional().describe('Only these collections'),
-    kinds: z.array(KindSchema).optional().describe('Only these source kinds'),
+    kinds: z.array(KindSchema).optional().describe('Only sources of these kinds (a source with no kind: by its format)'),
     limit: z.number().int().min(1).max(1000).optional().describe('Most segments to return (default from the pack: 10)'),
     budget_tokens: z.number().int().min(1).optional().describe('Token budget of the rendered output (cl100k_base tokens)'),
     max_per_source: z.number().int().min(0).optional().describe('Segments per source; 0 = unlimited (default 3)'),

@@ -65,7 +65,15 @@ export const SegmentSchema = z.object({
   snapshot_id: z.number().int(),
   chunk_id: z.number().int(),
   unit_ids: z.array(z.number().int()),
-  source: z.object({ source_id: z.number().int(), uri: z.string(), path: z.string(), collection: z.string(), kind: z.string() }),
+  source: z.object({
+    source_id: z.number().int(),
+    uri: z.string(),
+    path: z.string(),
+    collection: z.string(),
+    kind: z.string().nullable().describe('The kind it was assigned; null: none'),
+    format: z.string(),
+    lane: z.string().nullable().describe("Its kind's lane (authority, standards, guidance, …); null: no kind"),
+  }),
   revision: z.object({
     revision_id: z.number().int(),
     seq: z.number().int(),
@@ -115,6 +123,7 @@ export const QueryResultSchema = z.object({
     rerank: z.string().optional().describe('The reranker applied (provider/model)'),
   }),
   segments: z.array(SegmentSchema),
+  lanes: z.array(z.string()).describe("The pack's lane order: md and agent output group segments by their lane in this order"),
   citations: z.array(CitationSchema),
   coverage: z.object({
     eligible_sources: z.number().int(),

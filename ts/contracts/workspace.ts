@@ -23,6 +23,18 @@ export const StatusSchema = z.object({
     .object({ id: z.number().int(), created_at: z.number().int(), chunks: z.number().int(), sources: z.number().int(), job_id: z.number().int().nullable() })
     .nullable(),
   collections: z.array(z.object({ name: z.string(), active_sources: z.number().int() })),
+  kinds: z
+    .array(
+      z.object({
+        name: z.string(),
+        version: z.number().int(),
+        fingerprint: z.string().describe('sha256 of the definition recorded (all zeros: recorded by a migration)'),
+        pack: z.string(),
+        lane: z.string(),
+        sources: z.number().int().describe('Active sources of this kind'),
+      }),
+    )
+    .describe('The kinds sources were assigned, with the definition recorded when last used'),
   counts: z.object({
     sources: z.number().int(),
     removed_sources: z.number().int(),

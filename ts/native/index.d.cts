@@ -113,8 +113,13 @@ export interface AddRequest {
   paths: Array<string>
   /** Target collection (default `default`). */
   collection?: string
-  /** Force a kind instead of detecting it from the file extension. */
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'
+  /**
+   * The kind of every file: one the pack defines (`regulation`, `standard`, …); a format name
+   * is taken as `format`.
+   */
+  kind?: string
+  /** The format every file is parsed as, instead of the one its name implies. */
+  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
 }
 
 /** The scope actually applied. */
@@ -587,7 +592,8 @@ export interface InspectSymbolRequest {
 export interface JobRequest {
   paths: Array<string>
   collection?: string
-  kind?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'
+  kind?: string
+  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   requester: 'owner' | 'agent'
 }
 
@@ -615,6 +621,22 @@ export interface JobStep {
   /** What the step reports: open-ended per step. */
   detail: unknown
 }
+
+/** A kind the store's sources use. */
+export interface KindUse {
+  name: string
+  version: number
+  fingerprint: string
+  pack: string
+  lane: string
+  sources: number
+}
+
+/**
+ * Every pack visible from `dir` (built-in ones, then the workspace's `packs/`), each checked
+ * and resolved.
+ */
+export declare function listPacks(dir?: string | undefined | null): Promise<PackEntry[]>
 
 /** Which page of a snapshot's sources to list. */
 export interface ListSourcesOptions {
@@ -680,6 +702,29 @@ export interface OcrCall {
  * calls (Voyage embeddings, reranking), when the workspace configures them.
  */
 export declare function openWorkspace(dir: string, providers?: ProviderHooks | undefined | null): Promise<NativeWorkspace>
+
+/** A pack file and what checking and resolving it found. */
+export interface PackEntry {
+  name: string
+  version: number | null
+  description: string | null
+  /** `built-in:packs/NAME/pack.json` or the file's path. */
+  origin: string
+  depends: Array<string>
+  /** The kinds it defines itself. */
+  kinds: Array<string>
+  /** Every problem, each naming file, line and field; empty when the pack resolves. */
+  problems: Array<string>
+  /** What resolves but deserves a look. */
+  warnings: Array<string>
+}
+
+/** A pack file as written. */
+export interface PackSource {
+  name: string
+  origin: string
+  text: string
+}
 
 /** A text block in reading order. */
 export interface PdfBlockOutput {
@@ -843,7 +888,8 @@ export interface PurgeReport {
 export interface QueryRequest {
   query: string
   collections?: Array<string>
-  kinds?: Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'>
+  /** Kinds the pack defines, or format names (a source with no kind is matched by its format). */
+  kinds?: Array<string>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */
@@ -868,6 +914,8 @@ export interface QueryResult {
   query: string
   applied_scope: AppliedScope
   segments: Array<Segment>
+  /** The pack's lane order. */
+  lanes: Array<string>
   citations: Array<Citation>
   coverage: Coverage
   warnings: Array<string>
@@ -939,6 +987,32 @@ export interface RerankOutput {
   receipt_json: string
 }
 
+/** The configuration a workspace profile runs with. */
+export interface ResolvedPack {
+  profile: string
+  pack: string
+  /** Packs applied, dependencies first. */
+  chain: Array<string>
+  values: Array<ResolvedSetting>
+  warnings: Array<string>
+  fingerprints: StageFingerprints
+}
+
+/** One resolved setting and the layer it came from. */
+export interface ResolvedSetting {
+  /** JSON pointer into the resolved pack. */
+  path: string
+  value: unknown
+  /** `engine default`, `pack NAME (FILE)` or `workspace.toml`. */
+  origin: string
+}
+
+/**
+ * The configuration the workspace in `dir` resolves for a profile (its default one when
+ * `None`), with the origin of every value. Reads `workspace.toml` and packs only.
+ */
+export declare function resolvePack(dir: string, profile?: string | undefined | null): Promise<ResolvedPack>
+
 /**
  * Verifies the backup in `src` and makes it the workspace `dir` (which must not exist, or be
  * empty); nothing is written to `dir` unless every file matches the manifest.
@@ -1003,6 +1077,9 @@ export interface Segment {
   executable: boolean
 }
 
+/** The pack of that name as written, the workspace's own first. */
+export declare function showPack(dir: string | undefined | null, name: string): Promise<PackSource>
+
 /** Where something is: file, lines, commit. */
 export interface Site {
   path: string
@@ -1052,7 +1129,10 @@ export interface SourceEvidence {
   path: string
   root: string
   collection: string
-  kind: string
+  /** The kind it was assigned (`null`: none, only its format). */
+  kind: string | null
+  /** How its bytes are parsed. */
+  format: string
   status: string
   created_at: number
   updated_at: number
@@ -1072,7 +1152,12 @@ export interface SourceRef {
   uri: string
   path: string
   collection: string
-  kind: string
+  /** The kind the source was assigned (`null`: none, only its format). */
+  kind: string | null
+  /** How its bytes were parsed. */
+  format: string
+  /** Its kind's lane, when it has a kind. */
+  lane: string | null
 }
 
 /** A source as a snapshot holds it. */
@@ -1081,12 +1166,25 @@ export interface SourceSummary {
   path: string
   uri: string
   collection: string
-  kind: string
+  /** The kind it was assigned (`null`: none, only its format). */
+  kind: string | null
+  /** How its bytes are parsed. */
+  format: string
   revision_id: number
   seq: number
   sha256: string
   size: number
   captured_at: number
+}
+
+/** One fingerprint per stage a setting can affect; a change touches its own stage only. */
+export interface StageFingerprints {
+  acquisition: string
+  extraction: string
+  indexing: string
+  eligibility: string
+  query: string
+  output: string
 }
 
 /** What `manage status` reports. */
@@ -1097,6 +1195,7 @@ export interface Status {
   profile: string
   current_snapshot: CurrentSnapshot | null
   collections: Array<CollectionCount>
+  kinds: Array<KindUse>
   counts: Counts
   bytes: Bytes
 }
@@ -1226,6 +1325,9 @@ export interface UnitLocator {
   col_end: number
   json_pointer: string | null
 }
+
+/** The pack files at `paths`, each checked and resolved (dependencies found from `dir`). */
+export declare function validatePacks(dir: string | undefined | null, paths: Array<string>): Promise<PackEntry[]>
 
 /** The verification report. */
 export interface VerifyReport {

@@ -442,7 +442,8 @@ fn code_profile_indexes_symbols_with_paths_and_exact_names() {
     // A qualified name goes to the exact channel and finds the method, cited with its symbol path.
     let result = search(&ws, "Circle.area");
     let top = &result.segments[0];
-    assert_eq!(top.source.kind, "code_file");
+    assert_eq!(top.source.kind.as_deref(), Some("code_file"));
+    assert_eq!(top.source.format, "code_file");
     assert_eq!(
         top.locator.anchor.as_deref(),
         Some("geometry.shapes.Circle.area")
@@ -479,7 +480,7 @@ fn code_profile_indexes_symbols_with_paths_and_exact_names() {
         only_code
             .segments
             .iter()
-            .all(|s| s.source.kind == "code_file")
+            .all(|s| s.source.format == "code_file")
     );
 
     // A documents workspace skips code files with an info diagnostic instead.

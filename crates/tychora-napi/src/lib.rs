@@ -10,6 +10,7 @@ mod error;
 mod ingest;
 mod manage;
 mod operations;
+mod packs;
 mod pdf;
 mod providers;
 mod query;

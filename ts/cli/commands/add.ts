@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty'
 import { resolve } from 'node:path'
 import type { AddPlan, Progress, Receipt } from '../../contracts/ingest.js'
-import { KindSchema } from '../../contracts/query.js'
+import { FormatSchema, KindSchema } from '../../contracts/query.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
 import { exitState, workspaceArg, writeOut } from '../context.js'
@@ -72,15 +72,27 @@ export default defineCommand({
     ...workspaceArg,
     paths: { type: 'positional', required: true, variadic: true, description: 'Files or directories' },
     collection: { type: 'string', description: 'Target collection (default "default")' },
-    kind: { type: 'string', description: 'Force a kind: markdown | text | json | jsonl | code_file | docx | pdf | image | law | regulation | rfc (law and regulation: plain text read as articles, paragraphs and points; rfc: the numbered sections of an RFC, also chosen for rfcNNNN.txt)' },
+    kind: {
+      type: 'string',
+      description:
+        'What the files are: a kind the pack defines (law, regulation, decision, standard, guidance, manual, template, procedure, feedback, evidence, example, rationale, research_note, code_file, architecture_decision, rfc; `tychora packs show core`). Its normalisation may choose how they are read (law, regulation: articles, paragraphs and points). rfcNNNN.txt is an rfc and code is code_file without asking',
+    },
+    'file-format': { type: 'string', description: 'Parse every file as: markdown | text | json | jsonl | code_file | docx | pdf | image | legal | rfc (default: from its name)' },
     'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
     const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
-    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown kind ${args.kind}; expected markdown, text, json, jsonl, code_file, docx or pdf`)
-    const request = { paths: paths.map((p) => resolve(p)), ...(args.collection ? { collection: args.collection } : {}), ...(kind?.success ? { kind: kind.data } : {}) }
+    if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `not a kind name: ${JSON.stringify(args.kind)}; \`tychora packs show core\` lists the built-in kinds`)
+    const fileFormat = args['file-format'] === undefined ? undefined : FormatSchema.safeParse(args['file-format'])
+    if (fileFormat && !fileFormat.success) throw new TychoraError('E_INVALID_ARGUMENT', `unknown file format ${JSON.stringify(args['file-format'])}; expected ${FormatSchema.options.join(', ')}`)
+    const request = {
+      paths: paths.map((p) => resolve(p)),
+      ...(args.collection ? { collection: args.collection } : {}),
+      ...(kind?.success ? { kind: kind.data } : {}),
+      ...(fileFormat?.success ? { format: fileFormat.data } : {}),
+    }
     if (args['dry-run']) {
       const plan = await withTarget(args.workspace, async (target) => {
         if (target.mode !== 'local') throw new TychoraError('E_LOCKED', `the workspace is served by the daemon (${target.daemon.url}); --dry-run reads it directly: stop the daemon first`)

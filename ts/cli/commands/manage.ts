@@ -27,6 +27,7 @@ const status = defineCommand({
           `workspace ${s.dir} (schema ${s.schema_version}, engine ${s.engine_version}, profile ${s.profile})`,
           snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
           `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
+          `kinds: ${s.kinds.length === 0 ? 'none assigned' : s.kinds.map((k) => `${k.name} v${k.version} (${k.sources})`).join(', ')}`,
           `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts (originals) ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)} (lexical ${mb(s.bytes.lexical)}, vectors ${mb(s.bytes.vectors)})`,
           `corpus by table: ${s.bytes.tables.slice(0, 8).map((t) => `${t.table} ${mb(t.bytes)}`).join(', ')}`,

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::parse::Kind;
+use crate::parse::Format;
 use crate::tokenize;
 use crate::unit::{LineIndex, Span, Unit};
 
@@ -68,26 +68,25 @@ pub struct Chunk {
     pub capsule: Capsule,
 }
 
-fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
+fn owner_key(unit: &Unit, ordinal: usize, kind: Format) -> String {
     // Unseen text is never folded into a window of text a reader can see.
     if unit.unit_type == crate::parse::document::HIDDEN_TEXT {
         return format!("h{ordinal}");
     }
     match kind {
-        Kind::Json | Kind::Jsonl => format!("r{ordinal}"),
+        Format::Json | Format::Jsonl => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.
-        Kind::Markdown
-        | Kind::Docx
-        | Kind::Pdf
-        | Kind::Image
-        | Kind::Law
-        | Kind::Regulation
-        | Kind::Rfc => unit
+        Format::Markdown
+        | Format::Docx
+        | Format::Pdf
+        | Format::Image
+        | Format::Legal
+        | Format::Rfc => unit
             .parent
             .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
-        Kind::Text => "doc".to_string(),
+        Format::Text => "doc".to_string(),
         // Each symbol (or group of statements) is its own owner: windows follow symbol boundaries.
-        Kind::Code(_) => format!("u{ordinal}"),
+        Format::Code(_) => format!("u{ordinal}"),
     }
 }
 
@@ -96,7 +95,7 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Kind) -> String {
 #[must_use]
 pub fn windows(
     source: &str,
-    kind: Kind,
+    kind: Format,
     title: &str,
     units: &[Unit],
     unit_tokens: &[usize],
@@ -106,7 +105,12 @@ pub fn windows(
     // A document's units are slices of its derived text.
     let slices_source = matches!(
         kind,
-        Kind::Markdown | Kind::Text | Kind::Code(_) | Kind::Docx | Kind::Pdf | Kind::Image
+        Format::Markdown
+            | Format::Text
+            | Format::Code(_)
+            | Format::Docx
+            | Format::Pdf
+            | Format::Image
     );
     let mut chunks = Vec::new();
     let mut window: Vec<usize> = Vec::new();
@@ -132,7 +136,7 @@ pub fn windows(
                 last_unit: last,
                 // Plain text packs all its paragraphs under one owner, but each window ranks on
                 // its own: a long law or RFC is not one candidate.
-                owner_key: if kind == Kind::Text {
+                owner_key: if kind == Format::Text {
                     format!("w{}", chunks.len())
                 } else {
                     owner_key(a, first, kind)
@@ -161,7 +165,7 @@ pub fn windows(
                 i,
                 unit,
                 // The pieces of one oversize paragraph of plain text rank together.
-                &if kind == Kind::Text {
+                &if kind == Format::Text {
                     format!("u{i}")
                 } else {
                     owner.clone()
@@ -185,7 +189,7 @@ pub fn windows(
     chunks
 }
 
-fn capsule(title: &str, kind: Kind, unit: &Unit) -> Capsule {
+fn capsule(title: &str, kind: Format, unit: &Unit) -> Capsule {
     Capsule {
         title: title.to_string(),
         kind: kind.as_str(),
@@ -204,7 +208,7 @@ fn split_unit(
     slices_source: bool,
     index: &LineIndex,
     title: &str,
-    kind: Kind,
+    kind: Format,
     ordinal: usize,
     unit: &Unit,
     owner: &str,
@@ -327,7 +331,7 @@ mod tests {
     use super::*;
     use crate::parse;
 
-    fn chunk_doc(kind: Kind, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
+    fn chunk_doc(kind: Format, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
         let parsed = parse::parse(kind, text, "t").unwrap();
         let tokens: Vec<usize> = parsed
             .units
@@ -350,7 +354,7 @@ mod tests {
             }
         }
         let (units, chunks) = chunk_doc(
-            Kind::Markdown,
+            Format::Markdown,
             &doc,
             ChunkOptions {
                 target_tokens: 120,
@@ -386,7 +390,7 @@ mod tests {
         let body: String = (0..400)
             .map(|i| format!("line {i} of a very long paragraph without blank lines\n"))
             .collect();
-        let (_, chunks) = chunk_doc(Kind::Text, &body, ChunkOptions::default());
+        let (_, chunks) = chunk_doc(Format::Text, &body, ChunkOptions::default());
         assert!(chunks.len() > 1);
         for chunk in &chunks {
             assert_eq!(
@@ -406,7 +410,7 @@ mod tests {
         let body: String = (0..300)
             .map(|i| format!("Paragraph {i} says something about topic {i}.\n\n"))
             .collect();
-        let (_, chunks) = chunk_doc(Kind::Text, &body, ChunkOptions::default());
+        let (_, chunks) = chunk_doc(Format::Text, &body, ChunkOptions::default());
         assert!(chunks.len() > 2);
         let owners: std::collections::HashSet<&str> =
             chunks.iter().map(|c| c.owner_key.as_str()).collect();
@@ -416,7 +420,7 @@ mod tests {
     #[test]
     fn json_records_never_share_a_window() {
         let text = "{\"_id\":\"a\",\"t\":\"one\"}\n{\"_id\":\"b\",\"t\":\"two\"}\n";
-        let (_, chunks) = chunk_doc(Kind::Jsonl, text, ChunkOptions::default());
+        let (_, chunks) = chunk_doc(Format::Jsonl, text, ChunkOptions::default());
         assert_eq!(chunks.len(), 2);
         assert_eq!(chunks[1].text, "two");
         assert_eq!(chunks[1].owner_key, "r1");
@@ -453,7 +457,7 @@ mod tests {
         };
         let chunks = windows(
             &source,
-            Kind::Code(language),
+            Format::Code(language),
             "m",
             &parsed.units,
             &tokens,

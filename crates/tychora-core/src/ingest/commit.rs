@@ -5,23 +5,27 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-use super::Receipt;
 use super::prepare::{DocumentPlace, Extraction, Prepared};
+use super::{Assignment, Receipt};
 use crate::config::Pack;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::exact::normalize_identifier;
-use crate::parse::{Kind, KindOverride, PARSER_VERSION};
+use crate::parse::{Format, FormatOverride, PARSER_VERSION};
 use crate::snapshot::Member;
 use crate::store::now_ms;
 use crate::tokenize::TOKENIZER;
 
-/// The extraction fingerprint: parser and document reader versions, kind override, chunking,
-/// tokenizer and identifier patterns. A change to any of them re-extracts; nothing else does.
-pub fn fingerprint(pack: &Pack, kind_override: Option<KindOverride>) -> String {
+/// The extraction fingerprint: parser and document reader versions, the assigned kind and forced
+/// format, chunking, tokenizer and identifier patterns. A change to any of them re-extracts;
+/// nothing else does.
+pub fn fingerprint(pack: &Pack, assignment: &Assignment) -> String {
     let mut hasher = Sha256::new();
     hasher.update(PARSER_VERSION);
-    hasher.update(kind_override.map_or("auto", KindOverride::as_str));
+    hasher.update(assignment.format.map_or("auto", FormatOverride::as_str));
+    if let Some(kind) = &assignment.kind {
+        hasher.update(format!("kind:{kind}"));
+    }
     hasher.update(crate::code::GRAMMAR_VERSION);
     hasher.update(crate::parse::document::DOCX_EXTRACTOR);
     hasher.update(crate::parse::document::PDF_LAYOUT);
@@ -45,8 +49,8 @@ pub struct Fingerprints {
 }
 
 impl Fingerprints {
-    pub fn new(engine: &Engine, kind_override: Option<KindOverride>) -> Self {
-        let base = fingerprint(engine.pack(), kind_override);
+    pub fn new(engine: &Engine, assignment: &Assignment) -> Self {
+        let base = fingerprint(engine.pack(), assignment);
         let config = engine.config();
         // What else changes a document's extraction: OCR, and whether PDF figures are kept.
         let extra = [
@@ -66,7 +70,7 @@ impl Fingerprints {
         Self { base, ocr: pdf }
     }
 
-    pub fn of(&self, kind: Kind) -> &str {
+    pub fn of(&self, kind: Format) -> &str {
         if Self::reads_by_ocr(kind) {
             &self.ocr
         } else {
@@ -74,8 +78,8 @@ impl Fingerprints {
         }
     }
 
-    fn reads_by_ocr(kind: Kind) -> bool {
-        matches!(kind, Kind::Pdf | Kind::Image | Kind::Docx)
+    fn reads_by_ocr(kind: Format) -> bool {
+        matches!(kind, Format::Pdf | Format::Image | Format::Docx)
     }
 }
 
@@ -86,7 +90,7 @@ pub fn fresh_extractions(
     fingerprints: &Fingerprints,
 ) -> Result<std::collections::HashSet<i64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT m.extraction_id, e.fingerprint, s.kind FROM snapshot_members m
+        "SELECT m.extraction_id, e.fingerprint, s.format FROM snapshot_members m
          JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
          WHERE m.snapshot_id = ?1",
     )?;
@@ -100,7 +104,7 @@ pub fn fresh_extractions(
     let mut fresh = std::collections::HashSet::new();
     for row in rows {
         let (id, fingerprint, kind) = row?;
-        let wanted = match Kind::from_name(&kind) {
+        let wanted = match Format::from_name(&kind) {
             Some(kind) => fingerprints.of(kind),
             None => &fingerprints.base,
         };
@@ -136,12 +140,31 @@ pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
     Ok(conn.last_insert_rowid())
 }
 
+/// Records the definition of `kind` the pack holds now (version, fingerprint, lane), replacing an
+/// older one, so the store says which definition its sources were read under.
+fn record_kind(tx: &Connection, pack: &Pack, kind: &str, now: i64) -> Result<()> {
+    let Some(definition) = pack.kinds.get(kind) else {
+        return Ok(());
+    };
+    let json = serde_json::to_string(definition).unwrap_or_else(|_| "{}".into());
+    tx.execute(
+        "INSERT INTO kinds (name, version, fingerprint, pack, lane, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, fingerprint = excluded.fingerprint, pack = excluded.pack,
+           lane = excluded.lane, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
+         WHERE kinds.fingerprint != excluded.fingerprint",
+        params![kind, definition.version, definition.fingerprint(), pack.name, definition.lane, json, now],
+    )?;
+    Ok(())
+}
+
 /// Where a file sits: its collection, root and paths.
 pub(super) struct Place<'a> {
     pub collection_id: i64,
     pub root_id: i64,
     pub rel_path: &'a str,
     pub abs_path: &'a Path,
+    /// The kind the add assigns, if any.
+    pub assignment: &'a Assignment,
 }
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
@@ -159,16 +182,21 @@ pub(super) fn write_revision(
         root_id,
         rel_path,
         abs_path,
+        assignment,
     } = *place;
     let now = now_ms();
+    let kind = assignment.kind_for(engine.pack(), prepared.format);
+    if let Some(kind) = kind {
+        record_kind(tx, engine.pack(), kind, now)?;
+    }
     // The exact bytes of the path (reversibly escaped), so names that differ only in invalid
     // UTF-8 stay different sources.
     let uri = format!("file://{}", crate::capture::names::encode_path(abs_path));
-    let kind = prepared.kind.as_str();
+    let format = prepared.format.as_str();
     tx.execute(
-        "INSERT INTO sources (collection_id, kind, root_id, rel_path, uri, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 'active', ?6, ?6)
-         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', kind = excluded.kind, updated_at = excluded.updated_at",
-        params![collection_id, kind, root_id, rel_path, uri, now],
+        "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7)
+         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at",
+        params![collection_id, format, kind, root_id, rel_path, uri, now],
     )?;
     let source_id: i64 = tx.query_row(
         "SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2",
@@ -177,7 +205,7 @@ pub(super) fn write_revision(
     )?;
     tx.execute(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
-        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.kind, &prepared.bytes), now],
+        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.format, &prepared.bytes), now],
     )?;
     // Bytes the retention policy erased are back on disk (the capture stored them again).
     tx.execute(
@@ -196,7 +224,7 @@ pub(super) fn write_revision(
             params![source_id],
             |r| r.get(0),
         )?;
-        let mut metadata = serde_json::json!({ "path": rel_path, "kind": kind });
+        let mut metadata = serde_json::json!({ "path": rel_path, "format": format, "kind": kind });
         if let (Some(m), Some(extra)) = (metadata.as_object_mut(), provenance.as_object()) {
             m.extend(extra.clone());
         }
@@ -222,7 +250,7 @@ pub(super) fn write_revision(
             engine,
             revision_id,
             rel_path,
-            prepared.kind,
+            prepared.format,
             extraction,
             fingerprint,
         )?,
@@ -238,21 +266,21 @@ pub(super) fn write_revision(
     })
 }
 
-fn media_type(kind: Kind, bytes: &[u8]) -> &'static str {
+fn media_type(kind: Format, bytes: &[u8]) -> &'static str {
     match kind {
-        Kind::Image => crate::parse::image::probe(bytes, u64::MAX)
+        Format::Image => crate::parse::image::probe(bytes, u64::MAX)
             .map_or("application/octet-stream", |i| i.media_type),
-        Kind::Markdown => "text/markdown",
-        Kind::Text | Kind::Law | Kind::Regulation | Kind::Rfc => "text/plain",
-        Kind::Json => "application/json",
-        Kind::Jsonl => "application/jsonl",
-        Kind::Code(language) => match language {
+        Format::Markdown => "text/markdown",
+        Format::Text | Format::Legal | Format::Rfc => "text/plain",
+        Format::Json => "application/json",
+        Format::Jsonl => "application/jsonl",
+        Format::Code(language) => match language {
             crate::code::Language::Python => "text/x-python",
             crate::code::Language::JavaScript => "text/javascript",
             crate::code::Language::TypeScript | crate::code::Language::Tsx => "text/x-typescript",
         },
-        Kind::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        Kind::Pdf => "application/pdf",
+        Format::Docx => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        Format::Pdf => "application/pdf",
     }
 }
 
@@ -380,7 +408,7 @@ fn write_extraction(
     engine: &Engine,
     revision_id: i64,
     rel_path: &str,
-    kind: Kind,
+    kind: Format,
     extraction: &Extraction,
     fingerprint: &str,
 ) -> Result<i64> {

@@ -19,10 +19,11 @@ use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub use crate::capture::Exclusion;
+use crate::config::{KindDefinition, Pack, Strategy};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::job::Progress;
-use crate::parse::KindOverride;
+use crate::parse::{Format, FormatOverride};
 use crate::store::now_ms;
 use targets::{agent_may_capture, capture_roots};
 
@@ -91,9 +92,13 @@ pub struct AddRequest {
     /// Target collection (default `default`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection: Option<String>,
-    /// Force a kind instead of detecting it from the extension.
+    /// The kind of every file (a kind the pack defines: `regulation`, `standard`, …); its
+    /// normalisation may choose the format (`legal`). A format name is taken as `format`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The format every file is parsed as, instead of the one its name implies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
 }
 
 /// Who asked for a capture; it bounds where the capture may read.
@@ -304,15 +309,82 @@ pub(crate) fn plan(
     run::AddJob::plan(engine, &mut conn, request, requester, on_progress)
 }
 
-fn parse_kind(kind: Option<&str>) -> Result<Option<KindOverride>> {
-    kind.map(|k| {
-        KindOverride::from_name(k).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "unknown kind {k:?}; expected markdown, text, json, jsonl or code_file"
-            ))
-        })
-    })
-    .transpose()
+/// The format a kind's files are parsed as whatever their names say: the one its normalisation
+/// needs (`legal`, `rfc`), or its only expected format (`code_file`).
+fn forced_by(kind: &KindDefinition) -> Option<FormatOverride> {
+    match kind.normalisation.strategy {
+        Strategy::Legal => Some(FormatOverride::Fixed(Format::Legal)),
+        Strategy::Rfc => Some(FormatOverride::Fixed(Format::Rfc)),
+        Strategy::Format => match kind.formats.as_slice() {
+            [only] => FormatOverride::from_name(only),
+            _ => None,
+        },
+    }
+}
+
+/// What an add assigns to the files it reads: a kind the pack defines, and the format that
+/// kind's normalisation (or `--format`) forces.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Assignment {
+    /// The kind every file of the add gets (`None`: only what its format implies).
+    pub kind: Option<String>,
+    /// The format every file is parsed as (`None`: from its name).
+    pub format: Option<FormatOverride>,
+}
+
+impl Assignment {
+    /// Reads `--kind` and `--format` against the pack. A format name given as a kind (`--kind
+    /// markdown`, as before kinds were separate) is taken as the format.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a name that is neither a kind of the pack nor a format.
+    pub(crate) fn of(pack: &Pack, kind: Option<&str>, format: Option<&str>) -> Result<Self> {
+        let forced = format
+            .map(|f| {
+                FormatOverride::from_name(f).ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "unknown format {f:?}; expected markdown, text, json, jsonl, code_file, docx, pdf, image, legal or rfc"
+                    ))
+                })
+            })
+            .transpose()?;
+        let Some(name) = kind else {
+            return Ok(Self {
+                kind: None,
+                format: forced,
+            });
+        };
+        if let Some(definition) = pack.kinds.get(name) {
+            return Ok(Self {
+                kind: Some(name.to_string()),
+                format: forced.or_else(|| forced_by(definition)),
+            });
+        }
+        match FormatOverride::from_name(name) {
+            Some(as_format) => Ok(Self {
+                kind: None,
+                format: forced.or(Some(as_format)),
+            }),
+            None => Err(Error::InvalidArgument(format!(
+                "unknown kind {name:?}; pack {:?} defines {}",
+                pack.name,
+                pack.kinds.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+
+    /// The kind a file in `format` gets: the assigned one, else the one its format implies (code
+    /// is `code_file`, an RFC's text is `rfc`) when the pack defines it.
+    pub(crate) fn kind_for<'p>(&'p self, pack: &'p Pack, format: Format) -> Option<&'p str> {
+        let implied = match format {
+            Format::Code(_) => Some("code_file"),
+            Format::Rfc => Some("rfc"),
+            _ => None,
+        };
+        self.kind
+            .as_deref()
+            .or_else(|| implied.filter(|k| pack.kinds.contains_key(*k)))
+    }
 }
 
 /// Validates an add request and records it as a queued job. Queued jobs survive a restart.
@@ -324,7 +396,11 @@ fn parse_kind(kind: Option<&str>) -> Result<Option<KindOverride>> {
 /// `E_INVALID_ARGUMENT` for an empty path list, an unknown kind or (agents) a relative path;
 /// `E_FORBIDDEN` when an agent names a path outside the capture roots.
 pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requester) -> Result<i64> {
-    parse_kind(request.kind.as_deref())?;
+    Assignment::of(
+        engine.pack(),
+        request.kind.as_deref(),
+        request.format.as_deref(),
+    )?;
     if request.paths.is_empty() {
         return Err(Error::InvalidArgument("add needs at least one path".into()));
     }

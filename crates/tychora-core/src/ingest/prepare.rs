@@ -7,7 +7,7 @@ use crate::artifact::sha256_hex;
 use crate::capture::{self, Candidate};
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{self, Kind, KindOverride, document};
+use crate::parse::{self, Format, FormatOverride, document};
 use crate::tokenize;
 use crate::unit::Unit;
 
@@ -16,7 +16,7 @@ use crate::unit::Unit;
 pub struct Prepared {
     pub bytes: Vec<u8>,
     pub sha256: String,
-    pub kind: Kind,
+    pub format: Format,
     /// `None` when the bytes equal the current revision's (nothing to parse).
     pub extraction: Option<Extraction>,
 }
@@ -68,9 +68,9 @@ pub enum Outcome {
 
 pub struct PrepareContext<'a> {
     pub root: &'a Path,
-    pub kind_override: Option<KindOverride>,
-    /// Kinds the profile's pack indexes when no kind is forced.
-    pub kinds: &'a [String],
+    pub format_override: Option<FormatOverride>,
+    /// Formats the profile's pack reads when none is forced.
+    pub formats: &'a [String],
     /// The profile's name, for diagnostics.
     pub profile: &'a str,
     /// Code files with a longer line are skipped as minified or generated.
@@ -120,11 +120,13 @@ pub fn prepare_all(
 
 pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     let rel = candidate.rel_path.as_str();
-    let kind = match ctx.kind_override {
+    let format = match ctx.format_override {
         Some(forced) => forced.resolve(rel),
-        None => Kind::from_path(rel).filter(|k| ctx.kinds.iter().any(|name| name == k.as_str())),
+        None => {
+            Format::from_path(rel).filter(|k| ctx.formats.iter().any(|name| name == k.as_str()))
+        }
     };
-    let Some(kind) = kind else {
+    let Some(format) = format else {
         return Outcome::Skipped(Diagnostic::info(
             rel,
             ErrorCode::UnsupportedFormat,
@@ -145,8 +147,8 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             "empty file: nothing to index",
         ));
     }
-    if kind.is_document() {
-        return prepare_document(ctx, rel, kind, bytes);
+    if format.is_document() {
+        return prepare_document(ctx, rel, format, bytes);
     }
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Outcome::Failed(Diagnostic::error(
@@ -155,7 +157,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             format!(
                 "binary file (NUL byte in the first 8 KiB; by its first bytes {}), named as {}; not indexed",
                 document::sniff(&bytes),
-                kind.as_str()
+                format.as_str()
             ),
         ));
     }
@@ -174,7 +176,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             );
         }
     };
-    if matches!(kind, Kind::Code(_))
+    if matches!(format, Format::Code(_))
         && let Some(longest) = text
             .lines()
             .map(str::len)
@@ -195,13 +197,13 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         return Outcome::Ready(Prepared {
             bytes,
             sha256,
-            kind,
+            format,
             extraction: None,
         });
     }
     let mut code = None;
-    let parsed = match kind {
-        Kind::Code(language) => {
+    let parsed = match format {
+        Format::Code(language) => {
             let module = crate::code::module_of(language, rel, ctx.python_packages);
             let key = crate::code::cache::key(&sha256, language, rel, &module);
             // An unchanged file is never parsed twice: the cache holds its last parse.
@@ -223,7 +225,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             });
             Ok(analysis.parsed)
         }
-        _ => parse::parse(kind, text, rel),
+        _ => parse::parse(format, text, rel),
     };
     let parsed = match parsed {
         Ok(parsed) => parsed,
@@ -236,26 +238,31 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         }
     };
     Outcome::Ready(Prepared {
-        extraction: Some(extraction_of(ctx, rel, kind, text, parsed, code)),
+        extraction: Some(extraction_of(ctx, rel, format, text, parsed, code)),
         bytes,
         sha256,
-        kind,
+        format,
     })
 }
 
 /// A binary document: read from its bytes into units over a derived text.
-fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<u8>) -> Outcome {
+fn prepare_document(
+    ctx: &PrepareContext<'_>,
+    rel: &str,
+    format: Format,
+    bytes: Vec<u8>,
+) -> Outcome {
     let sha256 = sha256_hex(&bytes);
     if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
         return Outcome::Ready(Prepared {
             bytes,
             sha256,
-            kind,
+            format,
             extraction: None,
         });
     }
-    let wanted = match kind {
-        Kind::Pdf => ctx.documents.password_for(rel, &ctx.root.join(rel)),
+    let wanted = match format {
+        Format::Pdf => ctx.documents.password_for(rel, &ctx.root.join(rel)),
         _ => Ok(None),
     };
     let password = match wanted {
@@ -274,7 +281,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
         password: password.as_deref(),
         ocr: ctx.ocr,
     };
-    let mut read = match document::extract(kind, &bytes, rel, &options) {
+    let mut read = match document::extract(format, &bytes, rel, &options) {
         Ok(read) => read,
         Err(fail) => {
             let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));
@@ -286,7 +293,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
     };
     let parsed = std::mem::take(&mut read.parsed);
     let text = std::mem::take(&mut read.text);
-    let mut extraction = extraction_of(ctx, rel, kind, &text, parsed, None);
+    let mut extraction = extraction_of(ctx, rel, format, &text, parsed, None);
     read.text = text;
     extraction.document = Some(Box::new(DocumentPlace {
         text_sha256: sha256_hex(read.text.as_bytes()),
@@ -300,7 +307,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
     Outcome::Ready(Prepared {
         bytes,
         sha256,
-        kind,
+        format,
         extraction: Some(extraction),
     })
 }
@@ -309,7 +316,7 @@ fn prepare_document(ctx: &PrepareContext<'_>, rel: &str, kind: Kind, bytes: Vec<
 fn extraction_of(
     ctx: &PrepareContext<'_>,
     rel: &str,
-    kind: Kind,
+    format: Format,
     text: &str,
     parsed: crate::unit::Parsed,
     code: Option<CodeSyntax>,
@@ -326,14 +333,14 @@ fn extraction_of(
         })
         .collect();
     // JSON records get no file-name title: it would put the same words into every record's capsule.
-    let title = match (&parsed.title, kind) {
+    let title = match (&parsed.title, format) {
         (Some(t), _) => t.clone(),
-        (None, Kind::Json | Kind::Jsonl) => String::new(),
+        (None, Format::Json | Format::Jsonl) => String::new(),
         (None, _) => rel.rsplit('/').next().unwrap_or(rel).to_string(),
     };
     let chunks = chunk::windows(
         text,
-        kind,
+        format,
         &title,
         &parsed.units,
         &unit_tokens,

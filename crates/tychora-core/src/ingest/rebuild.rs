@@ -202,6 +202,11 @@ fn stale_reason(engine: &Engine, conn: &Connection, current: i64) -> Result<Opti
             "its lexical generation cannot be opened ({e})"
         )));
     }
+    if snapshot::lexical_analyzer_matches(conn, &engine.pack().lexical)? == Some(false) {
+        return Ok(Some(
+            "its lexical generation was built with another analyzer than the pack's".into(),
+        ));
+    }
     let Some(embedder) = engine.embedder()? else {
         return Ok(None);
     };

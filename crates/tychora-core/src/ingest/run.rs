@@ -17,7 +17,7 @@ use crate::chunk::ChunkOptions;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::job::{Phase, Progress, Steps, failpoint};
-use crate::parse::KindOverride;
+use crate::parse::FormatOverride;
 use crate::snapshot::{self, Member};
 use crate::store::now_ms;
 
@@ -50,7 +50,7 @@ pub(super) struct AddJob<'a> {
     on_progress: &'a (dyn Fn(Progress) + Sync),
     steps: Steps,
     collection_id: i64,
-    kind_override: Option<KindOverride>,
+    assignment: super::Assignment,
     fingerprints: commit::Fingerprints,
     /// Published extractions made with the fingerprint this job would use: an unchanged file
     /// whose extraction is not among them is read again.
@@ -67,10 +67,15 @@ impl<'a> AddJob<'a> {
         conn: &Connection,
         job_id: i64,
         collection_id: i64,
-        kind_override: Option<KindOverride>,
+        assignment: super::Assignment,
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<Self> {
         let previous = snapshot::current(conn)?;
+        let fingerprints = commit::Fingerprints::new(engine, &assignment);
+        let fresh = match previous {
+            Some(id) => commit::fresh_extractions(conn, id, &fingerprints)?,
+            None => HashSet::new(),
+        };
         Ok(AddJob {
             engine,
             job_id,
@@ -78,16 +83,9 @@ impl<'a> AddJob<'a> {
             on_progress,
             steps: Steps::new(job_id),
             collection_id,
-            kind_override,
-            fingerprints: commit::Fingerprints::new(engine, kind_override),
-            fresh: match previous {
-                Some(id) => commit::fresh_extractions(
-                    conn,
-                    id,
-                    &commit::Fingerprints::new(engine, kind_override),
-                )?,
-                None => HashSet::new(),
-            },
+            assignment,
+            fingerprints,
+            fresh,
             previous,
             members: match previous {
                 Some(id) => snapshot::members(conn, id)?,
@@ -106,17 +104,14 @@ impl<'a> AddJob<'a> {
         requester: Requester,
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<Receipt> {
-        let kind_override = super::parse_kind(request.kind.as_deref())?;
+        let assignment = super::Assignment::of(
+            engine.pack(),
+            request.kind.as_deref(),
+            request.format.as_deref(),
+        )?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let collection_id = Engine::collection_id(conn, collection, true)?;
-        let mut job = AddJob::start(
-            engine,
-            conn,
-            job_id,
-            collection_id,
-            kind_override,
-            on_progress,
-        )?;
+        let mut job = AddJob::start(engine, conn, job_id, collection_id, assignment, on_progress)?;
         job.steps.begin(conn, "walk")?;
         let targets = job.resolve_targets(conn, request, requester);
         for target in &targets {
@@ -145,7 +140,14 @@ impl<'a> AddJob<'a> {
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<Receipt> {
         // No capture: the collection and fingerprint are never read.
-        let mut job = AddJob::start(engine, conn, job_id, 0, None, on_progress)?;
+        let mut job = AddJob::start(
+            engine,
+            conn,
+            job_id,
+            0,
+            super::Assignment::default(),
+            on_progress,
+        )?;
         let previous = job.previous;
         for (source_id, uri) in sources {
             if job.members.iter().any(|m| m.source_id == *source_id) {
@@ -172,11 +174,15 @@ impl<'a> AddJob<'a> {
         requester: Requester,
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<AddPlan> {
-        let kind_override = super::parse_kind(request.kind.as_deref())?;
+        let assignment = super::Assignment::of(
+            engine.pack(),
+            request.kind.as_deref(),
+            request.format.as_deref(),
+        )?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let tx = conn.transaction()?;
         let collection_id = Engine::collection_id(&tx, collection, true)?;
-        let mut job = AddJob::start(engine, &tx, 0, collection_id, kind_override, on_progress)?;
+        let mut job = AddJob::start(engine, &tx, 0, collection_id, assignment, on_progress)?;
         let targets = job.resolve_targets(&tx, request, requester);
         let mut plan = AddPlan::default();
         let mut documents: Vec<crate::vector::DocInputs> = Vec::new();
@@ -303,7 +309,7 @@ impl<'a> AddJob<'a> {
             .collect();
         let mut tx = RowsTransaction::new(conn);
         let mut commit_started = None;
-        with_context(engine, self.kind_override, target, &inputs, |ctx| {
+        with_context(engine, self.assignment.format, target, &inputs, |ctx| {
             crate::parallel::map_in_order(
                 &candidates,
                 crate::parallel::cores(),
@@ -388,15 +394,21 @@ impl<'a> AddJob<'a> {
     fn prepare(&self, target: &Target, candidates: &[Candidate]) -> Vec<Outcome> {
         let inputs = self.prepare_inputs(target, candidates);
         let total = candidates.len();
-        with_context(self.engine, self.kind_override, target, &inputs, |ctx| {
-            prepare::prepare_all(ctx, candidates, &|done| {
-                (self.on_progress)(Progress {
-                    phase: Phase::Prepare,
-                    done,
-                    total,
-                });
-            })
-        })
+        with_context(
+            self.engine,
+            self.assignment.format,
+            target,
+            &inputs,
+            |ctx| {
+                prepare::prepare_all(ctx, candidates, &|done| {
+                    (self.on_progress)(Progress {
+                        phase: Phase::Prepare,
+                        done,
+                        total,
+                    });
+                })
+            },
+        )
     }
 
     /// What preparing the candidates of `target` needs from the job (owned, so that the job can
@@ -517,10 +529,11 @@ impl<'a> AddJob<'a> {
                 root_id: target.root_id,
                 rel_path: &candidate.rel_path,
                 abs_path: &candidate.path,
+                assignment: &self.assignment,
             },
             &prepared,
             extraction,
-            self.fingerprints.of(prepared.kind),
+            self.fingerprints.of(prepared.format),
             provenance,
         )
         .and_then(|m| {
@@ -757,7 +770,7 @@ struct PrepareInputs {
 /// kinds, the capture limits, the published shas, the syntax cache).
 fn with_context<R>(
     engine: &Engine,
-    kind_override: Option<KindOverride>,
+    format_override: Option<FormatOverride>,
     target: &Target,
     inputs: &PrepareInputs,
     f: impl FnOnce(&PrepareContext<'_>) -> R,
@@ -779,8 +792,8 @@ fn with_context<R>(
     let pack = engine.pack();
     f(&PrepareContext {
         root: &target.root,
-        kind_override,
-        kinds: &pack.kinds,
+        format_override,
+        formats: &pack.formats,
         profile: &engine.config().default_profile,
         max_file_bytes: engine.config().capture.max_file_bytes,
         max_line_bytes: engine.config().capture.max_line_bytes,

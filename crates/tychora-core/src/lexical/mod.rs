@@ -39,7 +39,8 @@ pub struct LexDoc<'a> {
     pub revision_id: u64,
     /// Collection name (for eligibility filters).
     pub collection: &'a str,
-    /// Kind name (for eligibility filters).
+    /// The source's kind, or its format when it has none (for eligibility filters; the index
+    /// field is `kind`).
     pub kind: &'a str,
     /// Chunk text.
     pub text: &'a str,
@@ -52,16 +53,19 @@ pub struct LexDoc<'a> {
 pub struct Filter {
     /// Only these collections (empty: all).
     pub collections: Vec<String>,
-    /// Only these kinds (empty: all).
+    /// Only these kinds (empty: all); a source with no kind is matched by its format.
     pub kinds: Vec<String>,
 }
 
 impl Filter {
-    /// Appends `AND col.name IN (…) AND s.kind IN (…)` for a query that joins `collections col`
+    /// Appends `AND col.name IN (…) AND COALESCE(s.kind, s.format) IN (…)` for a query that joins `collections col`
     /// and `sources s`, pushing the bound values.
     pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
         use std::fmt::Write as _;
-        for (column, wanted) in [("col.name", &self.collections), ("s.kind", &self.kinds)] {
+        for (column, wanted) in [
+            ("col.name", &self.collections),
+            ("COALESCE(s.kind, s.format)", &self.kinds),
+        ] {
             if !wanted.is_empty() {
                 let _ = write!(sql, " AND {column} IN (");
                 for (n, w) in wanted.iter().enumerate() {

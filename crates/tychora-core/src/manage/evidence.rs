@@ -32,7 +32,10 @@ pub struct SourceEvidence {
     pub path: String,
     pub root: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind it was assigned (`None`: none, only its format).
+    pub kind: Option<String>,
+    /// How its bytes are parsed.
+    pub format: String,
     pub status: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -489,7 +492,7 @@ fn list<T>(
 fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
     let Some(mut found) = conn
         .query_row(
-            "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at
+            "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at, s.format
              FROM sources s JOIN collections c ON c.id = s.collection_id JOIN roots ro ON ro.id = s.root_id WHERE s.id = ?1",
             params![id],
             |r| {
@@ -500,6 +503,7 @@ fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
                     root: r.get(3)?,
                     collection: r.get(4)?,
                     kind: r.get(5)?,
+                    format: r.get(9)?,
                     status: r.get(6)?,
                     created_at: r.get(7)?,
                     updated_at: r.get(8)?,

@@ -15,7 +15,10 @@ pub struct SourceSummary {
     pub path: String,
     pub uri: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind it was assigned (`None`: none, only its format).
+    pub kind: Option<String>,
+    /// How its bytes are parsed.
+    pub format: String,
     pub revision_id: i64,
     pub seq: i64,
     pub sha256: String,
@@ -98,7 +101,7 @@ pub(crate) fn list_sources(engine: &Engine, query: &SourceQuery<'_>) -> Result<S
         )?;
         let sources = conn
             .prepare(&format!(
-                "SELECT s.id, s.rel_path, s.uri, c.name, s.kind, r.id, r.seq, r.sha256, r.size, r.captured_at
+                "SELECT s.id, s.rel_path, s.uri, c.name, s.kind, r.id, r.seq, r.sha256, r.size, r.captured_at, s.format
                  FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections c ON c.id = s.collection_id JOIN revisions r ON r.id = m.revision_id
                  WHERE {filter} ORDER BY s.rel_path LIMIT ?3 OFFSET ?4"
             ))?
@@ -111,6 +114,7 @@ pub(crate) fn list_sources(engine: &Engine, query: &SourceQuery<'_>) -> Result<S
                         uri: r.get(2)?,
                         collection: r.get(3)?,
                         kind: r.get(4)?,
+                        format: r.get(10)?,
                         revision_id: r.get(5)?,
                         seq: r.get(6)?,
                         sha256: r.get(7)?,

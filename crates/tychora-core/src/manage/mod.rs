@@ -23,7 +23,7 @@ pub use evidence::{
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;
 pub use runs::RunRecord;
-pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, Status, TableBytes};
+pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, KindUse, Status, TableBytes};
 pub use verify::{Problem, VerifyReport};
 
 pub(crate) use backup::backup;

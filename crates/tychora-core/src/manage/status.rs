@@ -27,6 +27,20 @@ pub struct CollectionCount {
     pub active_sources: i64,
 }
 
+/// A kind the store's sources use, with the definition recorded when it was last used.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct KindUse {
+    pub name: String,
+    pub version: i64,
+    /// sha256 of the definition (all zeros: recorded by a migration, before kinds had one).
+    pub fingerprint: String,
+    pub pack: String,
+    pub lane: String,
+    /// Active sources of this kind.
+    pub sources: i64,
+}
+
 /// Row counts of the canonical tables.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(missing_docs)]
@@ -81,6 +95,8 @@ pub struct Status {
     pub profile: String,
     pub current_snapshot: Option<CurrentSnapshot>,
     pub collections: Vec<CollectionCount>,
+    /// The kinds sources were assigned, by name.
+    pub kinds: Vec<KindUse>,
     pub counts: Counts,
     pub bytes: Bytes,
 }
@@ -168,6 +184,23 @@ pub(crate) fn status(engine: &Engine) -> Result<Status> {
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;
+        let kinds = conn
+            .prepare(
+                "SELECT k.name, k.version, k.fingerprint, k.pack, k.lane,
+                        (SELECT COUNT(*) FROM sources s WHERE s.kind = k.name AND s.status = 'active')
+                 FROM kinds k ORDER BY k.name",
+            )?
+            .query_map([], |r| {
+                Ok(KindUse {
+                    name: r.get(0)?,
+                    version: r.get(1)?,
+                    fingerprint: r.get(2)?,
+                    pack: r.get(3)?,
+                    lane: r.get(4)?,
+                    sources: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
         let db = engine.dir().join("corpus.sqlite3");
         let corpus = [db.clone(), db.with_extension("sqlite3-wal")]
             .iter()
@@ -180,6 +213,7 @@ pub(crate) fn status(engine: &Engine) -> Result<Status> {
             profile: engine.config().default_profile.clone(),
             current_snapshot,
             collections,
+            kinds,
             counts: Counts {
                 sources: count(conn, "sources WHERE status = 'active'")?,
                 removed_sources: count(conn, "sources WHERE status = 'removed'")?,

@@ -12,7 +12,7 @@ use crate::error::{Diagnostic, ErrorCode};
 use crate::unit::{LineIndex, Parsed, Unit};
 
 use super::docx::{self, BlockKind, DocxFailure, DocxLimits};
-use super::{Kind, ParseFailure, slugify};
+use super::{Format, ParseFailure, slugify};
 
 /// The DOCX reader's name and version in every extraction it makes; a change re-extracts.
 pub const DOCX_EXTRACTOR: &str = "tychora-docx@1";
@@ -306,15 +306,15 @@ fn looks_like_text(head: &[u8]) -> bool {
 /// A [`ParseFailure`] when the file as a whole cannot be used: bytes of another type, a package
 /// that does not open, a bound reached, an encrypted document.
 pub fn extract(
-    kind: Kind,
+    kind: Format,
     bytes: &[u8],
     path: &str,
     options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
     match kind {
-        Kind::Docx => extract_docx(bytes, path, options),
-        Kind::Pdf => extract_pdf(bytes, path, options),
-        Kind::Image => super::image::extract(bytes, path, options),
+        Format::Docx => extract_docx(bytes, path, options),
+        Format::Pdf => extract_pdf(bytes, path, options),
+        Format::Image => super::image::extract(bytes, path, options),
         other => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
             message: format!("{} is not a document kind", other.as_str()),
@@ -1242,7 +1242,7 @@ mod tests {
     }
 
     fn read(
-        kind: Kind,
+        kind: Format,
         bytes: &[u8],
         path: &str,
         pdf: Option<&dyn PdfReader>,
@@ -1264,7 +1264,7 @@ mod tests {
     #[test]
     fn every_unit_is_an_exact_slice_of_the_derived_text() {
         let doc = read(
-            Kind::Docx,
+            Format::Docx,
             &fixture(
                 "owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx",
             ),
@@ -1297,14 +1297,14 @@ mod tests {
     #[test]
     fn the_extension_cannot_lie_about_the_bytes() {
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let err = read(Kind::Docx, &pdf, "x.docx", None).unwrap_err();
+        let err = read(Format::Docx, &pdf, "x.docx", None).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnsupportedFormat);
         assert!(
             err.message.contains("its bytes are a PDF"),
             "{}",
             err.message
         );
-        let err = read(Kind::Docx, b"# just markdown\n", "x.docx", None).unwrap_err();
+        let err = read(Format::Docx, b"# just markdown\n", "x.docx", None).unwrap_err();
         assert!(
             err.message.contains("its bytes are text"),
             "{}",
@@ -1373,14 +1373,14 @@ mod tests {
     #[test]
     fn a_pdf_needs_its_bytes_to_be_a_pdf_and_a_reader() {
         let docx = fixture("docx/mammoth/tables.docx");
-        let err = read(Kind::Pdf, &docx, "x.pdf", None).unwrap_err();
+        let err = read(Format::Pdf, &docx, "x.pdf", None).unwrap_err();
         assert!(
             err.message.contains("its bytes are a zip package"),
             "{}",
             err.message
         );
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let err = read(Kind::Pdf, &pdf, "x.pdf", None).unwrap_err();
+        let err = read(Format::Pdf, &pdf, "x.pdf", None).unwrap_err();
         assert!(err.message.contains("pdf.js"), "{}", err.message);
     }
 
@@ -1449,7 +1449,7 @@ mod tests {
             labelled: false,
             ocr_calls: std::sync::Mutex::new(0),
         };
-        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&raster)).unwrap();
+        let doc = read(Format::Pdf, &pdf, "r.pdf", Some(&raster)).unwrap();
         assert_eq!(*raster.ocr_calls.lock().unwrap(), 1);
         let at = doc
             .parsed
@@ -1469,7 +1469,7 @@ mod tests {
             labelled: true,
             ocr_calls: std::sync::Mutex::new(0),
         };
-        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&labelled)).unwrap();
+        let doc = read(Format::Pdf, &pdf, "r.pdf", Some(&labelled)).unwrap();
         assert_eq!(*labelled.ocr_calls.lock().unwrap(), 0);
         assert!(doc.parsed.units.iter().all(|u| u.unit_type != OCR_TEXT));
     }
@@ -1499,7 +1499,7 @@ mod tests {
         }
         let docx = fixture("docx/docling/word_sample.docx");
         let reader = Fake(std::sync::Mutex::new(Vec::new()));
-        let doc = read(Kind::Docx, &docx, "w.docx", Some(&reader)).unwrap();
+        let doc = read(Format::Docx, &docx, "w.docx", Some(&reader)).unwrap();
         assert_eq!(
             reader.0.lock().unwrap().len(),
             1,
@@ -1524,7 +1524,7 @@ mod tests {
         assert_eq!(citation("w.docx", &place, &place), "w.docx ¶4 (OCR)");
         assert_eq!(doc.assets[0].unit, Some(at - 1));
         // Without a reader (OCR off) the same file has no recognized text.
-        let plain = read(Kind::Docx, &docx, "w.docx", None).unwrap();
+        let plain = read(Format::Docx, &docx, "w.docx", None).unwrap();
         assert!(plain.parsed.units.iter().all(|u| u.unit_type != OCR_TEXT));
         assert_eq!(plain.extractor, DOCX_EXTRACTOR);
     }
@@ -1575,7 +1575,7 @@ mod tests {
             }
         }
         let pdf = fixture("pdf/docling/2305.03393v1-pg9.pdf");
-        let doc = read(Kind::Pdf, &pdf, "r.pdf", Some(&Fake)).unwrap();
+        let doc = read(Format::Pdf, &pdf, "r.pdf", Some(&Fake)).unwrap();
         assert_eq!(doc.parsed.units.len(), 5);
         // Recognized text is derived evidence: its own unit type, its confidence, cited as OCR.
         assert_eq!(doc.parsed.units[4].unit_type, OCR_TEXT);

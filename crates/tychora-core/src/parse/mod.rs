@@ -19,9 +19,10 @@ mod text;
 use crate::error::ErrorCode;
 use crate::unit::{LineIndex, Parsed};
 
-/// The kinds the native parsers understand.
+/// The formats the native parsers understand: how a file's bytes are read, apart from what the
+/// source is (its kind, defined in packs; [`crate::config::KindDefinition`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum Format {
     /// CommonMark + GFM tables.
     Markdown,
     /// Paragraphs separated by blank lines.
@@ -38,16 +39,15 @@ pub enum Kind {
     Pdf,
     /// A PNG, JPEG, WebP, GIF or TIFF file: a visual asset found by its name (and its OCR text).
     Image,
-    /// A law as plain text, read for its articles, paragraphs and points ([`legal`]).
-    Law,
-    /// A regulation as plain text, read like a law.
-    Regulation,
+    /// Legislative text (a law, a regulation) as plain text, read for its recitals, articles,
+    /// paragraphs and points ([`legal`]); chosen by a kind whose normalisation is `legal`.
+    Legal,
     /// An IETF RFC in its plain-text form ([`rfc`]).
     Rfc,
 }
 
-impl Kind {
-    /// The kind's name as stored in the `kinds` table.
+impl Format {
+    /// The format's name as stored in the `formats` table.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
@@ -59,8 +59,7 @@ impl Kind {
             Self::Docx => "docx",
             Self::Pdf => "pdf",
             Self::Image => "image",
-            Self::Law => "law",
-            Self::Regulation => "regulation",
+            Self::Legal => "legal",
             Self::Rfc => "rfc",
         }
     }
@@ -71,7 +70,7 @@ impl Kind {
         matches!(self, Self::Docx | Self::Pdf | Self::Image)
     }
 
-    /// Parses a kind name given by a user (`--kind`).
+    /// Parses a format name given by a user (`--format`).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
         match name.to_ascii_lowercase().as_str() {
@@ -82,14 +81,13 @@ impl Kind {
             "docx" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
             "image" => Some(Self::Image),
-            "law" => Some(Self::Law),
-            "regulation" => Some(Self::Regulation),
+            "legal" => Some(Self::Legal),
             "rfc" => Some(Self::Rfc),
             _ => None,
         }
     }
 
-    /// The kind a file name implies, if any.
+    /// The format a file name implies, if any.
     #[must_use]
     pub fn from_path(path: &str) -> Option<Self> {
         let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
@@ -146,32 +144,32 @@ fn is_rfc_name(path: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// A kind forced by the caller (`--kind`): a fixed kind, or `code_file`, whose language still
+/// A format forced by the caller (`--format`, or a kind's normalisation): a fixed format, or `code_file`, whose language still
 /// comes from each file's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KindOverride {
-    /// Parse every file as this kind.
-    Fixed(Kind),
+pub enum FormatOverride {
+    /// Parse every file in this format.
+    Fixed(Format),
     /// Parse every file as code, in the language its extension names.
     Code,
 }
 
-impl KindOverride {
-    /// Parses a kind name given by a user.
+impl FormatOverride {
+    /// Parses a format name given by a user.
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
         match name.to_ascii_lowercase().as_str() {
             "code" | "code_file" => Some(Self::Code),
-            other => Kind::from_name(other).map(Self::Fixed),
+            other => Format::from_name(other).map(Self::Fixed),
         }
     }
 
-    /// The kind of one file under this override.
+    /// The format of one file under this override.
     #[must_use]
-    pub fn resolve(self, path: &str) -> Option<Kind> {
+    pub fn resolve(self, path: &str) -> Option<Format> {
         match self {
             Self::Fixed(kind) => Some(kind),
-            Self::Code => crate::code::Language::from_path(path).map(Kind::Code),
+            Self::Code => crate::code::Language::from_path(path).map(Format::Code),
         }
     }
 
@@ -199,24 +197,24 @@ pub struct ParseFailure {
 /// Parser version; part of every extraction fingerprint.
 pub const PARSER_VERSION: &str = "1";
 
-/// Parses UTF-8 text of a given kind.
+/// Parses UTF-8 text of a given format.
 ///
 /// # Errors
 /// A [`ParseFailure`] when the file as a whole cannot be used (malformed JSON).
-pub fn parse(kind: Kind, text: &str, path: &str) -> Result<Parsed, ParseFailure> {
+pub fn parse(kind: Format, text: &str, path: &str) -> Result<Parsed, ParseFailure> {
     let index = LineIndex::new(text);
     match kind {
-        Kind::Markdown => Ok(markdown::parse(text, &index)),
-        Kind::Text => Ok(text::parse(text, &index)),
-        Kind::Law | Kind::Regulation => Ok(legal::parse(text, &index)),
-        Kind::Rfc => Ok(rfc::parse(text, &index)),
-        Kind::Json => json::parse_document(text, &index),
-        Kind::Jsonl => Ok(json::parse_lines(text, &index, path)),
-        Kind::Code(language) => Ok(crate::code::extract(language, text, path)),
+        Format::Markdown => Ok(markdown::parse(text, &index)),
+        Format::Text => Ok(text::parse(text, &index)),
+        Format::Legal => Ok(legal::parse(text, &index)),
+        Format::Rfc => Ok(rfc::parse(text, &index)),
+        Format::Json => json::parse_document(text, &index),
+        Format::Jsonl => Ok(json::parse_lines(text, &index, path)),
+        Format::Code(language) => Ok(crate::code::extract(language, text, path)),
         // Documents are read from their bytes ([`document::extract`]), never as UTF-8 text.
-        Kind::Docx | Kind::Pdf | Kind::Image => Err(ParseFailure {
+        Format::Docx | Format::Pdf | Format::Image => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
-            message: "a document kind is read from its bytes, not as text".into(),
+            message: "a document format is read from its bytes, not as text".into(),
             locator: None,
         }),
     }

@@ -39,7 +39,10 @@ pub struct ChunkRow {
     pub rel_path: String,
     pub uri: String,
     pub collection: String,
-    pub kind: String,
+    /// The source's assigned kind, if any.
+    pub kind: Option<String>,
+    /// The source's format.
+    pub format: String,
     pub json_pointer: Option<String>,
     pub anchor: Option<String>,
     pub has_code: bool,
@@ -71,10 +74,11 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
         let mut sql = String::from(
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
                     c.token_count, c.render_tokens, COALESCE(c.text, u.text), c.capsule_json, c.first_unit_id, c.last_unit_id,
-                    r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.kind, l.json_pointer, u.anchor,
+                    r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.format, l.json_pointer, u.anchor,
                     c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit'),
                     d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end, d1.flags_json, d1.origin,
-                    d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json, d2.origin
+                    d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json, d2.origin,
+                    s.kind
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -115,7 +119,8 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 rel_path: r.get(17)?,
                 uri: r.get(18)?,
                 collection: r.get(19)?,
-                kind: r.get(20)?,
+                format: r.get(20)?,
+                kind: r.get(42)?,
                 json_pointer: r.get(21)?,
                 anchor: r.get(22)?,
                 has_code: r.get(23)?,
@@ -205,7 +210,7 @@ pub fn test_chunks(conn: &Connection, ids: &[i64]) -> Result<std::collections::H
         let sql = format!(
             "SELECT c.id, s.rel_path FROM chunks c JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
-             WHERE s.kind = 'code_file' AND c.id IN ({})",
+             WHERE s.format = 'code_file' AND c.id IN ({})",
             placeholders(batch.len())
         );
         let mut stmt = conn.prepare_cached(&sql)?;

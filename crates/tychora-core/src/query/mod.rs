@@ -59,7 +59,12 @@ pub struct SourceRef {
     pub uri: String,
     pub path: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind the source was assigned (`None`: none, only its format).
+    pub kind: Option<String>,
+    /// How its bytes were parsed.
+    pub format: String,
+    /// Its kind's lane (`authority`, `standards`, …), when it has a kind.
+    pub lane: Option<String>,
 }
 
 /// The exact revision a segment was read from.
@@ -224,6 +229,8 @@ pub struct QueryResult {
     pub query: String,
     pub applied_scope: AppliedScope,
     pub segments: Vec<Segment>,
+    /// The pack's lane order: formatted output groups segments by lane in this order.
+    pub lanes: Vec<String>,
     pub citations: Vec<Citation>,
     pub coverage: Coverage,
     pub warnings: Vec<String>,

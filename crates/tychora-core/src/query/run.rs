@@ -73,6 +73,8 @@ struct Plan {
     filter: Filter,
     explain: bool,
     rerank: bool,
+    /// The pack's lane order, for the formatted output's groups.
+    lanes: Vec<String>,
 }
 
 /// The segments kept and what the selection dropped.
@@ -193,6 +195,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             explain: plan.explain,
             hits: &hits,
             rerank: &rerank_scores,
+            kinds: &engine.pack().kinds,
         };
         select(
             conn,
@@ -214,6 +217,20 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
 /// The request checked and completed with the pack's defaults.
 fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
     let pack = engine.pack();
+    // The last layer of resolution: only what the pack lets a request change.
+    for (field, set) in [
+        ("output.limit", request.limit.is_some()),
+        ("output.budget_tokens", request.budget_tokens.is_some()),
+        ("output.max_per_source", request.max_per_source.is_some()),
+        ("rerank", request.rerank.is_some()),
+    ] {
+        if set && !pack.request_overrides.iter().any(|f| f == field) {
+            return Err(Error::InvalidArgument(format!(
+                "pack {:?} does not let a request override {field} (request_overrides: {:?})",
+                pack.name, pack.request_overrides
+            )));
+        }
+    }
     let limit = request.limit.unwrap_or(pack.output.limit);
     if limit == 0 || limit > 1000 {
         return Err(Error::InvalidArgument(format!(
@@ -254,15 +271,23 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
     if request.graph && !channels.iter().any(|c| c == "graph") {
         channels.push("graph".into());
     }
-    // Kinds are matched by their stored names (`code` and `code_file` name the same kind).
+    // A source is matched by its kind, or by its format when it was assigned no kind (`code`
+    // and `code_file` name the same format).
     let mut kinds = Vec::with_capacity(request.kinds.len());
     for kind in &request.kinds {
-        let Some(parsed) = crate::parse::KindOverride::from_name(kind) else {
-            return Err(Error::InvalidArgument(format!("unknown kind {kind:?}")));
-        };
-        kinds.push(parsed.as_str().to_string());
+        if pack.kinds.contains_key(kind) {
+            kinds.push(kind.clone());
+        } else if let Some(format) = crate::parse::FormatOverride::from_name(kind) {
+            kinds.push(format.as_str().to_string());
+        } else {
+            return Err(Error::InvalidArgument(format!(
+                "unknown kind {kind:?}: neither a kind of pack {:?} nor a format",
+                pack.name
+            )));
+        }
     }
     Ok(Plan {
+        lanes: pack.lanes.clone(),
         limit,
         budget: request.budget_tokens.unwrap_or(pack.output.budget_tokens),
         max_per_source: request.max_per_source.unwrap_or(pack.output.max_per_source),
@@ -319,6 +344,13 @@ fn channels(
         trace.mark_with("exact", Some(n), None);
     }
     if wants("lexical") {
+        // Queries are analysed with the pack's analyzer; an index built with another one answers
+        // badly and silently, so say so.
+        if crate::snapshot::lexical_analyzer_matches(conn, &pack.lexical)? == Some(false) {
+            warnings.push(
+                "the lexical index was built with another analyzer than the pack's: run `tychora manage rebuild`".into(),
+            );
+        }
         let generation = engine.snapshot_meta(conn, snapshot_id)?.generation;
         let found =
             engine
@@ -570,6 +602,8 @@ struct Annotations<'a> {
     explain: bool,
     hits: &'a [ChannelHits],
     rerank: &'a HashMap<i64, f64>,
+    /// The pack's kinds: a segment's lane is its source's kind's.
+    kinds: &'a std::collections::BTreeMap<String, crate::config::KindDefinition>,
 }
 
 /// Weighted RRF, then the pack's weight for test files: asked where something is done, the
@@ -644,6 +678,11 @@ fn select(
                 None => format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end),
             };
             let mut segment = to_segment(row, fused, snapshot_id, out.segments.len() + 1, citation);
+            segment.source.lane = row
+                .kind
+                .as_ref()
+                .and_then(|k| annotations.kinds.get(k))
+                .map(|d| d.lane.clone());
             segment.rerank_score = annotations.rerank.get(chunk_id).copied();
             if annotations.explain {
                 for rank in &mut segment.channels {
@@ -724,6 +763,7 @@ fn assemble(
             rerank: reranked_by,
         },
         segments,
+        lanes: plan.lanes,
         citations,
         coverage,
         warnings,
@@ -831,6 +871,8 @@ fn to_segment(
             path: row.rel_path.clone(),
             collection: row.collection.clone(),
             kind: row.kind.clone(),
+            format: row.format.clone(),
+            lane: None,
         },
         revision: RevisionRef {
             revision_id: row.revision_id,

@@ -462,6 +462,21 @@ struct Base {
     added_documents: u64,
 }
 
+/// Whether the lexical generations were last built with this analyzer (`None`: none built yet).
+///
+/// # Errors
+/// SQLite errors.
+pub fn lexical_analyzer_matches(conn: &Connection, lexical: &Lexical) -> Result<Option<bool>> {
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT config_json FROM index_families WHERE name = 'lexical'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(recorded.map(|r| r == serde_json::to_string(lexical).unwrap_or_default()))
+}
+
 /// The parent's generation to derive from, or `None` for a full build: when the parent has no
 /// readable generation, when the analyzer changed since it was built, or when the change is more
 /// than half of the new snapshot (a fresh build is then as cheap and leaves no deleted documents).
@@ -475,16 +490,8 @@ fn incremental_base(
     let Ok(generation) = lexical_generation(conn, parent) else {
         return Ok(None);
     };
-    let recorded: Option<String> = conn
-        .query_row(
-            "SELECT config_json FROM index_families WHERE name = 'lexical'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let config = serde_json::to_string(lexical).unwrap_or_default();
     let dir = generations.join(&generation);
-    if recorded.as_deref() != Some(config.as_str()) || !dir.join("meta.json").is_file() {
+    if lexical_analyzer_matches(conn, lexical)? != Some(true) || !dir.join("meta.json").is_file() {
         return Ok(None);
     }
     let documents: i64 = conn.query_row(
@@ -568,7 +575,7 @@ fn row_inputs(representation: &str, rows: &[Row]) -> Vec<vector::DocInputs> {
 /// The chunk rows of `members`, in member then window order.
 fn read_rows(conn: &Connection, members: &[Member]) -> Result<Vec<Row>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT c.id, COALESCE(c.text, u.text), c.capsule_json, s.kind, col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
+        "SELECT c.id, COALESCE(c.text, u.text), c.capsule_json, COALESCE(s.kind, s.format), col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
          JOIN evidence_units u ON u.id = c.first_unit_id
          JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
          JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id

@@ -87,6 +87,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0013_legal_kinds.sql",
         sql: include_str!("../../../../migrations/0013_legal_kinds.sql"),
     },
+    Migration {
+        version: 14,
+        name: "0014_formats_and_kinds.sql",
+        sql: include_str!("../../../../migrations/0014_formats_and_kinds.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -19,11 +19,14 @@ pub struct AddRequest {
     pub paths: Vec<String>,
     /// Target collection (default `default`).
     pub collection: Option<String>,
-    /// Force a kind instead of detecting it from the file extension.
-    #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'"
-    )]
+    /// The kind of every file: one the pack defines (`regulation`, `standard`, …); a format name
+    /// is taken as `format`.
     pub kind: Option<String>,
+    /// The format every file is parsed as, instead of the one its name implies.
+    #[napi(
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
+    )]
+    pub format: Option<String>,
 }
 
 impl From<AddRequest> for core::AddRequest {
@@ -32,11 +35,13 @@ impl From<AddRequest> for core::AddRequest {
             paths,
             collection,
             kind,
+            format,
         } = value;
         Self {
             paths,
             collection,
             kind,
+            format,
         }
     }
 }
@@ -46,10 +51,11 @@ impl From<AddRequest> for core::AddRequest {
 pub struct JobRequest {
     pub paths: Vec<String>,
     pub collection: Option<String>,
-    #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'"
-    )]
     pub kind: Option<String>,
+    #[napi(
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
+    )]
+    pub format: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,
 }
@@ -62,6 +68,7 @@ impl From<core::JobRequest> for JobRequest {
                     paths,
                     collection,
                     kind,
+                    format,
                 },
             requester,
         } = value;
@@ -69,6 +76,7 @@ impl From<core::JobRequest> for JobRequest {
             paths,
             collection,
             kind,
+            format,
             requester: requester.as_str().into(),
         }
     }

@@ -50,6 +50,17 @@ pub struct CollectionCount {
     pub active_sources: i64,
 }
 
+/// A kind the store's sources use.
+#[napi(object)]
+pub struct KindUse {
+    pub name: String,
+    pub version: i64,
+    pub fingerprint: String,
+    pub pack: String,
+    pub lane: String,
+    pub sources: i64,
+}
+
 /// Row counts of the canonical tables.
 #[napi(object)]
 pub struct Counts {
@@ -102,6 +113,7 @@ pub struct Status {
     #[napi(js_name = "current_snapshot")]
     pub current_snapshot: Either<CurrentSnapshot, Null>,
     pub collections: Vec<CollectionCount>,
+    pub kinds: Vec<KindUse>,
     pub counts: Counts,
     pub bytes: Bytes,
 }
@@ -116,6 +128,7 @@ impl From<core::Status> for Status {
             profile,
             current_snapshot,
             collections,
+            kinds,
             counts,
             bytes,
         } = value;
@@ -162,6 +175,27 @@ impl From<core::Status> for Status {
                     job_id: nullable(job_id),
                 }
             })),
+            kinds: kinds
+                .into_iter()
+                .map(|k| {
+                    let core::KindUse {
+                        name,
+                        version,
+                        fingerprint,
+                        pack,
+                        lane,
+                        sources,
+                    } = k;
+                    KindUse {
+                        name,
+                        version,
+                        fingerprint,
+                        pack,
+                        lane,
+                        sources,
+                    }
+                })
+                .collect(),
             collections: collections
                 .into_iter()
                 .map(|c| {
@@ -282,7 +316,10 @@ pub struct SourceSummary {
     pub path: String,
     pub uri: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind it was assigned (`null`: none, only its format).
+    pub kind: Either<String, Null>,
+    /// How its bytes are parsed.
+    pub format: String,
     #[napi(js_name = "revision_id")]
     pub revision_id: i64,
     pub seq: i64,
@@ -320,6 +357,7 @@ impl From<core::SourceList> for SourceList {
                         uri,
                         collection,
                         kind,
+                        format,
                         revision_id,
                         seq,
                         sha256,
@@ -331,7 +369,8 @@ impl From<core::SourceList> for SourceList {
                         path,
                         uri,
                         collection,
-                        kind,
+                        kind: nullable(kind),
+                        format,
                         revision_id,
                         seq,
                         sha256,
@@ -420,7 +459,10 @@ pub struct SourceEvidence {
     pub path: String,
     pub root: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind it was assigned (`null`: none, only its format).
+    pub kind: Either<String, Null>,
+    /// How its bytes are parsed.
+    pub format: String,
     pub status: String,
     #[napi(js_name = "created_at")]
     pub created_at: i64,
@@ -976,6 +1018,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         root,
         collection,
         kind,
+        format,
         status,
         created_at,
         updated_at,
@@ -988,7 +1031,8 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         path,
         root,
         collection,
-        kind,
+        kind: nullable(kind),
+        format,
         status,
         created_at,
         updated_at,

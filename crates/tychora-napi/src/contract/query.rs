@@ -15,9 +15,7 @@ use super::{count, nullable};
 pub struct QueryRequest {
     pub query: String,
     pub collections: Option<Vec<String>>,
-    #[napi(
-        ts_type = "Array<'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'law' | 'regulation' | 'rfc'>"
-    )]
+    /// Kinds the pack defines, or format names (a source with no kind is matched by its format).
     pub kinds: Option<Vec<String>>,
     pub limit: Option<u32>,
     #[napi(js_name = "budget_tokens")]
@@ -85,7 +83,12 @@ pub struct SourceRef {
     pub uri: String,
     pub path: String,
     pub collection: String,
-    pub kind: String,
+    /// The kind the source was assigned (`null`: none, only its format).
+    pub kind: Either<String, Null>,
+    /// How its bytes were parsed.
+    pub format: String,
+    /// Its kind's lane, when it has a kind.
+    pub lane: Either<String, Null>,
 }
 
 /// The exact revision a segment was read from.
@@ -338,6 +341,8 @@ pub struct QueryResult {
     #[napi(js_name = "applied_scope")]
     pub applied_scope: AppliedScope,
     pub segments: Vec<Segment>,
+    /// The pack's lane order.
+    pub lanes: Vec<String>,
     pub citations: Vec<Citation>,
     pub coverage: Coverage,
     pub warnings: Vec<String>,
@@ -358,6 +363,7 @@ impl From<core::QueryResult> for QueryResult {
             query,
             applied_scope,
             segments,
+            lanes,
             citations,
             coverage,
             warnings,
@@ -405,6 +411,7 @@ impl From<core::QueryResult> for QueryResult {
                 rerank,
             },
             segments: segments.into_iter().map(segment).collect(),
+            lanes,
             citations: citations.into_iter().map(citation).collect(),
             coverage: Coverage {
                 eligible_sources,
@@ -497,6 +504,8 @@ fn segment(value: core::Segment) -> Segment {
         path,
         collection,
         kind,
+        format,
+        lane,
     } = source;
     let core::RevisionRef {
         revision_id,
@@ -549,7 +558,9 @@ fn segment(value: core::Segment) -> Segment {
             uri,
             path,
             collection,
-            kind,
+            kind: nullable(kind),
+            format,
+            lane: nullable(lane),
         },
         revision: RevisionRef {
             revision_id,

@@ -9,265 +9,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// The embedded `documents` pack.
-pub const DOCUMENTS_PACK: &str = include_str!("../../../packs/documents/pack.json");
-/// The embedded `code` pack.
-pub const CODE_PACK: &str = include_str!("../../../packs/code/pack.json");
+mod fingerprints;
+mod pack;
+mod packs;
 
-/// A configuration pack, as resolved for one workspace.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)] // Field meanings are documented in the zod pack schema (ts/contracts/pack.ts).
-pub struct Pack {
-    pub name: String,
-    pub version: u32,
-    pub description: String,
-    pub kinds: Vec<String>,
-    pub chunking: Chunking,
-    pub lexical: Lexical,
-    pub identifiers: Identifiers,
-    pub fusion: Fusion,
-    pub output: Output,
-    /// Graph expansion limits (code packs); the built-in defaults otherwise.
-    #[serde(default)]
-    pub graph: Graph,
-    /// The text (dense) channel's settings, used when a workspace enables embeddings.
-    #[serde(default)]
-    pub text: Text,
-    /// Provider prices for the dry run's cost estimate.
-    #[serde(default)]
-    pub prices: Prices,
-}
-
-/// The text channel: what is embedded, with which provider models, and how deep it ranks.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)] // Documented in the zod pack schema.
-pub struct Text {
-    /// `window` or `window+capsule`.
-    #[serde(default = "default_representation")]
-    pub representation: String,
-    /// Candidates the text channel ranks per query (at least this, or three per requested segment).
-    #[serde(default = "default_text_depth")]
-    pub depth: usize,
-    /// Model names per provider (`voyage`, `voyage_contextual`); the local provider reads its
-    /// model from a directory instead.
-    #[serde(default)]
-    pub models: std::collections::BTreeMap<String, String>,
-    /// The reranking model (Voyage) and how many fused candidates it reorders.
-    #[serde(default)]
-    pub rerank_model: Option<String>,
-    #[serde(default = "default_rerank_depth")]
-    pub rerank_depth: usize,
-}
-
-fn default_representation() -> String {
-    "window+capsule".into()
-}
-
-fn default_text_depth() -> usize {
-    30
-}
-
-fn default_rerank_depth() -> usize {
-    30
-}
-
-impl Default for Text {
-    fn default() -> Self {
-        Self {
-            representation: default_representation(),
-            depth: default_text_depth(),
-            models: std::collections::BTreeMap::new(),
-            rerank_model: None,
-            rerank_depth: default_rerank_depth(),
-        }
-    }
-}
-
-/// A dated price table: US dollars per million input tokens, by model.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct Prices {
-    /// The day the prices were read from the provider's price page (YYYY-MM-DD).
-    #[serde(default)]
-    pub as_of: String,
-    /// Where they were read.
-    #[serde(default)]
-    pub source: String,
-    #[serde(default)]
-    pub usd_per_million_tokens: std::collections::BTreeMap<String, f64>,
-}
-
-/// Bounded expansion for the graph channel.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)] // Documented in the zod pack schema.
-pub struct Graph {
-    pub depth: usize,
-    pub fanout: usize,
-    pub seeds: usize,
-    pub max_nodes: usize,
-    /// Relation kinds followed.
-    #[serde(default = "default_followed")]
-    pub relations: Vec<String>,
-    /// Whether relations are also followed backwards (to callers and subclasses); off by default,
-    /// since callers are mostly tests (dev set: file MRR 0.476 with callers, 0.560 without).
-    #[serde(default = "default_false")]
-    pub callers: bool,
-}
-
-/// Calls and inheritance; plain name references (a class attribute's default, an argument) were
-/// noise on the SWE-bench-style dev set (bench/results/eval-swebench-dev.md).
-fn default_followed() -> Vec<String> {
-    ["calls", "inherits", "implements"]
-        .map(String::from)
-        .to_vec()
-}
-
-fn default_false() -> bool {
-    false
-}
-
-impl Default for Graph {
-    fn default() -> Self {
-        Self {
-            depth: 2,
-            fanout: 6,
-            seeds: 5,
-            max_nodes: 60,
-            relations: default_followed(),
-            callers: false,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct Chunking {
-    pub target_tokens: usize,
-    pub soft_ceiling_tokens: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[allow(missing_docs)]
-pub struct Lexical {
-    pub language: String,
-    pub stemmer: bool,
-    pub stopwords: bool,
-    pub capsule_boost: f32,
-    /// Index camelCase / letter-digit identifier parts beside the whole identifier (code packs).
-    #[serde(default)]
-    pub split_identifiers: bool,
-    /// How a query term's BM25 contribution is weighted by how many documents hold it.
-    #[serde(default)]
-    pub idf: Idf,
-    /// A query with more distinct terms keeps only this many, the most selective (rarest) first.
-    #[serde(default)]
-    pub max_query_terms: Option<usize>,
-}
-
-/// The inverse document frequency a query term is weighted with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Idf {
-    /// Lucene's `ln(1 + (N − df + 0.5) / (df + 0.5))` (tantivy's BM25): every term adds something,
-    /// however common.
-    #[default]
-    Lucene,
-    /// Robertson–Spärck Jones `ln((N − df + 0.5) / (df + 0.5))`, floored at 0: a term in half the
-    /// corpus or more adds nothing (SQLite FTS5's choice).
-    Probabilistic,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct Identifiers {
-    pub patterns: Vec<IdentifierPattern>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct IdentifierPattern {
-    pub name: String,
-    pub regex: String,
-    /// How a match is written as an identifier, from the regex's named groups (`RFC ${rfc}
-    /// §${section}`), so that different spellings of one reference (`Section 4.1.2 of RFC 6749`,
-    /// `RFC 6749 §4.1.2`) are one identifier. Absent: the match as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub canonical: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct Fusion {
-    pub k: f64,
-    pub weights: FusionWeights,
-    /// Multiplies the fused score of windows from test files (code kinds; `test_*.py`, `tests/`,
-    /// `*.spec.ts`, …). 1 keeps them level.
-    #[serde(default = "default_test_weight")]
-    pub test_weight: f64,
-}
-
-fn default_test_weight() -> f64 {
-    1.0
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct FusionWeights {
-    pub exact: f64,
-    pub lexical: f64,
-    /// The graph channel's weight (DESIGN §9: 0.35).
-    #[serde(default = "default_graph_weight")]
-    pub graph: f64,
-    /// The text channel's weight (DESIGN §9: 1).
-    #[serde(default = "default_text_weight")]
-    pub text: f64,
-    /// The visual channel's weight (DESIGN §9: 0.7).
-    #[serde(default = "default_visual_weight")]
-    pub visual: f64,
-}
-
-fn default_visual_weight() -> f64 {
-    0.7
-}
-
-fn default_text_weight() -> f64 {
-    1.0
-}
-
-fn default_graph_weight() -> f64 {
-    0.35
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub struct Output {
-    pub budget_tokens: usize,
-    pub max_per_source: usize,
-    pub limit: usize,
-}
-
-impl Pack {
-    /// The built-in pack of that name.
-    ///
-    /// # Errors
-    /// `E_NOT_FOUND` for an unknown pack.
-    pub fn builtin(name: &str) -> Result<Self> {
-        match name {
-            "documents" => serde_json::from_str(DOCUMENTS_PACK)
-                .map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
-            "code" => serde_json::from_str(CODE_PACK)
-                .map_err(|e| Error::Internal(format!("embedded pack: {e}"))),
-            other => Err(Error::NotFound {
-                what: "pack",
-                id: other.to_string(),
-            }),
-        }
-    }
-}
+pub use fingerprints::StageFingerprints;
+pub use pack::*;
+pub use packs::{PACK_SCHEMA, PackFile, Resolved, ResolvedValue, resolve, resolve_file};
 
 /// `workspace.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Config {
+    /// The workspace directory the file was read from (its `packs/` may hold packs).
+    #[serde(skip)]
+    pub dir: Option<std::path::PathBuf>,
     /// Display name.
     pub name: String,
     /// The profile used when a call names none.
@@ -954,8 +709,9 @@ impl Config {
     /// `E_INVALID_ARGUMENT` naming the file and the TOML error.
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let config: Self = toml::from_str(&text)
+        let mut config: Self = toml::from_str(&text)
             .map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?;
+        config.dir = path.parent().map(Path::to_path_buf);
         if !config.profiles.contains_key(&config.default_profile) {
             return Err(Error::InvalidArgument(format!(
                 "{}: default_profile {:?} is not defined",
@@ -1033,43 +789,80 @@ impl Config {
         Ok(())
     }
 
-    /// The pack of the default profile.
+    /// The pack of the default profile, resolved.
     ///
     /// # Errors
-    /// `E_NOT_FOUND` if the profile names an unknown pack.
+    /// As [`packs::resolve`].
     pub fn pack(&self) -> Result<Pack> {
-        let profile = &self.profiles[&self.default_profile];
-        let mut pack = Pack::builtin(&profile.pack)?;
+        self.resolved(None).map(|r| r.pack)
+    }
+
+    /// The pack of a profile (the default one when `None`), resolved with where each value came
+    /// from: engine defaults, the pack's dependencies, the pack, then this file's overrides.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for an unknown profile or pack; otherwise as [`packs::resolve`].
+    pub fn resolved(&self, profile: Option<&str>) -> Result<Resolved> {
+        let name = profile.unwrap_or(&self.default_profile);
+        let profile = self.profiles.get(name).ok_or_else(|| Error::NotFound {
+            what: "profile",
+            id: name.to_string(),
+        })?;
+        packs::resolve(self.dir.as_deref(), &profile.pack, &self.overrides())
+    }
+
+    /// This file's overrides of pack settings, as a layer of pack JSON.
+    fn overrides(&self) -> serde_json::Value {
+        let mut layer = serde_json::Map::new();
+        let mut set = |section: &str, field: &str, value: Option<serde_json::Value>| {
+            let Some(value) = value else { return };
+            let mut target = &mut layer;
+            for part in section.split('.') {
+                target = target
+                    .entry(part)
+                    .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+                    .as_object_mut()
+                    .expect("override sections are objects");
+            }
+            target.insert(field.to_string(), value);
+        };
         if let Some(o) = &self.lexical {
-            pack.lexical.stemmer = o.stemmer.unwrap_or(pack.lexical.stemmer);
-            pack.lexical.stopwords = o.stopwords.unwrap_or(pack.lexical.stopwords);
-            pack.lexical.capsule_boost = o.capsule_boost.unwrap_or(pack.lexical.capsule_boost);
-            pack.lexical.split_identifiers = o
-                .split_identifiers
-                .unwrap_or(pack.lexical.split_identifiers);
-            pack.lexical.idf = o.idf.unwrap_or(pack.lexical.idf);
-            pack.lexical.max_query_terms = o.max_query_terms.or(pack.lexical.max_query_terms);
+            set("lexical", "stemmer", o.stemmer.map(Into::into));
+            set("lexical", "stopwords", o.stopwords.map(Into::into));
+            set("lexical", "capsule_boost", o.capsule_boost.map(Into::into));
+            set(
+                "lexical",
+                "split_identifiers",
+                o.split_identifiers.map(Into::into),
+            );
+            set(
+                "lexical",
+                "idf",
+                o.idf.and_then(|i| serde_json::to_value(i).ok()),
+            );
+            set(
+                "lexical",
+                "max_query_terms",
+                o.max_query_terms.map(Into::into),
+            );
         }
         if let Some(e) = &self.embeddings {
-            pack.fusion.weights.text = e.weight.unwrap_or(pack.fusion.weights.text);
-            pack.text.depth = e.depth.unwrap_or(pack.text.depth);
+            set("fusion.weights", "text", e.weight.map(Into::into));
+            set("text", "depth", e.depth.map(Into::into));
         }
-        if let Some(v) = &self.visual {
-            pack.fusion.weights.visual = v.weight.unwrap_or(pack.fusion.weights.visual);
+        if let Some(visual) = &self.visual {
+            set("fusion.weights", "visual", visual.weight.map(Into::into));
         }
         if let Some(o) = &self.graph {
-            let g = &mut pack.graph;
-            g.depth = o.depth.unwrap_or(g.depth);
-            g.fanout = o.fanout.unwrap_or(g.fanout);
-            g.seeds = o.seeds.unwrap_or(g.seeds);
-            g.max_nodes = o.max_nodes.unwrap_or(g.max_nodes);
-            g.callers = o.callers.unwrap_or(g.callers);
-            if let Some(relations) = &o.relations {
-                g.relations.clone_from(relations);
-            }
-            pack.fusion.weights.graph = o.weight.unwrap_or(pack.fusion.weights.graph);
+            set("graph", "depth", o.depth.map(Into::into));
+            set("graph", "fanout", o.fanout.map(Into::into));
+            set("graph", "seeds", o.seeds.map(Into::into));
+            set("graph", "max_nodes", o.max_nodes.map(Into::into));
+            set("graph", "callers", o.callers.map(Into::into));
+            set("graph", "relations", o.relations.clone().map(Into::into));
+            set("fusion.weights", "graph", o.weight.map(Into::into));
         }
-        Ok(pack)
+        serde_json::Value::Object(layer)
     }
 }
 
@@ -1085,9 +878,13 @@ mod tests {
         assert_eq!(pack.chunking.target_tokens, 512);
         assert!((pack.fusion.weights.exact - 2.0).abs() < f64::EPSILON);
         assert!(!pack.lexical.split_identifiers);
-        assert!(Pack::builtin("code").unwrap().lexical.split_identifiers);
+        let code = packs::resolve(None, "code", &serde_json::json!({})).unwrap();
+        assert!(code.pack.lexical.split_identifiers);
+        assert_eq!(code.chain, ["core", "code"]);
         assert_eq!(
-            Pack::builtin("nope").unwrap_err().code(),
+            packs::resolve(None, "nope", &serde_json::json!({}))
+                .unwrap_err()
+                .code(),
             crate::ErrorCode::NotFound
         );
     }

@@ -1,0 +1,934 @@
+//! Pack files and their resolution.
+//!
+//! A pack is a JSON file (`packs/<name>/pack.json`): the built-in ones are embedded, and a
+//! workspace may add its own under `WORKSPACE/packs/<name>/pack.json` (a workspace pack of a
+//! built-in's name replaces it). Each file is checked against the published JSON Schema
+//! (`packs/pack.schema.json`, generated from the zod contract) by the `jsonschema` crate; every
+//! error names the file, the line and the field. Resolution layers, in order: engine defaults →
+//! the selected pack's dependencies (depth first, each once) → the pack → `workspace.toml`
+//! overrides; a request may then override only what the pack lists in `request_overrides`.
+//! Objects merge field by field; arrays, values and whole kind definitions replace.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use jsonc_parser::ast::{ObjectPropName, Value as Ast};
+use jsonc_parser::common::Ranged as _;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::pack::{Pack, Strategy};
+use crate::error::{Error, Result};
+
+/// The published JSON Schema every pack file is validated against.
+pub const PACK_SCHEMA: &str = include_str!("../../../../packs/pack.schema.json");
+
+/// The embedded packs, by name.
+const BUILTIN: [(&str, &str); 3] = [
+    ("core", include_str!("../../../../packs/core/pack.json")),
+    (
+        "documents",
+        include_str!("../../../../packs/documents/pack.json"),
+    ),
+    ("code", include_str!("../../../../packs/code/pack.json")),
+];
+
+/// A pack file larger than this is refused unread (the built-in ones are ~10 KB).
+const MAX_PACK_BYTES: u64 = 1 << 20;
+
+/// Deepest dependency chain followed; a longer one is almost certainly a mistake.
+const MAX_DEPTH: usize = 16;
+
+/// One pack file: its name, where it came from and its text.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackFile {
+    /// The pack's name (its directory's).
+    pub name: String,
+    /// `built-in:packs/NAME/pack.json` or the file's path.
+    pub origin: String,
+    /// The file as written.
+    pub text: String,
+}
+
+impl PackFile {
+    /// The embedded pack of that name.
+    #[must_use]
+    pub fn builtin(name: &str) -> Option<Self> {
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, text)| Self {
+                name: (*n).to_string(),
+                origin: format!("built-in:packs/{n}/pack.json"),
+                text: (*text).to_string(),
+            })
+    }
+
+    /// Reads a pack file; its name is its directory's.
+    ///
+    /// # Errors
+    /// `E_IO` when unreadable, `E_INVALID_ARGUMENT` when too large or not UTF-8.
+    pub fn read(path: &Path) -> Result<Self> {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if meta.len() > MAX_PACK_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "{}: {} bytes; a pack file may hold at most {MAX_PACK_BYTES}",
+                path.display(),
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::InvalidArgument(format!(
+                "{}: not UTF-8 (byte {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        let name = path
+            .parent()
+            .and_then(Path::file_name)
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        Ok(Self {
+            name,
+            origin: path.display().to_string(),
+            text,
+        })
+    }
+
+    /// The pack of that name: the workspace's own first, then the built-in one.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` when neither exists.
+    pub fn find(workspace: Option<&Path>, name: &str) -> Result<Self> {
+        let valid = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if valid
+            && let Some(path) = workspace.map(|w| local_path(w, name))
+            && path.is_file()
+        {
+            return Self::read(&path);
+        }
+        Self::builtin(name).ok_or_else(|| Error::NotFound {
+            what: "pack",
+            id: name.to_string(),
+        })
+    }
+
+    /// Every pack visible from a workspace: the built-in ones, then the workspace's own (a
+    /// workspace pack of a built-in's name is listed in its place).
+    ///
+    /// # Errors
+    /// `E_IO` when the workspace's `packs/` cannot be listed.
+    pub fn all(workspace: Option<&Path>) -> Result<Vec<Self>> {
+        let mut out: Vec<Self> = BUILTIN
+            .iter()
+            .filter_map(|(n, _)| Self::builtin(n))
+            .collect();
+        let Some(dir) = workspace.map(|w| w.join("packs")) else {
+            return Ok(out);
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Ok(out);
+        };
+        let mut local = Vec::new();
+        for entry in entries {
+            let path = entry
+                .map_err(|e| Error::io(&dir, e))?
+                .path()
+                .join("pack.json");
+            if path.is_file() {
+                local.push(Self::read(&path)?);
+            }
+        }
+        local.sort_by(|a, b| a.name.cmp(&b.name));
+        for pack in local {
+            match out.iter_mut().find(|p| p.name == pack.name) {
+                Some(slot) => *slot = pack,
+                None => out.push(pack),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Parses the file and checks it against the published schema.
+    ///
+    /// # Errors
+    /// One line per problem, each `FILE:LINE: FIELD: what is wrong`.
+    pub fn check(&self) -> std::result::Result<Value, Vec<String>> {
+        let value: Value = serde_json::from_str(&self.text)
+            .map_err(|e| vec![format!("{}:{}: not JSON: {e}", self.origin, e.line())])?;
+        let mut problems: Vec<String> = schema_validator()
+            .iter_errors(&value)
+            .map(|e| {
+                let mut pointer = e.instance_path().as_str().to_string();
+                if let jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } =
+                    e.kind()
+                    && let Some(field) = unexpected.first()
+                {
+                    pointer = format!("{pointer}/{field}");
+                }
+                self.locate(&pointer, &e.to_string())
+            })
+            .collect();
+        let declared = value
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if problems.is_empty() && declared != self.name {
+            problems.push(self.locate(
+                "/name",
+                &format!(
+                    "the pack is named {declared:?} but lives under {:?}",
+                    self.name
+                ),
+            ));
+        }
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// `FILE:LINE: POINTER: message`, the line of the deepest part of `pointer` the file holds.
+    fn locate(&self, pointer: &str, message: &str) -> String {
+        let field = if pointer.is_empty() { "/" } else { pointer };
+        match line_of(&self.text, pointer) {
+            Some(line) => format!("{}:{line}: {field}: {message}", self.origin),
+            None => format!("{}: {field}: {message}", self.origin),
+        }
+    }
+}
+
+fn local_path(workspace: &Path, name: &str) -> PathBuf {
+    workspace.join("packs").join(name).join("pack.json")
+}
+
+/// The schema validator, built once. Patterns in it run on the `regex` crate (linear time).
+fn schema_validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: Value = serde_json::from_str(PACK_SCHEMA).expect("the published pack schema");
+        record_schema_options()
+            .build(&schema)
+            .expect("the published pack schema compiles")
+    })
+}
+
+/// Options for schemas from packs: `pattern` on the linear-time `regex` crate, so a schema
+/// cannot make validation backtrack catastrophically.
+pub(crate) fn record_schema_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options().with_pattern_options(jsonschema::PatternOptions::regex())
+}
+
+/// The 1-based line where the deepest existing part of a JSON pointer starts in `text`.
+fn line_of(text: &str, pointer: &str) -> Option<usize> {
+    let parsed = jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default()).ok()?;
+    let mut node = parsed.value.as_ref()?;
+    let mut at = node.range().start;
+    for token in pointer.split('/').skip(1) {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        let next = match node {
+            Ast::Object(object) => object.properties.iter().find(|p| {
+                let name = match &p.name {
+                    ObjectPropName::String(s) => s.value.as_ref(),
+                    ObjectPropName::Word(w) => w.value,
+                };
+                name == token
+            }),
+            Ast::Array(array) => {
+                let element = token
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| array.elements.get(i));
+                if let Some(element) = element {
+                    at = element.range().start;
+                    node = element;
+                    continue;
+                }
+                None
+            }
+            _ => None,
+        };
+        let Some(prop) = next else { break };
+        at = prop.range.start;
+        node = &prop.value;
+    }
+    Some(text[..at.min(text.len())].matches('\n').count() + 1)
+}
+
+/// One resolved setting and the layer it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedValue {
+    /// JSON pointer into the resolved pack.
+    pub path: String,
+    /// Its value.
+    pub value: Value,
+    /// `engine default`, `pack NAME (FILE)` or `workspace.toml`.
+    pub origin: String,
+}
+
+/// A resolved pack, with where each setting came from.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// What the engine runs with.
+    pub pack: Pack,
+    /// The packs applied, dependencies first.
+    pub chain: Vec<String>,
+    /// Every leaf setting (a kind definition counts as one) and its origin.
+    pub values: Vec<ResolvedValue>,
+    /// What works but deserves a look (a kind citing an identifier pattern no layer defines).
+    pub warnings: Vec<String>,
+}
+
+/// The required sections' values when no pack sets them.
+fn engine_defaults() -> Value {
+    json!({
+        "formats": ["markdown", "text", "json", "jsonl"],
+        "chunking": { "target_tokens": 512, "soft_ceiling_tokens": 800 },
+        "lexical": { "language": "english", "stemmer": true, "stopwords": false, "capsule_boost": 0.5 },
+        "identifiers": { "patterns": [] },
+        "fusion": { "k": 60, "weights": { "exact": 2.0, "lexical": 1.0 } },
+        "output": { "budget_tokens": 4000, "max_per_source": 3, "limit": 10 }
+    })
+}
+
+/// A layer of resolution: its label and, for a pack, its file.
+struct Layer {
+    label: String,
+    file: Option<PackFile>,
+}
+
+/// Resolves pack `name` for a workspace (`None`: built-in packs only), with `overrides` from
+/// `workspace.toml` applied last.
+///
+/// # Errors
+/// `E_NOT_FOUND` for an unknown pack; `E_INVALID_ARGUMENT` listing every problem found, each
+/// naming its file, line and field (schema violations, dependency cycles, regexes that are not
+/// linear-time, algorithms the engine does not have, invalid record schemas).
+pub fn resolve(workspace: Option<&Path>, name: &str, overrides: &Value) -> Result<Resolved> {
+    resolve_file(workspace, PackFile::find(workspace, name)?, overrides)
+}
+
+/// As [`resolve`], for a pack file given as such (`tychora packs validate FILE`); its
+/// dependencies are found as usual.
+///
+/// # Errors
+/// As [`resolve`].
+pub fn resolve_file(
+    workspace: Option<&Path>,
+    file: PackFile,
+    overrides: &Value,
+) -> Result<Resolved> {
+    let name = file.name.clone();
+    let mut order = Vec::new();
+    collect(workspace, Some(file), &name, &mut Vec::new(), &mut order)?;
+    let mut layers = vec![Layer {
+        label: "engine default".into(),
+        file: None,
+    }];
+    let mut merged = engine_defaults();
+    let mut origins: BTreeMap<String, usize> = BTreeMap::new();
+    record_origins(&merged, "", 0, &mut origins);
+    for (file, value) in order {
+        let index = layers.len();
+        let mut value = value;
+        if let Some(object) = value.as_object_mut() {
+            for meta in ["$schema", "depends"] {
+                object.remove(meta);
+            }
+        }
+        merge(&mut merged, &value, "", index, &mut origins);
+        layers.push(Layer {
+            label: format!("pack {} ({})", file.name, file.origin),
+            file: Some(file),
+        });
+    }
+    if overrides.as_object().is_some_and(|o| !o.is_empty()) {
+        let index = layers.len();
+        merge(&mut merged, overrides, "", index, &mut origins);
+        layers.push(Layer {
+            label: "workspace.toml".into(),
+            file: None,
+        });
+    }
+    let problems = semantic_problems(&merged);
+    let locate = |pointer: &str, message: &str| -> String {
+        let layer = origin_of(&origins, pointer).map(|i| &layers[i]);
+        match layer.and_then(|l| l.file.as_ref()) {
+            Some(file) => file.locate(pointer, message),
+            None => format!(
+                "{}: {pointer}: {message}",
+                layer.map_or("resolved pack", |l| l.label.as_str())
+            ),
+        }
+    };
+    let (errors, warnings): (Vec<_>, Vec<_>) = problems.into_iter().partition(|p| p.error);
+    if !errors.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "pack {name:?} cannot be used:\n  {}",
+            errors
+                .iter()
+                .map(|p| locate(&p.pointer, &p.message))
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        )));
+    }
+    let warnings = warnings
+        .iter()
+        .map(|p| locate(&p.pointer, &p.message))
+        .collect();
+    let pack: Pack = serde_json::from_value(merged.clone())
+        .map_err(|e| Error::InvalidArgument(format!("pack {name:?} resolves incomplete: {e}")))?;
+    let chain = layers
+        .iter()
+        .filter_map(|l| l.file.as_ref().map(|f| f.name.clone()))
+        .collect();
+    // Every setting the engine runs with, including those only serde's defaults fill.
+    let complete = serde_json::to_value(&pack).unwrap_or(merged);
+    let mut leaves = BTreeMap::new();
+    leaves_of(&complete, "", &mut leaves);
+    let values = leaves
+        .into_iter()
+        .map(|(path, value)| ResolvedValue {
+            origin: origin_of(&origins, &path)
+                .map_or_else(|| "engine default".into(), |i| layers[i].label.clone()),
+            path,
+            value,
+        })
+        .collect();
+    Ok(Resolved {
+        pack,
+        chain,
+        values,
+        warnings,
+    })
+}
+
+/// Depth-first: dependencies before the pack, each pack once; a pack met again on the current
+/// path is a cycle.
+fn collect(
+    workspace: Option<&Path>,
+    given: Option<PackFile>,
+    name: &str,
+    path: &mut Vec<String>,
+    order: &mut Vec<(PackFile, Value)>,
+) -> Result<()> {
+    if order.iter().any(|(f, _)| f.name == name) {
+        return Ok(());
+    }
+    if path.iter().any(|p| p == name) || path.len() >= MAX_DEPTH {
+        path.push(name.to_string());
+        return Err(Error::InvalidArgument(format!(
+            "pack dependency cycle: {}",
+            path.join(" → ")
+        )));
+    }
+    let file = match given {
+        Some(file) => file,
+        None => PackFile::find(workspace, name)?,
+    };
+    let value = file.check().map_err(|problems| {
+        Error::InvalidArgument(format!(
+            "pack {name:?} is not valid:\n  {}",
+            problems.join("\n  ")
+        ))
+    })?;
+    path.push(name.to_string());
+    let depends: Vec<String> = value
+        .get("depends")
+        .and_then(Value::as_array)
+        .map(|d| {
+            d.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    for (i, dependency) in depends.iter().enumerate() {
+        collect(workspace, None, dependency, path, order).map_err(|e| match e {
+            Error::NotFound { .. } => Error::InvalidArgument(file.locate(
+                &format!("/depends/{i}"),
+                &format!("depends on pack {dependency:?}, which does not exist"),
+            )),
+            other => other,
+        })?;
+    }
+    path.pop();
+    order.push((file, value));
+    Ok(())
+}
+
+/// Kind definitions are replaced whole: a pack that redefines a kind states all of it.
+fn atomic(pointer: &str) -> bool {
+    pointer.starts_with("/kinds/")
+}
+
+fn merge(
+    into: &mut Value,
+    from: &Value,
+    pointer: &str,
+    layer: usize,
+    origins: &mut BTreeMap<String, usize>,
+) {
+    match (into, from) {
+        (Value::Object(into), Value::Object(from)) if !atomic(pointer) => {
+            for (key, value) in from {
+                let child = format!("{pointer}/{}", escape(key));
+                match into.get_mut(key) {
+                    Some(slot) if slot.is_object() && value.is_object() && !atomic(&child) => {
+                        merge(slot, value, &child, layer, origins);
+                    }
+                    _ => {
+                        origins.retain(|p, _| !p.starts_with(&format!("{child}/")) && *p != child);
+                        into.insert(key.clone(), value.clone());
+                        record_origins(value, &child, layer, origins);
+                    }
+                }
+            }
+        }
+        (into, from) => {
+            origins.retain(|p, _| !p.starts_with(&format!("{pointer}/")) && *p != pointer);
+            *into = from.clone();
+            record_origins(from, pointer, layer, origins);
+        }
+    }
+}
+
+fn record_origins(
+    value: &Value,
+    pointer: &str,
+    layer: usize,
+    origins: &mut BTreeMap<String, usize>,
+) {
+    match value {
+        Value::Object(map) if !atomic(pointer) || pointer.matches('/').count() < 2 => {
+            for (key, child) in map {
+                record_origins(child, &format!("{pointer}/{}", escape(key)), layer, origins);
+            }
+            if map.is_empty() {
+                origins.insert(pointer.to_string(), layer);
+            }
+        }
+        _ => {
+            origins.insert(pointer.to_string(), layer);
+        }
+    }
+}
+
+/// The leaves shown by `packs resolved`: values, arrays, and whole kind definitions.
+fn leaves_of(value: &Value, pointer: &str, out: &mut BTreeMap<String, Value>) {
+    match value {
+        Value::Object(map)
+            if !map.is_empty() && (!atomic(pointer) || pointer.matches('/').count() < 2) =>
+        {
+            for (key, child) in map {
+                leaves_of(child, &format!("{pointer}/{}", escape(key)), out);
+            }
+        }
+        _ => {
+            out.insert(pointer.to_string(), value.clone());
+        }
+    }
+}
+
+/// The layer that set `pointer` or its nearest set ancestor.
+fn origin_of(origins: &BTreeMap<String, usize>, pointer: &str) -> Option<usize> {
+    let mut at = pointer;
+    loop {
+        if let Some(i) = origins.get(at) {
+            return Some(*i);
+        }
+        at = &at[..at.rfind('/')?];
+    }
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+struct Problem {
+    pointer: String,
+    message: String,
+    error: bool,
+}
+
+/// What the schema cannot say: regexes that must compile on a linear-time engine, algorithms the
+/// engine has, lanes that exist, facets and record schemas that are well formed.
+fn semantic_problems(pack: &Value) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let mut error = |pointer: String, message: String| {
+        out.push(Problem {
+            pointer,
+            message,
+            error: true,
+        });
+    };
+    let mut defined = Vec::new();
+    if let Some(patterns) = pack
+        .pointer("/identifiers/patterns")
+        .and_then(Value::as_array)
+    {
+        for (i, p) in patterns.iter().enumerate() {
+            let regex = p.get("regex").and_then(Value::as_str).unwrap_or_default();
+            if let Err(e) = regex::RegexBuilder::new(regex)
+                .case_insensitive(true)
+                .build()
+            {
+                error(
+                    format!("/identifiers/patterns/{i}/regex"),
+                    format!(
+                        "not a regex the engine runs in linear time (no look-around, no back-references): {e}"
+                    ),
+                );
+            }
+            defined.extend(p.get("name").and_then(Value::as_str).map(String::from));
+        }
+    }
+    let target = pack
+        .pointer("/chunking/target_tokens")
+        .and_then(Value::as_u64);
+    let ceiling = pack
+        .pointer("/chunking/soft_ceiling_tokens")
+        .and_then(Value::as_u64);
+    if let (Some(target), Some(ceiling)) = (target, ceiling)
+        && ceiling < target
+    {
+        error(
+            "/chunking/soft_ceiling_tokens".into(),
+            format!("{ceiling} is below target_tokens {target}"),
+        );
+    }
+    let lanes: Vec<&str> = pack
+        .get("lanes")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut warnings = Vec::new();
+    for (name, kind) in pack
+        .get("kinds")
+        .and_then(Value::as_object)
+        .unwrap_or(&Map::new())
+    {
+        let at = format!("/kinds/{}", escape(name));
+        let strategy = kind
+            .pointer("/normalisation/strategy")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if serde_json::from_value::<Strategy>(Value::String(strategy.into())).is_err() {
+            error(
+                format!("{at}/normalisation/strategy"),
+                format!(
+                    "{strategy:?} is not a normalisation algorithm this engine has ({}); a pack can reuse one with new parameters, a new algorithm needs code in tychora-core",
+                    Strategy::NAMES.join(", ")
+                ),
+            );
+        }
+        let lane = kind.get("lane").and_then(Value::as_str).unwrap_or_default();
+        if !lanes.is_empty() && !lanes.contains(&lane) {
+            error(
+                format!("{at}/lane"),
+                format!("lane {lane:?} is not one of the pack's lanes {lanes:?}"),
+            );
+        }
+        for (facet, definition) in kind
+            .get("facets")
+            .and_then(Value::as_object)
+            .unwrap_or(&Map::new())
+        {
+            let is_enum = definition.get("type").and_then(Value::as_str) == Some("enum");
+            let has_values = definition.get("values").is_some();
+            if is_enum != has_values {
+                error(
+                    format!("{at}/facets/{}", escape(facet)),
+                    if is_enum {
+                        "an enum facet lists its values".into()
+                    } else {
+                        "only an enum facet lists values".into()
+                    },
+                );
+            }
+        }
+        for (record, schema) in kind
+            .get("schemas")
+            .and_then(Value::as_object)
+            .unwrap_or(&Map::new())
+        {
+            let pointer = format!("{at}/schemas/{}", escape(record));
+            if let Err(e) = jsonschema::meta::validate(schema) {
+                error(
+                    pointer,
+                    format!(
+                        "not a valid JSON Schema: {e} (at {})",
+                        e.instance_path().as_str()
+                    ),
+                );
+            } else if let Err(e) = record_schema_options().build(schema) {
+                error(pointer, format!("cannot be compiled: {e}"));
+            }
+        }
+        let missing: Vec<&str> = kind
+            .get("identifiers")
+            .and_then(Value::as_array)
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(Value::as_str)
+                    .filter(|id| !defined.iter().any(|d| d == id))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // A pack with no patterns at all (`core`) is a base others complete.
+        if !missing.is_empty() && !defined.is_empty() {
+            warnings.push(Problem {
+                pointer: format!("{at}/identifiers"),
+                message: format!("cites identifier patterns this pack does not define ({}); the exact channel does not find them", missing.join(", ")),
+                error: false,
+            });
+        }
+    }
+    out.extend(warnings);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn none() -> Value {
+        json!({})
+    }
+
+    /// A workspace whose `packs/` holds the given files.
+    fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = local_path(dir.path(), name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn refusal(files: &[(&str, &str)], name: &str) -> String {
+        let dir = workspace(files);
+        resolve(Some(dir.path()), name, &none())
+            .unwrap_err()
+            .to_string()
+            .replace(&dir.path().display().to_string(), "WS")
+    }
+
+    #[test]
+    fn built_in_packs_resolve_over_core_and_say_where_each_value_came_from() {
+        let documents = resolve(None, "documents", &none()).unwrap();
+        assert_eq!(documents.chain, ["core", "documents"]);
+        assert_eq!(documents.pack.name, "documents");
+        let mut kinds: Vec<&str> = documents.pack.kinds.keys().map(String::as_str).collect();
+        kinds.sort_unstable();
+        for builtin in [
+            "law",
+            "regulation",
+            "decision",
+            "standard",
+            "guidance",
+            "manual",
+            "template",
+            "procedure",
+            "feedback",
+            "evidence",
+            "example",
+            "rationale",
+            "research_note",
+            "code_file",
+            "architecture_decision",
+        ] {
+            assert!(kinds.contains(&builtin), "{builtin} missing from {kinds:?}");
+        }
+        let origin = |path: &str| {
+            documents
+                .values
+                .iter()
+                .find(|v| v.path == path)
+                .map(|v| v.origin.clone())
+                .unwrap_or_else(|| panic!("{path} not resolved"))
+        };
+        assert_eq!(
+            origin("/kinds/law"),
+            "pack core (built-in:packs/core/pack.json)"
+        );
+        assert_eq!(
+            origin("/lexical/stemmer"),
+            "pack documents (built-in:packs/documents/pack.json)"
+        );
+        assert_eq!(origin("/fusion/weights/visual"), "engine default");
+        for name in ["core", "documents", "code"] {
+            let r = resolve(None, name, &none()).unwrap();
+            assert!(r.warnings.is_empty(), "{name}: {:?}", r.warnings);
+        }
+        // A pack whose patterns leave out one a kind cites: said, not refused.
+        let dir = workspace(&[(
+            "few",
+            r#"{"name":"few","version":1,"description":"x","depends":["documents"],"identifiers":{"patterns":[{"name":"cve","regex":"CVE-\\d+"}]}}"#,
+        )]);
+        let few = resolve(Some(dir.path()), "few", &none()).unwrap();
+        assert!(few.warnings.iter().any(|w| w.contains("/kinds/regulation/identifiers")
+            && w.contains("article_point")));
+        // workspace.toml is the last layer.
+        let tuned = resolve(None, "documents", &json!({"lexical": {"stemmer": false}})).unwrap();
+        assert!(!tuned.pack.lexical.stemmer);
+        let stemmer = tuned
+            .values
+            .iter()
+            .find(|v| v.path == "/lexical/stemmer")
+            .unwrap();
+        assert_eq!(stemmer.origin, "workspace.toml");
+    }
+
+    #[test]
+    fn a_workspace_pack_depends_on_a_built_in_one_and_redefines_a_kind_whole() {
+        let dir = workspace(&[(
+            "legal-eu",
+            r#"{
+  "name": "legal-eu",
+  "version": 2,
+  "description": "EU law",
+  "depends": ["documents"],
+  "output": { "limit": 5 },
+  "kinds": {
+    "regulation": {
+      "version": 2, "description": "EU regulation", "role": "binding", "lane": "authority",
+      "normalisation": { "strategy": "legal" },
+      "facets": { "jurisdiction": { "type": "enum", "values": ["EU"] } }
+    }
+  }
+}"#,
+        )]);
+        let r = resolve(Some(dir.path()), "legal-eu", &none()).unwrap();
+        assert_eq!(r.chain, ["core", "documents", "legal-eu"]);
+        assert_eq!(r.pack.output.limit, 5);
+        assert_eq!(
+            r.pack.output.budget_tokens, 4000,
+            "the rest of output comes from documents"
+        );
+        let regulation = &r.pack.kinds["regulation"];
+        assert_eq!(regulation.version, 2);
+        assert!(
+            regulation.identifiers.is_empty(),
+            "a kind is replaced whole, not merged"
+        );
+        assert_ne!(regulation.fingerprint(), r.pack.kinds["law"].fingerprint());
+        assert_eq!(
+            PackFile::all(Some(dir.path()))
+                .unwrap()
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>(),
+            ["core", "documents", "code", "legal-eu"]
+        );
+    }
+
+    #[test]
+    fn bad_packs_are_refused_naming_file_line_and_field() {
+        let unknown = refusal(
+            &[(
+                "p",
+                "{\n  \"name\": \"p\",\n  \"version\": 1,\n  \"description\": \"x\",\n  \"output\": {\n    \"limt\": 3\n  }\n}\n",
+            )],
+            "p",
+        );
+        assert!(
+            unknown.contains("WS/packs/p/pack.json:6: /output/limt:"),
+            "{unknown}"
+        );
+        let wrong_type = refusal(
+            &[(
+                "p",
+                "{\n  \"name\": \"p\",\n  \"version\": \"one\",\n  \"description\": \"x\"\n}\n",
+            )],
+            "p",
+        );
+        assert!(
+            wrong_type.contains("pack.json:3: /version:") && wrong_type.contains("integer"),
+            "{wrong_type}"
+        );
+        let cycle = refusal(
+            &[
+                (
+                    "a",
+                    r#"{"name":"a","version":1,"description":"x","depends":["b"]}"#,
+                ),
+                (
+                    "b",
+                    r#"{"name":"b","version":1,"description":"x","depends":["a"]}"#,
+                ),
+            ],
+            "a",
+        );
+        assert!(cycle.contains("cycle: a → b → a"), "{cycle}");
+        let missing = refusal(
+            &[(
+                "a",
+                "{\"name\":\"a\",\"version\":1,\"description\":\"x\",\n\"depends\":[\"nowhere\"]}",
+            )],
+            "a",
+        );
+        assert!(
+            missing.contains("pack.json:2: /depends/0: depends on pack \"nowhere\""),
+            "{missing}"
+        );
+        let kind = |body: &str| {
+            refusal(
+                &[(
+                    "k",
+                    &format!(
+                        "{{\"name\":\"k\",\"version\":1,\"description\":\"x\",\"depends\":[\"documents\"],\n\"kinds\":{{\"memo\":\n{{\"version\":1,\"description\":\"m\",\"role\":\"r\",\"lane\":\"guidance\",{body}}}}}}}"
+                    ),
+                )],
+                "k",
+            )
+        };
+        let algorithm = kind(r#""normalisation":{"strategy":"summarise"}"#);
+        assert!(
+            algorithm.contains("/kinds/memo/normalisation/strategy")
+                && algorithm.contains("needs code"),
+            "{algorithm}"
+        );
+        let schema =
+            kind(r#""normalisation":{"strategy":"format"},"schemas":{"memo":{"type":"objekt"}}"#);
+        assert!(
+            schema.contains("pack.json:3: /kinds/memo/schemas/memo: not a valid JSON Schema"),
+            "{schema}"
+        );
+        let facet =
+            kind(r#""normalisation":{"strategy":"format"},"facets":{"level":{"type":"enum"}}"#);
+        assert!(
+            facet.contains("/kinds/memo/facets/level: an enum facet lists its values"),
+            "{facet}"
+        );
+        let backtracking = refusal(
+            &[(
+                "r",
+                r#"{"name":"r","version":1,"description":"x","identifiers":{"patterns":[{"name":"twice","regex":"(a+)+\\1"}]}}"#,
+            )],
+            "r",
+        );
+        assert!(
+            backtracking.contains(
+                "/identifiers/patterns/0/regex: not a regex the engine runs in linear time"
+            ),
+            "{backtracking}"
+        );
+        let misnamed = refusal(
+            &[("n", r#"{"name":"other","version":1,"description":"x"}"#)],
+            "n",
+        );
+        assert!(
+            misnamed.contains("/name: the pack is named \"other\" but lives under \"n\""),
+            "{misnamed}"
+        );
+        let not_json = refusal(&[("j", "{\n\"name\": \"j\",,\n}")], "j");
+        assert!(not_json.contains("pack.json:2: not JSON"), "{not_json}");
+    }
+}

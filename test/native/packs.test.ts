@@ -1,0 +1,166 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { PackEntrySchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
+import { StatusSchema } from '../../ts/contracts/workspace.js'
+import { QueryResultSchema } from '../../ts/contracts/result.js'
+import { SnapshotEvidenceSchema } from '../../ts/contracts/evidence.js'
+import { RebuildReportSchema, ReceiptSchema } from '../../ts/contracts/ingest.js'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { cli, nativeMissing, scratch } from './_setup.js'
+
+const BUILT_IN_KINDS = [
+  'law', 'regulation', 'decision', 'standard', 'guidance', 'manual', 'template', 'procedure',
+  'feedback', 'evidence', 'example', 'rationale', 'research_note', 'code_file', 'architecture_decision',
+]
+
+async function writePack(ws: string, name: string, text: string): Promise<string> {
+  const file = join(ws, 'packs', name, 'pack.json')
+  await mkdir(join(ws, 'packs', name), { recursive: true })
+  await writeFile(file, text)
+  return file
+}
+
+describe.skipIf(nativeMissing)('packs and kinds', () => {
+  it('lists the built-in packs, shows the 15 built-in kinds, and says where each resolved value came from', async () => {
+    const { ws } = await scratch()
+    expect((await cli(['init', ws])).code).toBe(0)
+    const list = await cli(['packs', 'list', '-w', ws, '--format', 'json'])
+    expect(list.code).toBe(0)
+    const entries = PackEntrySchema.array().parse(JSON.parse(list.stdout))
+    expect(entries.map((e) => [e.name, e.problems.length])).toEqual([['core', 0], ['documents', 0], ['code', 0]])
+    const core = entries.find((e) => e.name === 'core')!
+    for (const kind of BUILT_IN_KINDS) expect(core.kinds).toContain(kind)
+    expect(entries.find((e) => e.name === 'documents')!.depends).toEqual(['core'])
+
+    const show = await cli(['packs', 'show', 'core', '-w', ws])
+    expect(show.code).toBe(0)
+    expect(show.stdout).toContain('"architecture_decision"')
+
+    await writeFile(join(ws, 'workspace.toml'), `${await readFile(join(ws, 'workspace.toml'), 'utf8')}\n[lexical]\nstemmer = false\n`)
+    const resolved = ResolvedPackSchema.parse(JSON.parse((await cli(['packs', 'resolved', '-w', ws, '--format', 'json'])).stdout))
+    expect(resolved.chain).toEqual(['core', 'documents'])
+    const origin = (path: string) => resolved.values.find((v) => v.path === path)
+    expect(origin('/lexical/stemmer')).toEqual({ path: '/lexical/stemmer', value: false, origin: 'workspace.toml' })
+    expect(origin('/lexical/capsule_boost')?.origin).toBe('pack documents (built-in:packs/documents/pack.json)')
+    expect(origin('/kinds/standard')?.origin).toBe('pack core (built-in:packs/core/pack.json)')
+    expect(origin('/fusion/weights/visual')?.origin).toBe('engine default')
+    const text = await cli(['packs', 'resolved', '-w', ws])
+    expect(text.stdout).toMatch(/\/lexical\/stemmer\s+false\s+← workspace\.toml/)
+  })
+
+  it('refuses bad packs with file, line and field, and a workspace that selects one does not open', async () => {
+    const { ws, docs } = await scratch()
+    expect((await cli(['init', ws])).code).toBe(0)
+    const bad = await writePack(ws, 'strict', '{\n  "name": "strict",\n  "version": 1,\n  "description": "x",\n  "depends": ["documents"],\n  "output": { "limit": "ten" }\n}\n')
+    const validate = await cli(['packs', 'validate', bad, '-w', ws])
+    expect(validate.code).toBe(1)
+    expect(validate.stdout).toContain(`${bad}:6: /output/limit:`)
+    const list = await cli(['packs', 'list', '-w', ws])
+    expect(list.code).toBe(1)
+    expect(list.stdout).toMatch(/strict v?\S*\s+INVALID/)
+    expect(list.stdout).toMatch(/documents v1\s+ok/)
+
+    // Selecting it: the engine refuses to open rather than run on a half-valid pack.
+    const add0 = await cli(['add', '-w', ws, docs])
+    expect(add0.code).toBe(0)
+    const toml = await readFile(join(ws, 'workspace.toml'), 'utf8')
+    await writeFile(join(ws, 'workspace.toml'), toml.replace(/pack = "documents"/, 'pack = "strict"'))
+    const search = await cli(['search', '-w', ws, 'ETag'])
+    expect(search.code).not.toBe(0)
+    expect(search.stderr).toContain('/output/limit')
+    // Fixed, it opens, with the pack's own value and the rest from documents.
+    await writePack(ws, 'strict', '{"name":"strict","version":1,"description":"x","depends":["documents"],"output":{"limit":1}}')
+    const fixed = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'ETag validator', '--format', 'json'])).stdout))
+    expect(fixed.segments).toHaveLength(1)
+  })
+
+  it('add --kind assigns a kind, records its definition, and a kind filter finds only its sources', async () => {
+    const { ws, docs } = await scratch()
+    expect((await cli(['init', ws])).code).toBe(0)
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    const standard = join(docs, '..', 'standard')
+    await mkdir(standard)
+    await writeFile(join(standard, 'asvs-v2.md'), '# V2 Authentication\n\n## V2.1 Password Security\n\nV2.1.1 Verify that user set passwords are at least 12 characters in length (after multiple spaces are combined).\n')
+    const add = await cli(['add', '-w', ws, standard, '--kind', 'standard', '--collection', 'asvs'])
+    expect(add.code).toBe(0)
+    const unknown = await cli(['add', '-w', ws, standard, '--kind', 'pamphlet'])
+    expect(unknown.code).not.toBe(0)
+    expect(unknown.stderr).toContain('unknown kind "pamphlet"')
+
+    const status = StatusSchema.parse(JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout))
+    expect(status.kinds).toHaveLength(1)
+    expect(status.kinds[0]).toMatchObject({ name: 'standard', version: 1, pack: 'documents', lane: 'standards', sources: 1 })
+    expect(status.kinds[0]!.fingerprint).toMatch(/^[0-9a-f]{64}$/)
+
+    const opened = await Workspace.open(ws)
+    const sources = await opened.listSources().finally(() => opened.close())
+    const asvs = sources.sources.find((s) => s.path === 'asvs-v2.md')!
+    expect(asvs).toMatchObject({ kind: 'standard', format: 'markdown' })
+    expect(sources.sources.filter((s) => s.kind === null).length).toBe(sources.sources.length - 1)
+
+    // "password" appears in the standard only; "Verify" is in both: the filter keeps the standard.
+    const only = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'verify', '--kind', 'standard', '--format', 'json'])).stdout))
+    expect(only.segments.length).toBeGreaterThan(0)
+    expect(only.segments.every((s) => s.source.kind === 'standard' && s.source.format === 'markdown')).toBe(true)
+    // Formatted output groups by lane in the pack's order; JSON carries the lane per segment.
+    expect(only.segments.every((s) => s.source.lane === 'standards')).toBe(true)
+    expect(only.lanes.slice(0, 2)).toEqual(['authority', 'standards'])
+    const md = await cli(['search', '-w', ws, 'verify validator cache', '--format', 'md'])
+    expect(md.stdout).toMatch(/## standards\n\n### \[\d+\] asvs-v2\.md/)
+    expect(md.stdout.indexOf('## standards')).toBeLessThan(md.stdout.indexOf('## other sources'))
+    const agent = await cli(['search', '-w', ws, 'verify validator cache', '--format', 'agent'])
+    expect(agent.stdout).toMatch(/<lane name="standards">\n<evidence [^>]*cite="asvs-v2\.md/)
+    expect(agent.stdout).toContain('<lane name="other">')
+    const markdown = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'password characters', '--kind', 'markdown', '--format', 'json'])).stdout))
+    expect(markdown.segments.every((s) => s.source.kind === null && s.source.format === 'markdown')).toBe(true)
+  })
+})
+
+describe.skipIf(nativeMissing)('stage fingerprints', () => {
+  const fingerprints = async (ws: string) => ResolvedPackSchema.parse(JSON.parse((await cli(['packs', 'resolved', '-w', ws, '--format', 'json'])).stdout)).fingerprints
+  const changed = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).filter((k) => a[k] !== b[k])
+  const lexicalGeneration = async (ws: string, snapshot: number) => {
+    const s = SnapshotEvidenceSchema.parse(JSON.parse((await cli(['inspect', '-w', ws, `snapshot:${snapshot}`])).stdout))
+    return s.indexes.find((i) => i.family === 'lexical')!.generation
+  }
+
+  it('an output change re-extracts and re-indexes nothing; an analyzer change rebuilds the lexical generation only', async () => {
+    const { ws, docs } = await scratch()
+    expect((await cli(['init', ws])).code).toBe(0)
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    const first = await fingerprints(ws)
+    const generation = await lexicalGeneration(ws, 1)
+
+    // Output: a workspace pack over documents that returns at most two segments.
+    await writePack(ws, 'brief', '{"name":"brief","version":1,"description":"documents, briefer","depends":["documents"],"output":{"limit":2}}')
+    const toml = join(ws, 'workspace.toml')
+    await writeFile(toml, (await readFile(toml, 'utf8')).replace(/pack = "documents"/, 'pack = "brief"'))
+    const brief = await fingerprints(ws)
+    expect(changed(first, brief)).toEqual(['output'])
+    const again = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, docs, '--format', 'json'])).stdout))
+    expect(again.files).toMatchObject({ unchanged: 3, added: 0, changed: 0 })
+    expect(again.published).toBe(false)
+    const search = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'cache', '--format', 'json'])).stdout))
+    expect(search.segments.length).toBe(2)
+    expect(search.snapshot_id).toBe(1)
+
+    // Analyzer: no stemming. Only the indexing stage changes; a rebuild makes a new lexical
+    // generation over the same extractions.
+    const before = StatusSchema.parse(JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)).counts
+    await writeFile(toml, `${await readFile(toml, 'utf8')}\n[lexical]\nstemmer = false\n`)
+    const unstemmed = await fingerprints(ws)
+    expect(changed(brief, unstemmed)).toEqual(['indexing'])
+    const stale = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'cache', '--format', 'json'])).stdout))
+    expect(stale.warnings.join(' ')).toContain('manage rebuild')
+    const rebuild = RebuildReportSchema.parse(JSON.parse((await cli(['manage', 'rebuild', '-w', ws, '--format', 'json'])).stdout))
+    expect(rebuild.republished).toBe(true)
+    expect(rebuild.reason).toContain('analyzer')
+    expect(await lexicalGeneration(ws, rebuild.snapshot_id!)).not.toBe(generation)
+    const after = StatusSchema.parse(JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)).counts
+    expect(after.extractions).toBe(before.extractions)
+    expect(after.chunks).toBe(before.chunks)
+    const fresh = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'cache', '--format', 'json'])).stdout))
+    expect(fresh.warnings.join(' ')).not.toContain('manage rebuild')
+  })
+})
