@@ -117,6 +117,41 @@ describe.skipIf(nativeMissing)('packs and kinds', () => {
   })
 })
 
+describe.skipIf(nativeMissing)('a source keeps its kind', () => {
+  const REGULATION =
+    'HAVE ADOPTED THIS REGULATION:\n\nCHAPTER III\n\nRights of the data subject\n\nArticle 17\n\nRight to erasure\n\n1.   The data subject shall have the right where one of the following applies:\n\n(a)\n\nthe data are no longer necessary;\n\n(b)\n\nthe data subject withdraws consent;\n\n2.   Where the controller has made the data public.\n'
+
+  it('a later add or sync without --kind keeps it, reads the file as its kind says, and re-extracts nothing unchanged', async () => {
+    const { ws, dir } = await scratch()
+    const laws = join(dir, 'laws')
+    await mkdir(laws)
+    await writeFile(join(laws, 'gdpr.txt'), REGULATION)
+    await writeFile(join(laws, 'notes.txt'), 'Article 17 notes: erasure requests arrive by mail.\n')
+    expect((await cli(['init', ws])).code).toBe(0)
+    expect((await cli(['add', '-w', ws, join(laws, 'gdpr.txt'), '--kind', 'regulation'])).code).toBe(0)
+    const point = async () => QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'Article 17(1)(b)', '--format', 'json', '--limit', '1'])).stdout)).segments[0]!
+    // The text never writes "Article 17(1)(b)": only the legal reading registers that citation.
+    const cited = (s: { channels: { channel: string }[] }) => s.channels.some((c) => c.channel === 'exact')
+    expect(cited(await point())).toBe(true)
+
+    // The folder synced without --kind: gdpr.txt unchanged and not read again; notes.txt new, plain text.
+    const sync = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, laws, '--format', 'json'])).stdout))
+    expect(sync.files).toMatchObject({ added: 1, unchanged: 1, changed: 0 })
+    // Changed and synced again without --kind: still a regulation, still read as legislation.
+    await writeFile(join(laws, 'gdpr.txt'), REGULATION.replace('made the data public', 'made the personal data public'))
+    const changed = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, laws, '--format', 'json'])).stdout))
+    expect(changed.files).toMatchObject({ changed: 1, unchanged: 1 })
+    const hit = await point()
+    expect(hit.source).toMatchObject({ path: 'gdpr.txt', kind: 'regulation', format: 'legal', lane: 'authority' })
+    expect(cited(hit)).toBe(true)
+    expect(hit.text).toContain('made the personal data public')
+    const again = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, laws, '--format', 'json'])).stdout))
+    expect(again.files).toMatchObject({ unchanged: 2, changed: 0, added: 0 })
+    const status = StatusSchema.parse(JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout))
+    expect(status.kinds.map((k) => [k.name, k.sources])).toEqual([['regulation', 1]])
+  })
+})
+
 describe.skipIf(nativeMissing)('stage fingerprints', () => {
   const fingerprints = async (ws: string) => ResolvedPackSchema.parse(JSON.parse((await cli(['packs', 'resolved', '-w', ws, '--format', 'json'])).stdout)).fingerprints
   const changed = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).filter((k) => a[k] !== b[k])

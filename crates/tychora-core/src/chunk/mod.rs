@@ -35,7 +35,7 @@ impl Default for ChunkOptions {
 pub struct Capsule {
     /// Document title.
     pub title: String,
-    /// Source kind.
+    /// The source's format (the capsule field predates the format/kind split).
     pub kind: &'static str,
     /// Heading path of the window's first unit.
     pub heading_path: Vec<String>,
@@ -68,12 +68,12 @@ pub struct Chunk {
     pub capsule: Capsule,
 }
 
-fn owner_key(unit: &Unit, ordinal: usize, kind: Format) -> String {
+fn owner_key(unit: &Unit, ordinal: usize, format: Format) -> String {
     // Unseen text is never folded into a window of text a reader can see.
     if unit.unit_type == crate::parse::document::HIDDEN_TEXT {
         return format!("h{ordinal}");
     }
-    match kind {
+    match format {
         Format::Json | Format::Jsonl => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.
         Format::Markdown
@@ -95,7 +95,7 @@ fn owner_key(unit: &Unit, ordinal: usize, kind: Format) -> String {
 #[must_use]
 pub fn windows(
     source: &str,
-    kind: Format,
+    format: Format,
     title: &str,
     units: &[Unit],
     unit_tokens: &[usize],
@@ -104,7 +104,7 @@ pub fn windows(
     let index = LineIndex::new(source);
     // A document's units are slices of its derived text.
     let slices_source = matches!(
-        kind,
+        format,
         Format::Markdown
             | Format::Text
             | Format::Code(_)
@@ -136,15 +136,15 @@ pub fn windows(
                 last_unit: last,
                 // Plain text packs all its paragraphs under one owner, but each window ranks on
                 // its own: a long law or RFC is not one candidate.
-                owner_key: if kind == Format::Text {
+                owner_key: if format == Format::Text {
                     format!("w{}", chunks.len())
                 } else {
-                    owner_key(a, first, kind)
+                    owner_key(a, first, format)
                 },
                 span,
                 token_count: *tokens,
                 text,
-                capsule: capsule(title, kind, a),
+                capsule: capsule(title, format, a),
             });
         }
         window.clear();
@@ -153,7 +153,7 @@ pub fn windows(
 
     for (i, unit) in units.iter().enumerate().filter(|(_, u)| u.is_leaf) {
         let tokens = unit_tokens[i];
-        let owner = owner_key(unit, i, kind);
+        let owner = owner_key(unit, i, format);
         if tokens > options.soft_ceiling_tokens {
             flush(&mut window, &mut window_tokens, &mut chunks);
             split_unit(
@@ -161,11 +161,11 @@ pub fn windows(
                 slices_source,
                 &index,
                 title,
-                kind,
+                format,
                 i,
                 unit,
                 // The pieces of one oversize paragraph of plain text rank together.
-                &if kind == Format::Text {
+                &if format == Format::Text {
                     format!("u{i}")
                 } else {
                     owner.clone()
@@ -189,10 +189,10 @@ pub fn windows(
     chunks
 }
 
-fn capsule(title: &str, kind: Format, unit: &Unit) -> Capsule {
+fn capsule(title: &str, format: Format, unit: &Unit) -> Capsule {
     Capsule {
         title: title.to_string(),
-        kind: kind.as_str(),
+        kind: format.as_str(),
         heading_path: unit.heading_path.clone(),
         table_header: unit.table_header.clone(),
         // Only a window cut from inside a function needs its declaration repeated: the first
@@ -208,7 +208,7 @@ fn split_unit(
     slices_source: bool,
     index: &LineIndex,
     title: &str,
-    kind: Format,
+    format: Format,
     ordinal: usize,
     unit: &Unit,
     owner: &str,
@@ -297,7 +297,7 @@ fn split_unit(
                 } else {
                     None
                 },
-                ..capsule(title, kind, unit)
+                ..capsule(title, format, unit)
             },
         });
     }
@@ -331,14 +331,14 @@ mod tests {
     use super::*;
     use crate::parse;
 
-    fn chunk_doc(kind: Format, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
-        let parsed = parse::parse(kind, text, "t").unwrap();
+    fn chunk_doc(format: Format, text: &str, options: ChunkOptions) -> (Vec<Unit>, Vec<Chunk>) {
+        let parsed = parse::parse(format, text, "t").unwrap();
         let tokens: Vec<usize> = parsed
             .units
             .iter()
             .map(|u| tokenize::count(&u.text))
             .collect();
-        let chunks = windows(text, kind, "T", &parsed.units, &tokens, options);
+        let chunks = windows(text, format, "T", &parsed.units, &tokens, options);
         (parsed.units, chunks)
     }
 

@@ -41,56 +41,84 @@ pub fn fingerprint(pack: &Pack, assignment: &Assignment) -> String {
     hex::encode(&hasher.finalize()[..16])
 }
 
-/// The fingerprints of one job: PDFs, image files and Word documents (their pictures) add what
-/// their OCR depends on, so turning `[ocr]` on reads them again and nothing else.
-pub struct Fingerprints {
-    base: String,
-    ocr: String,
+/// The extraction fingerprints of one job, per file: the assignment a file is read under (this
+/// add's, or the kind its source keeps) is part of it, and PDFs, image files and Word documents
+/// (their pictures) add what their OCR depends on, so turning `[ocr]` on reads them again and
+/// nothing else.
+pub struct Fingerprints<'a> {
+    pack: &'a Pack,
+    /// What else changes a document's extraction: OCR, and whether PDF figures are kept.
+    extra: Vec<String>,
+    /// By (forced format, kind, whether OCR applies): a job meets only a few of them.
+    cache: std::sync::Mutex<std::collections::HashMap<FingerprintKey, String>>,
 }
 
-impl Fingerprints {
-    pub fn new(engine: &Engine, assignment: &Assignment) -> Self {
-        let base = fingerprint(engine.pack(), assignment);
+/// What a file's extraction fingerprint varies by within one job.
+type FingerprintKey = (&'static str, Option<String>, bool);
+
+impl<'a> Fingerprints<'a> {
+    pub fn new(engine: &'a Engine) -> Self {
         let config = engine.config();
-        // What else changes a document's extraction: OCR, and whether PDF figures are kept.
         let extra = [
             config.ocr.fingerprint(),
             (!config.documents.pdf_figures).then(|| "pdf_figures:false".to_string()),
         ];
-        let pdf = if extra.iter().all(Option::is_none) {
-            base.clone()
-        } else {
-            let mut hasher = Sha256::new();
-            hasher.update(&base);
-            for e in extra.iter().flatten() {
-                hasher.update(e);
-            }
-            hex::encode(&hasher.finalize()[..16])
-        };
-        Self { base, ocr: pdf }
-    }
-
-    pub fn of(&self, kind: Format) -> &str {
-        if Self::reads_by_ocr(kind) {
-            &self.ocr
-        } else {
-            &self.base
+        Self {
+            pack: engine.pack(),
+            extra: extra.into_iter().flatten().collect(),
+            cache: std::sync::Mutex::default(),
         }
     }
 
-    fn reads_by_ocr(kind: Format) -> bool {
-        matches!(kind, Format::Pdf | Format::Image | Format::Docx)
+    /// The fingerprint a file in `format` read under `assignment` gets.
+    pub fn of(&self, format: Format, assignment: &Assignment) -> String {
+        self.of_file(Self::reads_by_ocr(format), assignment)
+    }
+
+    /// As [`Self::of`], for a file OCR applies to or not.
+    fn of_file(&self, reads_by_ocr: bool, assignment: &Assignment) -> String {
+        let ocr = reads_by_ocr && !self.extra.is_empty();
+        let key = (
+            assignment.format.map_or("auto", FormatOverride::as_str),
+            assignment.kind.clone(),
+            ocr,
+        );
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                let base = fingerprint(self.pack, assignment);
+                if !ocr {
+                    return base;
+                }
+                let mut hasher = Sha256::new();
+                hasher.update(&base);
+                for e in &self.extra {
+                    hasher.update(e);
+                }
+                hex::encode(&hasher.finalize()[..16])
+            })
+            .clone()
+    }
+
+    fn reads_by_ocr(format: Format) -> bool {
+        matches!(format, Format::Pdf | Format::Image | Format::Docx)
     }
 }
 
-/// The extractions of `snapshot_id` made with the fingerprint their kind gets now.
+/// The extractions of `snapshot_id` made with the fingerprint their file gets now under
+/// `assignment` (this job's, or the kind each source keeps).
 pub fn fresh_extractions(
     conn: &Connection,
     snapshot_id: i64,
-    fingerprints: &Fingerprints,
+    fingerprints: &Fingerprints<'_>,
+    assignment: &Assignment,
 ) -> Result<std::collections::HashSet<i64>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT m.extraction_id, e.fingerprint, s.format FROM snapshot_members m
+        "SELECT m.extraction_id, e.fingerprint, s.format, s.kind FROM snapshot_members m
          JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
          WHERE m.snapshot_id = ?1",
     )?;
@@ -99,16 +127,19 @@ pub fn fresh_extractions(
             r.get::<_, i64>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
         ))
     })?;
     let mut fresh = std::collections::HashSet::new();
     for row in rows {
-        let (id, fingerprint, kind) = row?;
-        let wanted = match Format::from_name(&kind) {
-            Some(kind) => fingerprints.of(kind),
-            None => &fingerprints.base,
-        };
-        if fingerprint == wanted {
+        let (id, fingerprint, format, kind) = row?;
+        let effective = assignment.for_file(
+            &fingerprints.pack.kinds,
+            kind.as_deref(),
+            super::implied_kind_of(&format),
+        );
+        let ocr = Format::from_name(&format).is_some_and(Fingerprints::reads_by_ocr);
+        if fingerprint == fingerprints.of_file(ocr, &effective) {
             fresh.insert(id);
         }
     }
@@ -163,8 +194,6 @@ pub(super) struct Place<'a> {
     pub root_id: i64,
     pub rel_path: &'a str,
     pub abs_path: &'a Path,
-    /// The kind the add assigns, if any.
-    pub assignment: &'a Assignment,
 }
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
@@ -182,10 +211,11 @@ pub(super) fn write_revision(
         root_id,
         rel_path,
         abs_path,
-        assignment,
     } = *place;
     let now = now_ms();
-    let kind = assignment.kind_for(engine.pack(), prepared.format);
+    let kind = prepared
+        .assignment
+        .kind_for(&engine.pack().kinds, prepared.format);
     if let Some(kind) = kind {
         record_kind(tx, engine.pack(), kind, now)?;
     }
@@ -266,8 +296,8 @@ pub(super) fn write_revision(
     })
 }
 
-fn media_type(kind: Format, bytes: &[u8]) -> &'static str {
-    match kind {
+fn media_type(format: Format, bytes: &[u8]) -> &'static str {
+    match format {
         Format::Image => crate::parse::image::probe(bytes, u64::MAX)
             .map_or("application/octet-stream", |i| i.media_type),
         Format::Markdown => "text/markdown",
@@ -408,7 +438,7 @@ fn write_extraction(
     engine: &Engine,
     revision_id: i64,
     rel_path: &str,
-    kind: Format,
+    format: Format,
     extraction: &Extraction,
     fingerprint: &str,
 ) -> Result<i64> {
@@ -418,7 +448,7 @@ fn write_extraction(
             revision_id,
             match &extraction.document {
                 Some(doc) => doc.read.extractor.to_string(),
-                None => format!("{}@{PARSER_VERSION}", kind.as_str()),
+                None => format!("{}@{PARSER_VERSION}", format.as_str()),
             },
             fingerprint,
             extraction.units.len(),

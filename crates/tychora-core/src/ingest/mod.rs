@@ -13,6 +13,7 @@ mod targets;
 mod visual;
 mod withdraw;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use rusqlite::{OptionalExtension, params};
@@ -373,17 +374,55 @@ impl Assignment {
         }
     }
 
-    /// The kind a file in `format` gets: the assigned one, else the one its format implies (code
-    /// is `code_file`, an RFC's text is `rfc`) when the pack defines it.
-    pub(crate) fn kind_for<'p>(&'p self, pack: &'p Pack, format: Format) -> Option<&'p str> {
-        let implied = match format {
-            Format::Code(_) => Some("code_file"),
-            Format::Rfc => Some("rfc"),
-            _ => None,
+    /// This add's assignment for one file whose source was given the kind `stored` before: an
+    /// add that names no kind keeps it, with the format its normalisation forces (a law stays a
+    /// law when its folder is synced again), unless it is only what the file's format implies.
+    /// `implied` is the kind the file's format implies ([`implied_kind`]).
+    pub(crate) fn for_file(
+        &self,
+        kinds: &BTreeMap<String, KindDefinition>,
+        stored: Option<&str>,
+        implied: Option<&str>,
+    ) -> Self {
+        let Some(stored) = stored.filter(|_| self.kind.is_none()) else {
+            return self.clone();
         };
+        if implied == Some(stored) {
+            return self.clone();
+        }
+        match kinds.get(stored) {
+            Some(definition) => Self {
+                kind: Some(stored.to_string()),
+                format: self.format.or_else(|| forced_by(definition)),
+            },
+            None => self.clone(),
+        }
+    }
+
+    /// The kind a file in `format` is stored with: the assigned one, else the one its format
+    /// implies when the pack defines it.
+    pub(crate) fn kind_for<'p>(
+        &'p self,
+        kinds: &BTreeMap<String, KindDefinition>,
+        format: Format,
+    ) -> Option<&'p str> {
         self.kind
             .as_deref()
-            .or_else(|| implied.filter(|k| pack.kinds.contains_key(*k)))
+            .or_else(|| implied_kind(format).filter(|k| kinds.contains_key(*k)))
+    }
+}
+
+/// The kind a format implies: code is `code_file`, an RFC's text is `rfc`.
+pub(crate) fn implied_kind(format: Format) -> Option<&'static str> {
+    implied_kind_of(format.as_str())
+}
+
+/// As [`implied_kind`], for a format's stored name.
+pub(crate) fn implied_kind_of(format: &str) -> Option<&'static str> {
+    match format {
+        "code_file" => Some("code_file"),
+        "rfc" => Some("rfc"),
+        _ => None,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::artifact::sha256_hex;
 use crate::capture::{self, Candidate};
 use crate::chunk::{self, Chunk, ChunkOptions};
 use crate::error::{Diagnostic, ErrorCode};
-use crate::parse::{self, Format, FormatOverride, document};
+use crate::parse::{self, Format, document};
 use crate::tokenize;
 use crate::unit::Unit;
 
@@ -17,6 +17,8 @@ pub struct Prepared {
     pub bytes: Vec<u8>,
     pub sha256: String,
     pub format: Format,
+    /// What it was read under: this add's kind and forced format, or the kind its source keeps.
+    pub assignment: super::Assignment,
     /// `None` when the bytes equal the current revision's (nothing to parse).
     pub extraction: Option<Extraction>,
 }
@@ -68,7 +70,12 @@ pub enum Outcome {
 
 pub struct PrepareContext<'a> {
     pub root: &'a Path,
-    pub format_override: Option<FormatOverride>,
+    /// What this add assigns.
+    pub assignment: &'a super::Assignment,
+    /// The pack's kinds.
+    pub kinds: &'a std::collections::BTreeMap<String, crate::config::KindDefinition>,
+    /// The kind each path of this root and collection was given before, where one was.
+    pub stored_kinds: &'a std::collections::HashMap<String, String>,
     /// Formats the profile's pack reads when none is forced.
     pub formats: &'a [String],
     /// The profile's name, for diagnostics.
@@ -120,7 +127,12 @@ pub fn prepare_all(
 
 pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Outcome {
     let rel = candidate.rel_path.as_str();
-    let format = match ctx.format_override {
+    let assignment = ctx.assignment.for_file(
+        ctx.kinds,
+        ctx.stored_kinds.get(rel).map(String::as_str),
+        Format::from_path(rel).and_then(super::implied_kind),
+    );
+    let format = match assignment.format {
         Some(forced) => forced.resolve(rel),
         None => {
             Format::from_path(rel).filter(|k| ctx.formats.iter().any(|name| name == k.as_str()))
@@ -148,7 +160,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         ));
     }
     if format.is_document() {
-        return prepare_document(ctx, rel, format, bytes);
+        return prepare_document(ctx, rel, format, assignment, bytes);
     }
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Outcome::Failed(Diagnostic::error(
@@ -198,6 +210,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             bytes,
             sha256,
             format,
+            assignment,
             extraction: None,
         });
     }
@@ -242,6 +255,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         bytes,
         sha256,
         format,
+        assignment,
     })
 }
 
@@ -250,6 +264,7 @@ fn prepare_document(
     ctx: &PrepareContext<'_>,
     rel: &str,
     format: Format,
+    assignment: super::Assignment,
     bytes: Vec<u8>,
 ) -> Outcome {
     let sha256 = sha256_hex(&bytes);
@@ -258,6 +273,7 @@ fn prepare_document(
             bytes,
             sha256,
             format,
+            assignment,
             extraction: None,
         });
     }
@@ -308,6 +324,7 @@ fn prepare_document(
         bytes,
         sha256,
         format,
+        assignment,
         extraction: Some(extraction),
     })
 }

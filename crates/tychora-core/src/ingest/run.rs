@@ -17,7 +17,6 @@ use crate::chunk::ChunkOptions;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::job::{Phase, Progress, Steps, failpoint};
-use crate::parse::FormatOverride;
 use crate::snapshot::{self, Member};
 use crate::store::now_ms;
 
@@ -51,7 +50,7 @@ pub(super) struct AddJob<'a> {
     steps: Steps,
     collection_id: i64,
     assignment: super::Assignment,
-    fingerprints: commit::Fingerprints,
+    fingerprints: commit::Fingerprints<'a>,
     /// Published extractions made with the fingerprint this job would use: an unchanged file
     /// whose extraction is not among them is read again.
     fresh: HashSet<i64>,
@@ -71,9 +70,9 @@ impl<'a> AddJob<'a> {
         on_progress: &'a (dyn Fn(Progress) + Sync),
     ) -> Result<Self> {
         let previous = snapshot::current(conn)?;
-        let fingerprints = commit::Fingerprints::new(engine, &assignment);
+        let fingerprints = commit::Fingerprints::new(engine);
         let fresh = match previous {
-            Some(id) => commit::fresh_extractions(conn, id, &fingerprints)?,
+            Some(id) => commit::fresh_extractions(conn, id, &fingerprints, &assignment)?,
             None => HashSet::new(),
         };
         Ok(AddJob {
@@ -309,7 +308,9 @@ impl<'a> AddJob<'a> {
             .collect();
         let mut tx = RowsTransaction::new(conn);
         let mut commit_started = None;
-        with_context(engine, self.assignment.format, target, &inputs, |ctx| {
+        // Cloned: the closure below commits through `self`.
+        let assignment = self.assignment.clone();
+        with_context(engine, &assignment, target, &inputs, |ctx| {
             crate::parallel::map_in_order(
                 &candidates,
                 crate::parallel::cores(),
@@ -394,21 +395,15 @@ impl<'a> AddJob<'a> {
     fn prepare(&self, target: &Target, candidates: &[Candidate]) -> Vec<Outcome> {
         let inputs = self.prepare_inputs(target, candidates);
         let total = candidates.len();
-        with_context(
-            self.engine,
-            self.assignment.format,
-            target,
-            &inputs,
-            |ctx| {
-                prepare::prepare_all(ctx, candidates, &|done| {
-                    (self.on_progress)(Progress {
-                        phase: Phase::Prepare,
-                        done,
-                        total,
-                    });
-                })
-            },
-        )
+        with_context(self.engine, &self.assignment, target, &inputs, |ctx| {
+            prepare::prepare_all(ctx, candidates, &|done| {
+                (self.on_progress)(Progress {
+                    phase: Phase::Prepare,
+                    done,
+                    total,
+                });
+            })
+        })
     }
 
     /// What preparing the candidates of `target` needs from the job (owned, so that the job can
@@ -423,6 +418,18 @@ impl<'a> AddJob<'a> {
                 })
                 .map(|((_, rel), m)| (rel, m.sha256.clone()))
                 .collect(),
+            kinds: self
+                .engine
+                .with_reader(|c| {
+                    let mut stmt = c.prepare_cached(
+                        "SELECT rel_path, kind FROM sources WHERE collection_id = ?1 AND root_id = ?2 AND kind IS NOT NULL",
+                    )?;
+                    let rows = stmt.query_map(params![self.collection_id, target.root_id], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })?;
+                    Ok(rows.collect::<rusqlite::Result<HashMap<_, _>>>()?)
+                })
+                .unwrap_or_default(),
             python_packages: crate::code::python_packages(
                 candidates.iter().map(|c| c.rel_path.as_str()),
             ),
@@ -529,11 +536,10 @@ impl<'a> AddJob<'a> {
                 root_id: target.root_id,
                 rel_path: &candidate.rel_path,
                 abs_path: &candidate.path,
-                assignment: &self.assignment,
             },
             &prepared,
             extraction,
-            self.fingerprints.of(prepared.format),
+            &self.fingerprints.of(prepared.format, &prepared.assignment),
             provenance,
         )
         .and_then(|m| {
@@ -763,6 +769,8 @@ impl Drop for RowsTransaction<'_> {
 /// The published sha256 of each path of a target's root, and its Python packages.
 struct PrepareInputs {
     current: HashMap<String, String>,
+    /// The kind each path of this root and collection was given, where one was.
+    kinds: HashMap<String, String>,
     python_packages: std::collections::HashSet<String>,
 }
 
@@ -770,7 +778,7 @@ struct PrepareInputs {
 /// kinds, the capture limits, the published shas, the syntax cache).
 fn with_context<R>(
     engine: &Engine,
-    format_override: Option<FormatOverride>,
+    assignment: &super::Assignment,
     target: &Target,
     inputs: &PrepareInputs,
     f: impl FnOnce(&PrepareContext<'_>) -> R,
@@ -792,7 +800,9 @@ fn with_context<R>(
     let pack = engine.pack();
     f(&PrepareContext {
         root: &target.root,
-        format_override,
+        assignment,
+        kinds: &pack.kinds,
+        stored_kinds: &inputs.kinds,
         formats: &pack.formats,
         profile: &engine.config().default_profile,
         max_file_bytes: engine.config().capture.max_file_bytes,

@@ -306,18 +306,18 @@ fn looks_like_text(head: &[u8]) -> bool {
 /// A [`ParseFailure`] when the file as a whole cannot be used: bytes of another type, a package
 /// that does not open, a bound reached, an encrypted document.
 pub fn extract(
-    kind: Format,
+    format: Format,
     bytes: &[u8],
     path: &str,
     options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
-    match kind {
+    match format {
         Format::Docx => extract_docx(bytes, path, options),
         Format::Pdf => extract_pdf(bytes, path, options),
         Format::Image => super::image::extract(bytes, path, options),
         other => Err(ParseFailure {
             code: ErrorCode::InvalidArgument,
-            message: format!("{} is not a document kind", other.as_str()),
+            message: format!("{} is not a document format", other.as_str()),
             locator: None,
         }),
     }
@@ -1242,7 +1242,7 @@ mod tests {
     }
 
     fn read(
-        kind: Format,
+        format: Format,
         bytes: &[u8],
         path: &str,
         pdf: Option<&dyn PdfReader>,
@@ -1258,7 +1258,7 @@ mod tests {
             password: Some("test"),
             ocr: &ocr,
         };
-        extract(kind, bytes, path, &options)
+        extract(format, bytes, path, &options)
     }
 
     #[test]

@@ -168,7 +168,7 @@ impl FormatOverride {
     #[must_use]
     pub fn resolve(self, path: &str) -> Option<Format> {
         match self {
-            Self::Fixed(kind) => Some(kind),
+            Self::Fixed(format) => Some(format),
             Self::Code => crate::code::Language::from_path(path).map(Format::Code),
         }
     }
@@ -177,7 +177,7 @@ impl FormatOverride {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Fixed(kind) => kind.as_str(),
+            Self::Fixed(format) => format.as_str(),
             Self::Code => "code_file",
         }
     }
@@ -201,9 +201,9 @@ pub const PARSER_VERSION: &str = "1";
 ///
 /// # Errors
 /// A [`ParseFailure`] when the file as a whole cannot be used (malformed JSON).
-pub fn parse(kind: Format, text: &str, path: &str) -> Result<Parsed, ParseFailure> {
+pub fn parse(format: Format, text: &str, path: &str) -> Result<Parsed, ParseFailure> {
     let index = LineIndex::new(text);
-    match kind {
+    match format {
         Format::Markdown => Ok(markdown::parse(text, &index)),
         Format::Text => Ok(text::parse(text, &index)),
         Format::Legal => Ok(legal::parse(text, &index)),
