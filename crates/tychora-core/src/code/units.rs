@@ -136,20 +136,13 @@ impl<'s> Emitter<'s> {
             return;
         };
         let text = &self.source[start..end];
-        self.push(Unit {
-            unit_type: if header { "header" } else { "statement" },
-            is_leaf: true,
-            parent: Some(parent),
-            span: self.index.span(start, end),
-            text: text.to_string(),
-            heading_path: self.heading_path(scope, None),
-            anchor: None,
-            json_pointer: None,
-            table_header: None,
-            breaks: Vec::new(),
-            signature: None,
-            identifiers: Vec::new(),
-        });
+        self.push(Unit::leaf(
+            if header { "header" } else { "statement" },
+            Some(parent),
+            self.index.span(start, end),
+            text.to_string(),
+            self.heading_path(scope, None),
+        ));
     }
 
     fn symbol(&mut self, symbol: &Symbol, parent: usize, scope: &[&str], depth: usize) {

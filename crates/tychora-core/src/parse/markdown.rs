@@ -39,19 +39,14 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                 headings: &[String]|
      -> Option<Unit> {
         let end = trim_end(text, start, end);
-        (end > start).then(|| Unit {
-            unit_type,
-            is_leaf: true,
-            parent: sections.last().map(|s| s.ordinal),
-            span: index.span(start, end),
-            text: text[start..end].to_string(),
-            heading_path: headings.to_vec(),
-            anchor: None,
-            json_pointer: None,
-            table_header: None,
-            breaks: Vec::new(),
-            signature: None,
-            identifiers: Vec::new(),
+        (end > start).then(|| {
+            Unit::leaf(
+                unit_type,
+                sections.last().map(|s| s.ordinal),
+                index.span(start, end),
+                text[start..end].to_string(),
+                headings.to_vec(),
+            )
         })
     };
 

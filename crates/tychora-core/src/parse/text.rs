@@ -32,20 +32,13 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
 }
 
 fn paragraph(text: &str, index: &LineIndex, start: usize, end: usize) -> Unit {
-    Unit {
-        unit_type: "paragraph",
-        is_leaf: true,
-        parent: None,
-        span: index.span(start, end),
-        text: text[start..end].to_string(),
-        heading_path: Vec::new(),
-        anchor: None,
-        json_pointer: None,
-        table_header: None,
-        breaks: Vec::new(),
-        signature: None,
-        identifiers: Vec::new(),
-    }
+    Unit::leaf(
+        "paragraph",
+        None,
+        index.span(start, end),
+        text[start..end].to_string(),
+        Vec::new(),
+    )
 }
 
 #[cfg(test)]
