@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { cp, mkdtemp, rm } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -92,6 +92,7 @@ const SURFACES: Record<string, Factory> = {
       ...(r.limit ? ['--limit', String(r.limit)] : []),
       ...(r.snapshot_id ? ['--snapshot', String(r.snapshot_id)] : []),
       ...(r.kinds ? ['--kind', r.kinds.join(',')] : []),
+      ...(r.facets ?? []).flatMap((f) => ['--facet', f]),
       ...(r.channels ? ['--channels', r.channels.join(',')] : []),
     ]
     return {
@@ -145,6 +146,13 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
     await cp(FIXTURE_DOCS, join(dir, 'docs'), { recursive: true })
     await cli(['init', ws])
     await cli(['add', '-w', ws, join(dir, 'docs')])
+    // Two standards whose verification level is a facet (NAME=VALUE, typed by the kind).
+    for (const level of [1, 2]) {
+      await mkdir(join(dir, `level${level}`))
+      await writeFile(join(dir, `level${level}`, 'passwords.md'), `# Passwords (level ${level})\n\nV2.1.1 Verify that the minimum password length is ${6 + level * 2} characters.\n`)
+      const added = await cli(['add', '-w', ws, join(dir, `level${level}`), '--kind', 'standard', '--facet', `level=${level}`, '--facet', 'chapter=V2'])
+      expect(added.code, added.stderr).toBe(0)
+    }
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
@@ -167,6 +175,16 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
       const r = await surface().search({ query: 'TERM-SEGMENT', limit: 1 })
       expect(r.segments[0]!.locator.json_pointer).toBe('/2')
       expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
+    })
+
+    it('applies facet conditions before ranking, with coverage that counts only what they admit', async () => {
+      const all = await surface().search({ query: 'V2.1.1 minimum password length', kinds: ['standard'] })
+      expect(all.segments.map((s) => s.citation)).toHaveLength(2)
+      const r = await surface().search({ query: 'V2.1.1 minimum password length', facets: ['level>=2', 'chapter=V2'] })
+      expect(r.segments.map((s) => s.text)).toEqual([expect.stringContaining('10 characters')])
+      expect(r.coverage.eligible_sources).toBe(1)
+      expect(r.applied_scope.facets).toEqual(['level>=2', 'chapter=V2'])
+      expect(await surface().searchErrorCode({ query: 'password', facets: ['level=two'] })).toBe('E_INVALID_ARGUMENT')
     })
 
     it('reports an unknown snapshot as E_NOT_FOUND', async () => {

@@ -49,3 +49,32 @@ export function debounceMs(value: string | undefined): number {
   if (!Number.isInteger(ms) || ms < 0 || ms > 60_000) throw new TychoraError('E_INVALID_ARGUMENT', `--debounce-ms must be a whole number of milliseconds from 0 to 60000, got ${value}`)
   return ms
 }
+
+/**
+ * Every value of a flag given more than once (`--facet a=1 --facet b=2`, or `--facet=a=1`):
+ * citty keeps only the last, and a value may itself hold commas, so the raw words are read.
+ */
+export function repeatedFlag(rawArgs: readonly string[], name: string): string[] {
+  const values: string[] = []
+  for (let i = 0; i < rawArgs.length; i++) {
+    const word = rawArgs[i]!
+    if (word === '--') break
+    const next = rawArgs[i + 1]
+    if (word === `--${name}` && next !== undefined) {
+      values.push(next)
+      i++
+    } else if (word.startsWith(`--${name}=`)) values.push(word.slice(name.length + 3))
+  }
+  return values
+}
+
+/** `NAME=VALUE` flags into an object; a word without `=` is refused. */
+export function assignments(words: readonly string[], flag: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const word of words) {
+    const at = word.indexOf('=')
+    if (at <= 0) throw new TychoraError('E_INVALID_ARGUMENT', `--${flag} takes NAME=VALUE, got ${JSON.stringify(word)}`)
+    out[word.slice(0, at).trim()] = word.slice(at + 1)
+  }
+  return out
+}

@@ -74,6 +74,7 @@ export const SourceEvidenceSchema = z.object({
   collection: z.string(),
   kind: z.string().nullable().describe('The kind it was assigned; null: none'),
   format: z.string().describe('How its bytes are parsed'),
+  facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('Its facet values, by name'),
   status: z.string(),
   created_at: z.number().int(),
   updated_at: z.number().int(),

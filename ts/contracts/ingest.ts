@@ -1,12 +1,16 @@
 import { z } from 'zod'
 import { FormatSchema, KindSchema } from './query.js'
 
+/** Facet values by name: strings, numbers or booleans, typed against the kind's facets. */
+export const FacetValuesSchema = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(500), z.number(), z.boolean()]))
+
 export const AddRequestSchema = z
   .object({
     paths: z.array(z.string().min(1)).min(1).describe('Files or directories to capture; a directory added again is synced'),
     collection: z.string().min(1).max(200).optional().describe('Target collection (default "default")'),
     kind: KindSchema.optional().describe('The kind of every file (law, standard, …: one the pack defines); its normalisation may choose the format. A format name is taken as `format`'),
     format: FormatSchema.optional().describe('Parse every file in this format instead of the one its name implies'),
+    facets: FacetValuesSchema.optional().describe('Facet values every file gets ({"level": 2}), typed by the facets `kind` declares; needs `kind`'),
   })
   .strict()
 
@@ -19,6 +23,7 @@ export const JobRequestSchema = z.object({
   collection: z.string().optional(),
   kind: z.string().optional(),
   format: FormatSchema.optional(),
+  facets: FacetValuesSchema.optional(),
   requester: RequesterSchema,
 })
 

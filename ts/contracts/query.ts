@@ -9,6 +9,13 @@ export const KindSchema = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,63}$/)
   .describe('Source kind: one the pack defines (law, regulation, standard, …), or a format name for sources assigned no kind')
+/** A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE (also <=, >, <) or NAME=LOW..HIGH. */
+export const FacetConditionSchema = z
+  .string()
+  .min(2)
+  .max(500)
+  .regex(/^[a-z][a-z0-9_]{0,63}\s*(=|!=|>=|<=|>|<)/)
+  .describe('A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE, NAME<=VALUE, NAME>VALUE, NAME<VALUE or NAME=LOW..HIGH (dates and numbers)')
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'visual', 'graph'])
   .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates)')
@@ -20,6 +27,11 @@ export const QueryRequestSchema = z
     query: z.string().min(1).max(10_000).describe('What to look for: words, a phrase, or an identifier such as "RFC 9110"'),
     collections: z.array(z.string().min(1)).optional().describe('Only these collections'),
     kinds: z.array(KindSchema).optional().describe('Only sources of these kinds (a source with no kind: by its format)'),
+    facets: z
+      .array(FacetConditionSchema)
+      .max(32)
+      .optional()
+      .describe('Facet conditions, all of which a source must satisfy: "level>=2", "jurisdiction=EU", "decided=2024-01-01..2024-12-31" (facets are declared by kinds)'),
     limit: z.number().int().min(1).max(1000).optional().describe('Most segments to return (default from the pack: 10)'),
     budget_tokens: z.number().int().min(1).optional().describe('Token budget of the rendered output (cl100k_base tokens)'),
     max_per_source: z.number().int().min(0).optional().describe('Segments per source; 0 = unlimited (default 3)'),

@@ -117,6 +117,7 @@ export const QueryResultSchema = z.object({
     snapshot_id: z.number().int().nullable(),
     collections: z.array(z.string()),
     kinds: z.array(z.string()),
+    facets: z.array(z.string()).describe('The facet conditions applied'),
     channels: z.array(z.string()),
     limit: z.number().int(),
     max_per_source: z.number().int(),

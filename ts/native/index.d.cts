@@ -120,6 +120,8 @@ export interface AddRequest {
   kind?: string
   /** The format every file is parsed as, instead of the one its name implies. */
   format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  /** Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares. */
+  facets?: Record<string, string | number | boolean>
 }
 
 /** The scope actually applied. */
@@ -127,6 +129,8 @@ export interface AppliedScope {
   snapshot_id: number | null
   collections: Array<string>
   kinds: Array<string>
+  /** The facet conditions applied. */
+  facets: Array<string>
   channels: Array<string>
   limit: number
   max_per_source: number
@@ -594,6 +598,7 @@ export interface JobRequest {
   collection?: string
   kind?: string
   format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  facets?: Record<string, string | number | boolean>
   requester: 'owner' | 'agent'
 }
 
@@ -890,6 +895,8 @@ export interface QueryRequest {
   collections?: Array<string>
   /** Kinds the pack defines, or format names (a source with no kind is matched by its format). */
   kinds?: Array<string>
+  /** Facet conditions (`level>=2`, `decided=2024-01-01..2024-12-31`), all of which hold. */
+  facets?: Array<string>
   limit?: number
   budget_tokens?: number
   /** Segments per source; 0 means unlimited. */
@@ -1133,6 +1140,8 @@ export interface SourceEvidence {
   kind: string | null
   /** How its bytes are parsed. */
   format: string
+  /** Its facet values, by name. */
+  facets: Record<string, string | number | boolean | null>
   status: string
   created_at: number
   updated_at: number

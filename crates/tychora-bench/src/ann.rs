@@ -161,6 +161,7 @@ pub fn run(
                         &Eligible {
                             collections: &rare,
                             kinds: &[],
+                            chunks: None,
                         },
                     )
                     .map_err(err)?;

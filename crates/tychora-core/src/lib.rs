@@ -42,6 +42,7 @@ pub mod config;
 pub(crate) mod engine;
 mod error;
 pub(crate) mod exact;
+pub(crate) mod facet;
 pub(crate) mod fusion;
 pub mod graph;
 pub mod ingest;

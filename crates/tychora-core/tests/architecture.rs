@@ -15,6 +15,8 @@ const LAYERS: &[&[&str]] = &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
         "capture",
     ],
+    // Typed facet values and conditions, read against the pack's kinds.
+    &["facet"],
     // Parsing code, job bookkeeping, the lexical index, the text channel's vectors.
     &["code", "job", "lexical", "vector"],
     &["parse", "snapshot"],

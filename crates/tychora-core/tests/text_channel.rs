@@ -200,6 +200,31 @@ fn filters_apply_inside_the_vector_search() {
         .unwrap();
     assert_eq!(result.segments.len(), 1);
     assert_eq!(result.segments[0].source.path, "note.md");
+    // A facet condition narrows inside the vector search as well: the note, made a level-1
+    // standard, is the only window the text channel may return.
+    ws.add(
+        &AddRequest {
+            paths: vec![rare.display().to_string()],
+            collection: Some("rare".into()),
+            kind: Some("standard".into()),
+            facets: std::collections::BTreeMap::from([("level".into(), serde_json::json!(1))]),
+            ..Default::default()
+        },
+        Requester::Owner,
+        &|_| {},
+    )
+    .unwrap();
+    let result = ws
+        .search(&QueryRequest {
+            query: "kitten napping atop carpet".into(),
+            channels: Some(vec!["text".into()]),
+            facets: vec!["level>=1".into()],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(result.segments.len(), 1);
+    assert_eq!(result.segments[0].source.path, "note.md");
+    assert_eq!(result.coverage.channels[0].candidates, 1);
 }
 
 #[test]

@@ -4,7 +4,7 @@ import type { AddPlan, Progress, Receipt } from '../../contracts/ingest.js'
 import { FormatSchema, KindSchema } from '../../contracts/query.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
-import { exitState, workspaceArg, writeOut } from '../context.js'
+import { assignments, exitState, repeatedFlag, workspaceArg, writeOut } from '../context.js'
 import { withTarget } from '../route.js'
 import { createProgress } from '../progress.js'
 
@@ -77,11 +77,13 @@ export default defineCommand({
       description:
         'What the files are: a kind the pack defines (law, regulation, decision, standard, guidance, manual, template, procedure, feedback, evidence, example, rationale, research_note, code_file, architecture_decision, rfc; `tychora packs show core`). Its normalisation may choose how they are read (law, regulation: articles, paragraphs and points). rfcNNNN.txt is an rfc and code is code_file without asking',
     },
+    facet: { type: 'string', description: 'A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet level=2`); repeat for several' },
     'file-format': { type: 'string', description: 'Parse every file as: markdown | text | json | jsonl | code_file | docx | pdf | image | legal | rfc (default: from its name)' },
     'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
+    const facets = assignments(repeatedFlag(rawArgs, 'facet'), 'facet')
     const paths = args._.length > 0 ? args._.map(String) : [String(args.paths)]
     const kind = args.kind === undefined ? undefined : KindSchema.safeParse(args.kind)
     if (kind && !kind.success) throw new TychoraError('E_INVALID_ARGUMENT', `not a kind name: ${JSON.stringify(args.kind)}; \`tychora packs show core\` lists the built-in kinds`)
@@ -92,6 +94,7 @@ export default defineCommand({
       ...(args.collection ? { collection: args.collection } : {}),
       ...(kind?.success ? { kind: kind.data } : {}),
       ...(fileFormat?.success ? { format: fileFormat.data } : {}),
+      ...(Object.keys(facets).length > 0 ? { facets } : {}),
     }
     if (args['dry-run']) {
       const plan = await withTarget(args.workspace, async (target) => {

@@ -3,7 +3,7 @@ import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
 import { validate } from '../../contracts/validate.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
-import { workspaceArg, writeOut } from '../context.js'
+import { repeatedFlag, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace, withTarget } from '../route.js'
 import { visible } from '../../format/terminal.js'
 
@@ -22,6 +22,7 @@ export default defineCommand({
     replay: { type: 'string', description: 'Re-run a recorded query run (its request, pinned to its snapshot) and diff the results against the recorded ones' },
     collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
     kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
+    facet: { type: 'string', description: 'A facet condition every source must satisfy: level>=2, jurisdiction=EU, decided=2024-01-01..2024-12-31; repeat for several' },
     limit: { type: 'string', description: 'Most segments to return (default 10)' },
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
@@ -32,7 +33,8 @@ export default defineCommand({
     graph: { type: 'boolean', description: "Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them", default: false },
     format: { type: 'string', description: 'json | md | agent', default: 'md' },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
+    const facets = repeatedFlag(rawArgs, 'facet')
     if (!FORMATS.includes(args.format as Format)) throw new TychoraError('E_INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`)
     if (args.replay !== undefined) return replay(args.workspace, String(args.replay), args.format === 'json')
     if (args.query === undefined) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora search QUERY... (or --replay RUN_ID)')
@@ -45,6 +47,7 @@ export default defineCommand({
           query,
           collections: args.collection?.split(','),
           kinds: args.kind?.split(','),
+          facets: facets.length > 0 ? facets : undefined,
           limit: int(args.limit, 'limit'),
           budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
           max_per_source: int(args['max-per-source'], 'max-per-source'),

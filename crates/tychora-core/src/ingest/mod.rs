@@ -100,6 +100,9 @@ pub struct AddRequest {
     /// The format every file is parsed as, instead of the one its name implies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// Facet values every file gets (`{"level": 2}`), typed by the facets `kind` declares.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub facets: BTreeMap<String, serde_json::Value>,
 }
 
 /// Who asked for a capture; it bounds where the capture may read.

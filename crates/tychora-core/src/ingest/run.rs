@@ -38,7 +38,33 @@ struct Tally {
     replaced: BTreeSet<i64>,
     /// Source ids that already got a new member in this job.
     member_sources: BTreeSet<i64>,
+    /// Source ids of every file read (new, changed or unchanged): the ones this job's facet
+    /// values are set on.
+    read_sources: Vec<i64>,
     new_members: Vec<Member>,
+}
+
+/// The add's facet values, typed by its kind's facets (JSON numbers and booleans are read as
+/// their text).
+fn facets_of(
+    engine: &Engine,
+    request: &AddRequest,
+    assignment: &super::Assignment,
+) -> Result<Vec<(String, crate::facet::Value)>> {
+    let mut settings = std::collections::BTreeMap::new();
+    for (name, value) in &request.facets {
+        let text = match value {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "facet {name:?}: expected a string, number or boolean, got {other}"
+                )));
+            }
+        };
+        settings.insert(name.clone(), text);
+    }
+    crate::facet::values_for_kind(&engine.pack().kinds, assignment.kind.as_deref(), &settings)
 }
 
 /// A running add job and the state its stages share.
@@ -108,6 +134,7 @@ impl<'a> AddJob<'a> {
             request.kind.as_deref(),
             request.format.as_deref(),
         )?;
+        let facets = facets_of(engine, request, &assignment)?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let collection_id = Engine::collection_id(conn, collection, true)?;
         let mut job = AddJob::start(engine, conn, job_id, collection_id, assignment, on_progress)?;
@@ -115,6 +142,23 @@ impl<'a> AddJob<'a> {
         let targets = job.resolve_targets(conn, request, requester);
         for target in &targets {
             job.capture(conn, target)?;
+        }
+        if let Some(kind) = job.assignment.kind.as_deref()
+            && let Some(definition) = engine.pack().kinds.get(kind)
+            && !facets.is_empty()
+        {
+            // Facet values are source metadata that eligibility reads at query time: set on
+            // every file read, changed or not, they need no new snapshot.
+            let tx = conn.transaction()?;
+            crate::facet::set_source_values(
+                &tx,
+                kind,
+                definition,
+                &job.tally.read_sources,
+                &facets,
+                now_ms(),
+            )?;
+            tx.commit()?;
         }
         let changed = !job.tally.new_members.is_empty()
             || !job.tally.replaced.is_empty()
@@ -178,6 +222,7 @@ impl<'a> AddJob<'a> {
             request.kind.as_deref(),
             request.format.as_deref(),
         )?;
+        facets_of(engine, request, &assignment)?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let tx = conn.transaction()?;
         let collection_id = Engine::collection_id(&tx, collection, true)?;
@@ -500,6 +545,7 @@ impl<'a> AddJob<'a> {
         t.seen.insert(key.clone());
         let Some(extraction) = &prepared.extraction else {
             t.files.unchanged += 1;
+            t.read_sources.extend(published.get(&key));
             return Ok(());
         };
         if let Some((at, reason)) = super::withdraw::erased_on_request(conn, &prepared.sha256)? {
@@ -568,6 +614,7 @@ impl<'a> AddJob<'a> {
             }
         };
         t.member_sources.insert(written.source_id);
+        t.read_sources.push(written.source_id);
         t.units += extraction.units.len();
         t.chunks += extraction.chunks.len();
         t.diagnostics.extend(extraction.diagnostics.iter().cloned());

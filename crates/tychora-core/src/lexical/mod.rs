@@ -12,7 +12,9 @@ pub use subtokens::SplitIdentifiers;
 use std::path::Path;
 
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery, TermSetQuery,
+};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
@@ -55,11 +57,23 @@ pub struct Filter {
     pub collections: Vec<String>,
     /// Only these kinds (empty: all); a source with no kind is matched by its format.
     pub kinds: Vec<String>,
+    /// Facet conditions, all of which a source must satisfy.
+    pub facets: Vec<crate::facet::Condition>,
+    /// With facet conditions, the pinned snapshot's revisions that satisfy the whole filter,
+    /// resolved once per query for the channels that cannot ask SQL (`None`: not resolved).
+    pub revisions: Option<std::sync::Arc<std::collections::HashSet<u64>>>,
 }
 
 impl Filter {
-    /// Appends `AND col.name IN (…) AND COALESCE(s.kind, s.format) IN (…)` for a query that joins `collections col`
-    /// and `sources s`, pushing the bound values.
+    /// Whether the filter admits everything.
+    #[must_use]
+    pub fn is_open(&self) -> bool {
+        self.collections.is_empty() && self.kinds.is_empty() && self.facets.is_empty()
+    }
+
+    /// Appends `AND col.name IN (…) AND COALESCE(s.kind, s.format) IN (…)` and one
+    /// `AND s.id IN (…)` per facet condition, for a query that joins `collections col` and
+    /// `sources s`, pushing the bound values.
     pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
         use std::fmt::Write as _;
         for (column, wanted) in [
@@ -79,6 +93,9 @@ impl Filter {
                 }
                 sql.push(')');
             }
+        }
+        for condition in &self.facets {
+            condition.push_sql(sql, values);
         }
     }
 }
@@ -478,6 +495,18 @@ impl LexicalIndex {
                 ));
             }
         }
+        if let Some(revisions) = &filter.revisions {
+            let terms = revisions
+                .iter()
+                .map(|r| Term::from_field_u64(f.revision_id, *r));
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    Box::new(TermSetQuery::new(terms)),
+                    0.0,
+                )),
+            ));
+        }
         let query = BooleanQuery::new(clauses);
         // Equal scores are ordered by chunk id, not by where a document landed in the index:
         // generations are built on several threads, so document addresses differ between two
@@ -633,12 +662,24 @@ mod tests {
                 "process",
                 &Filter {
                     collections: vec!["b".into()],
-                    kinds: vec![],
+                    ..Filter::default()
                 },
                 10,
             )
             .unwrap();
         assert_eq!(filtered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
+        // Resolved facet conditions restrict by revision, as a set of terms.
+        let by_revision = index
+            .search(
+                "process",
+                &Filter {
+                    revisions: Some(std::sync::Arc::new([2].into_iter().collect())),
+                    ..Filter::default()
+                },
+                10,
+            )
+            .unwrap();
+        assert_eq!(by_revision.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
         assert!(
             index
                 .search("!!!", &Filter::default(), 10)

@@ -36,6 +36,9 @@ pub struct SourceEvidence {
     pub kind: Option<String>,
     /// How its bytes are parsed.
     pub format: String,
+    /// Its facet values, by name.
+    #[serde(default)]
+    pub facets: serde_json::Map<String, serde_json::Value>,
     pub status: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -504,6 +507,7 @@ fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
                     collection: r.get(4)?,
                     kind: r.get(5)?,
                     format: r.get(9)?,
+                    facets: serde_json::Map::new(),
                     status: r.get(6)?,
                     created_at: r.get(7)?,
                     updated_at: r.get(8)?,
@@ -515,6 +519,7 @@ fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
     else {
         return Ok(None);
     };
+    found.facets = crate::facet::source_values(conn, id)?;
     found.revisions = list(
         conn,
         "SELECT id, seq, sha256, size, captured_at FROM revisions WHERE source_id = ?1 ORDER BY seq",

@@ -190,7 +190,7 @@ fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>>
 
 /// How many sources of the snapshot the filter admits.
 pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<i64> {
-    if filter.collections.is_empty() && filter.kinds.is_empty() {
+    if filter.is_open() {
         return Ok(conn
             .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
             .query_row([snapshot_id], |r| r.get(0))?);
@@ -201,6 +201,47 @@ pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) ->
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
     filter.push_sql(&mut sql, &mut values);
     Ok(conn.query_row(&sql, params_from_iter(values), |r| r.get(0))?)
+}
+
+/// The revisions of the snapshot's sources the filter admits.
+pub fn eligible_revisions(
+    conn: &Connection,
+    snapshot_id: i64,
+    filter: &Filter,
+) -> Result<std::collections::HashSet<u64>> {
+    let mut sql = String::from(
+        "SELECT m.revision_id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id WHERE m.snapshot_id = ?1",
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    filter.push_sql(&mut sql, &mut values);
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
+    let mut out = std::collections::HashSet::new();
+    for row in rows {
+        out.extend(u64::try_from(row?).ok());
+    }
+    Ok(out)
+}
+
+/// The chunks of the snapshot's sources the filter admits.
+pub fn eligible_chunks(
+    conn: &Connection,
+    snapshot_id: i64,
+    filter: &Filter,
+) -> Result<std::collections::HashSet<u64>> {
+    let mut sql = String::from(
+        "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
+         JOIN chunks c ON c.extraction_id = m.extraction_id WHERE m.snapshot_id = ?1",
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    filter.push_sql(&mut sql, &mut values);
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
+    let mut out = std::collections::HashSet::new();
+    for row in rows {
+        out.extend(u64::try_from(row?).ok());
+    }
+    Ok(out)
 }
 
 /// Of `ids`, the chunks of code files that are tests by their path.

@@ -24,6 +24,10 @@ pub struct QueryRequest {
     pub collections: Vec<String>,
     #[serde(default)]
     pub kinds: Vec<String>,
+    /// Facet conditions (`level>=2`, `jurisdiction=EU`, `decided=2024-01-01..2024-12-31`), all
+    /// of which a source must satisfy.
+    #[serde(default)]
+    pub facets: Vec<String>,
     #[serde(default)]
     pub limit: Option<usize>,
     #[serde(default)]
@@ -199,6 +203,7 @@ pub struct AppliedScope {
     pub snapshot_id: Option<i64>,
     pub collections: Vec<String>,
     pub kinds: Vec<String>,
+    pub facets: Vec<String>,
     pub channels: Vec<String>,
     pub limit: usize,
     pub max_per_source: usize,

@@ -65,6 +65,7 @@ type Candidates = Vec<(fusion::Fused<i64>, i64)>;
 const KNOWN_CHANNELS: [&str; 5] = ["exact", "lexical", "text", "visual", "graph"];
 
 /// What a request asks for, checked and completed with the pack's defaults.
+#[derive(Clone)]
 struct Plan {
     limit: usize,
     budget: usize,
@@ -141,6 +142,19 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
         let Some(snapshot_id) = snapshot_id else {
             return Ok((None, Selection::default()));
         };
+        // Facet conditions are resolved once, against the pinned snapshot, to the revisions they
+        // admit: the lexical and vector channels filter by them inside their search.
+        let resolved;
+        let plan = if plan.filter.facets.is_empty() {
+            &plan
+        } else {
+            let mut with_revisions = plan.clone();
+            with_revisions.filter.revisions = Some(std::sync::Arc::new(
+                hydrate::eligible_revisions(conn, snapshot_id, &plan.filter)?,
+            ));
+            resolved = with_revisions;
+            &resolved
+        };
         let coverage = Coverage {
             eligible_sources: eligible_sources(engine, conn, snapshot_id, &plan.filter)?,
             ..Coverage::default()
@@ -154,7 +168,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             engine,
             conn,
             request,
-            &plan,
+            plan,
             snapshot_id,
             &mut trace,
             &mut selection.warnings,
@@ -199,7 +213,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
         };
         select(
             conn,
-            &plan,
+            plan,
             snapshot_id,
             &candidates,
             &annotations,
@@ -295,6 +309,12 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
         filter: Filter {
             collections: request.collections.clone(),
             kinds,
+            facets: request
+                .facets
+                .iter()
+                .map(|raw| crate::facet::Condition::parse(&pack.kinds, raw))
+                .collect::<Result<_>>()?,
+            revisions: None,
         },
         explain: request.explain,
         rerank: request.rerank.unwrap_or(true),
@@ -308,7 +328,7 @@ fn eligible_sources(
     snapshot_id: i64,
     filter: &Filter,
 ) -> Result<i64> {
-    if filter.collections.is_empty() && filter.kinds.is_empty() {
+    if filter.is_open() {
         Ok(engine.snapshot_meta(conn, snapshot_id)?.members)
     } else {
         hydrate::eligible_sources(conn, snapshot_id, filter)
@@ -331,6 +351,13 @@ fn channels(
     let pack = engine.pack();
     let wants = |name: &str| plan.channels.iter().any(|c| c == name);
     let candidate_k = (plan.limit * 3).max(30);
+    // Facet conditions, as the chunks they admit, for the channels that search by chunk.
+    let chunks = match &plan.filter.revisions {
+        Some(_) if wants("text") || wants("graph") => {
+            Some(hydrate::eligible_chunks(conn, snapshot_id, &plan.filter)?)
+        }
+        _ => None,
+    };
     let mut hits: Vec<ChannelHits> = Vec::new();
     if wants("exact") {
         let ids = exact::query_identifiers(&request.query, engine.patterns());
@@ -371,7 +398,15 @@ fn channels(
     }
     if wants("text") {
         let depth = pack.text.depth.max(candidate_k);
-        let ran = text_channel(engine, conn, request, plan, snapshot_id, depth)?;
+        let ran = text_channel(
+            engine,
+            conn,
+            request,
+            plan,
+            snapshot_id,
+            depth,
+            chunks.as_ref(),
+        )?;
         add_provider_channel("text", ran, &mut hits, trace, warnings);
     }
     if wants("visual") {
@@ -389,6 +424,13 @@ fn channels(
             crate::graph::expand::expand(conn, snapshot_id, &seeds, &plan.filter, &pack.graph)?;
         let graph: Vec<(i64, i64)> = reached
             .into_iter()
+            // The expansion follows relations by collection and kind; facet conditions cut here,
+            // before fusion ranks anything.
+            .filter(|r| {
+                chunks
+                    .as_ref()
+                    .is_none_or(|c| u64::try_from(r.chunk_id).is_ok_and(|id| c.contains(&id)))
+            })
             .map(|r| {
                 found_via.insert(r.owner_id, r.via);
                 (r.chunk_id, r.owner_id)
@@ -438,6 +480,7 @@ fn text_channel(
     plan: &Plan,
     snapshot_id: i64,
     depth: usize,
+    chunks: Option<&HashSet<u64>>,
 ) -> Result<std::result::Result<(ChannelHits, ProviderCall), String>> {
     let Some(embedder) = engine.embedder()? else {
         return Ok(Err(
@@ -480,6 +523,7 @@ fn text_channel(
     let eligible = crate::vector::Eligible {
         collections: &plan.filter.collections,
         kinds: &plan.filter.kinds,
+        chunks,
     };
     let found = index.search(&query, depth, &eligible)?;
     let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
@@ -757,6 +801,7 @@ fn assemble(
             snapshot_id,
             collections: request.collections.clone(),
             kinds: request.kinds.clone(),
+            facets: request.facets.clone(),
             channels: plan.channels,
             limit: plan.limit,
             max_per_source: plan.max_per_source,

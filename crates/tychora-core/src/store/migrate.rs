@@ -92,6 +92,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0014_formats_and_kinds.sql",
         sql: include_str!("../../../../migrations/0014_formats_and_kinds.sql"),
     },
+    Migration {
+        version: 15,
+        name: "0015_facets.sql",
+        sql: include_str!("../../../../migrations/0015_facets.sql"),
+    },
 ];
 
 /// The newest schema version.

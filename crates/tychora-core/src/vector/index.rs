@@ -108,11 +108,14 @@ pub struct Eligible<'a> {
     pub collections: &'a [String],
     /// Only these kinds (empty: all).
     pub kinds: &'a [String],
+    /// Only these chunks (`None`: all), when the eligibility is finer than collection and kind
+    /// (facet conditions).
+    pub chunks: Option<&'a HashSet<u64>>,
 }
 
 impl Eligible<'_> {
     fn is_open(&self) -> bool {
-        self.collections.is_empty() && self.kinds.is_empty()
+        self.collections.is_empty() && self.kinds.is_empty() && self.chunks.is_none()
     }
 }
 
@@ -785,7 +788,10 @@ impl VectorIndex {
                 .iter()
                 .zip(&self.keys)
                 .map(|((c, k), key)| {
-                    collections[*c as usize] && kinds[*k as usize] && !removed.contains(key)
+                    collections[*c as usize]
+                        && kinds[*k as usize]
+                        && !removed.contains(key)
+                        && eligible.chunks.is_none_or(|chunks| chunks.contains(key))
                 })
                 .collect(),
         )
@@ -906,6 +912,7 @@ mod tests {
                     Eligible {
                         collections: &only_b,
                         kinds: &[],
+                        chunks: None,
                     },
                 ] {
                     let got: Vec<u64> = layered
@@ -973,6 +980,7 @@ mod tests {
                     &Eligible {
                         collections: &rare,
                         kinds: &[],
+                        chunks: None,
                     },
                 )
                 .unwrap();
@@ -983,6 +991,21 @@ mod tests {
                 "a 1% filter still returns the limit"
             );
             assert!(filtered.iter().all(|(k, _)| (k - 1) % 100 == 0));
+            // A chunk set (facet conditions) narrows inside the search as well.
+            let three: HashSet<u64> = [5, 250, 499].into_iter().collect();
+            let chosen = index
+                .search(
+                    &vs[7],
+                    10,
+                    &Eligible {
+                        chunks: Some(&three),
+                        ..Eligible::default()
+                    },
+                )
+                .unwrap();
+            let mut keys: Vec<u64> = chosen.iter().map(|h| h.0).collect();
+            keys.sort_unstable();
+            assert_eq!(keys, vec![5, 250, 499]);
         }
     }
 

@@ -27,6 +27,20 @@ pub struct AddRequest {
         ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
     )]
     pub format: Option<String>,
+    /// Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares.
+    #[napi(ts_type = "Record<string, string | number | boolean>")]
+    pub facets: Option<serde_json::Value>,
+}
+
+/// A facet object's entries (anything else is an empty set, which the core's validation of the
+/// contract on the TypeScript side never lets through).
+fn facet_map(
+    value: Option<serde_json::Value>,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    match value {
+        Some(serde_json::Value::Object(map)) => map.into_iter().collect(),
+        _ => std::collections::BTreeMap::new(),
+    }
 }
 
 impl From<AddRequest> for core::AddRequest {
@@ -36,12 +50,14 @@ impl From<AddRequest> for core::AddRequest {
             collection,
             kind,
             format,
+            facets,
         } = value;
         Self {
             paths,
             collection,
             kind,
             format,
+            facets: facet_map(facets),
         }
     }
 }
@@ -56,6 +72,8 @@ pub struct JobRequest {
         ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
     )]
     pub format: Option<String>,
+    #[napi(ts_type = "Record<string, string | number | boolean>")]
+    pub facets: Option<serde_json::Value>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,
 }
@@ -69,6 +87,7 @@ impl From<core::JobRequest> for JobRequest {
                     collection,
                     kind,
                     format,
+                    facets,
                 },
             requester,
         } = value;
@@ -77,6 +96,8 @@ impl From<core::JobRequest> for JobRequest {
             collection,
             kind,
             format,
+            facets: (!facets.is_empty())
+                .then(|| serde_json::Value::Object(facets.into_iter().collect())),
             requester: requester.as_str().into(),
         }
     }

@@ -463,6 +463,9 @@ pub struct SourceEvidence {
     pub kind: Either<String, Null>,
     /// How its bytes are parsed.
     pub format: String,
+    /// Its facet values, by name.
+    #[napi(ts_type = "Record<string, string | number | boolean | null>")]
+    pub facets: serde_json::Value,
     pub status: String,
     #[napi(js_name = "created_at")]
     pub created_at: i64,
@@ -1019,6 +1022,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         collection,
         kind,
         format,
+        facets,
         status,
         created_at,
         updated_at,
@@ -1033,6 +1037,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         collection,
         kind: nullable(kind),
         format,
+        facets: serde_json::Value::Object(facets),
         status,
         created_at,
         updated_at,

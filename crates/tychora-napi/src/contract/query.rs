@@ -17,6 +17,8 @@ pub struct QueryRequest {
     pub collections: Option<Vec<String>>,
     /// Kinds the pack defines, or format names (a source with no kind is matched by its format).
     pub kinds: Option<Vec<String>>,
+    /// Facet conditions (`level>=2`, `decided=2024-01-01..2024-12-31`), all of which hold.
+    pub facets: Option<Vec<String>>,
     pub limit: Option<u32>,
     #[napi(js_name = "budget_tokens")]
     pub budget_tokens: Option<u32>,
@@ -45,6 +47,7 @@ impl From<QueryRequest> for core::QueryRequest {
             query,
             collections,
             kinds,
+            facets,
             limit,
             budget_tokens,
             max_per_source,
@@ -61,6 +64,7 @@ impl From<QueryRequest> for core::QueryRequest {
             query,
             collections: collections.unwrap_or_default(),
             kinds: kinds.unwrap_or_default(),
+            facets: facets.unwrap_or_default(),
             limit: size(limit),
             budget_tokens: size(budget_tokens),
             max_per_source: size(max_per_source),
@@ -288,6 +292,8 @@ pub struct AppliedScope {
     pub snapshot_id: Either<i64, Null>,
     pub collections: Vec<String>,
     pub kinds: Vec<String>,
+    /// The facet conditions applied.
+    pub facets: Vec<String>,
     pub channels: Vec<String>,
     pub limit: i64,
     #[napi(js_name = "max_per_source")]
@@ -375,6 +381,7 @@ impl From<core::QueryResult> for QueryResult {
             snapshot_id: scope_snapshot,
             collections,
             kinds,
+            facets,
             channels,
             limit,
             max_per_source,
@@ -405,6 +412,7 @@ impl From<core::QueryResult> for QueryResult {
                 snapshot_id: nullable(scope_snapshot),
                 collections,
                 kinds,
+                facets,
                 channels,
                 limit: count(limit),
                 max_per_source: count(max_per_source),
