@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PackEntrySchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
@@ -7,7 +7,8 @@ import { QueryResultSchema } from '../../ts/contracts/result.js'
 import { SnapshotEvidenceSchema } from '../../ts/contracts/evidence.js'
 import { RebuildReportSchema, ReceiptSchema } from '../../ts/contracts/ingest.js'
 import { Workspace } from '../../ts/engine/workspace.js'
-import { cli, nativeMissing, scratch } from './_setup.js'
+import { ROOT, cli, nativeMissing, scratch } from './_setup.js'
+import { RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records.js'
 
 const BUILT_IN_KINDS = [
   'law', 'regulation', 'decision', 'standard', 'guidance', 'manual', 'template', 'procedure',
@@ -90,7 +91,7 @@ describe.skipIf(nativeMissing)('packs and kinds', () => {
 
     const status = StatusSchema.parse(JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout))
     expect(status.kinds).toHaveLength(1)
-    expect(status.kinds[0]).toMatchObject({ name: 'standard', version: 1, pack: 'documents', lane: 'standards', sources: 1 })
+    expect(status.kinds[0]).toMatchObject({ name: 'standard', version: 2, pack: 'documents', lane: 'standards', sources: 1 })
     expect(status.kinds[0]!.fingerprint).toMatch(/^[0-9a-f]{64}$/)
 
     const opened = await Workspace.open(ws)
@@ -197,5 +198,44 @@ describe.skipIf(nativeMissing)('stage fingerprints', () => {
     expect(after.chunks).toBe(before.chunks)
     const fresh = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'cache', '--format', 'json'])).stdout))
     expect(fresh.warnings.join(' ')).not.toContain('manage rebuild')
+  })
+
+  it('records: ASVS rows from CSV and JSON are one requirement per id, listed by facet and shown with their evidence; hostile fields stay out of the terminal', async () => {
+    const { dir, ws } = await scratch()
+    const asvs = join(dir, 'asvs')
+    await mkdir(asvs)
+    const base = join(ROOT, '../shared/data/docs/owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en')
+    await copyFile(`${base}.csv`, join(asvs, 'asvs.csv'))
+    await copyFile(`${base}.flat.json`, join(asvs, 'asvs.json'))
+    // A stranger's row: an escape sequence in its description.
+    await writeFile(join(asvs, 'extra.csv'), 'req_id,req_description,L\nV99.1.1,"Verify \u001b[31mred\u001b[0m text",1\n')
+    expect((await cli(['init', ws])).code).toBe(0)
+    const added = ReceiptSchema.parse(JSON.parse((await cli(['add', '-w', ws, asvs, '--kind', 'standard', '--format', 'json'])).stdout))
+    expect(added.files.added).toBe(3)
+
+    const level1 = RecordListSchema.parse(JSON.parse((await cli(['records', 'list', '-w', ws, '--facet', 'level=1', '--facet', 'chapter=V1', '--format', 'json'])).stdout))
+    const flat = JSON.parse(await readFile(`${base}.flat.json`, 'utf8')) as { requirements: { req_id: string; chapter_id: string; L: string }[] }
+    const expected = flat.requirements.filter((r) => r.L === '1' && r.chapter_id === 'V1').map((r) => r.req_id)
+    expect(expected.length).toBeGreaterThan(3)
+    expect(level1.records.map((r) => r.key).sort()).toEqual(expected.sort())
+    expect(level1.records.every((r) => r.body.level === 1 && r.body.chapter === 'V1' && r.evidence_count === 2)).toBe(true)
+    const all = RecordListSchema.parse(JSON.parse((await cli(['records', 'list', '-w', ws, '--type', 'requirement', '--format', 'json'])).stdout))
+    expect(all.total).toBe(346)
+
+    const shown = RecordDetailSchema.parse(JSON.parse((await cli(['records', 'show', 'V1.2.1', '-w', ws, '--format', 'json'])).stdout))
+    expect(shown.evidence.map((e) => e.format).sort()).toEqual(['csv', 'json'])
+    const text = await cli(['records', 'show', 'V99.1.1', '-w', ws])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('extra.csv:2-2')
+    expect(text.stdout).not.toContain('\u001b')
+
+    // The same conditions narrow a search: only level-2 rows answer.
+    const search = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'LDAP injection', '--facet', 'level=2', '--format', 'json'])).stdout))
+    expect(search.segments.length).toBeGreaterThan(0)
+    // A CSV row ends with its level; a JSON record's text with its last value, the level.
+    expect(search.segments.every((s) => s.text.trim().endsWith('2'))).toBe(true)
+    const missing = await cli(['records', 'show', 'V0.0.0', '-w', ws])
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toContain('E_NOT_FOUND')
   })
 })

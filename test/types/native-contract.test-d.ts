@@ -9,6 +9,7 @@ import type { InspectSymbolRequestSchema, SymbolReportSchema } from '../../ts/co
 import type { InitReportSchema, StatusSchema, VerifyReportSchema } from '../../ts/contracts/workspace.js'
 import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
 import type { PackEntrySchema, PackSourceSchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
+import type { ListRecordsRequestSchema, RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records.js'
 import type * as Native from '../../ts/native/index.cjs'
 
 /**
@@ -41,6 +42,11 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.ResolvedPack>().toEqualTypeOf<Out<typeof ResolvedPackSchema>>()
   })
 
+  it('structured records: listed and shown with their evidence', () => {
+    expectTypeOf<Native.RecordList>().toEqualTypeOf<Out<typeof RecordListSchema>>()
+    expectTypeOf<Native.RecordDetail>().toEqualTypeOf<Out<typeof RecordDetailSchema>>()
+  })
+
   it('operations: compaction, retention, backup, withdrawal and erasure', () => {
     expectTypeOf<Native.CompactReport>().toEqualTypeOf<Out<typeof CompactReportSchema>>()
     expectTypeOf<Native.PurgeReport>().toEqualTypeOf<Out<typeof PurgeReportSchema>>()
@@ -66,5 +72,6 @@ describe('validated requests are exactly what the native functions take', () => 
     expectTypeOf<In<typeof AddRequestSchema>>().toEqualTypeOf<Native.AddRequest>()
     expectTypeOf<In<typeof InspectSymbolRequestSchema>>().toEqualTypeOf<Native.InspectSymbolRequest>()
     expectTypeOf<Omit<In<typeof ListSourcesRequestSchema>, 'project'>>().toEqualTypeOf<Native.ListSourcesOptions>()
+    expectTypeOf<In<typeof ListRecordsRequestSchema>>().toEqualTypeOf<Native.ListRecordsOptions>()
   })
 })

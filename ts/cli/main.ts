@@ -20,6 +20,7 @@ export const main = defineCommand({
     describe: lazy(() => import('./commands/describe.js')),
     manage: lazy(() => import('./commands/manage.js')),
     packs: lazy(() => import('./commands/packs.js')),
+    records: lazy(() => import('./commands/records.js')),
     eval: lazy(() => import('./commands/eval.js')),
     serve: lazy(() => import('./commands/serve.js')),
     mcp: lazy(() => import('./commands/mcp.js')),

@@ -19,6 +19,20 @@ const FacetSchema = z
   })
   .strict()
 
+/** Where a record's fields are in a row: column names or JSON keys, first match wins. */
+const RecordRuleSchema = z
+  .object({
+    key: z.array(z.string().min(1)).min(1).describe("Columns (or JSON keys) holding the record's key, its `id`"),
+    key_prefix: z.string().optional().describe('Put before a key that lacks it (`1.2.3` in a chapter table is `V1.2.3`)'),
+    key_pattern: z.string().describe('A key must match this linear-time regex (after the prefix); other rows are not records'),
+    key_parts: z
+      .record(z.string(), z.number().int().min(1))
+      .optional()
+      .describe("Fields that are the key's first N dot-separated parts (`chapter: 1` of `V1.2.3` is `V1`)"),
+    fields: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional().describe('Other fields of the record: field name → the columns it may be under'),
+  })
+  .strict()
+
 /** A kind: what a source is and how its evidence is to be read, versioned. */
 export const KindDefinitionSchema = z
   .object({
@@ -37,6 +51,10 @@ export const KindDefinitionSchema = z
       .record(Name, z.record(z.string(), z.unknown()))
       .optional()
       .describe('JSON Schemas (draft 2020-12) of the structured records it holds, by record type'),
+    records: z
+      .record(Name, RecordRuleSchema)
+      .optional()
+      .describe('How records of each type (with a schema in `schemas`) are read from table rows, CSV rows and JSON objects'),
   })
   .strict()
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 /** How a file's bytes are parsed, apart from what the source is (its kind). */
 export const FormatSchema = z
-  .enum(['markdown', 'text', 'json', 'jsonl', 'code_file', 'docx', 'pdf', 'image', 'legal', 'rfc'])
+  .enum(['markdown', 'text', 'json', 'jsonl', 'csv', 'code_file', 'docx', 'pdf', 'image', 'legal', 'rfc'])
   .describe('File format: how the bytes are parsed')
 /** What a source is: a kind the pack defines (law, standard, decision, …); a format name stands for a source with no kind. */
 export const KindSchema = z

@@ -9,6 +9,7 @@ import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
 import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, WithdrawReport } from '../contracts/operations.js'
+import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
@@ -37,6 +38,7 @@ const contracts = {
   service: () => import('../contracts/service.js'),
   workspace: () => import('../contracts/workspace.js'),
   operations: () => import('../contracts/operations.js'),
+  records: () => import('../contracts/records.js'),
 }
 
 export interface AddOptions {
@@ -271,6 +273,18 @@ export class Workspace implements EvidenceClient {
 
   async listSources(options: Omit<ListSourcesRequest, 'project'> = {}): Promise<SourceList> {
     return checked((await contracts.service()).SourceListSchema, await callNative(() => this.#native.listSources(options)))
+  }
+
+  /** Structured records (requirements, decisions…), filtered by kind, type and facet conditions. */
+  async listRecords(request: ListRecordsRequest = {}): Promise<RecordList> {
+    const records = await contracts.records()
+    const input = ensureValid(records.ListRecordsRequestSchema, request)
+    return checked(records.RecordListSchema, await callNative(() => this.#native.listRecords(input)))
+  }
+
+  /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
+  async showRecord(key: string, kind?: string): Promise<RecordDetail> {
+    return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.showRecord(key, kind)))
   }
 
   async listSnapshots(): Promise<SnapshotList> {

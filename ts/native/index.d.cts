@@ -58,6 +58,10 @@ export declare class NativeWorkspace {
   jobStatus(jobId: number): Promise<JobStatus>
   /** One page of a snapshot's sources. */
   listSources(options: ListSourcesOptions): Promise<SourceList>
+  /** Structured records (requirements, decisions…) matching `options`. */
+  listRecords(options: ListRecordsOptions): Promise<RecordList>
+  /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
+  showRecord(key: string, kind?: string | undefined | null): Promise<RecordDetail>
   /** Published snapshots, newest first. */
   listSnapshots(): Promise<SnapshotList>
   /**
@@ -119,7 +123,7 @@ export interface AddRequest {
    */
   kind?: string
   /** The format every file is parsed as, instead of the one its name implies. */
-  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   /** Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares. */
   facets?: Record<string, string | number | boolean>
 }
@@ -597,7 +601,7 @@ export interface JobRequest {
   paths: Array<string>
   collection?: string
   kind?: string
-  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   facets?: Record<string, string | number | boolean>
   requester: 'owner' | 'agent'
 }
@@ -642,6 +646,16 @@ export interface KindUse {
  * and resolved.
  */
 export declare function listPacks(dir?: string | undefined | null): Promise<PackEntry[]>
+
+/** Which records to list. */
+export interface ListRecordsOptions {
+  kind?: string
+  record_type?: string
+  /** Facet conditions on the records' values (`level<=2`). */
+  facets?: Array<string>
+  /** At most this many (default 100, at most 1000). */
+  limit?: number
+}
 
 /** Which page of a snapshot's sources to list. */
 export interface ListSourcesOptions {
@@ -967,6 +981,52 @@ export interface Receipt {
   embedding?: EmbedReport
   /** What the visual channel's embedding did (workspaces with `[visual]`). */
   visual?: VisualReport
+}
+
+/** A record with its evidence. */
+export interface RecordDetail {
+  id: number
+  kind: string
+  record_type: string
+  key: string
+  status: 'captured' | 'reviewed' | 'rejected'
+  body: Record<string, unknown>
+  evidence_count: number
+  evidence: Array<RecordEvidence>
+}
+
+/** One unit that states a record. */
+export interface RecordEvidence {
+  source_id: number
+  path: string
+  collection: string
+  format: string
+  revision_id: number
+  seq: number
+  /** Whether this is the source's newest revision. */
+  current: boolean
+  unit_id: number
+  citation: string
+  json_pointer: string | null
+  /** The record as this unit states it. */
+  body: Record<string, unknown>
+}
+
+/** A page of records. */
+export interface RecordList {
+  records: Array<RecordSummary>
+  total: number
+}
+
+/** A record as listed. */
+export interface RecordSummary {
+  id: number
+  kind: string
+  record_type: string
+  key: string
+  status: 'captured' | 'reviewed' | 'rejected'
+  body: Record<string, unknown>
+  evidence_count: number
 }
 
 /** One vector generation rewritten from the records. */

@@ -70,6 +70,31 @@ impl NativeWorkspace {
         }))
     }
 
+    /// Structured records (requirements, decisions…) matching `options`.
+    #[napi(catch_unwind, ts_return_type = "Promise<RecordList>")]
+    pub fn list_records(
+        &self,
+        options: contract::ListRecordsOptions,
+    ) -> Result<AsyncTask<Blocking<contract::RecordList>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws.list_records(&options.into())?.into())
+        }))
+    }
+
+    /// The record `key` (of `kind`, when several kinds have one) with every unit that states it.
+    #[napi(catch_unwind, ts_return_type = "Promise<RecordDetail>")]
+    pub fn show_record(
+        &self,
+        key: String,
+        kind: Option<String>,
+    ) -> Result<AsyncTask<Blocking<contract::RecordDetail>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws.show_record(&key, kind.as_deref())?.into())
+        }))
+    }
+
     /// Published snapshots, newest first.
     #[napi(catch_unwind, ts_return_type = "Promise<SnapshotList>")]
     pub fn list_snapshots(&self) -> Result<AsyncTask<Blocking<SnapshotList>>> {

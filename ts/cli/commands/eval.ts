@@ -7,6 +7,7 @@ import { type BeirOptions, type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
 import { TychoraError } from '../../errors.js'
 import { writeOut } from '../context.js'
+import { visible } from '../../format/terminal.js'
 
 type Split = 'test' | 'dev' | 'train'
 
@@ -122,7 +123,43 @@ const cosqa = defineCommand({
   },
 })
 
+const evidence = defineCommand({
+  meta: {
+    name: 'evidence',
+    description: 'An evidence set (corpus + questions with expected and forbidden evidence by file and lines): accuracy@1, nDCG@10 and forbidden@10, per question type',
+  },
+  args: {
+    set: { type: 'positional', required: false, description: 'The set file (default: test/eval/structure.questions.json of the checkout)' },
+    data: { type: 'string', description: 'The corpus directory (default: the set’s `data`, relative to the set file)' },
+    out: { type: 'string', description: 'Also write the JSON report here' },
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
+  async run({ args }) {
+    const { evalEvidence } = await import('../../eval/evidence.js')
+    const set = resolve(args.set ? String(args.set) : resolve(packageRoot() ?? '.', 'test/eval/structure.questions.json'))
+    const report = await evalEvidence(set, args.data ? { data: resolve(args.data) } : {})
+    if (args.out) await writeFile(resolve(args.out), `${JSON.stringify(report, null, 2)}\n`)
+    if (args.format === 'json') return writeOut(JSON.stringify(report, null, 2))
+    const row = (label: string, s: { questions: number; accuracy_at_1: number; ndcg_at_10: number; forbidden_at_10: number }) => [
+      label,
+      String(s.questions),
+      num(s.accuracy_at_1),
+      num(s.ndcg_at_10),
+      num(s.forbidden_at_10),
+    ]
+    writeOut(
+      visible(
+        [
+          `${report.set}: ${report.questions} questions over ${report.corpus_files} files (ingest ${report.ingest_seconds.toFixed(2)} s, query p50 ${report.query_latency_ms.p50.toFixed(2)} ms)`,
+          table(['', 'questions', 'accuracy@1', 'nDCG@10', 'forbidden@10'], [row('all', report), ...Object.entries(report.by_type).map(([t, s]) => row(t, s))]),
+          ...(report.misses.length > 0 ? ['misses at rank 1:', ...report.misses.map((m) => `  ${m.id}  ${JSON.stringify(m.query)} → ${m.top ?? 'nothing'}`)] : []),
+        ].join('\n'),
+      ),
+    )
+  },
+})
+
 export default defineCommand({
   meta: { name: 'eval', description: 'Retrieval evaluation' },
-  subCommands: { beir, cosqa },
+  subCommands: { beir, cosqa, evidence },
 })

@@ -74,7 +74,8 @@ fn owner_key(unit: &Unit, ordinal: usize, format: Format) -> String {
         return format!("h{ordinal}");
     }
     match format {
-        Format::Json | Format::Jsonl => format!("r{ordinal}"),
+        // A record, a JSON line or a CSV row is evidence on its own.
+        Format::Json | Format::Jsonl | Format::Csv => format!("r{ordinal}"),
         // A document's units name their nearest heading as parent: windows follow its sections.
         Format::Markdown
         | Format::Docx

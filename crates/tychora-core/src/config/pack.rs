@@ -60,6 +60,30 @@ pub struct KindDefinition {
     /// JSON Schemas of the structured records the kind holds, by record type.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub schemas: BTreeMap<String, serde_json::Value>,
+    /// How records of each type are read from row-shaped units (table rows, CSV rows, JSON
+    /// objects), by record type.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub records: BTreeMap<String, RecordRule>,
+}
+
+/// Where a record's fields are in a row: for each field, the column names (or JSON keys) it
+/// may be under, first match wins.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[allow(missing_docs)] // Documented in the zod pack schema.
+pub struct RecordRule {
+    /// Columns holding the record's key (its `id`).
+    pub key: Vec<String>,
+    /// Put before a key that lacks it (`1.2.3` in a chapter table is `V1.2.3`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_prefix: Option<String>,
+    /// A key must match this (linear-time regex), after the prefix; other rows are not records.
+    pub key_pattern: String,
+    /// Fields that are the key's first N dot-separated parts (`chapter: 1` of `V1.2.3` is `V1`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub key_parts: BTreeMap<String, usize>,
+    /// Other fields of the record, by field name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Vec<String>>,
 }
 
 impl KindDefinition {
@@ -69,6 +93,18 @@ impl KindDefinition {
     pub fn fingerprint(&self) -> String {
         let canonical = serde_json::to_vec(self).unwrap_or_default();
         hex::encode(sha2::Sha256::digest(&canonical))
+    }
+
+    /// What of the definition extraction reads (record rules and their schemas), for the
+    /// extraction fingerprint; `None` when it reads nothing of it, so a kind without records
+    /// keeps the fingerprint it had and a changed facet description re-extracts nothing.
+    #[must_use]
+    pub fn extraction_fingerprint(&self) -> Option<String> {
+        if self.records.is_empty() {
+            return None;
+        }
+        let canonical = serde_json::to_vec(&(&self.records, &self.schemas)).unwrap_or_default();
+        Some(hex::encode(&sha2::Sha256::digest(&canonical)[..16]))
     }
 }
 

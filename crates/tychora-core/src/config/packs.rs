@@ -670,6 +670,33 @@ fn semantic_problems(pack: &Value) -> Vec<Problem> {
                 error(pointer, format!("cannot be compiled: {e}"));
             }
         }
+        let schemas = kind.get("schemas").and_then(Value::as_object);
+        for (record, rule) in kind
+            .get("records")
+            .and_then(Value::as_object)
+            .unwrap_or(&Map::new())
+        {
+            let pattern = rule
+                .get("key_pattern")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Err(e) = regex::Regex::new(pattern) {
+                error(
+                    format!("{at}/records/{}/key_pattern", escape(record)),
+                    format!(
+                        "not a regex the engine runs in linear time (no look-around, no back-references): {e}"
+                    ),
+                );
+            }
+            if !schemas.is_some_and(|s| s.contains_key(record)) {
+                error(
+                    format!("{at}/records/{}", escape(record)),
+                    format!(
+                        "record type {record:?} has no schema in this kind's `schemas`: records are validated against it"
+                    ),
+                );
+            }
+        }
         let missing: Vec<&str> = kind
             .get("identifiers")
             .and_then(Value::as_array)

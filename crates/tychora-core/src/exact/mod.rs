@@ -82,7 +82,7 @@ pub fn search(
         .cloned()
         .collect();
     let (mut sql, values) = matching(
-        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id', 'record') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
                 MAX(length(i.normalized)) AS specific",
         snapshot_id,
         &kept,
@@ -137,10 +137,12 @@ fn matching(
     push_list(&mut sql, &mut values, identifiers);
     sql.push(')');
     match narrow {
-        Narrow::Definitions => sql.push_str(" AND i.kind IN ('anchor', 'json_id')"),
+        Narrow::Definitions => sql.push_str(" AND i.kind IN ('anchor', 'json_id', 'record')"),
         Narrow::NoMentionsOf([]) => {}
         Narrow::NoMentionsOf(defined) => {
-            sql.push_str(" AND (i.kind IN ('anchor', 'json_id') OR i.normalized NOT IN (");
+            sql.push_str(
+                " AND (i.kind IN ('anchor', 'json_id', 'record') OR i.normalized NOT IN (",
+            );
             push_list(&mut sql, &mut values, defined);
             sql.push_str("))");
         }

@@ -5,7 +5,7 @@
 
 mod store;
 
-pub use store::{set_source_values, source_values};
+pub use store::{set_record_values, set_source_values, source_values};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -224,21 +224,62 @@ impl Condition {
         })
     }
 
-    /// Appends `AND s.id IN (sources with a satisfying value)` for a query that joins
-    /// `sources s`, pushing the bound values.
-    pub fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
+    /// `fd.name = ? AND fv.number >= ? …` over `facet_values fv JOIN facet_definitions fd`.
+    pub(crate) fn tests_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
         values.push(self.name.clone().into());
-        let _ = write!(
-            sql,
-            " AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fd.name = ?{}",
-            values.len()
-        );
+        let _ = write!(sql, "fd.name = ?{}", values.len());
         for (op, value) in &self.tests {
             let (column, bound) = value.column();
             values.push(bound);
             let _ = write!(sql, " AND {column} {} ?{}", op.sql(), values.len());
         }
+    }
+
+    /// Appends `AND s.id IN (…)` for a query that joins `sources s`: the sources whose own value
+    /// satisfies the condition, or that hold evidence of a record whose value does (the
+    /// channels narrow those to the record's windows; [`Condition::push_chunks_sql`]).
+    pub fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
+        sql.push_str(
+            " AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id IS NOT NULL AND ",
+        );
+        self.tests_sql(sql, values);
+        sql.push_str(
+            " UNION SELECT r.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id JOIN record_evidence re ON re.record_id = fv.record_id JOIN revisions r ON r.id = re.revision_id WHERE ",
+        );
+        self.tests_sql(sql, values);
         sql.push(')');
+    }
+
+    /// A query for the windows of snapshot `?1` the condition admits: every window of a source
+    /// whose own value satisfies it, and the windows holding a unit of a record whose value
+    /// does. `scope` appends the collection and kind conditions to both halves (it may name `s`
+    /// and `col`).
+    pub fn chunks_sql(
+        &self,
+        snapshot_id: i64,
+        scope: &dyn Fn(&mut String, &mut Vec<rusqlite::types::Value>),
+    ) -> (String, Vec<rusqlite::types::Value>) {
+        let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+        let mut sql = String::from(
+            "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
+             JOIN chunks c ON c.extraction_id = m.extraction_id
+             WHERE m.snapshot_id = ?1 AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id IS NOT NULL AND ",
+        );
+        self.tests_sql(&mut sql, &mut values);
+        sql.push(')');
+        scope(&mut sql, &mut values);
+        sql.push_str(
+            " UNION SELECT c.id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id
+             JOIN record_evidence re ON re.record_id = fv.record_id
+             JOIN evidence_units u ON u.id = re.unit_id
+             JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.extraction_id = u.extraction_id
+             JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
+             JOIN chunks c ON c.extraction_id = u.extraction_id AND u.id BETWEEN c.first_unit_id AND c.last_unit_id
+             WHERE ",
+        );
+        self.tests_sql(&mut sql, &mut values);
+        scope(&mut sql, &mut values);
+        (sql, values)
     }
 }
 

@@ -55,7 +55,7 @@ pub fn set_source_values(
         };
         let mut stmt = tx.prepare_cached(
             "INSERT INTO facet_values (definition_id, source_id, text, number, set_at) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (source_id, definition_id) DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at
+             ON CONFLICT (source_id, definition_id) WHERE source_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at
              WHERE facet_values.text IS NOT excluded.text OR facet_values.number IS NOT excluded.number",
         )?;
         for source in sources {
@@ -63,6 +63,46 @@ pub fn set_source_values(
         }
     }
     Ok(changed)
+}
+
+/// Sets a record's facet values from its body: each facet the kind declares that the body holds
+/// (read as the facet's type; a value that does not read is left out — the record schema is what
+/// refuses bad records). Returns the values set.
+///
+/// # Errors
+/// SQLite errors.
+pub fn set_record_values(
+    tx: &Connection,
+    kind: &str,
+    definition: &KindDefinition,
+    record_id: i64,
+    body: &serde_json::Value,
+    now: i64,
+) -> Result<usize> {
+    record_definitions(tx, kind, definition)?;
+    let mut set = 0;
+    for (name, facet) in &definition.facets {
+        let raw = match body.get(name) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => v.to_string(),
+            _ => continue,
+        };
+        let Ok(value) = Value::parse(name, facet, &raw) else {
+            continue;
+        };
+        let (text, number) = match &value {
+            Value::Text(t) => (Some(t.as_str()), None),
+            Value::Number(n) => (None, Some(*n)),
+        };
+        set += tx
+            .prepare_cached(
+                "INSERT INTO facet_values (definition_id, record_id, text, number, set_at)
+                 SELECT id, ?3, ?4, ?5, ?6 FROM facet_definitions WHERE kind = ?1 AND name = ?2
+                 ON CONFLICT (record_id, definition_id) WHERE record_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at",
+            )?
+            .execute(params![kind, name, record_id, text, number, now])?;
+    }
+    Ok(set)
 }
 
 /// The facet values of a source, by name (numbers as JSON numbers).

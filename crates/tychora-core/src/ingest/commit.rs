@@ -7,9 +7,9 @@ use sha2::{Digest, Sha256};
 
 use super::prepare::{DocumentPlace, Extraction, Prepared};
 use super::{Assignment, Receipt};
-use crate::config::Pack;
+use crate::config::{KindDefinition, Pack};
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Diagnostic, Result};
 use crate::exact::normalize_identifier;
 use crate::parse::{Format, FormatOverride, PARSER_VERSION};
 use crate::snapshot::Member;
@@ -25,6 +25,14 @@ pub fn fingerprint(pack: &Pack, assignment: &Assignment) -> String {
     hasher.update(assignment.format.map_or("auto", FormatOverride::as_str));
     if let Some(kind) = &assignment.kind {
         hasher.update(format!("kind:{kind}"));
+        // Its record rules and schemas, when it has any: a changed rule reads the files again.
+        if let Some(rules) = pack
+            .kinds
+            .get(kind)
+            .and_then(KindDefinition::extraction_fingerprint)
+        {
+            hasher.update(rules);
+        }
     }
     hasher.update(crate::code::GRAMMAR_VERSION);
     hasher.update(crate::parse::document::DOCX_EXTRACTOR);
@@ -205,7 +213,8 @@ pub(super) fn write_revision(
     extraction: &Extraction,
     fingerprint: &str,
     provenance: &serde_json::Value,
-) -> Result<Member> {
+) -> Result<(Member, Vec<Diagnostic>)> {
+    let mut diagnostics = Vec::new();
     let Place {
         collection_id,
         root_id,
@@ -275,17 +284,34 @@ pub(super) fn write_revision(
         .optional()?
     {
         Some(id) => id,
-        None => write_extraction(
-            tx,
-            engine,
-            revision_id,
-            rel_path,
-            prepared.format,
-            extraction,
-            fingerprint,
-        )?,
+        None => {
+            let id = write_extraction(
+                tx,
+                engine,
+                revision_id,
+                rel_path,
+                prepared.format,
+                extraction,
+                fingerprint,
+            )?;
+            if let Some(kind) = kind
+                && let Some(definition) = engine.pack().kinds.get(kind)
+                && !extraction.records.is_empty()
+            {
+                diagnostics = super::records::store(
+                    tx,
+                    kind,
+                    definition,
+                    revision_id,
+                    id,
+                    &extraction.records,
+                    rel_path,
+                )?;
+            }
+            id
+        }
     };
-    Ok(Member {
+    let member = Member {
         source_id,
         revision_id,
         extraction_id,
@@ -293,7 +319,8 @@ pub(super) fn write_revision(
         root_id,
         rel_path: rel_path.to_string(),
         sha256: prepared.sha256.clone(),
-    })
+    };
+    Ok((member, diagnostics))
 }
 
 fn media_type(format: Format, bytes: &[u8]) -> &'static str {
@@ -304,6 +331,7 @@ fn media_type(format: Format, bytes: &[u8]) -> &'static str {
         Format::Text | Format::Legal | Format::Rfc => "text/plain",
         Format::Json => "application/json",
         Format::Jsonl => "application/jsonl",
+        Format::Csv => "text/csv",
         Format::Code(language) => match language {
             crate::code::Language::Python => "text/x-python",
             crate::code::Language::JavaScript => "text/javascript",

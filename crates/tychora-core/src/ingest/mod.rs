@@ -8,6 +8,7 @@
 mod commit;
 mod prepare;
 mod rebuild;
+mod records;
 mod run;
 mod targets;
 mod visual;
@@ -347,7 +348,7 @@ impl Assignment {
             .map(|f| {
                 FormatOverride::from_name(f).ok_or_else(|| {
                     Error::InvalidArgument(format!(
-                        "unknown format {f:?}; expected markdown, text, json, jsonl, code_file, docx, pdf, image, legal or rfc"
+                        "unknown format {f:?}; expected markdown, text, json, jsonl, csv, code_file, docx, pdf, image, legal or rfc"
                     ))
                 })
             })

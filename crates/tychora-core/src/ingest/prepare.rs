@@ -35,6 +35,8 @@ pub struct Extraction {
     pub code: Option<CodeSyntax>,
     /// For a document: the derived text the spans index, and each unit's place in the document.
     pub document: Option<Box<DocumentPlace>>,
+    /// Structured records its kind's rules read from its rows.
+    pub records: Vec<super::records::Candidate>,
 }
 
 /// A document's derived text (stored as an artifact) and where its units sit.
@@ -240,7 +242,7 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         }
         _ => parse::parse(format, text, rel),
     };
-    let parsed = match parsed {
+    let mut parsed = match parsed {
         Ok(parsed) => parsed,
         Err(fail) => {
             let diag = Diagnostic::error(rel, fail.code, format!("{}; not indexed", fail.message));
@@ -250,8 +252,20 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
             });
         }
     };
+    let mut records = Vec::new();
+    if let Some(definition) = assignment
+        .kind_for(ctx.kinds, format)
+        .and_then(|k| ctx.kinds.get(k))
+    {
+        let (found, diagnostics) =
+            super::records::extract(definition, format, text, &mut parsed.units, rel);
+        records = found;
+        parsed.diagnostics.extend(diagnostics);
+    }
+    let mut extraction = extraction_of(ctx, rel, format, text, parsed, code);
+    extraction.records = records;
     Outcome::Ready(Prepared {
-        extraction: Some(extraction_of(ctx, rel, format, text, parsed, code)),
+        extraction: Some(extraction),
         bytes,
         sha256,
         format,
@@ -378,6 +392,7 @@ fn extraction_of(
         diagnostics,
         code,
         document: None,
+        records: Vec::new(),
     }
 }
 

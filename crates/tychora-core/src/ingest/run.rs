@@ -588,18 +588,19 @@ impl<'a> AddJob<'a> {
             &self.fingerprints.of(prepared.format, &prepared.assignment),
             provenance,
         )
-        .and_then(|m| {
+        .and_then(|(m, diagnostics)| {
             if t.member_sources.contains(&m.source_id) {
                 Err(Error::Conflict(
                     "another file of this job already maps to the same source".into(),
                 ))
             } else {
-                Ok(m)
+                Ok((m, diagnostics))
             }
         });
         let written = match written {
-            Ok(m) => {
+            Ok((m, diagnostics)) => {
                 savepoint.commit()?;
+                t.diagnostics.extend(diagnostics);
                 m
             }
             Err(e) => {

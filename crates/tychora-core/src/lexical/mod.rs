@@ -59,9 +59,10 @@ pub struct Filter {
     pub kinds: Vec<String>,
     /// Facet conditions, all of which a source must satisfy.
     pub facets: Vec<crate::facet::Condition>,
-    /// With facet conditions, the pinned snapshot's revisions that satisfy the whole filter,
-    /// resolved once per query for the channels that cannot ask SQL (`None`: not resolved).
-    pub revisions: Option<std::sync::Arc<std::collections::HashSet<u64>>>,
+    /// With facet conditions, the pinned snapshot's windows (chunk ids) that satisfy the whole
+    /// filter, resolved once per query: a record's facet admits the windows holding it, not its
+    /// whole source (`None`: not resolved).
+    pub chunks: Option<std::sync::Arc<std::collections::HashSet<u64>>>,
 }
 
 impl Filter {
@@ -75,6 +76,18 @@ impl Filter {
     /// `AND s.id IN (…)` per facet condition, for a query that joins `collections col` and
     /// `sources s`, pushing the bound values.
     pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
+        self.push_scope_sql(sql, values);
+        for condition in &self.facets {
+            condition.push_sql(sql, values);
+        }
+    }
+
+    /// The collection and kind conditions of [`Filter::push_sql`], without the facets.
+    pub(crate) fn push_scope_sql(
+        &self,
+        sql: &mut String,
+        values: &mut Vec<rusqlite::types::Value>,
+    ) {
         use std::fmt::Write as _;
         for (column, wanted) in [
             ("col.name", &self.collections),
@@ -93,9 +106,6 @@ impl Filter {
                 }
                 sql.push(')');
             }
-        }
-        for condition in &self.facets {
-            condition.push_sql(sql, values);
         }
     }
 }
@@ -495,10 +505,8 @@ impl LexicalIndex {
                 ));
             }
         }
-        if let Some(revisions) = &filter.revisions {
-            let terms = revisions
-                .iter()
-                .map(|r| Term::from_field_u64(f.revision_id, *r));
+        if let Some(chunks) = &filter.chunks {
+            let terms = chunks.iter().map(|c| Term::from_field_u64(f.chunk_id, *c));
             clauses.push((
                 Occur::Must,
                 Box::new(ConstScoreQuery::new(
@@ -668,18 +676,18 @@ mod tests {
             )
             .unwrap();
         assert_eq!(filtered.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
-        // Resolved facet conditions restrict by revision, as a set of terms.
-        let by_revision = index
+        // Resolved facet conditions restrict by window, as a set of terms.
+        let by_chunk = index
             .search(
                 "process",
                 &Filter {
-                    revisions: Some(std::sync::Arc::new([2].into_iter().collect())),
+                    chunks: Some(std::sync::Arc::new([3].into_iter().collect())),
                     ..Filter::default()
                 },
                 10,
             )
             .unwrap();
-        assert_eq!(by_revision.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(by_chunk.iter().map(|h| h.0).collect::<Vec<_>>(), vec![3]);
         assert!(
             index
                 .search("!!!", &Filter::default(), 10)

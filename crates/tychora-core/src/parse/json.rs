@@ -111,6 +111,22 @@ pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, Pa
         TopLevel::Object(members) => {
             for (key, raw) in members {
                 let pointer = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+                // `{"requirements": [{…}, {…}]}`: each object is a record of its own, not one
+                // unit the size of the file.
+                if let Some(items) = array_of_objects(raw) {
+                    for (i, item) in items.into_iter().enumerate() {
+                        let mut unit = record(
+                            text,
+                            index,
+                            offset(item),
+                            item.get(),
+                            format!("{pointer}/{i}"),
+                        )?;
+                        unit.heading_path = vec![key.clone()];
+                        units.push(unit);
+                    }
+                    continue;
+                }
                 let mut unit = record(text, index, offset(raw), raw.get(), pointer)?;
                 unit.heading_path = vec![key];
                 units.push(unit);
@@ -126,6 +142,12 @@ pub(super) fn parse_document(text: &str, index: &LineIndex) -> Result<Parsed, Pa
         diagnostics: Vec::new(),
         title: None,
     })
+}
+
+/// The elements of a non-empty array whose every element is an object.
+fn array_of_objects(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).ok()?;
+    (!items.is_empty() && items.iter().all(|i| i.get().starts_with('{'))).then_some(items)
 }
 
 pub(super) fn parse_lines(text: &str, index: &LineIndex, path: &str) -> Parsed {
@@ -237,6 +259,29 @@ mod tests {
         assert_eq!(first.anchor.as_deref(), Some("a1"));
         assert_eq!(parsed.units[1].span.line_start, 3);
         assert_eq!(parsed.units[1].identifiers[0].value, "7");
+    }
+
+    #[test]
+    fn a_member_holding_objects_is_one_record_per_object() {
+        let text = "{\"requirements\": [\n {\"req_id\": \"V1.1.1\", \"L\": \"2\"},\n {\"req_id\": \"V1.1.2\"}\n], \"tags\": [\"a\", {\"b\": 1}], \"version\": \"5.0\"}";
+        let parsed = parse_document(text, &LineIndex::new(text)).unwrap();
+        let pointers: Vec<_> = parsed
+            .units
+            .iter()
+            .map(|u| u.json_pointer.clone().unwrap())
+            .collect();
+        // A mixed array stays one unit.
+        assert_eq!(
+            pointers,
+            ["/requirements/0", "/requirements/1", "/tags", "/version"]
+        );
+        let second = &parsed.units[1];
+        assert_eq!(
+            &text[second.span.byte_start..second.span.byte_end],
+            "{\"req_id\": \"V1.1.2\"}"
+        );
+        assert_eq!(second.span.line_start, 3);
+        assert_eq!(second.heading_path, ["requirements"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! still points at the record's raw bytes. Binary documents (DOCX) are read from their bytes into
 //! a derived text that their spans index instead ([`document`]).
 
+pub(crate) mod csv;
 pub mod document;
 pub mod docx;
 pub mod image;
@@ -31,6 +32,8 @@ pub enum Format {
     Json,
     /// JSON Lines.
     Jsonl,
+    /// Comma-separated values: a header, then one row unit per record.
+    Csv,
     /// Source code parsed with tree-sitter (the `code_file` kind).
     Code(crate::code::Language),
     /// A Word document (OOXML); its units index a derived text ([`document`]).
@@ -55,6 +58,7 @@ impl Format {
             Self::Text => "text",
             Self::Json => "json",
             Self::Jsonl => "jsonl",
+            Self::Csv => "csv",
             Self::Code(_) => "code_file",
             Self::Docx => "docx",
             Self::Pdf => "pdf",
@@ -78,6 +82,7 @@ impl Format {
             "text" | "txt" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "csv" => Some(Self::Csv),
             "docx" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
             "image" => Some(Self::Image),
@@ -98,6 +103,7 @@ impl Format {
             "txt" | "text" => Some(Self::Text),
             "json" => Some(Self::Json),
             "jsonl" | "ndjson" => Some(Self::Jsonl),
+            "csv" => Some(Self::Csv),
             // A macro-enabled document reads the same; its macros are never opened.
             "docx" | "docm" => Some(Self::Docx),
             "pdf" => Some(Self::Pdf),
@@ -194,8 +200,9 @@ pub struct ParseFailure {
     pub locator: Option<String>,
 }
 
-/// Parser version; part of every extraction fingerprint.
-pub const PARSER_VERSION: &str = "1";
+/// Parser version; part of every extraction fingerprint. 2: CSV rows; a JSON object's member
+/// holding an array of objects is one unit per object (`/requirements/3`), not one for the array.
+pub const PARSER_VERSION: &str = "2";
 
 /// Parses UTF-8 text of a given format.
 ///
@@ -210,6 +217,7 @@ pub fn parse(format: Format, text: &str, path: &str) -> Result<Parsed, ParseFail
         Format::Rfc => Ok(rfc::parse(text, &index)),
         Format::Json => json::parse_document(text, &index),
         Format::Jsonl => Ok(json::parse_lines(text, &index, path)),
+        Format::Csv => Ok(csv::parse(text, &index, path)),
         Format::Code(language) => Ok(crate::code::extract(language, text, path)),
         // Documents are read from their bytes ([`document::extract`]), never as UTF-8 text.
         Format::Docx | Format::Pdf | Format::Image => Err(ParseFailure {

@@ -47,6 +47,21 @@ impl ChannelHits {
         }
     }
 
+    /// Only the hits whose window `admitted` says yes to.
+    fn keep(self, admitted: &dyn Fn(i64) -> bool) -> Self {
+        let (hits, scores) = self
+            .hits
+            .into_iter()
+            .zip(self.scores)
+            .filter(|((chunk, _), _)| admitted(*chunk))
+            .unzip();
+        Self {
+            hits,
+            scores,
+            ..self
+        }
+    }
+
     /// The score of an owner's best hit.
     fn score_of(&self, owner: i64) -> Option<f64> {
         self.hits
@@ -142,17 +157,19 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
         let Some(snapshot_id) = snapshot_id else {
             return Ok((None, Selection::default()));
         };
-        // Facet conditions are resolved once, against the pinned snapshot, to the revisions they
-        // admit: the lexical and vector channels filter by them inside their search.
+        // Facet conditions are resolved once, against the pinned snapshot, to the windows they
+        // admit: every channel keeps to them (lexical and text inside their search).
         let resolved;
         let plan = if plan.filter.facets.is_empty() {
             &plan
         } else {
-            let mut with_revisions = plan.clone();
-            with_revisions.filter.revisions = Some(std::sync::Arc::new(
-                hydrate::eligible_revisions(conn, snapshot_id, &plan.filter)?,
-            ));
-            resolved = with_revisions;
+            let mut with_chunks = plan.clone();
+            with_chunks.filter.chunks = Some(std::sync::Arc::new(hydrate::eligible_chunks(
+                conn,
+                snapshot_id,
+                &plan.filter,
+            )?));
+            resolved = with_chunks;
             &resolved
         };
         let coverage = Coverage {
@@ -314,7 +331,7 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
                 .iter()
                 .map(|raw| crate::facet::Condition::parse(&pack.kinds, raw))
                 .collect::<Result<_>>()?,
-            revisions: None,
+            chunks: None,
         },
         explain: request.explain,
         rerank: request.rerank.unwrap_or(true),
@@ -351,17 +368,16 @@ fn channels(
     let pack = engine.pack();
     let wants = |name: &str| plan.channels.iter().any(|c| c == name);
     let candidate_k = (plan.limit * 3).max(30);
-    // Facet conditions, as the chunks they admit, for the channels that search by chunk.
-    let chunks = match &plan.filter.revisions {
-        Some(_) if wants("text") || wants("graph") => {
-            Some(hydrate::eligible_chunks(conn, snapshot_id, &plan.filter)?)
-        }
-        _ => None,
-    };
+    // Facet conditions, as the windows they admit: the SQL channels select by source, and a
+    // record's facet admits only the windows holding the record.
+    let chunks = plan.filter.chunks.as_deref();
+    let admitted =
+        |chunk: i64| chunks.is_none_or(|c| u64::try_from(chunk).is_ok_and(|id| c.contains(&id)));
     let mut hits: Vec<ChannelHits> = Vec::new();
     if wants("exact") {
         let ids = exact::query_identifiers(&request.query, engine.patterns());
-        let found = exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?;
+        let mut found = exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?;
+        found.retain(|&(chunk, _)| admitted(chunk));
         let n = found.len();
         hits.push(ChannelHits::unscored(
             "exact",
@@ -398,19 +414,12 @@ fn channels(
     }
     if wants("text") {
         let depth = pack.text.depth.max(candidate_k);
-        let ran = text_channel(
-            engine,
-            conn,
-            request,
-            plan,
-            snapshot_id,
-            depth,
-            chunks.as_ref(),
-        )?;
+        let ran = text_channel(engine, conn, request, plan, snapshot_id, depth, chunks)?;
         add_provider_channel("text", ran, &mut hits, trace, warnings);
     }
     if wants("visual") {
-        let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?;
+        let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?
+            .map(|(channel, call)| (channel.keep(&admitted), call));
         add_provider_channel("visual", ran, &mut hits, trace, warnings);
     }
     let mut found_via: FoundVia = HashMap::new();
@@ -426,11 +435,7 @@ fn channels(
             .into_iter()
             // The expansion follows relations by collection and kind; facet conditions cut here,
             // before fusion ranks anything.
-            .filter(|r| {
-                chunks
-                    .as_ref()
-                    .is_none_or(|c| u64::try_from(r.chunk_id).is_ok_and(|id| c.contains(&id)))
-            })
+            .filter(|r| admitted(r.chunk_id))
             .map(|r| {
                 found_via.insert(r.owner_id, r.via);
                 (r.chunk_id, r.owner_id)

@@ -94,8 +94,8 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 15,
-        name: "0015_facets.sql",
-        sql: include_str!("../../../../migrations/0015_facets.sql"),
+        name: "0015_facets_and_records.sql",
+        sql: include_str!("../../../../migrations/0015_facets_and_records.sql"),
     },
 ];
 

@@ -490,6 +490,29 @@ impl Workspace {
         crate::manage::list_sources(&self.engine, query)
     }
 
+    /// Structured records (requirements, decisions…) matching `query`.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a facet condition that does not read; SQLite errors.
+    pub fn list_records(
+        &self,
+        query: &crate::manage::RecordQuery,
+    ) -> Result<crate::manage::RecordList> {
+        crate::manage::list_records(&self.engine, query)
+    }
+
+    /// The record `key` (of `kind`, when several kinds have one) with every unit that states it.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for no such record.
+    pub fn show_record(
+        &self,
+        key: &str,
+        kind: Option<&str>,
+    ) -> Result<crate::manage::RecordDetail> {
+        crate::manage::show_record(&self.engine, key, kind)
+    }
+
     /// Published snapshots, newest first.
     ///
     /// # Errors

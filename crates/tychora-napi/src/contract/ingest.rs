@@ -24,7 +24,7 @@ pub struct AddRequest {
     pub kind: Option<String>,
     /// The format every file is parsed as, instead of the one its name implies.
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
     )]
     pub format: Option<String>,
     /// Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares.
@@ -69,7 +69,7 @@ pub struct JobRequest {
     pub collection: Option<String>,
     pub kind: Option<String>,
     #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
+        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
     )]
     pub format: Option<String>,
     #[napi(ts_type = "Record<string, string | number | boolean>")]

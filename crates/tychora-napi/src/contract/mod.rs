@@ -16,6 +16,7 @@ mod operations;
 // The result's declaration: its conversion compiles (the field-for-field check) but never runs.
 #[allow(dead_code)]
 mod query;
+mod records;
 mod symbol;
 
 pub use describe::*;
@@ -23,6 +24,7 @@ pub use ingest::*;
 pub use manage::*;
 pub use operations::*;
 pub use query::*;
+pub use records::*;
 pub use symbol::*;
 
 use napi::bindgen_prelude::{Either, Null};
