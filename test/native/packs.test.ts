@@ -9,6 +9,7 @@ import { RebuildReportSchema, ReceiptSchema } from '../../ts/contracts/ingest.js
 import { Workspace } from '../../ts/engine/workspace.js'
 import { ROOT, cli, nativeMissing, scratch } from './_setup.js'
 import { RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records.js'
+import { RelationAssertionSchema } from '../../ts/contracts/relations.js'
 
 const BUILT_IN_KINDS = [
   'law', 'regulation', 'decision', 'standard', 'guidance', 'manual', 'template', 'procedure',
@@ -237,5 +238,33 @@ describe.skipIf(nativeMissing)('stage fingerprints', () => {
     const missing = await cli(['records', 'show', 'V0.0.0', '-w', ws])
     expect(missing.code).not.toBe(0)
     expect(missing.stderr).toContain('E_NOT_FOUND')
+  })
+
+  it('relations: an RFC header is parsed into assertions; a declaration is checked, a proposal reviewed; answers carry the relations of what they cite', async () => {
+    const { dir, ws } = await scratch()
+    const rfcs = join(dir, 'rfc')
+    await mkdir(rfcs)
+    for (const n of [3986, 6749]) await copyFile(join(ROOT, `../shared/data/docs/rfc/rfc${n}.txt`), join(rfcs, `rfc${n}.txt`))
+    expect((await cli(['init', ws])).code).toBe(0)
+    expect((await cli(['add', '-w', ws, rfcs])).code).toBe(0)
+    const listed = RelationAssertionSchema.array().parse(JSON.parse((await cli(['relations', 'list', '-w', ws, '--key', 'RFC 3986', '--format', 'json'])).stdout))
+    expect(listed.map((a) => `${a.relation} ${a.to_key}`).sort()).toEqual(['obsoletes RFC 1808', 'obsoletes RFC 2396', 'obsoletes RFC 2732', 'updates RFC 1738'])
+
+    // Refused: cardinality (RFC 2396 already has its successor), with the assertion in the way.
+    const refused = await cli(['relations', 'declare', 'RFC 6749', 'obsoletes', 'RFC 2396', '--evidence', 'unit:1', '-w', ws])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain('E_CONFLICT')
+    expect(refused.stderr).toContain('RFC 3986 obsoletes RFC 2396')
+
+    const proposed = RelationAssertionSchema.parse(JSON.parse((await cli(['relations', 'declare', 'RFC 6749', 'updates', 'RFC 3986', '--evidence', 'unit:1', '--propose', '-w', ws, '--format', 'json'])).stdout)[0])
+    expect(proposed.status).toBe('proposed')
+    const text = await cli(['relations', 'review', String(proposed.id), 'accept', '--note', 'checked \u001b[2J', '-w', ws])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('accepted')
+    expect(text.stdout).not.toContain('\u001b')
+
+    const md = await cli(['search', '-w', ws, 'RFC 3986 §3.2.2', '--limit', '1'])
+    expect(md.stdout).toContain('> relation: RFC 3986 obsoletes RFC 2396 (parsed, rfc3986.txt:')
+    expect(md.stdout).toContain('> relation: RFC 6749 updates RFC 3986 (proposed')
   })
 })

@@ -93,6 +93,7 @@ const SURFACES: Record<string, Factory> = {
       ...(r.snapshot_id ? ['--snapshot', String(r.snapshot_id)] : []),
       ...(r.kinds ? ['--kind', r.kinds.join(',')] : []),
       ...(r.facets ?? []).flatMap((f) => ['--facet', f]),
+      ...(r.mode ? ['--mode', r.mode] : []),
       ...(r.channels ? ['--channels', r.channels.join(',')] : []),
     ]
     return {
@@ -185,6 +186,20 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
       expect(r.coverage.eligible_sources).toBe(1)
       expect(r.applied_scope.facets).toEqual(['level>=2', 'chapter=V2'])
       expect(await surface().searchErrorCode({ query: 'password', facets: ['level=two'] })).toBe('E_INVALID_ARGUMENT')
+    })
+
+    it('a mode draws on its lanes, names the lanes and identifiers it has no evidence for, and says what a decision must do', async () => {
+      const r = await surface().search({ query: 'V2.1.1 V9.9.9 minimum password length', mode: 'compliance' })
+      expect(r.segments.length).toBeGreaterThan(0)
+      expect(r.segments.every((s) => s.source.lane === 'standards')).toBe(true)
+      expect(r.applied_scope.mode).toBe('compliance')
+      expect(r.coverage_gaps).toEqual([
+        expect.objectContaining({ kind: 'identifier', name: 'V9.9.9' }),
+        expect.objectContaining({ kind: 'lane', name: 'authority' }),
+      ])
+      expect(r.decision_requirements.length).toBeGreaterThan(0)
+      expect(r.checks.map((c) => `${c.name}:${c.status}`)).toEqual(['superseded_sources:pass', 'quoted_instructions:pass'])
+      expect(await surface().searchErrorCode({ query: 'password', mode: 'nonsense' })).toBe('E_INVALID_ARGUMENT')
     })
 
     it('reports an unknown snapshot as E_NOT_FOUND', async () => {

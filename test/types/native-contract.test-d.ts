@@ -10,6 +10,7 @@ import type { InitReportSchema, StatusSchema, VerifyReportSchema } from '../../t
 import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
 import type { PackEntrySchema, PackSourceSchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
 import type { ListRecordsRequestSchema, RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records.js'
+import type { DeclareRelationRequestSchema, ListRelationsRequestSchema, RelationAssertionSchema } from '../../ts/contracts/relations.js'
 import type * as Native from '../../ts/native/index.cjs'
 
 /**
@@ -45,6 +46,7 @@ describe('native results are exactly the zod contracts', () => {
   it('structured records: listed and shown with their evidence', () => {
     expectTypeOf<Native.RecordList>().toEqualTypeOf<Out<typeof RecordListSchema>>()
     expectTypeOf<Native.RecordDetail>().toEqualTypeOf<Out<typeof RecordDetailSchema>>()
+    expectTypeOf<Native.RelationAssertion>().toEqualTypeOf<Out<typeof RelationAssertionSchema>>()
   })
 
   it('operations: compaction, retention, backup, withdrawal and erasure', () => {
@@ -73,5 +75,7 @@ describe('validated requests are exactly what the native functions take', () => 
     expectTypeOf<In<typeof InspectSymbolRequestSchema>>().toEqualTypeOf<Native.InspectSymbolRequest>()
     expectTypeOf<Omit<In<typeof ListSourcesRequestSchema>, 'project'>>().toEqualTypeOf<Native.ListSourcesOptions>()
     expectTypeOf<In<typeof ListRecordsRequestSchema>>().toEqualTypeOf<Native.ListRecordsOptions>()
+    expectTypeOf<In<typeof ListRelationsRequestSchema>>().toEqualTypeOf<Native.ListRelationsOptions>()
+    expectTypeOf<In<typeof DeclareRelationRequestSchema>>().toEqualTypeOf<Native.DeclareRelation>()
   })
 })

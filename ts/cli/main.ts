@@ -21,6 +21,7 @@ export const main = defineCommand({
     manage: lazy(() => import('./commands/manage.js')),
     packs: lazy(() => import('./commands/packs.js')),
     records: lazy(() => import('./commands/records.js')),
+    relations: lazy(() => import('./commands/relations.js')),
     eval: lazy(() => import('./commands/eval.js')),
     serve: lazy(() => import('./commands/serve.js')),
     mcp: lazy(() => import('./commands/mcp.js')),

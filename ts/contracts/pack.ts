@@ -33,6 +33,32 @@ const RecordRuleSchema = z
   })
   .strict()
 
+/** A query mode: what a use of the evidence selects, in which order, and requires. */
+const ModeDefinitionSchema = z
+  .object({
+    description: z.string(),
+    lanes: z.array(LaneSchema).min(1).describe('The lanes it draws on, in the order output groups them; sources of other lanes (and with no kind) are not eligible'),
+    required_lanes: z.array(LaneSchema).optional().describe('Lanes an answer must hold evidence from; a missing one is a coverage gap'),
+    decision_requirements: z.array(z.string()).optional().describe('What a decision made from the answer must do, returned with it'),
+  })
+  .strict()
+
+/** A relation type between evidence objects named by key (`RFC 3986`, `V1.2.3`, `ADR-7`). */
+const RelationDefinitionSchema = z
+  .object({
+    description: z.string(),
+    from: z.array(Name).min(1).describe('Kinds its subject may be'),
+    to: z.array(Name).min(1).describe('Kinds its object may be'),
+    direction: z.enum(['directed', 'symmetric']).describe('symmetric: A→B also states B→A'),
+    cardinality: z
+      .enum(['one_to_one', 'one_to_many', 'many_to_one', 'many_to_many'])
+      .describe('one_to_many: a subject relates to many objects, an object to one subject (a decision is superseded by at most one)'),
+    creation: z.array(z.enum(['parsed', 'declared', 'proposed'])).min(1).describe('How assertions of it may come about'),
+    inverse: z.string().optional().describe('Its name read from the object (obsoleted_by)'),
+    requires_support: z.boolean().optional().describe('An assertion must cite the evidence that supports it (default true)'),
+  })
+  .strict()
+
 /** A kind: what a source is and how its evidence is to be read, versioned. */
 export const KindDefinitionSchema = z
   .object({
@@ -74,6 +100,14 @@ export const PackSchema = z
     formats: z.array(FormatSchema).optional().describe('Formats detected from file names (others only when forced)'),
     kinds: z.record(Name, KindDefinitionSchema).optional().describe('Kind definitions by name; a later pack replaces a kind of the same name'),
     lanes: z.array(LaneSchema).optional().describe('Lane order in formatted output'),
+    modes: z
+      .record(Name, ModeDefinitionSchema)
+      .optional()
+      .describe('Query modes (search --mode NAME): the lanes a use of the evidence draws on, those it must find evidence in, and what a decision made from it must do'),
+    relations: z
+      .record(Name, RelationDefinitionSchema)
+      .optional()
+      .describe('Relation types by name; declaring one manufactures no assertion (parsing, a declaration or a proposal makes them)'),
     request_overrides: z
       .array(z.enum(['output.limit', 'output.budget_tokens', 'output.max_per_source', 'rerank']))
       .optional()

@@ -42,6 +42,11 @@ export const QueryRequestSchema = z
     explain: z.boolean().optional().describe("Per segment, each channel's own score beside its rank, and the rerank score"),
     rerank: z.boolean().optional().describe('Rerank the top fused candidates when [rerank] is configured (default true)'),
     graph: z.boolean().optional().describe("Also run the graph channel (code): on top of the profile's or the requested channels"),
+    mode: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,63}$/)
+      .optional()
+      .describe('A mode the pack defines: compliance (authority and standards first, examples and code left out) or implementation (code, guidance and examples first); it sets the lanes drawn on, the lanes that must hold evidence, and what a decision made from the answer must do'),
   })
   .strict()
 

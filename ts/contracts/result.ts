@@ -118,6 +118,7 @@ export const QueryResultSchema = z.object({
     collections: z.array(z.string()),
     kinds: z.array(z.string()),
     facets: z.array(z.string()).describe('The facet conditions applied'),
+    mode: z.string().optional().describe('The mode applied'),
     channels: z.array(z.string()),
     limit: z.number().int(),
     max_per_source: z.number().int(),
@@ -125,6 +126,25 @@ export const QueryResultSchema = z.object({
   }),
   segments: z.array(SegmentSchema),
   lanes: z.array(z.string()).describe("The pack's lane order: md and agent output group segments by their lane in this order"),
+  relations: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        relation: z.string(),
+        from_key: z.string(),
+        to_key: z.string(),
+        method: z.enum(['parsed', 'declared', 'proposed']),
+        support: z.string().nullable().describe('path:line-line of the unit that supports it'),
+      }),
+    )
+    .describe("Accepted relation assertions about the segments' documents and records (RFC 3986 obsoletes RFC 2396)"),
+  checks: z
+    .array(z.object({ name: z.enum(['superseded_sources', 'quoted_instructions']), status: z.enum(['pass', 'warn']), detail: z.string() }))
+    .describe('What was checked about the answer: a cited source obsoleted or superseded, quoted text addressing an agent'),
+  coverage_gaps: z
+    .array(z.object({ kind: z.enum(['identifier', 'lane']), name: z.string(), detail: z.string() }))
+    .describe('What was asked for and has no evidence here: identifiers the query names that no eligible unit carries, lanes the mode requires'),
+  decision_requirements: z.array(z.string()).describe('What a decision made from the answer must do, as the mode states it'),
   citations: z.array(CitationSchema),
   coverage: z.object({
     eligible_sources: z.number().int(),

@@ -10,6 +10,7 @@ import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, Sou
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
 import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, WithdrawReport } from '../contracts/operations.js'
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
+import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
@@ -39,6 +40,7 @@ const contracts = {
   workspace: () => import('../contracts/workspace.js'),
   operations: () => import('../contracts/operations.js'),
   records: () => import('../contracts/records.js'),
+  relations: () => import('../contracts/relations.js'),
 }
 
 export interface AddOptions {
@@ -285,6 +287,25 @@ export class Workspace implements EvidenceClient {
   /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
   async showRecord(key: string, kind?: string): Promise<RecordDetail> {
     return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.showRecord(key, kind)))
+  }
+
+  /** Relation assertions touching a key, of a relation, in a status. */
+  async listRelations(request: ListRelationsRequest = {}): Promise<RelationAssertion[]> {
+    const relations = await contracts.relations()
+    const input = ensureValid(relations.ListRelationsRequestSchema, request)
+    return checked(relations.RelationAssertionSchema.array(), await callNative(() => this.#native.listRelations(input)))
+  }
+
+  /** Declares (or, with `propose`, proposes) an assertion, checked against its type. */
+  async declareRelation(request: DeclareRelationRequest): Promise<RelationAssertion> {
+    const relations = await contracts.relations()
+    const input = ensureValid(relations.DeclareRelationRequestSchema, request)
+    return checked(relations.RelationAssertionSchema, await callNative(() => this.#native.declareRelation(input)))
+  }
+
+  /** Reviews an assertion: accept, reject or comment; accept and reject decide it. */
+  async reviewRelation(id: number, action: 'accept' | 'reject' | 'comment', options: { actor?: string; note?: string } = {}): Promise<RelationAssertion> {
+    return checked((await contracts.relations()).RelationAssertionSchema, await callNative(() => this.#native.reviewRelation(id, action, options.actor ?? 'owner', options.note)))
   }
 
   async listSnapshots(): Promise<SnapshotList> {

@@ -50,6 +50,11 @@ export function byLane(result: QueryResult): Array<[string | null, Segment[]]> {
   return unlaned ? [...out, [null, unlaned]] : out
 }
 
+/** `RFC 3986 obsoletes RFC 2396 (parsed, rfc3986.txt:5-9)`. */
+function relationLine(r: QueryResult['relations'][number]): string {
+  return `${r.from_key} ${r.relation} ${r.to_key} (${r.method}${r.support ? `, ${r.support}` : ''})`
+}
+
 /**
  * Markdown a person can follow: each segment under its `path:line-line` citation. Control
  * characters of the text, paths and query print as escapes (`visible`), fenced text included.
@@ -62,6 +67,10 @@ export function toMarkdown(result: QueryResult): string {
     if (grouped.length > 1 || lane !== null) out.push(`## ${lane ?? 'other sources'}`, '')
     for (const s of segments) markdownSegment(out, s)
   }
+  for (const r of result.relations) out.push(`> relation: ${relationLine(r)}`)
+  for (const c of result.checks.filter((c) => c.status === 'warn')) out.push(`> check ${c.name}: ${c.detail}`)
+  for (const g of result.coverage_gaps) out.push(`> gap (${g.kind} ${g.name}): ${g.detail}`)
+  for (const d of result.decision_requirements) out.push(`> decision requirement: ${d}`)
   for (const w of result.warnings) out.push(`> warning: ${w}`)
   if (result.segments.some((s) => s.channels.some((c) => c.score !== undefined))) out.push(...traceLines(result), '')
   if (result.applied_scope.rerank) out.push(`_reranked by ${result.applied_scope.rerank}_`)
@@ -116,6 +125,12 @@ export function toAgent(result: QueryResult): string {
     for (const s of segments) agentSegment(out, s)
     if (named) out.push('</lane>')
   }
+  for (const r of result.relations) {
+    out.push(`<relation name="${attr(r.relation)}" from="${attr(r.from_key)}" to="${attr(r.to_key)}" method="${r.method}"${r.support ? ` cite="${attr(r.support)}"` : ''}/>`)
+  }
+  for (const c of result.checks.filter((c) => c.status === 'warn')) out.push(`<check name="${c.name}" status="warn">${attr(c.detail)}</check>`)
+  for (const g of result.coverage_gaps) out.push(`<gap kind="${g.kind}" name="${attr(g.name)}">${attr(g.detail)}</gap>`)
+  for (const d of result.decision_requirements) out.push(`<decision_requirement>${attr(d)}</decision_requirement>`)
   for (const w of result.warnings) out.push(`<warning>${attr(w)}</warning>`)
   out.push('</evidence_set>')
   return visible(out.join('\n'))

@@ -62,6 +62,12 @@ export declare class NativeWorkspace {
   listRecords(options: ListRecordsOptions): Promise<RecordList>
   /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
   showRecord(key: string, kind?: string | undefined | null): Promise<RecordDetail>
+  /** Relation assertions touching a key, of a relation, in a status. */
+  listRelations(options: ListRelationsOptions): Promise<Array<RelationAssertion>>
+  /** Declares (or proposes) an assertion, checked against its type. */
+  declareRelation(request: DeclareRelation): Promise<RelationAssertion>
+  /** Reviews an assertion: `accept`, `reject` or `comment`. */
+  reviewRelation(id: number, action: string, actor: string, note?: string | undefined | null): Promise<RelationAssertion>
   /** Published snapshots, newest first. */
   listSnapshots(): Promise<SnapshotList>
   /**
@@ -135,6 +141,8 @@ export interface AppliedScope {
   kinds: Array<string>
   /** The facet conditions applied. */
   facets: Array<string>
+  /** The mode applied, if any. */
+  mode?: string
   channels: Array<string>
   limit: number
   max_per_source: number
@@ -232,6 +240,13 @@ export interface ChannelRank {
   score?: number
 }
 
+/** One check on an answer. */
+export interface Check {
+  name: 'superseded_sources' | 'quoted_instructions'
+  status: 'pass' | 'warn'
+  detail: string
+}
+
 /** `chunk:N`, or a segment id `seg_S_C`. */
 export interface ChunkEvidence {
   type: 'chunk'
@@ -325,6 +340,13 @@ export interface Coverage {
   dropped_as_duplicate: number
 }
 
+/** Something asked for with no evidence in the answer. */
+export interface CoverageGap {
+  kind: 'identifier' | 'lane'
+  name: string
+  detail: string
+}
+
 /** The current snapshot, as `status` shows it. */
 export interface CurrentSnapshot {
   id: number
@@ -332,6 +354,18 @@ export interface CurrentSnapshot {
   chunks: number
   sources: number
   job_id: number | null
+}
+
+/** An assertion to declare (accepted at once) or propose (reviewed later). */
+export interface DeclareRelation {
+  relation: string
+  from: string
+  to: string
+  /** `unit:N`, `chunk:N` or a segment id. */
+  evidence?: string
+  note?: string
+  propose?: boolean
+  actor?: string
 }
 
 /** What a vision model said a picture shows: derived evidence, never a quotation of the source. */
@@ -657,6 +691,14 @@ export interface ListRecordsOptions {
   limit?: number
 }
 
+/** Which assertions to list. */
+export interface ListRelationsOptions {
+  /** Assertions with this key at either end (`RFC 3986`). */
+  key?: string
+  relation?: string
+  status?: 'proposed' | 'accepted' | 'rejected'
+}
+
 /** Which page of a snapshot's sources to list. */
 export interface ListSourcesOptions {
   collection?: string
@@ -925,6 +967,8 @@ export interface QueryRequest {
   rerank?: boolean
   /** Also run the graph channel, on top of the profile's (or the requested) channels. */
   graph?: boolean
+  /** A mode the pack defines (`compliance`, `implementation`). */
+  mode?: string
 }
 
 /** The versioned query result (the shape of the JSON `search` resolves to). */
@@ -937,6 +981,14 @@ export interface QueryResult {
   segments: Array<Segment>
   /** The pack's lane order. */
   lanes: Array<string>
+  /** Accepted relation assertions about the segments' documents and records. */
+  relations: Array<ResultRelation>
+  /** What was checked about the answer. */
+  checks: Array<Check>
+  /** What was asked for and has no evidence here. */
+  coverage_gaps: Array<CoverageGap>
+  /** What a decision made from the answer must do (the mode's). */
+  decision_requirements: Array<string>
   citations: Array<Citation>
   coverage: Coverage
   warnings: Array<string>
@@ -1029,6 +1081,24 @@ export interface RecordSummary {
   evidence_count: number
 }
 
+/** A stored assertion and where it stands. */
+export interface RelationAssertion {
+  id: number
+  relation: string
+  from_kind: string
+  from_key: string
+  to_kind: string
+  to_key: string
+  method: 'parsed' | 'declared' | 'proposed'
+  status: 'proposed' | 'accepted' | 'rejected'
+  actor: string
+  note: string | null
+  /** `path:line-line` of the supporting unit. */
+  support: string | null
+  revision_id: number | null
+  created_at: number
+}
+
 /** One vector generation rewritten from the records. */
 export interface Repaired {
   snapshot_id: number
@@ -1085,6 +1155,16 @@ export declare function resolvePack(dir: string, profile?: string | undefined | 
  * empty); nothing is written to `dir` unless every file matches the manifest.
  */
 export declare function restoreWorkspace(src: string, dir: string): Promise<BackupReport>
+
+/** An accepted relation assertion touching a returned segment's document or record. */
+export interface ResultRelation {
+  id: number
+  relation: string
+  from_key: string
+  to_key: string
+  method: 'parsed' | 'declared' | 'proposed'
+  support: string | null
+}
 
 /** A revision as listed under its source. */
 export interface RevisionBrief {

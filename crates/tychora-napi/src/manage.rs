@@ -95,6 +95,56 @@ impl NativeWorkspace {
         }))
     }
 
+    /// Relation assertions touching a key, of a relation, in a status.
+    #[napi(catch_unwind, ts_return_type = "Promise<Array<RelationAssertion>>")]
+    pub fn list_relations(
+        &self,
+        options: contract::ListRelationsOptions,
+    ) -> Result<AsyncTask<Blocking<Vec<contract::RelationAssertion>>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            let contract::ListRelationsOptions {
+                key,
+                relation,
+                status,
+            } = options;
+            Ok(ws
+                .list_relations(key.as_deref(), relation.as_deref(), status.as_deref())?
+                .into_iter()
+                .map(Into::into)
+                .collect())
+        }))
+    }
+
+    /// Declares (or proposes) an assertion, checked against its type.
+    #[napi(catch_unwind, ts_return_type = "Promise<RelationAssertion>")]
+    pub fn declare_relation(
+        &self,
+        request: contract::DeclareRelation,
+    ) -> Result<AsyncTask<Blocking<contract::RelationAssertion>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws.declare_relation(&request.into())?.into())
+        }))
+    }
+
+    /// Reviews an assertion: `accept`, `reject` or `comment`.
+    #[napi(catch_unwind, ts_return_type = "Promise<RelationAssertion>")]
+    pub fn review_relation(
+        &self,
+        id: i64,
+        action: String,
+        actor: String,
+        note: Option<String>,
+    ) -> Result<AsyncTask<Blocking<contract::RelationAssertion>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws
+                .review_relation(id, &action, &actor, note.as_deref())?
+                .into())
+        }))
+    }
+
     /// Published snapshots, newest first.
     #[napi(catch_unwind, ts_return_type = "Promise<SnapshotList>")]
     pub fn list_snapshots(&self) -> Result<AsyncTask<Blocking<SnapshotList>>> {

@@ -26,6 +26,12 @@ pub struct Pack {
     /// Settings a single request may override (`output.limit`, `rerank`, …).
     #[serde(default)]
     pub request_overrides: Vec<String>,
+    /// Relation types by name.
+    #[serde(default)]
+    pub relations: BTreeMap<String, RelationDefinition>,
+    /// Query modes by name: what a use of the evidence selects and requires.
+    #[serde(default)]
+    pub modes: BTreeMap<String, ModeDefinition>,
     pub chunking: Chunking,
     pub lexical: Lexical,
     pub identifiers: Identifiers,
@@ -64,6 +70,40 @@ pub struct KindDefinition {
     /// objects), by record type.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub records: BTreeMap<String, RecordRule>,
+}
+
+/// A query mode: the lanes a use of the evidence draws on (in order), the ones it must find
+/// evidence in, and what a decision made from the answer must do.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[allow(missing_docs)] // Documented in the zod pack schema.
+pub struct ModeDefinition {
+    pub description: String,
+    pub lanes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_lanes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decision_requirements: Vec<String>,
+}
+
+/// A relation type between evidence objects named by key: which kinds it joins, how many of
+/// each side it allows, and how assertions of it may come about.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[allow(missing_docs)] // Documented in the zod pack schema.
+pub struct RelationDefinition {
+    pub description: String,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub direction: String,
+    pub cardinality: String,
+    pub creation: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inverse: Option<String>,
+    #[serde(default = "yes")]
+    pub requires_support: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Where a record's fields are in a row: for each field, the column names (or JSON keys) it

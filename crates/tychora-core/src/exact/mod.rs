@@ -82,7 +82,7 @@ pub fn search(
         .cloned()
         .collect();
     let (mut sql, values) = matching(
-        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id', 'record') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id', 'record', 'document') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
                 MAX(length(i.normalized)) AS specific",
         snapshot_id,
         &kept,
@@ -100,6 +100,121 @@ pub fn search(
         .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(ids)
+}
+
+/// The sources of the snapshot (within the filter) that a query's identifiers name as a whole
+/// document (`RFC 2616`: the RFC itself, not a passage citing it).
+///
+/// # Errors
+/// SQLite errors.
+pub fn documents_named(
+    conn: &Connection,
+    snapshot_id: i64,
+    identifiers: &[String],
+    filter: &Filter,
+) -> Result<Vec<i64>> {
+    if identifiers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (mut sql, values) = matching(
+        "SELECT DISTINCT s.id",
+        snapshot_id,
+        identifiers,
+        filter,
+        Narrow::NoMentionsOf(&[]),
+    );
+    sql.push_str(" AND i.kind = 'document'");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(values), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The identifiers the patterns find in a query, as written (or as their canonical template
+/// spells them), each once.
+#[must_use]
+pub fn named_identifiers(query: &str, patterns: &[IdentifierRule]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for pattern in patterns {
+        for found in pattern.find_all(query) {
+            if !out
+                .iter()
+                .any(|o| normalize_identifier(o) == normalize_identifier(&found))
+            {
+                out.push(found);
+            }
+        }
+    }
+    out
+}
+
+/// Of `identifiers` (as written), those no eligible unit of the snapshot carries.
+///
+/// # Errors
+/// SQLite errors.
+pub fn unmatched(
+    conn: &Connection,
+    snapshot_id: i64,
+    identifiers: &[String],
+    filter: &Filter,
+) -> Result<Vec<String>> {
+    if identifiers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let normalized: Vec<String> = identifiers
+        .iter()
+        .map(|i| normalize_identifier(i))
+        .collect();
+    let (sql, values) = matching(
+        "SELECT DISTINCT i.normalized",
+        snapshot_id,
+        &normalized,
+        filter,
+        Narrow::NoMentionsOf(&[]),
+    );
+    let found: Vec<String> = conn
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(values), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(identifiers
+        .iter()
+        .zip(&normalized)
+        .filter(|(_, n)| !found.contains(n))
+        .map(|(i, _)| i.clone())
+        .collect())
+}
+
+/// Words that only connect an identifier to a question (`what does RFC 2616 say about`): left
+/// alone, they ask nothing of the document.
+const GLUE: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "by", "does", "do", "for", "from", "how", "in",
+    "is", "it", "of", "on", "or", "say", "says", "see", "the", "to", "what", "which", "with",
+];
+
+/// What a query asks besides the identifiers the patterns find in it (`Entity Tags in RFC 2616`
+/// → `Entity Tags in`): `None` when only identifiers and glue words are left.
+#[must_use]
+pub fn residual(query: &str, patterns: &[IdentifierRule]) -> Option<String> {
+    // Every pattern reads the whole query (`Section 4.2 of RFC 3986` is one match of one pattern
+    // and holds a match of another), then every matched byte is blanked.
+    let mut blank = vec![false; query.len()];
+    for pattern in patterns {
+        for m in pattern.regex.find_iter(query) {
+            blank[m.range()].fill(true);
+        }
+    }
+    let rest: String = query
+        .char_indices()
+        .map(|(i, c)| if blank[i] { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = rest
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .iter()
+        .any(|w| !GLUE.contains(&w.to_lowercase().as_str()))
+        .then(|| words.join(" "))
 }
 
 /// Which identifier rows [`matching`] keeps besides the query's identifiers.
@@ -137,11 +252,13 @@ fn matching(
     push_list(&mut sql, &mut values, identifiers);
     sql.push(')');
     match narrow {
-        Narrow::Definitions => sql.push_str(" AND i.kind IN ('anchor', 'json_id', 'record')"),
+        Narrow::Definitions => {
+            sql.push_str(" AND i.kind IN ('anchor', 'json_id', 'record', 'document')")
+        }
         Narrow::NoMentionsOf([]) => {}
         Narrow::NoMentionsOf(defined) => {
             sql.push_str(
-                " AND (i.kind IN ('anchor', 'json_id', 'record') OR i.normalized NOT IN (",
+                " AND (i.kind IN ('anchor', 'json_id', 'record', 'document') OR i.normalized NOT IN (",
             );
             push_list(&mut sql, &mut values, defined);
             sql.push_str("))");
@@ -180,5 +297,39 @@ mod tests {
         assert!(ids.contains(&"what-does-rfc-9110-say".to_string()));
         let long = "x ".repeat(60);
         assert!(query_identifiers(&long, &patterns).is_empty());
+    }
+
+    fn rule(name: &str, regex: &str) -> IdentifierRule {
+        IdentifierRule {
+            name: name.into(),
+            regex: regex::RegexBuilder::new(regex)
+                .case_insensitive(true)
+                .build()
+                .unwrap(),
+            canonical: None,
+        }
+    }
+
+    #[test]
+    fn the_residual_is_what_a_query_asks_besides_its_identifiers() {
+        let patterns = [
+            rule("rfc", r"\bRFC\s?\d{1,5}\b"),
+            rule(
+                "section_of_rfc",
+                r"(?:§|\bsection)\s*\d+(?:\.\d+)*\b\s+of\s+RFC\s?\d{1,5}",
+            ),
+        ];
+        assert_eq!(
+            residual("Entity Tags in RFC 2616", &patterns).as_deref(),
+            Some("Entity Tags in")
+        );
+        // One pattern's match holds another's: nothing is left.
+        assert_eq!(residual("Section 4.2 of RFC 3986", &patterns), None);
+        assert_eq!(residual("what does RFC 2616 say about", &patterns), None);
+        assert_eq!(residual("RFC 2616", &patterns), None);
+        assert_eq!(
+            residual("URI in RFC 3986", &patterns).as_deref(),
+            Some("URI in")
+        );
     }
 }

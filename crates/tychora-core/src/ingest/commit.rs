@@ -308,6 +308,19 @@ pub(super) fn write_revision(
                     rel_path,
                 )?;
             }
+            if let Some(kind) = kind
+                && !extraction.relations.is_empty()
+            {
+                diagnostics.extend(super::relations::store_parsed(
+                    tx,
+                    engine.pack(),
+                    kind,
+                    revision_id,
+                    id,
+                    &extraction.relations,
+                    rel_path,
+                )?);
+            }
             id
         }
     };

@@ -9,6 +9,7 @@ mod commit;
 mod prepare;
 mod rebuild;
 mod records;
+pub(crate) mod relations;
 mod run;
 mod targets;
 mod visual;

@@ -37,6 +37,8 @@ pub struct Extraction {
     pub document: Option<Box<DocumentPlace>>,
     /// Structured records its kind's rules read from its rows.
     pub records: Vec<super::records::Candidate>,
+    /// Relations it states about itself (an RFC's `Obsoletes:` header).
+    pub relations: Vec<super::relations::Parsed>,
 }
 
 /// A document's derived text (stored as an artifact) and where its units sit.
@@ -262,8 +264,10 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
         records = found;
         parsed.diagnostics.extend(diagnostics);
     }
+    let relations = super::relations::parse(format, text, &parsed.units);
     let mut extraction = extraction_of(ctx, rel, format, text, parsed, code);
     extraction.records = records;
+    extraction.relations = relations;
     Outcome::Ready(Prepared {
         extraction: Some(extraction),
         bytes,
@@ -393,6 +397,7 @@ fn extraction_of(
         code,
         document: None,
         records: Vec::new(),
+        relations: Vec::new(),
     }
 }
 

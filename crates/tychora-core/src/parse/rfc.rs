@@ -221,6 +221,18 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     while let Some(o) = open.pop() {
         super::close_section_over_leaves(&mut units, o.ordinal, text, text.len(), index);
     }
+    // The document's own name (`RFC 6749`), on the header block that states it: a query that
+    // names the RFC is answered from it, not from the passages elsewhere that cite it.
+    if let Some(n) = &number
+        && let Some(unit) = units
+            .iter_mut()
+            .find(|u| u.is_leaf && NUMBER.is_match(&u.text))
+    {
+        unit.identifiers.push(Identifier {
+            kind: crate::unit::DOCUMENT_IDENTIFIER.into(),
+            value: format!("RFC {n}"),
+        });
+    }
     Parsed {
         units,
         diagnostics: Vec::new(),
@@ -260,9 +272,11 @@ mod tests {
             .iter()
             .flat_map(|u| u.identifiers.iter().map(|i| i.value.clone()))
             .collect();
+        // The document's own name first, on its header block; then each section's citation.
         assert_eq!(
             ids,
             [
+                "RFC 6749",
                 "RFC 6749 §1",
                 "RFC 6749 §1.1",
                 "RFC 6749 §2",

@@ -230,6 +230,95 @@ pub fn eligible_chunks(
     Ok(admitted.unwrap_or_default())
 }
 
+/// What the segments are, by key: their documents' own names (`RFC 3986`) and the records their
+/// windows state (`V1.2.3`).
+pub fn segment_keys(
+    conn: &Connection,
+    snapshot_id: i64,
+    segments: &[super::Segment],
+) -> Result<std::collections::BTreeSet<String>> {
+    let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut documents = conn.prepare_cached(
+        "SELECT i.value FROM snapshot_members m JOIN evidence_units u ON u.extraction_id = m.extraction_id
+           JOIN identifiers i ON i.unit_id = u.id
+          WHERE m.snapshot_id = ?1 AND m.source_id = ?2 AND i.kind = 'document'",
+    )?;
+    let mut records = conn.prepare_cached(
+        "SELECT i.value FROM chunks c JOIN identifiers i ON i.unit_id BETWEEN c.first_unit_id AND c.last_unit_id
+          WHERE c.id = ?1 AND i.kind = 'record'",
+    )?;
+    let mut sources = std::collections::BTreeSet::new();
+    for segment in segments {
+        if sources.insert(segment.source.source_id) {
+            for key in documents.query_map(
+                rusqlite::params![snapshot_id, segment.source.source_id],
+                |r| r.get(0),
+            )? {
+                keys.insert(key?);
+            }
+        }
+        for key in records.query_map([segment.chunk_id], |r| r.get(0))? {
+            keys.insert(key?);
+        }
+    }
+    Ok(keys)
+}
+
+/// Accepted assertions with one of `keys` at either end.
+pub fn relations_about(
+    conn: &Connection,
+    keys: &std::collections::BTreeSet<String>,
+) -> Result<Vec<super::ResultRelation>> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<&String> = keys.iter().collect();
+    let list = placeholders(keys.len());
+    let sql = format!(
+        "SELECT a.id, a.relation, a.from_key, a.to_key, a.method,
+                (SELECT s.rel_path || ':' || l.line_start || '-' || l.line_end FROM locators l JOIN evidence_units u ON u.id = l.unit_id
+                   JOIN extractions e ON e.id = u.extraction_id JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
+                  WHERE l.unit_id = a.support_unit_id)
+           FROM relation_assertions a
+          WHERE a.status = 'accepted' AND (a.from_key IN ({list}) OR a.to_key IN ({list}))
+          GROUP BY a.relation, a.from_key, a.to_key ORDER BY a.relation, a.from_key, a.to_key"
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    // Both lists are `?1…?n`: the keys are bound once.
+    let rows = stmt.query_map(params_from_iter(keys.iter()), |r| {
+        Ok(super::ResultRelation {
+            id: r.get(0)?,
+            relation: r.get(1)?,
+            from_key: r.get(2)?,
+            to_key: r.get(3)?,
+            method: r.get(4)?,
+            support: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The windows of `sources` in the snapshot.
+pub fn chunks_of_sources(
+    conn: &Connection,
+    snapshot_id: i64,
+    sources: &[i64],
+) -> Result<std::collections::HashSet<u64>> {
+    let mut out = std::collections::HashSet::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id FROM snapshot_members m JOIN chunks c ON c.extraction_id = m.extraction_id
+         WHERE m.snapshot_id = ?1 AND m.source_id = ?2",
+    )?;
+    for source in sources {
+        for row in stmt.query_map(rusqlite::params![snapshot_id, source], |r| {
+            r.get::<_, i64>(0)
+        })? {
+            out.extend(u64::try_from(row?).ok());
+        }
+    }
+    Ok(out)
+}
+
 /// Of `ids`, the chunks of code files that are tests by their path.
 pub fn test_chunks(conn: &Connection, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
     let mut out = std::collections::HashSet::new();

@@ -53,6 +53,10 @@ pub struct QueryRequest {
     /// Also run the graph channel, on top of the profile's (or the requested) channels.
     #[serde(default)]
     pub graph: bool,
+    /// A mode the pack defines (`compliance`, `implementation`): the lanes drawn on, in order,
+    /// those that must hold evidence, and what a decision made from the answer must do.
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 /// Where a segment comes from.
@@ -204,6 +208,9 @@ pub struct AppliedScope {
     pub collections: Vec<String>,
     pub kinds: Vec<String>,
     pub facets: Vec<String>,
+    /// The mode applied, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub channels: Vec<String>,
     pub limit: usize,
     pub max_per_source: usize,
@@ -224,6 +231,41 @@ pub struct BudgetContract {
     pub truncated: bool,
 }
 
+/// One check on an answer.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct Check {
+    /// `superseded_sources`, `quoted_instructions`.
+    pub name: &'static str,
+    /// `pass` or `warn`.
+    pub status: &'static str,
+    pub detail: String,
+}
+
+/// Something asked for with no evidence in the answer.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct CoverageGap {
+    /// `identifier` or `lane`.
+    pub kind: &'static str,
+    pub name: String,
+    pub detail: String,
+}
+
+/// An accepted relation assertion touching a returned segment's document or record.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct ResultRelation {
+    pub id: i64,
+    pub relation: String,
+    pub from_key: String,
+    pub to_key: String,
+    /// `parsed` or `declared` (or `proposed`, once a review accepted it).
+    pub method: String,
+    /// `path:line-line` of the unit that supports it.
+    pub support: Option<String>,
+}
+
 /// The versioned query result.
 #[derive(Debug, Clone, Serialize)]
 #[allow(missing_docs)]
@@ -236,6 +278,17 @@ pub struct QueryResult {
     pub segments: Vec<Segment>,
     /// The pack's lane order: formatted output groups segments by lane in this order.
     pub lanes: Vec<String>,
+    /// Accepted relation assertions about what the segments are (`RFC 3986 obsoletes RFC
+    /// 2396`): an answer from a superseded source says so.
+    pub relations: Vec<ResultRelation>,
+    /// What was checked about the answer (a cited source obsoleted or superseded, quoted text
+    /// addressing an agent), each passed or with a warning.
+    pub checks: Vec<Check>,
+    /// What was asked for and has no evidence here: identifiers the query names that no eligible
+    /// unit carries, lanes the mode requires that no segment comes from.
+    pub coverage_gaps: Vec<CoverageGap>,
+    /// What a decision made from the answer must do, as the mode states it.
+    pub decision_requirements: Vec<String>,
     pub citations: Vec<Citation>,
     pub coverage: Coverage,
     pub warnings: Vec<String>,

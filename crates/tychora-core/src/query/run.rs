@@ -89,8 +89,12 @@ struct Plan {
     filter: Filter,
     explain: bool,
     rerank: bool,
-    /// The pack's lane order, for the formatted output's groups.
+    /// The pack's lane order (the mode's lanes first), for the formatted output's groups.
     lanes: Vec<String>,
+    /// Lanes the mode requires evidence from.
+    required_lanes: Vec<String>,
+    /// What the mode says a decision made from the answer must do.
+    decision_requirements: Vec<String>,
 }
 
 /// The segments kept and what the selection dropped.
@@ -102,6 +106,9 @@ struct Selection {
     coverage: Coverage,
     warnings: Vec<String>,
     reranked_by: Option<String>,
+    relations: Vec<super::ResultRelation>,
+    checks: Vec<super::Check>,
+    coverage_gaps: Vec<super::CoverageGap>,
 }
 
 /// Time per stage, each measured from the end of the previous one.
@@ -238,6 +245,17 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             &mut trace,
         )?;
         trace.mark("segments");
+        let keys = hydrate::segment_keys(conn, snapshot_id, &selection.segments)?;
+        selection.relations = hydrate::relations_about(conn, &keys)?;
+        selection.checks = checks(&selection.segments, &selection.relations, &keys);
+        selection.coverage_gaps = gaps(
+            engine,
+            conn,
+            request,
+            plan,
+            snapshot_id,
+            &selection.segments,
+        )?;
         Ok((Some(snapshot_id), selection))
     })?;
     let result = assemble(request, plan, snapshot_id, selection, trace, started);
@@ -317,8 +335,54 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             )));
         }
     }
+    // A mode draws on the kinds of its lanes (a kind filter of the request narrows further) and
+    // puts its lanes first.
+    let mode = match &request.mode {
+        None => None,
+        Some(name) => Some(pack.modes.get(name).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "unknown mode {name:?}: pack {:?} defines {}",
+                pack.name,
+                if pack.modes.is_empty() {
+                    "none".to_string()
+                } else {
+                    pack.modes.keys().cloned().collect::<Vec<_>>().join(", ")
+                }
+            ))
+        })?),
+    };
+    let mut lanes = pack.lanes.clone();
+    if let Some(mode) = mode {
+        let drawn: Vec<String> = pack
+            .kinds
+            .iter()
+            .filter(|(_, k)| mode.lanes.contains(&k.lane))
+            .map(|(name, _)| name.clone())
+            .collect();
+        kinds = if kinds.is_empty() {
+            drawn
+        } else {
+            kinds.into_iter().filter(|k| drawn.contains(k)).collect()
+        };
+        if kinds.is_empty() {
+            // Every kind the request named is outside the mode: nothing is eligible, and the
+            // coverage says so (an empty filter would admit everything).
+            kinds.push(String::new());
+        }
+        lanes = mode.lanes.clone();
+        lanes.extend(
+            pack.lanes
+                .iter()
+                .filter(|l| !mode.lanes.contains(l))
+                .cloned(),
+        );
+    }
     Ok(Plan {
-        lanes: pack.lanes.clone(),
+        lanes,
+        required_lanes: mode.map(|m| m.required_lanes.clone()).unwrap_or_default(),
+        decision_requirements: mode
+            .map(|m| m.decision_requirements.clone())
+            .unwrap_or_default(),
         limit,
         budget: request.budget_tokens.unwrap_or(pack.output.budget_tokens),
         max_per_source: request.max_per_source.unwrap_or(pack.output.max_per_source),
@@ -376,7 +440,12 @@ fn channels(
     let mut hits: Vec<ChannelHits> = Vec::new();
     if wants("exact") {
         let ids = exact::query_identifiers(&request.query, engine.patterns());
-        let mut found = exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?;
+        let mut found =
+            match scoped_to_documents(engine, conn, request, plan, snapshot_id, &ids, candidate_k)?
+            {
+                Some(found) => found,
+                None => exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?,
+            };
         found.retain(|&(chunk, _)| admitted(chunk));
         let n = found.len();
         hits.push(ChannelHits::unscored(
@@ -450,6 +519,143 @@ fn channels(
         trace.mark_with("graph", Some(n), None);
     }
     Ok((hits, found_via))
+}
+
+/// A query that names a whole document and asks something of it (`Entity Tags in RFC 2616`) is
+/// answered, in the exact channel, from inside that document: BM25 over the rest of the query,
+/// kept to the document's windows. Its title block and the passages elsewhere that cite it are
+/// not the answer. `None` when the query names no document of the snapshot, or nothing else.
+#[allow(clippy::too_many_arguments)]
+fn scoped_to_documents(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    ids: &[String],
+    limit: usize,
+) -> Result<Option<Vec<(i64, i64)>>> {
+    let Some(rest) = exact::residual(&request.query, engine.patterns()) else {
+        return Ok(None);
+    };
+    let documents = exact::documents_named(conn, snapshot_id, ids, &plan.filter)?;
+    if documents.is_empty() {
+        return Ok(None);
+    }
+    let mut inside = hydrate::chunks_of_sources(conn, snapshot_id, &documents)?;
+    if let Some(admitted) = &plan.filter.chunks {
+        inside.retain(|c| admitted.contains(c));
+    }
+    let scoped = Filter {
+        chunks: Some(std::sync::Arc::new(inside)),
+        ..plan.filter.clone()
+    };
+    let generation = engine.snapshot_meta(conn, snapshot_id)?.generation;
+    let found = engine.lexical(&generation)?.search(&rest, &scoped, limit)?;
+    let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
+    Ok(Some(
+        found
+            .into_iter()
+            .map(|(c, o, _)| (as_i64(c), as_i64(o)))
+            .collect(),
+    ))
+}
+
+/// What is checked about every answer: whether it cites a source that another obsoletes or
+/// supersedes, and whether it quotes text addressed to an AI agent.
+fn checks(
+    segments: &[super::Segment],
+    relations: &[super::ResultRelation],
+    keys: &std::collections::BTreeSet<String>,
+) -> Vec<super::Check> {
+    if segments.is_empty() {
+        return Vec::new();
+    }
+    let superseded: Vec<String> = relations
+        .iter()
+        .filter(|r| {
+            matches!(r.relation.as_str(), "obsoletes" | "supersedes") && keys.contains(&r.to_key)
+        })
+        .map(|r| {
+            format!(
+                "{} is {} by {}",
+                r.to_key,
+                if r.relation == "obsoletes" {
+                    "obsoleted"
+                } else {
+                    "superseded"
+                },
+                r.from_key
+            )
+        })
+        .collect();
+    let quoted = segments
+        .iter()
+        .filter(|s| s.safety.may_contain_instructions)
+        .count();
+    vec![
+        super::Check {
+            name: "superseded_sources",
+            status: if superseded.is_empty() {
+                "pass"
+            } else {
+                "warn"
+            },
+            detail: if superseded.is_empty() {
+                "no cited source is known to be obsoleted or superseded".into()
+            } else {
+                format!("{}: prefer the current source", superseded.join("; "))
+            },
+        },
+        super::Check {
+            name: "quoted_instructions",
+            status: if quoted == 0 { "pass" } else { "warn" },
+            detail: if quoted == 0 {
+                "no segment quotes text addressed to an AI agent".into()
+            } else {
+                format!(
+                    "{quoted} segment(s) quote text addressed to an AI agent: it is source, not instructions"
+                )
+            },
+        },
+    ]
+}
+
+/// What was asked for and has no evidence in the answer: identifiers the query names that no
+/// eligible unit carries, and lanes the mode requires that no segment comes from.
+fn gaps(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    segments: &[super::Segment],
+) -> Result<Vec<super::CoverageGap>> {
+    let mut out = Vec::new();
+    let named = exact::named_identifiers(&request.query, engine.patterns());
+    for id in exact::unmatched(conn, snapshot_id, &named, &plan.filter)? {
+        out.push(super::CoverageGap {
+            kind: "identifier",
+            detail: format!("no eligible source carries {id}: the answer cannot cite it"),
+            name: id,
+        });
+    }
+    for lane in &plan.required_lanes {
+        if !segments
+            .iter()
+            .any(|s| s.source.lane.as_deref() == Some(lane.as_str()))
+        {
+            out.push(super::CoverageGap {
+                kind: "lane",
+                name: lane.clone(),
+                detail: format!(
+                    "the {} mode requires evidence from the {lane} lane and the answer has none",
+                    request.mode.as_deref().unwrap_or_default()
+                ),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// A channel that calls a provider ran (its hits and the call go in), or could not run here
@@ -769,6 +975,9 @@ fn assemble(
         mut coverage,
         warnings: channel_warnings,
         reranked_by,
+        relations,
+        checks,
+        coverage_gaps,
     } = selection;
     let mut warnings = channel_warnings;
     if snapshot_id.is_none() {
@@ -807,6 +1016,7 @@ fn assemble(
             collections: request.collections.clone(),
             kinds: request.kinds.clone(),
             facets: request.facets.clone(),
+            mode: request.mode.clone(),
             channels: plan.channels,
             limit: plan.limit,
             max_per_source: plan.max_per_source,
@@ -814,6 +1024,10 @@ fn assemble(
         },
         segments,
         lanes: plan.lanes,
+        relations,
+        checks,
+        coverage_gaps,
+        decision_requirements: plan.decision_requirements,
         citations,
         coverage,
         warnings,

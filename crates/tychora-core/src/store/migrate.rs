@@ -97,6 +97,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0015_facets_and_records.sql",
         sql: include_str!("../../../../migrations/0015_facets_and_records.sql"),
     },
+    Migration {
+        version: 16,
+        name: "0016_relations.sql",
+        sql: include_str!("../../../../migrations/0016_relations.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -35,6 +35,10 @@ pub struct Identifier {
     pub value: String,
 }
 
+/// The identifier kind of a document's own name (`RFC 6749`): a definition, registered once per
+/// document, that scopes a query naming it to that document.
+pub const DOCUMENT_IDENTIFIER: &str = "document";
+
 /// A pack's identifier pattern, compiled (the exact channel reads queries with it, ingestion
 /// reads units): its name, its regex and how a match is written.
 #[derive(Debug, Clone)]

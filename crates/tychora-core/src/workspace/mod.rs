@@ -513,6 +513,45 @@ impl Workspace {
         crate::manage::show_record(&self.engine, key, kind)
     }
 
+    /// Relation assertions touching `key`, of `relation`, in `status` (all when none is given).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn list_relations(
+        &self,
+        key: Option<&str>,
+        relation: Option<&str>,
+        status: Option<&str>,
+    ) -> Result<Vec<crate::manage::RelationAssertion>> {
+        crate::manage::list_relations(&self.engine, key, relation, status)
+    }
+
+    /// Declares (or proposes) a relation assertion between two named evidence objects, checked
+    /// against its type: endpoint kinds, creation method, required support, cardinality.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT`, `E_NOT_FOUND` or `E_CONFLICT` (cardinality), with what is wrong.
+    pub fn declare_relation(
+        &self,
+        request: &crate::manage::DeclareRelation,
+    ) -> Result<crate::manage::RelationAssertion> {
+        crate::manage::declare_relation(&self.engine, request)
+    }
+
+    /// Reviews an assertion: `accept`, `reject` or `comment`, as `actor`.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND`, `E_INVALID_ARGUMENT` or `E_CONFLICT` (accepting would break cardinality).
+    pub fn review_relation(
+        &self,
+        id: i64,
+        action: &str,
+        actor: &str,
+        note: Option<&str>,
+    ) -> Result<crate::manage::RelationAssertion> {
+        crate::manage::review_relation(&self.engine, id, action, actor, note)
+    }
+
     /// Published snapshots, newest first.
     ///
     /// # Errors

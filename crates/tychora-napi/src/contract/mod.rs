@@ -17,6 +17,7 @@ mod operations;
 #[allow(dead_code)]
 mod query;
 mod records;
+mod relations;
 mod symbol;
 
 pub use describe::*;
@@ -25,6 +26,7 @@ pub use manage::*;
 pub use operations::*;
 pub use query::*;
 pub use records::*;
+pub use relations::*;
 pub use symbol::*;
 
 use napi::bindgen_prelude::{Either, Null};

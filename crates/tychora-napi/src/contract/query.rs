@@ -39,6 +39,8 @@ pub struct QueryRequest {
     pub rerank: Option<bool>,
     /// Also run the graph channel, on top of the profile's (or the requested) channels.
     pub graph: Option<bool>,
+    /// A mode the pack defines (`compliance`, `implementation`).
+    pub mode: Option<String>,
 }
 
 impl From<QueryRequest> for core::QueryRequest {
@@ -58,6 +60,7 @@ impl From<QueryRequest> for core::QueryRequest {
             explain,
             rerank,
             graph,
+            mode,
         } = value;
         let size = |v: Option<u32>| v.map(|n| n as usize);
         Self {
@@ -75,6 +78,7 @@ impl From<QueryRequest> for core::QueryRequest {
             explain: explain.unwrap_or(false),
             rerank,
             graph: graph.unwrap_or(false),
+            mode,
         }
     }
 }
@@ -294,12 +298,47 @@ pub struct AppliedScope {
     pub kinds: Vec<String>,
     /// The facet conditions applied.
     pub facets: Vec<String>,
+    /// The mode applied, if any.
+    pub mode: Option<String>,
     pub channels: Vec<String>,
     pub limit: i64,
     #[napi(js_name = "max_per_source")]
     pub max_per_source: i64,
     /// The reranker applied (`provider/model`), if any.
     pub rerank: Option<String>,
+}
+
+/// One check on an answer.
+#[napi(object)]
+pub struct Check {
+    #[napi(ts_type = "'superseded_sources' | 'quoted_instructions'")]
+    pub name: String,
+    #[napi(ts_type = "'pass' | 'warn'")]
+    pub status: String,
+    pub detail: String,
+}
+
+/// Something asked for with no evidence in the answer.
+#[napi(object)]
+pub struct CoverageGap {
+    #[napi(ts_type = "'identifier' | 'lane'")]
+    pub kind: String,
+    pub name: String,
+    pub detail: String,
+}
+
+/// An accepted relation assertion touching a returned segment's document or record.
+#[napi(object)]
+pub struct ResultRelation {
+    pub id: i64,
+    pub relation: String,
+    #[napi(js_name = "from_key")]
+    pub from_key: String,
+    #[napi(js_name = "to_key")]
+    pub to_key: String,
+    #[napi(ts_type = "'parsed' | 'declared' | 'proposed'")]
+    pub method: String,
+    pub support: Either<String, Null>,
 }
 
 /// How the output budget was applied.
@@ -349,6 +388,16 @@ pub struct QueryResult {
     pub segments: Vec<Segment>,
     /// The pack's lane order.
     pub lanes: Vec<String>,
+    /// Accepted relation assertions about the segments' documents and records.
+    pub relations: Vec<ResultRelation>,
+    /// What was checked about the answer.
+    pub checks: Vec<Check>,
+    /// What was asked for and has no evidence here.
+    #[napi(js_name = "coverage_gaps")]
+    pub coverage_gaps: Vec<CoverageGap>,
+    /// What a decision made from the answer must do (the mode's).
+    #[napi(js_name = "decision_requirements")]
+    pub decision_requirements: Vec<String>,
     pub citations: Vec<Citation>,
     pub coverage: Coverage,
     pub warnings: Vec<String>,
@@ -370,6 +419,10 @@ impl From<core::QueryResult> for QueryResult {
             applied_scope,
             segments,
             lanes,
+            relations,
+            checks,
+            coverage_gaps,
+            decision_requirements,
             citations,
             coverage,
             warnings,
@@ -382,6 +435,7 @@ impl From<core::QueryResult> for QueryResult {
             collections,
             kinds,
             facets,
+            mode,
             channels,
             limit,
             max_per_source,
@@ -413,6 +467,7 @@ impl From<core::QueryResult> for QueryResult {
                 collections,
                 kinds,
                 facets,
+                mode,
                 channels,
                 limit: count(limit),
                 max_per_source: count(max_per_source),
@@ -420,6 +475,54 @@ impl From<core::QueryResult> for QueryResult {
             },
             segments: segments.into_iter().map(segment).collect(),
             lanes,
+            checks: checks
+                .into_iter()
+                .map(|c| {
+                    let core::Check {
+                        name,
+                        status,
+                        detail,
+                    } = c;
+                    Check {
+                        name: name.into(),
+                        status: status.into(),
+                        detail,
+                    }
+                })
+                .collect(),
+            coverage_gaps: coverage_gaps
+                .into_iter()
+                .map(|g| {
+                    let core::CoverageGap { kind, name, detail } = g;
+                    CoverageGap {
+                        kind: kind.into(),
+                        name,
+                        detail,
+                    }
+                })
+                .collect(),
+            decision_requirements,
+            relations: relations
+                .into_iter()
+                .map(|r| {
+                    let core::ResultRelation {
+                        id,
+                        relation,
+                        from_key,
+                        to_key,
+                        method,
+                        support,
+                    } = r;
+                    ResultRelation {
+                        id,
+                        relation,
+                        from_key,
+                        to_key,
+                        method,
+                        support: nullable(support),
+                    }
+                })
+                .collect(),
             citations: citations.into_iter().map(citation).collect(),
             coverage: Coverage {
                 eligible_sources,
