@@ -225,6 +225,9 @@ describe.skipIf(nativeMissing)('stage fingerprints', () => {
 
     const shown = RecordDetailSchema.parse(JSON.parse((await cli(['records', 'show', 'V1.2.1', '-w', ws, '--format', 'json'])).stdout))
     expect(shown.evidence.map((e) => e.format).sort()).toEqual(['csv', 'json'])
+    expect(shown.status).toBe('captured')
+    const reviewed = RecordDetailSchema.parse(JSON.parse((await cli(['records', 'review', 'V1.2.1', 'accept', '-w', ws, '--format', 'json'])).stdout))
+    expect(reviewed.status).toBe('reviewed')
     const text = await cli(['records', 'show', 'V99.1.1', '-w', ws])
     expect(text.code).toBe(0)
     expect(text.stdout).toContain('extra.csv:2-2')

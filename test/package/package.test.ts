@@ -30,6 +30,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // 171 files.
 // 2026-12-02: documents, visual assets, descriptions, the visual channel and the law/RFC kinds
 // (their code in dist/, migrations 0006–0013, the README) bring it to 1,005,880 B unpacked.
+// Later that day facets, structured records, relations, modes and the evidence evaluation
+// (migrations 0014–0016, the records/relations/eval commands, pack schema): 1,156,782 B in 252 files.
 // Budgets: the measured figures plus about 25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------

@@ -104,7 +104,7 @@ export class Workspace implements EvidenceClient {
    * and its bearer tokens for the daemon (`runtime/token` for the owner, `runtime/agent-token`
    * for agents; mode 0600).
    */
-  static async init(dir: string, options: { profile?: 'documents' | 'code'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
+  static async init(dir: string, options: { profile?: 'documents' | 'code' | 'verified'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
     const report = checked((await contracts.workspace()).InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile, options.embeddings)))
     await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
@@ -289,6 +289,11 @@ export class Workspace implements EvidenceClient {
     return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.showRecord(key, kind)))
   }
 
+  /** A person's decision on a record: accept (reviewed: the verified profile counts it) or reject. */
+  async reviewRecord(key: string, action: 'accept' | 'reject', options: { kind?: string } = {}): Promise<RecordDetail> {
+    return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.reviewRecord(key, options.kind, action)))
+  }
+
   /** Relation assertions touching a key, of a relation, in a status. */
   async listRelations(request: ListRelationsRequest = {}): Promise<RelationAssertion[]> {
     const relations = await contracts.relations()
@@ -465,6 +470,6 @@ function toHooks(providers: TextProviders) {
   }
 }
 
-export async function initWorkspace(dir: string, options: { profile?: 'documents' | 'code'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
+export async function initWorkspace(dir: string, options: { profile?: 'documents' | 'code' | 'verified'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
   return Workspace.init(dir, options)
 }

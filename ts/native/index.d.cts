@@ -62,6 +62,8 @@ export declare class NativeWorkspace {
   listRecords(options: ListRecordsOptions): Promise<RecordList>
   /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
   showRecord(key: string, kind?: string | undefined | null): Promise<RecordDetail>
+  /** A person's decision on a record: `accept` (reviewed) or `reject`. */
+  reviewRecord(key: string, kind: string | undefined | null, action: string): Promise<RecordDetail>
   /** Relation assertions touching a key, of a relation, in a status. */
   listRelations(options: ListRelationsOptions): Promise<Array<RelationAssertion>>
   /** Declares (or proposes) an assertion, checked against its type. */

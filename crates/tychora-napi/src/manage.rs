@@ -95,6 +95,20 @@ impl NativeWorkspace {
         }))
     }
 
+    /// A person's decision on a record: `accept` (reviewed) or `reject`.
+    #[napi(catch_unwind, ts_return_type = "Promise<RecordDetail>")]
+    pub fn review_record(
+        &self,
+        key: String,
+        kind: Option<String>,
+        action: String,
+    ) -> Result<AsyncTask<Blocking<contract::RecordDetail>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws.review_record(&key, kind.as_deref(), &action)?.into())
+        }))
+    }
+
     /// Relation assertions touching a key, of a relation, in a status.
     #[napi(catch_unwind, ts_return_type = "Promise<Array<RelationAssertion>>")]
     pub fn list_relations(

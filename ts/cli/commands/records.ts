@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty'
 import type { RecordDetail, RecordList } from '../../contracts/records.js'
+import { TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
 import { repeatedFlag, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
@@ -68,7 +69,24 @@ const show = defineCommand({
   },
 })
 
+const review = defineCommand({
+  meta: { name: 'review', description: 'A person’s decision on record KEY: accept (reviewed: the verified profile counts it) or reject' },
+  args: {
+    ...workspaceArg,
+    ...output,
+    key: { type: 'positional', required: true, description: 'The record’s key' },
+    action: { type: 'positional', required: true, description: 'accept | reject' },
+    kind: { type: 'string', description: 'Its kind, when several kinds have a record of that key' },
+  },
+  async run({ args }) {
+    const action = String(args.action)
+    if (action !== 'accept' && action !== 'reject') throw new TychoraError('E_INVALID_ARGUMENT', 'the action is accept or reject')
+    const record = await withLocalWorkspace(args.workspace, (ws) => ws.reviewRecord(String(args.key), action, args.kind ? { kind: args.kind } : {}))
+    writeOut(args.format === 'json' ? JSON.stringify(record, null, 2) : detailText(record))
+  },
+})
+
 export default defineCommand({
   meta: { name: 'records', description: 'Structured records read from sources by their kind’s rules (ASVS requirements, decisions…)' },
-  subCommands: { list, show },
+  subCommands: { list, show, review },
 })

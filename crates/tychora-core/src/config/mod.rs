@@ -396,6 +396,11 @@ pub struct Profile {
     /// Whether it may call the network (never, for the built-in profiles).
     #[serde(default)]
     pub network: bool,
+    /// Stricter eligibility: a structured record counts (its facets, its key in the exact
+    /// channel) only once a person reviewed it, and identifiers that only unreviewed records
+    /// carry are coverage gaps.
+    #[serde(default)]
+    pub verified: bool,
 }
 
 /// `[embeddings]`: which provider and model embed the windows, and the caps on what they cost.
@@ -559,7 +564,7 @@ fn yes() -> bool {
 }
 
 /// The profiles `tychora init --profile` accepts.
-pub const PROFILES: [&str; 2] = ["documents", "code"];
+pub const PROFILES: [&str; 3] = ["documents", "code", "verified"];
 
 /// The embedding providers `tychora init --embeddings` accepts.
 pub const EMBEDDING_PROVIDERS: [&str; 2] = ["local", "voyage"];
@@ -615,6 +620,13 @@ description = "Offline documents: exact + lexical channels, no network"
 pack = "documents"
 channels = ["exact", "lexical"]
 network = false
+
+[profiles.verified]
+description = "Offline documents, stricter: structured records count once reviewed (`tychora records review`), relations once accepted; what only unreviewed records say is a coverage gap"
+pack = "documents"
+channels = ["exact", "lexical"]
+network = false
+verified = true
 
 [profiles.code]
 description = "Repositories: code files as symbols (tree-sitter) plus their docs; identifiers split into sub-tokens; a reference graph; no network"

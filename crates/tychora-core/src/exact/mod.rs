@@ -264,6 +264,12 @@ fn matching(
             sql.push_str("))");
         }
     }
+    if filter.verified {
+        // A record's key counts once a person reviewed the record.
+        sql.push_str(
+            " AND (i.kind != 'record' OR EXISTS (SELECT 1 FROM structured_records sr WHERE sr.key = i.value AND sr.status = 'reviewed'))",
+        );
+    }
     filter.push_sql(&mut sql, &mut values);
     (sql, values)
 }

@@ -99,6 +99,9 @@ fn is_iso_date(s: &str) -> bool {
     (1..=days).contains(&d)
 }
 
+/// The verified profile's condition on a record's facet value: the record was reviewed.
+const REVIEWED: &str = " AND EXISTS (SELECT 1 FROM structured_records sr WHERE sr.id = fv.record_id AND sr.status = 'reviewed')";
+
 /// How a condition compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -238,7 +241,12 @@ impl Condition {
     /// Appends `AND s.id IN (…)` for a query that joins `sources s`: the sources whose own value
     /// satisfies the condition, or that hold evidence of a record whose value does (the
     /// channels narrow those to the record's windows; [`Condition::push_chunks_sql`]).
-    pub fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
+    pub fn push_sql(
+        &self,
+        sql: &mut String,
+        values: &mut Vec<rusqlite::types::Value>,
+        reviewed_only: bool,
+    ) {
         sql.push_str(
             " AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id IS NOT NULL AND ",
         );
@@ -247,6 +255,9 @@ impl Condition {
             " UNION SELECT r.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id JOIN record_evidence re ON re.record_id = fv.record_id JOIN revisions r ON r.id = re.revision_id WHERE ",
         );
         self.tests_sql(sql, values);
+        if reviewed_only {
+            sql.push_str(REVIEWED);
+        }
         sql.push(')');
     }
 
@@ -258,6 +269,7 @@ impl Condition {
         &self,
         snapshot_id: i64,
         scope: &dyn Fn(&mut String, &mut Vec<rusqlite::types::Value>),
+        reviewed_only: bool,
     ) -> (String, Vec<rusqlite::types::Value>) {
         let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
         let mut sql = String::from(
@@ -278,6 +290,9 @@ impl Condition {
              WHERE ",
         );
         self.tests_sql(&mut sql, &mut values);
+        if reviewed_only {
+            sql.push_str(REVIEWED);
+        }
         scope(&mut sql, &mut values);
         (sql, values)
     }

@@ -325,9 +325,20 @@ fn prepare_document(
             });
         }
     };
-    let parsed = std::mem::take(&mut read.parsed);
+    let mut parsed = std::mem::take(&mut read.parsed);
+    let mut records = Vec::new();
+    if let Some(definition) = assignment
+        .kind_for(ctx.kinds, format)
+        .and_then(|k| ctx.kinds.get(k))
+    {
+        let (found, diagnostics) =
+            super::records::extract_document(definition, &mut parsed.units, &read.locators, rel);
+        records = found;
+        parsed.diagnostics.extend(diagnostics);
+    }
     let text = std::mem::take(&mut read.text);
     let mut extraction = extraction_of(ctx, rel, format, &text, parsed, None);
+    extraction.records = records;
     read.text = text;
     extraction.document = Some(Box::new(DocumentPlace {
         text_sha256: sha256_hex(read.text.as_bytes()),

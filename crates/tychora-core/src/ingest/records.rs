@@ -37,11 +37,89 @@ pub fn extract(
     units: &mut [Unit],
     path: &str,
 ) -> (Vec<Candidate>, Vec<Diagnostic>) {
+    if definition.records.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let rows: Vec<Row> = units
+        .iter()
+        .enumerate()
+        .filter_map(|(ordinal, unit)| {
+            row_fields(format, text, unit).map(|fields| Row {
+                ordinal,
+                fields,
+                at: format!("{}:1", unit.span.line_start),
+            })
+        })
+        .collect();
+    read_rows(definition, rows, units, path)
+}
+
+/// As [`extract`], for a document (DOCX, PDF) whose table rows carry their cells in `locators`
+/// (one per unit): a row's fields are its cells under the header row's cells of the same column.
+pub fn extract_document(
+    definition: &KindDefinition,
+    units: &mut [Unit],
+    locators: &[crate::parse::document::DocLocator],
+    path: &str,
+) -> (Vec<Candidate>, Vec<Diagnostic>) {
+    if definition.records.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut headers: std::collections::HashMap<(&str, usize), Vec<(usize, String)>> =
+        std::collections::HashMap::new();
+    for l in locators.iter().filter(|l| l.header) {
+        if let Some(table) = l.table {
+            headers.entry((l.part.as_str(), table)).or_insert_with(|| {
+                l.cells
+                    .iter()
+                    .map(|c| (c.col, c.text.trim().to_string()))
+                    .collect()
+            });
+        }
+    }
+    let rows: Vec<Row> = locators
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.header && l.row.is_some())
+        .filter_map(|(ordinal, l)| {
+            let header = headers.get(&(l.part.as_str(), l.table?))?;
+            let fields = l
+                .cells
+                .iter()
+                .filter_map(|c| {
+                    header
+                        .iter()
+                        .find(|(col, _)| *col == c.col)
+                        .map(|(_, name)| {
+                            (name.clone(), strip_marks(c.text.trim(), "**").to_string())
+                        })
+                })
+                .collect();
+            Some(Row {
+                ordinal,
+                fields,
+                at: format!("table {} row {}", l.table?, l.row?),
+            })
+        })
+        .collect();
+    read_rows(definition, rows, units, path)
+}
+
+/// One row-shaped unit: its ordinal, its (column, value) pairs, and where a diagnostic points.
+struct Row {
+    ordinal: usize,
+    fields: Vec<(String, String)>,
+    at: String,
+}
+
+fn read_rows(
+    definition: &KindDefinition,
+    rows: Vec<Row>,
+    units: &mut [Unit],
+    path: &str,
+) -> (Vec<Candidate>, Vec<Diagnostic>) {
     let mut found = Vec::new();
     let mut diagnostics = Vec::new();
-    if definition.records.is_empty() {
-        return (found, diagnostics);
-    }
     let mut rules = Vec::new();
     for (record_type, rule) in &definition.records {
         // Both were checked when the pack was resolved; a rule that still fails is reported once.
@@ -60,8 +138,13 @@ pub fn extract(
             )),
         }
     }
-    for (ordinal, unit) in units.iter_mut().enumerate() {
-        let Some(row) = row_fields(format, text, unit) else {
+    for Row {
+        ordinal,
+        fields: row,
+        at,
+    } in rows
+    {
+        let Some(unit) = units.get_mut(ordinal) else {
             continue;
         };
         for (record_type, rule, validator, pattern) in &rules {
@@ -90,7 +173,7 @@ pub fn extract(
                         ErrorCode::InvalidArgument,
                         format!("{record_type} {key} is not recorded: {}", errors.join("; ")),
                     )
-                    .at(format!("{}:1", unit.span.line_start)),
+                    .at(at.clone()),
                 );
                 continue;
             }
@@ -113,6 +196,24 @@ pub fn extract(
         }
     }
     (found, diagnostics)
+}
+
+/// Whether two statements of a field say the same: equal, or text that differs only in
+/// typography — curly quotes, dashes, Markdown escapes, spacing — which the formats of one
+/// document (Word, Markdown, CSV) render each their own way.
+fn same_statement(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(a), Value::String(b)) => {
+            let words = |s: &str| -> String {
+                s.chars()
+                    .filter(|c| c.is_alphanumeric())
+                    .flat_map(char::to_lowercase)
+                    .collect()
+            };
+            a == b || words(a) == words(b)
+        }
+        _ => a == b,
+    }
 }
 
 /// A row's (column, value) pairs, for the units that are rows.
@@ -324,7 +425,7 @@ pub(super) fn store(
                 continue;
             };
             for (field, value) in candidate.body.as_object().into_iter().flatten() {
-                if let Some(theirs) = other.get(field).filter(|t| *t != value) {
+                if let Some(theirs) = other.get(field).filter(|t| !same_statement(t, value)) {
                     diagnostics.push(Diagnostic::info(
                         path,
                         ErrorCode::Conflict,

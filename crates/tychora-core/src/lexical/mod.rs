@@ -63,6 +63,8 @@ pub struct Filter {
     /// filter, resolved once per query: a record's facet admits the windows holding it, not its
     /// whole source (`None`: not resolved).
     pub chunks: Option<std::sync::Arc<std::collections::HashSet<u64>>>,
+    /// The verified profile: a structured record counts only once reviewed.
+    pub verified: bool,
 }
 
 impl Filter {
@@ -78,7 +80,7 @@ impl Filter {
     pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
         self.push_scope_sql(sql, values);
         for condition in &self.facets {
-            condition.push_sql(sql, values);
+            condition.push_sql(sql, values, self.verified);
         }
     }
 

@@ -39,7 +39,7 @@ pub(crate) use doctor::doctor;
 pub(crate) use evidence::{inspect, job_status};
 pub(crate) use listing::{list_snapshots, list_sources};
 pub(crate) use purge::purge;
-pub(crate) use records::{list_records, show_record};
+pub(crate) use records::{list_records, review_record, show_record};
 pub(crate) use relations::{declare_relation, list_relations, review_relation};
 pub(crate) use runs::run_record;
 pub(crate) use status::status;

@@ -196,3 +196,31 @@ fn evidence_of(conn: &Connection, record_id: i64) -> Result<Vec<RecordEvidence>>
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
+
+/// A person's decision on the record `key` (of `kind`, when several kinds have one): `accept`
+/// makes it `reviewed` (the verified profile counts it), `reject` makes it `rejected`.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for another action or an ambiguous key; `E_NOT_FOUND` for no such record.
+pub(crate) fn review_record(
+    engine: &Engine,
+    key: &str,
+    kind: Option<&str>,
+    action: &str,
+) -> Result<RecordDetail> {
+    let status = match action {
+        "accept" => "reviewed",
+        "reject" => "rejected",
+        _ => {
+            return Err(Error::InvalidArgument(format!(
+                "review action {action:?}: expected accept or reject"
+            )));
+        }
+    };
+    let id = show_record(engine, key, kind)?.record.id;
+    engine.writer()?.execute(
+        "UPDATE structured_records SET status = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, status, crate::store::now_ms()],
+    )?;
+    show_record(engine, key, kind)
+}

@@ -213,9 +213,13 @@ pub fn eligible_chunks(
 ) -> Result<std::collections::HashSet<u64>> {
     let mut admitted: Option<std::collections::HashSet<u64>> = None;
     for condition in &filter.facets {
-        let (sql, values) = condition.chunks_sql(snapshot_id, &|sql, values| {
-            filter.push_scope_sql(sql, values);
-        });
+        let (sql, values) = condition.chunks_sql(
+            snapshot_id,
+            &|sql, values| {
+                filter.push_scope_sql(sql, values);
+            },
+            filter.verified,
+        );
         let mut stmt = conn.prepare(&sql)?;
         let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
         let mut these = std::collections::HashSet::new();

@@ -396,6 +396,7 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
                 .map(|raw| crate::facet::Condition::parse(&pack.kinds, raw))
                 .collect::<Result<_>>()?,
             chunks: None,
+            verified: engine.config().profiles[&engine.config().default_profile].verified,
         },
         explain: request.explain,
         rerank: request.rerank.unwrap_or(true),
@@ -636,7 +637,11 @@ fn gaps(
     for id in exact::unmatched(conn, snapshot_id, &named, &plan.filter)? {
         out.push(super::CoverageGap {
             kind: "identifier",
-            detail: format!("no eligible source carries {id}: the answer cannot cite it"),
+            detail: if plan.filter.verified {
+                format!("no eligible source carries {id} (in the verified profile a record counts once reviewed): the answer cannot cite it")
+            } else {
+                format!("no eligible source carries {id}: the answer cannot cite it")
+            },
             name: id,
         });
     }

@@ -513,6 +513,20 @@ impl Workspace {
         crate::manage::show_record(&self.engine, key, kind)
     }
 
+    /// A person's decision on a record: `accept` (reviewed: the verified profile counts it) or
+    /// `reject`.
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` for no such record; `E_INVALID_ARGUMENT` for another action.
+    pub fn review_record(
+        &self,
+        key: &str,
+        kind: Option<&str>,
+        action: &str,
+    ) -> Result<crate::manage::RecordDetail> {
+        crate::manage::review_record(&self.engine, key, kind, action)
+    }
+
     /// Relation assertions touching `key`, of `relation`, in `status` (all when none is given).
     ///
     /// # Errors
