@@ -257,11 +257,7 @@ pub(super) fn store_parsed(
 ) -> Result<Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     for p in parsed {
-        let unit_id: i64 = tx.query_row(
-            "SELECT id FROM evidence_units WHERE extraction_id = ?1 AND ordinal = ?2",
-            params![extraction_id, p.unit],
-            |r| r.get(0),
-        )?;
+        let unit_id = super::commit::unit_id(tx, extraction_id, p.unit)?;
         let stored = assert(
             tx,
             pack,

@@ -53,12 +53,15 @@ pub struct RelationAssertion {
     pub created_at: i64,
 }
 
-const SELECT: &str = "SELECT a.id, a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, a.status, a.actor, a.note,
-       (SELECT s.rel_path || ':' || l.line_start || '-' || l.line_end FROM locators l JOIN evidence_units u ON u.id = l.unit_id
-          JOIN extractions e ON e.id = u.extraction_id JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
-         WHERE l.unit_id = a.support_unit_id),
-       a.revision_id, a.created_at
-  FROM relation_assertions a";
+/// An assertion's columns, its support cited as `path:line-line`.
+fn select() -> String {
+    format!(
+        "SELECT a.id, a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, a.status, a.actor, a.note, {},
+                a.revision_id, a.created_at
+           FROM relation_assertions a",
+        crate::query::hydrate::SUPPORT_CITATION
+    )
+}
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RelationAssertion> {
     Ok(RelationAssertion {
@@ -91,8 +94,9 @@ pub(crate) fn list_relations(
     engine.with_reader(|conn| {
         Ok(conn
             .prepare_cached(&format!(
-                "{SELECT} WHERE (?1 IS NULL OR a.from_key = ?1 OR a.to_key = ?1) AND (?2 IS NULL OR a.relation = ?2)
-                   AND (?3 IS NULL OR a.status = ?3) ORDER BY a.relation, a.from_key, a.to_key, a.id"
+                "{} WHERE (?1 IS NULL OR a.from_key = ?1 OR a.to_key = ?1) AND (?2 IS NULL OR a.relation = ?2)
+                   AND (?3 IS NULL OR a.status = ?3) ORDER BY a.relation, a.from_key, a.to_key, a.id",
+                select()
             ))?
             .query_map(params![key, relation, status], row)?
             .collect::<rusqlite::Result<_>>()?)
@@ -218,7 +222,7 @@ pub(crate) fn declare_relation(
                 note: request.note.as_deref(),
             },
         )?;
-        let stored = tx.query_row(&format!("{SELECT} WHERE a.id = ?1"), [id], row)?;
+        let stored = tx.query_row(&format!("{} WHERE a.id = ?1", select()), [id], row)?;
         tx.commit()?;
         Ok(stored)
     }
@@ -246,7 +250,7 @@ pub(crate) fn review_relation(
         let mut conn = engine.writer()?;
         let tx = conn.transaction()?;
         let current = tx
-            .query_row(&format!("{SELECT} WHERE a.id = ?1"), [id], row)
+            .query_row(&format!("{} WHERE a.id = ?1", select()), [id], row)
             .optional()?
             .ok_or_else(|| Error::NotFound {
                 what: "relation assertion",
@@ -287,7 +291,7 @@ pub(crate) fn review_relation(
                 params![id, decision],
             )?;
         }
-        let stored = tx.query_row(&format!("{SELECT} WHERE a.id = ?1"), [id], row)?;
+        let stored = tx.query_row(&format!("{} WHERE a.id = ?1", select()), [id], row)?;
         tx.commit()?;
         Ok(stored)
     }

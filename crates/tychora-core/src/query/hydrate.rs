@@ -234,6 +234,14 @@ pub fn eligible_chunks(
     Ok(admitted.unwrap_or_default())
 }
 
+/// `path:line-line` of the unit that supports assertion `a` (a subquery over
+/// `relation_assertions a`).
+pub(crate) const SUPPORT_CITATION: &str =
+    "(SELECT s.rel_path || ':' || l.line_start || '-' || l.line_end FROM locators l
+    JOIN evidence_units u ON u.id = l.unit_id JOIN extractions e ON e.id = u.extraction_id
+    JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
+   WHERE l.unit_id = a.support_unit_id)";
+
 /// What the segments are, by key: their documents' own names (`RFC 3986`) and the records their
 /// windows state (`V1.2.3`).
 pub fn segment_keys(
@@ -279,10 +287,7 @@ pub fn relations_about(
     let keys: Vec<&String> = keys.iter().collect();
     let list = placeholders(keys.len());
     let sql = format!(
-        "SELECT a.id, a.relation, a.from_key, a.to_key, a.method,
-                (SELECT s.rel_path || ':' || l.line_start || '-' || l.line_end FROM locators l JOIN evidence_units u ON u.id = l.unit_id
-                   JOIN extractions e ON e.id = u.extraction_id JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
-                  WHERE l.unit_id = a.support_unit_id)
+        "SELECT a.id, a.relation, a.from_key, a.to_key, a.method, {SUPPORT_CITATION}
            FROM relation_assertions a
           WHERE a.status = 'accepted' AND (a.from_key IN ({list}) OR a.to_key IN ({list}))
           GROUP BY a.relation, a.from_key, a.to_key ORDER BY a.relation, a.from_key, a.to_key"
