@@ -242,6 +242,13 @@ pub(crate) const SUPPORT_CITATION: &str =
     JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
    WHERE l.unit_id = a.support_unit_id)";
 
+/// Whether the store holds any relation assertion.
+pub fn any_relations(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM relation_assertions)")?
+        .query_row([], |r| r.get(0))?)
+}
+
 /// What the segments are, by key: their documents' own names (`RFC 3986`) and the records their
 /// windows state (`V1.2.3`).
 pub fn segment_keys(

@@ -245,7 +245,13 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             &mut trace,
         )?;
         trace.mark("segments");
-        let keys = hydrate::segment_keys(conn, snapshot_id, &selection.segments)?;
+        // What the segments are by key only matters for the relations about them: a corpus
+        // without assertions skips the lookups (one per source and per segment).
+        let keys = if hydrate::any_relations(conn)? {
+            hydrate::segment_keys(conn, snapshot_id, &selection.segments)?
+        } else {
+            std::collections::BTreeSet::new()
+        };
         selection.relations = hydrate::relations_about(conn, &keys)?;
         selection.checks = checks(&selection.segments, &selection.relations, &keys);
         selection.coverage_gaps = gaps(
@@ -256,6 +262,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             snapshot_id,
             &selection.segments,
         )?;
+        trace.mark("checks");
         Ok((Some(snapshot_id), selection))
     })?;
     let result = assemble(request, plan, snapshot_id, selection, trace, started);
