@@ -29,10 +29,8 @@ pub fn query_identifiers(query: &str, patterns: &[IdentifierRule]) -> Vec<String
             out.push(v);
         }
     };
-    for pattern in patterns {
-        for found in pattern.find_all(query) {
-            push(normalize_identifier(&found));
-        }
+    for found in named_identifiers(query, patterns) {
+        push(normalize_identifier(&found));
     }
     let trimmed = query.trim();
     // A whole query is an identifier only when it is short enough to be one.
