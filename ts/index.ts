@@ -30,3 +30,23 @@ export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'
 export { evalBeirAsCode, type BeirCodeOptions, type BeirCodeReport } from './eval/beir-code.js'
 export { ndcgAt, recallAt, mrrAt, score, type Scores } from './eval/metrics.js'
 export { connect, type ConnectOptions, type HttpEvidenceClient } from './client/http-client.js'
+export {
+  ProposeRequestSchema,
+  ProposalSchema,
+  ProposalListSchema,
+  MigrationSchema,
+  ProjectConfigSchema,
+  ApplyReportSchema,
+  KnowledgeChangeSchema,
+  type ProposeRequest,
+  type Proposal,
+  type ProposalList,
+  type Migration,
+  type ProjectConfig,
+  type ApplyReport,
+  type KnowledgeChange,
+} from './contracts/knowledge.js'
+export { initProject, findProject, projectPaths, type ProjectPaths } from './knowledge/layout.js'
+export { propose, accept, reject, listProposals, readProposal, type EvidenceLookup } from './knowledge/lifecycle.js'
+export { readMigrations, renumber } from './knowledge/migrations.js'
+export { applyMigrations, answeringState, builtState, stateHash, readInputs } from './service/knowledge-state.js'

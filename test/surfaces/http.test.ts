@@ -282,6 +282,8 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
           'GET /v1/projects/{project}/sources/{id}',
           'POST /v1/projects/{project}/sources',
           'GET /v1/projects/{project}/jobs/{id}',
+          'POST /v1/projects/{project}/proposals',
+          'GET /v1/projects/{project}/proposals',
           'GET /v1/projects/{project}/snapshots',
           'GET /mcp',
           'POST /mcp',

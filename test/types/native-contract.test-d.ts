@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
 import type { ChunkEvidenceSchema, JobStatusSchema, RevisionEvidenceSchema, SnapshotEvidenceSchema, SourceEvidenceSchema, UnitEvidenceSchema } from '../../ts/contracts/evidence.js'
-import type { AddRequestSchema, ProgressSchema, ReceiptSchema } from '../../ts/contracts/ingest.js'
+import type { AddRequestSchema, ProgressSchema, ReceiptSchema, StampSchema } from '../../ts/contracts/ingest.js'
 import type { QueryRequestSchema } from '../../ts/contracts/query.js'
 import type { QueryResultSchema } from '../../ts/contracts/result.js'
 import type { ListSourcesRequestSchema, SnapshotListSchema, SourceListSchema } from '../../ts/contracts/service.js'
@@ -71,7 +71,10 @@ describe('native results are exactly the zod contracts', () => {
 describe('validated requests are exactly what the native functions take', () => {
   it('search, add, inspect symbol, list sources', () => {
     expectTypeOf<In<typeof QueryRequestSchema>>().toEqualTypeOf<Native.QueryRequest>()
-    expectTypeOf<In<typeof AddRequestSchema>>().toEqualTypeOf<Native.AddRequest>()
+    // The stamp of curated knowledge is no surface's to send: only migrate apply adds it.
+    expectTypeOf<In<typeof AddRequestSchema>>().toEqualTypeOf<Omit<Native.AddRequest, 'stamp'>>()
+    expectTypeOf<Native.AddRequest['stamp']>().toEqualTypeOf<Native.Stamp | undefined>()
+    expectTypeOf<Out<typeof StampSchema>>().toEqualTypeOf<Native.Stamp>()
     expectTypeOf<In<typeof InspectSymbolRequestSchema>>().toEqualTypeOf<Native.InspectSymbolRequest>()
     expectTypeOf<Omit<In<typeof ListSourcesRequestSchema>, 'project'>>().toEqualTypeOf<Native.ListSourcesOptions>()
     expectTypeOf<In<typeof ListRecordsRequestSchema>>().toEqualTypeOf<Native.ListRecordsOptions>()

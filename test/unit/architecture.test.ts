@@ -43,7 +43,7 @@ const sourceOf = (to: string) => (to.endsWith('.js') && existsSync(join('ts', to
 const layer = (file: string) =>
   file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, '')
 
-const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client', 'providers'] as const
+const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client', 'providers', 'knowledge'] as const
 
 /**
  * What each layer may import besides itself. A layer missing here fails the test, so a new folder
@@ -57,14 +57,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   'package-root': [],
   contracts: ['errors'],
   // The only layer that loads the native binding; it hands the core the PDF reader.
-  engine: ['contracts', 'errors', 'native', 'extract'],
+  engine: ['contracts', 'errors', 'native', 'extract', 'knowledge'],
+  // Team knowledge as files: proposals, reviews, checksummed migrations (no engine: the service
+  // layer builds states from them).
+  knowledge: ['contracts', 'errors'],
   // Document readers in worker threads (pdf.js); they find their worker file from the package root.
   extract: ['package-root'],
   format: ['contracts', 'errors'],
   // Paid model providers (Voyage) over their SDKs; the engine never calls them, the composers do.
   providers: ['contracts', 'errors'],
   // Implementations of the contracts' interfaces over the engine (registry, agent scope, remote).
-  service: ['contracts', 'errors', 'engine', 'providers'],
+  service: ['contracts', 'errors', 'engine', 'providers', 'knowledge'],
   // The surfaces are written against the interfaces and never open a workspace themselves.
   // http states the package's version in /openapi.json.
   http: ['contracts', 'errors', 'format', 'service', 'package-root'],
@@ -77,7 +80,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The CLI composes too (it routes through a daemon or opens a workspace), and runs evals.
   cli: [...BELOW_SURFACES, 'http', 'mcp', 'daemon', 'eval', 'package-root'],
   // The library's barrel may re-export anything except the binding itself.
-  index: ['package-root', 'contracts', 'errors', 'engine', 'format', 'service', 'providers', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
+  index: ['package-root', 'contracts', 'errors', 'engine', 'knowledge', 'format', 'service', 'providers', 'http', 'mcp', 'client', 'eval', 'daemon', 'cli'],
 }
 
 describe('dependency direction', () => {

@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { TychoraError } from '../errors.js'
+import { visible } from '../format/terminal.js'
+import { PROJECT_FILE, projectPaths } from '../knowledge/layout.js'
+import { answeringState } from '../service/knowledge-state.js'
 
 /** The flag every workspace command takes. */
 export const workspaceArg = {
@@ -24,11 +27,23 @@ export function resolveWorkspace(flag: string | undefined): string {
     if (isWorkspace(dir)) return dir
     const candidate = join(dir, '.tychora')
     if (isWorkspace(candidate)) return candidate
+    if (existsSync(join(candidate, PROJECT_FILE))) return projectState(candidate)
     const parent = dirname(dir)
     if (parent === dir) break
     dir = parent
   }
   throw new TychoraError('E_NOT_FOUND', 'no workspace here or above: pass --workspace DIR, set TYCHORA_WORKSPACE, run from inside a workspace folder, or run `tychora init` (creates ./.tychora)')
+}
+
+/** A knowledge project answers from the state built for its tracked inputs (or, until that is built, the last one). */
+function projectState(root: string): string {
+  const state = answeringState(projectPaths(root))
+  if (!state) throw new TychoraError('E_NOT_FOUND', `${root} is a knowledge project with no built state yet: run \`tychora migrate apply\``)
+  if (state.behind) {
+    const why = state.problem ? `the tracked migrations cannot be applied (${state.problem})` : 'the knowledge state is behind the tracked migrations (run `tychora migrate apply`)'
+    process.stderr.write(visible(`tychora: ${why}; answering from the last built state\n`))
+  }
+  return state.dir
 }
 
 function isWorkspace(dir: string): boolean {

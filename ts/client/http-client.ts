@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { AddRequest } from '../contracts/ingest.js'
+import { type Proposal, type ProposalList, ProposalListSchema, ProposalSchema, type ProposeRequest } from '../contracts/knowledge.js'
 import type { QueryRequest } from '../contracts/query.js'
 import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
 import {
@@ -101,6 +102,8 @@ export function connect(baseUrl: string, options: ConnectOptions): HttpEvidenceC
       const qs = query.toString()
       return call(SymbolReportSchema, 'GET', `${projectPath}/symbols/${encodeURIComponent(name)}${qs ? `?${qs}` : ''}`)
     },
+    proposeChange: (request: ProposeRequest): Promise<Proposal> => call(ProposalSchema, 'POST', `${projectPath}/proposals`, request),
+    listProposals: (): Promise<ProposalList> => call(ProposalListSchema, 'GET', `${projectPath}/proposals`),
     projects: async (): Promise<ProjectInfo[]> => (await call(ProjectListSchema, 'GET', '/v1/projects')).projects,
   }
 }

@@ -1,4 +1,5 @@
 import type { AddRequest } from './ingest.js'
+import type { Proposal, ProposalList, ProposeRequest } from './knowledge.js'
 import type { QueryRequest } from './query.js'
 import type { QueryResult } from './result.js'
 import type { InspectSymbolRequest, SymbolReport } from './symbol.js'
@@ -19,6 +20,13 @@ export interface EvidenceClient {
   listSnapshots(): Promise<SnapshotList>
   /** A code symbol's definitions, with the references, callers and callees of each (code workspaces). */
   inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport>
+  /**
+   * Proposes a change to the project's approved knowledge (a knowledge project's state only):
+   * writes a proposal folder for a person to review; approved knowledge does not change.
+   */
+  proposeChange(request: ProposeRequest): Promise<Proposal>
+  /** Pending proposals, so an agent sees what is already proposed. */
+  listProposals(): Promise<ProposalList>
 }
 
 /** Many projects behind one daemon. There is no implicit current project. */

@@ -17,6 +17,13 @@ export const AddRequestSchema = z
 /** Who asked for a capture: the owner may register new roots; an agent only adds inside existing ones. */
 export const RequesterSchema = z.enum(['owner', 'agent'])
 
+/** What makes a capture curated knowledge (only `migrate apply` sends one; no surface accepts it). */
+export const StampSchema = z.object({
+  trust: z.enum(['approved', 'rejected_approach', 'captured_source']),
+  as_of: z.number().int().describe('When its content became what it is, ms since the epoch'),
+  origin: z.string().describe('The knowledge migration that made it so'),
+})
+
 /** A job's stored request: what to add and who asked. */
 export const JobRequestSchema = z.object({
   paths: z.array(z.string()),
@@ -24,6 +31,7 @@ export const JobRequestSchema = z.object({
   kind: z.string().optional(),
   format: FormatSchema.optional(),
   facets: FacetValuesSchema.optional(),
+  stamp: StampSchema.optional(),
   requester: RequesterSchema,
 })
 

@@ -88,6 +88,13 @@ export const SegmentSchema = z.object({
     .array(HopSchema)
     .optional()
     .describe('How the graph channel reached this segment from a top candidate, seed first (resolution is syntactic, not compiler-checked)'),
+  trust_level: z
+    .enum(['approved', 'rejected_approach', 'captured_source'])
+    .describe('approved: knowledge a person accepted (a knowledge migration); rejected_approach: a proposal a person rejected, with the reason; captured_source: bytes captured from a root'),
+  freshness: z.object({
+    as_of: z.number().int().describe('When its content became what it is, ms since the epoch'),
+    basis: z.enum(['reviewed', 'captured']).describe("reviewed: a person's decision (the migration's acceptance); captured: the capture of its bytes"),
+  }),
   content_classification: z
     .enum(['source_text', 'source_code', 'hidden_text'])
     .describe('hidden_text: drawn where a reader of the page cannot see it (always flagged may_contain_instructions)'),

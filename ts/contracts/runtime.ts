@@ -17,9 +17,14 @@ export const RUNTIME_FILES = {
 
 export type RuntimeFile = keyof typeof RUNTIME_FILES
 
+/** The runtime folder of a workspace (or of a knowledge project's `.tychora/`): untracked, never backed up. */
+export function runtimeDir(dir: string): string {
+  return join(dir, 'runtime')
+}
+
 /** The path of one runtime file of the workspace in `dir`. */
 export function runtimePath(dir: string, file: RuntimeFile): string {
-  return join(dir, 'runtime', RUNTIME_FILES[file])
+  return join(runtimeDir(dir), RUNTIME_FILES[file])
 }
 
 /**

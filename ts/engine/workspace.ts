@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import type { AddPlan, AddRequest, Progress, RebuildReport, Receipt, Requester } from '../contracts/ingest.js'
 import type { ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
 import type { DescribeReport, DescriptionEntry } from '../contracts/description.js'
@@ -12,9 +14,11 @@ import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, With
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
 import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
 import type { EvidenceClient } from '../contracts/client.js'
+import type { CitedEvidence, Proposal, ProposalList, ProposeRequest } from '../contracts/knowledge.js'
+import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/layout.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
-import type { PdfCall } from '../native/index.cjs'
+import type { PdfCall, Stamp } from '../native/index.cjs'
 import type { RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
@@ -141,10 +145,16 @@ export class Workspace implements EvidenceClient {
     return (JSON.parse(json) as QueryResult[]).map((r) => checked(QueryResultSchema, r))
   }
 
-  async add(request: AddRequest, options: AddOptions & RequestOptions = {}): Promise<Receipt> {
+  /**
+   * Adds or syncs paths as one job. `stamp` marks the capture as curated knowledge (only
+   * `migrate apply` passes one; no surface's request schema carries it, and the core refuses it
+   * from an agent).
+   */
+  async add(request: AddRequest, options: AddOptions & RequestOptions & { stamp?: Stamp } = {}): Promise<Receipt> {
     const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
     const requester = options.requester ?? 'owner'
-    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.add(input, requester, progressCallback(options.onProgress))))
+    const native = options.stamp ? { ...input, stamp: options.stamp } : input
+    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.add(native, requester, progressCallback(options.onProgress))))
   }
 
   /** What `add` would capture and embed, and the embedding's estimated cost; writes nothing, calls no provider. */
@@ -311,6 +321,49 @@ export class Workspace implements EvidenceClient {
   /** Reviews an assertion: accept, reject or comment; accept and reject decide it. */
   async reviewRelation(id: number, action: 'accept' | 'reject' | 'comment', options: { actor?: string; note?: string } = {}): Promise<RelationAssertion> {
     return checked((await contracts.relations()).RelationAssertionSchema, await callNative(() => this.#native.reviewRelation(id, action, options.actor ?? 'owner', options.note)))
+  }
+
+  /**
+   * Proposes a change to the approved knowledge of the project whose state this workspace is
+   * (`.tychora/state/<hash>`): cited segment ids must exist in this state now.
+   */
+  async proposeChange(request: ProposeRequest): Promise<Proposal> {
+    const { propose } = await import('../knowledge/lifecycle.js')
+    return propose(this.#project(), request, (id) => this.cite(id))
+  }
+
+  async listProposals(): Promise<ProposalList> {
+    const { listProposals } = await import('../knowledge/lifecycle.js')
+    return listProposals(this.#project())
+  }
+
+  /** A segment as a proposal cites it; `undefined` when this state's current snapshot does not hold it. */
+  async cite(segmentId: string): Promise<CitedEvidence | undefined> {
+    if (!/^seg_[0-9]+_[0-9]+$/.test(segmentId)) throw new TychoraError('E_INVALID_ARGUMENT', `${JSON.stringify(segmentId)} is not a segment id (seg_<snapshot>_<chunk>)`)
+    let chunk: Evidence
+    try {
+      chunk = await this.getEvidence(segmentId)
+    } catch (error) {
+      if (error instanceof TychoraError && error.code === 'E_NOT_FOUND') return undefined
+      throw error
+    }
+    if (chunk.type !== 'chunk') return undefined
+    for (let offset = 0; ; offset += 1000) {
+      const page = await this.listSources({ limit: 1000, offset })
+      if (page.sources.some((s) => s.revision_id === chunk.revision_id)) {
+        return { segment_id: segmentId, citation: chunk.citation, sha256: chunk.sha256, quote: chunk.text.slice(0, 300) }
+      }
+      if (offset + page.sources.length >= page.total) return undefined
+    }
+  }
+
+  /** The knowledge project whose state this workspace is. */
+  #project(): ProjectPaths {
+    const root = dirname(dirname(this.dir))
+    if (basename(dirname(this.dir)) !== 'state' || !existsSync(join(root, PROJECT_FILE))) {
+      throw new TychoraError('E_NOT_FOUND', `${this.dir} is not a knowledge project's state: proposals belong to a project made with \`tychora knowledge init\``)
+    }
+    return projectPaths(root)
   }
 
   async listSnapshots(): Promise<SnapshotList> {

@@ -11,6 +11,7 @@ import { jobStatus } from './routes/jobs.js'
 import { type McpHandler, mcpRoutes } from './routes/mcp.js'
 import { health, openapi } from './routes/meta.js'
 import { listProjects } from './routes/projects.js'
+import { listProposals, proposeChange } from './routes/proposals.js'
 import { search } from './routes/search.js'
 import { listSnapshots } from './routes/snapshots.js'
 import { addSource, getSource, listSources } from './routes/sources.js'
@@ -31,7 +32,7 @@ export interface HttpOptions {
 }
 
 /** The versioned evidence API. Only `addSource` writes, and it only queues a capture job. */
-export const API_ROUTES: Route[] = [listProjects, search, getEvidence, inspectSymbol, listSources, getSource, addSource, jobStatus, listSnapshots]
+export const API_ROUTES: Route[] = [listProjects, search, getEvidence, inspectSymbol, listSources, getSource, addSource, jobStatus, listSnapshots, proposeChange, listProposals]
 
 /**
  * The daemon's HTTP app: the evidence API under `/v1` (the project in the path), `/health`,

@@ -9,6 +9,7 @@ import { defineInspectSymbol } from './tools/inspect-symbol.js'
 import { defineJobStatus } from './tools/job-status.js'
 import { defineListProjects } from './tools/list-projects.js'
 import { defineListSources } from './tools/list-sources.js'
+import { defineListProposals, defineProposeChange } from './tools/propose-change.js'
 import { defineSearchEvidence } from './tools/search-evidence.js'
 
 export interface McpServerOptions {
@@ -46,6 +47,8 @@ export function createMcpServer(service: EvidenceService, options: McpServerOpti
   defineInspectSymbol(server, ctx)
   defineListSources(server, ctx)
   defineJobStatus(server, ctx)
+  defineProposeChange(server, ctx)
+  defineListProposals(server, ctx)
   if (servedNames(service).some((name) => ctx.authorize(name) && service.allowsAgentAdd(name))) defineAddSource(server, ctx)
   defineResources(server, ctx)
   return server

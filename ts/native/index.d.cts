@@ -134,6 +134,8 @@ export interface AddRequest {
   format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   /** Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares. */
   facets?: Record<string, string | number | boolean>
+  /** Curated knowledge's stamp (only the owner's `migrate apply` sends one). */
+  stamp?: Stamp
 }
 
 /** The scope actually applied. */
@@ -533,6 +535,18 @@ export interface EmbedReport {
   embed_ms: number
 }
 
+/** The engine's version and schema version (a knowledge state's hash covers both). */
+export declare function engineIdentity(): EngineIdentity
+
+/**
+ * What a built state depends on besides its inputs: the engine's version and the newest
+ * canonical schema version it writes.
+ */
+export interface EngineIdentity {
+  engine_version: string
+  schema_version: number
+}
+
 /** Entries the walk left out under one rule. */
 export interface Exclusion {
   rule: string
@@ -581,6 +595,17 @@ export interface Finding {
   status: string
   detail: string
   fix: string
+}
+
+/** When a segment's content became what it is. */
+export interface Freshness {
+  /** ms since the epoch. */
+  as_of: number
+  /**
+   * `reviewed`: a person's decision (a knowledge migration's acceptance); `captured`: the
+   * capture of its bytes.
+   */
+  basis: 'reviewed' | 'captured'
 }
 
 /** One header, footer or page-number block. */
@@ -639,6 +664,7 @@ export interface JobRequest {
   kind?: string
   format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   facets?: Record<string, string | number | boolean>
+  stamp?: Stamp
   requester: 'owner' | 'agent'
 }
 
@@ -1221,6 +1247,9 @@ export interface Segment {
   citation: string
   /** How the graph channel reached this segment (absent unless it ranked it). */
   found_via?: Array<Hop>
+  /** How far it can be trusted: its collection's trust. */
+  trust_level: 'approved' | 'rejected_approach' | 'captured_source'
+  freshness: Freshness
   content_classification: 'source_text' | 'source_code' | 'hidden_text'
   may_contain_instructions: boolean
   executable: boolean
@@ -1336,6 +1365,16 @@ export interface StageFingerprints {
   eligibility: string
   query: string
   output: string
+}
+
+/**
+ * What makes a capture curated knowledge: the trust of the collection it writes, when its
+ * content became what it is (ms since the epoch), and the change that made it so.
+ */
+export interface Stamp {
+  trust: 'approved' | 'rejected_approach' | 'captured_source'
+  as_of: number
+  origin: string
 }
 
 /** What `manage status` reports. */

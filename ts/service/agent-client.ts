@@ -19,6 +19,9 @@ export function agentClient(workspace: Workspace, allowAdd: boolean): EvidenceCl
     jobStatus: (jobId) => workspace.jobStatus(jobId),
     listSnapshots: () => workspace.listSnapshots(),
     inspectSymbol: (request) => workspace.inspectSymbol(request),
+    // Proposing is what agents do with knowledge: it writes a proposal, never approved state.
+    proposeChange: (request) => workspace.proposeChange(request),
+    listProposals: () => workspace.listProposals(),
     async addSource(request: AddRequest) {
       if (!allowAdd) {
         throw new TychoraError('E_FORBIDDEN', `project ${workspace.name} does not let agents add sources ([agents] allow_add_source = false in its workspace.toml)`)

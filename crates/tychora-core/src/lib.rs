@@ -56,6 +56,7 @@ pub(crate) mod safety;
 pub(crate) mod snapshot;
 pub(crate) mod store;
 pub(crate) mod tokenize;
+pub mod trust;
 pub(crate) mod unit;
 pub mod vector;
 pub mod workspace;

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["error"],
     &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
-        "capture",
+        "capture", "trust",
     ],
     // Typed facet values and conditions, read against the pack's kinds.
     &["facet"],

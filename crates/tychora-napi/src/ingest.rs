@@ -39,7 +39,7 @@ impl NativeWorkspace {
     ) -> Result<AsyncTask<Blocking<i64>>> {
         let ws = self.inner_ref()?;
         Ok(blocking(None, move || {
-            ws.enqueue_add(&request.into(), parse_requester(&requester)?)
+            ws.enqueue_add(&request.try_into()?, parse_requester(&requester)?)
         }))
     }
 
@@ -58,7 +58,7 @@ impl NativeWorkspace {
         let ws = self.inner_ref()?;
         Ok(blocking(None, move || {
             Ok(ws
-                .plan_add(&request.into(), parse_requester(&requester)?, &|_| {})?
+                .plan_add(&request.try_into()?, parse_requester(&requester)?, &|_| {})?
                 .into())
         }))
     }
@@ -83,7 +83,8 @@ impl NativeWorkspace {
         requester: String,
         progress: Option<ProgressFn>,
     ) -> Result<Object<'env>> {
-        let request: tychora_core::ingest::AddRequest = request.into();
+        let request: tychora_core::ingest::AddRequest =
+            request.try_into().map_err(|e| to_napi(&e))?;
         let requester = parse_requester(&requester).map_err(|e| to_napi(&e))?;
         self.spawn_job(env, progress, move |ws, report| {
             ws.add(&request, requester, report)

@@ -57,6 +57,26 @@ pub fn migrate_workspace(dir: String) -> AsyncTask<Blocking<Vec<i64>>> {
     blocking(None, move || Workspace::migrate(&PathBuf::from(dir)))
 }
 
+/// What a built state depends on besides its inputs: the engine's version and the newest
+/// canonical schema version it writes.
+#[napi(object)]
+pub struct EngineIdentity {
+    #[napi(js_name = "engine_version")]
+    pub engine_version: String,
+    #[napi(js_name = "schema_version")]
+    pub schema_version: i64,
+}
+
+/// The engine's version and schema version (a knowledge state's hash covers both).
+#[napi]
+#[must_use]
+pub fn engine_identity() -> EngineIdentity {
+    EngineIdentity {
+        engine_version: tychora_core::workspace::ENGINE_VERSION.into(),
+        schema_version: tychora_core::workspace::schema_version(),
+    }
+}
+
 /// The pid recorded by the process that holds the workspace's lock, or `null` when no process
 /// holds it (then a `runtime/daemon.json` left behind is stale). A non-blocking probe.
 #[napi(catch_unwind)]

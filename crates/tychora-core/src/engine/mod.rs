@@ -22,6 +22,7 @@ use crate::job::ProgressBoard;
 use crate::lexical::LexicalIndex;
 use crate::store::query_log::QueryLog;
 use crate::store::{self, migrate};
+use crate::trust::Trust;
 use crate::vector::{
     Budget, Embedder, LocalEmbedder, Providers, Reranker, UserCache, VectorIndex, VisualEmbedder,
 };
@@ -501,6 +502,40 @@ impl Engine {
             |p: &Path| fs::remove_dir_all(p),
         )?;
         Ok(removed)
+    }
+
+    /// The collection a capture of `trust` writes into, created with that trust when new.
+    ///
+    /// # Errors
+    /// `E_FORBIDDEN` when the collection exists with another trust: approved knowledge is written
+    /// only by `migrate apply`, and a capture is never dressed up as approved.
+    pub(crate) fn collection_for(conn: &Connection, name: &str, trust: Trust) -> Result<i64> {
+        let found: Option<(i64, String)> = conn
+            .query_row(
+                "SELECT id, trust FROM collections WHERE name = ?1",
+                params![name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match found {
+            Some((id, held)) if held == trust.as_str() => Ok(id),
+            Some((_, held)) => Err(Error::Forbidden(format!(
+                "collection {name:?} holds {held} evidence; a capture of {} evidence cannot write into it{}",
+                trust.as_str(),
+                if held == "captured_source" {
+                    ""
+                } else {
+                    " (only `tychora migrate apply` writes curated knowledge)"
+                }
+            ))),
+            None => {
+                conn.execute(
+                    "INSERT INTO collections (workspace_id, name, created_at, trust) VALUES (1, ?1, ?2, ?3)",
+                    params![name, store::now_ms(), trust.as_str()],
+                )?;
+                Ok(conn.last_insert_rowid())
+            }
+        }
     }
 
     /// Looks up a collection id by name, creating it when `create` is set.

@@ -105,6 +105,11 @@ pub struct AddRequest {
     /// Facet values every file gets (`{"level": 2}`), typed by the facets `kind` declares.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facets: BTreeMap<String, serde_json::Value>,
+    /// Curated knowledge: the trust of the collection it writes and when its content became what
+    /// it is. Only the owner's `migrate apply` sends one; without it a capture is a captured
+    /// source, refused in a collection of another trust.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<crate::trust::Stamp>,
 }
 
 /// Who asked for a capture; it bounds where the capture may read.

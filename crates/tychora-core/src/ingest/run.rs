@@ -67,6 +67,19 @@ fn facets_of(
     crate::facet::values_for_kind(&engine.pack().kinds, assignment.kind.as_deref(), &settings)
 }
 
+/// The trust a capture writes with: its stamp's, which only the owner may send, else a captured
+/// source's.
+fn trust_of(request: &AddRequest, requester: Requester) -> Result<crate::trust::Trust> {
+    match (&request.stamp, requester) {
+        (None, _) => Ok(crate::trust::Trust::CapturedSource),
+        (Some(stamp), Requester::Owner) => Ok(stamp.trust),
+        (Some(_), Requester::Agent) => Err(Error::Forbidden(
+            "an agent cannot write curated knowledge: propose a change instead (`propose_change`)"
+                .into(),
+        )),
+    }
+}
+
 /// A running add job and the state its stages share.
 pub(super) struct AddJob<'a> {
     engine: &'a Engine,
@@ -83,6 +96,8 @@ pub(super) struct AddJob<'a> {
     previous: Option<i64>,
     members: Vec<Member>,
     tally: Tally,
+    /// Curated knowledge's stamp: it replaces the root's Git provenance.
+    stamp: Option<crate::trust::Stamp>,
 }
 
 impl<'a> AddJob<'a> {
@@ -117,6 +132,7 @@ impl<'a> AddJob<'a> {
                 None => Vec::new(),
             },
             tally: Tally::default(),
+            stamp: None,
         })
     }
 
@@ -136,8 +152,10 @@ impl<'a> AddJob<'a> {
         )?;
         let facets = facets_of(engine, request, &assignment)?;
         let collection = request.collection.as_deref().unwrap_or("default");
-        let collection_id = Engine::collection_id(conn, collection, true)?;
+        let collection_id =
+            Engine::collection_for(conn, collection, trust_of(request, requester)?)?;
         let mut job = AddJob::start(engine, conn, job_id, collection_id, assignment, on_progress)?;
+        job.stamp = request.stamp.clone();
         job.steps.begin(conn, "walk")?;
         let targets = job.resolve_targets(conn, request, requester);
         for target in &targets {
@@ -225,7 +243,7 @@ impl<'a> AddJob<'a> {
         facets_of(engine, request, &assignment)?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let tx = conn.transaction()?;
-        let collection_id = Engine::collection_id(&tx, collection, true)?;
+        let collection_id = Engine::collection_for(&tx, collection, trust_of(request, requester)?)?;
         let mut job = AddJob::start(engine, &tx, 0, collection_id, assignment, on_progress)?;
         let targets = job.resolve_targets(&tx, request, requester);
         let mut plan = AddPlan::default();
@@ -342,10 +360,15 @@ impl<'a> AddJob<'a> {
         let prepare_started = now_ms();
         let prepare_ended = std::sync::atomic::AtomicI64::new(prepare_started);
         // Where the bytes came from: the repository commit, read without running git.
-        let provenance = capture::git::head_of(&target.root).map_or_else(
-            || serde_json::json!({}),
-            |head| serde_json::json!({ "git": head }),
-        );
+        // Curated knowledge says instead which change made it and when, so a state rebuilt on
+        // another commit holds the same revisions.
+        let provenance = match &self.stamp {
+            Some(stamp) => serde_json::json!({ "stamp": stamp }),
+            None => capture::git::head_of(&target.root).map_or_else(
+                || serde_json::json!({}),
+                |head| serde_json::json!({ "git": head }),
+            ),
+        };
         let published: HashMap<(i64, String), i64> = self
             .published()
             .into_iter()

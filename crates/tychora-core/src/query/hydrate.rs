@@ -48,6 +48,10 @@ pub struct ChunkRow {
     pub has_code: bool,
     pub may_contain_instructions: bool,
     pub commit: Option<String>,
+    /// Its collection's trust.
+    pub trust: crate::trust::Trust,
+    /// When its content became what it is.
+    pub freshness: crate::trust::Freshness,
     /// A document's places of the first and last units (`None` for text kinds).
     pub document: Option<(DocPlace, DocPlace)>,
     /// PDF and image windows: the region they cover on each page ([`regions`]).
@@ -78,7 +82,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                     c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit'),
                     d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end, d1.flags_json, d1.origin,
                     d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json, d2.origin,
-                    s.kind
+                    s.kind, col.trust, json_extract(r.metadata_json, '$.stamp.as_of'), r.captured_at
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -121,6 +125,8 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 collection: r.get(19)?,
                 format: r.get(20)?,
                 kind: r.get(42)?,
+                trust: crate::trust::Trust::parse(&r.get::<_, String>(43)?).unwrap_or_default(),
+                freshness: crate::trust::Freshness::of(r.get(44)?, r.get(45)?),
                 json_pointer: r.get(21)?,
                 anchor: r.get(22)?,
                 has_code: r.get(23)?,

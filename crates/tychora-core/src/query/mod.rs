@@ -158,6 +158,10 @@ pub struct Segment {
     /// unless the graph channel ranked it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub found_via: Vec<Hop>,
+    /// How far it can be trusted: its collection's trust.
+    pub trust_level: crate::trust::Trust,
+    /// When its content became what it is.
+    pub freshness: crate::trust::Freshness,
     #[serde(flatten)]
     pub safety: Safety,
 }

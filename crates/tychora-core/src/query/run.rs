@@ -1190,5 +1190,7 @@ fn to_segment(
         text: row.text.clone(),
         citation,
         found_via: Vec::new(),
+        trust_level: row.trust,
+        freshness: row.freshness.clone(),
     }
 }

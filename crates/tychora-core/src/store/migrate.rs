@@ -102,6 +102,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0016_relations.sql",
         sql: include_str!("../../../../migrations/0016_relations.sql"),
     },
+    Migration {
+        version: 17,
+        name: "0017_trust.sql",
+        sql: include_str!("../../../../migrations/0017_trust.sql"),
+    },
 ];
 
 /// The newest schema version.

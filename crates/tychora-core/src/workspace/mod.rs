@@ -22,6 +22,12 @@ use crate::store::{self, migrate};
 use crate::vector::Providers;
 
 pub use crate::engine::ENGINE_VERSION;
+
+/// The newest canonical schema version this engine writes.
+#[must_use]
+pub fn schema_version() -> i64 {
+    migrate::latest()
+}
 pub use crate::snapshot::CompactReport;
 
 /// An open workspace: the public front of the engine. Each method is one call into the pipeline

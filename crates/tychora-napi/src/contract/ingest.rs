@@ -30,6 +30,38 @@ pub struct AddRequest {
     /// Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares.
     #[napi(ts_type = "Record<string, string | number | boolean>")]
     pub facets: Option<serde_json::Value>,
+    /// Curated knowledge's stamp (only the owner's `migrate apply` sends one).
+    pub stamp: Option<Stamp>,
+}
+
+/// What makes a capture curated knowledge: the trust of the collection it writes, when its
+/// content became what it is (ms since the epoch), and the change that made it so.
+#[napi(object)]
+#[derive(Clone)]
+pub struct Stamp {
+    #[napi(ts_type = "'approved' | 'rejected_approach' | 'captured_source'")]
+    pub trust: String,
+    #[napi(js_name = "as_of")]
+    pub as_of: i64,
+    pub origin: String,
+}
+
+impl Stamp {
+    fn into_core(self) -> tychora_core::Result<tychora_core::trust::Stamp> {
+        Ok(tychora_core::trust::Stamp {
+            trust: tychora_core::trust::Trust::parse(&self.trust)?,
+            as_of: self.as_of,
+            origin: self.origin,
+        })
+    }
+
+    fn from_core(stamp: tychora_core::trust::Stamp) -> Self {
+        Self {
+            trust: stamp.trust.as_str().into(),
+            as_of: stamp.as_of,
+            origin: stamp.origin,
+        }
+    }
 }
 
 /// A facet object's entries (anything else is an empty set, which the core's validation of the
@@ -43,22 +75,26 @@ fn facet_map(
     }
 }
 
-impl From<AddRequest> for core::AddRequest {
-    fn from(value: AddRequest) -> Self {
+impl TryFrom<AddRequest> for core::AddRequest {
+    type Error = tychora_core::Error;
+
+    fn try_from(value: AddRequest) -> tychora_core::Result<Self> {
         let AddRequest {
             paths,
             collection,
             kind,
             format,
             facets,
+            stamp,
         } = value;
-        Self {
+        Ok(Self {
             paths,
             collection,
             kind,
             format,
             facets: facet_map(facets),
-        }
+            stamp: stamp.map(Stamp::into_core).transpose()?,
+        })
     }
 }
 
@@ -74,6 +110,7 @@ pub struct JobRequest {
     pub format: Option<String>,
     #[napi(ts_type = "Record<string, string | number | boolean>")]
     pub facets: Option<serde_json::Value>,
+    pub stamp: Option<Stamp>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,
 }
@@ -88,6 +125,7 @@ impl From<core::JobRequest> for JobRequest {
                     kind,
                     format,
                     facets,
+                    stamp,
                 },
             requester,
         } = value;
@@ -98,6 +136,7 @@ impl From<core::JobRequest> for JobRequest {
             format,
             facets: (!facets.is_empty())
                 .then(|| serde_json::Value::Object(facets.into_iter().collect())),
+            stamp: stamp.map(Stamp::from_core),
             requester: requester.as_str().into(),
         }
     }

@@ -233,6 +233,13 @@ pub struct Segment {
     /// How the graph channel reached this segment (absent unless it ranked it).
     #[napi(js_name = "found_via")]
     pub found_via: Option<Vec<Hop>>,
+    /// How far it can be trusted: its collection's trust.
+    #[napi(
+        js_name = "trust_level",
+        ts_type = "'approved' | 'rejected_approach' | 'captured_source'"
+    )]
+    pub trust_level: String,
+    pub freshness: Freshness,
     #[napi(
         js_name = "content_classification",
         ts_type = "'source_text' | 'source_code' | 'hidden_text'"
@@ -241,6 +248,18 @@ pub struct Segment {
     #[napi(js_name = "may_contain_instructions")]
     pub may_contain_instructions: bool,
     pub executable: bool,
+}
+
+/// When a segment's content became what it is.
+#[napi(object)]
+pub struct Freshness {
+    /// ms since the epoch.
+    #[napi(js_name = "as_of")]
+    pub as_of: i64,
+    /// `reviewed`: a person's decision (a knowledge migration's acceptance); `captured`: the
+    /// capture of its bytes.
+    #[napi(ts_type = "'reviewed' | 'captured'")]
+    pub basis: String,
 }
 
 /// A citation a person or agent can follow.
@@ -607,6 +626,8 @@ fn segment(value: core::Segment) -> Segment {
         token_count,
         citation,
         found_via,
+        trust_level,
+        freshness,
         safety,
     } = value;
     let core::SourceRef {
@@ -700,6 +721,11 @@ fn segment(value: core::Segment) -> Segment {
         token_count: count(token_count),
         citation,
         found_via: (!found_via.is_empty()).then(|| found_via.into_iter().map(hop).collect()),
+        trust_level: trust_level.as_str().into(),
+        freshness: Freshness {
+            as_of: freshness.as_of,
+            basis: freshness.basis.into(),
+        },
         content_classification: content_classification.into(),
         may_contain_instructions,
         executable,
