@@ -209,6 +209,34 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     })
   })
 
+  it('leaves no trace of an item above the ceiling: every answer and count is what a project without it gives', async () => {
+    const make = async (withSecret: boolean) => {
+      const dir = await mkdtemp(join(tmpdir(), 'tychora-ceiling-'))
+      const project = await initProject(dir)
+      const none = async () => undefined
+      const items = [
+        { item: 'deploy-window', body: 'Deploys happen on Tuesdays after the change review.\n', secret: false },
+        { item: 'breach-contacts', body: 'During a breach call the deploy hotline and the external counsel on Tuesdays.\n', secret: true },
+        { item: 'change-review', body: 'The change review checks rollback plans before deploys.\n', secret: false },
+      ]
+      let day = 1
+      for (const i of items) {
+        if (i.secret && !withSecret) continue
+        const p = await propose(project, { change: { op: 'create', item: i.item, title: i.item, kind: 'procedure', body: i.body, ...(i.secret ? { sensitivity: 'secret' } : {}) }, rationale: 'r' }, none)
+        await accept(project, { proposal: p.id, ...REVIEWER }, none, new Date(Date.UTC(2026, 10, i.secret ? 20 : day++)))
+      }
+      await applyMigrations(project)
+      const answers = []
+      for (const q of ['deploy hotline breach counsel', 'deploys on Tuesdays', 'change review rollback']) answers.push(stable(await search(project, q)))
+      await rm(dir, { recursive: true, force: true })
+      // The two projects live in different folders, which the captured URIs name.
+      return JSON.stringify(answers).replaceAll(dir, 'PROJECT')
+    }
+    const withSecret = await make(true)
+    expect(withSecret).not.toContain('external counsel')
+    expect(withSecret).toBe(await make(false))
+  })
+
   it('runs through the CLI: init, propose, review, migrate apply, search', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tychora-knowledge-cli-'))
     try {

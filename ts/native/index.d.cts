@@ -297,6 +297,19 @@ export interface Citation {
   byte_end: number
 }
 
+/** What cloning a workspace shared (hard links) and copied. */
+export interface CloneReport {
+  linked: number
+  copied_bytes: number
+  duration_ms: number
+}
+
+/**
+ * Copies the closed workspace in `src` to `dest` (which must not exist) as the start of another:
+ * the database by SQLite's backup API, artifacts and lexical generations as hard links.
+ */
+export declare function cloneWorkspace(src: string, dest: string): Promise<CloneReport>
+
 /** Active sources of one collection. */
 export interface CollectionCount {
   name: string

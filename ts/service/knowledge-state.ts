@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { ApplyReport, Migration, ProjectConfig } from '../contracts/knowledge.js'
 import { native } from '../engine/native.js'
+import { ensureTokens } from '../engine/tokens.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { type Item, applyChange, withinCeiling } from '../knowledge/items.js'
@@ -71,6 +72,17 @@ function readRecord(dir: string): StateRecord | undefined {
   }
 }
 
+/** Every complete state in the states folder (a branch's, a worktree's), newest first. */
+export function builtStates(paths: ProjectPaths): string[] {
+  if (!existsSync(paths.states)) return []
+  return readdirSync(paths.states)
+    .filter((n) => /^[0-9a-f]{64}$/.test(n))
+    .map((n) => ({ dir: stateDir(paths, n), record: readRecord(stateDir(paths, n)) }))
+    .filter((s): s is { dir: string; record: StateRecord } => s.record?.state_hash === basename(s.dir))
+    .sort((a, b) => b.record.built_at.localeCompare(a.record.built_at))
+    .map((s) => s.dir)
+}
+
 /** The built state for the tracked inputs now, if built: `O(1)` — hash the inputs, look the folder up. */
 export function builtState(paths: ProjectPaths): { hash: string; dir: string } | undefined {
   const hash = stateHash(readInputs(paths))
@@ -126,16 +138,9 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
     await rm(building, { recursive: true, force: true })
     const ancestor = nearestAncestor(paths, inputs)
     if (ancestor) {
-      const copy = `${building}.copy`
-      await rm(copy, { recursive: true, force: true })
-      const ws = await Workspace.open(ancestor.dir)
-      try {
-        await ws.backup(copy)
-      } finally {
-        ws.close()
-      }
-      await Workspace.restore(copy, building)
-      await rm(copy, { recursive: true, force: true })
+      // The ancestor keeps answering meanwhile: it is read, never written.
+      await native().cloneWorkspace(ancestor.dir, building)
+      await ensureTokens(building)
     } else {
       await Workspace.init(building, { profile: inputs.config.profile })
       // The bodies folder is the state's one capture root, so a body's root-relative path
@@ -175,6 +180,9 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
       built_at: new Date().toISOString(),
     }
     await writeAtomic(join(building, 'state.json'), `${JSON.stringify(record, null, 2)}\n`)
+    // Served side by side (a daemon holding two branches' states), each state has its own name.
+    const toml = join(building, 'workspace.toml')
+    await writeFile(toml, (await readFile(toml, 'utf8')).replace(/^name = .*$/m, `name = "knowledge-${hash.slice(0, 12)}"`))
     await rm(target, { recursive: true, force: true })
     await rename(building, target)
     // Inputs that changed while building (a branch switch mid-build) leave this state valid for

@@ -57,6 +57,30 @@ pub fn migrate_workspace(dir: String) -> AsyncTask<Blocking<Vec<i64>>> {
     blocking(None, move || Workspace::migrate(&PathBuf::from(dir)))
 }
 
+/// What cloning a workspace shared (hard links) and copied.
+#[napi(object)]
+pub struct CloneReport {
+    pub linked: i64,
+    #[napi(js_name = "copied_bytes")]
+    pub copied_bytes: i64,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+}
+
+/// Copies the closed workspace in `src` to `dest` (which must not exist) as the start of another:
+/// the database by SQLite's backup API, artifacts and lexical generations as hard links.
+#[napi(catch_unwind, ts_return_type = "Promise<CloneReport>")]
+pub fn clone_workspace(src: String, dest: String) -> AsyncTask<Blocking<CloneReport>> {
+    blocking(None, move || {
+        let report = Workspace::clone_into(&PathBuf::from(src), &PathBuf::from(dest))?;
+        Ok(CloneReport {
+            linked: i64::try_from(report.linked).unwrap_or(i64::MAX),
+            copied_bytes: i64::try_from(report.copied_bytes).unwrap_or(i64::MAX),
+            duration_ms: report.duration_ms,
+        })
+    })
+}
+
 /// What a built state depends on besides its inputs: the engine's version and the newest
 /// canonical schema version it writes.
 #[napi(object)]

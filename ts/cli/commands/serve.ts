@@ -5,6 +5,8 @@ import type { JobStatus } from '../../contracts/service.js'
 import { TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
 import type { WatchPlan } from '../../service/workspace-watch.js'
+import { findProject, projectPaths } from '../../knowledge/layout.js'
+import { builtStates } from '../../service/knowledge-state.js'
 import { debounceMs, resolveWorkspace } from '../context.js'
 
 /** `--workspace` may repeat; citty keeps only the last value, so read them from argv. */
@@ -18,10 +20,23 @@ function workspaceFlags(argv: string[]): string[] {
   return dirs
 }
 
+/**
+ * In a knowledge project, every built state, each under its own name (knowledge-<hash>): an agent
+ * that keeps naming one keeps one unchanging knowledge base while the developer switches branches,
+ * and a switch back finds its state already open. Elsewhere, the nearest workspace.
+ */
+function defaultWorkspaces(): string[] {
+  const root = process.env.TYCHORA_WORKSPACE ? undefined : findProject(process.cwd())
+  if (!root) return [resolveWorkspace(undefined)]
+  const states = builtStates(projectPaths(root))
+  if (states.length === 0) throw new TychoraError('E_NOT_FOUND', `${root} is a knowledge project with no built state yet: run \`tychora migrate apply\``)
+  return states
+}
+
 export default defineCommand({
   meta: { name: 'serve', description: 'Run the daemon: HTTP API and MCP (Streamable HTTP at /mcp) for one or more workspaces' },
   args: {
-    workspace: { type: 'string', alias: 'w', description: 'Workspace to serve (repeat for several; default: the nearest .tychora/)' },
+    workspace: { type: 'string', alias: 'w', description: 'Workspace to serve (repeat for several; default: the nearest .tychora/; in a knowledge project, every built state)' },
     port: { type: 'string', description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)` },
     host: { type: 'string', description: 'Address to listen on (default 127.0.0.1: loopback only)', default: '127.0.0.1' },
     watch: {
@@ -33,7 +48,7 @@ export default defineCommand({
   },
   async run({ args, rawArgs }) {
     const dirs = workspaceFlags(rawArgs)
-    const workspaces = dirs.length > 0 ? dirs.map((d) => resolveWorkspace(d)) : [resolveWorkspace(undefined)]
+    const workspaces = dirs.length > 0 ? dirs.map((d) => resolveWorkspace(d)) : defaultWorkspaces()
     const port = args.port === undefined ? DEFAULT_PORT : Number(args.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TychoraError('E_INVALID_ARGUMENT', `--port must be 0-65535, got ${args.port}`)
     if (!args.watch && args['debounce-ms'] !== undefined) throw new TychoraError('E_INVALID_ARGUMENT', '--debounce-ms applies only with --watch')

@@ -2,6 +2,7 @@
 //! the paged listings the agent surfaces serve. Every result is a typed struct.
 
 mod backup;
+mod clone;
 mod describe;
 mod doctor;
 mod evidence;
@@ -14,6 +15,7 @@ mod status;
 mod verify;
 
 pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
+pub use clone::{CloneReport, clone_workspace};
 pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription};
 pub use doctor::Finding;
 pub use evidence::{

@@ -329,6 +329,15 @@ impl Workspace {
         crate::manage::restore(src, dir)
     }
 
+    /// Copies the closed workspace in `src` to `dest` as the start of another: the database by
+    /// SQLite's backup API, immutable files as hard links.
+    ///
+    /// # Errors
+    /// See [`crate::manage::clone_workspace`].
+    pub fn clone_into(src: &Path, dest: &Path) -> Result<crate::manage::CloneReport> {
+        crate::manage::clone_workspace(src, dest)
+    }
+
     /// Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each
     /// with the fix.
     ///
