@@ -26,6 +26,35 @@ const NAME = /^([0-9]{4})-[a-z0-9-]+\.json$/
  *   one, merged); E_INVALID_ARGUMENT naming the file and field of a malformed one.
  */
 export function readMigrations(paths: ProjectPaths): MigrationFile[] {
+  return checkedFiles(paths).map(({ name, number, file, bytes, checksum }) => {
+    let raw: unknown
+    try {
+      raw = JSON.parse(bytes.toString('utf8'))
+    } catch (error) {
+      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: not valid JSON (${(error as Error).message})`)
+    }
+    const parsed = MigrationSchema.safeParse(raw)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`)
+    }
+    const migration = parsed.data
+    if (`${migration.id}.json` !== name || migration.seq !== Number(number)) {
+      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: its id (${migration.id}) and seq (${migration.seq}) must match its file name`)
+    }
+    return { migration, checksum, file }
+  })
+}
+
+/**
+ * Every migration's id and checksum, checked against its checksum file, without parsing it: what
+ * a state hash covers, read on every command that resolves the answering state.
+ */
+export function migrationChecksums(paths: ProjectPaths): { id: string; checksum: string }[] {
+  return checkedFiles(paths).map(({ name, checksum }) => ({ id: name.replace(/\.json$/, ''), checksum }))
+}
+
+function checkedFiles(paths: ProjectPaths): { name: string; number: string; file: string; bytes: Buffer; checksum: string }[] {
   if (!existsSync(paths.migrations)) return []
   const names = readdirSync(paths.migrations)
     .filter((n) => n.endsWith('.json'))
@@ -44,9 +73,7 @@ export function readMigrations(paths: ProjectPaths): MigrationFile[] {
     }
     bySeq.set(number, name)
   }
-  const out: MigrationFile[] = []
-  for (const name of names) {
-    const number = NAME.exec(name)?.[1] as string
+  return names.map((name) => {
     const file = join(paths.migrations, name)
     const bytes = readFileSync(file)
     const checksum = sha256(bytes)
@@ -56,24 +83,8 @@ export function readMigrations(paths: ProjectPaths): MigrationFile[] {
     if (recorded !== checksum) {
       throw new TychoraError('E_CHECKSUM_MISMATCH', `migrations/${name} changed after it was accepted (recorded sha256 ${recorded.slice(0, 12)}…, now ${checksum.slice(0, 12)}…): an approved change is never edited; propose a new change instead`)
     }
-    let raw: unknown
-    try {
-      raw = JSON.parse(bytes.toString('utf8'))
-    } catch (error) {
-      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: not valid JSON (${(error as Error).message})`)
-    }
-    const parsed = MigrationSchema.safeParse(raw)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`)
-    }
-    const migration = parsed.data
-    if (`${migration.id}.json` !== name || migration.seq !== Number(number)) {
-      throw new TychoraError('E_INVALID_ARGUMENT', `migrations/${name}: its id (${migration.id}) and seq (${migration.seq}) must match its file name`)
-    }
-    out.push({ migration, checksum, file })
-  }
-  return out
+    return { name, number: NAME.exec(name)?.[1] as string, file, bytes, checksum }
+  })
 }
 
 /** The bytes a migration is written as (and checksummed over). */

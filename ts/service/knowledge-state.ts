@@ -8,7 +8,7 @@ import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { type Item, applyChange, withinCeiling } from '../knowledge/items.js'
 import { type ProjectPaths, readProjectConfig } from '../knowledge/layout.js'
-import { type MigrationFile, readMigrations, sha256, writeAtomic } from '../knowledge/migrations.js'
+import { migrationChecksums, readMigrations, sha256, writeAtomic } from '../knowledge/migrations.js'
 
 /** Collections the knowledge states write, and the trust each carries. */
 export const KNOWLEDGE_COLLECTION = 'knowledge'
@@ -24,12 +24,14 @@ interface StateRecord {
   schema: number
   /** Items above the ceiling: applied, never indexed. */
   withheld: string[]
+  snapshot_id: number | null
   built_at: string
 }
 
 /** What a state hash covers, read from the tracked inputs. */
 export interface Inputs {
-  migrations: MigrationFile[]
+  /** Each migration's id and checksum (checked against its checksum file), in order. */
+  migrations: { id: string; checksum: string }[]
   config: ProjectConfig
   configChecksum: string
   engine: string
@@ -40,7 +42,7 @@ export function readInputs(paths: ProjectPaths): Inputs {
   const config = readProjectConfig(paths)
   const identity = native().engineIdentity()
   return {
-    migrations: readMigrations(paths),
+    migrations: migrationChecksums(paths),
     config,
     configChecksum: sha256(readFileSync(paths.config)),
     engine: identity.engine_version,
@@ -56,7 +58,7 @@ export function readInputs(paths: ProjectPaths): Inputs {
  * decides what of them is indexed.
  */
 export function stateHash(inputs: Inputs): string {
-  const lines = inputs.migrations.map((m) => `${m.migration.id} ${m.checksum}`).sort()
+  const lines = inputs.migrations.map((m) => `${m.id} ${m.checksum}`).sort()
   return sha256([...lines, `config ${inputs.configChecksum}`, `schema ${inputs.schema}`, `engine ${inputs.engine}`].join('\n'))
 }
 
@@ -132,7 +134,14 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
     const diagnostics: string[] = []
     if (readRecord(target)?.state_hash === hash) {
       await writeAtomic(currentFile(paths), `${hash}\n`)
-      return { state_hash: hash, state_dir: target, base: 'reused', applied: [], snapshot_id: await currentSnapshot(target), withheld: readRecord(target)?.withheld ?? [], purged: [], diagnostics, duration_ms: performance.now() - started }
+      const record = readRecord(target)
+      return { state_hash: hash, state_dir: target, base: 'reused', applied: [], snapshot_id: record?.snapshot_id ?? null, withheld: record?.withheld ?? [], purged: [], diagnostics, duration_ms: performance.now() - started }
+    }
+    // The migrations themselves, read once more: the same files the hash covered, or the tree
+    // changed under us (a checkout mid-read) and this apply stops before building anything.
+    const migrations = readMigrations(paths)
+    if (migrations.map((m) => `${m.migration.id} ${m.checksum}`).join('\n') !== inputs.migrations.map((m) => `${m.id} ${m.checksum}`).join('\n')) {
+      throw new TychoraError('E_CONFLICT', 'the tracked migrations changed while they were read (a branch switch?); run `tychora migrate apply` again')
     }
     const building = `${target}.building-${process.pid}`
     await rm(building, { recursive: true, force: true })
@@ -155,13 +164,13 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
     const done = ancestor?.record.migrations.length ?? 0
     // The items as the ancestor left them: replaying its migrations is pure (no I/O).
     let items = new Map<string, Item>()
-    for (const m of inputs.migrations.slice(0, done)) if (m.migration.decision === 'accepted') items = applyChange(items, m.migration.change, m.migration.id, inputs.config)
+    for (const m of migrations.slice(0, done)) if (m.migration.decision === 'accepted') items = applyChange(items, m.migration.change, m.migration.id, inputs.config)
     const withheld = new Set(ancestor?.record.withheld ?? [])
     const applied: string[] = []
     const purged: string[] = []
     const ws = await Workspace.open(building)
     try {
-      for (const { migration } of inputs.migrations.slice(done)) {
+      for (const { migration } of migrations.slice(done)) {
         items = await applyOne(ws, paths, migration, items, inputs.config, withheld, purged)
         applied.push(migration.id)
       }
@@ -172,11 +181,12 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
     const record: StateRecord = {
       version: 1,
       state_hash: hash,
-      migrations: inputs.migrations.map((m) => ({ id: m.migration.id, checksum: m.checksum })),
+      migrations: inputs.migrations,
       config: inputs.configChecksum,
       engine: inputs.engine,
       schema: inputs.schema,
       withheld: [...withheld].sort(),
+      snapshot_id: snapshot,
       built_at: new Date().toISOString(),
     }
     await writeAtomic(join(building, 'state.json'), `${JSON.stringify(record, null, 2)}\n`)
@@ -204,7 +214,7 @@ function nearestAncestor(paths: ProjectPaths, inputs: Inputs): { dir: string; re
     const dir = stateDir(paths, name)
     const record = readRecord(dir)
     if (!record || record.config !== inputs.configChecksum || record.engine !== inputs.engine || record.schema !== inputs.schema) continue
-    const prefix = record.migrations.every((m, i) => inputs.migrations[i]?.migration.id === m.id && inputs.migrations[i]?.checksum === m.checksum)
+    const prefix = record.migrations.every((m, i) => inputs.migrations[i]?.id === m.id && inputs.migrations[i]?.checksum === m.checksum)
     if (prefix && record.migrations.length < inputs.migrations.length && (!best || record.migrations.length > best.record.migrations.length)) best = { dir, record }
   }
   return best
