@@ -89,6 +89,8 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     expect(top.source.collection).toBe('knowledge')
     expect(top.source.kind).toBe('procedure')
     expect(top.trust_level).toBe('approved')
+    expect(top.source.lane).toBe('approved_knowledge')
+    expect(found.lanes[0]).toBe('approved_knowledge')
     expect(top.freshness).toEqual({ as_of: Date.parse('2026-11-01T10:00:00Z'), basis: 'reviewed' })
     expect(top.revision.commit).toBeUndefined() // the stamp, not the repository's HEAD, is its provenance
 
@@ -118,6 +120,7 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     const rejected = (await search(paths, 'shared admin password vault')).segments[0]!
     expect(rejected.trust_level).toBe('rejected_approach')
     expect(rejected.source.collection).toBe('rejected-approaches')
+    expect(rejected.source.lane).toBe('rejected_approaches')
     // Above the ceiling: never indexed, so no channel, statistic or count can reveal it.
     const pager = await search(paths, 'incident pager escalation')
     expect(pager.segments.some((s) => s.text.includes('pager'))).toBe(false)
@@ -235,6 +238,32 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     const withSecret = await make(true)
     expect(withSecret).not.toContain('external counsel')
     expect(withSecret).toBe(await make(false))
+  })
+
+  it('keeps answering from the last complete state when the migrations change in the middle of a build', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tychora-midbuild-'))
+    try {
+      const project = await initProject(dir)
+      const none = async () => undefined
+      const create = async (item: string, body: string) => {
+        const p = await propose(project, { change: { op: 'create', item, title: item, kind: 'guidance', body }, rationale: 'r' }, none)
+        return accept(project, { proposal: p.id, ...REVIEWER }, none)
+      }
+      await create('first', 'The first rule of the on-call rota.\n')
+      const first = await applyMigrations(project)
+      await create('second', 'The second rule of the on-call rota.\n')
+      // A checkout that brings a third migration while the second is being applied.
+      const report = await applyMigrations(project, { onMigration: async () => void (await create('third', 'The third rule.\n')) })
+      expect(report.applied).toEqual(['0002-create-second'])
+      expect(report.diagnostics.join(' ')).toMatch(/changed during the build/)
+      const answering = answeringState(project)!
+      expect(answering).toMatchObject({ hash: first.state_hash, behind: true })
+      const caughtUp = await applyMigrations(project)
+      expect(caughtUp).toMatchObject({ base: 'descendant', applied: ['0003-create-third'] })
+      expect(answeringState(project)).toMatchObject({ hash: caughtUp.state_hash, behind: false })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('runs through the CLI: init, propose, review, migrate apply, search', async () => {

@@ -123,7 +123,12 @@ export function answeringState(paths: ProjectPaths): { hash: string; dir: string
  * Each migration is one publication in order, so a state rebuilt from nothing holds the same rows
  * and answers the same queries, byte for byte, as one built up apply by apply.
  */
-export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport> {
+export interface ApplyOptions {
+  /** Called after each migration is applied to the state being built (progress; awaited). */
+  onMigration?: (id: string, done: number, total: number) => void | Promise<void>
+}
+
+export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions = {}): Promise<ApplyReport> {
   const started = performance.now()
   await mkdir(paths.states, { recursive: true })
   const release = await buildLock(paths)
@@ -173,6 +178,7 @@ export async function applyMigrations(paths: ProjectPaths): Promise<ApplyReport>
       for (const { migration } of migrations.slice(done)) {
         items = await applyOne(ws, paths, migration, items, inputs.config, withheld, purged)
         applied.push(migration.id)
+        await options.onMigration?.(migration.id, applied.length, migrations.length - done)
       }
     } finally {
       ws.close()

@@ -30,6 +30,17 @@ impl Trust {
         }
     }
 
+    /// The lane curated evidence is grouped in, apart from the captured sources' kind lanes
+    /// (`None` for a captured source: its kind's lane).
+    #[must_use]
+    pub fn lane(self) -> Option<&'static str> {
+        match self {
+            Self::Approved => Some("approved_knowledge"),
+            Self::RejectedApproach => Some("rejected_approaches"),
+            Self::CapturedSource => None,
+        }
+    }
+
     /// Parses a stored name.
     ///
     /// # Errors

@@ -98,6 +98,12 @@ fn curated_knowledge_is_written_only_with_its_stamp_and_says_so_in_every_segment
         .find(|s| s.source.collection == "knowledge")
         .unwrap();
     assert_eq!(knowledge.trust_level, Trust::Approved);
+    // A lane of its own, first: what a person approved reads apart from what was only captured.
+    assert_eq!(knowledge.source.lane.as_deref(), Some("approved_knowledge"));
+    assert_eq!(
+        result.lanes.first().map(String::as_str),
+        Some("approved_knowledge")
+    );
     assert_eq!(
         (knowledge.freshness.as_of, knowledge.freshness.basis),
         (1_764_000_000_000, "reviewed")

@@ -354,6 +354,40 @@ mod tests {
     }
 
     #[test]
+    fn a_record_field_its_facet_cannot_hold_is_reported_and_left_unset() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::migrate::apply(&mut conn).unwrap();
+        // The record alone: no kind row, source or unit is needed to set its facets.
+        conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        conn.execute(
+            "INSERT INTO structured_records (id, kind, record_type, key, body_json, created_at, updated_at)
+             VALUES (1, 'standard', 'requirement', 'V1.1.1', '{}', 0, 0)",
+            [],
+        )
+        .unwrap();
+        let kinds = kinds();
+        let body = serde_json::json!({ "level": "high", "text": "Verify input" });
+        let refused =
+            super::set_record_values(&conn, "standard", &kinds["standard"], 1, &body, 0).unwrap();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(refused[0].contains("level"), "{refused:?}");
+        let set: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM facet_values WHERE record_id = 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(set, 0);
+        let good = serde_json::json!({ "level": 2 });
+        assert!(
+            super::set_record_values(&conn, "standard", &kinds["standard"], 1, &good, 0)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn conditions_are_typed_by_the_kinds_that_declare_them() {
         let kinds = kinds();
         assert!(!kinds.is_empty());

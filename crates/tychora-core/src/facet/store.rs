@@ -78,31 +78,40 @@ pub fn set_record_values(
     record_id: i64,
     body: &serde_json::Value,
     now: i64,
-) -> Result<usize> {
+) -> Result<Vec<String>> {
     record_definitions(tx, kind, definition)?;
-    let mut set = 0;
+    // A field the facet cannot hold (`level: "high"` for a number) leaves that facet unset on
+    // the record, and the reason goes back to the job's diagnostics.
+    let mut refused = Vec::new();
     for (name, facet) in &definition.facets {
         let raw = match body.get(name) {
+            None | Some(serde_json::Value::Null) => continue,
             Some(serde_json::Value::String(s)) => s.clone(),
             Some(v @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_))) => v.to_string(),
-            _ => continue,
+            Some(other) => {
+                refused.push(format!("facet {name:?}: {other} is not a single value"));
+                continue;
+            }
         };
-        let Ok(value) = Value::parse(name, facet, &raw) else {
-            continue;
+        let value = match Value::parse(name, facet, &raw) {
+            Ok(value) => value,
+            Err(e) => {
+                refused.push(e.to_string());
+                continue;
+            }
         };
         let (text, number) = match &value {
             Value::Text(t) => (Some(t.as_str()), None),
             Value::Number(n) => (None, Some(*n)),
         };
-        set += tx
-            .prepare_cached(
+        tx.prepare_cached(
                 "INSERT INTO facet_values (definition_id, record_id, text, number, set_at)
                  SELECT id, ?3, ?4, ?5, ?6 FROM facet_definitions WHERE kind = ?1 AND name = ?2
                  ON CONFLICT (record_id, definition_id) WHERE record_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at",
             )?
             .execute(params![kind, name, record_id, text, number, now])?;
     }
-    Ok(set)
+    Ok(refused)
 }
 
 /// The facet values of a source, by name (numbers as JSON numbers).

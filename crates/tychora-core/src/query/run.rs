@@ -862,6 +862,23 @@ fn rerank(
     ))
 }
 
+/// The pack's lanes, with approved knowledge first and rejected approaches last when the answer
+/// holds any.
+fn with_trust_lanes(mut lanes: Vec<String>, segments: &[Segment]) -> Vec<String> {
+    use crate::trust::Trust;
+    let holds = |trust: Trust| segments.iter().any(|s| s.trust_level == trust);
+    if let Some(lane) = Trust::Approved.lane().filter(|_| holds(Trust::Approved)) {
+        lanes.insert(0, lane.to_string());
+    }
+    if let Some(lane) = Trust::RejectedApproach
+        .lane()
+        .filter(|_| holds(Trust::RejectedApproach))
+    {
+        lanes.push(lane.to_string());
+    }
+    lanes
+}
+
 /// What a segment is annotated with besides its row: how the graph reached it, and (with
 /// `explain`) the channels' own scores; the rerank scores.
 struct Annotations<'a> {
@@ -945,11 +962,16 @@ fn select(
                 None => format!("{}:{}-{}", row.rel_path, row.line_start, row.line_end),
             };
             let mut segment = to_segment(row, fused, snapshot_id, out.segments.len() + 1, citation);
-            segment.source.lane = row
-                .kind
-                .as_ref()
-                .and_then(|k| annotations.kinds.get(k))
-                .map(|d| d.lane.clone());
+            // Approved knowledge and rejected approaches are lanes of their own, whatever their
+            // kind: an agent reads what a person approved apart from what was only captured.
+            segment.source.lane = match row.trust.lane() {
+                Some(lane) => Some(lane.to_string()),
+                None => row
+                    .kind
+                    .as_ref()
+                    .and_then(|k| annotations.kinds.get(k))
+                    .map(|d| d.lane.clone()),
+            };
             segment.rerank_score = annotations.rerank.get(chunk_id).copied();
             if annotations.explain {
                 for rank in &mut segment.channels {
@@ -1034,8 +1056,8 @@ fn assemble(
             max_per_source: plan.max_per_source,
             rerank: reranked_by,
         },
+        lanes: with_trust_lanes(plan.lanes, &segments),
         segments,
-        lanes: plan.lanes,
         relations,
         checks,
         coverage_gaps,
