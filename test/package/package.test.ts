@@ -32,13 +32,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // (their code in dist/, migrations 0006–0013, the README) bring it to 1,005,880 B unpacked.
 // Later that day facets, structured records, relations, modes and the evidence evaluation
 // (migrations 0014–0016, the records/relations/eval commands, pack schema): 1,156,782 B in 252 files.
+// Later still, team knowledge (dist/knowledge, the knowledge/review/migrate commands, the
+// proposals route and tool, migration 0017, the README's section): 1,297,650 B in 273 files.
 // Budgets: the measured figures plus about 25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
 /** Unpacked size of the root `tychora` package (what `npm install tychora` puts in node_modules/tychora). */
-const PACKAGE_UNPACKED_BUDGET = 1_260_000
+const PACKAGE_UNPACKED_BUDGET = 1_430_000
 /** Files in the root package. */
-const PACKAGE_FILES_BUDGET = 290
+const PACKAGE_FILES_BUDGET = 300
 /** The platform binary, `tychora.<platform>.node`. */
 const BINARY_BUDGET = 48 * 1024 * 1024
 
