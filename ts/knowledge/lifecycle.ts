@@ -15,7 +15,7 @@ import {
 } from '../contracts/knowledge.js'
 import { ensureValid } from '../contracts/validate.js'
 import { TychoraError } from '../errors.js'
-import { applyChange, checkLevel, describeChange, foldItems } from './items.js'
+import { applyChange, describeChange, foldItems } from './items.js'
 import { type ProjectPaths, readProjectConfig } from './layout.js'
 import { migrationId, nextSeq, readMigrations, writeAtomic, writeMigration } from './migrations.js'
 
@@ -39,7 +39,6 @@ export async function propose(paths: ProjectPaths, request: ProposeRequest, look
     readMigrations(paths).map((m) => m.migration),
     config,
   )
-  if (input.change.op === 'create' && input.change.sensitivity) checkLevel(input.change.sensitivity, config)
   applyChange(items, input.change, '(proposal)', config)
   const evidence: CitedEvidence[] = []
   for (const id of input.evidence) {

@@ -10,8 +10,9 @@ import { type Item, applyChange, withinCeiling } from '../knowledge/items.js'
 import { type ProjectPaths, readProjectConfig } from '../knowledge/layout.js'
 import { migrationChecksums, readMigrations, sha256, writeAtomic } from '../knowledge/migrations.js'
 
-/** Collections the knowledge states write, and the trust each carries. */
+/** Approved items live in this collection (trust `approved`). */
 export const KNOWLEDGE_COLLECTION = 'knowledge'
+/** Rejected approaches live in this one (trust `rejected_approach`). */
 export const REJECTED_COLLECTION = 'rejected-approaches'
 
 /** `state.json` in a built state: what it was built from. */
@@ -66,6 +67,11 @@ const stateDir = (paths: ProjectPaths, hash: string) => join(paths.states, hash)
 const bodiesDir = (paths: ProjectPaths) => join(paths.states, 'bodies')
 const currentFile = (paths: ProjectPaths) => join(paths.states, 'current')
 
+/** The migrations (id and checksum) the built state in `dir` applied; empty when it is not one. */
+export function appliedMigrations(dir: string): { id: string; checksum: string }[] {
+  return readRecord(dir)?.migrations ?? []
+}
+
 function readRecord(dir: string): StateRecord | undefined {
   try {
     return JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as StateRecord
@@ -112,22 +118,23 @@ export function answeringState(paths: ProjectPaths): { hash: string; dir: string
   return undefined
 }
 
+export interface ApplyOptions {
+  /** Called after each migration is applied to the state being built (progress; awaited). */
+  onMigration?: (id: string, done: number, total: number) => void | Promise<void>
+}
+
 /**
  * `migrate apply`: makes the state for the tracked inputs now. A state already built is reused
  * as it is (a `git checkout` back costs a hash of the inputs). Otherwise the nearest built
- * ancestor — a state whose migrations are a prefix of these — is copied (SQLite backup, verified)
- * and only the delta is applied; with none, the state is built from empty. The new state is built
+ * ancestor — a state whose migrations are a prefix of these — is cloned (its database by SQLite's
+ * backup API, its artifacts and lexical generations hard-linked) and only the delta is applied;
+ * with none, the state is built from empty. The new state is built
  * aside and renamed into place when complete, so the state that was answering keeps answering
  * until then, and a crash leaves no half state behind.
  *
  * Each migration is one publication in order, so a state rebuilt from nothing holds the same rows
  * and answers the same queries, byte for byte, as one built up apply by apply.
  */
-export interface ApplyOptions {
-  /** Called after each migration is applied to the state being built (progress; awaited). */
-  onMigration?: (id: string, done: number, total: number) => void | Promise<void>
-}
-
 export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions = {}): Promise<ApplyReport> {
   const started = performance.now()
   await mkdir(paths.states, { recursive: true })

@@ -8,7 +8,7 @@ import { describeChange } from '../../knowledge/items.js'
 import { type ProjectPaths, findProject, initProject, projectPaths } from '../../knowledge/layout.js'
 import { type EvidenceLookup, accept, listProposals, propose, readProposal, reject } from '../../knowledge/lifecycle.js'
 import { readMigrations, renumber } from '../../knowledge/migrations.js'
-import { answeringState, applyMigrations, builtState, readInputs, stateHash } from '../../service/knowledge-state.js'
+import { answeringState, appliedMigrations, applyMigrations, builtState, readInputs, stateHash } from '../../service/knowledge-state.js'
 import { repeatedFlag, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
 
@@ -204,11 +204,7 @@ const migrateStatus = defineCommand({
     const hash = stateHash(inputs)
     const built = builtState(paths)
     const answering = answeringState(paths)
-    const applied = new Set<string>()
-    if (answering) {
-      const record = JSON.parse(readFileSync(`${answering.dir}/state.json`, 'utf8')) as { migrations: { id: string; checksum: string }[] }
-      for (const m of record.migrations) applied.add(`${m.id} ${m.checksum}`)
-    }
+    const applied = new Set((answering ? appliedMigrations(answering.dir) : []).map((m) => `${m.id} ${m.checksum}`))
     const migrations = readMigrations(paths).map((m) => ({
       id: m.migration.id,
       decision: m.migration.decision,

@@ -162,6 +162,20 @@ impl Drop for Staging {
     }
 }
 
+/// Copies the database `source` holds open into a new file `to` through SQLite's backup API:
+/// every page in one step, so one read transaction and one consistent state, while other readers
+/// keep reading.
+pub(super) fn copy_database(source: &Connection, to: &Path) -> Result<()> {
+    let mut copy = Connection::open(to)?;
+    let backup = rusqlite::backup::Backup::new(source, &mut copy)?;
+    match backup.step(-1)? {
+        rusqlite::backup::StepResult::Done => Ok(()),
+        other => Err(Error::Conflict(format!(
+            "the database could not be copied in one step ({other:?}); try again"
+        ))),
+    }
+}
+
 /// Copies `from` to `to` (a new file), fsyncs it, and returns its size and sha256.
 fn copy_hashed(from: &Path, to: &Path) -> Result<(u64, String)> {
     if let Some(parent) = to.parent() {
@@ -255,19 +269,7 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     // artifact while the references are followed. Readers (queries) are not blocked.
     let writer = engine.writer()?;
     let db_path = staging.dir.join("corpus.sqlite3");
-    {
-        let mut copy = Connection::open(&db_path)?;
-        let backup = rusqlite::backup::Backup::new(&writer, &mut copy)?;
-        // Every page in one step: one read transaction, so one consistent state.
-        match backup.step(-1)? {
-            rusqlite::backup::StepResult::Done => {}
-            other => {
-                return Err(Error::Conflict(format!(
-                    "the database could not be copied in one step ({other:?}); try again"
-                )));
-            }
-        }
-    }
+    copy_database(&writer, &db_path)?;
     let mut files: Vec<ManifestEntry> = Vec::new();
     let (db_size, db_sha) = {
         // A backup written by the API is a rollback-journal database; checkpoint nothing, just hash.

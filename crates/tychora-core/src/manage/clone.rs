@@ -51,22 +51,12 @@ pub fn clone_workspace(src: &Path, dest: &Path) -> Result<CloneReport> {
 fn copy_into(src: &Path, dest: &Path) -> Result<(u64, u64)> {
     fs::create_dir_all(dest.join("runtime")).map_err(|e| Error::io(dest, e))?;
     let db = dest.join("corpus.sqlite3");
-    {
-        let source = Connection::open_with_flags(
-            src.join("corpus.sqlite3"),
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        let mut copy = Connection::open(&db)?;
-        let backup = rusqlite::backup::Backup::new(&source, &mut copy)?;
-        match backup.step(-1)? {
-            rusqlite::backup::StepResult::Done => {}
-            other => {
-                return Err(Error::Conflict(format!(
-                    "the database could not be copied in one step ({other:?}); try again"
-                )));
-            }
-        }
-    }
+    let source = Connection::open_with_flags(
+        src.join("corpus.sqlite3"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    super::backup::copy_database(&source, &db)?;
+    drop(source);
     let mut copied = fs::metadata(&db).map_err(|e| Error::io(&db, e))?.len();
     copied += fs::copy(src.join("workspace.toml"), dest.join("workspace.toml"))
         .map_err(|e| Error::io(src.join("workspace.toml"), e))?;
