@@ -144,9 +144,10 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
     const hash = stateHash(inputs)
     const target = stateDir(paths, hash)
     const diagnostics: string[] = []
-    if (readRecord(target)?.state_hash === hash) {
+    const built = readRecord(target)
+    if (built?.state_hash === hash) {
       await writeAtomic(currentFile(paths), `${hash}\n`)
-      const record = readRecord(target)
+      const record = built
       return { state_hash: hash, state_dir: target, base: 'reused', applied: [], snapshot_id: record?.snapshot_id ?? null, withheld: record?.withheld ?? [], purged: [], diagnostics, duration_ms: performance.now() - started }
     }
     // The migrations themselves, read once more: the same files the hash covered, or the tree
@@ -181,16 +182,17 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
     const applied: string[] = []
     const purged: string[] = []
     const ws = await Workspace.open(building)
+    let snapshot: number | null
     try {
       for (const { migration } of migrations.slice(done)) {
         items = await applyOne(ws, paths, migration, items, inputs.config, withheld, purged)
         applied.push(migration.id)
         await options.onMigration?.(migration.id, applied.length, migrations.length - done)
       }
+      snapshot = (await ws.status()).current_snapshot?.id ?? null
     } finally {
       ws.close()
     }
-    const snapshot = await currentSnapshot(building)
     const record: StateRecord = {
       version: 1,
       state_hash: hash,
@@ -297,15 +299,6 @@ async function writeBody(paths: ProjectPaths, name: string, text: string): Promi
   await mkdir(join(file, '..'), { recursive: true })
   await writeFile(file, text)
   return file
-}
-
-async function currentSnapshot(dir: string): Promise<number | null> {
-  const ws = await Workspace.open(dir)
-  try {
-    return (await ws.status()).current_snapshot?.id ?? null
-  } finally {
-    ws.close()
-  }
 }
 
 /**
