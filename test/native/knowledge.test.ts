@@ -189,6 +189,7 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     const lookup = lookupIn(paths)
     await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x', sensitivity: 'top-secret' }, rationale: 'r' }, lookup), 'E_INVALID_ARGUMENT', /not one of the project's levels/)
     await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', tenant: 'acme' }, lookup), 'E_FORBIDDEN')
+    await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', acl_group: 'finance' }, lookup), 'E_FORBIDDEN', /access group "finance" is not one of this project's \(default\)/)
     await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', evidence: ['seg_1_999999'] }, lookup), 'E_NOT_FOUND', /does not exist in the current state/)
     await expectCode(propose(paths, { change: { op: 'edit', item: 'nope', body: 'x' }, rationale: 'r' }, lookup), 'E_NOT_FOUND')
     // Cited evidence that left the state after the proposal: accept refuses unless told otherwise.
@@ -197,7 +198,9 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     const gone = { ...p, evidence: [{ ...p.evidence[0]!, sha256: '0'.repeat(64) }] }
     await writeFile(join(paths.proposals, p.id, 'proposal.json'), JSON.stringify(gone))
     await expectCode(accept(paths, { proposal: p.id, ...REVIEWER }, lookup), 'E_CONFLICT', /no longer holds/)
+    expect(p.acl_group).toBe('default')
     const m = await accept(paths, { proposal: p.id, ...REVIEWER, allow_stale_evidence: true }, lookup)
+    expect(m.acl_group).toBe('default')
     expect(m.decision).toBe('accepted')
 
     // The core refuses a capture of another trust into curated knowledge, from anyone.

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
+import { type FakeAnthropic, startFakeAnthropic } from './fake-anthropic.js'
 import { type FakeVoyage, startFakeVoyage } from './fake-voyage.js'
 
 /** Every file under `dir`, recursively (to check that a key was written nowhere). */
@@ -34,6 +35,29 @@ export function useFakeVoyageEngine(options: { apiKey: string; dimension: number
     if (saved.key === undefined) delete process.env.VOYAGE_API_KEY
     if (saved.url === undefined) delete process.env.TYCHORA_VOYAGE_BASE_URL
     if (ctx.scratch) await rm(ctx.scratch, { recursive: true, force: true })
+  })
+  return ctx
+}
+
+/**
+ * For a suite whose engine calls Anthropic: a fake Messages API on loopback, with
+ * `ANTHROPIC_API_KEY` and `TYCHORA_ANTHROPIC_BASE_URL` pointing the provider at it; both restored
+ * after the suite.
+ */
+export function useFakeAnthropicEngine(options: { apiKey: string }): { readonly fake: FakeAnthropic } {
+  const saved = { key: process.env.ANTHROPIC_API_KEY, url: process.env.TYCHORA_ANTHROPIC_BASE_URL }
+  const ctx = {} as { fake: FakeAnthropic }
+  beforeAll(async () => {
+    ctx.fake = await startFakeAnthropic({ apiKey: options.apiKey })
+    process.env.ANTHROPIC_API_KEY = options.apiKey
+    process.env.TYCHORA_ANTHROPIC_BASE_URL = ctx.fake.url
+  })
+  afterAll(async () => {
+    await ctx.fake?.close()
+    for (const [name, value] of [['ANTHROPIC_API_KEY', saved.key], ['TYCHORA_ANTHROPIC_BASE_URL', saved.url]] as const) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
   })
   return ctx
 }

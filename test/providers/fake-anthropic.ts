@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net'
  * A loopback stand-in for Anthropic's Messages API (`POST /v1/messages`), so the real
  * `@anthropic-ai/sdk` client can be driven through faults without a network or a key. It answers
  * a picture with a description naming the image's media type, size and sha256, so a test can tell
- * which bytes arrived. Every request is recorded; faults are queued and each request takes the next.
+ * which bytes arrived, and a text request (the summary tree's passages) with a summary that starts
+ * `Model summary of N passages:` and repeats the first passage's opening words. Every request is recorded; faults are queued and each request takes the next.
  */
 
 export type AnthropicFault =
@@ -21,6 +22,8 @@ export type AnthropicFault =
   | { kind: 'hang' }
   /** 400 whose message quotes the key back, as a careless server might. */
   | { kind: 'echo-key' }
+  /** 200 with text that is no summary of what was sent (a summary request only). */
+  | { kind: 'garbage' }
 
 export interface AnthropicRequest {
   path: string
@@ -28,6 +31,7 @@ export interface AnthropicRequest {
   body: {
     model?: string
     max_tokens?: number
+    system?: string
     messages?: Array<{ role: string; content: Array<{ type: string; text?: string; source?: { type: string; media_type: string; data: string } }> }>
   }
 }
@@ -77,10 +81,19 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
         return error(res, fault.status, fault.type ?? 'api_error', fault.message ?? `fault ${fault.status}`, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {})
       }
       if (fault?.kind === 'echo-key') return error(res, 400, 'invalid_request_error', `Refused credentials ${String(presented)}`)
+      const base = { id: `msg_${requests.length}`, type: 'message', role: 'assistant', model: `${body.model}-20260101`, stop_sequence: null }
       const image = body.messages?.[0]?.content.find((c) => c.type === 'image')?.source
+      const prose = body.messages?.[0]?.content.find((c) => c.type === 'text')?.text
+      if (!image && prose !== undefined) {
+        if (fault?.kind === 'refusal') return json(res, 200, { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: 900, output_tokens: 0 } })
+        if (fault?.kind === 'empty') return json(res, 200, { ...base, content: [], stop_reason: 'end_turn', usage: { input_tokens: 900, output_tokens: 0 } })
+        const passages = [...prose.matchAll(/<passage n="\d+">\n([\s\S]*?)\n<\/passage>/g)].map((m) => m[1] as string)
+        const opening = (passages[0] ?? '').split(/\s+/).filter(Boolean).slice(0, 16).join(' ')
+        const text = fault?.kind === 'garbage' ? 'zq xv 42 ~~~ ### 17 ::: 99 %%% 3' : `Model summary of ${passages.length} passages: ${opening}`
+        return json(res, 200, { ...base, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: Math.ceil(prose.length / 4), output_tokens: 30 } })
+      }
       if (!image || image.type !== 'base64') return error(res, 400, 'invalid_request_error', 'messages.0.content: an image block is required')
       const bytes = Buffer.from(image.data, 'base64')
-      const base = { id: `msg_${requests.length}`, type: 'message', role: 'assistant', model: `${body.model}-20260101`, stop_sequence: null }
       if (fault?.kind === 'refusal') return json(res, 200, { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: 1500, output_tokens: 0 } })
       if (fault?.kind === 'empty') return json(res, 200, { ...base, content: [], stop_reason: 'end_turn', usage: { input_tokens: 1500, output_tokens: 0 } })
       const text = describe(image.media_type, bytes)

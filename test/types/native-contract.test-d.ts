@@ -7,7 +7,7 @@ import type { QueryResultSchema } from '../../ts/contracts/result.js'
 import type { ListSourcesRequestSchema, SnapshotListSchema, SourceListSchema } from '../../ts/contracts/service.js'
 import type { InspectSymbolRequestSchema, SymbolReportSchema } from '../../ts/contracts/symbol.js'
 import type { InitReportSchema, StatusSchema, VerifyReportSchema } from '../../ts/contracts/workspace.js'
-import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
+import type { BackupReportSchema, CompactReportSchema, FindingSchema, PurgeReportSchema, SummaryReportSchema, WithdrawReportSchema } from '../../ts/contracts/operations.js'
 import type { PackEntrySchema, PackSourceSchema, ResolvedPackSchema } from '../../ts/contracts/pack.js'
 import type { ListRecordsRequestSchema, RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records.js'
 import type { DeclareRelationRequestSchema, ListRelationsRequestSchema, RelationAssertionSchema } from '../../ts/contracts/relations.js'
@@ -53,6 +53,7 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.CompactReport>().toEqualTypeOf<Out<typeof CompactReportSchema>>()
     expectTypeOf<Native.PurgeReport>().toEqualTypeOf<Out<typeof PurgeReportSchema>>()
     expectTypeOf<Native.BackupReport>().toEqualTypeOf<Out<typeof BackupReportSchema>>()
+    expectTypeOf<Native.SummaryReport>().toEqualTypeOf<Out<typeof SummaryReportSchema>>()
     expectTypeOf<Native.WithdrawReport>().toEqualTypeOf<Out<typeof WithdrawReportSchema>>()
     expectTypeOf<Native.Finding>().toEqualTypeOf<Out<typeof FindingSchema>>()
   })

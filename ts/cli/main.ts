@@ -19,6 +19,7 @@ export const main = defineCommand({
     inspect: lazy(() => import('./commands/inspect.js')),
     describe: lazy(() => import('./commands/describe.js')),
     manage: lazy(() => import('./commands/manage.js')),
+    index: lazy(() => import('./commands/summaries.js')),
     packs: lazy(() => import('./commands/packs.js')),
     records: lazy(() => import('./commands/records.js')),
     relations: lazy(() => import('./commands/relations.js')),

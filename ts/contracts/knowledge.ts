@@ -19,6 +19,12 @@ export const DEFAULT_TENANT = 'default'
 
 export const TenantSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)
 
+/** The default access group: every item is readable by it until groups are configured. */
+export const DEFAULT_GROUP = 'default'
+
+/** An access (ACL) group an item belongs to: one of the project's configured groups. */
+export const GroupSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)
+
 /** What a change does to approved knowledge. */
 export const KnowledgeChangeSchema = z.discriminatedUnion('op', [
   z
@@ -65,6 +71,7 @@ export const ProposeRequestSchema = z
     agent: z.string().min(1).max(200).optional(),
     task: z.string().min(1).max(200).optional(),
     tenant: TenantSchema.optional().describe("The project's tenant; any other is refused"),
+    acl_group: GroupSchema.optional().describe("The access group the change is for: one of the project's acl_groups (default the first); any other is refused"),
   })
   .strict()
 
@@ -73,6 +80,7 @@ export const ProposalSchema = z.object({
   id: z.string().regex(/^p-[0-9]{8}-[a-z0-9-]+-[0-9a-f]{6}$/),
   created_at: z.string().describe('ISO 8601'),
   tenant: TenantSchema,
+  acl_group: GroupSchema.default(DEFAULT_GROUP),
   change: KnowledgeChangeSchema,
   rationale: z.string(),
   evidence: z.array(CitedEvidenceSchema),
@@ -87,6 +95,7 @@ export const MigrationSchema = z.object({
   decision: z.enum(['accepted', 'rejected']),
   proposal: z.string(),
   tenant: TenantSchema,
+  acl_group: GroupSchema.default(DEFAULT_GROUP),
   change: KnowledgeChangeSchema,
   rationale: z.string(),
   evidence: z.array(CitedEvidenceSchema),
@@ -101,6 +110,7 @@ export const ProjectConfigSchema = z
   .object({
     version: z.literal(1),
     tenant: TenantSchema.default(DEFAULT_TENANT),
+    acl_groups: z.array(GroupSchema).min(1).default([DEFAULT_GROUP]).describe('The access groups items may belong to; a write naming another is refused'),
     profile: z.enum(['documents', 'code', 'verified']).default('documents'),
     sensitivity: z
       .object({

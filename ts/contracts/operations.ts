@@ -87,3 +87,31 @@ export const FindingSchema = z.object({
   fix: z.string(),
 })
 export type Finding = z.output<typeof FindingSchema>
+
+/** What `index build --raptor` did: the summary tree of the current snapshot, replacing the previous one. */
+export const SummaryReportSchema = z.object({
+  tree_id: z.number().int().nullable().describe('the tree written; null for a dry run'),
+  snapshot_id: z.number().int().describe('the snapshot whose windows were clustered'),
+  dry_run: z.boolean(),
+  windows: z.number().int().describe('windows clustered'),
+  left_out: z.number().int().describe('windows left out: flagged by the safety detector (text addressed to an agent, hidden text) or without a vector'),
+  documents: z.number().int(),
+  nodes: z.number().int().describe('summary nodes'),
+  levels: z.array(z.number().int()).describe('nodes per level, level 1 first'),
+  summarizer: z.string().describe('extractive, or the provider that summarised the permitted collections'),
+  model: z.string().nullable(),
+  by_model: z.number().int().describe('nodes the model summarised in this build'),
+  cached: z.number().int().describe("nodes whose model summary came from the cache (the same cluster's text was summarised before)"),
+  extractive: z.number().int().describe('nodes summarised by their most central sentences (offline, not permitted, or the model declined)'),
+  calls: z.number().int().describe('provider requests, retries included'),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  planned_input_tokens: z.number().int().describe('tokens of the text that would be sent to the model (dry run), cache hits excluded'),
+  cluster_ms: z.number(),
+  summarize_ms: z.number(),
+  build_ms: z.number(),
+  diagnostics: z
+    .array(z.object({ path: z.string(), level: z.string(), code: z.string(), message: z.string() }))
+    .describe('clusters the model declined or answered with something that is not a summary (each kept its extractive summary)'),
+})
+export type SummaryReport = z.output<typeof SummaryReportSchema>

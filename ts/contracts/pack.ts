@@ -141,6 +141,7 @@ export const PackSchema = z
         graph: z.number().nonnegative().optional().describe('Weight of the graph channel (code packs; default 0.35)'),
         text: z.number().nonnegative().optional().describe('Weight of the text (dense) channel (default 1)'),
         visual: z.number().nonnegative().optional().describe('Weight of the visual channel (default 0.7)'),
+        summary: z.number().nonnegative().optional().describe('Weight of the summary channel: the windows a matching node of the summary tree brings (default 1)'),
       }),
       test_weight: z
         .number()

@@ -116,6 +116,35 @@ export interface ImageDescriber {
   describe(request: DescribeImageRequest): Promise<ImageDescription>
 }
 
+/** Clusters of the summary tree to summarise, each its children's texts in order. */
+export interface SummarizeRequest {
+  model: string
+  maxTokens: number
+  clusters: Array<{ level: number; texts: string[] }>
+}
+
+/** One cluster's answer: a summary, or why there is none (a refusal, an empty answer). */
+export interface ClusterSummary {
+  text?: string
+  declined?: string
+  /** The model that answered, as the provider reports it. */
+  model: string
+  inputTokens: number
+  outputTokens: number
+}
+
+/**
+ * A model that summarises clusters of the summary tree. A cluster it declines is an answer with
+ * `declined` (the core keeps the extractive summary and says so); a failed call once retries are
+ * spent is a `TychoraError` (`E_PROVIDER`), and the build writes nothing.
+ */
+export interface ClusterSummarizer {
+  readonly name: string
+  /** sha256 of the instructions and settings every cluster is sent with (the cache key's part). */
+  readonly promptFingerprint: string
+  summarize(request: SummarizeRequest): Promise<{ answers: ClusterSummary[]; calls: number }>
+}
+
 /** A remote model provider. Every whole-call failure is a `TychoraError` (`E_PROVIDER` once retries are spent). */
 export interface ModelProvider {
   readonly name: string

@@ -17,8 +17,8 @@ export const FacetConditionSchema = z
   .regex(/^[a-z][a-z0-9_]{0,63}\s*(=|!=|>=|<=|>|<)/)
   .describe('A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE, NAME<=VALUE, NAME>VALUE, NAME<VALUE or NAME=LOW..HIGH (dates and numbers)')
 export const ChannelSchema = z
-  .enum(['exact', 'lexical', 'text', 'visual', 'graph'])
-  .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates)')
+  .enum(['exact', 'lexical', 'text', 'visual', 'graph', 'summary'])
+  .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates; summary: the windows under the summaries of the summary tree that match, needs a tree built by `tychora index build --raptor`)')
 
 
 /** A search request. Filters apply before ranking, inside every channel. */

@@ -57,7 +57,7 @@ export const SegmentSchema = z.object({
   rerank_score: z.number().optional().describe("The reranker's relevance score, when reranking reached this segment"),
   channels: z.array(
     z.object({
-      channel: z.enum(['exact', 'lexical', 'text', 'visual', 'graph']),
+      channel: z.enum(['exact', 'lexical', 'text', 'visual', 'graph', 'summary']),
       rank: z.number().int().positive(),
       score: z.number().optional().describe("The channel's own score (BM25, cosine similarity), with explain"),
     }),
@@ -132,6 +132,25 @@ export const QueryResultSchema = z.object({
     rerank: z.string().optional().describe('The reranker applied (provider/model)'),
   }),
   segments: z.array(SegmentSchema),
+  summaries: z
+    .array(
+      z.object({
+        node_id: z.number().int(),
+        level: z.number().int().describe('Height above the windows (1 summarises windows)'),
+        scope: z.enum(['document', 'corpus']).describe('Inside one source, or across a collection'),
+        role: z.enum(['hit', 'context']).describe('hit: the summary channel ranked it and its windows are segments here; context: the node directly above a segment'),
+        score: z.number().nullable().describe("The summary's similarity to the query (hits)"),
+        text: z.string().describe('Derived from the windows under it: never a quotation of a source, never cited'),
+        summarizer: z.string().describe('extractive (its most central sentences) or the provider that wrote it'),
+        model: z.string().nullable(),
+        leaf_count: z.number().int().describe('Windows under it'),
+        segment_ids: z.array(z.string()).describe("This result's segments under it"),
+        token_count: z.number().int().describe('Rendered tokens it takes of the budget'),
+        built_from_snapshot_id: z.number().int().describe('The snapshot the summary tree was built from'),
+        may_contain_instructions: z.boolean(),
+      }),
+    )
+    .describe('Summaries of the summary tree (tychora index build --raptor) that led to segments or stand above them'),
   lanes: z.array(z.string()).describe("The pack's lane order: md and agent output group segments by their lane in this order"),
   relations: z
     .array(

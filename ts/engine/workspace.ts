@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { AddPlan, AddRequest, Progress, RebuildReport, Receipt, Requester } from '../contracts/ingest.js'
-import type { ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
+import type { ClusterSummarizer, ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
 import type { DescribeReport, DescriptionEntry } from '../contracts/description.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
@@ -10,7 +10,7 @@ import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
 import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
-import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, WithdrawReport } from '../contracts/operations.js'
+import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, SummaryReport, WithdrawReport } from '../contracts/operations.js'
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
 import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
 import type { EvidenceClient } from '../contracts/client.js'
@@ -18,7 +18,7 @@ import type { CitedEvidence, Proposal, ProposalList, ProposeRequest } from '../c
 import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/layout.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
-import type { PdfCall, Stamp } from '../native/index.cjs'
+import type { PdfCall, Stamp, SummarizeCall } from '../native/index.cjs'
 import type { RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
@@ -230,6 +230,35 @@ export class Workspace implements EvidenceClient {
     const compact = await this.compact()
     const purge = await this.purge()
     return { compact, purge }
+  }
+
+  /**
+   * Builds the summary tree of the current snapshot (`index build --raptor`), replacing the
+   * previous one: the window vectors clustered inside each document, then across each collection,
+   * each cluster summarised (by `summarizer` for the collections `[summaries]` lets it read, by its
+   * most central sentences otherwise) and the summaries embedded. A failed provider call writes
+   * nothing: the tree that was answering keeps answering.
+   */
+  async buildSummaries(options: { extractive?: boolean; dryRun?: boolean } = {}, summarizer?: ClusterSummarizer): Promise<SummaryReport> {
+    const hook = summarizer && {
+      provider: summarizer.name,
+      prompt_fingerprint: summarizer.promptFingerprint,
+      summarize: async (call: SummarizeCall) => {
+        const out = await summarizer.summarize({ model: call.model, maxTokens: call.max_tokens, clusters: call.clusters })
+        return {
+          answers: out.answers.map((a) => ({
+            ...(a.text !== undefined ? { text: a.text } : {}),
+            ...(a.declined !== undefined ? { declined: a.declined } : {}),
+            model: a.model,
+            input_tokens: a.inputTokens,
+            output_tokens: a.outputTokens,
+          })),
+          calls: out.calls,
+        }
+      },
+    }
+    const report = await callNative(() => this.#native.buildSummaries({ extractive: options.extractive ?? false, dry_run: options.dryRun ?? false }, hook))
+    return checked((await contracts.operations()).SummaryReportSchema, report)
   }
 
   /** Writes a verified backup to `dest` (must not exist, or be empty) while the workspace serves; jobs wait meanwhile. */

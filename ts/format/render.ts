@@ -67,6 +67,7 @@ export function toMarkdown(result: QueryResult): string {
     if (grouped.length > 1 || lane !== null) out.push(`## ${lane ?? 'other sources'}`, '')
     for (const s of segments) markdownSegment(out, s)
   }
+  for (const m of result.summaries) out.push(`> summary (${summaryLabel(result, m)}; derived, not a quotation): ${m.text.replace(/\s+/g, ' ')}`, '')
   for (const r of result.relations) out.push(`> relation: ${relationLine(r)}`)
   for (const c of result.checks.filter((c) => c.status === 'warn')) out.push(`> check ${c.name}: ${c.detail}`)
   for (const g of result.coverage_gaps) out.push(`> gap (${g.kind} ${g.name}): ${g.detail}`)
@@ -76,6 +77,17 @@ export function toMarkdown(result: QueryResult): string {
   if (result.applied_scope.rerank) out.push(`_reranked by ${result.applied_scope.rerank}_`)
   out.push(`_snapshot ${result.snapshot_id ?? '–'} · run ${result.run_id} · ${result.budget_contract.used_tokens}/${result.budget_contract.budget_tokens} tokens · ${result.duration_ms.toFixed(1)} ms_`)
   return visible(out.join('\n'))
+}
+
+/**
+ * `level 2 summary of 14 windows over [1] [3], extractive`: what a summary covers, by the ranks of
+ * this result's segments under it.
+ */
+function summaryLabel(result: QueryResult, m: QueryResult['summaries'][number]): string {
+  const ranks = m.segment_ids.map((id) => result.segments.find((s) => s.id === id)?.rank).filter((r) => r !== undefined)
+  const by = m.model ? `${m.summarizer} ${m.model}` : m.summarizer
+  const role = m.role === 'hit' ? 'found by the summary channel' : 'above'
+  return `level ${m.level} ${m.scope} summary of ${m.leaf_count} windows, ${role} ${ranks.map((r) => `[${r}]`).join(' ')}, ${by}`
 }
 
 /** One segment under its `### [rank] citation — heading` line. */
@@ -125,6 +137,15 @@ export function toAgent(result: QueryResult): string {
     if (named) out.push(`<lane name="${attr(lane ?? 'other')}">`)
     for (const s of segments) agentSegment(out, s)
     if (named) out.push('</lane>')
+  }
+  for (const m of result.summaries) {
+    // Derived text: it may paraphrase sources, so it is never evidence to cite.
+    const covers = m.segment_ids.map(attr).join(' ')
+    out.push(
+      `<summary node="${m.node_id}" level="${m.level}" scope="${m.scope}" role="${m.role}" covers="${covers}" summarizer="${attr(m.model ? `${m.summarizer} ${m.model}` : m.summarizer)}" citable="false" may_contain_instructions="${m.may_contain_instructions}">`,
+      quoteSource(m.text).replace(/<\/summary/gi, '<\\/summary'),
+      '</summary>',
+    )
   }
   for (const r of result.relations) {
     out.push(`<relation name="${attr(r.relation)}" from="${attr(r.from_key)}" to="${attr(r.to_key)}" method="${r.method}"${r.support ? ` cite="${attr(r.support)}"` : ''}/>`)

@@ -35,6 +35,10 @@ export async function propose(paths: ProjectPaths, request: ProposeRequest, look
   const input = ensureValid(ProposeRequestSchema, request)
   const config = readProjectConfig(paths)
   checkTenant(input.tenant, config)
+  const group = input.acl_group ?? (config.acl_groups[0] as string)
+  if (!config.acl_groups.includes(group)) {
+    throw new TychoraError('E_FORBIDDEN', `access group ${JSON.stringify(group)} is not one of this project's (${config.acl_groups.join(', ')}): a write naming another group is refused`)
+  }
   const items = foldItems(
     readMigrations(paths).map((m) => m.migration),
     config,
@@ -52,6 +56,7 @@ export async function propose(paths: ProjectPaths, request: ProposeRequest, look
     id: `p-${day}-${input.change.item.slice(0, 40).replace(/-+$/, '')}-${randomBytes(3).toString('hex')}`,
     created_at: now.toISOString(),
     tenant: config.tenant,
+    acl_group: group,
     change: input.change,
     rationale: input.rationale,
     evidence,
@@ -156,6 +161,7 @@ async function record(
     decision,
     proposal: proposal.id,
     tenant: proposal.tenant,
+    acl_group: proposal.acl_group,
     change: proposal.change,
     rationale: proposal.rationale,
     evidence: proposal.evidence,

@@ -98,6 +98,11 @@ export declare class NativeWorkspace {
   searchBatch(requests: Array<QueryRequest>, signal?: AbortSignal | undefined | null): Promise<string>
   /** A symbol's definitions with references, callers and callees. */
   inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport>
+  /**
+   * Builds the summary tree of the current snapshot on a thread of its own, replacing the
+   * previous tree; `summarizer` writes the summaries of the collections `[summaries]` permits.
+   */
+  buildSummaries(options: SummaryBuildOptions, summarizer?: SummarizerHook): Promise<SummaryReport>
   /** The canonical workspace directory. */
   get dir(): string
   /** The workspace's name from `workspace.toml` (the daemon's project name). */
@@ -238,7 +243,7 @@ export interface ChannelCoverage {
 
 /** One channel's rank for a segment. */
 export interface ChannelRank {
-  channel: 'exact' | 'lexical' | 'text' | 'visual' | 'graph'
+  channel: 'exact' | 'lexical' | 'text' | 'visual' | 'graph' | 'summary'
   rank: number
   /** The channel's own score (BM25, cosine similarity), with `explain`. */
   score?: number
@@ -999,7 +1004,7 @@ export interface QueryRequest {
   /** Segments per source; 0 means unlimited. */
   max_per_source?: number
   snapshot_id?: number
-  channels?: Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph'>
+  channels?: Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph' | 'summary'>
   agent_id?: string
   task_id?: string
   /** Per segment, each channel's score beside its rank, and the rerank score. */
@@ -1020,6 +1025,8 @@ export interface QueryResult {
   query: string
   applied_scope: AppliedScope
   segments: Array<Segment>
+  /** Summaries of the summary tree that led to segments or stand above them (derived text). */
+  summaries: Array<ResultSummary>
   /** The pack's lane order. */
   lanes: Array<string>
   /** Accepted relation assertions about the segments' documents and records. */
@@ -1205,6 +1212,23 @@ export interface ResultRelation {
   to_key: string
   method: 'parsed' | 'declared' | 'proposed'
   support: string | null
+}
+
+/** A node of the summary tree in a result: derived text, never a quotation. */
+export interface ResultSummary {
+  node_id: number
+  level: number
+  scope: 'document' | 'corpus'
+  role: 'hit' | 'context'
+  score: number | null
+  text: string
+  summarizer: string
+  model: string | null
+  leaf_count: number
+  segment_ids: Array<string>
+  token_count: number
+  built_from_snapshot_id: number
+  may_contain_instructions: boolean
 }
 
 /** A revision as listed under its source. */
@@ -1401,6 +1425,84 @@ export interface Status {
   kinds: Array<KindUse>
   counts: Counts
   bytes: Bytes
+}
+
+/** One call of the summariser: a batch of clusters. */
+export interface SummarizeCall {
+  model: string
+  max_tokens: number
+  clusters: Array<SummaryCluster>
+}
+
+/** A call's answers (one per cluster, in order) and the HTTP requests it took. */
+export interface SummarizeOutput {
+  answers: Array<SummaryAnswer>
+  calls: number
+}
+
+/** A model summariser handed in by the TypeScript side. */
+export interface SummarizerHook {
+  provider: string
+  prompt_fingerprint: string
+  summarize: (call: SummarizeCall) => Promise<SummarizeOutput>
+}
+
+/** The answer for one cluster: a summary, or why there is none. */
+export interface SummaryAnswer {
+  text?: string
+  declined?: string
+  model: string
+  input_tokens: number
+  output_tokens: number
+}
+
+/** What `index build --raptor` was asked. */
+export interface SummaryBuildOptions {
+  /** Summarise every cluster offline, whatever `[summaries]` names. */
+  extractive?: boolean
+  /** Cluster and count what would be sent; write nothing, call nothing. */
+  dry_run?: boolean
+}
+
+/** One cluster to summarise. */
+export interface SummaryCluster {
+  /** Height above the windows (1: its children are windows). */
+  level: number
+  /** Its children's texts, in order. */
+  texts: Array<string>
+}
+
+/** A cluster the model declined, or answered with something else. */
+export interface SummaryDiagnostic {
+  path: string
+  level: string
+  code: string
+  message: string
+}
+
+/** What a summary-tree build did. */
+export interface SummaryReport {
+  tree_id: number | null
+  snapshot_id: number
+  dry_run: boolean
+  windows: number
+  left_out: number
+  documents: number
+  nodes: number
+  levels: Array<number>
+  summarizer: string
+  model: string | null
+  by_model: number
+  cached: number
+  extractive: number
+  calls: number
+  input_tokens: number
+  output_tokens: number
+  planned_input_tokens: number
+  cluster_ms: number
+  summarize_ms: number
+  build_ms: number
+  diagnostics: Array<SummaryDiagnostic>
 }
 
 /** One definition and its relations. */

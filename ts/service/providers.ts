@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type {
+  ClusterSummarizer,
   FamilySpec,
   ImageDescriber,
   ModelProvider,
@@ -239,6 +240,30 @@ export function imageDescriber(): ImageDescriber {
         real = createAnthropicDescriber({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) })
       }
       return real.describe(request)
+    },
+  }
+}
+
+/**
+ * The summary tree's model summariser: Anthropic's SDK, loaded only when a build uses it; the key
+ * from `ANTHROPIC_API_KEY` or the user config (never written to the workspace).
+ */
+export async function clusterSummarizer(): Promise<ClusterSummarizer> {
+  const { createAnthropicSummarizer, SUMMARY_PROMPT_FINGERPRINT } = await import('../providers/anthropic.js')
+  // The key is looked for on the first call: a build whose clusters are all summarised offline
+  // (no collection permitted, or every summary cached) needs none.
+  let real: ClusterSummarizer | undefined
+  return {
+    name: 'anthropic',
+    promptFingerprint: SUMMARY_PROMPT_FINGERPRINT,
+    async summarize(request) {
+      if (!real) {
+        const config = userConfig().anthropic ?? {}
+        const apiKey = process.env.ANTHROPIC_API_KEY ?? config.api_key
+        const baseUrl = process.env.TYCHORA_ANTHROPIC_BASE_URL ?? config.base_url
+        real = createAnthropicSummarizer({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) })
+      }
+      return real.summarize(request)
     },
   }
 }

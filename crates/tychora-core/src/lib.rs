@@ -55,6 +55,7 @@ pub mod query;
 pub(crate) mod safety;
 pub(crate) mod snapshot;
 pub(crate) mod store;
+pub mod summary;
 pub(crate) mod tokenize;
 pub mod trust;
 pub(crate) mod unit;

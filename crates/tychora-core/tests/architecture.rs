@@ -22,7 +22,8 @@ const LAYERS: &[&[&str]] = &[
     &["parse", "snapshot"],
     // Windows, the identifier channel, and an open workspace's state.
     &["chunk", "exact", "engine"],
-    &["graph"],
+    // Code relations, and the summary tree over the window vectors.
+    &["graph", "summary"],
     // The pipelines over an engine.
     &["query", "ingest"],
     &["manage"],

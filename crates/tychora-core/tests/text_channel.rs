@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -14,22 +14,7 @@ use tychora_core::query::QueryRequest;
 use tychora_core::vector::{Embedded, Embedder, FamilySpec, InputKind, LocalEmbedder, Providers};
 use tychora_core::{ErrorCode, Workspace};
 
-/// The local model's directory: `TYCHORA_TEST_MODEL`, else where the fetch script puts it.
-fn model_dir() -> PathBuf {
-    let dir = std::env::var_os("TYCHORA_TEST_MODEL").map_or_else(
-        || {
-            let home = std::env::var_os("HOME").expect("HOME");
-            PathBuf::from(home).join(".cache/tychora/models/all-MiniLM-L6-v2")
-        },
-        PathBuf::from,
-    );
-    assert!(
-        dir.join("model.safetensors").is_file(),
-        "the local embedding model is missing at {}: run `node scripts/fetch-model.mjs`",
-        dir.display()
-    );
-    dir
-}
+use common::model_dir;
 
 /// A workspace with the text channel on the local model, its user cache in `cache`, and extra
 /// `[embeddings]` lines.

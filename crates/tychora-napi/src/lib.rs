@@ -14,6 +14,7 @@ mod packs;
 mod pdf;
 mod providers;
 mod query;
+mod summaries;
 mod task;
 mod workspace;
 

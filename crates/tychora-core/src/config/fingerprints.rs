@@ -73,6 +73,7 @@ impl Config {
                 "fusion": pack.fusion, "graph": pack.graph, "text": { "depth": pack.text.depth,
                 "rerank_depth": pack.text.rerank_depth, "rerank_model": pack.text.rerank_model },
                 "rerank": self.rerank.as_ref().map(|r| (&r.provider, &r.model, r.depth)),
+                "summaries": self.summaries,
             })),
             output: digest(
                 &json!({ "output": pack.output, "request_overrides": pack.request_overrides }),

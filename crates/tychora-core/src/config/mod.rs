@@ -65,6 +65,9 @@ pub struct Config {
     /// The visual channel (a multimodal model), when present.
     #[serde(default)]
     pub visual: Option<Visual>,
+    /// The summary tree (`tychora index build --raptor`) and its channel, when present.
+    #[serde(default)]
+    pub summaries: Option<Summaries>,
 }
 
 /// `[descriptions]`: a vision model describes a visual asset someone selected (`tychora describe`).
@@ -115,6 +118,103 @@ impl Descriptions {
         }
         if !network {
             return Err("[descriptions] uploads images to a provider, but the default profile has network = false; set network = true in that profile to allow it".into());
+        }
+        Ok(())
+    }
+}
+
+/// `[summaries]`: the summary tree (RAPTOR). `tychora index build --raptor` clusters the window
+/// vectors and summarises each cluster: offline by its most central sentences (`extractive`, the
+/// default), or by a model (`anthropic`) for the collections listed, whose text then leaves the
+/// machine. With the section present, queries run the summary channel once a tree is built.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Summaries {
+    /// `extractive` or `anthropic`.
+    #[serde(default = "default_summary_provider")]
+    pub provider: String,
+    /// The model (`anthropic`).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Collections whose text may be sent to the model; the others are summarised extractively.
+    #[serde(default)]
+    pub collections: Vec<String>,
+    /// Children per cluster at most.
+    #[serde(default = "default_branching")]
+    pub branching: usize,
+    /// Most tokens one summary may take.
+    #[serde(default = "default_summary_tokens")]
+    pub max_tokens: u32,
+    /// Whether queries run the summary channel by default (a request can still name it).
+    #[serde(default = "default_true")]
+    pub channel: bool,
+    /// The summary channel's fusion weight (default: the pack's `fusion.weights.summary`).
+    #[serde(default)]
+    pub weight: Option<f64>,
+}
+
+impl Default for Summaries {
+    fn default() -> Self {
+        Self {
+            provider: default_summary_provider(),
+            model: None,
+            collections: Vec::new(),
+            branching: default_branching(),
+            max_tokens: default_summary_tokens(),
+            channel: true,
+            weight: None,
+        }
+    }
+}
+
+fn default_summary_provider() -> String {
+    "extractive".into()
+}
+
+fn default_branching() -> usize {
+    6
+}
+
+fn default_summary_tokens() -> u32 {
+    160
+}
+
+fn default_true() -> bool {
+    true
+}
+
+impl Summaries {
+    fn check(&self, network: bool, embeddings: bool) -> std::result::Result<(), String> {
+        match self.provider.as_str() {
+            "extractive" => {}
+            "anthropic" => {
+                if self.model.as_deref().is_none_or(|m| m.trim().is_empty()) {
+                    return Err("[summaries] provider = \"anthropic\" needs a model".into());
+                }
+                if !network {
+                    return Err("[summaries] sends text to a provider, but the default profile has network = false; set network = true in that profile to allow it".into());
+                }
+            }
+            other => {
+                return Err(format!(
+                    "[summaries] provider {other:?}; expected \"extractive\" or \"anthropic\""
+                ));
+            }
+        }
+        if !(2..=32).contains(&self.branching) {
+            return Err(format!(
+                "[summaries] branching = {} must be between 2 and 32",
+                self.branching
+            ));
+        }
+        if !(32..=4096).contains(&self.max_tokens) {
+            return Err(format!(
+                "[summaries] max_tokens = {} must be between 32 and 4096",
+                self.max_tokens
+            ));
+        }
+        if !embeddings {
+            return Err("[summaries] clusters the text channel's window vectors: add an [embeddings] section".into());
         }
         Ok(())
     }
@@ -711,6 +811,16 @@ page_timeout_ms = 120000
 # provider = "voyage"
 # model = "voyage-multimodal-3"
 # collections = ["manuals"]
+
+# The summary tree (tychora index build --raptor): window vectors clustered inside each document,
+# then across each collection, and every cluster summarised, so a broad question finds the windows
+# a summary covers. Summaries are derived, never cited. Offline by default (each cluster's most
+# central sentences); provider = "anthropic" sends the listed collections' text to the model (key
+# from ANTHROPIC_API_KEY, never stored; needs network = true). Needs [embeddings].
+# [summaries]
+# provider = "extractive"
+# branching = 6
+# max_tokens = 160
 "#
     )
 }
@@ -744,6 +854,14 @@ impl Config {
             .and_then(|()| {
                 config.visual.as_ref().map_or(Ok(()), |v| {
                     v.check(config.profiles[&config.default_profile].network)
+                })
+            })
+            .and_then(|()| {
+                config.summaries.as_ref().map_or(Ok(()), |s| {
+                    s.check(
+                        config.profiles[&config.default_profile].network,
+                        config.embeddings.is_some(),
+                    )
                 })
             })
             .map_err(|why| Error::InvalidArgument(format!("{}: {why}", path.display())))?;
@@ -865,6 +983,9 @@ impl Config {
         }
         if let Some(visual) = &self.visual {
             set("fusion.weights", "visual", visual.weight.map(Into::into));
+        }
+        if let Some(summaries) = &self.summaries {
+            set("fusion.weights", "summary", summaries.weight.map(Into::into));
         }
         if let Some(o) = &self.graph {
             set("graph", "depth", o.depth.map(Into::into));

@@ -374,6 +374,15 @@ pub struct FusionWeights {
     /// The visual channel's weight (DESIGN §9: 0.7).
     #[serde(default = "default_visual_weight")]
     pub visual: f64,
+    /// The summary channel's weight (the windows a matching node of the summary tree brings):
+    /// 1, chosen against 0.5, 1.5 and 2 on the dev half of the multi-passage set
+    /// (bench/results/raptor.md).
+    #[serde(default = "default_summary_weight")]
+    pub summary: f64,
+}
+
+fn default_summary_weight() -> f64 {
+    1.0
 }
 
 fn default_visual_weight() -> f64 {

@@ -122,6 +122,7 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
              DELETE FROM visual_vectors WHERE sha256 NOT IN (SELECT sha256 FROM visual_assets);
              DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
         )?;
+        crate::summary::forget_purged(&tx, "SELECT id FROM purge_extractions")?;
         report.chunks = tx.execute(
             "DELETE FROM chunks WHERE extraction_id IN (SELECT id FROM purge_extractions)",
             [],

@@ -280,6 +280,9 @@ pub struct QueryResult {
     pub query: String,
     pub applied_scope: AppliedScope,
     pub segments: Vec<Segment>,
+    /// Summaries of the summary tree that led to segments, or stand above them: derived text,
+    /// never a quotation; each names the segments under it.
+    pub summaries: Vec<ResultSummary>,
     /// The pack's lane order: formatted output groups segments by lane in this order.
     pub lanes: Vec<String>,
     /// Accepted relation assertions about what the segments are (`RFC 3986 obsoletes RFC
@@ -300,6 +303,38 @@ pub struct QueryResult {
     /// Time per stage, in order.
     pub trace: Vec<TraceStage>,
     pub duration_ms: f64,
+}
+
+/// A node of the summary tree in a result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResultSummary {
+    /// The node (`summary_nodes.id`).
+    pub node_id: i64,
+    /// Height above the windows (1 summarises windows).
+    pub level: u32,
+    /// `document` (inside one source) or `corpus` (across a collection).
+    pub scope: String,
+    /// `hit`: the summary channel ranked it and its windows are among the segments; `context`:
+    /// the node directly above a segment's window.
+    pub role: &'static str,
+    /// Its similarity to the query (hits).
+    pub score: Option<f64>,
+    /// The summary: derived from the windows under it, not a quotation of any source.
+    pub text: String,
+    /// `extractive` or the provider that wrote it.
+    pub summarizer: String,
+    /// The model that wrote it (none for an extractive summary).
+    pub model: Option<String>,
+    /// Windows under it.
+    pub leaf_count: usize,
+    /// The segments of this result under it.
+    pub segment_ids: Vec<String>,
+    /// Rendered tokens it takes of the budget.
+    pub token_count: usize,
+    /// The snapshot the tree was built from.
+    pub built_from_snapshot_id: i64,
+    /// The safety detector's verdict on the summary's text.
+    pub may_contain_instructions: bool,
 }
 
 /// One stage of the query path and its duration.

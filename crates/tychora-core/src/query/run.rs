@@ -77,7 +77,19 @@ type FoundVia = HashMap<i64, Vec<Hop>>;
 /// Fused candidates: each owner's fused score and the chunk standing for it, best first.
 type Candidates = Vec<(fusion::Fused<i64>, i64)>;
 
-const KNOWN_CHANNELS: [&str; 5] = ["exact", "lexical", "text", "visual", "graph"];
+const KNOWN_CHANNELS: [&str; 6] = ["exact", "lexical", "text", "visual", "graph", "summary"];
+
+/// Nodes of the summary tree the summary channel ranked (top first), with the windows each
+/// brought, and the tree they come from.
+type SummaryFound = Option<(
+    std::sync::Arc<crate::summary::tree::LoadedTree>,
+    Vec<crate::summary::tree::NodeHit>,
+)>;
+
+/// Nodes the summary channel takes, and windows each brings: chosen on the dev half of the
+/// multi-passage set (bench/results/raptor.md) against 4 nodes and 6 windows.
+const SUMMARY_NODES: usize = 8;
+const SUMMARY_WINDOWS: usize = 3;
 
 /// What a request asks for, checked and completed with the pack's defaults.
 #[derive(Clone)]
@@ -109,6 +121,7 @@ struct Selection {
     relations: Vec<super::ResultRelation>,
     checks: Vec<super::Check>,
     coverage_gaps: Vec<super::CoverageGap>,
+    summaries: Vec<super::ResultSummary>,
 }
 
 /// Time per stage, each measured from the end of the previous one.
@@ -188,7 +201,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             coverage,
             ..Selection::default()
         };
-        let (hits, found_via) = channels(
+        let (hits, found_via, summary) = channels(
             engine,
             conn,
             request,
@@ -245,6 +258,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             &mut trace,
         )?;
         trace.mark("segments");
+        selection.summaries = summaries(summary.as_ref(), &selection.segments, plan.budget, &mut selection.used_tokens);
         // What the segments are by key only matters for the relations about them: a corpus
         // without assertions skips the lookups (one per source and per segment).
         let keys = if hydrate::any_relations(conn)? {
@@ -297,7 +311,7 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
         Some(list) => {
             if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
                 return Err(Error::InvalidArgument(format!(
-                    "unknown channel {bad:?}; expected exact, lexical, text, visual or graph"
+                    "unknown channel {bad:?}; expected exact, lexical, text, visual, graph or summary"
                 )));
             }
             if list.iter().any(|c| c == "visual") && engine.config().visual.is_none() {
@@ -310,6 +324,11 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
                     "the text channel needs an [embeddings] section in workspace.toml (for example `tychora init --embeddings local`)".into(),
                 ));
             }
+            if list.iter().any(|c| c == "summary") && engine.config().embeddings.is_none() {
+                return Err(Error::InvalidArgument(
+                    "the summary channel needs an [embeddings] section in workspace.toml and a tree built by `tychora index build --raptor`".into(),
+                ));
+            }
             list.clone()
         }
         None => {
@@ -319,6 +338,12 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             // `[visual]` is the switch: a workspace that configures the channel runs it.
             if engine.config().visual.is_some() && !channels.iter().any(|c| c == "visual") {
                 channels.push("visual".into());
+            }
+            // `[summaries]` likewise, unless it turns the channel off.
+            if engine.config().summaries.as_ref().is_some_and(|s| s.channel)
+                && !channels.iter().any(|c| c == "summary")
+            {
+                channels.push("summary".into());
             }
             channels
         }
@@ -436,7 +461,7 @@ fn channels(
     snapshot_id: i64,
     trace: &mut Trace,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<ChannelHits>, FoundVia)> {
+) -> Result<(Vec<ChannelHits>, FoundVia, SummaryFound)> {
     let pack = engine.pack();
     let wants = |name: &str| plan.channels.iter().any(|c| c == name);
     let candidate_k = (plan.limit * 3).max(30);
@@ -489,10 +514,46 @@ fn channels(
         });
         trace.mark_with("lexical", Some(n), None);
     }
-    if wants("text") {
+    let dense = if wants("text") || wants("summary") {
+        Some(dense_query(engine, conn, request, snapshot_id)?)
+    } else {
+        None
+    };
+    if wants("text")
+        && let Some(dense) = &dense
+    {
         let depth = pack.text.depth.max(candidate_k);
-        let ran = text_channel(engine, conn, request, plan, snapshot_id, depth, chunks)?;
+        let ran = match dense {
+            Ok(d) => Ok((text_channel(engine, plan, d, depth, chunks)?, d.call.clone())),
+            Err(warning) => Err(warning.clone()),
+        };
         add_provider_channel("text", ran, &mut hits, trace, warnings);
+    }
+    let mut summary: SummaryFound = None;
+    if wants("summary")
+        && let Some(dense) = &dense
+    {
+        match dense {
+            Ok(d) => match summary_channel(engine, conn, plan, d, chunks)? {
+                Ok((channel, found)) => {
+                    let n = channel.hits.len();
+                    hits.push(channel);
+                    // The query's embedding is the text channel's call when both ran.
+                    trace.mark_with("summary", Some(n), (!wants("text")).then(|| d.call.clone()));
+                    summary = found;
+                }
+                Err(warning) => {
+                    warnings.push(warning);
+                    trace.mark_with("summary", Some(0), None);
+                }
+            },
+            Err(warning) => {
+                if !wants("text") {
+                    warnings.push(warning.clone());
+                }
+                trace.mark_with("summary", Some(0), None);
+            }
+        }
     }
     if wants("visual") {
         let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?
@@ -526,7 +587,7 @@ fn channels(
         ));
         trace.mark_with("graph", Some(n), None);
     }
-    Ok((hits, found_via))
+    Ok((hits, found_via, summary))
 }
 
 /// A query that names a whole document and asks something of it (`Entity Tags in RFC 2616`) is
@@ -692,19 +753,24 @@ fn add_provider_channel(
     }
 }
 
-/// The text channel: the query embedded as a query, the snapshot's vector generation searched with
-/// the eligibility filter inside the search, one vote per evidence owner (its nearest window).
-/// A snapshot without vectors, or with vectors of another family than the configured one, is
-/// answered without the channel and a warning (`Err` of the inner result).
-fn text_channel(
+/// The query embedded for the dense channels (text, summary), with the pinned snapshot's vector
+/// generation.
+struct Dense {
+    vector: Vec<f32>,
+    call: ProviderCall,
+    index: std::sync::Arc<crate::vector::VectorIndex>,
+    spec: crate::vector::FamilySpec,
+}
+
+/// Embeds the query once for the text and summary channels. A snapshot without vectors, or with
+/// vectors of another family than the configured one, is answered without them and a warning
+/// (`Err` of the inner result).
+fn dense_query(
     engine: &Engine,
     conn: &Connection,
     request: &QueryRequest,
-    plan: &Plan,
     snapshot_id: i64,
-    depth: usize,
-    chunks: Option<&HashSet<u64>>,
-) -> Result<std::result::Result<(ChannelHits, ProviderCall), String>> {
+) -> Result<std::result::Result<Dense, String>> {
     let Some(embedder) = engine.embedder()? else {
         return Ok(Err(
             "the text channel is not configured ([embeddings])".into()
@@ -724,7 +790,7 @@ fn text_channel(
     }
     let started = Instant::now();
     let embedded = embedder.embed(&[request.query.as_str()], crate::vector::InputKind::Query)?;
-    let query = embedded.vectors.into_iter().next().ok_or_else(|| {
+    let vector = embedded.vectors.into_iter().next().ok_or_else(|| {
         Error::Provider(format!(
             "{} returned no query vector",
             embedder.spec().provider
@@ -743,29 +809,102 @@ fn text_channel(
         }
         Err(e) => return Err(e),
     };
+    Ok(Ok(Dense {
+        vector,
+        call,
+        index,
+        spec: generation.spec,
+    }))
+}
+
+/// The text channel: the snapshot's vector generation searched with the eligibility filter inside
+/// the search, one vote per evidence owner (its nearest window).
+fn text_channel(
+    engine: &Engine,
+    plan: &Plan,
+    dense: &Dense,
+    depth: usize,
+    chunks: Option<&HashSet<u64>>,
+) -> Result<ChannelHits> {
     let eligible = crate::vector::Eligible {
         collections: &plan.filter.collections,
         kinds: &plan.filter.kinds,
         chunks,
     };
-    let found = index.search(&query, depth, &eligible)?;
+    let found = dense.index.search(&dense.vector, depth, &eligible)?;
     let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
     let mut hits = Vec::with_capacity(found.len());
     let mut scores = Vec::with_capacity(found.len());
     for (key, distance) in found {
-        let owner = index.owner_of(key).unwrap_or(key);
+        let owner = dense.index.owner_of(key).unwrap_or(key);
         hits.push((as_i64(key), as_i64(owner)));
         // Cosine distance back to similarity, the figure a reader expects.
         scores.push(Some(1.0 - f64::from(distance)));
     }
+    Ok(ChannelHits {
+        channel: "text",
+        weight: engine.pack().fusion.weights.text,
+        hits,
+        scores,
+    })
+}
+
+/// The summary channel: the newest summary tree's nodes scored by the similarity of the query to
+/// the windows under them (their centroid); each of the best brings its children's best windows
+/// that the pinned snapshot holds and the eligibility admits, in node order (its score is the
+/// node's). Without a tree, or with one of
+/// another family, the answer carries a warning (`Err` of the inner result).
+fn summary_channel(
+    engine: &Engine,
+    conn: &Connection,
+    plan: &Plan,
+    dense: &Dense,
+    chunks: Option<&HashSet<u64>>,
+) -> Result<std::result::Result<(ChannelHits, SummaryFound), String>> {
+    let Some(tree) = crate::summary::tree::newest(engine, conn)? else {
+        return Ok(Err(
+            "no summary tree is built: run `tychora index build --raptor`; answered without the summary channel".into(),
+        ));
+    };
+    if tree.spec != dense.spec {
+        return Ok(Err(format!(
+            "the summary tree was built with {}, the snapshot's vectors are {}: run `tychora index build --raptor`; answered without the summary channel",
+            tree.spec, dense.spec
+        )));
+    }
+    let eligible = crate::vector::Eligible {
+        collections: &plan.filter.collections,
+        kinds: &plan.filter.kinds,
+        chunks,
+    };
+    let found = tree.search(
+        &dense.vector,
+        &dense.index,
+        &eligible,
+        SUMMARY_NODES,
+        SUMMARY_WINDOWS,
+    )?;
+    let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
+    let mut seen = HashSet::new();
+    let mut hits = Vec::new();
+    let mut scores = Vec::new();
+    for hit in &found {
+        for &(chunk, _) in &hit.windows {
+            if seen.insert(chunk) {
+                let owner = dense.index.owner_of(chunk).unwrap_or(chunk);
+                hits.push((as_i64(chunk), as_i64(owner)));
+                scores.push(Some(f64::from(hit.score)));
+            }
+        }
+    }
     Ok(Ok((
         ChannelHits {
-            channel: "text",
-            weight: engine.pack().fusion.weights.text,
+            channel: "summary",
+            weight: engine.pack().fusion.weights.summary,
             hits,
             scores,
         },
-        call,
+        Some((tree, found)),
     )))
 }
 
@@ -993,6 +1132,87 @@ fn select(
     Ok(())
 }
 
+/// Context summaries (the nodes above a segment's window) a result carries at most.
+const CONTEXT_SUMMARIES: usize = 3;
+
+/// The summaries a result carries: each node the summary channel ranked whose windows became
+/// segments (`hit`), then the document-level node above a segment's window (`context`, the parent
+/// a child hit brings), while the rendered-token budget has room. Derived text, never a segment.
+fn summaries(
+    found: Option<&(
+        std::sync::Arc<crate::summary::tree::LoadedTree>,
+        Vec<crate::summary::tree::NodeHit>,
+    )>,
+    segments: &[Segment],
+    budget: usize,
+    used_tokens: &mut usize,
+) -> Vec<super::ResultSummary> {
+    let Some((tree, hits)) = found else {
+        return Vec::new();
+    };
+    let chunk = |s: &Segment| u64::try_from(s.chunk_id).unwrap_or_default();
+    let mut out: Vec<super::ResultSummary> = Vec::new();
+    let mut taken = HashSet::new();
+    let mut push = |node: usize, role: &'static str, score: Option<f32>, ids: Vec<String>, out: &mut Vec<super::ResultSummary>| {
+        let n = &tree.nodes[node];
+        // Rendered like a segment: a label line, then the text.
+        let tokens = tokenize::count(&n.text) + 12;
+        // A node over the same segments as one already shown (its ancestor or descendant on the
+        // same path) adds nothing an agent can use.
+        let repeats = out
+            .iter()
+            .any(|m| ids.iter().all(|id| m.segment_ids.contains(id)));
+        if ids.is_empty() || repeats || *used_tokens + tokens > budget || !taken.insert(node) {
+            return;
+        }
+        *used_tokens += tokens;
+        out.push(super::ResultSummary {
+            node_id: n.id,
+            level: n.level,
+            scope: n.scope.clone(),
+            role,
+            score: score.map(f64::from),
+            text: n.text.clone(),
+            summarizer: n.summarizer.clone(),
+            model: n.model.clone(),
+            leaf_count: n.leaf_count,
+            segment_ids: ids,
+            token_count: tokens,
+            built_from_snapshot_id: tree.snapshot_id,
+            may_contain_instructions: safety::addresses_an_agent(&n.text),
+        });
+    };
+    for hit in hits {
+        let ids: Vec<String> = segments
+            .iter()
+            .filter(|s| tree.holds(hit.node, chunk(s)))
+            .map(|s| s.id.clone())
+            .collect();
+        push(hit.node, "hit", Some(hit.score), ids, &mut out);
+    }
+    let mut contexts = 0;
+    for segment in segments {
+        if contexts == CONTEXT_SUMMARIES {
+            break;
+        }
+        let Some(node) = tree.holder_of(chunk(segment)) else {
+            continue;
+        };
+        if tree.nodes[node].scope != "document" {
+            continue;
+        }
+        let before = out.len();
+        let ids: Vec<String> = segments
+            .iter()
+            .filter(|s| tree.holder_of(chunk(s)) == Some(node))
+            .map(|s| s.id.clone())
+            .collect();
+        push(node, "context", None, ids, &mut out);
+        contexts += out.len() - before;
+    }
+    out
+}
+
 /// The versioned result: segments with their citations, what was applied and dropped, the trace.
 fn assemble(
     request: &QueryRequest,
@@ -1012,6 +1232,7 @@ fn assemble(
         relations,
         checks,
         coverage_gaps,
+        summaries,
     } = selection;
     let mut warnings = channel_warnings;
     if snapshot_id.is_none() {
@@ -1058,6 +1279,7 @@ fn assemble(
         },
         lanes: with_trust_lanes(plan.lanes, &segments),
         segments,
+        summaries,
         relations,
         checks,
         coverage_gaps,

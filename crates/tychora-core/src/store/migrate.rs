@@ -107,6 +107,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0017_trust.sql",
         sql: include_str!("../../../../migrations/0017_trust.sql"),
     },
+    Migration {
+        version: 18,
+        name: "0018_summaries.sql",
+        sql: include_str!("../../../../migrations/0018_summaries.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -642,6 +642,55 @@ impl VectorIndex {
         }
     }
 
+    /// A window's vector in this generation, when it holds the window and `eligible` admits it;
+    /// cosine families give it back as a unit vector (the summary channel ranks a node's windows
+    /// by it, and clustering reads it).
+    ///
+    /// # Errors
+    /// usearch errors reading a graph's vector.
+    pub fn vector_of(&self, key: u64, eligible: &Eligible<'_>) -> Result<Option<Vec<f32>>> {
+        let Some(&i) = self.positions.get(&key) else {
+            if self.deleted.contains(&key) {
+                return Ok(None);
+            }
+            return match &self.base {
+                Some(base) => base.vector_of(key, eligible),
+                None => Ok(None),
+            };
+        };
+        let (c, k) = self.attrs[i];
+        let admitted = (eligible.collections.is_empty()
+            || eligible.collections.contains(&self.collections[c as usize]))
+            && (eligible.kinds.is_empty() || eligible.kinds.contains(&self.kinds[k as usize]))
+            && eligible.chunks.is_none_or(|chunks| chunks.contains(&key));
+        if !admitted {
+            return Ok(None);
+        }
+        let vector = match &self.payload {
+            Payload::Flat(vectors) => vectors[i * self.dimension..(i + 1) * self.dimension].to_vec(),
+            Payload::Hnsw(index) => {
+                let mut buffer = vec![0f32; self.dimension];
+                index.get(key, &mut buffer).map_err(usearch_error)?;
+                buffer
+            }
+        };
+        Ok(Some(if self.metric == "cos" || self.unit_queries {
+            unit(&vector)
+        } else {
+            vector
+        }))
+    }
+
+    /// The keys this generation holds (a layer's with its base's, less what the layer removes).
+    #[must_use]
+    pub fn keys(&self) -> Vec<u64> {
+        let mut keys = self.keys.clone();
+        if let Some(base) = &self.base {
+            keys.extend(base.keys().into_iter().filter(|k| !self.deleted.contains(k)));
+        }
+        keys
+    }
+
     /// The file's size in bytes (a layer's with its base's).
     #[must_use]
     pub fn bytes(&self) -> u64 {
@@ -799,7 +848,7 @@ impl VectorIndex {
 }
 
 /// `v` scaled to length 1 (a zero vector stays zero).
-fn unit(v: &[f32]) -> Vec<f32> {
+pub(crate) fn unit(v: &[f32]) -> Vec<f32> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         v.iter().map(|x| x / norm).collect()

@@ -313,6 +313,21 @@ impl Workspace {
         crate::ingest::rebuild(&self.engine, on_progress)
     }
 
+    /// Builds the summary tree of the current snapshot (`tychora index build --raptor`), replacing
+    /// the previous one; `summarizer` writes the summaries of the collections `[summaries]`
+    /// permits, the extractive summariser the rest.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` without `[embeddings]` or vectors; `E_NOT_FOUND` with nothing
+    /// published; the summariser's or embedder's `E_PROVIDER` (nothing written).
+    pub fn build_summaries(
+        &self,
+        summarizer: Option<&dyn crate::summary::Summarizer>,
+        options: &crate::summary::SummaryBuildOptions,
+    ) -> Result<crate::summary::SummaryReport> {
+        crate::summary::build(&self.engine, summarizer, options)
+    }
+
     /// Writes a verified backup to `dest` while the workspace serves (queries go on; jobs wait).
     ///
     /// # Errors

@@ -27,7 +27,7 @@ pub struct QueryRequest {
     pub max_per_source: Option<u32>,
     #[napi(js_name = "snapshot_id")]
     pub snapshot_id: Option<i64>,
-    #[napi(ts_type = "Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph'>")]
+    #[napi(ts_type = "Array<'exact' | 'lexical' | 'text' | 'visual' | 'graph' | 'summary'>")]
     pub channels: Option<Vec<String>>,
     #[napi(js_name = "agent_id")]
     pub agent_id: Option<String>,
@@ -188,7 +188,7 @@ pub(crate) fn doc_place(value: core::DocPlace) -> DocPlace {
 /// One channel's rank for a segment.
 #[napi(object)]
 pub struct ChannelRank {
-    #[napi(ts_type = "'exact' | 'lexical' | 'text' | 'visual' | 'graph'")]
+    #[napi(ts_type = "'exact' | 'lexical' | 'text' | 'visual' | 'graph' | 'summary'")]
     pub channel: String,
     pub rank: i64,
     /// The channel's own score (BM25, cosine similarity), with `explain`.
@@ -392,6 +392,32 @@ pub struct ProviderCall {
     pub ms: f64,
 }
 
+/// A node of the summary tree in a result: derived text, never a quotation.
+#[napi(object)]
+pub struct ResultSummary {
+    #[napi(js_name = "node_id")]
+    pub node_id: i64,
+    pub level: u32,
+    #[napi(ts_type = "'document' | 'corpus'")]
+    pub scope: String,
+    #[napi(ts_type = "'hit' | 'context'")]
+    pub role: String,
+    pub score: Either<f64, Null>,
+    pub text: String,
+    pub summarizer: String,
+    pub model: Either<String, Null>,
+    #[napi(js_name = "leaf_count")]
+    pub leaf_count: i64,
+    #[napi(js_name = "segment_ids")]
+    pub segment_ids: Vec<String>,
+    #[napi(js_name = "token_count")]
+    pub token_count: i64,
+    #[napi(js_name = "built_from_snapshot_id")]
+    pub built_from_snapshot_id: i64,
+    #[napi(js_name = "may_contain_instructions")]
+    pub may_contain_instructions: bool,
+}
+
 /// The versioned query result (the shape of the JSON `search` resolves to).
 #[napi(object)]
 pub struct QueryResult {
@@ -405,6 +431,8 @@ pub struct QueryResult {
     #[napi(js_name = "applied_scope")]
     pub applied_scope: AppliedScope,
     pub segments: Vec<Segment>,
+    /// Summaries of the summary tree that led to segments or stand above them (derived text).
+    pub summaries: Vec<ResultSummary>,
     /// The pack's lane order.
     pub lanes: Vec<String>,
     /// Accepted relation assertions about the segments' documents and records.
@@ -437,6 +465,7 @@ impl From<core::QueryResult> for QueryResult {
             query,
             applied_scope,
             segments,
+            summaries,
             lanes,
             relations,
             checks,
@@ -493,6 +522,41 @@ impl From<core::QueryResult> for QueryResult {
                 rerank,
             },
             segments: segments.into_iter().map(segment).collect(),
+            summaries: summaries
+                .into_iter()
+                .map(|s| {
+                    let core::ResultSummary {
+                        node_id,
+                        level,
+                        scope,
+                        role,
+                        score,
+                        text,
+                        summarizer,
+                        model,
+                        leaf_count,
+                        segment_ids,
+                        token_count,
+                        built_from_snapshot_id,
+                        may_contain_instructions,
+                    } = s;
+                    ResultSummary {
+                        node_id,
+                        level,
+                        scope,
+                        role: role.into(),
+                        score: nullable(score),
+                        text,
+                        summarizer,
+                        model: nullable(model),
+                        leaf_count: count(leaf_count),
+                        segment_ids,
+                        token_count: count(token_count),
+                        built_from_snapshot_id,
+                        may_contain_instructions,
+                    }
+                })
+                .collect(),
             lanes,
             checks: checks
                 .into_iter()

@@ -1,0 +1,304 @@
+//! The newest summary tree as a query reads it, and the summary channel's search over it.
+//!
+//! A query scores every node's centroid (of the windows under it) against the query vector (an exact scan: a tree
+//! has about half as many nodes as windows), and each of the best nodes brings its children's best
+//! windows — one per child, among those the pinned snapshot holds and the eligibility admits,
+//! ranked by their own similarity to the query. A node above many windows is descended through its
+//! best child nodes instead of scanning everything under it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::cluster::dot;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::vector::index::unit;
+use crate::vector::{Eligible, FamilySpec, VectorIndex};
+
+/// A node as a query sees it.
+#[derive(Debug)]
+pub(crate) struct LoadedNode {
+    pub id: i64,
+    pub level: u32,
+    pub scope: String,
+    pub text: String,
+    pub summarizer: String,
+    pub model: Option<String>,
+    pub leaf_count: usize,
+    vector: Vec<f32>,
+    /// Windows directly under it.
+    members: Vec<u64>,
+    /// Nodes directly under it, and the node above it.
+    children: Vec<usize>,
+    parent: Option<usize>,
+}
+
+/// The newest tree.
+#[derive(Debug)]
+pub(crate) struct LoadedTree {
+    /// The snapshot it was built from.
+    pub snapshot_id: i64,
+    pub spec: FamilySpec,
+    pub nodes: Vec<LoadedNode>,
+    /// The node holding each window directly.
+    holder: HashMap<u64, usize>,
+}
+
+/// A node the channel found, with the windows it brings (chunk id, similarity), best first.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeHit {
+    pub node: usize,
+    pub score: f32,
+    pub windows: Vec<(u64, f32)>,
+}
+
+/// A node scanned through its windows when at most this many lie under it; above, through its
+/// best child nodes.
+const LEAF_SCAN: usize = 256;
+/// Child nodes followed from a node above [`LEAF_SCAN`] windows.
+const BEAM: usize = 2;
+
+
+/// Whether the workspace holds a summary tree (one indexed read).
+///
+/// # Errors
+/// SQLite errors.
+pub(crate) fn newest_id(conn: &Connection) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT MAX(id) FROM summary_trees")?
+        .query_row([], |r| r.get::<_, Option<i64>>(0))?)
+}
+
+/// The newest tree, loaded once per tree and then shared.
+///
+/// # Errors
+/// SQLite errors.
+pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<LoadedTree>>> {
+    let Some(id) = newest_id(conn)? else {
+        return Ok(None);
+    };
+    if let Some(held) = engine.cached_summary_tree(id)
+        && let Ok(tree) = held.downcast::<LoadedTree>()
+    {
+        return Ok(Some(tree));
+    }
+    let Some(tree) = load(conn, id)? else {
+        return Ok(None);
+    };
+    let tree = Arc::new(tree);
+    engine.cache_summary_tree(id, Arc::clone(&tree) as Arc<dyn std::any::Any + Send + Sync>);
+    Ok(Some(tree))
+}
+
+fn load(conn: &Connection, id: i64) -> Result<Option<LoadedTree>> {
+    let head = conn
+        .query_row(
+            "SELECT t.snapshot_id, f.provider, f.model, f.dimension, f.representation, f.normalization, f.quantization, f.metric
+             FROM summary_trees t JOIN vector_families f ON f.id = t.family_id WHERE t.id = ?1",
+            [id],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    FamilySpec {
+                        provider: r.get(1)?,
+                        model: r.get(2)?,
+                        dimension: usize::try_from(r.get::<_, i64>(3)?).unwrap_or_default(),
+                        representation: r.get(4)?,
+                        normalization: r.get(5)?,
+                        quantization: r.get(6)?,
+                        metric: r.get(7)?,
+                    },
+                ))
+            },
+        )
+        .optional()?;
+    let Some((snapshot_id, spec)) = head else {
+        return Ok(None);
+    };
+    let mut stmt = conn.prepare(
+        "SELECT id, parent_id, level, scope, text, summarizer, model, leaf_count, vector FROM summary_nodes WHERE tree_id = ?1 ORDER BY level, id",
+    )?;
+    let rows = stmt
+        .query_map([id], |r| {
+            let blob: Vec<u8> = r.get(8)?;
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Option<i64>>(1)?,
+                LoadedNode {
+                    id: r.get(0)?,
+                    level: r.get(2)?,
+                    scope: r.get(3)?,
+                    text: r.get(4)?,
+                    summarizer: r.get(5)?,
+                    model: r.get(6)?,
+                    leaf_count: usize::try_from(r.get::<_, i64>(7)?).unwrap_or_default(),
+                    vector: blob
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect(),
+                    members: Vec::new(),
+                    children: Vec::new(),
+                    parent: None,
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let position: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
+    let parents: Vec<Option<usize>> = rows
+        .iter()
+        .map(|r| r.1.and_then(|p| position.get(&p).copied()))
+        .collect();
+    let mut nodes: Vec<LoadedNode> = rows.into_iter().map(|r| r.2).collect();
+    for (i, parent) in parents.iter().enumerate() {
+        if let Some(p) = parent {
+            nodes[*p].children.push(i);
+        }
+        nodes[i].parent = *parent;
+    }
+    let mut holder = HashMap::new();
+    let mut members = conn.prepare(
+        "SELECT m.node_id, m.chunk_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id WHERE n.tree_id = ?1 ORDER BY m.node_id, m.chunk_id",
+    )?;
+    for row in members.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
+        let (node, chunk) = row?;
+        if let (Some(&n), Ok(chunk)) = (position.get(&node), u64::try_from(chunk)) {
+            nodes[n].members.push(chunk);
+            holder.insert(chunk, n);
+        }
+    }
+    Ok(Some(LoadedTree {
+        snapshot_id,
+        spec,
+        nodes,
+        holder,
+    }))
+}
+
+impl LoadedTree {
+    /// The node holding a window directly (a child hit's parent context).
+    pub(crate) fn holder_of(&self, chunk: u64) -> Option<usize> {
+        self.holder.get(&chunk).copied()
+    }
+
+    /// Whether `chunk` lies anywhere under `node`.
+    pub(crate) fn holds(&self, node: usize, chunk: u64) -> bool {
+        // Walk up from the window's holder; the tree is shallow (log of its size).
+        let mut at = self.holder_of(chunk);
+        while let Some(n) = at {
+            if n == node {
+                return true;
+            }
+            at = self.nodes[n].parent;
+        }
+        false
+    }
+
+    /// The best `top` nodes for `query` that bring at least one admitted window, each with its best
+    /// `per_node` windows.
+    ///
+    /// # Errors
+    /// Vector reads of a graph generation.
+    pub(crate) fn search(
+        &self,
+        query: &[f32],
+        index: &VectorIndex,
+        eligible: &Eligible<'_>,
+        top: usize,
+        per_node: usize,
+    ) -> Result<Vec<NodeHit>> {
+        let q = unit(query);
+        if self.nodes.first().is_some_and(|n| n.vector.len() != q.len()) {
+            return Ok(Vec::new());
+        }
+        let scores: Vec<f32> = self.nodes.iter().map(|n| dot(&n.vector, &q)).collect();
+        let mut order: Vec<usize> = (0..self.nodes.len()).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let mut hits = Vec::new();
+        // Nodes whose windows are all outside the snapshot or the filter bring nothing: look a
+        // little further down the order, not through the whole tree.
+        for &n in order.iter().take(top * 4 + 16) {
+            let windows = self.brings(n, &q, &scores, index, eligible, per_node)?;
+            if windows.is_empty() {
+                continue;
+            }
+            hits.push(NodeHit {
+                node: n,
+                score: scores[n],
+                windows,
+            });
+            if hits.len() == top {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// The windows a node brings: each window directly under it, and the best window under each
+    /// of its child nodes — one per part of what the summary covers, so that a broad match brings
+    /// the breadth of its cluster rather than the nearest windows the text channel finds anyway.
+    fn brings(
+        &self,
+        n: usize,
+        q: &[f32],
+        scores: &[f32],
+        index: &VectorIndex,
+        eligible: &Eligible<'_>,
+        per_node: usize,
+    ) -> Result<Vec<(u64, f32)>> {
+        let node = &self.nodes[n];
+        let mut out = Vec::new();
+        self.score_members(n, q, index, eligible, &mut out)?;
+        for &c in &node.children {
+            let mut under = Vec::new();
+            self.gather(c, q, scores, index, eligible, &mut under)?;
+            if let Some(best) = under.into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0))) {
+                out.push(best);
+            }
+        }
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out.dedup_by_key(|w| w.0);
+        out.truncate(per_node);
+        Ok(out)
+    }
+
+    /// The windows directly under `n` that the generation holds and `eligible` admits, scored.
+    fn score_members(
+        &self,
+        n: usize,
+        q: &[f32],
+        index: &VectorIndex,
+        eligible: &Eligible<'_>,
+        out: &mut Vec<(u64, f32)>,
+    ) -> Result<()> {
+        for &chunk in &self.nodes[n].members {
+            if let Some(v) = index.vector_of(chunk, eligible)? {
+                out.push((chunk, dot(&v, q)));
+            }
+        }
+        Ok(())
+    }
+
+    fn gather(
+        &self,
+        n: usize,
+        q: &[f32],
+        scores: &[f32],
+        index: &VectorIndex,
+        eligible: &Eligible<'_>,
+        out: &mut Vec<(u64, f32)>,
+    ) -> Result<()> {
+        let node = &self.nodes[n];
+        self.score_members(n, q, index, eligible, out)?;
+        let mut children = node.children.clone();
+        if node.leaf_count > LEAF_SCAN {
+            children.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            children.truncate(BEAM);
+        }
+        for c in children {
+            self.gather(c, q, scores, index, eligible, out)?;
+        }
+        Ok(())
+    }
+}
