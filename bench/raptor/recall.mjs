@@ -104,7 +104,7 @@ try {
 
   const rows = []
   for (const weight of WEIGHTS) {
-    writeFileSync(join(ws, 'workspace.toml'), toml.replace('channel = false', `channel = false\nweight = ${weight}`))
+    writeFileSync(join(ws, 'workspace.toml'), toml.replace('[summaries]\nprovider = "extractive"\n', `[summaries]\nprovider = "extractive"\nweight = ${weight}\n`))
     const open = await Workspace.open(ws)
     try {
       for (const [channels, label] of [

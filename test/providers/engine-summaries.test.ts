@@ -76,9 +76,12 @@ describe.skipIf(nativeMissing)('the summary tree and its channel', () => {
       expect(toMarkdown(result)).toMatch(/> summary \(level \d+ document summary of \d+ windows, found by the summary channel \[\d+\].*derived, not a quotation\)/)
       expect(toAgent(result)).toMatch(/<summary node="\d+" level="\d+" scope="document" role="hit" covers="[^"]+" summarizer="extractive" citable="false"/)
 
-      // With [summaries] present, a query runs the channel by default beside the others.
-      const fused = await ws.search({ query: 'parameterized queries against injection' })
-      expect(fused.applied_scope.channels).toContain('summary')
+      // A query runs the channel when it names it: it helps broad questions and costs
+      // single-passage ones, so it is not one of the defaults.
+      const plain = await ws.search({ query: 'parameterized queries against injection' })
+      expect(plain.applied_scope.channels).not.toContain('summary')
+      expect(plain.summaries).toEqual([])
+      const fused = await ws.search({ query: 'parameterized queries against injection', channels: ['exact', 'lexical', 'text', 'summary'] })
       expect(fused.coverage.channels.find((c) => c.channel === 'summary')?.candidates).toBeGreaterThan(0)
 
       // A collection filter holds inside the channel: nothing of another collection comes back.
@@ -189,7 +192,7 @@ describe.skipIf(nativeMissing)('the summary tree and its channel', () => {
     const built = await cli(['index', 'build', '--raptor', '--extractive', '-w', dir])
     expect(built.code, built.stderr).toBe(0)
     expect(built.stdout).toMatch(/^summary tree \d+ from snapshot 1: \d+ windows of 2 documents → \d+ summaries/)
-    const md = await cli(['search', '-w', dir, 'storing passwords safely', '--format', 'md'])
+    const md = await cli(['search', '-w', dir, 'storing passwords safely', '--channels', 'exact,lexical,text,summary', '--format', 'md'])
     expect(md.stdout).toMatch(/> summary \(level \d+/)
   })
 })

@@ -28,7 +28,7 @@ export default defineCommand({
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
     snapshot: { type: 'string', description: 'Pin a snapshot id' },
-    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, text, visual, graph, summary (default: the profile's, with visual when [visual] is set and summary when [summaries] is)" },
+    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, text, visual, graph, summary (default: the profile's, with visual when [visual] is set; summary, the summary tree's channel for broad questions, when named or [summaries] channel = true)" },
     explain: { type: 'boolean', description: "Per segment, each channel's rank and own score, the fused and rerank scores; the query path's stages", default: false },
     rerank: { type: 'boolean', description: 'Rerank the top candidates when [rerank] is configured (--no-rerank to skip)', default: true },
     graph: { type: 'boolean', description: "Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them", default: false },
