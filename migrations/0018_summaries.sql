@@ -10,10 +10,8 @@
 -- retention may drop the snapshot while the tree stays useful. Windows are referenced by chunk id
 -- (purge deletes a tree's members before the chunks they name).
 
--- AUTOINCREMENT: a tree id is never reused, so a tree cached by id is never mistaken for its
--- replacement.
 CREATE TABLE summary_trees (
-  id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                 INTEGER PRIMARY KEY,
   snapshot_id        INTEGER NOT NULL,
   -- The vector family the windows were clustered in.
   family_id          INTEGER NOT NULL REFERENCES vector_families (id),

@@ -42,19 +42,40 @@ fn write_corpus(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::create_dir_all(&other).unwrap();
     let mut passwords = String::from("# Password storage\n\n");
     for (title, body) in [
-        ("Hashing", "Store passwords with a slow adaptive hash such as Argon2id, scrypt or bcrypt, never with a fast digest."),
-        ("Salting", "Give every password hash its own random salt so that identical passwords do not share a hash."),
-        ("Peppering", "A pepper is a secret added to each password before hashing and kept outside the database."),
-        ("Work factors", "Raise the work factor of the password hash as hardware gets faster, and rehash at the next login."),
+        (
+            "Hashing",
+            "Store passwords with a slow adaptive hash such as Argon2id, scrypt or bcrypt, never with a fast digest.",
+        ),
+        (
+            "Salting",
+            "Give every password hash its own random salt so that identical passwords do not share a hash.",
+        ),
+        (
+            "Peppering",
+            "A pepper is a secret added to each password before hashing and kept outside the database.",
+        ),
+        (
+            "Work factors",
+            "Raise the work factor of the password hash as hardware gets faster, and rehash at the next login.",
+        ),
     ] {
         passwords.push_str(&format!("## {title}\n\n{body} {body}\n\n"));
     }
     std::fs::write(docs.join("passwords.md"), passwords).unwrap();
     let mut bread = String::from("# Baking bread\n\n");
     for (title, body) in [
-        ("Kneading", "Knead the dough until it is smooth and elastic and springs back when pressed."),
-        ("Proofing", "Let the dough rise in a warm place until it has doubled in size, about an hour."),
-        ("Baking", "Bake the loaf in a hot oven with steam until the crust is deep brown and it sounds hollow."),
+        (
+            "Kneading",
+            "Knead the dough until it is smooth and elastic and springs back when pressed.",
+        ),
+        (
+            "Proofing",
+            "Let the dough rise in a warm place until it has doubled in size, about an hour.",
+        ),
+        (
+            "Baking",
+            "Bake the loaf in a hot oven with steam until the crust is deep brown and it sounds hollow.",
+        ),
     ] {
         bread.push_str(&format!("## {title}\n\n{body} {body}\n\n"));
     }
@@ -165,24 +186,45 @@ fn offline_tree_answers_inside_the_filter_and_never_summarises_flagged_text() {
         .build_summaries(None, &SummaryBuildOptions::default())
         .unwrap();
     assert_eq!(report.summarizer, "extractive");
-    assert_eq!(report.left_out, 1, "the page addressing an agent: {report:?}");
+    assert_eq!(
+        report.left_out, 1,
+        "the page addressing an agent: {report:?}"
+    );
     assert!(report.nodes >= 4, "{report:?}");
     assert!(report.levels.len() >= 2, "{report:?}");
 
     let result = search(&ws, "how to hash and salt stored passwords", &[]);
     assert!(!result.segments.is_empty());
-    assert!(result.segments[0].source.path == "passwords.md", "{:?}", result.segments[0].citation);
+    assert!(
+        result.segments[0].source.path == "passwords.md",
+        "{:?}",
+        result.segments[0].citation
+    );
     assert!(!result.summaries.is_empty());
     for summary in &result.summaries {
-        assert!(!summary.text.contains("Ignore all previous"), "{}", summary.text);
+        assert!(
+            !summary.text.contains("Ignore all previous"),
+            "{}",
+            summary.text
+        );
         assert!(!summary.segment_ids.is_empty());
         assert!(result.segments.iter().all(|s| s.text != summary.text));
     }
     // Eligibility inside the channel: only the space collection's windows.
     let space = search(&ws, "how to hash and salt stored passwords", &["space"]);
     assert!(!space.segments.is_empty());
-    assert!(space.segments.iter().all(|s| s.source.collection == "space"));
-    assert!(space.summaries.iter().all(|m| m.text.contains("orbit") || m.text.contains("satellite")));
+    assert!(
+        space
+            .segments
+            .iter()
+            .all(|s| s.source.collection == "space")
+    );
+    assert!(
+        space
+            .summaries
+            .iter()
+            .all(|m| m.text.contains("orbit") || m.text.contains("satellite"))
+    );
 }
 
 #[test]
@@ -203,11 +245,23 @@ fn a_declining_or_garbage_answer_keeps_the_extractive_summary_and_a_failure_writ
         .unwrap();
     assert_eq!(first.extractive, 2, "{first:?}");
     assert_eq!(first.by_model, first.nodes - 2);
-    let messages: Vec<&str> = first.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    let messages: Vec<&str> = first
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
     assert!(messages[0].contains("declined"), "{messages:?}");
-    assert!(messages[1].contains("not words") || messages[1].contains("shares no word"), "{messages:?}");
+    assert!(
+        messages[1].contains("not words") || messages[1].contains("shares no word"),
+        "{messages:?}"
+    );
     let result = search(&ws, "password salt", &[]);
-    assert!(result.summaries.iter().any(|m| m.summarizer == "anthropic" && m.model.as_deref() == Some("m-1")));
+    assert!(
+        result
+            .summaries
+            .iter()
+            .any(|m| m.summarizer == "anthropic" && m.model.as_deref() == Some("m-1"))
+    );
 
     // The cache answers what the model wrote; the two it did not are asked again, with the
     // clusters above them (their input holds the children's summaries).
@@ -218,7 +272,10 @@ fn a_declining_or_garbage_answer_keeps_the_extractive_summary_and_a_failure_writ
     assert_eq!(again.cached + again.by_model, again.nodes, "{again:?}");
     let asked = *scripted.calls.lock().unwrap() - before;
     assert_eq!(asked, again.by_model);
-    assert!((2..=2 * first.levels.len()).contains(&asked), "{asked} {first:?}");
+    assert!(
+        (2..=2 * first.levels.len()).contains(&asked),
+        "{asked} {first:?}"
+    );
 
     let failing = Scripted {
         calls: Mutex::new(0),
@@ -232,7 +289,12 @@ fn a_declining_or_garbage_answer_keeps_the_extractive_summary_and_a_failure_writ
     assert_eq!(err.code(), ErrorCode::Provider);
     let still = search(&ws, "password salt", &[]);
     assert!(!still.summaries.is_empty());
-    assert!(still.summaries.iter().all(|m| m.built_from_snapshot_id == again.snapshot_id));
+    assert!(
+        still
+            .summaries
+            .iter()
+            .all(|m| m.built_from_snapshot_id == again.snapshot_id)
+    );
 
     // Without the summariser the core refuses rather than summarising silently another way.
     let refused = ws
@@ -262,15 +324,32 @@ fn erasure_takes_the_tree_and_purge_keeps_it_answering() {
         .unwrap();
     // A later sync replaces bread.md; retention purges the old revision's windows, and the tree
     // keeps answering from the windows the current snapshot still holds.
-    std::fs::write(docs.join("bread.md"), "# Baking bread\n\n## Kneading\n\nKnead it well.\n").unwrap();
+    std::fs::write(
+        docs.join("bread.md"),
+        "# Baking bread\n\n## Kneading\n\nKnead it well.\n",
+    )
+    .unwrap();
     add(&ws, &docs, "default");
     ws.purge_at(i64::MAX / 2).unwrap();
     let after = search(&ws, "password salt", &[]);
     assert!(!after.segments.is_empty());
-    assert!(after.segments.iter().all(|s| s.source.path != "bread.md" || s.text.contains("Knead it well")));
+    assert!(
+        after
+            .segments
+            .iter()
+            .all(|s| s.source.path != "bread.md" || s.text.contains("Knead it well"))
+    );
 
-    ws.delete_original("passwords.md", "erasure request", &|_| {}).unwrap();
+    ws.delete_original("passwords.md", "erasure request", &|_| {})
+        .unwrap();
     let erased = search(&ws, "password salt", &[]);
     assert!(erased.segments.is_empty());
-    assert!(erased.warnings.iter().any(|w| w.contains("no summary tree")), "{:?}", erased.warnings);
+    assert!(
+        erased
+            .warnings
+            .iter()
+            .any(|w| w.contains("no summary tree")),
+        "{:?}",
+        erased.warnings
+    );
 }

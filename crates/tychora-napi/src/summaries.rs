@@ -268,10 +268,8 @@ impl NativeWorkspace {
         };
         crate::task::own_thread(env, move || {
             let hook = summarizer.map(JsSummarizer);
-            let report = ws.build_summaries(
-                hook.as_ref().map(|h| h as &dyn core::Summarizer),
-                &options,
-            )?;
+            let report =
+                ws.build_summaries(hook.as_ref().map(|h| h as &dyn core::Summarizer), &options)?;
             Ok(SummaryReport::from(report))
         })
     }

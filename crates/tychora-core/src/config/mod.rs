@@ -987,7 +987,11 @@ impl Config {
             set("fusion.weights", "visual", visual.weight.map(Into::into));
         }
         if let Some(summaries) = &self.summaries {
-            set("fusion.weights", "summary", summaries.weight.map(Into::into));
+            set(
+                "fusion.weights",
+                "summary",
+                summaries.weight.map(Into::into),
+            );
         }
         if let Some(o) = &self.graph {
             set("graph", "depth", o.depth.map(Into::into));

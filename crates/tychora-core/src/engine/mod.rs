@@ -58,9 +58,10 @@ pub(crate) struct Engine {
     // snapshot's generation and members never change: both are cached, and dropped on publish/GC.
     current: Mutex<Option<Option<i64>>>,
     snapshot_meta: Mutex<HashMap<i64, SnapshotMeta>>,
-    // The newest summary tree as loaded for queries, by tree id. Its type belongs to a module
-    // above this one (`summary`), so it is held as `Any` and downcast there.
-    summary_tree: Mutex<Option<(i64, Arc<dyn std::any::Any + Send + Sync>)>>,
+    // The newest summary tree as loaded for queries, by (tree id, built at): an id can come back
+    // after every tree was deleted, its build time does not. Its type belongs to a module above
+    // this one (`summary`), so it is held as `Any` and downcast there.
+    summary_tree: Mutex<Option<((i64, i64), Arc<dyn std::any::Any + Send + Sync>)>>,
     _lock: WorkspaceLock,
 }
 
@@ -246,21 +247,26 @@ impl Engine {
         Ok(meta)
     }
 
-    /// The loaded summary tree cached for `tree_id`, if it is the one held.
+    /// The loaded summary tree cached for `key` (tree id, built at), if it is the one held.
     pub(crate) fn cached_summary_tree(
         &self,
-        tree_id: i64,
+        key: (i64, i64),
     ) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        self.summary_tree
-            .lock()
-            .ok()
-            .and_then(|held| held.as_ref().filter(|(id, _)| *id == tree_id).map(|(_, t)| Arc::clone(t)))
+        self.summary_tree.lock().ok().and_then(|held| {
+            held.as_ref()
+                .filter(|(k, _)| *k == key)
+                .map(|(_, t)| Arc::clone(t))
+        })
     }
 
     /// Holds a loaded summary tree (replacing the one held).
-    pub(crate) fn cache_summary_tree(&self, tree_id: i64, tree: Arc<dyn std::any::Any + Send + Sync>) {
+    pub(crate) fn cache_summary_tree(
+        &self,
+        key: (i64, i64),
+        tree: Arc<dyn std::any::Any + Send + Sync>,
+    ) {
         if let Ok(mut held) = self.summary_tree.lock() {
-            *held = Some((tree_id, tree));
+            *held = Some((key, tree));
         }
     }
 

@@ -258,7 +258,12 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             &mut trace,
         )?;
         trace.mark("segments");
-        selection.summaries = summaries(summary.as_ref(), &selection.segments, plan.budget, &mut selection.used_tokens);
+        selection.summaries = summaries(
+            summary.as_ref(),
+            &selection.segments,
+            plan.budget,
+            &mut selection.used_tokens,
+        );
         // What the segments are by key only matters for the relations about them: a corpus
         // without assertions skips the lookups (one per source and per segment).
         let keys = if hydrate::any_relations(conn)? {
@@ -339,8 +344,13 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             if engine.config().visual.is_some() && !channels.iter().any(|c| c == "visual") {
                 channels.push("visual".into());
             }
-            // `[summaries]` likewise, unless it turns the channel off.
-            if engine.config().summaries.as_ref().is_some_and(|s| s.channel)
+            // The summary channel runs on every query only when `[summaries] channel = true`: it
+            // helps broad questions and costs single-passage ones.
+            if engine
+                .config()
+                .summaries
+                .as_ref()
+                .is_some_and(|s| s.channel)
                 && !channels.iter().any(|c| c == "summary")
             {
                 channels.push("summary".into());
@@ -524,7 +534,10 @@ fn channels(
     {
         let depth = pack.text.depth.max(candidate_k);
         let ran = match dense {
-            Ok(d) => Ok((text_channel(engine, plan, d, depth, chunks)?, d.call.clone())),
+            Ok(d) => Ok((
+                text_channel(engine, plan, d, depth, chunks)?,
+                d.call.clone(),
+            )),
             Err(warning) => Err(warning.clone()),
         };
         add_provider_channel("text", ran, &mut hits, trace, warnings);
@@ -1153,7 +1166,11 @@ fn summaries(
     let chunk = |s: &Segment| u64::try_from(s.chunk_id).unwrap_or_default();
     let mut out: Vec<super::ResultSummary> = Vec::new();
     let mut taken = HashSet::new();
-    let mut push = |node: usize, role: &'static str, score: Option<f32>, ids: Vec<String>, out: &mut Vec<super::ResultSummary>| {
+    let mut push = |node: usize,
+                    role: &'static str,
+                    score: Option<f32>,
+                    ids: Vec<String>,
+                    out: &mut Vec<super::ResultSummary>| {
         let n = &tree.nodes[node];
         // Rendered like a segment: a label line, then the text.
         let tokens = tokenize::count(&n.text) + 12;

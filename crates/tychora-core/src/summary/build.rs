@@ -14,7 +14,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::cluster::{self, Tree};
-use super::{SummaryInput, Summarizer, extract};
+use super::{Summarizer, SummaryInput, extract};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
 use crate::store::now_ms;
@@ -153,7 +153,11 @@ fn add_tree(
         Item::Window(_) => 1,
         Item::Node(n) => nodes[*n].leaves,
     };
-    let level = 1 + children.iter().map(|c| level_of(c, nodes)).max().unwrap_or(0);
+    let level = 1 + children
+        .iter()
+        .map(|c| level_of(c, nodes))
+        .max()
+        .unwrap_or(0);
     let leaves = children.iter().map(|c| leaves_of(c, nodes)).sum();
     nodes.push(Node {
         level,
@@ -217,7 +221,11 @@ fn plan(windows: &[Window], vectors: &[f32], dim: usize, branching: usize) -> Ve
     let mut first = 0;
     while first < tops.len() {
         let collection = tops[first].0.clone();
-        let last = first + tops[first..].iter().take_while(|t| t.0 == collection).count();
+        let last = first
+            + tops[first..]
+                .iter()
+                .take_while(|t| t.0 == collection)
+                .count();
         let members: Vec<Item> = tops[first..last].iter().map(|t| t.1).collect();
         if members.len() > 1 {
             let mut centroids = Vec::with_capacity(members.len() * dim);
@@ -244,7 +252,11 @@ fn input_sha256(parts: &[&str]) -> String {
 }
 
 /// `text` as a model's summary of `children`, or why it is not one.
-fn check_answer(text: &str, children: &[String], max_tokens: u32) -> std::result::Result<String, String> {
+fn check_answer(
+    text: &str,
+    children: &[String],
+    max_tokens: u32,
+) -> std::result::Result<String, String> {
     let cleaned: String = text
         .chars()
         .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
@@ -303,17 +315,20 @@ pub(crate) fn build(
         )
     })?;
     let (snapshot_id, generation, rows) = engine.with_reader(|conn| {
-        let snapshot_id = engine.cached_current(conn)?.ok_or_else(|| {
-            Error::NotFound {
+        let snapshot_id = engine
+            .cached_current(conn)?
+            .ok_or_else(|| Error::NotFound {
                 what: "published snapshot (add sources before building summaries)",
                 id: "current".into(),
-            }
-        })?;
-        let generation = engine.snapshot_meta(conn, snapshot_id)?.text.ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "snapshot {snapshot_id} has no vectors: run `tychora manage rebuild` first"
-            ))
-        })?;
+            })?;
+        let generation = engine
+            .snapshot_meta(conn, snapshot_id)?
+            .text
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "snapshot {snapshot_id} has no vectors: run `tychora manage rebuild` first"
+                ))
+            })?;
         Ok((snapshot_id, generation, read_windows(conn, snapshot_id)?))
     })?;
     if generation.spec != *embedder.spec() {
@@ -368,23 +383,33 @@ pub(crate) fn build(
     let provider = (!options.extractive && settings.provider == "anthropic")
         .then_some(summarizer)
         .flatten();
-    if !options.extractive && settings.provider == "anthropic" && provider.is_none() && !options.dry_run {
+    if !options.extractive
+        && settings.provider == "anthropic"
+        && provider.is_none()
+        && !options.dry_run
+    {
         return Err(Error::InvalidArgument(
             "[summaries] provider = \"anthropic\" needs the TypeScript package's summariser (tychora CLI, server or library); use --extractive to summarise offline".into(),
         ));
     }
-    report.summarizer = if provider.is_some() || (options.dry_run && settings.provider == "anthropic" && !options.extractive) {
+    report.summarizer = if provider.is_some()
+        || (options.dry_run && settings.provider == "anthropic" && !options.extractive)
+    {
         settings.provider.clone()
     } else {
         "extractive".into()
     };
     report.model = (report.summarizer != "extractive").then(|| model.clone());
-    let fingerprint = provider.map(|p| p.prompt_fingerprint().to_string()).unwrap_or_default();
+    let fingerprint = provider
+        .map(|p| p.prompt_fingerprint().to_string())
+        .unwrap_or_default();
     let max_tokens = settings.max_tokens;
     let summarized = Instant::now();
     let mut cache_rows: Vec<(String, String, u64, u64)> = Vec::new();
     for level in 1..=max_level {
-        let at_level: Vec<usize> = (0..nodes.len()).filter(|&n| nodes[n].level == level).collect();
+        let at_level: Vec<usize> = (0..nodes.len())
+            .filter(|&n| nodes[n].level == level)
+            .collect();
         let mut to_send: Vec<(usize, Vec<String>)> = Vec::new();
         for &n in &at_level {
             let texts: Vec<String> = nodes[n]
@@ -398,7 +423,10 @@ pub(crate) fn build(
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             nodes[n].text = extract::summarize(&refs, max_tokens as usize);
             nodes[n].summarizer = "extractive".into();
-            let permitted = settings.collections.iter().any(|c| *c == nodes[n].collection);
+            let permitted = settings
+                .collections
+                .iter()
+                .any(|c| *c == nodes[n].collection);
             let wants_model = report.summarizer != "extractive";
             if !wants_model || !permitted {
                 nodes[n].input_sha256 = input_sha256(&refs);
@@ -409,7 +437,11 @@ pub(crate) fn build(
                 .iter()
                 .map(|t| t.chars().take(CHILD_CHARS / texts.len().max(1)).collect())
                 .collect();
-            let mut parts: Vec<&str> = vec![report.summarizer.as_str(), model.as_str(), fingerprint.as_str()];
+            let mut parts: Vec<&str> = vec![
+                report.summarizer.as_str(),
+                model.as_str(),
+                fingerprint.as_str(),
+            ];
             let budget = max_tokens.to_string();
             parts.push(&budget);
             parts.extend(bounded.iter().map(String::as_str));
@@ -491,7 +523,10 @@ pub(crate) fn build(
                     Err(why) => {
                         report.extractive += 1;
                         report.diagnostics.push(Diagnostic::warning(
-                            format!("summary of a level-{level} cluster of {}", nodes[*n].collection),
+                            format!(
+                                "summary of a level-{level} cluster of {}",
+                                nodes[*n].collection
+                            ),
                             ErrorCode::Provider,
                             format!(
                                 "{} did not summarise it ({why}); the extractive summary stands in",
@@ -518,7 +553,16 @@ pub(crate) fn build(
         nodes[n].vector = cluster::centroid(&vectors, dim, &under);
     }
     report.build_ms = ms(started);
-    let tree_id = write(engine, &report, &generation.spec, &fingerprint, branching, &windows, &nodes, &cache_rows)?;
+    let tree_id = write(
+        engine,
+        &report,
+        &generation.spec,
+        &fingerprint,
+        branching,
+        &windows,
+        &nodes,
+        &cache_rows,
+    )?;
     report.tree_id = Some(tree_id);
     report.build_ms = ms(started);
     Ok(report)
@@ -538,7 +582,6 @@ fn write(
     let mut conn = engine.writer()?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let family = crate::vector::records::family_id(&tx, spec)?;
-    delete_trees(&tx)?;
     let now = now_ms();
     tx.execute(
         "INSERT INTO summary_trees (snapshot_id, family_id, summarizer, model, prompt_fingerprint, branching, windows, nodes, input_tokens, output_tokens, calls, build_ms, built_at)
@@ -560,6 +603,13 @@ fn write(
         ],
     )?;
     let tree_id = tx.last_insert_rowid();
+    // The trees before it go (inserted first, the new tree's id is past theirs).
+    tx.execute_batch(&format!(
+        "DELETE FROM summary_members WHERE node_id IN (SELECT id FROM summary_nodes WHERE tree_id <> {tree_id});
+         UPDATE summary_nodes SET parent_id = NULL WHERE tree_id <> {tree_id};
+         DELETE FROM summary_nodes WHERE tree_id <> {tree_id};
+         DELETE FROM summary_trees WHERE id <> {tree_id};"
+    ))?;
     // Parents are added after their children, so insert from the last node down: each parent's
     // id is known when its children are written.
     let mut parent: HashMap<usize, usize> = HashMap::new();
@@ -576,8 +626,8 @@ fn write(
             "INSERT INTO summary_nodes (tree_id, parent_id, level, scope, source_id, text, summarizer, model, input_sha256, leaf_count, vector)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?;
-        let mut member_stmt =
-            tx.prepare("INSERT OR IGNORE INTO summary_members (node_id, chunk_id) VALUES (?1, ?2)")?;
+        let mut member_stmt = tx
+            .prepare("INSERT OR IGNORE INTO summary_members (node_id, chunk_id) VALUES (?1, ?2)")?;
         for n in (0..nodes.len()).rev() {
             let node = &nodes[n];
             let blob: Vec<u8> = node.vector.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -682,7 +732,11 @@ mod tests {
     fn a_summary_must_read_as_one_of_its_cluster() {
         let children = vec!["Passwords are hashed with Argon2id and a unique salt.".to_string()];
         assert!(check_answer("Passwords should be hashed with Argon2id.", &children, 100).is_ok());
-        assert!(check_answer("   ", &children, 100).unwrap_err().contains("empty"));
+        assert!(
+            check_answer("   ", &children, 100)
+                .unwrap_err()
+                .contains("empty")
+        );
         assert!(
             check_answer("The weather in Lisbon is mild in winter.", &children, 100)
                 .unwrap_err()
@@ -690,6 +744,10 @@ mod tests {
         );
         assert!(check_answer("{{{{ 1234 ]]]] 5678 ;;;; ????", &children, 100).is_err());
         let long = "passwords ".repeat(500);
-        assert!(check_answer(&long, &children, 100).unwrap_err().contains("tokens"));
+        assert!(
+            check_answer(&long, &children, 100)
+                .unwrap_err()
+                .contains("tokens")
+        );
     }
 }

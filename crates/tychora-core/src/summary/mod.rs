@@ -16,8 +16,8 @@ pub(crate) mod cluster;
 mod extract;
 pub(crate) mod tree;
 
-pub(crate) use build::{build, erase_derived, forget_purged};
 pub use build::{SummaryBuildOptions, SummaryReport};
+pub(crate) use build::{build, erase_derived, forget_purged};
 
 use crate::error::Result;
 

@@ -60,15 +60,15 @@ const LEAF_SCAN: usize = 256;
 /// Child nodes followed from a node above [`LEAF_SCAN`] windows.
 const BEAM: usize = 2;
 
-
-/// Whether the workspace holds a summary tree (one indexed read).
+/// The newest tree's id and build time, if the workspace holds one (one indexed read).
 ///
 /// # Errors
 /// SQLite errors.
-pub(crate) fn newest_id(conn: &Connection) -> Result<Option<i64>> {
+fn newest_key(conn: &Connection) -> Result<Option<(i64, i64)>> {
     Ok(conn
-        .prepare_cached("SELECT MAX(id) FROM summary_trees")?
-        .query_row([], |r| r.get::<_, Option<i64>>(0))?)
+        .prepare_cached("SELECT id, built_at FROM summary_trees ORDER BY id DESC LIMIT 1")?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
 }
 
 /// The newest tree, loaded once per tree and then shared.
@@ -76,19 +76,22 @@ pub(crate) fn newest_id(conn: &Connection) -> Result<Option<i64>> {
 /// # Errors
 /// SQLite errors.
 pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<LoadedTree>>> {
-    let Some(id) = newest_id(conn)? else {
+    let Some(key) = newest_key(conn)? else {
         return Ok(None);
     };
-    if let Some(held) = engine.cached_summary_tree(id)
+    if let Some(held) = engine.cached_summary_tree(key)
         && let Ok(tree) = held.downcast::<LoadedTree>()
     {
         return Ok(Some(tree));
     }
-    let Some(tree) = load(conn, id)? else {
+    let Some(tree) = load(conn, key.0)? else {
         return Ok(None);
     };
     let tree = Arc::new(tree);
-    engine.cache_summary_tree(id, Arc::clone(&tree) as Arc<dyn std::any::Any + Send + Sync>);
+    engine.cache_summary_tree(
+        key,
+        Arc::clone(&tree) as Arc<dyn std::any::Any + Send + Sync>,
+    );
     Ok(Some(tree))
 }
 
@@ -209,7 +212,11 @@ impl LoadedTree {
         per_node: usize,
     ) -> Result<Vec<NodeHit>> {
         let q = unit(query);
-        if self.nodes.first().is_some_and(|n| n.vector.len() != q.len()) {
+        if self
+            .nodes
+            .first()
+            .is_some_and(|n| n.vector.len() != q.len())
+        {
             return Ok(Vec::new());
         }
         let scores: Vec<f32> = self.nodes.iter().map(|n| dot(&n.vector, &q)).collect();
@@ -253,7 +260,10 @@ impl LoadedTree {
         for &c in &node.children {
             let mut under = Vec::new();
             self.gather(c, q, scores, index, eligible, &mut under)?;
-            if let Some(best) = under.into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0))) {
+            if let Some(best) = under
+                .into_iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            {
                 out.push(best);
             }
         }

@@ -667,7 +667,9 @@ impl VectorIndex {
             return Ok(None);
         }
         let vector = match &self.payload {
-            Payload::Flat(vectors) => vectors[i * self.dimension..(i + 1) * self.dimension].to_vec(),
+            Payload::Flat(vectors) => {
+                vectors[i * self.dimension..(i + 1) * self.dimension].to_vec()
+            }
             Payload::Hnsw(index) => {
                 let mut buffer = vec![0f32; self.dimension];
                 index.get(key, &mut buffer).map_err(usearch_error)?;
@@ -686,7 +688,11 @@ impl VectorIndex {
     pub fn keys(&self) -> Vec<u64> {
         let mut keys = self.keys.clone();
         if let Some(base) = &self.base {
-            keys.extend(base.keys().into_iter().filter(|k| !self.deleted.contains(k)));
+            keys.extend(
+                base.keys()
+                    .into_iter()
+                    .filter(|k| !self.deleted.contains(k)),
+            );
         }
         keys
     }
