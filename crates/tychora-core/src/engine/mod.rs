@@ -61,7 +61,7 @@ pub(crate) struct Engine {
     // The newest summary tree as loaded for queries, by (tree id, built at): an id can come back
     // after every tree was deleted, its build time does not. Its type belongs to a module above
     // this one (`summary`), so it is held as `Any` and downcast there.
-    summary_tree: Mutex<Option<((i64, i64), Arc<dyn std::any::Any + Send + Sync>)>>,
+    summary_tree: Mutex<Option<((i64, i64), Derived)>>,
     _lock: WorkspaceLock,
 }
 
@@ -72,6 +72,9 @@ impl std::fmt::Debug for Engine {
             .finish_non_exhaustive()
     }
 }
+
+/// A derived structure a higher module loads and the engine holds for it (the summary tree).
+pub(crate) type Derived = Arc<dyn std::any::Any + Send + Sync>;
 
 /// What a query needs to know about a snapshot, cached per snapshot id.
 #[derive(Debug, Clone)]
@@ -248,10 +251,7 @@ impl Engine {
     }
 
     /// The loaded summary tree cached for `key` (tree id, built at), if it is the one held.
-    pub(crate) fn cached_summary_tree(
-        &self,
-        key: (i64, i64),
-    ) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+    pub(crate) fn cached_summary_tree(&self, key: (i64, i64)) -> Option<Derived> {
         self.summary_tree.lock().ok().and_then(|held| {
             held.as_ref()
                 .filter(|(k, _)| *k == key)
@@ -260,11 +260,7 @@ impl Engine {
     }
 
     /// Holds a loaded summary tree (replacing the one held).
-    pub(crate) fn cache_summary_tree(
-        &self,
-        key: (i64, i64),
-        tree: Arc<dyn std::any::Any + Send + Sync>,
-    ) {
+    pub(crate) fn cache_summary_tree(&self, key: (i64, i64), tree: Derived) {
         if let Ok(mut held) = self.summary_tree.lock() {
             *held = Some((key, tree));
         }

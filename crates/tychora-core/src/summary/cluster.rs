@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn identical_vectors_still_end_in_small_leaves() {
-        let vectors = vec![1.0f32, 0.0].repeat(50);
+        let vectors = [1.0f32, 0.0].repeat(50);
         let tree = cluster(&vectors, 2, (0..50).collect(), 5);
         let mut found = Vec::new();
         leaves(&tree, &mut found);
