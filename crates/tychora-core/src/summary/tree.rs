@@ -222,11 +222,18 @@ impl LoadedTree {
         let scores: Vec<f32> = self.nodes.iter().map(|n| dot(&n.vector, &q)).collect();
         let mut order: Vec<usize> = (0..self.nodes.len()).collect();
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let scan = Scan {
+            tree: self,
+            q: &q,
+            scores: &scores,
+            index,
+            eligible,
+        };
         let mut hits = Vec::new();
         // Nodes whose windows are all outside the snapshot or the filter bring nothing: look a
         // little further down the order, not through the whole tree.
         for &n in order.iter().take(top * 4 + 16) {
-            let windows = self.brings(n, &q, &scores, index, eligible, per_node)?;
+            let windows = scan.brings(n, per_node)?;
             if windows.is_empty() {
                 continue;
             }
@@ -241,25 +248,28 @@ impl LoadedTree {
         }
         Ok(hits)
     }
+}
 
+/// One query's walk over the tree: the query, every node's score, the pinned generation and the
+/// filter.
+struct Scan<'a> {
+    tree: &'a LoadedTree,
+    q: &'a [f32],
+    scores: &'a [f32],
+    index: &'a VectorIndex,
+    eligible: &'a Eligible<'a>,
+}
+
+impl Scan<'_> {
     /// The windows a node brings: each window directly under it, and the best window under each
     /// of its child nodes — one per part of what the summary covers, so that a broad match brings
     /// the breadth of its cluster rather than the nearest windows the text channel finds anyway.
-    fn brings(
-        &self,
-        n: usize,
-        q: &[f32],
-        scores: &[f32],
-        index: &VectorIndex,
-        eligible: &Eligible<'_>,
-        per_node: usize,
-    ) -> Result<Vec<(u64, f32)>> {
-        let node = &self.nodes[n];
+    fn brings(&self, n: usize, per_node: usize) -> Result<Vec<(u64, f32)>> {
         let mut out = Vec::new();
-        self.score_members(n, q, index, eligible, &mut out)?;
-        for &c in &node.children {
+        self.score_members(n, &mut out)?;
+        for &c in &self.tree.nodes[n].children {
             let mut under = Vec::new();
-            self.gather(c, q, scores, index, eligible, &mut under)?;
+            self.gather(c, &mut under)?;
             if let Some(best) = under
                 .into_iter()
                 .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
@@ -273,41 +283,28 @@ impl LoadedTree {
         Ok(out)
     }
 
-    /// The windows directly under `n` that the generation holds and `eligible` admits, scored.
-    fn score_members(
-        &self,
-        n: usize,
-        q: &[f32],
-        index: &VectorIndex,
-        eligible: &Eligible<'_>,
-        out: &mut Vec<(u64, f32)>,
-    ) -> Result<()> {
-        for &chunk in &self.nodes[n].members {
-            if let Some(v) = index.vector_of(chunk, eligible)? {
-                out.push((chunk, dot(&v, q)));
+    /// The windows directly under `n` that the generation holds and the filter admits, scored.
+    fn score_members(&self, n: usize, out: &mut Vec<(u64, f32)>) -> Result<()> {
+        for &chunk in &self.tree.nodes[n].members {
+            if let Some(v) = self.index.vector_of(chunk, self.eligible)? {
+                out.push((chunk, dot(&v, self.q)));
             }
         }
         Ok(())
     }
 
-    fn gather(
-        &self,
-        n: usize,
-        q: &[f32],
-        scores: &[f32],
-        index: &VectorIndex,
-        eligible: &Eligible<'_>,
-        out: &mut Vec<(u64, f32)>,
-    ) -> Result<()> {
-        let node = &self.nodes[n];
-        self.score_members(n, q, index, eligible, out)?;
+    /// Every window under `n`, scored; below a node above [`LEAF_SCAN`] windows, only through its
+    /// [`BEAM`] best child nodes.
+    fn gather(&self, n: usize, out: &mut Vec<(u64, f32)>) -> Result<()> {
+        let node = &self.tree.nodes[n];
+        self.score_members(n, out)?;
         let mut children = node.children.clone();
         if node.leaf_count > LEAF_SCAN {
-            children.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            children.sort_by(|&a, &b| self.scores[b].total_cmp(&self.scores[a]).then(a.cmp(&b)));
             children.truncate(BEAM);
         }
         for c in children {
-            self.gather(c, q, scores, index, eligible, out)?;
+            self.gather(c, out)?;
         }
         Ok(())
     }
