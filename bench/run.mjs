@@ -89,7 +89,7 @@ for (const corpus of [scifact(), markdown()]) {
   const cli = []
   for (const q of corpus.queries.slice(0, 10)) {
     const t = performance.now()
-    const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.js'), 'search', '-w', ws, q.text, '--format', 'json'], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'search', '-w', ws, q.text, '--format', 'json'], { encoding: 'utf8' })
     cli.push(performance.now() - t)
     if (r.status !== 0) throw new Error(`CLI search failed: ${r.stderr}`)
   }
@@ -197,6 +197,10 @@ if (process.env.BENCH_SCALE !== '0') {
   console.error('# scale: history over 1,000 syncs')
   const history = await runHistory()
   results.history = { before_mb: history.before.corpus_sqlite_bytes / 1e6, after_mb: history.after.corpus_sqlite_bytes / 1e6 }
+  console.error('# scale: CLI search end to end')
+  const { runCliStart } = await import('./scale/cli-start.mjs')
+  const cliStart = await runCliStart()
+  results.cli_start = cliStart.median_ms
   console.error('# scale: vector layers (local model)')
   const { runTextLayers } = await import('./scale/text-layers.mjs')
   const layers = await runTextLayers({ runs: RUNS })
@@ -205,6 +209,7 @@ if (process.env.BENCH_SCALE !== '0') {
     '',
     `Growth (growth.md): one-file add job time ${results.growth.map((r) => `${f(r.one_file_add_ms, 0)} ms at ${r.chunks.toLocaleString('en')} chunks`).join(', ')}; full add ${results.growth.map((r) => `${f(r.full_add_mb_per_s, 1)} MB/s`).join(', ')}. ` +
       `History (history.md): corpus.sqlite3 after 1,000 syncs ${f(results.history.before_mb, 1)} MB without maintenance, ${f(results.history.after_mb, 1)} MB with compaction + purge. ` +
+      `CLI search end to end (cli-start.md): ${f(results.cli_start.scifact, 1)} ms on SciFact, ${f(results.cli_start.small, 1)} ms on 3 files, bare \`node -e ''\` ${f(results.cli_start.bare, 1)} ms, the sqlite3 shell on FTS5 ${f(results.cli_start.sqlite3_fts5, 1)} ms. ` +
       `Vector layers (text-layers.md): one-file add with the text channel ${results.text_layers.map((r) => `${f(r.one_file_add_ms, 0)} ms at ${r.windows.toLocaleString('en')} windows (a full generation: ${f(r.fold_ms, 0)} ms)`).join(', ')}.`,
   )
 }

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { runtimePath } from '../dist/contracts/runtime.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const cliPath = join(root, 'dist/bin/tychora.js')
+const cliPath = join(root, 'dist/bin/tychora.cjs')
 const QUERIES = ['input validation', 'session management cookies', 'password storage hashing', 'cross site scripting prevention', 'RFC 9110', 'logging sensitive data']
 
 function pct(xs, p) {

@@ -32,4 +32,4 @@ try {
 } finally {
   ws.close()
 }
-console.log(`Workspace left in ${dir}; try: node dist/bin/tychora.js search -w ${dir} "your question"`)
+console.log(`Workspace left in ${dir}; try: node dist/bin/tychora.cjs search -w ${dir} "your question"`)

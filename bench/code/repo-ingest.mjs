@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import { fetchCorpus } from './corpora.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const CLI = join(root, 'dist/bin/tychora.js')
+const CLI = join(root, 'dist/bin/tychora.cjs')
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 function pythonLines(dir) {

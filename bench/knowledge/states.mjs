@@ -122,7 +122,7 @@ for (let i = 0; i < RUNS * 2; i++) {
 
 // Through the daemon: the CLI's `search` from the repository resolves the state and asks the
 // daemon serving both built states (a second process: the daemon answers; the CLI only routes).
-const cli = join(root, 'dist/bin/tychora.js')
+const cli = join(root, 'dist/bin/tychora.cjs')
 const stateDirs = readdirSync(paths.states).filter((n) => /^[0-9a-f]{64}$/.test(n)).map((n) => join(paths.states, n))
 const daemon = spawn(process.execPath, [cli, 'serve', '--port', '0', ...stateDirs.flatMap((d) => ['--workspace', d])], { stdio: ['ignore', 'pipe', 'pipe'] })
 let banner = ''

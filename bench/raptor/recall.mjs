@@ -19,7 +19,7 @@ import { Workspace } from '../../dist/index.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const shared = resolve(root, '../shared/data/docs')
-const cli = join(root, 'dist/bin/tychora.js')
+const cli = join(root, 'dist/bin/tychora.cjs')
 const BUDGET = Number(process.env.RAPTOR_BUDGET ?? 4000)
 const LIMIT = 20
 const WEIGHTS = (process.env.RAPTOR_WEIGHTS ?? '0.5,1,1.5').split(',').map(Number)

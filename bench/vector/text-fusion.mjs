@@ -71,7 +71,7 @@ if (stage === 'test' || stage === 'all') {
     const times = []
     for (const q of queries) {
       const t = performance.now()
-      const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.js'), 'search', '-w', kept.workspace, '--channels', 'exact,lexical,text', '--format', 'json', '--', q], { encoding: 'utf8' })
+      const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'search', '-w', kept.workspace, '--channels', 'exact,lexical,text', '--format', 'json', '--', q], { encoding: 'utf8' })
       times.push(performance.now() - t)
       if (r.status !== 0) throw new Error(`CLI search failed: ${r.stderr}`)
     }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { afterEach } from 'vitest'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
-export const CLI = join(ROOT, 'dist/bin/tychora.js')
+export const CLI = join(ROOT, 'dist/bin/tychora.cjs')
 export const FIXTURE_DOCS = join(ROOT, 'test/fixtures/docs')
 /** A four-file Python package with calls, an import and a base class: the code graph's fixture. */
 export const FIXTURE_CODE = join(ROOT, 'test/fixtures/code-mini')

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs'
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises'
+import { existsSync, readdirSync } from 'node:fs'
+import { mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises'
+import Module from 'node:module'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { QueryResultSchema } from '../../ts/contracts/result.js'
@@ -42,6 +43,46 @@ describe.skipIf(nativeMissing)('CLI', () => {
     expect(JSON.parse(status.stdout).current_snapshot.sources).toBe(3)
     const verify = await cli(['manage', 'verify', '-w', ws])
     expect(verify.stdout).toMatch(/^ok: 3 artifacts re-hashed/)
+  })
+
+  it('keeps the compiled CLI in a private cache, and a damaged cache costs only speed', async () => {
+    const { dir, docs, ws } = await scratch()
+    const cache = join(dir, 'cache')
+    const env = { TYCHORA_CACHE_DIR: cache }
+    await cli(['init', ws], { env })
+    await cli(['add', '-w', ws, docs], { env })
+    // The markdown view without its footer (the run id and the time), so two runs compare whole.
+    const evidence = (stdout: string) => stdout.replace(/^_snapshot .*_$/m, '')
+    const search = async () => {
+      const run = await cli(['search', '-w', ws, 'ETag validator', '--limit', '2'], { env })
+      return { ...run, stdout: evidence(run.stdout) }
+    }
+    const first = await search()
+    expect(first.code).toBe(0)
+    const folder = join(cache, 'compile', `node-${process.version}-${process.arch}`)
+    const kept = await readdir(folder)
+    expect(kept.length).toBeGreaterThan(0)
+    if (process.platform !== 'win32') expect((await stat(folder)).mode & 0o077).toBe(0)
+    if (!('enableCompileCache' in Module)) {
+      // Node 20: one cache per bundle chunk the runs loaded, named by the chunk (its content hash).
+      const chunks = readdirSync(join(ROOT, 'dist/cli-bundle'))
+      const entry = `${chunks.find((c) => c.startsWith('tychora-'))}.v8`
+      expect(kept.every((f) => f.endsWith('.v8') && chunks.includes(f.slice(0, -3)))).toBe(true)
+      expect(kept).toContain(entry)
+      expect(kept.some((f) => f.startsWith('search-'))).toBe(true)
+      for (const f of kept) await writeFile(join(folder, f), 'not a code cache')
+      const damaged = await search()
+      expect(damaged.code).toBe(0)
+      expect(damaged.stdout).toBe(first.stdout)
+      // V8 refused the damaged files of the chunks the search loaded, and the run kept new ones.
+      expect((await readFile(join(folder, entry), 'utf8')).startsWith('not a code cache')).toBe(false)
+    }
+    const cached = await search()
+    expect(cached.stdout).toBe(first.stdout)
+    const off = join(dir, 'off')
+    const uncached = await cli(['search', '-w', ws, 'ETag validator', '--limit', '2'], { env: { TYCHORA_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' } })
+    expect(evidence(uncached.stdout)).toBe(first.stdout)
+    expect(existsSync(off)).toBe(false)
   })
 
   it('reports bad input per file and exits with the partial-success code', async () => {

@@ -76,7 +76,7 @@ const BINARY = process.env.TYCHORA_PACKAGE_BINARY ? resolve(process.env.TYCHORA_
 const BINDING = `${packageName}-${HOST}`
 
 /** Skipped, with this reason, when there is nothing to pack (same style as test/native/_setup.ts). */
-const packageMissing = !existsSync(join(ROOT, 'dist/bin/tychora.js'))
+const packageMissing = !existsSync(join(ROOT, 'dist/bin/tychora.cjs'))
   ? 'dist/ not built: run `npm run build` first'
   : !hostTarget
     ? `no prebuild target for this machine (${HOST}) in package.json napi.targets`
@@ -268,7 +268,7 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
 
   it('packs the files a user needs and no binary in the root package', () => {
     const paths = main.files.map((f) => f.path)
-    for (const needed of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/bin/tychora.js', 'dist/native/index.cjs', 'migrations/0001_initial.sql', 'packs/documents/pack.json', 'packs/code/pack.json']) {
+    for (const needed of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/bin/tychora.cjs', 'dist/native/index.cjs', 'migrations/0001_initial.sql', 'packs/documents/pack.json', 'packs/code/pack.json']) {
       expect(paths).toContain(needed)
     }
     expect(paths.filter((p) => p.endsWith('.node'))).toEqual([])

@@ -140,7 +140,7 @@ describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking'
     // Asynchronous: the fake server answers from this process's event loop.
     const run = (args: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((done, reject) => {
-        const child = spawn(process.execPath, [join(ROOT, 'dist/bin/tychora.js'), ...args], { env })
+        const child = spawn(process.execPath, [join(ROOT, 'dist/bin/tychora.cjs'), ...args], { env })
         let stdout = ''
         let stderr = ''
         child.stdout.on('data', (d) => (stdout += d))

@@ -28,7 +28,7 @@ interface Edge {
 /** The real import graph of ts/, read from the sources; paths relative to ts/, as written (`.js`). */
 function imports(): Edge[] {
   const edges: Edge[] = []
-  for (const path of files('ts', /\.ts$/)) {
+  for (const path of files('ts', /(?<!\.d)\.c?ts$/)) {
     for (const m of readFileSync(path, 'utf8').matchAll(SPECIFIER)) {
       edges.push({ from: relative('ts', path), to: relative('ts', resolve(dirname(path), (m[1] ?? m[2]) as string)) })
     }
@@ -55,6 +55,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   errors: [],
   // Finds the installed package's manifest (the CLI is bundled, so paths relative to a module lie).
   'package-root': [],
+  // The `tychora` command: runs the bundled CLI, found by path when it runs, through V8's code
+  // cache; it imports no layer, so nothing it holds can load before the CLI asks for it.
+  bin: [],
   contracts: ['errors'],
   // The only layer that loads the native binding; it hands the core the PDF reader.
   engine: ['contracts', 'errors', 'native', 'extract', 'knowledge'],
@@ -92,7 +95,7 @@ describe('dependency direction', () => {
   })
 
   it('places every layer of ts/ in the table', () => {
-    const layers = new Set(files('ts', /\.ts$/).map((f) => layer(relative('ts', f))))
+    const layers = new Set(files('ts', /(?<!\.d)\.c?ts$/).map((f) => layer(relative('ts', f))))
     expect([...layers].filter((l) => !(l in ALLOWED))).toEqual([])
   })
 

@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { TychoraError } from '../errors.js'
 import { visible } from '../format/terminal.js'
-import { PROJECT_FILE, projectPaths } from '../knowledge/layout.js'
-import { answeringState } from '../service/knowledge-state.js'
+import { PROJECT_FILE, projectPaths } from '../knowledge/paths.js'
 
 /** The flag every workspace command takes. */
 export const workspaceArg = {
@@ -19,7 +18,7 @@ export const workspaceArg = {
  * directory, the first folder that is a workspace itself (one `tychora init DIR` made: its
  * workspace.toml beside corpus.sqlite3) or holds one in `.tychora/`.
  */
-export function resolveWorkspace(flag: string | undefined): string {
+export async function resolveWorkspace(flag: string | undefined): Promise<string> {
   if (flag) return resolve(flag)
   if (process.env.TYCHORA_WORKSPACE) return resolve(process.env.TYCHORA_WORKSPACE)
   let dir = process.cwd()
@@ -27,7 +26,7 @@ export function resolveWorkspace(flag: string | undefined): string {
     if (isWorkspace(dir)) return dir
     const candidate = join(dir, '.tychora')
     if (isWorkspace(candidate)) return candidate
-    if (existsSync(join(candidate, PROJECT_FILE))) return projectState(candidate)
+    if (existsSync(join(candidate, PROJECT_FILE))) return await projectState(candidate)
     const parent = dirname(dir)
     if (parent === dir) break
     dir = parent
@@ -35,8 +34,13 @@ export function resolveWorkspace(flag: string | undefined): string {
   throw new TychoraError('E_NOT_FOUND', 'no workspace here or above: pass --workspace DIR, set TYCHORA_WORKSPACE, run from inside a workspace folder, or run `tychora init` (creates ./.tychora)')
 }
 
-/** A knowledge project answers from the state built for its tracked inputs (or, until that is built, the last one). */
-function projectState(root: string): string {
+/**
+ * A knowledge project answers from the state built for its tracked inputs (or, until that is
+ * built, the last one). The knowledge modules load only here: a plain workspace's commands never
+ * build their schemas (issue 11).
+ */
+async function projectState(root: string): Promise<string> {
+  const { answeringState } = await import('../service/knowledge-state.js')
   const state = answeringState(projectPaths(root))
   if (!state) throw new TychoraError('E_NOT_FOUND', `${root} is a knowledge project with no built state yet: run \`tychora migrate apply\``)
   if (state.behind) {

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
 import { ZodError } from 'zod'
 import { ERROR_CODES, TychoraError, formatIssues, toTychoraError } from '../errors.js'
@@ -60,7 +59,7 @@ function asTychoraError(caught: unknown): TychoraError {
 }
 
 /** Runs the CLI and owns its exit code (the table in errors.ts), instead of citty's exit 1 for all. */
-async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[]): Promise<number> {
   const flags = flagWords(argv)
   const json = flags.includes('--format=json') || (flags.includes('--format') && flags[flags.indexOf('--format') + 1] === 'json')
   if (argv.length === 0 || flags.includes('--help') || flags.includes('-h')) {
@@ -89,4 +88,3 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await run(process.argv.slice(2))

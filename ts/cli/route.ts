@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, runningDaemon } from '../daemon/discovery.js'
 import { Workspace } from '../engine/workspace.js'
@@ -14,11 +14,11 @@ export type Target = { mode: 'daemon'; client: EvidenceClient; daemon: DaemonInf
  * the lock), and open the workspace in-process otherwise.
  */
 export async function withTarget<T>(flag: string | undefined, fn: (target: Target) => Promise<T>): Promise<T> {
-  const dir = resolveWorkspace(flag)
+  const dir = await resolveWorkspace(flag)
   const daemon = await runningDaemon(dir)
   if (daemon) {
     // The owner's token: the CLI is the workspace owner's tool.
-    const token = (await readFile(runtimePath(dir, 'ownerToken'), 'utf8')).trim()
+    const token = readFileSync(runtimePath(dir, 'ownerToken'), 'utf8').trim()
     // The HTTP client (and its response schemas) loads only when a daemon answers.
     const { connect } = await import('../client/http-client.js')
     return fn({ mode: 'daemon', client: connect(daemon.url, { token, project: daemon.project }), daemon })
@@ -33,7 +33,7 @@ export async function withTarget<T>(flag: string | undefined, fn: (target: Targe
 
 /** For administration that needs the lock itself (status, verify, migrate). */
 export async function withLocalWorkspace<T>(flag: string | undefined, fn: (ws: Workspace) => Promise<T>): Promise<T> {
-  const dir = resolveWorkspace(flag)
+  const dir = await resolveWorkspace(flag)
   const daemon = await runningDaemon(dir)
   if (daemon) {
     throw new TychoraError('E_LOCKED', `workspace ${dir} is served by the daemon (pid ${daemon.pid}, ${daemon.url}); stop it to run this command`)

@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { AddPlan, AddRequest, Progress, RebuildReport, Receipt, Requester } from '../contracts/ingest.js'
 import type { ClusterSummarizer, ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
 import type { DescribeReport, DescriptionEntry } from '../contracts/description.js'
 import { runtimePath } from '../contracts/runtime.js'
 import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
-import { type QueryResult, QueryResultSchema } from '../contracts/result.js'
+import type { QueryResult } from '../contracts/result.js'
 import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
@@ -15,7 +14,7 @@ import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/
 import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import type { CitedEvidence, Proposal, ProposalList, ProposeRequest } from '../contracts/knowledge.js'
-import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/layout.js'
+import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/paths.js'
 import { ensureValid } from '../contracts/validate.js'
 import { JobRunner } from './job-runner.js'
 import type { PdfCall, Stamp, SummarizeCall } from '../native/index.cjs'
@@ -32,11 +31,13 @@ import { checked, parseJson } from './parse.js'
 const readPdf = async (call: PdfCall) => (await import('../extract/pdf.js')).readPdf(call)
 
 /**
- * Contract modules other than search's load on first use: evaluating every zod schema when the
- * module loads cost a CLI `search` about 30 ms of its 170 (issue 11). Search's request and result
- * schemas stay static; a dynamic import of a module already loaded is one microtask.
+ * Contract modules other than search's request load on first use: evaluating every zod schema
+ * when the module loads cost a CLI `search` about 30 ms of its 170 (issue 11). Results are checked
+ * only where `VALIDATE_OUTPUT` is on, so search's result schema loads only there; a dynamic
+ * import of a module already loaded is one microtask.
  */
 const contracts = {
+  result: () => import('../contracts/result.js'),
   ingest: () => import('../contracts/ingest.js'),
   description: () => import('../contracts/description.js'),
   symbol: () => import('../contracts/symbol.js'),
@@ -46,6 +47,7 @@ const contracts = {
   records: () => import('../contracts/records.js'),
   relations: () => import('../contracts/relations.js'),
 }
+const resultSchema = async () => (await contracts.result()).QueryResultSchema
 
 export interface AddOptions {
   /** Called with progress events; errors thrown by it are swallowed so they cannot kill the job. */
@@ -96,7 +98,7 @@ export class Workspace implements EvidenceClient {
       return new Workspace(await callNative(() => native().openWorkspace(dir, hooks)))
     } catch (error) {
       if (error instanceof TychoraError && error.code === 'E_LOCKED') {
-        const owner = await daemonOwner(dir)
+        const owner = daemonOwner(dir)
         if (owner) throw new TychoraError('E_LOCKED', `${error.message} — it is served by the daemon on port ${owner.port} (${owner.url}); use connect() or stop it`, { cause: error })
       }
       throw error
@@ -135,14 +137,13 @@ export class Workspace implements EvidenceClient {
 
   async search(request: QueryRequest, options: { signal?: AbortSignal } = {}): Promise<QueryResult> {
     const input = ensureValid(QueryRequestSchema, request)
-    return parseJson(QueryResultSchema, await callNative(() => this.#native.search(input, options.signal)))
+    return parseJson(resultSchema, await callNative(() => this.#native.search(input, options.signal)))
   }
 
   /** Runs many queries in one native crossing (evaluation, benchmarks). */
   async searchBatch(requests: QueryRequest[], options: { signal?: AbortSignal } = {}): Promise<QueryResult[]> {
     const inputs = requests.map((r) => ensureValid(QueryRequestSchema, r))
-    const json = await callNative(() => this.#native.searchBatch(inputs, options.signal))
-    return (JSON.parse(json) as QueryResult[]).map((r) => checked(QueryResultSchema, r))
+    return parseJson(async () => (await resultSchema()).array(), await callNative(() => this.#native.searchBatch(inputs, options.signal)))
   }
 
   /**
@@ -294,7 +295,7 @@ export class Workspace implements EvidenceClient {
 
   /** A recorded query run: request, applied scope, snapshot, results and trace. */
   async inspectRun(runId: string): Promise<RunRecord> {
-    return parseJson((await contracts.operations()).RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
+    return parseJson(async () => (await contracts.operations()).RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
   }
 
   async verify(): Promise<VerifyReport> {
@@ -473,9 +474,11 @@ function progressCallback(onProgress: ((p: Progress) => void) | undefined): ((pr
  * The daemon recorded in `runtime/daemon.json` when it is the process holding the lock (to name
  * its port in lock errors); a file left by a dead daemon names nobody.
  */
-async function daemonOwner(dir: string): Promise<{ port: number; url: string } | undefined> {
+function daemonOwner(dir: string): { port: number; url: string } | undefined {
   try {
-    const info = JSON.parse(await readFile(runtimePath(dir, 'daemon'), 'utf8')) as { pid: number; port: number; url: string }
+    // Read synchronously, like the daemon discovery: a small runtime file, and a search's path
+    // need not load node:fs/promises for it.
+    const info = JSON.parse(readFileSync(runtimePath(dir, 'daemon'), 'utf8')) as { pid: number; port: number; url: string }
     return String(info.pid) === lockOwner(dir) ? info : undefined
   } catch {
     return undefined

@@ -443,24 +443,33 @@ pub fn provider_needs(dir: String) -> napi::Result<ProviderNeeds> {
             });
         }
         let config = tychora_core::config::Config::load(&path)?;
-        let pack = config.pack()?;
+        // The pack is resolved only for a default a section leaves unset: a workspace on the
+        // local model (every CLI search's case) reads workspace.toml and nothing else.
+        let pack_cell = std::cell::OnceCell::new();
+        let pack = || -> Result<&tychora_core::config::Pack> {
+            if let Some(pack) = pack_cell.get() {
+                return Ok(pack);
+            }
+            let resolved = config.pack()?;
+            Ok(pack_cell.get_or_init(|| resolved))
+        };
         let embeddings = match &config.embeddings {
             Some(e) if e.provider != "local" => {
-                let representation = e
-                    .representation
-                    .clone()
-                    .unwrap_or_else(|| pack.text.representation.clone());
+                let representation = match &e.representation {
+                    Some(r) => r.clone(),
+                    None => pack()?.text.representation.clone(),
+                };
                 // A contextual family uses the provider's contextual model (`voyage_contextual`).
                 let slot = if representation == "contextual" {
                     format!("{}_contextual", e.provider)
                 } else {
                     e.provider.clone()
                 };
-                let model = e
-                    .model
-                    .clone()
-                    .or_else(|| pack.text.models.get(&slot).cloned())
-                    .ok_or_else(|| {
+                let model = match &e.model {
+                    Some(m) => Some(m.clone()),
+                    None => pack()?.text.models.get(&slot).cloned(),
+                }
+                .ok_or_else(|| {
                         Error::InvalidArgument(format!(
                             "[embeddings] provider {:?} has no model: set model, or text.models.{} in the pack",
                             e.provider, e.provider
@@ -479,16 +488,15 @@ pub fn provider_needs(dir: String) -> napi::Result<ProviderNeeds> {
         let rerank = match &config.rerank {
             Some(r) => Some(RerankNeed {
                 provider: r.provider.clone(),
-                model: r
-                    .model
-                    .clone()
-                    .or_else(|| pack.text.rerank_model.clone())
-                    .ok_or_else(|| {
-                        Error::InvalidArgument(
-                            "[rerank] has no model: set model, or text.rerank_model in the pack"
-                                .into(),
-                        )
-                    })?,
+                model: match &r.model {
+                    Some(m) => Some(m.clone()),
+                    None => pack()?.text.rerank_model.clone(),
+                }
+                .ok_or_else(|| {
+                    Error::InvalidArgument(
+                        "[rerank] has no model: set model, or text.rerank_model in the pack".into(),
+                    )
+                })?,
             }),
             None => None,
         };

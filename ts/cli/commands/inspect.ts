@@ -32,7 +32,7 @@ export default defineCommand({
       const out = String(args.render)
       const dpi = args.dpi === undefined ? undefined : Number(args.dpi)
       await withTarget(args.workspace, async ({ client }) => {
-        const drawn = await renderEvidence(resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), { ...(dpi === undefined ? {} : { dpi }) })
+        const drawn = await renderEvidence(await resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), { ...(dpi === undefined ? {} : { dpi }) })
         await writeFile(out, drawn.png)
         const { png: _png, ...about } = drawn
         writeOut(JSON.stringify({ written: out, bytes: drawn.png.length, ...about }, null, 2))

@@ -160,7 +160,7 @@ const doctor = defineCommand({
   meta: { name: 'doctor', description: 'Check the workspace and explain each finding with its fix: lock owner, daemon, migrations, verify, disk space, stale generations, orphaned originals, interrupted jobs' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    const dir = resolveWorkspace(args.workspace)
+    const dir = await resolveWorkspace(args.workspace)
     const findings: Finding[] = []
     const add = (check: string, status: 'ok' | 'warn' | 'fail', detail: string, fix = '') => findings.push({ check, status, detail, fix })
     const owner = lockOwner(dir)
@@ -197,7 +197,7 @@ const migrate = defineCommand({
   meta: { name: 'migrate', description: 'Apply pending schema migrations (never done implicitly)' },
   args: { dir: { type: 'positional', required: false, description: 'Workspace directory' }, ...workspaceArg },
   async run({ args }) {
-    const dir = resolveWorkspace(args.dir ?? args.workspace)
+    const dir = await resolveWorkspace(args.dir ?? args.workspace)
     const applied = await Workspace.migrate(dir)
     writeOut(applied.length > 0 ? `applied migrations ${applied.join(', ')} to ${dir}` : `${dir} is up to date`)
   },

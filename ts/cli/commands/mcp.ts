@@ -10,6 +10,6 @@ export default defineCommand({
   args: { ...workspaceArg },
   async run({ args }) {
     // Resolves when the session ends, so the CLI sets its exit code only then.
-    await runStdio(resolveWorkspace(args.workspace))
+    await runStdio(await resolveWorkspace(args.workspace))
   },
 })

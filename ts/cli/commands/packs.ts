@@ -7,9 +7,9 @@ import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.
 const output = { format: { type: 'string', description: 'text | json', default: 'text' } } as const
 
 /** The workspace when there is one (its packs/ are visible); built-in packs only otherwise. */
-function optionalWorkspace(flag: string | undefined): string | undefined {
+async function optionalWorkspace(flag: string | undefined): Promise<string | undefined> {
   try {
-    return resolveWorkspace(flag)
+    return await resolveWorkspace(flag)
   } catch {
     return undefined
   }
@@ -35,7 +35,7 @@ const list = defineCommand({
   meta: { name: 'list', description: 'Every pack visible here (built-in, then the workspace’s packs/), each checked and resolved' },
   args: { ...workspaceArg, ...output },
   async run({ args }) {
-    report(await listPacks(optionalWorkspace(args.workspace)), args.format)
+    report(await listPacks(await optionalWorkspace(args.workspace)), args.format)
   },
 })
 
@@ -48,7 +48,7 @@ const validate = defineCommand({
   },
   async run({ args }) {
     const files = args._.map(String)
-    const dir = optionalWorkspace(args.workspace)
+    const dir = await optionalWorkspace(args.workspace)
     report(files.length > 0 ? await validatePacks(files, dir) : await listPacks(dir), args.format)
   },
 })
@@ -57,7 +57,7 @@ const show = defineCommand({
   meta: { name: 'show', description: 'A pack as written (the workspace’s own first)' },
   args: { ...workspaceArg, name: { type: 'positional', required: true, description: 'Pack name' } },
   async run({ args }) {
-    const pack = await showPack(String(args.name), optionalWorkspace(args.workspace))
+    const pack = await showPack(String(args.name), await optionalWorkspace(args.workspace))
     writeOut(visible(`// ${pack.name} (${pack.origin})\n${pack.text}`))
   },
 })
@@ -66,7 +66,7 @@ const resolved = defineCommand({
   meta: { name: 'resolved', description: 'What the workspace runs with, and where each value came from' },
   args: { ...workspaceArg, ...output, profile: { type: 'string', description: 'Profile (default: the workspace’s default one)' } },
   async run({ args }) {
-    const r = await resolvePack(resolveWorkspace(args.workspace), args.profile)
+    const r = await resolvePack(await resolveWorkspace(args.workspace), args.profile)
     if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
     const width = Math.min(48, Math.max(...r.values.map((v) => v.path.length)))
     const lines = [`profile ${r.profile}: pack ${r.pack} (engine defaults → ${r.chain.join(' → ')} → workspace.toml)`]

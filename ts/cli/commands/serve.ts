@@ -25,9 +25,9 @@ function workspaceFlags(argv: string[]): string[] {
  * that keeps naming one keeps one unchanging knowledge base while the developer switches branches,
  * and a switch back finds its state already open. Elsewhere, the nearest workspace.
  */
-function defaultWorkspaces(): string[] {
+async function defaultWorkspaces(): Promise<string[]> {
   const root = process.env.TYCHORA_WORKSPACE ? undefined : findProject(process.cwd())
-  if (!root) return [resolveWorkspace(undefined)]
+  if (!root) return [await resolveWorkspace(undefined)]
   const states = builtStates(projectPaths(root))
   if (states.length === 0) throw new TychoraError('E_NOT_FOUND', `${root} is a knowledge project with no built state yet: run \`tychora migrate apply\``)
   return states
@@ -48,7 +48,7 @@ export default defineCommand({
   },
   async run({ args, rawArgs }) {
     const dirs = workspaceFlags(rawArgs)
-    const workspaces = dirs.length > 0 ? dirs.map((d) => resolveWorkspace(d)) : defaultWorkspaces()
+    const workspaces = dirs.length > 0 ? await Promise.all(dirs.map((d) => resolveWorkspace(d))) : await defaultWorkspaces()
     const port = args.port === undefined ? DEFAULT_PORT : Number(args.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TychoraError('E_INVALID_ARGUMENT', `--port must be 0-65535, got ${args.port}`)
     if (!args.watch && args['debounce-ms'] !== undefined) throw new TychoraError('E_INVALID_ARGUMENT', '--debounce-ms applies only with --watch')

@@ -19,7 +19,7 @@ export default defineCommand({
     format: { type: 'string', description: 'text | json (one receipt per line)', default: 'text' },
   },
   async run({ args }) {
-    const dir = resolveWorkspace(args.workspace)
+    const dir = await resolveWorkspace(args.workspace)
     const paths = (args.paths === undefined ? [process.cwd()] : [String(args.paths), ...args._.slice(1).map(String)]).map((p) => resolve(p))
     await withTarget(dir, async (target) => {
       const sync = async (targets: string[]): Promise<Receipt> => {

@@ -16,6 +16,7 @@ mod packs;
 pub use fingerprints::StageFingerprints;
 pub use pack::*;
 pub(crate) use packs::record_schema_options;
+pub(crate) use packs::identifier_regex;
 pub use packs::{PACK_SCHEMA, PackFile, Resolved, ResolvedValue, resolve, resolve_file};
 
 /// `workspace.toml`.

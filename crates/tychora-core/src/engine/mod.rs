@@ -99,6 +99,26 @@ pub(crate) fn resolve(dir: &Path) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// The pack's identifier patterns as the engine runs them (case-insensitive).
+fn compile_identifier_rules(
+    patterns: &[crate::config::IdentifierPattern],
+) -> Result<Vec<crate::unit::IdentifierRule>> {
+    patterns
+        .iter()
+        .map(|p| {
+            crate::config::identifier_regex(&p.regex)
+                .map(|regex| crate::unit::IdentifierRule {
+                    name: p.name.clone(),
+                    regex,
+                    canonical: p.canonical.clone(),
+                })
+                .map_err(|e| {
+                    Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
+                })
+        })
+        .collect()
+}
+
 impl Engine {
     /// Opens an existing workspace, taking its lock, and collects unreferenced generations. Never
     /// migrates.
@@ -113,24 +133,12 @@ impl Engine {
         let dir = resolve(dir)?;
         let config = Config::load(&dir.join("workspace.toml"))?;
         let pack = config.pack()?;
-        let patterns = pack
-            .identifiers
-            .patterns
-            .iter()
-            .map(|p| {
-                regex::RegexBuilder::new(&p.regex)
-                    .case_insensitive(true)
-                    .build()
-                    .map(|regex| crate::unit::IdentifierRule {
-                        name: p.name.clone(),
-                        regex,
-                        canonical: p.canonical.clone(),
-                    })
-                    .map_err(|e| {
-                        Error::InvalidArgument(format!("identifier pattern {:?}: {e}", p.name))
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // Compiled beside the rest of the open (the lock, SQLite, the query log): the built-in
+        // patterns take ~4 ms, the longest step of a CLI search's open (issue 11).
+        let compiling = {
+            let patterns = pack.identifiers.patterns.clone();
+            std::thread::spawn(move || compile_identifier_rules(&patterns))
+        };
         let lock = WorkspaceLock::acquire(&dir)?;
         let conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::check(&conn, &dir)?;
@@ -149,6 +157,9 @@ impl Engine {
             Some(path) => Some(UserCache::new(Path::new(path))),
             None => UserCache::default_dir().map(|d| UserCache::new(&d)),
         };
+        let patterns = compiling
+            .join()
+            .map_err(|_| Error::Internal("compiling identifier patterns panicked".into()))??;
         let engine = Self {
             vector_indexes: Mutex::new(HashMap::new()),
             embedder: OnceLock::new(),
