@@ -124,21 +124,26 @@ for (let i = 0; i < RUNS * 2; i++) {
 // daemon serving both built states (a second process: the daemon answers; the CLI only routes).
 const cli = join(root, 'dist/bin/tychora.cjs')
 const stateDirs = readdirSync(paths.states).filter((n) => /^[0-9a-f]{64}$/.test(n)).map((n) => join(paths.states, n))
-const daemon = spawn(process.execPath, [cli, 'serve', '--port', '0', ...stateDirs.flatMap((d) => ['--workspace', d])], { stdio: ['ignore', 'pipe', 'pipe'] })
-let banner = ''
-const url = await new Promise((ok, fail) => {
-  const timer = setTimeout(() => fail(new Error(`daemon did not start: ${banner}`)), 30_000)
-  const read = (d) => {
-    banner += d
-    const m = /listening on (http:\/\/[0-9.:]+)/.exec(banner)
-    if (m) {
-      clearTimeout(timer)
-      ok(m[1])
+/** Starts `tychora serve` and resolves to its process and URL once it listens. */
+async function serve(args, cwd) {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+  let banner = ''
+  const url = await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`daemon did not start: ${banner}`)), 30_000)
+    const read = (d) => {
+      banner += d
+      const m = /listening on (http:\/\/[0-9.:]+)/.exec(banner)
+      if (m) {
+        clearTimeout(timer)
+        ok(m[1])
+      }
     }
-  }
-  daemon.stdout.on('data', read)
-  daemon.stderr.on('data', read)
-})
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+  })
+  return { child, url }
+}
+const { child: daemon, url } = await serve(stateDirs.flatMap((d) => ['--workspace', d]))
 const throughDaemon = []
 try {
   const clients = new Map()
@@ -155,6 +160,33 @@ try {
 } finally {
   daemon.kill('SIGTERM')
 }
+await new Promise((r) => daemon.once('exit', r))
+
+// Through `knowledge`, the name that follows the checked-out migrations: a daemon started in the
+// repository, asked after each switch (the migrations folder changed, so the state is resolved
+// again), and asked again on the same state (resolution skipped: the folders did not change).
+const throughAlias = []
+const aliasSteady = []
+const follower = await serve([], repo)
+try {
+  const alias = connect(follower.url, { token: readFileSync(runtimePath(paths.root, 'agentToken'), 'utf8').trim(), project: 'knowledge' })
+  await alias.search({ query, limit: 5 })
+  for (let i = 0; i < RUNS * 2; i++) {
+    const restore = i % 2 === 0 ? hideLast(10) : () => {}
+    const started = performance.now()
+    const result = await alias.search({ query, limit: 5 })
+    throughAlias.push(performance.now() - started)
+    if (result.segments.length === 0) throw new Error('no answer through knowledge')
+    for (let k = 0; k < 5; k++) {
+      const again = performance.now()
+      await alias.search({ query, limit: 5 })
+      aliasSteady.push(performance.now() - again)
+    }
+    restore()
+  }
+} finally {
+  follower.child.kill('SIGTERM')
+}
 
 const results = {
   date: new Date().toISOString(),
@@ -168,6 +200,8 @@ const results = {
     resolve_state: median(hashOnly),
     open_and_first_query_in_process: median(inProcess),
     first_query_through_daemon: median(throughDaemon),
+    first_query_through_knowledge_alias: median(throughAlias),
+    steady_query_through_knowledge_alias: median(aliasSteady),
   },
   disk: { state_bytes: stateBytes, additional_state_bytes: additional, shared_bodies_bytes: bodiesBytes },
 }
@@ -189,6 +223,8 @@ writeFileSync(
     `| resolve the answering state (hash ${migrations.length} migration files) | ${results.switch_ms.resolve_state.toFixed(1)} ms |`,
     `| switch + first query through the daemon | ${results.switch_ms.first_query_through_daemon.toFixed(1)} ms |`,
     `| switch + open + first query in process | ${results.switch_ms.open_and_first_query_in_process.toFixed(1)} ms |`,
+    `| switch + first query through \`knowledge\` (the daemon resolves the state) | ${results.switch_ms.first_query_through_knowledge_alias.toFixed(1)} ms |`,
+    `| a query through \`knowledge\` with no switch | ${results.switch_ms.steady_query_through_knowledge_alias.toFixed(1)} ms |`,
     `| disk: one state | ${mb(stateBytes)} |`,
     `| disk: each additional state | ${mb(additional)} |`,
     `| disk: bodies shared by all states | ${mb(bodiesBytes)} |`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { type RuntimeFile, runtimePath } from '../contracts/runtime.js'
 
 /** Both bearer tokens of a workspace. */
@@ -18,6 +19,8 @@ async function ensure(dir: string, file: RuntimeFile): Promise<string> {
     // Not there yet: created below.
   }
   const token = randomBytes(32).toString('hex')
+  // A knowledge project's runtime/ (its `knowledge` alias's tokens) may not exist yet.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   // `wx`: when two processes race, one write wins and both read the winner's token.
   await writeFile(path, `${token}\n`, { mode: 0o600, flag: 'wx' }).catch(() => undefined)
   await chmod(path, 0o600)

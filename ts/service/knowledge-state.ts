@@ -64,6 +64,9 @@ export function stateHash(inputs: Inputs): string {
 }
 
 const stateDir = (paths: ProjectPaths, hash: string) => join(paths.states, hash)
+
+/** The workspace name of the state with this hash (what the daemon serves it as). */
+export const stateName = (hash: string) => `knowledge-${hash.slice(0, 12)}`
 const bodiesDir = (paths: ProjectPaths) => join(paths.states, 'bodies')
 const currentFile = (paths: ProjectPaths) => join(paths.states, 'current')
 
@@ -207,7 +210,7 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
     await writeAtomic(join(building, 'state.json'), `${JSON.stringify(record, null, 2)}\n`)
     // Served side by side (a daemon holding two branches' states), each state has its own name.
     const toml = join(building, 'workspace.toml')
-    await writeFile(toml, (await readFile(toml, 'utf8')).replace(/^name = .*$/m, `name = "knowledge-${hash.slice(0, 12)}"`))
+    await writeFile(toml, (await readFile(toml, 'utf8')).replace(/^name = .*$/m, `name = "${stateName(hash)}"`))
     await rm(target, { recursive: true, force: true })
     await rename(building, target)
     // Inputs that changed while building (a branch switch mid-build) leave this state valid for

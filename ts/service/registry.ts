@@ -14,6 +14,13 @@ interface Entry {
   agent: EvidenceClient
 }
 
+/** A name that stands for whichever project `current` resolves to when a call arrives. */
+interface Alias {
+  tokens: Tokens
+  /** The name of the project the alias stands for now (registered before it resolves). */
+  current: () => Promise<string>
+}
+
 /**
  * The projects one daemon serves, by name. Each project has two bearer tokens (`runtime/token`
  * for its owner, `runtime/agent-token` for agents); a call is authorised only with a token of the
@@ -21,13 +28,25 @@ interface Entry {
  */
 export class ProjectRegistry implements EvidenceService {
   readonly #entries = new Map<string, Entry>()
+  readonly #aliases = new Map<string, Alias>()
 
   register(workspace: Workspace, options: { tokens: Tokens; allowAgentAdd?: boolean }): void {
     const name = workspace.name
-    if (this.#entries.has(name)) throw new TychoraError('E_CONFLICT', `two workspaces are named ${name}; rename one in its workspace.toml`)
+    if (this.#entries.has(name) || this.#aliases.has(name)) throw new TychoraError('E_CONFLICT', `two workspaces are named ${name}; rename one in its workspace.toml`)
     if (options.tokens.owner === options.tokens.agent) throw new TychoraError('E_INVALID_ARGUMENT', `project ${name}: the owner and agent tokens must differ`)
     const allowAgentAdd = options.allowAgentAdd ?? false
     this.#entries.set(name, { workspace, tokens: options.tokens, allowAgentAdd, agent: agentClient(workspace, allowAgentAdd) })
+  }
+
+  /**
+   * A name that resolves, call by call, to the project `current` names (which it registers
+   * first): a knowledge project's `knowledge`, which follows the state the checked-out branch
+   * builds, including states built after the daemon started. It has tokens of its own.
+   */
+  registerAlias(name: string, options: { tokens: Tokens; current: () => Promise<string> }): void {
+    if (this.#entries.has(name) || this.#aliases.has(name)) throw new TychoraError('E_CONFLICT', `two projects are named ${name}`)
+    if (options.tokens.owner === options.tokens.agent) throw new TychoraError('E_INVALID_ARGUMENT', `project ${name}: the owner and agent tokens must differ`)
+    this.#aliases.set(name, { tokens: options.tokens, current: options.current })
   }
 
   async projects(): Promise<ProjectInfo[]> {
@@ -36,16 +55,39 @@ export class ProjectRegistry implements EvidenceService {
       const status = await e.workspace.status()
       out.push({ name, dir: e.workspace.dir, snapshot_id: status.current_snapshot?.id ?? null })
     }
+    for (const [name, alias] of this.#aliases) {
+      const target = this.#entry(await alias.current())
+      const status = await target.workspace.status()
+      out.push({ name, dir: target.workspace.dir, snapshot_id: status.current_snapshot?.id ?? null })
+    }
     return out
   }
 
   /**
    * The named project with the capabilities of `scope`: the workspace itself for its owner, the
-   * agent-scoped client otherwise. Agent surfaces (MCP) use the default.
+   * agent-scoped client otherwise. Agent surfaces (MCP) use the default. An alias's client
+   * resolves its project on every call, so each call answers from the project it stands for then.
    */
   project(name: string, scope: Scope = 'agent'): EvidenceClient {
+    const alias = this.#aliases.get(name)
+    if (alias) return this.#aliasClient(alias, scope)
     const entry = this.#entry(name)
     return scope === 'owner' ? entry.workspace : entry.agent
+  }
+
+  #aliasClient(alias: Alias, scope: Scope): EvidenceClient {
+    const now = async () => this.project(await alias.current(), scope)
+    return {
+      search: async (request) => (await now()).search(request),
+      getEvidence: async (id) => (await now()).getEvidence(id),
+      listSources: async (options) => (await now()).listSources(options),
+      addSource: async (request) => (await now()).addSource(request),
+      jobStatus: async (jobId) => (await now()).jobStatus(jobId),
+      listSnapshots: async () => (await now()).listSnapshots(),
+      inspectSymbol: async (request) => (await now()).inspectSymbol(request),
+      proposeChange: async (request) => (await now()).proposeChange(request),
+      listProposals: async () => (await now()).listProposals(),
+    }
   }
 
   workspace(name: string): Workspace {
@@ -53,7 +95,8 @@ export class ProjectRegistry implements EvidenceService {
   }
 
   allowsAgentAdd(name: string): boolean {
-    return this.#entry(name).allowAgentAdd
+    // An alias stands for knowledge states, which no agent adds to.
+    return this.#aliases.has(name) ? false : this.#entry(name).allowAgentAdd
   }
 
   /**
@@ -61,15 +104,20 @@ export class ProjectRegistry implements EvidenceService {
    * Both tokens are always compared, in constant time.
    */
   scopeFor(name: string, token: string): Scope | undefined {
-    const entry = this.#entries.get(name)
-    if (!entry) return undefined
-    const owner = tokenEquals(token, entry.tokens.owner)
-    const agent = tokenEquals(token, entry.tokens.agent)
+    const tokens = this.#entries.get(name)?.tokens ?? this.#aliases.get(name)?.tokens
+    if (!tokens) return undefined
+    const owner = tokenEquals(token, tokens.owner)
+    const agent = tokenEquals(token, tokens.agent)
     return owner ? 'owner' : agent ? 'agent' : undefined
   }
 
   names(): string[] {
-    return [...this.#entries.keys()]
+    return [...this.#entries.keys(), ...this.#aliases.keys()]
+  }
+
+  /** The names that stand for another project (see `registerAlias`). */
+  aliases(): string[] {
+    return [...this.#aliases.keys()]
   }
 
   workspaces(): Workspace[] {

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty'
 import { runtimePath } from '../../contracts/runtime.js'
-import { DEFAULT_PORT, Daemon } from '../../daemon/daemon.js'
+import { DEFAULT_PORT, Daemon, KNOWLEDGE_ALIAS } from '../../daemon/daemon.js'
 import type { JobStatus } from '../../contracts/service.js'
 import { TychoraError } from '../../errors.js'
 import { visible } from '../../format/terminal.js'
@@ -23,7 +23,8 @@ function workspaceFlags(argv: string[]): string[] {
 /**
  * In a knowledge project, every built state, each under its own name (knowledge-<hash>): an agent
  * that keeps naming one keeps one unchanging knowledge base while the developer switches branches,
- * and a switch back finds its state already open. Elsewhere, the nearest workspace.
+ * and a switch back finds its state already open (`knowledge` names whichever answers now).
+ * Elsewhere, the nearest workspace.
  */
 async function defaultWorkspaces(): Promise<string[]> {
   const root = process.env.TYCHORA_WORKSPACE ? undefined : findProject(process.cwd())
@@ -65,9 +66,19 @@ export default defineCommand({
           onError: (project: string, error: unknown) => process.stderr.write(visible(`watch ${project}: ${error instanceof Error ? error.message : String(error)}\n`)),
         }
       : undefined
-    const daemon = await Daemon.start({ workspaces, port, host: args.host, ...(watch ? { watch } : {}) })
+    // In a knowledge project (served by default, not named with -w), `knowledge` follows the
+    // state the checked-out branch builds, including states built after the daemon started.
+    const knowledge = dirs.length === 0 && !process.env.TYCHORA_WORKSPACE ? findProject(process.cwd()) : undefined
+    const daemon = await Daemon.start({ workspaces, port, host: args.host, ...(watch ? { watch } : {}), ...(knowledge ? { knowledge: { root: knowledge } } : {}) })
     process.stdout.write(`tychora daemon listening on ${daemon.url} (pid ${process.pid})\n`)
-    for (const name of daemon.registry.names()) {
+    if (knowledge) {
+      process.stdout.write(
+        visible(
+          `  project ${KNOWLEDGE_ALIAS}: the state the checked-out migrations build (${knowledge})\n    owner token: ${runtimePath(knowledge, 'ownerToken')}\n    agent token: ${runtimePath(knowledge, 'agentToken')} (give this one to agents)\n`,
+        ),
+      )
+    }
+    for (const name of daemon.registry.names().filter((n) => !daemon.registry.aliases().includes(n))) {
       const ws = daemon.registry.workspace(name)
       process.stdout.write(
         `  project ${name}: ${ws.dir}\n    owner token: ${runtimePath(ws.dir, 'ownerToken')}\n    agent token: ${runtimePath(ws.dir, 'agentToken')} (give this one to agents)\n    MCP: ${daemon.url}/mcp\n`,
