@@ -85,6 +85,36 @@ describe.skipIf(nativeMissing)('CLI', () => {
     expect(existsSync(off)).toBe(false)
   })
 
+  it('labels sources, keeps a search to a sensitivity level, and erases a source relabelled past the ceiling', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    await writeFile(join(docs, 'keys.md'), '# Keys\n\nThe vault opens with the ETag validator phrase.\n')
+    const refused = await cli(['add', '-w', ws, join(docs, 'keys.md'), '--sensitivity', 'secret'])
+    expect(refused.code).toBe(ERROR_CODES.E_FORBIDDEN.exit)
+    expect(refused.stderr).toContain('above this workspace\'s ceiling')
+    const hits = async (...flags: string[]) => {
+      const run = await cli(['search', '-w', ws, 'ETag validator', '--format', 'json', ...flags])
+      expect(run.code).toBe(0)
+      const result = QueryResultSchema.parse(JSON.parse(run.stdout))
+      return { paths: [...new Set(result.segments.map((s) => s.source.path))].sort(), eligible: result.coverage.eligible_sources }
+    }
+    expect((await hits()).paths).toContain('http-caching.md')
+    expect((await hits()).paths).not.toContain('keys.md')
+    const relabel = await cli(['manage', 'sensitivity', 'http-caching.md', 'confidential', '--reason', 'vendor terms', '-w', ws])
+    expect(relabel.code).toBe(0)
+    expect(relabel.stdout).toMatch(/http-caching\.md \(source \d+\): internal → confidential/)
+    const limited = await hits('--max-sensitivity', 'internal')
+    expect(limited.paths).not.toContain('http-caching.md')
+    expect(limited.eligible).toBe((await hits()).eligible - 1)
+    const past = await cli(['manage', 'sensitivity', 'http-caching.md', 'secret', '--reason', 'names a customer', '-w', ws])
+    expect(past.code).toBe(0)
+    expect(past.stdout).toMatch(/above the ceiling: erased [0-9a-f]{64}/)
+    expect((await hits()).paths).not.toContain('http-caching.md')
+    const unknown = await cli(['search', '-w', ws, 'ETag', '--max-sensitivity', 'cosmic'])
+    expect(unknown.code).toBe(ERROR_CODES.E_INVALID_ARGUMENT.exit)
+  })
+
   it('reports bad input per file and exits with the partial-success code', async () => {
     const { docs, ws } = await scratch()
     await cli(['init', ws])

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { FormatSchema, KindSchema } from './query.js'
+import { FormatSchema, KindSchema, SensitivitySchema } from './query.js'
 
 /** Facet values by name: strings, numbers or booleans, typed against the kind's facets. */
 export const FacetValuesSchema = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.union([z.string().max(500), z.number(), z.boolean()]))
@@ -11,6 +11,9 @@ export const AddRequestSchema = z
     kind: KindSchema.optional().describe('The kind of every file (law, standard, …: one the pack defines); its normalisation may choose the format. A format name is taken as `format`'),
     format: FormatSchema.optional().describe('Parse every file in this format instead of the one its name implies'),
     facets: FacetValuesSchema.optional().describe('Facet values every file gets ({"level": 2}), typed by the facets `kind` declares; needs `kind`'),
+    sensitivity: SensitivitySchema.optional().describe(
+      "The sensitivity label of every file, one of the workspace's [sensitivity] levels (default: a new source gets [sensitivity] default, a known one keeps its label). Above the ceiling the add is refused (E_FORBIDDEN) and nothing is captured; only the owner labels",
+    ),
   })
   .strict()
 
@@ -32,6 +35,7 @@ export const JobRequestSchema = z.object({
   format: FormatSchema.optional(),
   facets: FacetValuesSchema.optional(),
   stamp: StampSchema.optional(),
+  sensitivity: z.string().optional(),
   requester: RequesterSchema,
 })
 

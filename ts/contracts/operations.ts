@@ -32,6 +32,17 @@ export const WithdrawReportSchema = z.object({
 })
 export type WithdrawReport = z.output<typeof WithdrawReportSchema>
 
+/** What `manage sensitivity` did: the source's label, for every snapshot at once, and the erasure when it went above the ceiling. */
+export const RelabelReportSchema = z.object({
+  source_id: z.number().int(),
+  path: z.string(),
+  from: z.string().nullable().describe('the label before; null: captured before labels, counted as the default'),
+  to: z.string(),
+  summary_trees_deleted: z.number().int().describe('summary trees that summarised it under its old label (rebuild with `index build --raptor`)'),
+  erased: WithdrawReportSchema.nullable().describe('above the ceiling: the erasure that took it out of new snapshots'),
+})
+export type RelabelReport = z.output<typeof RelabelReportSchema>
+
 export const BackupReportSchema = z.object({
   dir: z.string(),
   files: z.number().int(),

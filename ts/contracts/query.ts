@@ -16,6 +16,9 @@ export const FacetConditionSchema = z
   .max(500)
   .regex(/^[a-z][a-z0-9_]{0,63}\s*(=|!=|>=|<=|>|<)/)
   .describe('A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE, NAME<=VALUE, NAME>VALUE, NAME<VALUE or NAME=LOW..HIGH (dates and numbers)')
+/** A sensitivity level: one of the workspace's `[sensitivity] levels` (public, internal, confidential, secret by default). */
+export const SensitivitySchema = z.string().min(1).max(64)
+
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'visual', 'graph', 'summary'])
   .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates; summary: the windows under the summaries of the summary tree that match, needs a tree built by `tychora index build --raptor`)')
@@ -47,6 +50,9 @@ export const QueryRequestSchema = z
       .regex(/^[a-z][a-z0-9_-]{0,63}$/)
       .optional()
       .describe('A mode the pack defines: compliance (authority and standards first, examples and code left out) or implementation (code, guidance and examples first); it sets the lanes drawn on, the lanes that must hold evidence, and what a decision made from the answer must do'),
+    max_sensitivity: SensitivitySchema.optional().describe(
+      "Only sources labelled at or below this level of the workspace's [sensitivity] levels (never above its ceiling); applied before ranking in every channel, and counts say nothing of what it hides",
+    ),
   })
   .strict()
 

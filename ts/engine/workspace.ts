@@ -9,7 +9,7 @@ import type { QueryResult } from '../contracts/result.js'
 import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
-import type { BackupReport, CompactReport, Finding, PurgeReport, RunRecord, SummaryReport, WithdrawReport } from '../contracts/operations.js'
+import type { BackupReport, CompactReport, Finding, PurgeReport, RelabelReport, RunRecord, SummaryReport, WithdrawReport } from '../contracts/operations.js'
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
 import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
 import type { EvidenceClient } from '../contracts/client.js'
@@ -285,6 +285,15 @@ export class Workspace implements EvidenceClient {
   /** Erases retained original bytes (`revision:N`, or every revision of a source) and leaves tombstones. */
   async deleteOriginal(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
     return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress))))
+  }
+
+  /**
+   * Relabels a source's sensitivity (`source:N`, a URI or a root-relative path) for every
+   * snapshot at once; a level above the ceiling also erases its original bytes and publishes a
+   * snapshot without it.
+   */
+  async relabel(selector: string, level: string, reason: string, options: AddOptions = {}): Promise<RelabelReport> {
+    return checked((await contracts.operations()).RelabelReportSchema, await callNative(() => this.#native.relabel(selector, level, reason, progressCallback(options.onProgress))))
   }
 
   /** Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each with its fix. */

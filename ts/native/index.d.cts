@@ -92,6 +92,8 @@ export declare class NativeWorkspace {
    * tombstones; sources whose published revision is erased leave new snapshots.
    */
   deleteOriginal(selector: string, reason: string, progress?: (progress: Progress) => void): Promise<WithdrawReport>
+  /** Relabels a source's sensitivity; above the ceiling its original bytes are erased too. */
+  relabel(selector: string, level: string, reason: string, progress?: (progress: Progress) => void): Promise<RelabelReport>
   /** Runs one query. Resolves to the `QueryResult` as one JSON string (see `contract/query.rs`). */
   search(request: QueryRequest, signal?: AbortSignal | undefined | null): Promise<string>
   /** Runs many queries in one crossing. Resolves to a JSON array of `QueryResult`s. */
@@ -141,6 +143,8 @@ export interface AddRequest {
   facets?: Record<string, string | number | boolean>
   /** Curated knowledge's stamp (only the owner's `migrate apply` sends one). */
   stamp?: Stamp
+  /** The sensitivity label of every file (one of `[sensitivity] levels`); only the owner labels. */
+  sensitivity?: string
 }
 
 /** The scope actually applied. */
@@ -683,6 +687,7 @@ export interface JobRequest {
   format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
   facets?: Record<string, string | number | boolean>
   stamp?: Stamp
+  sensitivity?: string
   requester: 'owner' | 'agent'
 }
 
@@ -1015,6 +1020,8 @@ export interface QueryRequest {
   graph?: boolean
   /** A mode the pack defines (`compliance`, `implementation`). */
   mode?: string
+  /** Only sources labelled at or below this sensitivity level. */
+  max_sensitivity?: string
 }
 
 /** The versioned query result (the shape of the JSON `search` resolves to). */
@@ -1127,6 +1134,18 @@ export interface RecordSummary {
   status: 'captured' | 'reviewed' | 'rejected'
   body: Record<string, unknown>
   evidence_count: number
+}
+
+/** What `manage sensitivity` did. */
+export interface RelabelReport {
+  source_id: number
+  path: string
+  /** The label before (`null`: captured before labels, counted as the default). */
+  from: string | null
+  to: string
+  summary_trees_deleted: number
+  /** The erasure, when the new label is above the ceiling. */
+  erased: WithdrawReport | null
 }
 
 /** A stored assertion and where it stands. */

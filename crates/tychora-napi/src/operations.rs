@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use tychora_core::Workspace;
 
-use crate::contract::{self, BackupReport, PurgeReport, WithdrawReport};
+use crate::contract::{self, BackupReport, PurgeReport, RelabelReport, WithdrawReport};
 use crate::ingest::{ProgressFn, forward};
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
@@ -104,6 +104,29 @@ impl NativeWorkspace {
         progress: Option<ProgressFn>,
     ) -> Result<Object<'env>> {
         self.removal(env, selector, reason, progress, true)
+    }
+
+    /// Relabels a source's sensitivity; above the ceiling its original bytes are erased too.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "selector: string, level: string, reason: string, progress?: (progress: Progress) => void",
+        ts_return_type = "Promise<RelabelReport>"
+    )]
+    pub fn relabel<'env>(
+        &self,
+        env: &'env Env,
+        selector: String,
+        level: String,
+        reason: String,
+        progress: Option<ProgressFn>,
+    ) -> Result<Object<'env>> {
+        let ws = self.inner_ref()?;
+        crate::task::own_thread(env, move || {
+            let report = |p| forward(progress.as_ref(), p);
+            Ok(RelabelReport::from(
+                ws.relabel(&selector, &level, &reason, &report)?,
+            ))
+        })
     }
 
     fn removal<'env>(

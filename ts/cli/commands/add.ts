@@ -78,6 +78,10 @@ export default defineCommand({
         'What the files are: a kind the pack defines (law, regulation, decision, standard, guidance, manual, template, procedure, feedback, evidence, example, rationale, research_note, code_file, architecture_decision, rfc; `tychora packs show core`). Its normalisation may choose how they are read (law, regulation: articles, paragraphs and points). rfcNNNN.txt is an rfc and code is code_file without asking',
     },
     facet: { type: 'string', description: 'A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet level=2`); repeat for several' },
+    sensitivity: {
+      type: 'string',
+      description: "Label every file with this sensitivity level ([sensitivity] levels: public, internal, confidential, secret by default); above the workspace's ceiling nothing is captured. Default: a new file gets [sensitivity] default, a known one keeps its label",
+    },
     'file-format': { type: 'string', description: 'Parse every file as: markdown | text | json | jsonl | csv | code_file | docx | pdf | image | legal | rfc (default: from its name)' },
     'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
     format: { type: 'string', description: 'text | json', default: 'text' },
@@ -95,6 +99,7 @@ export default defineCommand({
       ...(kind?.success ? { kind: kind.data } : {}),
       ...(fileFormat?.success ? { format: fileFormat.data } : {}),
       ...(Object.keys(facets).length > 0 ? { facets } : {}),
+      ...(args.sensitivity === undefined ? {} : { sensitivity: String(args.sensitivity) }),
     }
     if (args['dry-run']) {
       const plan = await withTarget(args.workspace, async (target) => {

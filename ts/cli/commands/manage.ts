@@ -156,6 +156,37 @@ function removalCommand(name: 'withdraw' | 'delete-original', description: strin
   })
 }
 
+const sensitivity = defineCommand({
+  meta: {
+    name: 'sensitivity',
+    description: "Relabel a source's sensitivity, for every snapshot at once; above the workspace's ceiling its original bytes are erased (a tombstone says why) and it leaves new snapshots",
+  },
+  args: {
+    target: { type: 'positional', required: true, description: 'source:N, a source URI or its path' },
+    level: { type: 'positional', required: true, description: "The new level, one of the workspace's [sensitivity] levels" },
+    reason: { type: 'string', required: true, description: 'Why (recorded with the tombstone when the label is above the ceiling)' },
+    ...workspaceArg,
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
+  async run({ args }) {
+    await withLocalWorkspace(args.workspace, async (ws) => {
+      const r = await ws.relabel(String(args.target), String(args.level), String(args.reason))
+      if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
+      const lines = [
+        `${r.path} (source ${r.source_id}): ${r.from ?? 'unlabelled (the default)'} → ${r.to}`,
+        ...(r.summary_trees_deleted > 0 ? [`deleted ${r.summary_trees_deleted} summary tree(s) that summarised it under its old label: run \`tychora index build --raptor\``] : []),
+        ...(r.erased
+          ? [
+              ...r.erased.erased.map((t) => `above the ceiling: erased ${t.sha256} (${t.size} bytes) of revision ${t.revision_id}`),
+              r.erased.receipt.published ? `published snapshot ${r.erased.receipt.snapshot_id} without it` : 'no published snapshot held it',
+            ]
+          : []),
+      ]
+      writeOut(visible(lines.join('\n')))
+    })
+  },
+})
+
 const doctor = defineCommand({
   meta: { name: 'doctor', description: 'Check the workspace and explain each finding with its fix: lock owner, daemon, migrations, verify, disk space, stale generations, orphaned originals, interrupted jobs' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
@@ -204,7 +235,7 @@ const migrate = defineCommand({
 })
 
 export default defineCommand({
-  meta: { name: 'manage', description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, migrate' },
+  meta: { name: 'manage', description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, sensitivity, migrate' },
   subCommands: {
     status,
     verify,
@@ -216,6 +247,7 @@ export default defineCommand({
     restore,
     withdraw: removalCommand('withdraw', 'Take a source out of new snapshots; its history stays and older snapshots keep answering from it'),
     'delete-original': removalCommand('delete-original', "Erase retained original bytes (a revision's, or every revision of a source) for a legal request; leaves a tombstone; evidence derived from them leaves new snapshots"),
+    sensitivity,
     migrate,
   },
 })

@@ -2,7 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { AddSourceRequestSchema, JobRefSchema } from '../../contracts/service.js'
 import { ProjectArg, type ToolContext, forProject, jsonText } from '../_tool.js'
 
-export const AddSourceInputSchema = AddSourceRequestSchema.extend({ project: ProjectArg })
+// Labels are the owner's to set (the core refuses an agent's), so the tool does not offer one.
+export const AddSourceInputSchema = AddSourceRequestSchema.omit({ sensitivity: true }).extend({ project: ProjectArg })
 
 /**
  * The one tool that writes, and all it can do is queue a capture job: sources come in as quoted

@@ -68,7 +68,9 @@ impl Config {
                 "lexical": pack.lexical, "embeddings": embeddings, "representation": pack.text.representation,
                 "visual": self.visual.as_ref().map(|v| (&v.provider, &v.model, v.dimension)),
             })),
-            eligibility: digest(&json!({ "kinds": grouping, "lanes": pack.lanes })),
+            eligibility: digest(
+                &json!({ "kinds": grouping, "lanes": pack.lanes, "sensitivity": self.sensitivity }),
+            ),
             query: digest(&json!({
                 "fusion": pack.fusion, "graph": pack.graph, "text": { "depth": pack.text.depth,
                 "rerank_depth": pack.text.rerank_depth, "rerank_model": pack.text.rerank_model },

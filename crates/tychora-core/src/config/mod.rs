@@ -12,12 +12,14 @@ use crate::error::{Error, Result};
 mod fingerprints;
 mod pack;
 mod packs;
+mod sensitivity;
 
 pub use fingerprints::StageFingerprints;
 pub use pack::*;
-pub(crate) use packs::record_schema_options;
 pub(crate) use packs::identifier_regex;
+pub(crate) use packs::record_schema_options;
 pub use packs::{PACK_SCHEMA, PackFile, Resolved, ResolvedValue, resolve, resolve_file};
+pub use sensitivity::Sensitivity;
 
 /// `workspace.toml`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,6 +50,9 @@ pub struct Config {
     /// What agents (MCP clients) may do.
     #[serde(default)]
     pub agents: Agents,
+    /// Sensitivity levels of captured sources and the ceiling past which nothing is captured.
+    #[serde(default)]
+    pub sensitivity: Sensitivity,
     /// The text channel's embedding family (absent: no vectors, no text channel, no network).
     #[serde(default)]
     pub embeddings: Option<Embeddings>,
@@ -773,6 +778,15 @@ revision_days = 30
 # Whether MCP clients get the add_source tool.
 allow_add_source = false
 
+[sensitivity]
+# Every source is labelled with one of these levels, lowest first: `add --sensitivity LEVEL`, else
+# `default`; `manage sensitivity SOURCE LEVEL` relabels. Nothing above `ceiling` is captured (not
+# even into the lexical statistics), and relabelling a source past it erases it from new
+# snapshots. A query may ask for less (`search --max-sensitivity internal`).
+levels = ["public", "internal", "confidential", "secret"]
+default = "internal"
+ceiling = "confidential"
+
 [documents]
 # What one PDF or Word file may cost to read; a file past a bound fails alone (E_LIMIT_EXCEEDED).
 max_pages = 2000
@@ -848,6 +862,7 @@ impl Config {
         config
             .check_providers()
             .and_then(|()| config.documents.check())
+            .and_then(|()| config.sensitivity.check())
             .and_then(|()| config.ocr.check())
             .and_then(|()| {
                 config.descriptions.as_ref().map_or(Ok(()), |d| {

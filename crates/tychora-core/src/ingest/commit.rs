@@ -212,6 +212,8 @@ pub(super) struct Place<'a> {
     pub root_id: i64,
     pub rel_path: &'a str,
     pub abs_path: &'a Path,
+    /// The add's label (`None`: a new source gets the default, a known one keeps its own).
+    pub sensitivity: Option<&'a str>,
 }
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
@@ -230,6 +232,7 @@ pub(super) fn write_revision(
         root_id,
         rel_path,
         abs_path,
+        sensitivity,
     } = *place;
     let now = now_ms();
     let kind = prepared
@@ -243,9 +246,9 @@ pub(super) fn write_revision(
     let uri = format!("file://{}", crate::capture::names::encode_path(abs_path));
     let format = prepared.format.as_str();
     tx.execute(
-        "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7)
-         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at",
-        params![collection_id, format, kind, root_id, rel_path, uri, now],
+        "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, COALESCE(?8, ?9))
+         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at, sensitivity = COALESCE(?8, sources.sensitivity)",
+        params![collection_id, format, kind, root_id, rel_path, uri, now, sensitivity, engine.config().sensitivity.default],
     )?;
     let source_id: i64 = tx.query_row(
         "SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2",

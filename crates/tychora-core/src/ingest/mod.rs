@@ -9,6 +9,7 @@ mod commit;
 mod prepare;
 mod rebuild;
 mod records;
+mod relabel;
 pub(crate) mod relations;
 mod run;
 mod targets;
@@ -32,6 +33,8 @@ use targets::{agent_may_capture, capture_roots};
 
 pub(crate) use rebuild::rebuild;
 pub use rebuild::{RebuildReport, Repaired};
+pub use relabel::RelabelReport;
+pub(crate) use relabel::relabel;
 pub(crate) use withdraw::{Removal, withdraw};
 pub use withdraw::{Tombstone, WithdrawReport, WithdrawnSource};
 
@@ -110,6 +113,11 @@ pub struct AddRequest {
     /// source, refused in a collection of another trust.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<crate::trust::Stamp>,
+    /// The sensitivity label of every file (one of `[sensitivity] levels`; default: a new
+    /// source gets `[sensitivity] default`, a known one keeps its label). Above the ceiling the
+    /// add is refused and nothing is captured. Only the owner labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<String>,
 }
 
 /// Who asked for a capture; it bounds where the capture may read.

@@ -80,6 +80,30 @@ fn trust_of(request: &AddRequest, requester: Requester) -> Result<crate::trust::
     }
 }
 
+/// The label an add writes: checked against the levels and the ceiling before anything is read.
+fn sensitivity_of(
+    engine: &Engine,
+    request: &AddRequest,
+    requester: Requester,
+) -> Result<Option<String>> {
+    let Some(level) = request.sensitivity.as_deref() else {
+        return Ok(None);
+    };
+    if requester == Requester::Agent {
+        return Err(Error::Forbidden(
+            "an agent cannot label sources: sensitivity is the owner's to set".into(),
+        ));
+    }
+    let sensitivity = &engine.config().sensitivity;
+    if !sensitivity.within_ceiling(level)? {
+        return Err(Error::Forbidden(format!(
+            "sensitivity {level:?} is above this workspace's ceiling {:?}: nothing captured (content above the ceiling is never indexed)",
+            sensitivity.ceiling
+        )));
+    }
+    Ok(Some(level.to_string()))
+}
+
 /// A running add job and the state its stages share.
 pub(super) struct AddJob<'a> {
     engine: &'a Engine,
@@ -98,6 +122,8 @@ pub(super) struct AddJob<'a> {
     tally: Tally,
     /// Curated knowledge's stamp: it replaces the root's Git provenance.
     stamp: Option<crate::trust::Stamp>,
+    /// The label the add gives every file it reads (`None`: new sources get the default).
+    sensitivity: Option<String>,
 }
 
 impl<'a> AddJob<'a> {
@@ -133,6 +159,7 @@ impl<'a> AddJob<'a> {
             },
             tally: Tally::default(),
             stamp: None,
+            sensitivity: None,
         })
     }
 
@@ -151,11 +178,13 @@ impl<'a> AddJob<'a> {
             request.format.as_deref(),
         )?;
         let facets = facets_of(engine, request, &assignment)?;
+        let sensitivity = sensitivity_of(engine, request, requester)?;
         let collection = request.collection.as_deref().unwrap_or("default");
         let collection_id =
             Engine::collection_for(conn, collection, trust_of(request, requester)?)?;
         let mut job = AddJob::start(engine, conn, job_id, collection_id, assignment, on_progress)?;
         job.stamp = request.stamp.clone();
+        job.sensitivity = sensitivity;
         job.steps.begin(conn, "walk")?;
         let targets = job.resolve_targets(conn, request, requester);
         for target in &targets {
@@ -176,6 +205,17 @@ impl<'a> AddJob<'a> {
                 &facets,
                 now_ms(),
             )?;
+            tx.commit()?;
+        }
+        if let Some(level) = &job.sensitivity {
+            // A label is source metadata like a facet value: set on every file read, changed or
+            // not (new and changed files got it with their rows).
+            let tx = conn.transaction()?;
+            let mut update = tx.prepare("UPDATE sources SET sensitivity = ?1 WHERE id = ?2")?;
+            for id in &job.tally.read_sources {
+                update.execute(params![level, id])?;
+            }
+            drop(update);
             tx.commit()?;
         }
         let changed = !job.tally.new_members.is_empty()
@@ -349,7 +389,8 @@ impl<'a> AddJob<'a> {
     /// Prepare (on every core) and commit (on this thread) overlap: file `i`'s artifact and rows
     /// are written while the workers parse the files after it, all rows in one transaction.
     fn capture(&mut self, conn: &mut Connection, target: &Target) -> Result<()> {
-        let candidates = self.walk(target);
+        let walked = self.walk(target);
+        let candidates = self.withhold_above_ceiling(conn, target, walked)?;
         self.steps
             .finish(conn, &serde_json::json!({ "files": candidates.len() }))?;
         let engine = self.engine;
@@ -439,6 +480,49 @@ impl<'a> AddJob<'a> {
         )?;
         failpoint("after-commit");
         Ok(())
+    }
+
+    /// The candidates whose sources are labelled above the ceiling (relabelled there, or the
+    /// ceiling lowered since), left out before a byte of them is read: content above the
+    /// ceiling is never captured. An add that labels its files (within the ceiling) relabels
+    /// them instead. A published one that is left out leaves the new snapshot, as a missing file.
+    fn withhold_above_ceiling(
+        &mut self,
+        conn: &Connection,
+        target: &Target,
+        candidates: Vec<Candidate>,
+    ) -> Result<Vec<Candidate>> {
+        let sensitivity = &self.engine.config().sensitivity;
+        let above = sensitivity.above_ceiling();
+        if self.sensitivity.is_some() || above.is_empty() {
+            return Ok(candidates);
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT rel_path, sensitivity FROM sources WHERE collection_id = ?1 AND root_id = ?2 AND sensitivity IS NOT NULL",
+        )?;
+        let labelled: HashMap<String, String> = stmt
+            .query_map(params![self.collection_id, target.root_id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut kept = Vec::with_capacity(candidates.len());
+        for candidate in candidates {
+            match labelled.get(&candidate.rel_path) {
+                Some(level) if above.contains(level) => {
+                    self.tally.files.skipped += 1;
+                    self.tally.diagnostics.push(Diagnostic::warning(
+                        &candidate.rel_path,
+                        crate::error::ErrorCode::Forbidden,
+                        format!(
+                            "labelled {level}, above this workspace's sensitivity ceiling {}: not captured (manage sensitivity relabels it)",
+                            sensitivity.ceiling
+                        ),
+                    ));
+                }
+                _ => kept.push(candidate),
+            }
+        }
+        Ok(kept)
     }
 
     /// Stage 2: the files under a target, with what the rules left out.
@@ -605,6 +689,7 @@ impl<'a> AddJob<'a> {
                 root_id: target.root_id,
                 rel_path: &candidate.rel_path,
                 abs_path: &candidate.path,
+                sensitivity: self.sensitivity.as_deref(),
             },
             &prepared,
             extraction,

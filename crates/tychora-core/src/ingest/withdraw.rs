@@ -258,7 +258,11 @@ fn erase_files(engine: &Engine, erased: &[Tombstone]) -> Result<()> {
 }
 
 /// The sources (and, for erasure, the revisions) a selector names.
-fn resolve(conn: &Connection, selector: &str, removal: Removal) -> Result<(Vec<i64>, Vec<i64>)> {
+pub(super) fn resolve(
+    conn: &Connection,
+    selector: &str,
+    removal: Removal,
+) -> Result<(Vec<i64>, Vec<i64>)> {
     let not_found = || Error::NotFound {
         what: "source",
         id: selector.to_string(),

@@ -65,13 +65,35 @@ pub struct Filter {
     pub chunks: Option<std::sync::Arc<std::collections::HashSet<u64>>>,
     /// The verified profile: a structured record counts only once reviewed.
     pub verified: bool,
+    /// Only sources labelled with one of these sensitivity levels (empty: any), and the level an
+    /// unlabelled source (captured before labels) counts as. Resolved to windows like facets.
+    pub sensitivity: Option<SensitivityScope>,
+}
+
+/// The sensitivity levels a query may see.
+#[derive(Debug, Clone)]
+pub struct SensitivityScope {
+    /// The levels admitted.
+    pub levels: Vec<String>,
+    /// What an unlabelled source counts as (the workspace's default).
+    pub unlabelled: String,
 }
 
 impl Filter {
     /// Whether the filter admits everything.
     #[must_use]
     pub fn is_open(&self) -> bool {
-        self.collections.is_empty() && self.kinds.is_empty() && self.facets.is_empty()
+        self.collections.is_empty()
+            && self.kinds.is_empty()
+            && self.facets.is_empty()
+            && self.sensitivity.is_none()
+    }
+
+    /// Whether eligibility needs resolving to windows (facets and sensitivity do; collections
+    /// and kinds are fields of every index).
+    #[must_use]
+    pub fn needs_windows(&self) -> bool {
+        !self.facets.is_empty() || self.sensitivity.is_some()
     }
 
     /// Appends `AND col.name IN (…) AND COALESCE(s.kind, s.format) IN (…)` and one
@@ -84,7 +106,8 @@ impl Filter {
         }
     }
 
-    /// The collection and kind conditions of [`Filter::push_sql`], without the facets.
+    /// The collection, kind and sensitivity conditions of [`Filter::push_sql`], without the
+    /// facets.
     pub(crate) fn push_scope_sql(
         &self,
         sql: &mut String,
@@ -108,6 +131,24 @@ impl Filter {
                 }
                 sql.push(')');
             }
+        }
+        if let Some(scope) = &self.sensitivity {
+            let _ = write!(
+                sql,
+                " AND COALESCE(s.sensitivity, ?{}) IN (",
+                values.len() + 1
+            );
+            values.push(scope.unlabelled.clone().into());
+            for (n, level) in scope.levels.iter().enumerate() {
+                let _ = write!(
+                    sql,
+                    "{}?{}",
+                    if n > 0 { ", " } else { "" },
+                    values.len() + 1
+                );
+                values.push(level.clone().into());
+            }
+            sql.push(')');
         }
     }
 }

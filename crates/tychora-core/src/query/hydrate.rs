@@ -209,15 +209,32 @@ pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) ->
     Ok(conn.query_row(&sql, params_from_iter(values), |r| r.get(0))?)
 }
 
-/// The windows of the snapshot the filter admits, for a filter with facet conditions: per
-/// condition, the windows of sources whose own value satisfies it and the windows holding a
-/// record whose value does; every condition must hold.
+/// The windows of the snapshot the filter admits, for a filter with facet conditions or a
+/// sensitivity scope: per facet condition, the windows of sources whose own value satisfies it
+/// and the windows holding a record whose value does; every condition must hold, and each
+/// source's collection, kind and sensitivity must pass.
 pub fn eligible_chunks(
     conn: &Connection,
     snapshot_id: i64,
     filter: &Filter,
 ) -> Result<std::collections::HashSet<u64>> {
     let mut admitted: Option<std::collections::HashSet<u64>> = None;
+    if filter.facets.is_empty() {
+        // Sensitivity alone: the windows of the sources the scope admits.
+        let mut sql = String::from(
+            "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
+             JOIN chunks c ON c.extraction_id = m.extraction_id WHERE m.snapshot_id = ?1",
+        );
+        let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+        filter.push_scope_sql(&mut sql, &mut values);
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
+        let mut these = std::collections::HashSet::new();
+        for row in rows {
+            these.extend(u64::try_from(row?).ok());
+        }
+        admitted = Some(these);
+    }
     for condition in &filter.facets {
         let (sql, values) = condition.chunks_sql(
             snapshot_id,

@@ -57,6 +57,9 @@ pub struct QueryRequest {
     /// those that must hold evidence, and what a decision made from the answer must do.
     #[serde(default)]
     pub mode: Option<String>,
+    /// Only sources labelled at or below this sensitivity level (never above the ceiling).
+    #[serde(default)]
+    pub max_sensitivity: Option<String>,
 }
 
 /// Where a segment comes from.

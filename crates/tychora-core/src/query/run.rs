@@ -170,6 +170,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
         for name in &request.collections {
             Engine::collection_id(conn, name, false)?;
         }
+        let sensitivity = sensitivity_scope(engine, conn, request.max_sensitivity.as_deref())?;
         let snapshot_id = match request.snapshot_id {
             Some(id) => Some(id),
             None => engine.cached_current(conn)?,
@@ -177,18 +178,17 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
         let Some(snapshot_id) = snapshot_id else {
             return Ok((None, Selection::default()));
         };
-        // Facet conditions are resolved once, against the pinned snapshot, to the windows they
-        // admit: every channel keeps to them (lexical and text inside their search).
+        // Facet conditions and the sensitivity scope are resolved once, against the pinned
+        // snapshot, to the windows they admit: every channel keeps to them (lexical and text
+        // inside their search).
         let resolved;
-        let plan = if plan.filter.facets.is_empty() {
+        let plan = if sensitivity.is_none() && !plan.filter.needs_windows() {
             &plan
         } else {
             let mut with_chunks = plan.clone();
-            with_chunks.filter.chunks = Some(std::sync::Arc::new(hydrate::eligible_chunks(
-                conn,
-                snapshot_id,
-                &plan.filter,
-            )?));
+            with_chunks.filter.sensitivity = sensitivity;
+            let admitted = hydrate::eligible_chunks(conn, snapshot_id, &with_chunks.filter)?;
+            with_chunks.filter.chunks = Some(std::sync::Arc::new(admitted));
             resolved = with_chunks;
             &resolved
         };
@@ -439,10 +439,43 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
                 .collect::<Result<_>>()?,
             chunks: None,
             verified: engine.config().profiles[&engine.config().default_profile].verified,
+            sensitivity: None,
         },
         explain: request.explain,
         rerank: request.rerank.unwrap_or(true),
     })
+}
+
+/// The sensitivity levels a query may see, when some source is labelled with one it may not:
+/// a `max_sensitivity` below the ceiling, or labels above the ceiling (lowered since those
+/// sources were captured; the next sync takes them out). `None` when nothing would be hidden, so
+/// a query that hides nothing resolves no windows. Each hidden level is one lookup on the
+/// label index.
+fn sensitivity_scope(
+    engine: &Engine,
+    conn: &Connection,
+    max: Option<&str>,
+) -> Result<Option<crate::lexical::SensitivityScope>> {
+    let config = &engine.config().sensitivity;
+    let levels = config.visible_up_to(max)?;
+    let hidden: Vec<&String> = config
+        .levels
+        .iter()
+        .filter(|l| !levels.contains(l))
+        .collect();
+    let mut any_hidden = hidden.contains(&&config.default);
+    let mut exists =
+        conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM sources WHERE sensitivity = ?1)")?;
+    for level in &hidden {
+        if any_hidden {
+            break;
+        }
+        any_hidden = exists.query_row([level], |r| r.get(0))?;
+    }
+    Ok(any_hidden.then(|| crate::lexical::SensitivityScope {
+        levels,
+        unlabelled: config.default.clone(),
+    }))
 }
 
 /// Sources the filter leaves eligible (the snapshot's member count when there is no filter).

@@ -112,6 +112,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0018_summaries.sql",
         sql: include_str!("../../../../migrations/0018_summaries.sql"),
     },
+    Migration {
+        version: 19,
+        name: "0019_sensitivity.sql",
+        sql: include_str!("../../../../migrations/0019_sensitivity.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -75,6 +75,9 @@ struct Window {
     chunk_id: i64,
     source_id: i64,
     collection: String,
+    /// The source's sensitivity label: a corpus-level summary never mixes two, so a query that
+    /// may not see a level never reads a summary of its text.
+    sensitivity: String,
     text: String,
 }
 
@@ -99,23 +102,29 @@ struct Node {
     vector: Vec<f32>,
 }
 
-fn read_windows(conn: &Connection, snapshot_id: i64) -> Result<Vec<(Window, bool)>> {
+fn read_windows(
+    conn: &Connection,
+    snapshot_id: i64,
+    unlabelled: &str,
+) -> Result<Vec<(Window, bool)>> {
     let mut stmt = conn.prepare(
         "SELECT c.id, sm.source_id, col.name, COALESCE(c.text, u.text),
-                c.may_contain_instructions = 1 OR u.unit_type = 'hidden_text'
+                c.may_contain_instructions = 1 OR u.unit_type = 'hidden_text',
+                COALESCE(s.sensitivity, ?2) AS level
          FROM snapshot_members sm
          JOIN chunks c ON c.extraction_id = sm.extraction_id
          JOIN evidence_units u ON u.id = c.first_unit_id
          JOIN sources s ON s.id = sm.source_id JOIN collections col ON col.id = s.collection_id
-         WHERE sm.snapshot_id = ?1 ORDER BY col.name, sm.source_id, c.ordinal",
+         WHERE sm.snapshot_id = ?1 ORDER BY col.name, level, sm.source_id, c.ordinal",
     )?;
     let rows = stmt
-        .query_map([snapshot_id], |r| {
+        .query_map(rusqlite::params![snapshot_id, unlabelled], |r| {
             Ok((
                 Window {
                     chunk_id: r.get(0)?,
                     source_id: r.get(1)?,
                     collection: r.get(2)?,
+                    sensitivity: r.get(5)?,
                     text: r.get(3)?,
                 },
                 r.get::<_, bool>(4)?,
@@ -193,7 +202,8 @@ fn plan(windows: &[Window], vectors: &[f32], dim: usize, branching: usize) -> Ve
     // A document's tree holds window positions, which are the items themselves.
     let all: Vec<Item> = (0..windows.len()).map(Item::Window).collect();
     let mut start = 0;
-    let mut tops: Vec<(String, Item)> = Vec::new();
+    // Each document's top, by (collection, sensitivity): the corpus-level groups.
+    let mut tops: Vec<((String, String), Item)> = Vec::new();
     while start < windows.len() {
         let source = windows[start].source_id;
         let end = start
@@ -214,18 +224,22 @@ fn plan(windows: &[Window], vectors: &[f32], dim: usize, branching: usize) -> Ve
                 &windows[start].collection,
             )
         };
-        tops.push((windows[start].collection.clone(), top));
+        tops.push((
+            (
+                windows[start].collection.clone(),
+                windows[start].sensitivity.clone(),
+            ),
+            top,
+        ));
         start = end;
     }
-    // Across each collection: every document's top, clustered by the centroid of its windows.
+    // Across each collection, one sensitivity level at a time: every document's top, clustered
+    // by the centroid of its windows.
     let mut first = 0;
     while first < tops.len() {
-        let collection = tops[first].0.clone();
-        let last = first
-            + tops[first..]
-                .iter()
-                .take_while(|t| t.0 == collection)
-                .count();
+        let group = tops[first].0.clone();
+        let collection = group.0.clone();
+        let last = first + tops[first..].iter().take_while(|t| t.0 == group).count();
         let members: Vec<Item> = tops[first..last].iter().map(|t| t.1).collect();
         if members.len() > 1 {
             let mut centroids = Vec::with_capacity(members.len() * dim);
@@ -329,7 +343,11 @@ pub(crate) fn build(
                     "snapshot {snapshot_id} has no vectors: run `tychora manage rebuild` first"
                 ))
             })?;
-        Ok((snapshot_id, generation, read_windows(conn, snapshot_id)?))
+        Ok((
+            snapshot_id,
+            generation,
+            read_windows(conn, snapshot_id, &engine.config().sensitivity.default)?,
+        ))
     })?;
     if generation.spec != *embedder.spec() {
         return Err(Error::InvalidArgument(format!(

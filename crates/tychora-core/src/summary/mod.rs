@@ -17,7 +17,7 @@ mod extract;
 pub(crate) mod tree;
 
 pub use build::{SummaryBuildOptions, SummaryReport};
-pub(crate) use build::{build, erase_derived, forget_purged};
+pub(crate) use build::{build, delete_trees, erase_derived, forget_purged};
 
 use crate::error::Result;
 

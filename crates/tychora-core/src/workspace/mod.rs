@@ -430,6 +430,23 @@ impl Workspace {
         )
     }
 
+    /// Relabels a source's sensitivity (`source:N`, a URI or a root-relative path), for every
+    /// snapshot at once; a label above the ceiling erases its original bytes in the same call and
+    /// publishes a snapshot without it.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` (unknown level, empty reason, ambiguous path), `E_NOT_FOUND`, and as
+    /// [`Self::delete_original`].
+    pub fn relabel(
+        &self,
+        selector: &str,
+        level: &str,
+        reason: &str,
+        on_progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<crate::ingest::RelabelReport> {
+        crate::ingest::relabel(&self.engine, selector, level, reason, on_progress)
+    }
+
     /// A visual asset (sha256 or a 12+ digit prefix) checked for description: `[descriptions]`
     /// permits each collection holding it, its bytes are retained and verified, and in a form a
     /// vision model reads. The provider call happens after this, outside the core.

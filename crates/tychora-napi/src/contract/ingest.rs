@@ -32,6 +32,8 @@ pub struct AddRequest {
     pub facets: Option<serde_json::Value>,
     /// Curated knowledge's stamp (only the owner's `migrate apply` sends one).
     pub stamp: Option<Stamp>,
+    /// The sensitivity label of every file (one of `[sensitivity] levels`); only the owner labels.
+    pub sensitivity: Option<String>,
 }
 
 /// What makes a capture curated knowledge: the trust of the collection it writes, when its
@@ -86,6 +88,7 @@ impl TryFrom<AddRequest> for core::AddRequest {
             format,
             facets,
             stamp,
+            sensitivity,
         } = value;
         Ok(Self {
             paths,
@@ -94,6 +97,7 @@ impl TryFrom<AddRequest> for core::AddRequest {
             format,
             facets: facet_map(facets),
             stamp: stamp.map(Stamp::into_core).transpose()?,
+            sensitivity,
         })
     }
 }
@@ -111,6 +115,7 @@ pub struct JobRequest {
     #[napi(ts_type = "Record<string, string | number | boolean>")]
     pub facets: Option<serde_json::Value>,
     pub stamp: Option<Stamp>,
+    pub sensitivity: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,
 }
@@ -126,6 +131,7 @@ impl From<core::JobRequest> for JobRequest {
                     format,
                     facets,
                     stamp,
+                    sensitivity,
                 },
             requester,
         } = value;
@@ -137,6 +143,7 @@ impl From<core::JobRequest> for JobRequest {
             facets: (!facets.is_empty())
                 .then(|| serde_json::Value::Object(facets.into_iter().collect())),
             stamp: stamp.map(Stamp::from_core),
+            sensitivity,
             requester: requester.as_str().into(),
         }
     }

@@ -77,6 +77,42 @@ pub struct Tombstone {
     pub deleted_at: i64,
 }
 
+/// What `manage sensitivity` did.
+#[napi(object)]
+pub struct RelabelReport {
+    #[napi(js_name = "source_id")]
+    pub source_id: i64,
+    pub path: String,
+    /// The label before (`null`: captured before labels, counted as the default).
+    pub from: Either<String, Null>,
+    pub to: String,
+    #[napi(js_name = "summary_trees_deleted")]
+    pub summary_trees_deleted: i64,
+    /// The erasure, when the new label is above the ceiling.
+    pub erased: Either<WithdrawReport, Null>,
+}
+
+impl From<tychora_core::ingest::RelabelReport> for RelabelReport {
+    fn from(value: tychora_core::ingest::RelabelReport) -> Self {
+        let tychora_core::ingest::RelabelReport {
+            source_id,
+            path,
+            from,
+            to,
+            summary_trees_deleted,
+            erased,
+        } = value;
+        Self {
+            source_id,
+            path,
+            from: nullable(from),
+            to,
+            summary_trees_deleted: count(summary_trees_deleted),
+            erased: nullable(erased.map(WithdrawReport::from)),
+        }
+    }
+}
+
 /// What `manage withdraw` or `manage delete-original` did.
 #[napi(object)]
 pub struct WithdrawReport {

@@ -41,6 +41,9 @@ pub struct QueryRequest {
     pub graph: Option<bool>,
     /// A mode the pack defines (`compliance`, `implementation`).
     pub mode: Option<String>,
+    /// Only sources labelled at or below this sensitivity level.
+    #[napi(js_name = "max_sensitivity")]
+    pub max_sensitivity: Option<String>,
 }
 
 impl From<QueryRequest> for core::QueryRequest {
@@ -61,6 +64,7 @@ impl From<QueryRequest> for core::QueryRequest {
             rerank,
             graph,
             mode,
+            max_sensitivity,
         } = value;
         let size = |v: Option<u32>| v.map(|n| n as usize);
         Self {
@@ -79,6 +83,7 @@ impl From<QueryRequest> for core::QueryRequest {
             rerank,
             graph: graph.unwrap_or(false),
             mode,
+            max_sensitivity,
         }
     }
 }
