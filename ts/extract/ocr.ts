@@ -72,12 +72,19 @@ function languagePath(languages: string[]): string {
   return joined
 }
 
-let current: { key: string; recognizer: Promise<Recognizer> } | null = null
+/** The recognizer for one set of languages and resolution; `stopped` once it is dropped. */
+interface Slot {
+  key: string
+  recognizer: Promise<Recognizer>
+  stopped: boolean
+}
+
+let current: Slot | null = null
 
 /** One recognizer per worker, for the languages and resolution last asked for. */
-async function recognizer(settings: OcrSettings): Promise<Recognizer> {
+async function recognizer(settings: OcrSettings): Promise<Slot> {
   const key = `${settings.languages.join('+')}@${settings.dpi}`
-  if (current?.key === key) return current.recognizer
+  if (current?.key === key) return current
   await dropRecognizer()
   const made = (async () => {
     const { createWorker, OEM, PSM } = await import('tesseract.js')
@@ -97,18 +104,22 @@ async function recognizer(settings: OcrSettings): Promise<Recognizer> {
     })
     return worker
   })()
-  current = { key, recognizer: made }
+  const slot: Slot = { key, recognizer: made, stopped: false }
+  current = slot
   made.catch(() => {
-    if (current?.recognizer === made) current = null
+    if (current === slot) current = null
   })
-  return made
+  return slot
 }
 
 /** Stops the recognizer (after a page ran past its time, or when the worker is done). */
 export async function dropRecognizer(): Promise<void> {
   const old = current
   current = null
-  if (old) await old.recognizer.then((r) => r.terminate()).catch(() => {})
+  if (!old) return
+  // Marked at once, so a page still reading with it stops before asking it again.
+  old.stopped = true
+  await old.recognizer.then((r) => r.terminate()).catch(() => {})
 }
 
 /**
@@ -168,11 +179,15 @@ function paragraphText(lines: string[]): string {
  * rules, illustrations), are left out.
  */
 export async function recognizePage(page: RenderedPage, settings: OcrSettings): Promise<OcrPage> {
-  const engine = await recognizer(settings)
+  const slot = await recognizer(settings)
+  const engine = await slot.recognizer
   let best: { result: Awaited<ReturnType<Recognizer['recognize']>>['data']; turn: number; back: (u: number, v: number) => [number, number] } | null = null
   for (const turn of [0, 180, 90, 270]) {
     const image = await turnImage(page.canvas, turn)
     const png = await image.canvas.encode('png')
+    // Past its time the page's recognizer was stopped (`withinTime`): asking a terminated
+    // tesseract.js worker for another turn throws outside any promise and kills the reader.
+    if (slot.stopped) throw new Error('the recognizer was stopped: the page ran past page_timeout_ms')
     const { data } = await engine.recognize(png, { rotateAuto: true }, { blocks: true, text: false })
     if (!best || data.confidence > best.result.confidence) best = { result: data, turn, back: image.back }
     if (best.result.confidence >= GOOD_ENOUGH * 100 || (turn === 0 && data.confidence >= TURN_BELOW * 100)) break
