@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { TychoraError } from '../errors.js'
 import { visible } from '../format/terminal.js'
@@ -58,7 +58,35 @@ function isWorkspace(dir: string): boolean {
 export const exitState = { code: 0 }
 
 export function writeOut(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  writeStdout(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+/** Set once fd 1 refused a write: from then on everything goes through `process.stdout`, in order. */
+let streamed = false
+
+/**
+ * Writes to fd 1 directly: creating `process.stdout` (a stream over the pipe, file or terminal)
+ * cost a CLI search ~2 ms, and on Linux its writes are synchronous anyway. A descriptor a parent
+ * made non-blocking may refuse a large write (EAGAIN): the rest then goes through the stream, as
+ * does every later write. A reader that went away (EPIPE: `tychora search … | head`) ends the
+ * output quietly.
+ */
+function writeStdout(text: string): void {
+  if (streamed) {
+    process.stdout.write(text)
+    return
+  }
+  const bytes = Buffer.from(text)
+  let written = 0
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EPIPE') return
+    if (code !== 'EAGAIN') throw error
+    streamed = true
+    process.stdout.write(bytes.subarray(written))
+  }
 }
 
 /** `--debounce-ms` of `watch` and `serve --watch`: whole milliseconds up to a minute (default 300). */
