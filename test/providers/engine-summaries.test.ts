@@ -42,7 +42,7 @@ describe.skipIf(nativeMissing)('the summary tree and its channel', () => {
   const env = useFakeAnthropicEngine({ apiKey: KEY })
 
   it('builds offline, and a summary hit resolves to the source windows under it', async () => {
-    const { ws } = await summaryWorkspace('provider = "extractive"')
+    const { dir, ws } = await summaryWorkspace('provider = "extractive"')
     try {
       const before = await ws.search({ query: 'password hashing', channels: ['summary'] })
       expect(before.warnings.join(' ')).toMatch(/no summary tree is built: run `tychora index build --raptor`/)
@@ -89,6 +89,20 @@ describe.skipIf(nativeMissing)('the summary tree and its channel', () => {
       expect(other.segments.length).toBeGreaterThan(0)
     } finally {
       ws.close()
+    }
+    // The profile option: a profile that lists the channel runs it on its queries.
+    const toml = join(dir, 'workspace.toml')
+    const text = await readFile(toml, 'utf8')
+    const profiled = text.replace(/(\[profiles\.documents\][^[]*?channels = \[[^\]]*)\]/, '$1, "summary"]')
+    expect(profiled).not.toBe(text)
+    await writeFile(toml, profiled)
+    const reopened = await Workspace.open(dir)
+    try {
+      const byProfile = await reopened.search({ query: 'parameterized queries against injection' })
+      expect(byProfile.applied_scope.channels).toContain('summary')
+      expect(byProfile.coverage.channels.find((c) => c.channel === 'summary')?.candidates).toBeGreaterThan(0)
+    } finally {
+      reopened.close()
     }
   })
 

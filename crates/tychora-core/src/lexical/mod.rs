@@ -113,44 +113,41 @@ impl Filter {
         sql: &mut String,
         values: &mut Vec<rusqlite::types::Value>,
     ) {
-        use std::fmt::Write as _;
         for (column, wanted) in [
             ("col.name", &self.collections),
             ("COALESCE(s.kind, s.format)", &self.kinds),
         ] {
             if !wanted.is_empty() {
-                let _ = write!(sql, " AND {column} IN (");
-                for (n, w) in wanted.iter().enumerate() {
-                    let _ = write!(
-                        sql,
-                        "{}?{}",
-                        if n > 0 { ", " } else { "" },
-                        values.len() + 1
-                    );
-                    values.push(w.clone().into());
-                }
-                sql.push(')');
+                push_in(sql, values, column, wanted);
             }
         }
         if let Some(scope) = &self.sensitivity {
-            let _ = write!(
-                sql,
-                " AND COALESCE(s.sensitivity, ?{}) IN (",
-                values.len() + 1
-            );
             values.push(scope.unlabelled.clone().into());
-            for (n, level) in scope.levels.iter().enumerate() {
-                let _ = write!(
-                    sql,
-                    "{}?{}",
-                    if n > 0 { ", " } else { "" },
-                    values.len() + 1
-                );
-                values.push(level.clone().into());
-            }
-            sql.push(')');
+            let column = format!("COALESCE(s.sensitivity, ?{})", values.len());
+            push_in(sql, values, &column, &scope.levels);
         }
     }
+}
+
+/// Appends ` AND {column} IN (?…)` with one bound value per wanted string.
+fn push_in(
+    sql: &mut String,
+    values: &mut Vec<rusqlite::types::Value>,
+    column: &str,
+    wanted: &[String],
+) {
+    use std::fmt::Write as _;
+    let _ = write!(sql, " AND {column} IN (");
+    for (n, w) in wanted.iter().enumerate() {
+        let _ = write!(
+            sql,
+            "{}?{}",
+            if n > 0 { ", " } else { "" },
+            values.len() + 1
+        );
+        values.push(w.clone().into());
+    }
+    sql.push(')');
 }
 
 #[derive(Clone, Copy)]

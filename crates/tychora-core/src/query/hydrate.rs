@@ -227,13 +227,7 @@ pub fn eligible_chunks(
         );
         let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
         filter.push_scope_sql(&mut sql, &mut values);
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
-        let mut these = std::collections::HashSet::new();
-        for row in rows {
-            these.extend(u64::try_from(row?).ok());
-        }
-        admitted = Some(these);
+        admitted = Some(chunk_set(conn, &sql, values)?);
     }
     for condition in &filter.facets {
         let (sql, values) = condition.chunks_sql(
@@ -243,18 +237,28 @@ pub fn eligible_chunks(
             },
             filter.verified,
         );
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
-        let mut these = std::collections::HashSet::new();
-        for row in rows {
-            these.extend(u64::try_from(row?).ok());
-        }
+        let these = chunk_set(conn, &sql, values)?;
         admitted = Some(match admitted {
             None => these,
             Some(before) => before.intersection(&these).copied().collect(),
         });
     }
     Ok(admitted.unwrap_or_default())
+}
+
+/// The chunk ids a query selecting them returns.
+fn chunk_set(
+    conn: &Connection,
+    sql: &str,
+    values: Vec<rusqlite::types::Value>,
+) -> Result<std::collections::HashSet<u64>> {
+    let mut stmt = conn.prepare(sql)?;
+    let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
+    let mut out = std::collections::HashSet::new();
+    for row in rows {
+        out.extend(u64::try_from(row?).ok());
+    }
+    Ok(out)
 }
 
 /// `path:line-line` of the unit that supports assertion `a` (a subquery over
