@@ -157,7 +157,7 @@ export class Daemon {
  * The name of the state a knowledge project answers from now (`answeringState`: the one its
  * tracked migrations build, else the last complete one), opened through `open` the first time it
  * is asked for. A branch switch, an accepted migration or a newly built state is seen by the next
- * call, with no restart. Resolving hashes every migration file (~12 ms for 200), so it runs again
+ * call, with no restart. Resolving hashes every migration file (5–12 ms for 200), so it runs again
  * only when what it reads may have changed: the migrations folder, project.json, the states
  * folder or its `current` pointer (Git replaces the files a checkout changes, so the folder's
  * mtime moves). Two calls that find the same new state open it once.
