@@ -43,12 +43,21 @@ export interface PageGraphics {
   runs: TextRun[]
   rules: Rule[]
   images: Box[]
+  /**
+   * Right-to-left words as pdf.js's text content spells them, to their right spelling, for words
+   * that hold a ligature glyph (lam-alef): pdf.js joins the glyphs' letters and then reverses the
+   * characters, so a ligature's two letters come out swapped. Here the glyphs are reversed instead.
+   */
+  rtlWords: Map<string, string>
 }
 
 interface OperatorList {
   fnArray: number[]
   argsArray: unknown[]
 }
+
+/** A glyph of Arabic or Hebrew letters (and their presentation forms). */
+const RTL_LETTERS = /^[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]+$/
 
 const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0]
 const multiply = (m: Matrix, n: Matrix): Matrix => [
@@ -93,6 +102,7 @@ export function readGraphics(list: OperatorList, OPS: Record<string, number>, pa
   const runs: TextRun[] = []
   const rules: Rule[] = []
   const images: Box[] = []
+  const rtlWords = new Map<string, string>()
   // Filled areas and images in drawing order, to know what is behind a run when it is drawn (an
   // image's colour is unknown: text over one is never judged by colour).
   const fills: Array<Box & { color: string }> = []
@@ -129,6 +139,14 @@ export function readGraphics(list: OperatorList, OPS: Record<string, number>, pa
     const [x, y] = [trm[4], trm[5]]
     let text = ''
     let advance = 0
+    let word: string[] = []
+    const endWord = () => {
+      if (word.length > 1 && word.some((u) => u.length > 1) && word.every((u) => RTL_LETTERS.test(u))) {
+        const right = [...word].reverse().join('')
+        rtlWords.set([...word.join('')].reverse().join(''), right)
+      }
+      word = []
+    }
     for (const g of glyphs) {
       if (typeof g === 'number') {
         advance -= g * 0.001 * s.fontSize
@@ -136,9 +154,13 @@ export function readGraphics(list: OperatorList, OPS: Record<string, number>, pa
       }
       const glyph = g as { unicode?: string; width?: number; isSpace?: boolean } | null
       if (!glyph) continue
-      text += glyph.unicode ?? ''
+      const unicode = glyph.unicode ?? ''
+      if (glyph.isSpace || unicode.trim() === '') endWord()
+      else word.push(unicode)
+      text += unicode
       advance += (glyph.width ?? 0) * 0.001 * s.fontSize + s.charSpacing + (glyph.isSpace ? s.wordSpacing : 0)
     }
+    endWord()
     tm = multiply([1, 0, 0, 1, advance * s.hScale, 0], tm)
     if (text.trim() === '') return
     runs.push({ text, x, y, size: Math.hypot(trm[2], trm[3]), hidden: why(x, y) })
@@ -282,5 +304,5 @@ export function readGraphics(list: OperatorList, OPS: Record<string, number>, pa
     else if (r.hidden === null && (r.x < pageBox.x0 - 1 || r.x > pageBox.x1 + 1 || r.y < pageBox.y0 - 1 || r.y > pageBox.y1 + 1)) r.hidden = 'outside the page'
     else if (r.hidden === null && r.size > 0 && r.size < 1) r.hidden = 'type under 1 pt'
   }
-  return { runs, rules, images }
+  return { runs, rules, images, rtlWords }
 }

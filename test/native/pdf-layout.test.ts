@@ -1,0 +1,89 @@
+// The PDF layout on real files (shared/data/docs/pdf/docling), checked against docling's expected
+// Markdown where it has one: headings told by their face as well as their size, right-to-left
+// text in logical order with its ligatures whole, and footnote marks kept apart from their word.
+import { copyFile, readFile, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { ROOT, nativeMissing, scratch } from './_setup.js'
+
+const DOCLING = resolve(ROOT, '../shared/data/docs/pdf/docling')
+const PLUMBER = resolve(ROOT, '../shared/data/docs/pdf/pdfplumber')
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+const expectedHeadings = async (name: string) =>
+  (await readFile(join(DOCLING, name.replace(/\.pdf$/, '.expected.md')), 'utf8'))
+    .split('\n')
+    .filter((l) => /^#{1,6}\s/.test(l))
+    .map((l) => words(l).join(' '))
+
+async function unitsOf(files: string[]) {
+  const { docs, ws: wsDir } = await scratch()
+  for (const f of files) await copyFile(f, join(docs, f.split('/').at(-1)!))
+  await Workspace.init(wsDir)
+  // The text layer is under test, not the figures pass (which draws chelsea_pdta's 69 figures).
+  const config = join(wsDir, 'workspace.toml')
+  await writeFile(config, (await readFile(config, 'utf8')).replace('pdf_figures = true', 'pdf_figures = false'))
+  const ws = await Workspace.open(wsDir)
+  try {
+    expect((await ws.add({ paths: [docs] })).status).toBe('succeeded')
+    const out = new Map<string, Array<{ unit_type: string; text: string; heading_path: string[] }>>()
+    for (const s of (await ws.listSources({ limit: 100 })).sources) {
+      const revision = await ws.inspect(`revision:${s.revision_id}`)
+      if (revision.type !== 'revision') throw new Error('a revision')
+      const extraction = await ws.inspect(`extraction:${revision.extractions.at(-1)!.id}`)
+      if (extraction.type !== 'extraction') throw new Error('an extraction')
+      out.set(s.path, extraction.units)
+    }
+    return out
+  } finally {
+    await ws.close()
+  }
+}
+
+describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
+  it('finds headings set bold, italic or in another face at the body size, and not bold run-ins, bullets or contents lines', async () => {
+    const names = ['multi_page.pdf', '2305.03393v1-pg9.pdf', 'amt_handbook_sample.pdf', 'normal_4pages.pdf']
+    const units = await unitsOf([...names.map((n) => join(DOCLING, n)), join(PLUMBER, 'federal-register-2020-17221.pdf'), join(PLUMBER, 'chelsea_pdta.pdf')])
+    const headingsOf = (name: string) => units.get(name)!.filter((u) => u.unit_type === 'heading').map((u) => words(u.text).join(' '))
+    // Bold at the body's size (multi_page: 12 pt bold over a 12 pt body; the paper: TeX's SFBX).
+    expect(headingsOf('multi_page.pdf')).toEqual(await expectedHeadings('multi_page.pdf'))
+    expect(headingsOf('2305.03393v1-pg9.pdf')).toEqual(await expectedHeadings('2305.03393v1-pg9.pdf'))
+    // Italic lines standing alone at the body's size.
+    expect(headingsOf('amt_handbook_sample.pdf')).toEqual(await expectedHeadings('amt_handbook_sample.pdf'))
+    // A sans face a point larger than the serif body (KoPubDotum over KoPubBatang).
+    const korean = headingsOf('normal_4pages.pdf')
+    const expected = await expectedHeadings('normal_4pages.pdf')
+    expect(expected.filter((h) => korean.includes(h)).length).toBeGreaterThanOrEqual(15)
+    expect(korean.filter((h) => expected.includes(h)).length).toBeGreaterThanOrEqual(0.8 * korean.length)
+    // The paragraphs under a bold heading carry it in their heading path.
+    const para = units.get('multi_page.pdf')!.find((u) => u.text.startsWith('The origins of word processing'))!
+    expect(para.heading_path.at(-1)).toBe('Pre-Digital Era (19th - Early 20th Century)')
+    // The Federal Register's bold run-in heads are headings; a bold label followed by its value
+    // on the same line ("FOR FURTHER INFORMATION CONTACT: Ian ...") is not.
+    const register = headingsOf('federal-register-2020-17221.pdf')
+    expect(register).toEqual(expect.arrayContaining(['background', 'comments invited', 'costs of compliance', 'regulatory findings']))
+    expect(register.some((h) => h.startsWith('for further information contact'))).toBe(false)
+    // Bulleted bold items and a table of contents' dotted entries stay what they are.
+    const chelsea = units.get('chelsea_pdta.pdf')!.filter((u) => u.unit_type === 'heading')
+    expect(chelsea.some((u) => /^[\ue000-\uf8ff•]/u.test(u.text) || /\.{4,}/.test(u.text))).toBe(false)
+  })
+
+  it('reads right-to-left text in logical order with lam-alef ligatures whole, and footnote marks as words of their own', async () => {
+    const units = await unitsOf([join(DOCLING, 'right_to_left_01.pdf'), join(DOCLING, 'normal_4pages.pdf')])
+    const arabic = units.get('right_to_left_01.pdf')!
+    const text = arabic.map((u) => u.text).join('\n')
+    // pdf.js reverses a ligature's two letters (المشكالت, اإلنتاجية); the words as written:
+    expect(text).toContain('المشكلات')
+    expect(text).toContain('الإنتاجية')
+    expect(text).not.toMatch(/ا[أإآ]ل/)
+    // An Arabic sentence naming R and Python keeps the words apart, in reading order.
+    expect(arabic.find((u) => u.unit_type === 'heading')!.text).toBe('تحسين الإنتاجية وحل المشكلات من خلال البرمجة بلغة R و Python')
+    const expected = words((await readFile(join(DOCLING, 'right_to_left_01.expected.md'), 'utf8')).replace(/^#+\s*/gm, ''))
+    const found = new Set(words(text))
+    expect(expected.filter((w) => found.has(w)).length / expected.length).toBeGreaterThan(0.95)
+    // Korean footnote marks set small and raised: "상해1)나" is read "상해 1) 나".
+    const korean = units.get('normal_4pages.pdf')!.map((u) => u.text).join('\n')
+    expect(korean).toMatch(/상해 1\)/)
+    expect(korean).not.toMatch(/상해1\)/)
+  })
+})
