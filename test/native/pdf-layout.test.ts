@@ -86,4 +86,15 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(korean).toMatch(/상해 1\)/)
     expect(korean).not.toMatch(/상해1\)/)
   })
+
+  it('reads a table ruled across but open at its sides: the outer columns end where its rules end', async () => {
+    // normal_4pages p.2: a boxed header row over rows with inner verticals only (no rule down
+    // either side); the row labels and the last column are cells, as docling's table has them.
+    const rows = (await unitsOf([join(DOCLING, 'normal_4pages.pdf')])).get('normal_4pages.pdf')!.filter((u) => u.unit_type === 'table_row')
+    const cells = rows.map((u) => (u as unknown as { document: { cells: Array<{ text: string }> } }).document.cells.map((c) => c.text))
+    expect(cells[0]).toEqual(['구분', '개정전', '개정후'])
+    expect(cells.map((c) => c[0])).toEqual(['구분', '분류', '분류 기준', '대상 질병', 'U코드'])
+    expect(cells[1]).toEqual(['분류', '1군 감염병', '1급 감염병'])
+    expect(cells.every((c) => c.length === 3)).toBe(true)
+  })
 })

@@ -71,6 +71,44 @@ function edges(rules: Rule[], orientation: 'h' | 'v', first: number): Edge[] {
   return out.filter((e) => e.to - e.from >= SNAP)
 }
 
+/**
+ * A table ruled across but open at its sides (no rule down its left or right edge, a common
+ * style) still ends where its horizontal rules end: where two or more rules that a vertical rule
+ * crosses start (or end) at the same x with no vertical drawn there, that side is closed by an
+ * edge from the lowest of them to the highest. Rules no vertical crosses stay what they are
+ * (underlines, separators), so a page's lone rules never make a frame.
+ */
+function openSides(hs: Edge[], vs: Edge[]): Edge[] {
+  const crossed = hs.filter((h) => vs.some((v) => v.at > h.from + TOLERANCE && v.at < h.to - TOLERANCE && h.at >= v.from - TOLERANCE && h.at <= v.to + TOLERANCE))
+  const out: Edge[] = []
+  for (const end of ['from', 'to'] as const) {
+    const groups: Edge[][] = []
+    for (const h of [...crossed].sort((a, b) => a[end] - b[end])) {
+      const last = groups.at(-1)
+      if (last && h[end] - last[0]![end] <= SNAP) last.push(h)
+      else groups.push([h])
+    }
+    for (const group of groups) {
+      if (group.length < 2) continue
+      const mean = group.reduce((n, h) => n + h[end], 0) / group.length
+      // On the x of a vertical drawn nearby (a boxed header row over open-sided rows): one column edge.
+      const at = vs.find((v) => Math.abs(v.at - mean) <= SNAP)?.at ?? mean
+      // Only across gaps a drawn vertical also spans: two tables one above the other stay two.
+      const ys = group.map((h) => h.at).sort((a, b) => a - b)
+      const spanned = (lo: number, hi: number) => vs.some((v) => v.from <= lo + TOLERANCE && v.to >= hi - TOLERANCE && group.some((h) => v.at > h.from && v.at < h.to))
+      let from = ys[0]!
+      for (let i = 1; i <= ys.length; i++) {
+        if (i < ys.length && spanned(ys[i - 1]!, ys[i]!)) continue
+        const to = ys[i - 1]!
+        const drawn = vs.some((v) => v.at === at && v.from <= from + TOLERANCE && v.to >= to - TOLERANCE)
+        if (to > from && !drawn) out.push({ id: vs.length + hs.length + out.length, at, from, to })
+        from = ys[i] ?? to
+      }
+    }
+  }
+  return out
+}
+
 interface Corner {
   x: number
   y: number
@@ -84,8 +122,10 @@ const key = (x: number, y: number) => `${Math.round(x * 10)},${Math.round(y * 10
 export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[]; used: Set<number> } {
   const used = new Set<number>()
   const hs = edges(rules, 'h', 0)
-  const vs = edges(rules, 'v', hs.length)
-  if (hs.length < 2 || vs.length < 2) return { tables: [], used }
+  const vs = [...edges(rules, 'v', hs.length)]
+  if (hs.length < 2 || vs.length < 1) return { tables: [], used }
+  vs.push(...openSides(hs, vs))
+  if (vs.length < 2) return { tables: [], used }
   const corners = new Map<string, Corner>()
   for (const h of hs) {
     for (const v of vs) {

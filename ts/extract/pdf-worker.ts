@@ -1,8 +1,9 @@
 // One pdf.js reader in a worker thread (see pdf.ts): a PDF's bytes in, text blocks in reading
 // order with their page and box out. pdf.js gives positioned text items; the layout here groups
 // them into lines (by baseline), lines into blocks (by vertical gap, size and indentation),
-// finds headings by size above the body text, and keeps running headers, footers and page
-// numbers (text in the top or bottom band that repeats across pages) out of the blocks.
+// finds headings by size above the body text or by a face apart from the body's (bold, italic,
+// another family), and keeps running headers, footers and page numbers (text in the top or bottom
+// band that repeats across pages) out of the blocks.
 import { getHeapStatistics } from 'node:v8'
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs'
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'

@@ -677,50 +677,59 @@ fn extract_pdf(
             max_image_pixels: limits.max_image_pixels,
         },
     )?;
-    let pdf = reader.read(
-        bytes,
-        &PdfRequest {
-            path,
-            password: options.password,
-            max_pages: limits.max_pages,
-            page_timeout_ms: limits.page_timeout_ms,
-            worker_memory_mb: limits.worker_memory_mb,
-            ocr: options.ocr.enabled.then_some(OcrRequest {
-                languages: &options.ocr.languages,
-                dpi: options.ocr.dpi,
-                page_timeout_ms: options.ocr.page_timeout_ms,
+    let request = PdfRequest {
+        path,
+        password: options.password,
+        max_pages: limits.max_pages,
+        page_timeout_ms: limits.page_timeout_ms,
+        worker_memory_mb: limits.worker_memory_mb,
+        ocr: options.ocr.enabled.then_some(OcrRequest {
+            languages: &options.ocr.languages,
+            dpi: options.ocr.dpi,
+            page_timeout_ms: options.ocr.page_timeout_ms,
+        }),
+        image: false,
+        pictures: false,
+    };
+    // Figures: a pass of its own, so a file whose images are too much loses them, not its text.
+    // It runs beside the text pass (the reader's pool has a worker for each), so a file's figures
+    // cost it the longer of the two passes, not their sum.
+    let figures_request = PdfRequest {
+        ocr: None,
+        pictures: true,
+        ..request
+    };
+    let (text, figures) = std::thread::scope(|scope| {
+        let figures = (limits.pdf_figures && images > 0)
+            .then(|| scope.spawn(|| reader.read(bytes, &figures_request)));
+        let text = reader.read(bytes, &request);
+        (
+            text,
+            figures.map(|f| {
+                f.join().unwrap_or_else(|_| {
+                    Err(ParseFailure {
+                        code: ErrorCode::Internal,
+                        message: "the figures pass panicked".into(),
+                        locator: None,
+                    })
+                })
             }),
-            image: false,
-            pictures: false,
-        },
-    )?;
-    let mut pdf = pdf;
+        )
+    });
+    let mut pdf = text?;
     let mut figure_note = None;
     // A file that is all scans has pages, not figures (its images are the pages themselves).
     let all_scans = pdf.blocks.iter().all(|b| b.ocr_confidence.is_some());
-    if limits.pdf_figures && images > 0 && !all_scans {
-        // Figures: a pass of their own, so a file whose images are too much loses them, not its text.
-        match reader.read(
-            bytes,
-            &PdfRequest {
-                path,
-                password: options.password,
-                max_pages: limits.max_pages,
-                page_timeout_ms: limits.page_timeout_ms,
-                worker_memory_mb: limits.worker_memory_mb,
-                ocr: None,
-                image: false,
-                pictures: true,
-            },
-        ) {
-            Ok(found) => {
-                pdf.pictures = found.pictures;
-                figure_note = found.diagnostics.into_iter().next();
-            }
-            Err(fail) => {
-                figure_note = Some(format!("its figures were not kept: {}", fail.message));
-            }
+    match figures {
+        Some(_) if all_scans => {}
+        Some(Ok(found)) => {
+            pdf.pictures = found.pictures;
+            figure_note = found.diagnostics.into_iter().next();
         }
+        Some(Err(fail)) => {
+            figure_note = Some(format!("its figures were not kept: {}", fail.message))
+        }
+        None => {}
     }
     for picture in &mut pdf.pictures {
         picture.caption = caption_of(&pdf.blocks, picture);
