@@ -280,8 +280,20 @@ const heapInUse = () => {
 async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: number, ocr?: boolean) => void): Promise<PdfOutput> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const OPS = pdfjs.OPS as unknown as Record<string, number>
-  const open = (options: { data: Uint8Array; password?: string; maxImageSize: number }) =>
-    pdfjs.getDocument({ ...options, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false }).promise
+  const open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) =>
+    pdfjs.getDocument({
+      data: options.data,
+      password: options.password,
+      maxImageSize: options.maxImageSize,
+      isEvalSupported: false,
+      // Reading text draws nothing, so it needs no glyph outlines: with font faces disabled pdf.js
+      // builds an outline of every glyph it meets (a quarter to a third of the pass on some
+      // files). Here fonts go to a font loader that keeps nothing; pages that are drawn (OCR)
+      // disable font faces and get their outlines.
+      ...(options.draws ? { disableFontFace: true } : { disableFontFace: false, ownerDocument: undrawnFonts() as unknown as Document }),
+      verbosity: 0,
+      useSystemFonts: false,
+    }).promise
   const graphicsOf = async (page: Awaited<ReturnType<typeof doc.getPage>>) => {
     const [x0, y0, x1, y1] = page.view as number[]
     return readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: x0 ?? 0, y0: y0 ?? 0, x1: x1 ?? 612, y1: y1 ?? 792 })
@@ -456,7 +468,26 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   return { extractor, pages: perPage.length, pages_without_text: stillEmpty, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
 }
 
-type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number }) => Promise<PDFDocumentProxy>
+type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) => Promise<PDFDocumentProxy>
+
+/**
+ * What pdf.js's font loader needs of a document and of the platform's FontFace to take a font it
+ * will never draw with: a font set that keeps nothing, and faces that are loaded at once. Only
+ * this worker's reading pass uses it (Node has neither; the drawing passes never construct one).
+ */
+function undrawnFonts(): { fonts: { add(face: unknown): void; delete(face: unknown): void } } {
+  const global = globalThis as { FontFace?: unknown }
+  global.FontFace ??= class {
+    readonly loaded: Promise<unknown>
+    constructor(readonly family: string) {
+      this.loaded = Promise.resolve(this)
+    }
+    load() {
+      return this.loaded
+    }
+  }
+  return { fonts: { add() {}, delete() {} } }
+}
 
 /**
  * Renders each page at `[ocr] dpi` and recognizes it. A page past `[ocr] page_timeout_ms` stops
@@ -474,7 +505,7 @@ async function recognizePages(
 ): Promise<Map<number, PdfOutput['blocks']>> {
   const { createCanvas } = await import('@napi-rs/canvas')
   const found = new Map<number, PdfOutput['blocks']>()
-  const doc = await open({ data: bytes.slice(), password, maxImageSize: -1 })
+  const doc = await open({ data: bytes.slice(), password, maxImageSize: -1, draws: true })
   const confidences: number[] = []
   const turnedPages: string[] = []
   try {
