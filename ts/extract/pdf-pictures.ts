@@ -4,9 +4,11 @@
 // JPEG for a photograph). This pass is separate from reading the text: it decodes images, and a
 // file whose images are too much for the worker loses its figures, never its text. Captions are
 // matched by the core.
+import type { Canvas } from '@napi-rs/canvas'
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 import { type Box, readGraphics } from './pdf-graphics.js'
+import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
 
 /** Smaller images are icons, bullets and rules, not figures (points: half an inch). */
 const MIN_SIDE = 36
@@ -26,6 +28,8 @@ const DPI = 144
  * the rest stay PNG, whose edges JPEG would blur.
  */
 const FLAT_COLOURS = 16
+/** Side of the nearest-neighbour copy a figure's colours are counted on (4,096 pixels). */
+const SAMPLE = 64
 const FLAT_SHARE = 0.5
 
 export function photographic(data: Uint8ClampedArray, width: number, height: number): boolean {
@@ -64,19 +68,24 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
   const { createCanvas } = await import('@napi-rs/canvas')
   const OPS = pdfjs.OPS as unknown as Record<string, number>
-  const doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false, maxImageSize: -1 }).promise
+  const open = (options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) =>
+    pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: -1, ...options }).promise
   const pictures: Picture[] = []
   const diagnostics: string[] = []
-  const pages = Math.min(doc.numPages, maxPages)
+  // Where each page draws its figures, first, read without drawing or decoding anything: an
+  // image drawn at the same place on several pages is a logo or a letterhead (page furniture),
+  // not a figure, and pages without figures are never drawn.
+  const placed: Array<{ page: number; figures: Box[] }> = []
+  const seen = new Map<string, number>()
+  const key = (b: Box) => [b.x0, b.y0, b.x1, b.y1].map((v) => Math.round(v)).join(',')
+  const placements = await open(undrawnDocument())
+  const numPages = placements.numPages
+  const pages = Math.min(numPages, maxPages)
   try {
-    // Where each page draws its figures, first: an image drawn at the same place on several pages
-    // is a logo or a letterhead (page furniture), not a figure, and its pages need not be drawn.
-    const placed: Array<{ page: number; figures: Box[] }> = []
-    const seen = new Map<string, number>()
-    const key = (b: Box) => [b.x0, b.y0, b.x1, b.y1].map((v) => Math.round(v)).join(',')
-    for (let n = 1; n <= pages; n++) {
-      onPage(n - 1)
-      const page = await doc.getPage(n)
+    await withPlacementsOnly(async () => {
+      for (let n = 1; n <= pages; n++) {
+        onPage(n - 1)
+        const page = await placements.getPage(n)
       const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
       const pageArea = Math.abs((px1 - px0) * (py1 - py0)) || 1
       const graphics = readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: px0, y0: py0, x1: px1, y1: py1 })
@@ -85,11 +94,25 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
           .map((b) => ({ x0: Math.max(b.x0, px0), y0: Math.max(b.y0, py0), x1: Math.min(b.x1, px1), y1: Math.min(b.y1, py1) }))
           .filter((b) => b.x1 - b.x0 >= MIN_SIDE && b.y1 - b.y0 >= MIN_SIDE && ((b.x1 - b.x0) * (b.y1 - b.y0)) / pageArea < PAGE_SHARE),
       )
-      page.cleanup()
-      if (figures.length === 0) continue
-      placed.push({ page: n, figures })
-      for (const f of new Set(figures.map(key))) seen.set(f, (seen.get(f) ?? 0) + 1)
-    }
+        page.cleanup()
+        if (figures.length === 0) continue
+        placed.push({ page: n, figures })
+        for (const f of new Set(figures.map(key))) seen.set(f, (seen.get(f) ?? 0) + 1)
+      }
+    })
+  } finally {
+    await placements.destroy()
+  }
+  if (placed.length === 0) return answer([], diagnostics)
+  const doc = await open(drawnDocument)
+  let sheet: Canvas | null = null
+  // Figures in page order, each encoded on libuv's threads while the next page is drawn.
+  const encoding: Array<{ page: number; bbox: number[]; png: Promise<Buffer> }> = []
+  const settle = async () => {
+    const next = encoding[pictures.length]!
+    pictures.push({ page: next.page, bbox: next.bbox, png: await next.png })
+  }
+  try {
     const repeated = [...seen].filter(([, count]) => count >= FURNITURE_PAGES)
     if (repeated.length > 0) {
       diagnostics.push(`${repeated.length} image(s) drawn at the same place on ${FURNITURE_PAGES} or more pages (logos, letterheads) are page furniture, not kept as figures`)
@@ -97,15 +120,19 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
     for (const { page: n, figures: all } of placed) {
       const figures = all.filter((f) => (seen.get(key(f)) ?? 0) < FURNITURE_PAGES)
       if (figures.length === 0) continue
-      if (pictures.length + figures.length > MAX_PICTURES) {
+      if (encoding.length + figures.length > MAX_PICTURES) {
         diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${n} on are not kept`)
         break
       }
       const page = await doc.getPage(n)
       // The page is drawn once; each figure is cut from it.
       const viewport = page.getViewport({ scale: DPI / 72 })
-      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height))
+      const [w, h] = [Math.ceil(viewport.width), Math.ceil(viewport.height)]
+      // Pages of one size share a canvas (a 144 dpi Letter page is 7.8 MB of pixels).
+      if (!sheet || sheet.width !== w || sheet.height !== h) sheet = createCanvas(w, h)
+      const canvas = sheet
       const ctx = canvas.getContext('2d')
+      ctx.setTransform(1, 0, 0, 1, 0, 0)
       ctx.fillStyle = 'white'
       ctx.fillRect(0, 0, canvas.width, canvas.height)
       await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
@@ -116,16 +143,30 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
         const width = Math.min(canvas.width, Math.ceil(Math.max(ax!, bx!))) - left
         const height = Math.min(canvas.height, Math.ceil(Math.max(ay!, by!))) - top
         if (width <= 0 || height <= 0) continue
+        // Copied and sampled by the canvas (native), not through JavaScript arrays.
         const cut = createCanvas(width, height)
-        const pixels = ctx.getImageData(left, top, width, height)
-        cut.getContext('2d').putImageData(pixels, 0, 0)
-        const encoded = photographic(pixels.data, width, height) ? await cut.encode('jpeg', 90) : await cut.encode('png')
-        pictures.push({ page: n, bbox: [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100), png: encoded })
+        cut.getContext('2d').drawImage(canvas, left, top, width, height, 0, 0, width, height)
+        const sample = createCanvas(SAMPLE, SAMPLE).getContext('2d')
+        sample.imageSmoothingEnabled = false
+        sample.drawImage(cut, 0, 0, width, height, 0, 0, SAMPLE, SAMPLE)
+        const photo = photographic(sample.getImageData(0, 0, SAMPLE, SAMPLE).data, SAMPLE, SAMPLE)
+        const bbox = [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100)
+        const png = photo ? cut.encode('jpeg', 90) : cut.encode('png')
+        // Awaited in turn below; a failure while earlier pages are drawn must not go unhandled.
+        png.catch(() => {})
+        encoding.push({ page: n, bbox, png })
+        // Four encodings in flight at most, so their pixels do not pile up.
+        while (encoding.length - pictures.length >= 4) await settle()
       }
       page.cleanup()
     }
+    while (pictures.length < encoding.length) await settle()
   } finally {
     await doc.destroy()
   }
-  return { extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}+figures.1`, pages: doc.numPages, pages_without_text: [], blocks: [], furniture: [], diagnostics, pictures }
+  return answer(pictures, diagnostics)
+
+  function answer(found: Picture[], notes: string[]): PdfOutput {
+    return { extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}+figures.1`, pages: numPages, pages_without_text: [], blocks: [], furniture: [], diagnostics: notes, pictures: found }
+  }
 }

@@ -12,6 +12,8 @@ import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 import { findTables, type Table } from './pdf-tables.js'
 import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
+// Before pdf.js loads: it reads the platform's ImageDecoder once, as its worker module loads.
+import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
 
 const LAYOUT = 'layout.3'
 
@@ -286,11 +288,8 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
       password: options.password,
       maxImageSize: options.maxImageSize,
       isEvalSupported: false,
-      // Reading text draws nothing, so it needs no glyph outlines: with font faces disabled pdf.js
-      // builds an outline of every glyph it meets (a quarter to a third of the pass on some
-      // files). Here fonts go to a font loader that keeps nothing; pages that are drawn (OCR)
-      // disable font faces and get their outlines.
-      ...(options.draws ? { disableFontFace: true } : { disableFontFace: false, ownerDocument: undrawnFonts() as unknown as Document }),
+      // Reading text draws nothing (pdf-undrawn.ts); pages that are drawn (OCR) are opened to be.
+      ...(options.draws ? drawnDocument : undrawnDocument()),
       verbosity: 0,
       useSystemFonts: false,
     }).promise
@@ -343,14 +342,17 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   const underneath = new Set(['invisible render mode', 'same colour as its background'])
   const again = pages.flatMap((p, i) => (p.graphics.runs.some((r) => r.hidden && underneath.has(r.hidden)) ? [i] : []))
   if (again.length > 0) {
+    // Where the images are is what counts here, not their pixels.
     const full = await open({ data: bytes.slice(), password, maxImageSize: -1 })
-    for (const i of again) {
-      onPage(i)
-      const page = await full.getPage(i + 1)
-      pages[i]!.graphics = await graphicsOf(page)
-      peak = Math.max(peak, heapInUse())
-      page.cleanup()
-    }
+    await withPlacementsOnly(async () => {
+      for (const i of again) {
+        onPage(i)
+        const page = await full.getPage(i + 1)
+        pages[i]!.graphics = await graphicsOf(page)
+        peak = Math.max(peak, heapInUse())
+        page.cleanup()
+      }
+    })
     await full.destroy()
   }
 
@@ -470,24 +472,6 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
 
 type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) => Promise<PDFDocumentProxy>
 
-/**
- * What pdf.js's font loader needs of a document and of the platform's FontFace to take a font it
- * will never draw with: a font set that keeps nothing, and faces that are loaded at once. Only
- * this worker's reading pass uses it (Node has neither; the drawing passes never construct one).
- */
-function undrawnFonts(): { fonts: { add(face: unknown): void; delete(face: unknown): void } } {
-  const global = globalThis as { FontFace?: unknown }
-  global.FontFace ??= class {
-    readonly loaded: Promise<unknown>
-    constructor(readonly family: string) {
-      this.loaded = Promise.resolve(this)
-    }
-    load() {
-      return this.loaded
-    }
-  }
-  return { fonts: { add() {}, delete() {} } }
-}
 
 /**
  * Renders each page at `[ocr] dpi` and recognizes it. A page past `[ocr] page_timeout_ms` stops

@@ -2,6 +2,7 @@
 // --render` shows a person beside a citation (people would rather look than read). pdf.js draws
 // onto @napi-rs/canvas, as it does for OCR; the page's own images are decoded by pdf.js (in
 // JavaScript), never by a native decoder.
+import { drawnDocument } from './pdf-undrawn.js'
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 
@@ -30,7 +31,7 @@ export async function renderRegion(bytes: Uint8Array, password: string | undefin
   const { createCanvas } = await import('@napi-rs/canvas')
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {
-    doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, disableFontFace: true, verbosity: 0, useSystemFonts: false, maxImageSize: -1 }).promise
+    doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, ...drawnDocument, verbosity: 0, useSystemFonts: false, maxImageSize: -1 }).promise
   } catch (error) {
     const e = error as { name?: string; message?: string }
     return failed('E_UNSUPPORTED_FORMAT', e.name === 'PasswordException' ? 'encrypted PDF: it needs its password to be drawn' : `not a readable PDF: ${e.message ?? String(error)}`)
