@@ -107,10 +107,13 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
   const doc = await open(drawnDocument)
   let sheet: Canvas | null = null
   // Figures in page order, each encoded on libuv's threads while the next page is drawn.
-  const encoding: Array<{ page: number; bbox: number[]; png: Promise<Buffer> }> = []
+  // Each keeps its canvas: the encoding reads the canvas's pixels on another thread, and a canvas
+  // collected meanwhile takes them with it (a crash of the process, seen on the second file read).
+  const encoding: Array<{ page: number; bbox: number[]; png: Promise<Buffer>; canvas: Canvas }> = []
   const settle = async () => {
     const next = encoding[pictures.length]!
     pictures.push({ page: next.page, bbox: next.bbox, png: await next.png })
+    next.canvas.width = 0 // its pixels are not needed any more
   }
   try {
     const repeated = [...seen].filter(([, count]) => count >= FURNITURE_PAGES)
@@ -154,7 +157,7 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
         const png = photo ? cut.encode('jpeg', 90) : cut.encode('png')
         // Awaited in turn below; a failure while earlier pages are drawn must not go unhandled.
         png.catch(() => {})
-        encoding.push({ page: n, bbox, png })
+        encoding.push({ page: n, bbox, png, canvas: cut })
         // Four encodings in flight at most, so their pixels do not pile up.
         while (encoding.length - pictures.length >= 4) await settle()
       }

@@ -1,63 +1,22 @@
 // One pdf.js reader in a worker thread (see pdf.ts): a PDF's bytes in, text blocks in reading
-// order with their page and box out. pdf.js gives positioned text items; the layout here groups
-// them into lines (by baseline), lines into blocks (by vertical gap, size and indentation),
-// finds headings by size above the body text or by a face apart from the body's (bold, italic,
-// another family), and keeps running headers, footers and page numbers (text in the top or bottom
-// band that repeats across pages) out of the blocks.
+// order with their page and box out. pdf.js gives positioned text items; pdf-layout.ts groups
+// them into lines, blocks and headings; here text drawn unseen is set apart, ruled tables are
+// taken out (pdf-tables.ts), running headers, footers and page numbers (text in the top or bottom
+// band that repeats across pages) are kept out of the blocks, and pages without text are read by
+// OCR when it is on.
 import { getHeapStatistics } from 'node:v8'
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs'
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
+import { type Block, blocks, blockText, FaceCount, faceOf, headingRule, type Item, type Line, linePitch, lines, sizeOf } from './pdf-layout.js'
 import { findTables, type Table } from './pdf-tables.js'
 import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
 // Before pdf.js loads: it reads the platform's ImageDecoder once, as its worker module loads.
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
 
 const LAYOUT = 'layout.3'
-
-interface Item {
-  str: string
-  transform: number[]
-  width: number
-  height: number
-  hasEOL: boolean
-  /** pdf.js's writing direction of the item: right-to-left items continue leftward. */
-  dir?: string
-  fontName?: string
-  /** Set in a bold (or italic) face: from the embedded font's name, the only place PDFs say it. */
-  bold?: boolean
-  italic?: boolean
-  /** The font's name without its subset tag. */
-  face?: string
-}
-
-interface Line {
-  text: string
-  x0: number
-  x1: number
-  y: number
-  size: number
-  /** Its first item's place in the page's content stream: reading order. */
-  order: number
-  /** Characters set in a bold and in an italic face, of `chars`. */
-  bold: number
-  italic: number
-  chars: number
-  rtl: boolean
-  /** The largest size of its items that hold letters (a big checkbox glyph does not make a heading). */
-  letterSize: number
-  /** The face of its first item that holds letters. */
-  face: string
-}
-
-interface Block {
-  lines: Line[]
-  page: number
-}
-
-const sizeOf = (t: number[]) => Math.hypot(t[2] ?? 0, t[3] ?? 0) || Math.abs(t[3] ?? 0) || 1
 
 /**
  * Splits a page's text items into what a reader sees and what is drawn unseen (with why), by the
@@ -107,151 +66,6 @@ function partition(items: Item[], runs: TextRun[]): { seen: Item[]; unseen: Map<
     hide(r.hidden, { str: r.text, transform: [r.size, 0, 0, r.size, r.x, r.y], width: 0.5 * r.size * r.text.length, height: r.size, hasEOL: true })
   }
   return { seen, unseen }
-}
-
-/**
- * Items to lines: an item on the same baseline continuing the line joins it — rightward, or
- * leftward where the text runs right to left (Arabic, Hebrew: pdf.js gives such items in logical
- * order, each one left of the one before).
- */
-function lines(items: Item[], order: (i: number) => number = (i) => i): Line[] {
-  const out: Line[] = []
-  let current: Line | null = null
-  let ended = false
-  let lastRtl = false
-  let lastRaised = false
-  for (const [at, item] of items.entries()) {
-    const t = item.transform
-    const [x, y] = [t[4] ?? 0, t[5] ?? 0]
-    const size = sizeOf(t)
-    if (item.str.trim() === '') {
-      if (item.hasEOL) ended = true
-      if (current && item.str.length > 0 && !current.text.endsWith(' ')) current.text += ' '
-      continue
-    }
-    const rtl = item.dir === 'rtl'
-    const baseline = current !== null && !ended && Math.abs(y - current.y) < 0.5 * Math.max(size, current.size)
-    const rightward = baseline && x >= current!.x1 - size
-    const leftward = baseline && !rightward && (rtl || current!.rtl) && x + item.width <= current!.x0 + size
-    const chars = item.str.replace(/\s/g, '').length
-    if (current && (rightward || leftward)) {
-      const gap = rightward ? x - current.x1 : current.x0 - (x + item.width)
-      // Leftward, a change between right-to-left and left-to-right text (an Arabic sentence
-      // naming "Python") is a word boundary even where the runs touch.
-      const turn = leftward && (item.dir === 'rtl') !== lastRtl
-      // A footnote mark set small and raised ("risk¹" drawn as "risk" + "1)") is a word of its own.
-      const raised = size < 0.85 * current.size && y > current.y + 0.2 * current.size
-      if ((gap > 0.15 * size || turn || raised !== lastRaised) && !current.text.endsWith(' ')) current.text += ' '
-      lastRaised = raised
-      current.text += item.str
-      current.x0 = Math.min(current.x0, x)
-      current.x1 = Math.max(current.x1, x + item.width)
-      current.size = Math.max(current.size, size)
-      current.rtl ||= rtl
-      if (/\p{L}/u.test(item.str)) {
-        current.letterSize = Math.max(current.letterSize, size)
-        current.face ||= item.face ?? ''
-      }
-    } else {
-      if (current) out.push(current)
-      lastRaised = false
-      current = { text: item.str, x0: x, x1: x + item.width, y, size, order: order(at), bold: 0, italic: 0, chars: 0, rtl, letterSize: /\p{L}/u.test(item.str) ? size : 0, face: /\p{L}/u.test(item.str) ? (item.face ?? '') : '' }
-    }
-    current.chars += chars
-    if (item.bold) current.bold += chars
-    if (item.italic) current.italic += chars
-    ended = item.hasEOL
-    lastRtl = rtl
-  }
-  if (current) out.push(current)
-  return out.map((l) => ({ ...l, text: mendRtl(l.text.replace(/\s+/g, ' ').trim(), l.rtl) })).filter((l) => l.text.length > 0)
-}
-
-/**
- * pdf.js maps a lam-alef ligature glyph to its two letters before reversing a right-to-left run,
- * so the pair comes out reversed: alef, hamza-alef, lam ("اإل") for lam, hamza-alef ("الإ").
- * Two alefs in a row do not occur in Arabic words, so that order is mended wherever it appears.
- * (The plain lam-alef reversed reads as alef-lam, a common pair, and cannot be told apart.)
- */
-const mendRtl = (text: string, rtl: boolean) => (rtl ? text.replace(/ا([أإآ])ل/g, 'ال$1') : text)
-
-/** Most of a line's characters are set bold (a run-in bold phrase is not). */
-const boldLine = (l: Line) => l.chars > 0 && l.bold >= 0.97 * l.chars
-
-const italicLine = (l: Line) => l.chars > 0 && l.italic >= 0.97 * l.chars && l.bold < 0.5 * l.chars
-
-/**
- * The document's usual distance between a paragraph's lines, over their size (1.2 in most Latin
- * typesetting; 1.6 and more in Korean and Japanese, where lines are set wide apart).
- */
-function linePitch(pages: Line[][]): number {
-  const ratios = new Map<number, number>()
-  for (const ls of pages) {
-    for (let i = 1; i < ls.length; i++) {
-      const [a, b] = [ls[i - 1]!, ls[i]!]
-      const gap = a.y - b.y
-      if (Math.abs(a.size - b.size) > 0.5 || Math.abs(a.x0 - b.x0) > 2 * a.size || gap < 0.9 * a.size || gap > 3 * a.size) continue
-      const r = Math.round((gap / a.size) * 20) / 20
-      ratios.set(r, (ratios.get(r) ?? 0) + b.text.length)
-    }
-  }
-  return [...ratios.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 1.2
-}
-
-/**
- * Lines to blocks: a new block at a gap wider than the document's line pitch allows (1.6 lines at
- * least), a size change, or a jump across.
- */
-function blocks(pageLines: Line[], page: number, pitch = 1.2): Block[] {
-  const wide = Math.max(1.6, 1.25 * pitch)
-  const out: Block[] = []
-  let current: Block | null = null
-  let prev: Line | null = null
-  for (const line of pageLines) {
-    const size = Math.max(line.size, prev?.size ?? 0)
-    const gap = prev ? prev.y - line.y : 0
-    const newBlock =
-      !current ||
-      !prev ||
-      gap > wide * size ||
-      gap < -0.5 * size || // moved up: a new column or a float
-      Math.abs(line.size - prev.size) > 0.9 ||
-      Math.abs(line.x0 - prev.x0) > 12 * size ||
-      // A line wholly in bold (or italic) after one that is not, or the reverse: a heading set in
-      // the body's size stands apart from the paragraph it heads.
-      boldLine(line) !== boldLine(prev) ||
-      italicLine(line) !== italicLine(prev)
-    if (newBlock || !current) {
-      current = { lines: [line], page }
-      out.push(current)
-    } else current.lines.push(line)
-    prev = line
-  }
-  return out
-}
-
-/** Joins a block's lines, mending words hyphenated across a line break. */
-function blockText(block: Block): string {
-  let text = ''
-  for (const line of block.lines) {
-    if (text.endsWith('-') && /^[a-z]/.test(line.text)) text = text.slice(0, -1) + line.text
-    else text = text ? `${text} ${line.text}` : line.text
-  }
-  return text
-}
-
-/**
- * Bold and italic from a font's name (`ABCDEF+Calibri-Bold`, `TimesNewRomanPS-BoldItalicMT`, TeX's
- * `CMBX10`/`SFBX1000`): PDFs carry a face's weight reliably nowhere else.
- */
-const BOLD_FACE = /bold|black|heavy|demi|semibd|[-,]bd\b|\+?(cm|sf|ec|lm\w*)bx/i
-/** `MyriadBd`, `HelveticaNeueBd`: a weight abbreviated after the family name. */
-const BOLD_SUFFIX = /[a-z](Bd|Blk|Hv)([A-Z]|\b)/
-const ITALIC_FACE = /italic|oblique|[-,]it\b|\+?(cm|sf|ec|lm\w*)(ti|sl)\d/i
-function faceOf(objs: { has(id: string): boolean; get(id: string): unknown }, fontName: string | undefined): { bold: boolean; italic: boolean; face: string } {
-  if (!fontName || !objs.has(fontName)) return { bold: false, italic: false, face: '' }
-  const name = String((objs.get(fontName) as { name?: unknown } | null)?.name ?? '')
-  return { bold: BOLD_FACE.test(name) || BOLD_SUFFIX.test(name), italic: ITALIC_FACE.test(name), face: name.replace(/^[A-Z]{6}\+/, '') }
 }
 
 // Digits dropped, not replaced: odd and even pages put the page number at either end.
@@ -357,27 +171,14 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   }
 
   const perPage: Array<{ lines: Line[]; height: number; tables: Table[] }> = []
-  // Characters by size and face over everything a reader sees (tables too): the body's size.
-  const chars = new Map<number, number>()
-  const faceChars = new Map<string, number>()
-  let allChars = 0
-  let boldChars = 0
-  let italicChars = 0
+  // Characters by size and face over everything a reader sees (tables too): the body's size and face.
+  const faces = new FaceCount()
   const unseenBlocks: Array<{ page: number; block: Block; why: string }> = []
   const pagesWithoutText: number[] = []
   pages.forEach(({ items, graphics, height }, i) => {
     const { seen, unseen } = partition(items, graphics.runs)
     for (const [why, hidden] of unseen) for (const block of blocks(lines(hidden), i + 1)) unseenBlocks.push({ page: i + 1, block, why })
-    for (const item of seen) {
-      const n = item.str.replace(/\s/g, '').length
-      const key = Math.round(sizeOf(item.transform) * 2) / 2
-      if (n === 0 || !/\p{L}/u.test(item.str)) continue
-      chars.set(key, (chars.get(key) ?? 0) + n)
-      allChars += n
-      if (item.bold) boldChars += n
-      if (item.italic) italicChars += n
-      if (key === Math.round(sizeOf(item.transform) * 2) / 2) faceChars.set(`${key} ${item.face ?? ''}`, (faceChars.get(`${key} ${item.face ?? ''}`) ?? 0) + n)
-    }
+    faces.add(seen)
     const { tables, used } = findTables(graphics.rules, seen)
     const free = seen.flatMap((item, at) => (used.has(at) ? [] : [{ item, at }]))
     const pageLines = lines(
@@ -418,31 +219,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
     allBlocks.push(...blocks(body, i + 1, pitch))
   })
 
-  // The body size is the size most characters are set in; larger, short blocks are headings,
-  // ranked by size (largest = level 1). So is a short block wholly in bold (or a line wholly in
-  // italic) at the body's size, standing apart and not ending as a sentence does — where bold is
-  // the exception in the document, not its body face.
-  const body = [...chars.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10
-  const sizeOfBlock = (b: Block) => Math.max(...b.lines.map((l) => l.letterSize))
-  // The body's face: the one most characters of the body's size are set in.
-  const bodyFace = [...faceChars.entries()].filter(([k]) => k.startsWith(`${body} `)).sort((a, b) => b[1] - a[1])[0]?.[0].slice(`${body} `.length) ?? ''
-  // A short block a little larger than the body, set in another face (a sans heading over a serif body).
-  const otherFace = (b: Block) => bodyFace !== '' && sizeOfBlock(b) >= body * 1.05 && b.lines.length <= 2 && b.lines.every((l) => l.face !== '' && l.face !== bodyFace)
-  const emphasised = (b: Block, text: string) =>
-    sizeOfBlock(b) >= body * 0.95 &&
-    text.length <= 150 &&
-    !/[.,;:!?]$/.test(text) &&
-    !/\.{4,}|…{2,}/.test(text) && // a table of contents' entry
-    !/^[\ue000-\uf8ff•·▪‣◦●○■□]/u.test(text) && // a bulleted item set in bold
-    (otherFace(b) ||
-      (boldChars < 0.3 * allChars && b.lines.length <= 2 && b.lines.every(boldLine)) ||
-      (italicChars < 0.3 * allChars && b.lines.length === 1 && italicLine(b.lines[0]!) && text.length <= 80 && /^[\p{Lu}\p{N}]/u.test(text)))
-  const isHeading = (b: Block) => {
-    const text = blockText(b)
-    if (!/\p{L}/u.test(text)) return false
-    return (sizeOfBlock(b) >= body * 1.15 && text.length <= 200 && b.lines.length <= 3) || emphasised(b, text)
-  }
-  const headingSizes = [...new Set(allBlocks.filter(isHeading).map((b) => Math.round(sizeOfBlock(b) * 2) / 2))].sort((a, b) => b - a)
+  const headings = headingRule(faces, allBlocks)
   const out: PdfOutput['blocks'] = []
   const blocksOf = new Map<number, Block[]>()
   for (const b of allBlocks) appendTo(blocksOf, b.page, b)
@@ -458,8 +235,8 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
     for (const b of pageBlocks) {
       emitTables(b.lines[0]?.order ?? 0)
       const text = blockText(b)
-      const size = Math.round(sizeOfBlock(b) * 2) / 2
-      if (isHeading(b)) out.push({ kind: 'heading', text, level: Math.min(6, headingSizes.indexOf(size) + 1), page, bbox: bboxOf(b) })
+      const level = headings(b)
+      if (level !== null) out.push({ kind: 'heading', text, level, page, bbox: bboxOf(b) })
       else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page, bbox: bboxOf(b) })
     }
     emitTables(Number.POSITIVE_INFINITY)
