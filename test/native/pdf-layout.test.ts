@@ -5,6 +5,8 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
+import { readPdf } from '../../ts/extract/pdf.js'
+import { readPictures } from '../../ts/extract/pdf-pictures.js'
 import { ROOT, nativeMissing, scratch } from './_setup.js'
 
 const DOCLING = resolve(ROOT, '../shared/data/docs/pdf/docling')
@@ -96,5 +98,18 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(cells.map((c) => c[0])).toEqual(['구분', '분류', '분류 기준', '대상 질병', 'U코드'])
     expect(cells[1]).toEqual(['분류', '1군 감염병', '1급 감염병'])
     expect(cells.every((c) => c.length === 3)).toBe(true)
+  })
+
+  it("draws one file's figure pages on every worker of the pool: the figures one worker draws, in page order", async () => {
+    const bytes = await readFile(join(PLUMBER, 'federal-register-2020-17221.pdf'))
+    const pooled = await readPdf({ bytes, path: 'notice.pdf', max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256, pictures: true })
+    const alone = await readPictures(new Uint8Array(bytes), undefined, 2000, () => {})
+    expect(pooled.failure).toBeUndefined()
+    expect(pooled.pictures!.length).toBe(11)
+    const places = (o: typeof pooled) => o.pictures!.map((p) => [p.page, ...p.bbox])
+    expect(places(pooled)).toEqual(places(alone))
+    expect(pooled.pictures!.map((p) => p.png.subarray(0, 4).toString('hex'))).toEqual(alone.pictures!.map((p) => Buffer.from(p.png).subarray(0, 4).toString('hex')))
+    const pages = pooled.pictures!.map((p) => p.page)
+    expect(pages).toEqual([...pages].sort((a, b) => a - b))
   })
 })

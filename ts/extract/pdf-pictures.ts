@@ -64,36 +64,54 @@ function merged(boxes: Box[]): Box[] {
   return out
 }
 
-export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
+/** The figures of one page to draw, in page space. */
+export interface PagePlacement {
+  page: number
+  figures: Box[]
+}
+
+const open = async (bytes: Uint8Array, password: string | undefined, options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) => {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
-  const { createCanvas } = await import('@napi-rs/canvas')
+  const doc = await pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: -1, ...options }).promise
+  return { pdfjs, doc }
+}
+const extractor = (pdfjs: { version?: string }) => `pdfjs-dist@${pdfjs.version ?? 'unknown'}+figures.2`
+const answer = (pdfjs: { version?: string }, pages: number, diagnostics: string[], more: Partial<PdfOutput>): PdfOutput => ({
+  extractor: extractor(pdfjs),
+  pages,
+  pages_without_text: [],
+  blocks: [],
+  furniture: [],
+  diagnostics,
+  ...more,
+})
+
+/**
+ * Where each page draws its figures, read without drawing or decoding anything: an image drawn
+ * at the same place on several pages is a logo or a letterhead (page furniture), not a figure, and
+ * pages without figures are never drawn.
+ */
+export async function placeFigures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
+  const { pdfjs, doc } = await open(bytes, password, undrawnDocument())
   const OPS = pdfjs.OPS as unknown as Record<string, number>
-  const open = (options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) =>
-    pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: -1, ...options }).promise
-  const pictures: Picture[] = []
   const diagnostics: string[] = []
-  // Where each page draws its figures, first, read without drawing or decoding anything: an
-  // image drawn at the same place on several pages is a logo or a letterhead (page furniture),
-  // not a figure, and pages without figures are never drawn.
-  const placed: Array<{ page: number; figures: Box[] }> = []
+  const placed: PagePlacement[] = []
   const seen = new Map<string, number>()
   const key = (b: Box) => [b.x0, b.y0, b.x1, b.y1].map((v) => Math.round(v)).join(',')
-  const placements = await open(undrawnDocument())
-  const numPages = placements.numPages
-  const pages = Math.min(numPages, maxPages)
+  const pages = Math.min(doc.numPages, maxPages)
   try {
     await withPlacementsOnly(async () => {
       for (let n = 1; n <= pages; n++) {
         onPage(n - 1)
-        const page = await placements.getPage(n)
-      const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
-      const pageArea = Math.abs((px1 - px0) * (py1 - py0)) || 1
-      const graphics = readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: px0, y0: py0, x1: px1, y1: py1 })
-      const figures = merged(
-        graphics.images
-          .map((b) => ({ x0: Math.max(b.x0, px0), y0: Math.max(b.y0, py0), x1: Math.min(b.x1, px1), y1: Math.min(b.y1, py1) }))
-          .filter((b) => b.x1 - b.x0 >= MIN_SIDE && b.y1 - b.y0 >= MIN_SIDE && ((b.x1 - b.x0) * (b.y1 - b.y0)) / pageArea < PAGE_SHARE),
-      )
+        const page = await doc.getPage(n)
+        const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
+        const pageArea = Math.abs((px1 - px0) * (py1 - py0)) || 1
+        const graphics = readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: px0, y0: py0, x1: px1, y1: py1 })
+        const figures = merged(
+          graphics.images
+            .map((b) => ({ x0: Math.max(b.x0, px0), y0: Math.max(b.y0, py0), x1: Math.min(b.x1, px1), y1: Math.min(b.y1, py1) }))
+            .filter((b) => b.x1 - b.x0 >= MIN_SIDE && b.y1 - b.y0 >= MIN_SIDE && ((b.x1 - b.x0) * (b.y1 - b.y0)) / pageArea < PAGE_SHARE),
+        )
         page.cleanup()
         if (figures.length === 0) continue
         placed.push({ page: n, figures })
@@ -101,14 +119,36 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
       }
     })
   } finally {
-    await placements.destroy()
+    await doc.destroy()
   }
-  if (placed.length === 0) return answer([], diagnostics)
-  const doc = await open(drawnDocument)
+  const repeated = [...seen].filter(([, count]) => count >= FURNITURE_PAGES)
+  if (repeated.length > 0) {
+    diagnostics.push(`${repeated.length} image(s) drawn at the same place on ${FURNITURE_PAGES} or more pages (logos, letterheads) are page furniture, not kept as figures`)
+  }
+  const placements: PagePlacement[] = []
+  let count = 0
+  for (const { page, figures: all } of placed) {
+    const figures = all.filter((f) => (seen.get(key(f)) ?? 0) < FURNITURE_PAGES)
+    if (figures.length === 0) continue
+    if (count + figures.length > MAX_PICTURES) {
+      diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${page} on are not kept`)
+      break
+    }
+    count += figures.length
+    placements.push({ page, figures })
+  }
+  return answer(pdfjs, doc.numPages, diagnostics, { placements })
+}
+
+/** Draws the pages `placements` names, each once, and cuts their figures from it. */
+export async function drawFigures(bytes: Uint8Array, password: string | undefined, placements: PagePlacement[], onPage: (page: number) => void): Promise<PdfOutput> {
+  const { createCanvas } = await import('@napi-rs/canvas')
+  const { pdfjs, doc } = await open(bytes, password, drawnDocument)
+  const pictures: Picture[] = []
   let sheet: Canvas | null = null
-  // Figures in page order, each encoded on libuv's threads while the next page is drawn.
-  // Each keeps its canvas: the encoding reads the canvas's pixels on another thread, and a canvas
-  // collected meanwhile takes them with it (a crash of the process, seen on the second file read).
+  // Figures in page order, each encoded on libuv's threads while the next page is drawn. Each
+  // keeps its canvas until its encoding is done: the encoding reads the canvas's pixels on another
+  // thread, so the canvas must not be collected meanwhile.
   const encoding: Array<{ page: number; bbox: number[]; png: Promise<Buffer>; canvas: Canvas }> = []
   const settle = async () => {
     const next = encoding[pictures.length]!
@@ -116,17 +156,8 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
     next.canvas.width = 0 // its pixels are not needed any more
   }
   try {
-    const repeated = [...seen].filter(([, count]) => count >= FURNITURE_PAGES)
-    if (repeated.length > 0) {
-      diagnostics.push(`${repeated.length} image(s) drawn at the same place on ${FURNITURE_PAGES} or more pages (logos, letterheads) are page furniture, not kept as figures`)
-    }
-    for (const { page: n, figures: all } of placed) {
-      const figures = all.filter((f) => (seen.get(key(f)) ?? 0) < FURNITURE_PAGES)
-      if (figures.length === 0) continue
-      if (encoding.length + figures.length > MAX_PICTURES) {
-        diagnostics.push(`more than ${MAX_PICTURES} figures; those from p.${n} on are not kept`)
-        break
-      }
+    for (const { page: n, figures } of placements) {
+      onPage(n - 1)
       const page = await doc.getPage(n)
       // The page is drawn once; each figure is cut from it.
       const viewport = page.getViewport({ scale: DPI / 72 })
@@ -155,7 +186,7 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
         const photo = photographic(sample.getImageData(0, 0, SAMPLE, SAMPLE).data, SAMPLE, SAMPLE)
         const bbox = [f.x0, f.y0, f.x1, f.y1].map((v) => Math.round(v * 100) / 100)
         const png = photo ? cut.encode('jpeg', 90) : cut.encode('png')
-        // Awaited in turn below; a failure while earlier pages are drawn must not go unhandled.
+        // Awaited in turn below; a failure while later pages are drawn must not go unhandled.
         png.catch(() => {})
         encoding.push({ page: n, bbox, png, canvas: cut })
         // Four encodings in flight at most, so their pixels do not pile up.
@@ -167,9 +198,13 @@ export async function readPictures(bytes: Uint8Array, password: string | undefin
   } finally {
     await doc.destroy()
   }
-  return answer(pictures, diagnostics)
+  return answer(pdfjs, doc.numPages, [], { pictures })
+}
 
-  function answer(found: Picture[], notes: string[]): PdfOutput {
-    return { extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}+figures.1`, pages: numPages, pages_without_text: [], blocks: [], furniture: [], diagnostics: notes, pictures: found }
-  }
+/** Places and draws a file's figures in one worker (the pool splits the drawing instead). */
+export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
+  const placed = await placeFigures(bytes, password, maxPages, onPage)
+  if (!placed.placements?.length) return { ...placed, pictures: [] }
+  const drawn = await drawFigures(bytes, password, placed.placements, onPage)
+  return { ...placed, placements: undefined, pictures: drawn.pictures }
 }

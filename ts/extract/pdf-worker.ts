@@ -85,6 +85,9 @@ interface Request {
   render?: import('./render-page.js').RenderRequest
   /** Find the figures the pages draw instead of reading the text. */
   pictures?: boolean
+  /** Only find where the figures are; or draw the figures of these pages. */
+  place?: boolean
+  draw?: import('./pdf-pictures.js').PagePlacement[]
 }
 
 /** This worker's heap plus the memory outside it that V8 is told of (pdf.js's decoded buffers). */
@@ -408,6 +411,10 @@ parentPort?.on('message', (message: Request) => {
   const onPage = (page: number, ocr?: boolean) => parentPort?.postMessage({ page, ocr })
   ;(message.pictures
     ? import('./pdf-pictures.js').then((m) => m.readPictures(message.bytes, message.password, message.maxPages, onPage))
+    : message.place
+    ? import('./pdf-pictures.js').then((m) => m.placeFigures(message.bytes, message.password, message.maxPages, onPage))
+    : message.draw
+    ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, onPage))
     : message.render
     ? import('./render-page.js').then((m) => m.renderRegion(message.bytes, message.password, message.render!))
     : message.image && message.ocr

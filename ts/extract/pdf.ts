@@ -24,6 +24,9 @@ export interface PdfCall {
   render?: { page: number; box: number[]; dpi: number }
   /** Find the figures the pages draw (each drawn to PNG) instead of reading the text. */
   pictures?: boolean
+  /** Within the pool: only find where the figures are (`placements`), or draw these. */
+  place?: boolean
+  draw?: Array<{ page: number; figures: Array<{ x0: number; y0: number; x1: number; y1: number }> }>
 }
 
 export interface PdfOutput {
@@ -50,6 +53,8 @@ export interface PdfOutput {
   diagnostics: string[]
   /** Figures the pages draw, each drawn to PNG (a `pictures` call). */
   pictures?: Array<{ page: number; bbox: number[]; png: Buffer }>
+  /** Where each page draws its figures (a `place` call within the pool). */
+  placements?: NonNullable<PdfCall['draw']>
   /** A region drawn to PNG (a `render` call). */
   rendered?: { png: Uint8Array; width: number; height: number }
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */
@@ -89,6 +94,36 @@ class PdfPool {
   constructor(readonly heapMb: number) {}
 
   async read(call: PdfCall): Promise<PdfOutput> {
+    return call.pictures ? this.#pictures(call) : this.#one(call)
+  }
+
+  /**
+   * A file's figures: where they are, read by one worker, then the pages that hold them drawn by
+   * every worker of the pool at once, each a run of pages holding about as many figures, so one
+   * picture-heavy file does not draw on one core while the other waits.
+   */
+  async #pictures(call: PdfCall): Promise<PdfOutput> {
+    const placed = await this.#one({ ...call, pictures: false, place: true })
+    const placements = placed.placements ?? []
+    if (placed.failure || placements.length === 0) return { ...placed, placements: undefined, pictures: [] }
+    const total = placements.reduce((n, p) => n + p.figures.length, 0)
+    const parts: Array<typeof placements> = [[]]
+    let inPart = 0
+    for (const p of placements) {
+      if (inPart >= total / this.#size && parts.length < this.#size) {
+        parts.push([])
+        inPart = 0
+      }
+      parts.at(-1)!.push(p)
+      inPart += p.figures.length
+    }
+    const drawn = await Promise.all(parts.map((draw) => this.#one({ ...call, pictures: false, draw })))
+    const failure = drawn.find((d) => d.failure)
+    if (failure) return failure
+    return { ...placed, placements: undefined, pictures: drawn.flatMap((d) => d.pictures ?? []), diagnostics: [...placed.diagnostics, ...drawn.flatMap((d) => d.diagnostics)] }
+  }
+
+  async #one(call: PdfCall): Promise<PdfOutput> {
     const worker = await this.#take()
     try {
       return await this.#run(worker, call)
@@ -158,7 +193,7 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, pictures: call.pictures === true }, [bytes.buffer])
+      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, pictures: call.pictures === true, place: call.place === true, draw: call.draw }, [bytes.buffer])
     })
   }
 }
