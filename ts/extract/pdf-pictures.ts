@@ -201,7 +201,7 @@ export async function drawFigures(bytes: Uint8Array, password: string | undefine
   return answer(pdfjs, doc.numPages, [], { pictures })
 }
 
-/** Places and draws a file's figures in one worker (the pool splits the drawing instead). */
+/** Places and draws a file's figures in one thread (the reader pool splits the drawing instead). */
 export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
   const placed = await placeFigures(bytes, password, maxPages, onPage)
   if (!placed.placements?.length) return { ...placed, pictures: [] }

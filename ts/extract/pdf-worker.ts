@@ -83,9 +83,7 @@ interface Request {
   image?: boolean
   /** Draw a region of a page to PNG instead of reading the file. */
   render?: import('./render-page.js').RenderRequest
-  /** Find the figures the pages draw instead of reading the text. */
-  pictures?: boolean
-  /** Only find where the figures are; or draw the figures of these pages. */
+  /** Find where the pages draw their figures instead of reading the text; or draw these. */
   place?: boolean
   draw?: import('./pdf-pictures.js').PagePlacement[]
 }
@@ -409,9 +407,7 @@ for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console
 
 parentPort?.on('message', (message: Request) => {
   const onPage = (page: number, ocr?: boolean) => parentPort?.postMessage({ page, ocr })
-  ;(message.pictures
-    ? import('./pdf-pictures.js').then((m) => m.readPictures(message.bytes, message.password, message.maxPages, onPage))
-    : message.place
+  ;(message.place
     ? import('./pdf-pictures.js').then((m) => m.placeFigures(message.bytes, message.password, message.maxPages, onPage))
     : message.draw
     ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, onPage))

@@ -193,7 +193,7 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, pictures: call.pictures === true, place: call.place === true, draw: call.draw }, [bytes.buffer])
+      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, place: call.place === true, draw: call.draw }, [bytes.buffer])
     })
   }
 }
