@@ -179,7 +179,7 @@ const md = [
     .filter((w) => result[w])
     .map((w) => `| ${w} | ${fmt(result[w].precision)} | ${fmt(result[w].recall)} | ${fmt(result[w].f1)} | ${fmt(result[w].order)} | ${fmt(result[w].headings)} | ${fmt(result[w].cells)} |`),
   '',
-  `Table cells as pdfplumber's own tests assert them (bench/docs/pdf-tables-gold.json; ruled tables, first table of each file): ${tableHits} of ${tableTotal} (${fmt(tableHits / tableTotal)}).`,
+  `Table cells as pdfplumber's own tests assert them (bench/docs/pdf-tables-gold.json; first table of each file): ${tableHits} of ${tableTotal} (${fmt(tableHits / tableTotal)}).`,
   '',
   '| file | expected (from pdfplumber tests) | found | cells |',
   '|---|---|---|---:|',

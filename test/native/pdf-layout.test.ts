@@ -100,6 +100,38 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(cells.every((c) => c.length === 3)).toBe(true)
   })
 
+  it('reads a landscape page printed sideways upright, and tables drawn without rules, while prose stays prose', async () => {
+    const read = async (dir: string, name: string) => {
+      const out = await readPdf({ bytes: await readFile(join(dir, name)), path: name, max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256 })
+      expect(out.failure).toBeUndefined()
+      return out.blocks
+    }
+    const cellsOf = (blocks: Awaited<ReturnType<typeof read>>) => blocks.filter((b) => b.kind === 'table_row').map((b) => b.cells!.map((c) => c.text))
+    // senate-expenditures: /Rotate 90 over text drawn up the page; rules band its sections only.
+    const senate = await read(PLUMBER, 'senate-expenditures.pdf')
+    const rows = cellsOf(senate)
+    expect(rows[0]).toEqual(['DOCUMENT NO.', 'DATE POSTED', 'PAYEE NAME', 'OBLIGATION/SERVICE DATES START END', 'DESCRIPTION', 'AMOUNT ($)'])
+    // pdfplumber's test_text_tolerance: the last row's first five cells.
+    expect(rows.at(-1)!.slice(0, 5)).toEqual(['DHAW20190070', '09/09/2019', 'CITIBANK - TRAVEL CBA CARD', '08/12/2019', '08/14/2019'])
+    // A description wrapped onto a second line stays in its row's cell.
+    expect(rows.at(-1)!.at(-2)).toBe('STAFF TRANSPORTATION AIRFARE FOR C WEIHS WASHINGTON DC TO SPRINGFIELD AND RETURN')
+    expect(rows).toHaveLength(33)
+    // Boxes stay in the page's own space: the text runs up the page, so a row is narrow in x.
+    const last = senate.filter((b) => b.kind === 'table_row').at(-1)!
+    expect(last.bbox[2]! - last.bbox[0]!).toBeLessThan(20)
+    expect(last.bbox[3]! - last.bbox[1]!).toBeGreaterThan(500)
+    // table_mislabeled_as_picture: an answer grid with a two-line header, as docling reads it.
+    const grid = cellsOf(await read(DOCLING, 'table_mislabeled_as_picture.pdf'))
+    expect(grid[0]!.slice(2)).toEqual(['State funded legal aid', 'CSOs'])
+    expect(grid.slice(1).map((r) => r.slice(1))).toEqual(
+      ['Persons with disabilities', 'Children', 'Women', 'The elderly', 'Migrants', 'Refugees, asylum seekers, or stateless persons', 'Internally displaced persons'].map((n) => [n, '*', '*']),
+    )
+    // Pages of prose, code, formulas and two columns hold no table.
+    for (const name of ['multi_page.pdf', 'amt_handbook_sample.pdf', 'code_and_formula.pdf', 'picture_classification.pdf', 'right_to_left_01.pdf']) {
+      expect(cellsOf(await read(DOCLING, name)), name).toEqual([])
+    }
+  })
+
   it("draws one file's figure pages on every worker of the pool: the figures one worker draws, in page order", async () => {
     const bytes = await readFile(join(PLUMBER, 'federal-register-2020-17221.pdf'))
     const pooled = await readPdf({ bytes, path: 'notice.pdf', max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256, pictures: true })

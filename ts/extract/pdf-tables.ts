@@ -3,7 +3,7 @@
 // the page's strokes and rectangle edges are snapped and joined into edges, their crossings are
 // the corners, every smallest rectangle whose four sides are drawn is a cell, cells sharing
 // corners form a table, and each text item goes to the cell that holds its middle. Tables drawn
-// without rules (columns only by alignment) are not found here; they stay paragraphs.
+// without rules (columns only by alignment) are found in pdf-aligned.ts, from what is left.
 import { appendTo, type Rule } from './pdf-graphics.js'
 
 export interface TextItem {
@@ -223,7 +223,14 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
     // A grid whose text sits in one row, or never in two cells of a row, is a frame (a boxed
     // paragraph, a code listing, a page border), not a table.
     const filled = rows.filter((r) => r.cells.some((c) => c.text !== ''))
-    if (filled.length < 2 || !filled.some((r) => r.cells.filter((c) => c.text !== '').length >= 2)) {
+    // Most of its text in cells across most of its columns: bands ruled across a layout (a
+    // report's sections), not a grid; its text is left to the rest of the page (and to tables
+    // drawn without rules).
+    const chars = (c: Cell) => c.text.replace(/\s/g, '').length
+    const total = filled.reduce((n, r) => n + r.cells.reduce((m, c) => m + chars(c), 0), 0)
+    const grid = columns.length - 1
+    const banded = filled.reduce((n, r) => n + r.cells.reduce((m, c) => m + (c.colSpan >= Math.max(2, grid / 2) ? chars(c) : 0), 0), 0)
+    if (filled.length < 2 || !filled.some((r) => r.cells.filter((c) => c.text !== '').length >= 2) || banded * 2 > total) {
       for (const mine of groupItems) used.delete(mine)
       continue
     }
@@ -273,7 +280,7 @@ function implicitRows(cells: number, items: TextItem[][]): RowLines[] {
  * when most of them are right-to-left script), joined with a space only where there is a gap (an
  * item can be part of a word).
  */
-function cellText(items: TextItem[]): string {
+export function cellText(items: TextItem[]): string {
   const rtl = items.filter((i) => i.dir === 'rtl').length * 2 > items.length
   const rows: TextItem[][] = []
   for (const item of [...items].sort((a, b) => (b.transform[5] ?? 0) - (a.transform[5] ?? 0))) {

@@ -12,11 +12,13 @@ import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
 import { type Block, blocks, blockText, FaceCount, faceOf, headingRule, type Item, type Line, linePitch, lines, sizeOf } from './pdf-layout.js'
 import { findTables, type Table } from './pdf-tables.js'
+import { findAlignedTables } from './pdf-aligned.js'
+import { type Frame, uprightFrame } from './pdf-orient.js'
 import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
 // Before pdf.js loads: it reads the platform's ImageDecoder once, as its worker module loads.
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
 
-const LAYOUT = 'layout.3'
+const LAYOUT = 'layout.4'
 
 /**
  * Splits a page's text items into what a reader sees and what is drawn unseen (with why), by the
@@ -133,11 +135,10 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
     return fail('E_LIMIT_EXCEEDED', `${doc.numPages} pages, over max_pages = ${maxPages}`)
   }
   let peak = heapInUse()
-  const pages: Array<{ items: Item[]; graphics: PageGraphics; height: number }> = []
+  const pages: Array<{ items: Item[]; graphics: PageGraphics; view: number[] }> = []
   for (let n = 1; n <= doc.numPages; n++) {
     onPage(n - 1)
     const page = await doc.getPage(n)
-    const [, y0, , y1] = page.view as number[]
     const content = await page.getTextContent()
     const graphics = await graphicsOf(page)
     // The operator list loaded the page's fonts, so their names can be read now.
@@ -146,7 +147,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
       Object.assign(item, faceOf(page.commonObjs, item.fontName))
       if (item.dir === 'rtl' && graphics.rtlWords.size > 0) item.str = item.str.replace(/\S+/g, (w) => graphics.rtlWords.get(w) ?? w)
     }
-    pages.push({ items, graphics, height: Math.abs((y1 ?? 792) - (y0 ?? 0)) || 792 })
+    pages.push({ items, graphics, view: page.view as number[] })
     peak = Math.max(peak, heapInUse())
     page.cleanup()
   }
@@ -171,23 +172,31 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
     await full.destroy()
   }
 
-  const perPage: Array<{ lines: Line[]; height: number; tables: Table[] }> = []
+  const perPage: Array<{ lines: Line[]; height: number; tables: Table[]; frame: Frame }> = []
   // Characters by size and face over everything a reader sees (tables too): the body's size and face.
   const faces = new FaceCount()
   const unseenBlocks: Array<{ page: number; block: Block; why: string }> = []
   const pagesWithoutText: number[] = []
-  pages.forEach(({ items, graphics, height }, i) => {
-    const { seen, unseen } = partition(items, graphics.runs)
-    for (const [why, hidden] of unseen) for (const block of blocks(lines(hidden), i + 1)) unseenBlocks.push({ page: i + 1, block, why })
+  pages.forEach(({ items, graphics, view }, i) => {
+    const parts = partition(items, graphics.runs)
+    // Laid out where the text is upright; boxes go back to page space as they are emitted.
+    const frame = uprightFrame(parts.seen, view)
+    const seen = parts.seen.map(frame.item)
+    for (const [why, hidden] of parts.unseen) for (const block of blocks(lines(hidden.map(frame.item)), i + 1)) unseenBlocks.push({ page: i + 1, block, why })
     faces.add(seen)
-    const { tables, used } = findTables(graphics.rules, seen)
-    const free = seen.flatMap((item, at) => (used.has(at) ? [] : [{ item, at }]))
+    const ruled = findTables(graphics.rules.map(frame.rule), seen)
+    const unruled = seen.flatMap((item, at) => (ruled.used.has(at) ? [] : [{ item, at }]))
+    // Tables drawn without rules, among the text the ruled ones left.
+    const aligned = findAlignedTables(unruled.map((f) => f.item))
+    for (const table of aligned.tables) table.order = unruled[table.order]!.at
+    const tables = [...ruled.tables, ...aligned.tables].sort((a, b) => a.order - b.order)
+    const free = unruled.filter((_, k) => !aligned.used.has(k))
     const pageLines = lines(
       free.map((f) => f.item),
       (k) => free[k]!.at,
     )
     if (pageLines.length === 0 && tables.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
-    perPage.push({ lines: pageLines, height, tables })
+    perPage.push({ lines: pageLines, height: frame.height || 792, tables, frame })
   })
 
   // Pages with no text layer, read from their image when [ocr] is on.
@@ -225,25 +234,26 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   const blocksOf = new Map<number, Block[]>()
   for (const b of allBlocks) appendTo(blocksOf, b.page, b)
   const numbering = tableNumbering(perPage.map((p, i) => ({ tables: p.tables, blocks: blocksOf.get(i + 1) ?? [] })))
-  perPage.forEach(({ tables }, i) => {
+  perPage.forEach(({ tables, frame }, i) => {
     const page = i + 1
     const pageBlocks = blocksOf.get(page) ?? []
     // Tables take their place in reading order: before the first block that follows their text.
     let t = 0
     const emitTables = (before: number) => {
-      for (; t < tables.length && tables[t]!.order < before; t++) out.push(...tableRows(tables[t]!, page, numbering.get(tables[t]!)!))
+      for (; t < tables.length && tables[t]!.order < before; t++) out.push(...tableRows(tables[t]!, page, numbering.get(tables[t]!)!, frame))
     }
     for (const b of pageBlocks) {
       emitTables(b.lines[0]?.order ?? 0)
       const text = blockText(b)
       const level = headings(b)
-      if (level !== null) out.push({ kind: 'heading', text, level, page, bbox: bboxOf(b) })
-      else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page, bbox: bboxOf(b) })
+      const bbox = frame.toPage(bboxOf(b))
+      if (level !== null) out.push({ kind: 'heading', text, level, page, bbox })
+      else out.push({ kind: LIST_MARKER.test(text) ? 'list_item' : 'paragraph', text, page, bbox })
     }
     emitTables(Number.POSITIVE_INFINITY)
     out.push(...(recognized.get(page) ?? []))
     // Text drawn unseen on this page follows what a reader sees on it.
-    while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!))
+    while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!, frame))
   })
   return { extractor, pages: perPage.length, pages_without_text: stillEmpty, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
 }
@@ -368,16 +378,16 @@ function tableNumbering(pages: Array<{ tables: Table[]; blocks: Block[] }>): Map
 }
 
 /** A table's rows as blocks: the first row of a table (or its repeat on a continuation) is its header. */
-function tableRows(table: Table, page: number, place: TablePlace): PdfOutput['blocks'] {
+function tableRows(table: Table, page: number, place: TablePlace, frame: Frame): PdfOutput['blocks'] {
   return table.rows.map((row, i) => ({
     kind: 'table_row' as const,
     text: row.cells.map((c) => c.text).join(' | '),
     page,
-    bbox: row.bbox,
+    bbox: frame.toPage(row.bbox),
     table: place.table,
     row: place.firstRow + i,
     header: i === 0 && table.rows.length > 1 && (!place.continues || place.repeatsHeader),
-    cells: row.cells.map((c) => ({ col: c.col, col_span: c.colSpan, text: c.text, bbox: c.bbox })),
+    cells: row.cells.map((c) => ({ col: c.col, col_span: c.colSpan, text: c.text, bbox: frame.toPage(c.bbox) })),
   }))
 }
 
@@ -390,11 +400,11 @@ const bboxOf = (b: Block) =>
   ].map((v) => Math.round(v * 100) / 100)
 
 /** Text drawn where a reader cannot see it: its own block, flagged, never a paragraph of the page. */
-const unseenBlock = ({ page, block, why }: { page: number; block: Block; why: string }): PdfOutput['blocks'][number] => ({
+const unseenBlock = ({ page, block, why }: { page: number; block: Block; why: string }, frame: Frame): PdfOutput['blocks'][number] => ({
   kind: 'paragraph',
   text: blockText(block),
   page,
-  bbox: bboxOf(block),
+  bbox: frame.toPage(bboxOf(block)),
   hidden: why,
 })
 
