@@ -100,7 +100,7 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(cells.every((c) => c.length === 3)).toBe(true)
   })
 
-  it('reads a landscape page printed sideways upright, and tables drawn without rules, while prose stays prose', async () => {
+  it('reads a landscape page printed sideways upright, tables drawn without rules and headers set sideways, while prose stays prose', async () => {
     const read = async (dir: string, name: string) => {
       const out = await readPdf({ bytes: await readFile(join(dir, name)), path: name, max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256 })
       expect(out.failure).toBeUndefined()
@@ -126,6 +126,9 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(grid.slice(1).map((r) => r.slice(1))).toEqual(
       ['Persons with disabilities', 'Children', 'Women', 'The elderly', 'Migrants', 'Refugees, asylum seekers, or stateless persons', 'Internally displaced persons'].map((n) => [n, '*', '*']),
     )
+    // Column headers set sideways go to the cells they run up (redp5110 p.9), as docling has them.
+    const redbook = cellsOf(await read(DOCLING, 'redp5110_sampled.pdf'))
+    expect(redbook.find((r) => r[0] === 'User action')).toEqual(['User action', '*JOBCTL', 'QIBM_DB_SECADM', 'QIBM_DB_SQLADM', 'QIBM_DB_SYSMON', 'No Authority'])
     // Pages of prose, code, formulas and two columns hold no table.
     for (const name of ['multi_page.pdf', 'amt_handbook_sample.pdf', 'code_and_formula.pdf', 'picture_classification.pdf', 'right_to_left_01.pdf']) {
       expect(cellsOf(await read(DOCLING, name)), name).toEqual([])

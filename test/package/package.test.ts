@@ -34,13 +34,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // (migrations 0014–0016, the records/relations/eval commands, pack schema): 1,156,782 B in 252 files.
 // Later still, team knowledge (dist/knowledge, the knowledge/review/migrate commands, the
 // proposals route and tool, migration 0017, the README's section): 1,297,650 B in 273 files.
-// Budgets: the measured figures plus about 25%, the binary's over the larger release build.
+// 2026-12-03: the CLI's CommonJS chunks, sensitivity (migration 0019) and the PDF layout's modules
+// (pdf-layout, pdf-undrawn, pdf-aligned, pdf-orient): 1,444,863 B in 279 files.
+// Budgets: the measured figures plus 10–25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
 /** Unpacked size of the root `tychora` package (what `npm install tychora` puts in node_modules/tychora). */
-const PACKAGE_UNPACKED_BUDGET = 1_430_000
+const PACKAGE_UNPACKED_BUDGET = 1_600_000
 /** Files in the root package. */
-const PACKAGE_FILES_BUDGET = 300
+const PACKAGE_FILES_BUDGET = 320
 /** The platform binary, `tychora.<platform>.node`. */
 const BINARY_BUDGET = 48 * 1024 * 1024
 

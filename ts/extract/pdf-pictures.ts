@@ -9,6 +9,7 @@ import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 import { type Box, readGraphics } from './pdf-graphics.js'
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
+import { loadPdfjs } from './pdfjs.js'
 
 /** Smaller images are icons, bullets and rules, not figures (points: half an inch). */
 const MIN_SIDE = 36
@@ -71,7 +72,7 @@ export interface PagePlacement {
 }
 
 const open = async (bytes: Uint8Array, password: string | undefined, options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) => {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const pdfjs = await loadPdfjs()
   const doc = await pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: -1, ...options }).promise
   return { pdfjs, doc }
 }

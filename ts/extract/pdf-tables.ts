@@ -176,10 +176,24 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
   const groups = new Map<number, typeof cells>()
   cells.forEach((cell, i) => appendTo(groups, find(i), cell))
 
+  // An item's middle, along its own direction: a column header set sideways runs up its cell.
   const centre = items.map((it) => {
-    const size = Math.hypot(it.transform[2] ?? 0, it.transform[3] ?? 0) || 1
-    return { x: (it.transform[4] ?? 0) + it.width / 2, y: (it.transform[5] ?? 0) + size / 3 }
+    const [a = 1, b = 0, c = 0, d = 1, x = 0, y = 0] = it.transform
+    const along = Math.hypot(a, b) || 1
+    const size = Math.hypot(c, d) || 1
+    return { x: x + ((a / along) * it.width) / 2 + c / 3, y: y + ((b / along) * it.width) / 2 + (d / size) * (size / 3) }
   })
+  // Items by the height of their middle, so that a cell looks only at those level with it.
+  const byHeight = centre.map((_, i) => i).sort((a, b) => centre[a]!.y - centre[b]!.y)
+  const firstAtOrAbove = (y: number) => {
+    let [lo, hi] = [0, byHeight.length]
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (centre[byHeight[mid]!]!.y < y) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
   const tables: Table[] = []
   for (const group of groups.values()) {
     const columns = [...new Set(group.flatMap((c) => [Math.round(c.x0 * 10), Math.round(c.x1 * 10)]))].sort((a, b) => a - b)
@@ -193,9 +207,13 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
       const rowCells = group.filter((c) => Math.round(c.y1 * 10) === top).sort((a, b) => a.x0 - b.x0)
       const inside = rowCells.map((c) => {
         const mine: number[] = []
-        centre.forEach((p, i) => {
-          if (!used.has(i) && p.x >= c.x0 && p.x <= c.x1 && p.y >= c.y0 && p.y <= c.y1) mine.push(i)
-        })
+        for (let k = firstAtOrAbove(c.y0); k < byHeight.length && centre[byHeight[k]!]!.y <= c.y1; k++) {
+          const i = byHeight[k]!
+          const p = centre[i]!
+          if (!used.has(i) && p.x >= c.x0 && p.x <= c.x1) mine.push(i)
+        }
+        // In content order, as the cell's text is read.
+        mine.sort((a, b) => a - b)
         for (const i of mine) {
           used.add(i)
           groupItems.push(i)

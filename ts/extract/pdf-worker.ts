@@ -17,6 +17,7 @@ import { type Frame, uprightFrame } from './pdf-orient.js'
 import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
 // Before pdf.js loads: it reads the platform's ImageDecoder once, as its worker module loads.
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
+import { loadPdfjs } from './pdfjs.js'
 
 const LAYOUT = 'layout.4'
 
@@ -97,7 +98,7 @@ const heapInUse = () => {
 }
 
 async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: number, ocr?: boolean) => void): Promise<PdfOutput> {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const pdfjs = await loadPdfjs()
   const OPS = pdfjs.OPS as unknown as Record<string, number>
   const open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) =>
     pdfjs.getDocument({

@@ -3,6 +3,7 @@
 // onto @napi-rs/canvas, as it does for OCR; the page's own images are decoded by pdf.js (in
 // JavaScript), never by a native decoder.
 import { drawnDocument } from './pdf-undrawn.js'
+import { loadPdfjs } from './pdfjs.js'
 import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 
@@ -27,7 +28,7 @@ export async function renderRegion(bytes: Uint8Array, password: string | undefin
     diagnostics: [],
     failure: { code, message },
   })
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs')
+  const pdfjs = await loadPdfjs()
   const { createCanvas } = await import('@napi-rs/canvas')
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {

@@ -6,6 +6,7 @@
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
+use super::math;
 use super::styles::{Numbering, Styles};
 use super::{Block, BlockKind, Cell, TableRow, attr, local};
 
@@ -132,6 +133,8 @@ pub(super) fn walk(
     let mut pending_alt = PendingAlt::default();
     // Depth at which a skipped subtree (a separator note) started.
     let mut skipping: Option<usize> = None;
+    // The equation being read (`m:oMath`, `m:oMathPara`): its elements build a tree, not text.
+    let mut equation: Option<math::Builder> = None;
     loop {
         let event = match reader.read_event_into(&mut buf) {
             Ok(event) => event,
@@ -148,6 +151,16 @@ pub(super) fn walk(
                 let name = local(e.name().as_ref()).to_string();
                 names.push(name.clone());
                 if skipping.is_some() {
+                    buf.clear();
+                    continue;
+                }
+                if let Some(b) = equation.as_mut() {
+                    b.open(&e);
+                    buf.clear();
+                    continue;
+                }
+                if name == "oMathPara" || name == "oMath" {
+                    equation = Some(math::Builder::start(&e));
                     buf.clear();
                     continue;
                 }
@@ -191,6 +204,11 @@ pub(super) fn walk(
             }
             Event::Empty(e) => {
                 if skipping.is_some() {
+                    buf.clear();
+                    continue;
+                }
+                if let Some(b) = equation.as_mut() {
+                    b.empty(&e);
                     buf.clear();
                     continue;
                 }
@@ -244,24 +262,21 @@ pub(super) fn walk(
                     _ => {}
                 }
             }
+            Event::Text(t) if equation.is_some() && skipping.is_none() => {
+                if let Some(b) = equation.as_mut() {
+                    b.text(&t.xml10_content());
+                }
+            }
+            Event::GeneralRef(r) if equation.is_some() && skipping.is_none() => {
+                if let Some(b) = equation.as_mut() {
+                    b.text(&general_ref(&r));
+                }
+            }
             Event::Text(t) if in_text && skipping.is_none() => {
                 push_text(&mut paras, &t.xml10_content());
             }
             Event::GeneralRef(r) if in_text && skipping.is_none() => {
-                if let Ok(Some(c)) = r.resolve_char_ref() {
-                    push_text(&mut paras, &c.to_string());
-                } else {
-                    let name = r.as_ref().to_string();
-                    let text = match name.as_str() {
-                        "amp" => "&",
-                        "lt" => "<",
-                        "gt" => ">",
-                        "quot" => "\"",
-                        "apos" => "'",
-                        _ => "",
-                    };
-                    push_text(&mut paras, text);
-                }
+                push_text(&mut paras, &general_ref(&r));
             }
             Event::End(e) => {
                 let name = local(e.name().as_ref()).to_string();
@@ -270,6 +285,17 @@ pub(super) fn walk(
                 if let Some(start) = skipping {
                     if depth == start {
                         skipping = None;
+                    }
+                    buf.clear();
+                    continue;
+                }
+                if let Some(b) = equation.as_mut() {
+                    if let Some(root) = b.close() {
+                        equation = None;
+                        let tex = math::latex(&root);
+                        if !tex.is_empty() {
+                            push_text(&mut paras, &format!(" {tex} "));
+                        }
                     }
                     buf.clear();
                     continue;
@@ -364,6 +390,22 @@ fn layout_frame(mut table: TableCtx) -> Result<Vec<Inner>, TableCtx> {
         return Ok(cell.inner);
     }
     Err(table)
+}
+
+/// An entity or character reference as the text it stands for (unknown entities stand for nothing).
+fn general_ref(r: &quick_xml::events::BytesRef<'_>) -> String {
+    if let Ok(Some(c)) = r.resolve_char_ref() {
+        return c.to_string();
+    }
+    match r.as_ref() {
+        "amp" => "&",
+        "lt" => "<",
+        "gt" => ">",
+        "quot" => "\"",
+        "apos" => "'",
+        _ => "",
+    }
+    .to_string()
 }
 
 fn push_text(paras: &mut [Para], text: &str) {

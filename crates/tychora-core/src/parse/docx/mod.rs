@@ -10,6 +10,7 @@
 //! never body blocks.
 
 mod body;
+mod math;
 mod package;
 mod styles;
 

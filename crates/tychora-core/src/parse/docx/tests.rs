@@ -228,3 +228,70 @@ fn pictures_come_with_their_bytes_alt_text_and_place() {
     .unwrap();
     assert_eq!(vml.pictures.len(), 2);
 }
+
+#[test]
+fn equations_read_as_latex() {
+    let doc = read(
+        &fixture("docx/docling/equations.docx"),
+        DocxLimits::default(),
+    )
+    .unwrap();
+    let text: String = doc.blocks.iter().map(|b| format!("{}\n", b.text)).collect();
+    let squashed = text.replace(' ', "");
+    // Scripts keep what they raise: a² + b² = c², not "a2+b2=c2" (docling writes the same LaTeX).
+    assert!(squashed.contains("$A=\\pir^{2}$"), "{text}");
+    assert!(
+        squashed.contains("$$a^{2}+b^{2}=c^{2}\\times23$$"),
+        "{text}"
+    );
+    // Fractions, n-ary operators with their limits, delimiters and functions.
+    assert!(squashed.contains("\\sum_{n=1}^{\\infty}"), "{text}");
+    assert!(squashed.contains("\\frac{n\\pix}{L}"), "{text}");
+    assert!(squashed.contains("f\\left(x\\right)"), "{text}");
+    assert!(squashed.contains("\\bigcup_{n=1}^{m}"), "{text}");
+    assert!(!squashed.contains("a2+b2=c2"), "{text}");
+}
+
+#[test]
+fn an_equation_nested_past_the_bound_is_read_as_its_text() {
+    // 500 nested fractions: no stack overflow, the innermost text kept.
+    let mut math = String::from("<m:r><m:t>x</m:t></m:r>");
+    for _ in 0..500 {
+        math = format!("<m:f><m:num>{math}</m:num><m:den><m:r><m:t>2</m:t></m:r></m:den></m:f>");
+    }
+    let body = format!(
+        r#"<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"><w:body><w:p><m:oMath>{math}</m:oMath></w:p></w:body></w:document>"#
+    );
+    let bytes = minimal_docx(&body);
+    let doc = read(&bytes, DocxLimits::default()).unwrap();
+    let text = &doc.blocks[0].text;
+    assert!(
+        text.starts_with("$\\frac{"),
+        "{}",
+        &text[..40.min(text.len())]
+    );
+    assert!(text.contains('x'));
+}
+
+/// A package holding `document` as its main part.
+fn minimal_docx(document: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    let entries: [(&str, &[u8]); 3] = [
+        (
+            "[Content_Types].xml",
+            br#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>"#,
+        ),
+        (
+            "_rels/.rels",
+            br#"<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>"#,
+        ),
+        ("word/document.xml", document.as_bytes()),
+    ];
+    for (name, bytes) in entries {
+        zip.start_file(name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
