@@ -114,6 +114,15 @@ fn of(node: Option<&Node>, depth: usize) -> String {
         .to_string()
 }
 
+/// Each child named `name`, as LaTeX.
+fn each(node: &Node, name: &str, depth: usize) -> Vec<String> {
+    node.children
+        .iter()
+        .filter(|c| c.name == name)
+        .map(|c| convert(c, depth + 1).trim().to_string())
+        .collect()
+}
+
 fn children(node: &Node, depth: usize) -> String {
     node.children
         .iter()
@@ -130,13 +139,7 @@ fn convert(node: &Node, depth: usize) -> String {
     let part = |name: &str| of(node.child(name), d);
     match node.name.as_str() {
         "t" => symbols(&node.text),
-        "oMathPara" => node
-            .children
-            .iter()
-            .filter(|c| c.name == "oMath")
-            .map(|c| convert(c, d + 1).trim().to_string())
-            .collect::<Vec<_>>()
-            .join(" \\\\ "),
+        "oMathPara" => each(node, "oMath", d).join(" \\\\ "),
         "sSup" => format!("{}^{{{}}}", part("e"), part("sup")),
         "sSub" => format!("{}_{{{}}}", part("e"), part("sub")),
         "sSubSup" => format!("{}_{{{}}}^{{{}}}", part("e"), part("sub"), part("sup")),
@@ -174,12 +177,7 @@ fn convert(node: &Node, depth: usize) -> String {
             let open = node.prop("begChr").unwrap_or("(");
             let close = node.prop("endChr").unwrap_or(")");
             let sep = node.prop("sepChr").unwrap_or("|");
-            let inner: Vec<String> = node
-                .children
-                .iter()
-                .filter(|c| c.name == "e")
-                .map(|c| convert(c, d + 1).trim().to_string())
-                .collect();
+            let inner = each(node, "e", d);
             format!(
                 "\\left{}{}\\right{}",
                 delimiter(open),
@@ -231,12 +229,7 @@ fn convert(node: &Node, depth: usize) -> String {
         "limLow" => format!("{}_{{{}}}", part("e"), part("lim")),
         "limUpp" => format!("{}^{{{}}}", part("e"), part("lim")),
         "eqArr" => {
-            let rows: Vec<String> = node
-                .children
-                .iter()
-                .filter(|c| c.name == "e")
-                .map(|c| convert(c, d + 1).trim().to_string())
-                .collect();
+            let rows = each(node, "e", d);
             if rows.len() == 1 {
                 rows.concat()
             } else {
@@ -248,14 +241,7 @@ fn convert(node: &Node, depth: usize) -> String {
                 .children
                 .iter()
                 .filter(|c| c.name == "mr")
-                .map(|r| {
-                    r.children
-                        .iter()
-                        .filter(|c| c.name == "e")
-                        .map(|c| convert(c, d + 1).trim().to_string())
-                        .collect::<Vec<_>>()
-                        .join(" & ")
-                })
+                .map(|r| each(r, "e", d + 1).join(" & "))
                 .collect();
             format!("\\begin{{matrix}}{}\\end{{matrix}}", rows.join(" \\\\ "))
         }
