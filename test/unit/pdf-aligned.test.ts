@@ -106,6 +106,13 @@ describe('tables drawn without rules', () => {
     expect(findAlignedTables(columns).tables).toHaveLength(0)
   })
 
+  it('bounds what hostile positions cost: far-flung or non-finite items find no table and throw nothing', () => {
+    const far = [0, 1, 2].flatMap((k) => [item('a', 50, 700 - 12 * k), item('b', 200, 700 - 12 * k), item('c', 1e12, 700 - 12 * k)])
+    expect(findAlignedTables(far).tables).toHaveLength(0)
+    const broken = [0, 1, 2].flatMap((k) => [item('a', Number.NaN, 700 - 12 * k), item('b', Number.POSITIVE_INFINITY, 700 - 12 * k), item('c', 350, Number.NaN)])
+    expect(findAlignedTables(broken).tables).toHaveLength(0)
+  })
+
   it('needs three rows: two aligned lines are not a table', () => {
     expect(findAlignedTables([...row(700, 'a', 'b', 'c'), ...row(688, 'd', 'e', 'f')]).tables).toHaveLength(0)
   })

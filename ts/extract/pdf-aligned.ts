@@ -17,6 +17,7 @@ const MIN_ROWS = 3
 const MIN_COLUMNS = 3
 /** Lines between two rows that may belong to them (wrapped cells). */
 const MAX_BETWEEN = 3
+const MAX_WIDTH = 14_400
 
 interface Piece {
   x0: number
@@ -43,7 +44,8 @@ function rowsOf(items: TextItem[]): Row[] {
     if (current) out.push(cut(current, items))
   }
   items.forEach((item, i) => {
-    if (item.str.trim() === '') return
+    // A hostile file's positions can be anything: only finite ones are laid out here.
+    if (item.str.trim() === '' || !Number.isFinite(xOf(item) + yOf(item) + item.width + sizeOf(item.transform))) return
     const size = sizeOf(item.transform)
     if (current && Math.abs(yOf(item) - current.y) < 0.5 * Math.max(size, current.size)) current.items.push(i)
     else {
@@ -75,6 +77,8 @@ function cut(line: { y: number; items: number[] }, items: TextItem[]): Row {
 function columnsOf(rows: Row[]): Array<[number, number]> {
   const lo = Math.floor(Math.min(...rows.flatMap((r) => r.pieces.map((p) => p.x0))))
   const hi = Math.ceil(Math.max(...rows.flatMap((r) => r.pieces.map((p) => p.x1))))
+  // Wider than any page can be (PDF's limit is 14,400 points): no columns to find.
+  if (!(hi - lo <= MAX_WIDTH)) return []
   const cover = new Array<number>(hi - lo + 1).fill(0)
   for (const r of rows) for (const p of r.pieces) for (let x = Math.ceil(p.x0); x <= Math.floor(p.x1); x++) cover[x - lo]!++
   const allowed = Math.floor(0.1 * rows.length)

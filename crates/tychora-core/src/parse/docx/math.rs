@@ -10,6 +10,9 @@ use quick_xml::events::BytesStart;
 use super::{attr, local};
 
 const MAX_DEPTH: usize = 64;
+/// Elements nested deeper are not kept as nodes (their text joins the deepest kept one), so that
+/// neither reading nor dropping a hostile equation recurses without bound.
+const MAX_NESTING: usize = MAX_DEPTH + 16;
 
 #[derive(Debug, Default)]
 pub(super) struct Node {
@@ -24,6 +27,8 @@ pub(super) struct Node {
 #[derive(Default)]
 pub(super) struct Builder {
     stack: Vec<Node>,
+    /// Elements open below `MAX_NESTING`, not kept.
+    unkept: usize,
 }
 
 impl Builder {
@@ -34,6 +39,10 @@ impl Builder {
     }
 
     pub(super) fn open(&mut self, e: &BytesStart<'_>) {
+        if self.stack.len() >= MAX_NESTING {
+            self.unkept += 1;
+            return;
+        }
         self.stack.push(Node {
             name: local(e.name().as_ref()).to_string(),
             val: attr(e, "val"),
@@ -54,6 +63,10 @@ impl Builder {
 
     /// Closes the innermost element; the root when it was the last one open.
     pub(super) fn close(&mut self) -> Option<Node> {
+        if self.unkept > 0 {
+            self.unkept -= 1;
+            return None;
+        }
         let node = self.stack.pop()?;
         match self.stack.last_mut() {
             Some(parent) => {
