@@ -8,6 +8,7 @@
 // - a line with fewer pieces is part of the table only if each piece stays in one column: a
 //   wrapped cell continues the row above it, a line with text in the first column starts a row;
 //   a line of prose across the columns ends the table.
+import { sizeOf } from './pdf-layout.js'
 import type { Cell, Table, TextItem } from './pdf-tables.js'
 import { cellText } from './pdf-tables.js'
 
@@ -32,7 +33,6 @@ interface Row {
   items: number[]
 }
 
-const sizeOf = (t: number[]) => Math.hypot(t[2] ?? 0, t[3] ?? 0) || Math.abs(t[3] ?? 0) || 1
 const xOf = (i: TextItem) => i.transform[4] ?? 0
 const yOf = (i: TextItem) => i.transform[5] ?? 0
 
@@ -104,7 +104,7 @@ function columnsOf(rows: Row[]): Array<[number, number]> {
 }
 
 /** The columns a piece lies in: the first and the last it overlaps by more than a little. */
-function span(p: Piece, columns: Array<[number, number]>, size: number): [number, number] | null {
+function span(p: Piece, columns: Array<[number, number]>, size: number): [number, number] {
   // Overlapping a column by more than an em, or half the piece's or the column's width.
   const hit = columns.flatMap(([a, b], k) => (Math.min(b, p.x1) - Math.max(a, p.x0) > Math.min(size, 0.5 * (p.x1 - p.x0), 0.5 * (b - a)) ? [k] : []))
   if (hit.length === 0) {
@@ -166,10 +166,14 @@ function tableOf(rows: Row[], first: number, lastRow: number, last: number, item
   if (body.length < MIN_ROWS) return null
   const columns = columnsOf(body)
   if (columns.length < MIN_COLUMNS) return null
-  const fits = (r: Row) => r.pieces.every((p) => {
-    const s = span(p, columns, r.size)
-    return s !== null && s[0] === s[1]
-  })
+  // Each piece's columns, worked out once.
+  const spans = new Map<Piece, [number, number]>()
+  const spanOf = (p: Piece, r: Row) => {
+    let s = spans.get(p)
+    if (!s) spans.set(p, (s = span(p, columns, r.size)))
+    return s
+  }
+  const fits = (r: Row) => r.pieces.every((p) => spanOf(p, r)[0] === spanOf(p, r)[1])
   // The lines of the table: its rows, lines between them that stay in their columns (a line of
   // prose across the columns ends the table), and a header of fewer cells just above the first row.
   let end = first
@@ -178,7 +182,7 @@ function tableOf(rows: Row[], first: number, lastRow: number, last: number, item
     end = k
   }
   // A last line alone in the first column is what follows the table (a note, a source), not a row.
-  const firstColumnOnly = (r: Row) => r.pieces.length === 1 && span(r.pieces[0]!, columns, r.size)?.[0] === 0
+  const firstColumnOnly = (r: Row) => r.pieces.length === 1 && spanOf(r.pieces[0]!, r)[0] === 0
   while (end > first && rows[end]!.pieces.length < MIN_COLUMNS && firstColumnOnly(rows[end]!)) end--
   // A header of fewer cells: up to MAX_BETWEEN lines just before the first row in the content
   // stream, above it and close (in any order: wrapped header cells), each in one column, together
@@ -191,13 +195,13 @@ function tableOf(rows: Row[], first: number, lastRow: number, last: number, item
     start = k
     top = Math.max(top, r.y)
   }
-  const headerColumns = new Set(rows.slice(start, first).flatMap((r) => r.pieces.map((p) => span(p, columns, r.size)![0])))
+  const headerColumns = new Set(rows.slice(start, first).flatMap((r) => r.pieces.map((p) => spanOf(p, r)[0])))
   if (headerColumns.size < 2) start = first
   const lines = rows.slice(start, end + 1)
   const kept = lines.filter((r) => r.pieces.length >= MIN_COLUMNS)
   if (kept.length < MIN_ROWS) return null
   // Enough of a grid: three rows with text in three columns.
-  const filledRows = kept.filter((r) => new Set(r.pieces.map((p) => span(p, columns, r.size)?.[0])).size >= MIN_COLUMNS)
+  const filledRows = kept.filter((r) => new Set(r.pieces.map((p) => spanOf(p, r)[0])).size >= MIN_COLUMNS)
   if (filledRows.length < MIN_ROWS) return null
 
   type Built = { pieces: Array<{ from: number; to: number; items: number[] }>; y0: number; y1: number }
@@ -205,7 +209,7 @@ function tableOf(rows: Row[], first: number, lastRow: number, last: number, item
   lines.forEach((r, n) => {
     const at = start + n
     const placed = r.pieces.map((p) => {
-      const [from, to] = span(p, columns, r.size)!
+      const [from, to] = spanOf(p, r)
       return { from, to, items: p.items }
     })
     const y0 = r.y - 0.3 * r.size

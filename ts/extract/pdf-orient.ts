@@ -42,6 +42,10 @@ export function uprightFrame(items: Item[], view: number[]): Frame {
 
 export function frameFor(turn: number, view: number[]): Frame {
   const [vx0 = 0, vy0 = 0, vx1 = 612, vy1 = 792] = view
+  if (turn === 0) {
+    const same = (b: number[]) => b
+    return { turn, width: vx1 - vx0, height: vy1 - vy0, item: (i) => i, rule: (r) => r, toPage: same }
+  }
   const c = COS[turn]!
   const s = SIN[turn]!
   // Turning the text back by its own angle: p' = A p, A = [[c, s], [-s, c]].
@@ -51,10 +55,6 @@ export function frameFor(turn: number, view: number[]): Frame {
   const minY = Math.min(...corners.map((p) => p[1]))
   const width = Math.max(...corners.map((p) => p[0])) - minX
   const height = Math.max(...corners.map((p) => p[1])) - minY
-  if (turn === 0) {
-    const same = (b: number[]) => b
-    return { turn, width: vx1 - vx0, height: vy1 - vy0, item: (i) => i, rule: (r) => r, toPage: same }
-  }
   const point = (x: number, y: number): [number, number] => {
     const [u, v] = turned(x, y)
     return [u - minX, v - minY]
