@@ -353,6 +353,8 @@ export interface Counts {
   jobs: number
   query_runs: number
   vector_records: number
+  erased_revisions: number
+  erasures_pending: number
 }
 
 /** What the query saw and kept. */
@@ -873,6 +875,8 @@ export interface PdfCall {
   page_timeout_ms: number
   /** Heap (MB) of the worker that reads it. */
   worker_memory_mb: number
+  /** Pixels an image may have for pdf.js to decode it (its `maxImageSize`); 1: none is decoded. */
+  max_image_pixels: number
   /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
   ocr?: OcrCall
   /** The bytes are a grey PNG of one picture (an image file) to recognize, not a PDF. */
@@ -908,6 +912,8 @@ export interface PdfOutput {
   extractor: string
   pages: number
   pages_without_text: Array<number>
+  /** Pages pdf.js could not read, with why (the rest of the file is kept). */
+  unreadable_pages?: Array<PdfUnreadablePage>
   blocks: Array<PdfBlockOutput>
   furniture: Array<PdfFurniture>
   diagnostics: Array<string>
@@ -922,6 +928,12 @@ export interface PdfPictureOutput {
   /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left. */
   bbox: Array<number>
   png: Buffer
+}
+
+/** A page pdf.js could not read. */
+export interface PdfUnreadablePage {
+  page: number
+  reason: string
 }
 
 /** One problem `verify` found. */
@@ -993,6 +1005,9 @@ export interface PurgeReport {
   artifacts_removed: number
   artifact_bytes: number
   generations_removed: number
+  jobs: number
+  erased_revisions: number
+  erased_from_snapshots: number
   duration_ms: number
 }
 
@@ -1272,6 +1287,7 @@ export interface RevisionEvidence {
   metadata: Record<string, unknown>
   captured_at: number
   extractions: Array<ExtractionBrief>
+  tombstones: Array<RevisionTombstone>
 }
 
 /** The exact revision a segment was read from. */
@@ -1281,6 +1297,15 @@ export interface RevisionRef {
   sha256: string
   /** The repository commit the bytes were captured at (Git checkouts). */
   commit?: string
+}
+
+/** A tombstone on a revision. */
+export interface RevisionTombstone {
+  kind: 'erasure' | 'retention'
+  sha256: string
+  reason: string
+  deleted_at: number
+  job_id: number | null
 }
 
 /** Evidence assembled at query time. */
@@ -1650,7 +1675,10 @@ export interface UnitLocator {
   json_pointer: string | null
 }
 
-/** The pack files at `paths`, each checked and resolved (dependencies found from `dir`). */
+/**
+ * The pack files at `paths`, each checked and resolved (dependencies found from `dir`); a file
+ * outside the workspace's `packs/` is the pack its `name` says.
+ */
 export declare function validatePacks(dir: string | undefined | null, paths: Array<string>): Promise<PackEntry[]>
 
 /** The verification report. */
@@ -1659,6 +1687,7 @@ export interface VerifyReport {
   artifacts_checked: number
   references_checked: number
   snapshots_checked: number
+  erasures_checked: number
   problems: Array<Problem>
 }
 
@@ -1713,6 +1742,7 @@ export interface WithdrawReport {
   receipt: Receipt
   withdrawn: Array<WithdrawnSource>
   erased: Array<Tombstone>
+  erased_from_snapshots: number
 }
 
 /**

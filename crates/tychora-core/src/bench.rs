@@ -120,7 +120,7 @@ pub fn analyze_tree(root: &Path, max_file_bytes: u64) -> TreeReport {
         candidates,
         mut diagnostics,
         ..
-    } = capture::walk(root, root, Path::new("/nonexistent"), &[]);
+    } = capture::walk_around(root, root, Path::new("/nonexistent"), &[], &[]);
     let code: Vec<(&capture::Candidate, Language)> = candidates
         .iter()
         .filter_map(|c| Language::from_path(&c.rel_path).map(|l| (c, l)))

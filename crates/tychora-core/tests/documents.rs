@@ -385,3 +385,45 @@ fn requirement_ids_are_exact_hits_from_the_docx_as_from_the_markdown() {
         "{exact:?}"
     );
 }
+
+#[test]
+fn a_job_that_publishes_a_snapshot_is_never_failed() {
+    // A first add whose only file cannot be read publishes nothing: the job failed, and no
+    // snapshot says otherwise; its row says what its receipt says.
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::write(docs.join("broken.docx"), "not a package at all\n").unwrap();
+    let ws_dir = tmp.path().join("ws");
+    Workspace::init(&ws_dir).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let agree = |receipt: &tychora_core::ingest::Receipt| {
+        let row = ws.job_status(receipt.job_id).unwrap();
+        assert_eq!(row.status, receipt.status);
+        assert_eq!(
+            row.receipt.as_ref().map(|r| (r.published, r.snapshot_id)),
+            Some((receipt.published, receipt.snapshot_id))
+        );
+        // A job is failed only when it published nothing.
+        assert!(
+            !(receipt.published && receipt.status == "failed"),
+            "{receipt:?}"
+        );
+    };
+    let first = add(&ws, &docs);
+    assert!(!first.published && first.snapshot_id.is_none(), "{first:?}");
+    assert_eq!(first.status, "failed", "{:?}", first.diagnostics);
+    assert_eq!(first.files.failed, 1);
+    agree(&first);
+    // Nothing new to publish: the file fails again.
+    let second = add(&ws, &docs);
+    assert!(!second.published);
+    assert_eq!(second.status, "failed", "{:?}", second.diagnostics);
+    agree(&second);
+    // A readable file beside it: published, partial.
+    fs::write(docs.join("good.md"), "# Good\n\nLighthouses guide ships.\n").unwrap();
+    let third = add(&ws, &docs);
+    assert!(third.published);
+    assert_eq!(third.status, "partial");
+    agree(&third);
+}

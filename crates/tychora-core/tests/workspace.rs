@@ -299,9 +299,11 @@ fn old_generations_are_collected_beyond_retention() {
     assert_eq!(generations, 5, "retain = 5 in the default workspace.toml");
     let snapshots = ws.list_snapshots().unwrap();
     let list = &snapshots.snapshots;
-    assert_eq!(list.len(), 8);
-    assert_eq!(list.iter().filter(|s| s.retained).count(), 5);
-    // A snapshot whose generation is gone is reported as not found, not served wrong.
+    // Every add applies retention: the three oldest went with their generations.
+    assert_eq!(list.len(), 5);
+    assert!(list.iter().all(|s| s.retained));
+    assert_eq!(list.iter().map(|s| s.id).min(), Some(4));
+    // A snapshot that retention removed is reported as not found, not served wrong.
     let err = ws
         .search(&QueryRequest {
             query: "notes".into(),

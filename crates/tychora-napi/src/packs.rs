@@ -87,39 +87,40 @@ fn entry(ws: Option<&Path>, file: PackFile) -> PackEntry {
         problems: Vec::new(),
         warnings: Vec::new(),
     };
-    match file.check() {
-        Err(problems) => out.problems = problems,
-        Ok(value) => {
-            out.version = nullable(
-                value
-                    .get("version")
-                    .and_then(serde_json::Value::as_u64)
-                    .and_then(|v| u32::try_from(v).ok()),
-            );
-            out.description = nullable(
-                value
-                    .get("description")
-                    .and_then(|d| d.as_str())
-                    .map(String::from),
-            );
-            let strings = |key: &str| -> Vec<String> {
-                match value.get(key) {
-                    Some(serde_json::Value::Array(a)) => a
-                        .iter()
-                        .filter_map(|v| v.as_str())
-                        .map(String::from)
-                        .collect(),
-                    Some(serde_json::Value::Object(o)) => o.keys().cloned().collect(),
-                    _ => Vec::new(),
-                }
-            };
-            out.depends = strings("depends");
-            out.kinds = strings("kinds");
-            match config::resolve_file(ws, file, &serde_json::json!({})) {
-                Ok(resolved) => out.warnings = resolved.warnings,
-                Err(e) => out.problems = vec![e.to_string()],
+    // Every problem of every stage, one per entry: a pack is fixed in one round, not one per run.
+    let config::PackCheck {
+        value,
+        problems,
+        warnings,
+    } = config::check_pack(ws, file);
+    out.problems = problems;
+    out.warnings = warnings;
+    if let Some(value) = value {
+        out.version = nullable(
+            value
+                .get("version")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|v| u32::try_from(v).ok()),
+        );
+        out.description = nullable(
+            value
+                .get("description")
+                .and_then(|d| d.as_str())
+                .map(String::from),
+        );
+        let strings = |key: &str| -> Vec<String> {
+            match value.get(key) {
+                Some(serde_json::Value::Array(a)) => a
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(String::from)
+                    .collect(),
+                Some(serde_json::Value::Object(o)) => o.keys().cloned().collect(),
+                _ => Vec::new(),
             }
-        }
+        };
+        out.depends = strings("depends");
+        out.kinds = strings("kinds");
     }
     out
 }
@@ -137,7 +138,8 @@ pub fn list_packs(dir: Option<String>) -> AsyncTask<Blocking<Vec<PackEntry>>> {
     })
 }
 
-/// The pack files at `paths`, each checked and resolved (dependencies found from `dir`).
+/// The pack files at `paths`, each checked and resolved (dependencies found from `dir`); a file
+/// outside the workspace's `packs/` is the pack its `name` says.
 #[napi(catch_unwind, ts_return_type = "Promise<PackEntry[]>")]
 pub fn validate_packs(
     dir: Option<String>,
@@ -147,7 +149,10 @@ pub fn validate_packs(
         let ws = workspace(dir.as_deref());
         paths
             .iter()
-            .map(|p| Ok(entry(ws.as_deref(), PackFile::read(Path::new(p))?)))
+            .map(|p| {
+                let file = PackFile::read_given(Path::new(p), ws.as_deref())?;
+                Ok(entry(ws.as_deref(), file))
+            })
             .collect()
     })
 }

@@ -29,6 +29,9 @@ pub struct PdfCall {
     /// Heap (MB) of the worker that reads it.
     #[napi(js_name = "worker_memory_mb")]
     pub worker_memory_mb: u32,
+    /// Pixels an image may have for pdf.js to decode it (its `maxImageSize`); 1: none is decoded.
+    #[napi(js_name = "max_image_pixels")]
+    pub max_image_pixels: f64,
     /// Pages with no text layer to recognize, and how (absent: `[ocr]` is off).
     pub ocr: Option<OcrCall>,
     /// The bytes are a grey PNG of one picture (an image file) to recognize, not a PDF.
@@ -110,12 +113,22 @@ pub struct PdfOutput {
     pub pages: u32,
     #[napi(js_name = "pages_without_text")]
     pub pages_without_text: Vec<u32>,
+    /// Pages pdf.js could not read, with why (the rest of the file is kept).
+    #[napi(js_name = "unreadable_pages")]
+    pub unreadable_pages: Option<Vec<PdfUnreadablePage>>,
     pub blocks: Vec<PdfBlockOutput>,
     pub furniture: Vec<PdfFurniture>,
     pub diagnostics: Vec<String>,
     pub failure: Option<PdfFailure>,
     /// Figures the pages draw, each drawn to PNG.
     pub pictures: Option<Vec<PdfPictureOutput>>,
+}
+
+/// A page pdf.js could not read.
+#[napi(object)]
+pub struct PdfUnreadablePage {
+    pub page: u32,
+    pub reason: String,
 }
 
 /// A picture a page draws, as a person sees it.
@@ -151,6 +164,8 @@ impl PdfReader for JsPdfReader {
             max_pages: request.max_pages,
             page_timeout_ms: request.page_timeout_ms,
             worker_memory_mb: request.worker_memory_mb,
+            // A JavaScript number holds every bound a person sets exactly (below 2^53).
+            max_image_pixels: request.max_image_pixels as f64,
             ocr: request.ocr.map(|o| OcrCall {
                 languages: o.languages.to_vec(),
                 dpi: o.dpi,
@@ -215,6 +230,12 @@ impl PdfReader for JsPdfReader {
             extractor: out.extractor,
             pages: out.pages,
             pages_without_text: out.pages_without_text,
+            unreadable_pages: out
+                .unreadable_pages
+                .unwrap_or_default()
+                .into_iter()
+                .map(|u| (u.page, u.reason))
+                .collect(),
             blocks,
             furniture: out
                 .furniture

@@ -13,7 +13,9 @@ mod walk;
 
 #[cfg(feature = "bench")]
 pub use walk::Walk;
-pub use walk::{Candidate, Exclusion, rel_path, walk};
+#[cfg(test)]
+use walk::walk;
+pub use walk::{Candidate, Exclusion, walk_around};
 
 use std::fs::File;
 use std::io::Read;

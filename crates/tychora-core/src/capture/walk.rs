@@ -67,14 +67,30 @@ const MAX_IGNORE_FILE_BYTES: u64 = 1 << 20;
 /// then `.git/info/exclude`).
 const IGNORE_FILES: [&str; 2] = [".ignore", ".gitignore"];
 
+/// `walk_around` with nothing nested (tests).
+#[cfg(test)]
+pub fn walk(root: &Path, start: &Path, exclude: &Path, patterns: &[String]) -> Walk {
+    walk_around(root, start, exclude, patterns, &[])
+}
+
 /// Walks `start` (a file or directory inside the canonical `root`), never entering `exclude`
 /// (the workspace itself) and leaving out what `patterns` (gitignore globs) and the ignore files
-/// exclude. An explicitly named `start` is taken even if a rule would exclude it.
+/// exclude. An explicitly named `start` is taken even if a rule would exclude it. It steps around
+/// the directories in `nested`: other capture roots inside `root`,
+/// whose files are walked from their own root (one file, one place), so they are neither
+/// candidates here nor counted as excluded.
 #[must_use]
-pub fn walk(root: &Path, start: &Path, exclude: &Path, patterns: &[String]) -> Walk {
+pub fn walk_around(
+    root: &Path,
+    start: &Path,
+    exclude: &Path,
+    patterns: &[String],
+    nested: &[PathBuf],
+) -> Walk {
     let mut walker = Walker {
         root,
         exclude,
+        nested,
         out: Walk::default(),
         counts: BTreeMap::new(),
         configured: Gitignore::empty(),
@@ -119,6 +135,7 @@ struct Level {
 struct Walker<'a> {
     root: &'a Path,
     exclude: &'a Path,
+    nested: &'a [PathBuf],
     out: Walk,
     counts: BTreeMap<String, (usize, String)>,
     configured: Gitignore,
@@ -246,6 +263,11 @@ impl Walker<'_> {
                     continue;
                 }
             };
+            if kind == EntryType::Dir
+                && self.nested.iter().any(|n| *n == self.root.join(&child_rel))
+            {
+                continue;
+            }
             if let Some(rule) = self.excluded_by(&name, &child_rel, kind == EntryType::Dir, &levels)
             {
                 self.count(rule, &child_rel);

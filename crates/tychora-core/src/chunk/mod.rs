@@ -68,6 +68,14 @@ pub struct Chunk {
     pub capsule: Capsule,
 }
 
+/// The owner of units that belong to no section: never an owner of windows (a whole document
+/// is not one piece of evidence), each window stands alone.
+const WHOLE_DOCUMENT: &str = "doc";
+
+/// Which owner rule the windows follow: part of the extraction fingerprint, so a change of rule
+/// reads documents again.
+pub const OWNER_RULE: &str = "owners.2";
+
 fn owner_key(unit: &Unit, ordinal: usize, format: Format) -> String {
     // Unseen text is never folded into a window of text a reader can see.
     if unit.unit_type == crate::parse::document::HIDDEN_TEXT {
@@ -84,8 +92,8 @@ fn owner_key(unit: &Unit, ordinal: usize, format: Format) -> String {
         | Format::Legal
         | Format::Rfc => unit
             .parent
-            .map_or_else(|| "doc".to_string(), |p| format!("s{p}")),
-        Format::Text => "doc".to_string(),
+            .map_or_else(|| WHOLE_DOCUMENT.to_string(), |p| format!("s{p}")),
+        Format::Text => WHOLE_DOCUMENT.to_string(),
         // Each symbol (or group of statements) is its own owner: windows follow symbol boundaries.
         Format::Code(_) => format!("u{ordinal}"),
     }
@@ -135,12 +143,12 @@ pub fn windows(
                 ordinal: chunks.len(),
                 first_unit: first,
                 last_unit: last,
-                // Plain text packs all its paragraphs under one owner, but each window ranks on
-                // its own: a long law or RFC is not one candidate.
-                owner_key: if format == Format::Text {
-                    format!("w{}", chunks.len())
-                } else {
-                    owner_key(a, first, format)
+                // Text outside any section (plain text, a PDF or Markdown file without
+                // headings) packs into windows under one owner, but each window ranks on its own:
+                // a long law, RFC or statement is not one candidate.
+                owner_key: match owner_key(a, first, format) {
+                    whole if whole == WHOLE_DOCUMENT => format!("w{}", chunks.len()),
+                    owner => owner,
                 },
                 span,
                 token_count: *tokens,
@@ -165,8 +173,8 @@ pub fn windows(
                 format,
                 i,
                 unit,
-                // The pieces of one oversize paragraph of plain text rank together.
-                &if format == Format::Text {
+                // The pieces of one oversize paragraph outside any section rank together.
+                &if owner == WHOLE_DOCUMENT {
                     format!("u{i}")
                 } else {
                     owner.clone()

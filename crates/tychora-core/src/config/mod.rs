@@ -18,7 +18,9 @@ pub use fingerprints::StageFingerprints;
 pub use pack::*;
 pub(crate) use packs::identifier_regex;
 pub(crate) use packs::record_schema_options;
-pub use packs::{PACK_SCHEMA, PackFile, Resolved, ResolvedValue, resolve, resolve_file};
+pub use packs::{
+    PACK_SCHEMA, PackCheck, PackFile, Resolved, ResolvedValue, check_pack, resolve, resolve_file,
+};
 pub use sensitivity::Sensitivity;
 
 /// `workspace.toml`.
@@ -652,6 +654,14 @@ pub struct History {
     pub revisions_per_source: u32,
     /// Revisions captured within this many days keep their original bytes.
     pub revision_days: u32,
+    /// Finished jobs (their receipts, steps and diagnostics) older than this many days are
+    /// deleted, except those a retained snapshot, a tombstone or a withdrawal names.
+    #[serde(default = "default_job_days")]
+    pub job_days: u32,
+}
+
+fn default_job_days() -> u32 {
+    30
 }
 
 impl Default for History {
@@ -660,6 +670,7 @@ impl Default for History {
             query_days: 30,
             revisions_per_source: 10,
             revision_days: 30,
+            job_days: default_job_days(),
         }
     }
 }
@@ -767,6 +778,9 @@ query_days = 30
 # tombstone (reason "retention"). Extractions, units and chunks no retained snapshot uses are deleted.
 revisions_per_source = 10
 revision_days = 30
+# Finished jobs (receipts, steps) are kept this many days, except those a retained snapshot, a
+# tombstone or a withdrawal names. Retention runs at the end of every job that publishes.
+job_days = 30
 
 # Graph channel (code profile) overrides of the pack: depth, fanout, seeds, max_nodes, relations,
 # callers, weight. For example:

@@ -96,16 +96,33 @@ impl PackFile {
         })
     }
 
+    /// Reads a pack file named as such (`tychora packs validate FILE`). A workspace finds its
+    /// packs by folder (`WORKSPACE/packs/NAME/pack.json`), so there the folder is the name and
+    /// the declared `name` must agree with it; anywhere else a folder means nothing to the engine,
+    /// and the pack is what its `name` says (a verbatim copy of a built-in pack is that pack).
+    ///
+    /// # Errors
+    /// As [`Self::read`].
+    pub fn read_given(path: &Path, workspace: Option<&Path>) -> Result<Self> {
+        let mut file = Self::read(path)?;
+        if workspace.is_some_and(|w| in_packs_folder(path, w)) {
+            return Ok(file);
+        }
+        if let Ok(value) = serde_json::from_str::<Value>(&file.text)
+            && let Some(declared) = value.get("name").and_then(Value::as_str)
+            && valid_name(declared)
+        {
+            file.name = declared.to_string();
+        }
+        Ok(file)
+    }
+
     /// The pack of that name: the workspace's own first, then the built-in one.
     ///
     /// # Errors
     /// `E_NOT_FOUND` when neither exists.
     pub fn find(workspace: Option<&Path>, name: &str) -> Result<Self> {
-        let valid = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
-        if valid
+        if valid_name(name)
             && let Some(path) = workspace.map(|w| local_path(w, name))
             && path.is_file()
         {
@@ -158,15 +175,36 @@ impl PackFile {
     /// # Errors
     /// One line per problem, each `FILE:LINE: FIELD: what is wrong`.
     pub fn check(&self) -> std::result::Result<Value, Vec<String>> {
-        let value: Value = serde_json::from_str(&self.text)
-            .map_err(|e| vec![format!("{}:{}: not JSON: {e}", self.origin, e.line())])?;
+        match self.examine() {
+            (Some(value), problems) if problems.is_empty() => Ok(value),
+            (_, problems) => Err(problems),
+        }
+    }
+
+    /// As [`Self::check`], keeping the parsed value when only the schema or the name is wrong,
+    /// so what lies beyond (dependencies, regexes, record schemas) is checked in the same run.
+    fn examine(&self) -> (Option<Value>, Vec<String>) {
+        let (value, problems) = self.examine_at();
+        (value, problems.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// As [`Self::examine`], each problem with the JSON pointer it is about.
+    fn examine_at(&self) -> (Option<Value>, Vec<(String, String)>) {
+        let value: Value = match serde_json::from_str(&self.text) {
+            Ok(value) => value,
+            Err(e) => {
+                let problem = format!("{}:{}: not JSON: {e}", self.origin, e.line());
+                return (None, vec![(String::new(), problem)]);
+            }
+        };
         if self.is_embedded() {
             // The packs compiled into the engine are checked against the schema by a test
             // (`built_in_packs_pass_the_published_schema`): building the validator for them on
             // every open cost a CLI search ~3 ms of its start (issue 11).
-            return Ok(value);
+            return (Some(value), Vec::new());
         }
-        self.validate(value)
+        let problems = self.problems(&value);
+        (Some(value), problems)
     }
 
     /// Whether this is an embedded pack, exactly as compiled in.
@@ -177,38 +215,54 @@ impl PackFile {
     }
 
     /// The schema check of [`Self::check`], whatever the pack's origin.
+    #[cfg(test)]
     fn validate(&self, value: Value) -> std::result::Result<Value, Vec<String>> {
-        let mut problems: Vec<String> = schema_validator()
-            .iter_errors(&value)
-            .map(|e| {
-                let mut pointer = e.instance_path().as_str().to_string();
-                if let jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } =
-                    e.kind()
-                    && let Some(field) = unexpected.first()
-                {
-                    pointer = format!("{pointer}/{field}");
-                }
-                self.locate(&pointer, &e.to_string())
-            })
-            .collect();
-        let declared = value
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if problems.is_empty() && declared != self.name {
-            problems.push(self.locate(
-                "/name",
-                &format!(
-                    "the pack is named {declared:?} but lives under {:?}",
-                    self.name
-                ),
-            ));
-        }
+        let problems: Vec<String> = self.problems(&value).into_iter().map(|(_, p)| p).collect();
         if problems.is_empty() {
             Ok(value)
         } else {
             Err(problems)
         }
+    }
+
+    /// Every schema violation (each unexpected field on its own), and a declared name other than
+    /// the one the pack is found by; each with the pointer of the value it finds wrong (empty when
+    /// it finds no value wrong, only one missing).
+    fn problems(&self, value: &Value) -> Vec<(String, String)> {
+        let mut problems = Vec::new();
+        for e in schema_validator().iter_errors(value) {
+            let pointer = e.instance_path().as_str().to_string();
+            let message = e.to_string();
+            match e.kind() {
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected }
+                    if !unexpected.is_empty() =>
+                {
+                    for field in unexpected {
+                        let at = format!("{pointer}/{}", escape(field));
+                        let one = format!(
+                            "Additional properties are not allowed ({field:?} was unexpected)"
+                        );
+                        problems.push((at.clone(), self.locate(&at, &one)));
+                    }
+                }
+                // A missing field is about its object, whose other fields are still checked.
+                jsonschema::error::ValidationErrorKind::Required { .. } => {
+                    problems.push((String::new(), self.locate(&pointer, &message)));
+                }
+                _ => problems.push((pointer.clone(), self.locate(&pointer, &message))),
+            }
+        }
+        // A missing or non-string name is the schema's to report.
+        if let Some(declared) = value.get("name").and_then(Value::as_str)
+            && declared != self.name
+        {
+            let message = format!(
+                "the pack is named {declared:?} but lives under {:?}: a workspace finds a pack by its folder (packs/NAME/pack.json), so the two must agree",
+                self.name
+            );
+            problems.push(("/name".into(), self.locate("/name", &message)));
+        }
+        problems
     }
 
     /// `FILE:LINE: POINTER: message`, the line of the deepest part of `pointer` the file holds.
@@ -223,6 +277,25 @@ impl PackFile {
 
 fn local_path(workspace: &Path, name: &str) -> PathBuf {
     workspace.join("packs").join(name).join("pack.json")
+}
+
+/// A name a workspace pack's folder may have.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// Whether `path` is `WORKSPACE/packs/<folder>/pack.json`, where the workspace finds packs.
+fn in_packs_folder(path: &Path, workspace: &Path) -> bool {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let packs = real(&workspace.join("packs"));
+    path.file_name().is_some_and(|n| n == "pack.json")
+        && path
+            .parent()
+            .and_then(Path::parent)
+            .is_some_and(|folder| real(folder) == packs)
 }
 
 /// The schema validator, built once. Patterns in it run on the `regex` crate (linear time).
@@ -342,8 +415,66 @@ pub fn resolve_file(
     overrides: &Value,
 ) -> Result<Resolved> {
     let name = file.name.clone();
+    let (resolved, problems) = resolve_collecting(workspace, file, overrides);
+    match resolved {
+        Some(resolved) if problems.is_empty() => Ok(resolved),
+        _ => Err(Error::InvalidArgument(format!(
+            "pack {name:?} cannot be used:\n  {}",
+            problems.join("\n  ")
+        ))),
+    }
+}
+
+/// What checking a pack found: its value when it parses, every problem (each
+/// `FILE:LINE: POINTER: what is wrong`) and the warnings of resolving it.
+#[derive(Debug, Clone)]
+pub struct PackCheck {
+    /// The file's JSON, when it parses.
+    pub value: Option<Value>,
+    /// Every problem, empty when the pack resolves.
+    pub problems: Vec<String>,
+    /// What resolves but deserves a look.
+    pub warnings: Vec<String>,
+}
+
+/// Checks a pack file and resolves it with its dependencies, listing every problem of every
+/// stage in one pass (`tychora packs validate`, `packs list`): schema violations, a name its
+/// folder contradicts, missing dependencies and cycles, invalid dependencies, regexes, record
+/// schemas, facets and algorithms. Only a file that is not JSON stops the check at once.
+#[must_use]
+pub fn check_pack(workspace: Option<&Path>, file: PackFile) -> PackCheck {
+    let (value, _) = file.examine();
+    let (resolved, problems) = resolve_collecting(workspace, file, &json!({}));
+    PackCheck {
+        value,
+        warnings: resolved.map(|r| r.warnings).unwrap_or_default(),
+        problems,
+    }
+}
+
+/// Resolution, collecting every problem instead of stopping at the first: each pack is checked
+/// whole, every dependency followed, and the semantic checks run on what merges even when a file
+/// broke the schema (a problem already reported at a field is not reported again beneath it).
+fn resolve_collecting(
+    workspace: Option<&Path>,
+    file: PackFile,
+    overrides: &Value,
+) -> (Option<Resolved>, Vec<String>) {
+    let name = file.name.clone();
     let mut order = Vec::new();
-    collect(workspace, Some(file), &name, &mut Vec::new(), &mut order)?;
+    let mut problems = Vec::new();
+    let mut flagged = Vec::new();
+    collect(
+        workspace,
+        file,
+        &mut vec![name.clone()],
+        &mut order,
+        &mut problems,
+        &mut flagged,
+    );
+    if order.is_empty() {
+        return (None, problems);
+    }
     let mut layers = vec![Layer {
         label: "engine default".into(),
         file: None,
@@ -373,7 +504,6 @@ pub fn resolve_file(
             file: None,
         });
     }
-    let problems = semantic_problems(&merged);
     let locate = |pointer: &str, message: &str| -> String {
         let layer = origin_of(&origins, pointer).map(|i| &layers[i]);
         match layer.and_then(|l| l.file.as_ref()) {
@@ -384,23 +514,30 @@ pub fn resolve_file(
             ),
         }
     };
-    let (errors, warnings): (Vec<_>, Vec<_>) = problems.into_iter().partition(|p| p.error);
-    if !errors.is_empty() {
-        return Err(Error::InvalidArgument(format!(
-            "pack {name:?} cannot be used:\n  {}",
-            errors
-                .iter()
-                .map(|p| locate(&p.pointer, &p.message))
-                .collect::<Vec<_>>()
-                .join("\n  ")
-        )));
-    }
+    let already = |pointer: &str| {
+        flagged
+            .iter()
+            .any(|f: &String| pointer == f || pointer.starts_with(&format!("{f}/")))
+    };
+    let (errors, warnings): (Vec<_>, Vec<_>) = semantic_problems(&merged)
+        .into_iter()
+        .filter(|p| !already(&p.pointer))
+        .partition(|p| p.error);
+    problems.extend(errors.iter().map(|p| locate(&p.pointer, &p.message)));
     let warnings = warnings
         .iter()
         .map(|p| locate(&p.pointer, &p.message))
         .collect();
-    let pack: Pack = serde_json::from_value(merged.clone())
-        .map_err(|e| Error::InvalidArgument(format!("pack {name:?} resolves incomplete: {e}")))?;
+    if !problems.is_empty() {
+        return (None, problems);
+    }
+    let pack: Pack = match serde_json::from_value(merged.clone()) {
+        Ok(pack) => pack,
+        Err(e) => {
+            problems.push(format!("pack {name:?} resolves incomplete: {e}"));
+            return (None, problems);
+        }
+    };
     let chain = layers
         .iter()
         .filter_map(|l| l.file.as_ref().map(|f| f.name.clone()))
@@ -418,44 +555,35 @@ pub fn resolve_file(
             value,
         })
         .collect();
-    Ok(Resolved {
+    let resolved = Resolved {
         pack,
         chain,
         values,
         warnings,
-    })
+    };
+    (Some(resolved), problems)
 }
 
-/// Depth-first: dependencies before the pack, each pack once; a pack met again on the current
-/// path is a cycle.
+/// Depth-first: dependencies before the pack, each pack once. `path` is the chain of packs being
+/// resolved, `file`'s name last; a dependency already on it is a cycle. Every problem is pushed
+/// to `problems` and the walk goes on; the pointers of schema problems go to `flagged`.
 fn collect(
     workspace: Option<&Path>,
-    given: Option<PackFile>,
-    name: &str,
+    file: PackFile,
     path: &mut Vec<String>,
     order: &mut Vec<(PackFile, Value)>,
-) -> Result<()> {
-    if order.iter().any(|(f, _)| f.name == name) {
-        return Ok(());
+    problems: &mut Vec<String>,
+    flagged: &mut Vec<String>,
+) {
+    let (value, found) = file.examine_at();
+    for (pointer, problem) in found {
+        // A problem of the whole document (a missing field) hides nothing beneath it.
+        if !pointer.is_empty() {
+            flagged.push(pointer);
+        }
+        problems.push(problem);
     }
-    if path.iter().any(|p| p == name) || path.len() >= MAX_DEPTH {
-        path.push(name.to_string());
-        return Err(Error::InvalidArgument(format!(
-            "pack dependency cycle: {}",
-            path.join(" → ")
-        )));
-    }
-    let file = match given {
-        Some(file) => file,
-        None => PackFile::find(workspace, name)?,
-    };
-    let value = file.check().map_err(|problems| {
-        Error::InvalidArgument(format!(
-            "pack {name:?} is not valid:\n  {}",
-            problems.join("\n  ")
-        ))
-    })?;
-    path.push(name.to_string());
+    let Some(value) = value else { return };
     let depends: Vec<String> = value
         .get("depends")
         .and_then(Value::as_array)
@@ -467,17 +595,33 @@ fn collect(
         })
         .unwrap_or_default();
     for (i, dependency) in depends.iter().enumerate() {
-        collect(workspace, None, dependency, path, order).map_err(|e| match e {
-            Error::NotFound { .. } => Error::InvalidArgument(file.locate(
-                &format!("/depends/{i}"),
+        let at = format!("/depends/{i}");
+        if order.iter().any(|(f, _)| f.name == *dependency) {
+            continue;
+        }
+        if path.iter().any(|p| p == dependency) || path.len() >= MAX_DEPTH {
+            let mut cycle = path.clone();
+            cycle.push(dependency.clone());
+            problems.push(file.locate(
+                &at,
+                &format!("pack dependency cycle: {}", cycle.join(" → ")),
+            ));
+            continue;
+        }
+        match PackFile::find(workspace, dependency) {
+            Ok(dependency_file) => {
+                path.push(dependency.clone());
+                collect(workspace, dependency_file, path, order, problems, flagged);
+                path.pop();
+            }
+            Err(Error::NotFound { .. }) => problems.push(file.locate(
+                &at,
                 &format!("depends on pack {dependency:?}, which does not exist"),
             )),
-            other => other,
-        })?;
+            Err(e) => problems.push(file.locate(&at, &e.to_string())),
+        }
     }
-    path.pop();
     order.push((file, value));
-    Ok(())
 }
 
 /// Kind definitions are replaced whole: a pack that redefines a kind states all of it.
@@ -617,6 +761,18 @@ pub(crate) fn identifier_regex(pattern: &str) -> std::result::Result<regex::Rege
     Ok(regex)
 }
 
+/// A regex error on one line: the `regex` crate draws a syntax error over several (the pattern,
+/// a caret under the fault, then what is wrong), which would break a `FILE:LINE:` listing.
+fn regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let last = text
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or_default();
+    last.strip_prefix("error: ").unwrap_or(last).to_string()
+}
+
 fn semantic_problems(pack: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut error = |pointer: String, message: String| {
@@ -643,7 +799,8 @@ fn semantic_problems(pack: &Value) -> Vec<Problem> {
                 error(
                     format!("/identifiers/patterns/{i}/regex"),
                     format!(
-                        "not a regex the engine runs in linear time (no look-around, no back-references): {e}"
+                        "not a regex the engine runs in linear time (no look-around, no back-references): {}",
+                        regex_error(&e)
                     ),
                 );
             }
@@ -746,7 +903,8 @@ fn semantic_problems(pack: &Value) -> Vec<Problem> {
                 error(
                     format!("{at}/records/{}/key_pattern", escape(record)),
                     format!(
-                        "not a regex the engine runs in linear time (no look-around, no back-references): {e}"
+                        "not a regex the engine runs in linear time (no look-around, no back-references): {}",
+                        regex_error(&e)
                     ),
                 );
             }
@@ -946,6 +1104,81 @@ mod tests {
                 .map(|p| p.name.as_str())
                 .collect::<Vec<_>>(),
             ["core", "documents", "code", "legal-eu"]
+        );
+    }
+
+    #[test]
+    fn every_problem_of_every_stage_is_listed_in_one_run() {
+        let dir = workspace(&[(
+            "many",
+            "{\n\"name\": \"other\",\n\"version\": 1,\n\"description\": \"x\",\n\"depends\": [\"documents\", \"nowhere\"],\n\"output\": {\"limt\": 3, \"budgte\": 1},\n\"identifiers\": {\"patterns\": [{\"name\": \"twice\", \"regex\": \"(a+)+\\\\1\"}]}\n}\n",
+        )]);
+        let file = PackFile::find(Some(dir.path()), "many").unwrap();
+        let check = check_pack(Some(dir.path()), file);
+        let problems: Vec<String> = check
+            .problems
+            .iter()
+            .map(|p| p.replace(&dir.path().display().to_string(), "WS"))
+            .collect();
+        for expected in [
+            "WS/packs/many/pack.json:6: /output/limt:",
+            "WS/packs/many/pack.json:6: /output/budgte:",
+            "WS/packs/many/pack.json:2: /name: the pack is named \"other\" but lives under \"many\"",
+            "WS/packs/many/pack.json:5: /depends/1: depends on pack \"nowhere\"",
+            "WS/packs/many/pack.json:7: /identifiers/patterns/0/regex: not a regex",
+        ] {
+            assert!(
+                problems.iter().any(|p| p.starts_with(expected)),
+                "{expected} missing from {problems:#?}"
+            );
+        }
+        assert_eq!(problems.len(), 5, "{problems:#?}");
+        assert!(problems.iter().all(|p| !p.contains('\n')), "one line each");
+        assert!(check.value.is_some());
+    }
+
+    #[test]
+    fn a_missing_field_does_not_hide_what_is_wrong_beside_it() {
+        let dir = workspace(&[(
+            "k",
+            "{\"name\":\"k\",\"version\":1,\"description\":\"x\",\"depends\":[\"documents\"],\n\"kinds\":{\"memo\":\n{\"version\":1,\"lane\":\"guidance\",\"normalisation\":{\"strategy\":\"summarise\"}}}}",
+        )]);
+        let file = PackFile::find(Some(dir.path()), "k").unwrap();
+        let problems = check_pack(Some(dir.path()), file).problems;
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("/kinds/memo: \"role\" is a required")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("/kinds/memo/normalisation/strategy: \"summarise\" is not")),
+            "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn a_pack_file_outside_a_workspace_is_the_pack_its_name_says() {
+        let elsewhere = tempfile::tempdir().unwrap();
+        let copy = elsewhere.path().join("packtest").join("pack.json");
+        std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        std::fs::write(&copy, PackFile::builtin("documents").unwrap().text).unwrap();
+        let file = PackFile::read_given(&copy, None).unwrap();
+        assert_eq!(file.name, "documents");
+        let check = check_pack(None, file);
+        assert!(check.problems.is_empty(), "{:?}", check.problems);
+        // Inside a workspace's packs/, the folder is how the pack is found: the names must agree.
+        let dir = workspace(&[("packtest", &PackFile::builtin("documents").unwrap().text)]);
+        let placed = local_path(dir.path(), "packtest");
+        let file = PackFile::read_given(&placed, Some(dir.path())).unwrap();
+        assert_eq!(file.name, "packtest");
+        let check = check_pack(Some(dir.path()), file);
+        assert_eq!(check.problems.len(), 1, "{:?}", check.problems);
+        assert!(
+            check.problems[0]
+                .contains("/name: the pack is named \"documents\" but lives under \"packtest\"")
         );
     }
 

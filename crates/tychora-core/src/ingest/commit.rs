@@ -35,6 +35,7 @@ pub fn fingerprint(pack: &Pack, assignment: &Assignment) -> String {
         }
     }
     hasher.update(crate::code::GRAMMAR_VERSION);
+    hasher.update(crate::chunk::OWNER_RULE);
     hasher.update(crate::parse::document::DOCX_EXTRACTOR);
     hasher.update(crate::parse::document::PDF_LAYOUT);
     hasher.update(format!(
@@ -216,6 +217,20 @@ pub(super) struct Place<'a> {
     pub sensitivity: Option<&'a str>,
 }
 
+/// A file's identity as a source: `file://` and its exact path, reversibly escaped.
+pub(super) fn source_uri(abs_path: &Path) -> String {
+    format!("file://{}", crate::capture::names::encode_path(abs_path))
+}
+
+/// The prefix every source URI under directory `dir` starts with.
+pub(super) fn uri_prefix(dir: &Path) -> String {
+    let mut prefix = source_uri(dir);
+    if !prefix.ends_with('/') {
+        prefix.push('/');
+    }
+    prefix
+}
+
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
 pub(super) fn write_revision(
     tx: &Connection,
@@ -243,18 +258,21 @@ pub(super) fn write_revision(
     }
     // The exact bytes of the path (reversibly escaped), so names that differ only in invalid
     // UTF-8 stay different sources.
-    let uri = format!("file://{}", crate::capture::names::encode_path(abs_path));
+    let uri = source_uri(abs_path);
     let format = prepared.format.as_str();
     tx.execute(
         "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, COALESCE(?8, ?9))
          ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at, sensitivity = COALESCE(?8, sources.sensitivity)",
         params![collection_id, format, kind, root_id, rel_path, uri, now, sensitivity, engine.config().sensitivity.default],
     )?;
-    let source_id: i64 = tx.query_row(
-        "SELECT id FROM sources WHERE collection_id = ?1 AND uri = ?2",
+    // A known source keeps the place it was first captured under (its root and path there),
+    // whichever overlapping root walked it this time.
+    let (source_id, root_id, rel_path): (i64, i64, String) = tx.query_row(
+        "SELECT id, root_id, rel_path FROM sources WHERE collection_id = ?1 AND uri = ?2",
         params![collection_id, uri],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
+    let rel_path = rel_path.as_str();
     tx.execute(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
         params![prepared.sha256, prepared.bytes.len(), media_type(prepared.format, &prepared.bytes), now],
@@ -334,6 +352,19 @@ pub(super) fn write_revision(
                     rel_path,
                 )?);
             }
+            if !diagnostics.is_empty() {
+                // Kept with the extraction beside the reader's own, so that a later sync which
+                // finds the file unchanged reports them again.
+                let all: Vec<&Diagnostic> =
+                    extraction.diagnostics.iter().chain(&diagnostics).collect();
+                tx.execute(
+                    "UPDATE extractions SET diagnostics_json = ?2 WHERE id = ?1",
+                    params![
+                        id,
+                        serde_json::to_string(&all).unwrap_or_else(|_| "[]".into())
+                    ],
+                )?;
+            }
             id
         }
     };
@@ -344,6 +375,7 @@ pub(super) fn write_revision(
         collection_id,
         root_id,
         rel_path: rel_path.to_string(),
+        uri,
         sha256: prepared.sha256.clone(),
     };
     Ok((member, diagnostics))
@@ -649,7 +681,7 @@ fn write_extraction(
                 (chunk.first_unit..=chunk.last_unit)
                     .any(|i| extraction.units[i].unit_type == "code_block"),
                 // Text drawn where a reader cannot see it is where instructions hide.
-                crate::safety::addresses_an_agent(&chunk.text)
+                crate::safety::may_contain_instructions(&chunk.text)
                     || (chunk.first_unit..=chunk.last_unit)
                         .any(|i| extraction.units[i].unit_type
                             == crate::parse::document::HIDDEN_TEXT),
@@ -723,32 +755,84 @@ fn numbered_under_heading(
     out
 }
 
-/// Marks the job finished with its receipt and records its diagnostics as events.
+/// The diagnostics recorded when an extraction was made: an unchanged file reports them again.
+///
+/// # Errors
+/// SQLite errors; a row that does not parse is reported as `E_CORRUPT`.
+pub(super) fn extraction_diagnostics(
+    conn: &Connection,
+    extraction_id: i64,
+) -> Result<Vec<Diagnostic>> {
+    let json: Option<String> = conn
+        .prepare_cached("SELECT diagnostics_json FROM extractions WHERE id = ?1")?
+        .query_row(params![extraction_id], |r| r.get(0))
+        .optional()?;
+    json.map_or_else(
+        || Ok(Vec::new()),
+        |json| {
+            serde_json::from_str(&json).map_err(|e| {
+                crate::error::Error::Corrupt(format!("extraction {extraction_id} diagnostics: {e}"))
+            })
+        },
+    )
+}
+
+/// Marks the job finished with its receipt. The diagnostics are stored once by their content
+/// (`diagnostic_lists`), so a sync that finds what the last one found writes O(1) rows; the
+/// caller's transaction holds the writes, or one is opened here (one fsync, not one per row).
 pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
     let now = now_ms();
-    let mut insert = conn.prepare_cached("INSERT INTO job_events (job_id, at, level, code, path, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-    for d in &receipt.diagnostics {
-        let message = match &d.locator {
-            Some(at) => format!("{} (at {at})", d.message),
-            None => d.message.clone(),
-        };
-        insert.execute(params![
-            receipt.job_id,
-            now,
-            d.level,
-            d.code,
-            d.path,
-            message
-        ])?;
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
     }
-    conn.execute(
-        "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4 WHERE id = ?1",
-        params![
-            receipt.job_id,
-            receipt.status,
-            serde_json::to_string(receipt).unwrap_or_else(|_| "{}".into()),
-            now
-        ],
-    )?;
-    Ok(())
+    let written = (|| -> Result<()> {
+        let list = if receipt.diagnostics.is_empty() {
+            None
+        } else {
+            let json = serde_json::to_string(&receipt.diagnostics).unwrap_or_else(|_| "[]".into());
+            let sha = hex::encode(Sha256::digest(json.as_bytes()));
+            conn.prepare_cached(
+                "INSERT INTO diagnostic_lists (sha256, count, json) VALUES (?1, ?2, ?3) ON CONFLICT (sha256) DO NOTHING",
+            )?
+            .execute(params![sha, receipt.diagnostics.len(), json])?;
+            Some(sha)
+        };
+        let mut stored = serde_json::to_value(receipt).unwrap_or(serde_json::Value::Null);
+        if list.is_some()
+            && let Some(fields) = stored.as_object_mut()
+        {
+            fields.insert("diagnostics".into(), serde_json::Value::Array(Vec::new()));
+        }
+        conn.execute(
+            "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4, diagnostics_sha256 = ?5 WHERE id = ?1",
+            params![receipt.job_id, receipt.status, stored.to_string(), now, list],
+        )?;
+        Ok(())
+    })();
+    if own {
+        match &written {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(_) => {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+        }
+    }
+    written
+}
+
+/// A stored receipt's diagnostics, read back from their list.
+///
+/// # Errors
+/// SQLite errors; a list that does not parse is `E_CORRUPT`.
+pub fn stored_diagnostics(conn: &Connection, sha256: &str) -> Result<Vec<Diagnostic>> {
+    let json: Option<String> = conn
+        .prepare_cached("SELECT json FROM diagnostic_lists WHERE sha256 = ?1")?
+        .query_row(params![sha256], |r| r.get(0))
+        .optional()?;
+    let json = json.ok_or_else(|| {
+        crate::error::Error::Corrupt(format!("diagnostic list {sha256} is missing"))
+    })?;
+    serde_json::from_str(&json)
+        .map_err(|e| crate::error::Error::Corrupt(format!("diagnostic list {sha256}: {e}")))
 }

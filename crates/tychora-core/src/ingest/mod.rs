@@ -12,6 +12,7 @@ mod records;
 mod relabel;
 pub(crate) mod relations;
 mod run;
+mod selector;
 mod targets;
 mod visual;
 mod withdraw;
@@ -31,6 +32,7 @@ use crate::parse::{Format, FormatOverride};
 use crate::store::now_ms;
 use targets::{agent_may_capture, capture_roots};
 
+pub(crate) use commit::stored_diagnostics;
 pub(crate) use rebuild::rebuild;
 pub use rebuild::{RebuildReport, Repaired};
 pub use relabel::RelabelReport;
@@ -192,7 +194,8 @@ pub struct FileCounts {
 #[allow(missing_docs)]
 pub struct Receipt {
     pub job_id: i64,
-    /// `succeeded`, `partial` (some files failed) or `failed` (nothing could be captured).
+    /// `succeeded`, `partial` (some files failed) or `failed` (nothing could be captured and
+    /// nothing was published).
     pub status: String,
     pub snapshot_id: Option<i64>,
     pub previous_snapshot_id: Option<i64>,

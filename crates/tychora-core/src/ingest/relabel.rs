@@ -31,7 +31,7 @@ pub struct RelabelReport {
     pub erased: Option<WithdrawReport>,
 }
 
-/// Labels the source `selector` names (`source:N`, a URI or a root-relative path) `level`.
+/// Labels the source `selector` names (`source:N`, a URI or a path: `selector.rs`) `level`.
 ///
 /// # Errors
 /// `E_INVALID_ARGUMENT` for an unknown level, an empty reason or an ambiguous path;

@@ -32,8 +32,9 @@ struct Tally {
     bytes_read: u64,
     units: usize,
     chunks: usize,
-    /// (root_id, rel_path) of every file this job accounted for.
-    seen: BTreeSet<(i64, String)>,
+    /// The source URI of every file this job accounted for: a file walked from two overlapping
+    /// roots (or two targets) is one source, accounted for once.
+    seen: BTreeSet<String>,
     /// Source ids whose published member is replaced or removed.
     replaced: BTreeSet<i64>,
     /// Source ids that already got a new member in this job.
@@ -218,9 +219,14 @@ impl<'a> AddJob<'a> {
             drop(update);
             tx.commit()?;
         }
-        let changed = !job.tally.new_members.is_empty()
-            || !job.tally.replaced.is_empty()
-            || job.previous.is_none() && !targets.is_empty();
+        // A first add publishes even when it found nothing to index (an empty folder answers,
+        // emptily), but not when every file it found failed: that job failed, and no snapshot
+        // says otherwise.
+        let first_publishes = job.previous.is_none()
+            && !targets.is_empty()
+            && (job.tally.files.failed == 0 || job.tally.files.unchanged > 0);
+        let changed =
+            !job.tally.new_members.is_empty() || !job.tally.replaced.is_empty() || first_publishes;
         if changed {
             job.publish(conn)
         } else {
@@ -293,10 +299,10 @@ impl<'a> AddJob<'a> {
         for target in &targets {
             let candidates = job.walk(target);
             let outcomes = job.prepare(target, &candidates);
-            let published: std::collections::HashSet<(i64, String)> =
+            let published: std::collections::HashSet<String> =
                 job.published().into_keys().collect();
             for (candidate, outcome) in candidates.iter().zip(outcomes) {
-                let key = (target.root_id, candidate.rel_path.clone());
+                let key = commit::source_uri(&candidate.path);
                 if !job.tally.seen.insert(key.clone()) {
                     continue;
                 }
@@ -382,7 +388,12 @@ impl<'a> AddJob<'a> {
                 Err(diag) => self.tally.diagnostics.push(diag),
             }
         }
-        targets
+        super::targets::with_nested(conn, targets).unwrap_or_else(|e| {
+            self.tally
+                .diagnostics
+                .push(Diagnostic::error("", e.code(), e.to_string()));
+            Vec::new()
+        })
     }
 
     /// Stages 2–5 for one target: walk, prepare, store artifacts, commit rows, sync removals.
@@ -410,10 +421,10 @@ impl<'a> AddJob<'a> {
                 |head| serde_json::json!({ "git": head }),
             ),
         };
-        let published: HashMap<(i64, String), i64> = self
+        let published: HashMap<String, (i64, i64)> = self
             .published()
             .into_iter()
-            .map(|(k, m)| (k, m.source_id))
+            .map(|(k, m)| (k, (m.source_id, m.extraction_id)))
             .collect();
         let mut tx = RowsTransaction::new(conn);
         let mut commit_started = None;
@@ -497,17 +508,19 @@ impl<'a> AddJob<'a> {
         if self.sensitivity.is_some() || above.is_empty() {
             return Ok(candidates);
         }
+        // By URI: a file under an overlapping root keeps the label of its one source.
+        let prefix = commit::uri_prefix(&target.root);
         let mut stmt = conn.prepare_cached(
-            "SELECT rel_path, sensitivity FROM sources WHERE collection_id = ?1 AND root_id = ?2 AND sensitivity IS NOT NULL",
+            "SELECT uri, sensitivity FROM sources WHERE collection_id = ?1 AND sensitivity IS NOT NULL AND substr(uri, 1, length(?2)) = ?2",
         )?;
         let labelled: HashMap<String, String> = stmt
-            .query_map(params![self.collection_id, target.root_id], |r| {
+            .query_map(params![self.collection_id, prefix], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
         let mut kept = Vec::with_capacity(candidates.len());
         for candidate in candidates {
-            match labelled.get(&candidate.rel_path) {
+            match labelled.get(&commit::source_uri(&candidate.path)) {
                 Some(level) if above.contains(level) => {
                     self.tally.files.skipped += 1;
                     self.tally.diagnostics.push(Diagnostic::warning(
@@ -527,11 +540,12 @@ impl<'a> AddJob<'a> {
 
     /// Stage 2: the files under a target, with what the rules left out.
     fn walk(&mut self, target: &Target) -> Vec<Candidate> {
-        let walked = capture::walk(
+        let walked = capture::walk_around(
             &target.root,
             &target.start,
             self.engine.dir(),
             &self.engine.config().capture.exclude,
+            &target.nested,
         );
         self.tally.diagnostics.extend(walked.diagnostics);
         merge_exclusions(&mut self.tally.excluded, walked.excluded);
@@ -561,25 +575,31 @@ impl<'a> AddJob<'a> {
     /// What preparing the candidates of `target` needs from the job (owned, so that the job can
     /// commit while they are prepared).
     fn prepare_inputs(&self, target: &Target, candidates: &[Candidate]) -> PrepareInputs {
+        // Keyed by the path under this target's root, found by URI: a source first captured
+        // under another (overlapping) root is the same file.
+        let prefix = commit::uri_prefix(&target.root);
+        let under_root = |uri: &str| uri.strip_prefix(prefix.as_str()).map(str::to_string);
         PrepareInputs {
             current: self
                 .published()
                 .into_iter()
-                .filter(|((root_id, _), m)| {
-                    *root_id == target.root_id && self.fresh.contains(&m.extraction_id)
-                })
-                .map(|((_, rel), m)| (rel, m.sha256.clone()))
+                .filter(|(_, m)| self.fresh.contains(&m.extraction_id))
+                .filter_map(|(uri, m)| under_root(&uri).map(|rel| (rel, m.sha256.clone())))
                 .collect(),
             kinds: self
                 .engine
                 .with_reader(|c| {
                     let mut stmt = c.prepare_cached(
-                        "SELECT rel_path, kind FROM sources WHERE collection_id = ?1 AND root_id = ?2 AND kind IS NOT NULL",
+                        "SELECT uri, kind FROM sources WHERE collection_id = ?1 AND kind IS NOT NULL AND substr(uri, 1, length(?2)) = ?2",
                     )?;
-                    let rows = stmt.query_map(params![self.collection_id, target.root_id], |r| {
+                    let rows = stmt.query_map(params![self.collection_id, prefix], |r| {
                         Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
                     })?;
-                    Ok(rows.collect::<rusqlite::Result<HashMap<_, _>>>()?)
+                    let rows = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+                    Ok(rows
+                        .into_iter()
+                        .filter_map(|(uri, kind)| under_root(&uri).map(|rel| (rel, kind)))
+                        .collect())
                 })
                 .unwrap_or_default(),
             python_packages: crate::code::python_packages(
@@ -588,12 +608,12 @@ impl<'a> AddJob<'a> {
         }
     }
 
-    /// (root_id, rel_path) → the member currently published for it in this job's collection.
-    fn published(&self) -> HashMap<(i64, String), &Member> {
+    /// Source URI → the member currently published for it in this job's collection.
+    fn published(&self) -> HashMap<String, &Member> {
         self.members
             .iter()
             .filter(|m| m.collection_id == self.collection_id)
-            .map(|m| ((m.root_id, m.rel_path.clone()), m))
+            .map(|m| (m.uri.clone(), m))
             .collect()
     }
 
@@ -606,7 +626,7 @@ impl<'a> AddJob<'a> {
         target: &Target,
         candidate: &Candidate,
         outcome: Outcome,
-        published: &HashMap<(i64, String), i64>,
+        published: &HashMap<String, (i64, i64)>,
         provenance: &serde_json::Value,
     ) -> Result<()> {
         if let Outcome::Ready(p) = &outcome
@@ -627,7 +647,7 @@ impl<'a> AddJob<'a> {
             }
         }
         let t = &mut self.tally;
-        let key = (target.root_id, candidate.rel_path.clone());
+        let key = commit::source_uri(&candidate.path);
         if t.seen.contains(&key) {
             return Ok(()); // two targets of one job overlap: the file was handled already
         }
@@ -652,7 +672,12 @@ impl<'a> AddJob<'a> {
         t.seen.insert(key.clone());
         let Some(extraction) = &prepared.extraction else {
             t.files.unchanged += 1;
-            t.read_sources.extend(published.get(&key));
+            if let Some(&(source_id, extraction_id)) = published.get(&key) {
+                t.read_sources.push(source_id);
+                // What reading it said then still holds: the receipt says it again.
+                t.diagnostics
+                    .extend(commit::extraction_diagnostics(conn, extraction_id)?);
+            }
             return Ok(());
         };
         if let Some((at, reason)) = super::withdraw::erased_on_request(conn, &prepared.sha256)? {
@@ -660,23 +685,24 @@ impl<'a> AddJob<'a> {
             t.diagnostics.push(Diagnostic::warning(
                 &candidate.rel_path,
                 crate::error::ErrorCode::Forbidden,
-                format!("these bytes were erased on request at {at} (unix ms): {reason}; not captured again"),
+                format!(
+                    "these bytes were erased on request at {}: {reason}; not captured again",
+                    crate::store::iso_utc(at)
+                ),
             ));
             return Ok(());
         }
-        if let Some((at, reason)) = super::withdraw::withdrawn(
-            conn,
-            self.collection_id,
-            target.root_id,
-            &candidate.rel_path,
-        )? {
+        if let Some((at, reason)) = super::withdraw::withdrawn(conn, self.collection_id, &key)? {
             // A withdrawn source stays out until its withdrawal is lifted; a sync does not
             // bring it back.
             t.files.skipped += 1;
             t.diagnostics.push(Diagnostic::info(
                 &candidate.rel_path,
                 crate::error::ErrorCode::Forbidden,
-                format!("withdrawn at {at} (unix ms): {reason}; not captured"),
+                format!(
+                    "withdrawn at {}: {reason}; not captured",
+                    crate::store::iso_utc(at)
+                ),
             ));
             return Ok(());
         }
@@ -727,8 +753,8 @@ impl<'a> AddJob<'a> {
         t.units += extraction.units.len();
         t.chunks += extraction.chunks.len();
         t.diagnostics.extend(extraction.diagnostics.iter().cloned());
-        if let Some(old) = published.get(&key) {
-            t.replaced.insert(*old);
+        if let Some(&(old, _)) = published.get(&key) {
+            t.replaced.insert(old);
             t.files.changed += 1;
             t.changed.push(candidate.rel_path.clone());
         } else {
@@ -739,21 +765,15 @@ impl<'a> AddJob<'a> {
         Ok(())
     }
 
-    /// Stage 5: a sync of a directory removes the members under it that the walk no longer finds.
+    /// Stage 5: a sync of a directory removes the members under it that the walk no longer finds
+    /// (by path, whichever root each was first captured under).
     fn remove_missing(&mut self, tx: &Connection, target: &Target) -> Result<()> {
-        let prefix = capture::rel_path(&target.root, &target.start);
-        let under = |rel: &str| {
-            target.start == target.root || rel == prefix || rel.starts_with(&format!("{prefix}/"))
-        };
+        let prefix = commit::uri_prefix(&target.start);
         let gone: Vec<(String, i64)> = self
             .published()
             .into_iter()
-            .filter(|((root_id, rel), _)| {
-                *root_id == target.root_id
-                    && under(rel)
-                    && !self.tally.seen.contains(&(*root_id, rel.clone()))
-            })
-            .map(|((_, rel), m)| (rel, m.source_id))
+            .filter(|(uri, _)| uri.starts_with(prefix.as_str()) && !self.tally.seen.contains(uri))
+            .map(|(_, m)| (m.rel_path.clone(), m.source_id))
             .collect();
         for (rel, source_id) in gone {
             if self.tally.replaced.insert(source_id) {
@@ -790,7 +810,9 @@ impl<'a> AddJob<'a> {
         let members_total = next.len();
         // Pictures before the snapshot: a provider failure publishes nothing (as for windows).
         let visual = super::ensure_visual(self.engine, conn, &next, self.on_progress)?;
-        let mut receipt = self.receipt(self.previous, false);
+        // The receipt of a job that publishes: it is used only once the snapshot commits (its
+        // `finish` below writes the job's row in the pointer switch's transaction).
+        let mut receipt = self.receipt(self.previous, true);
         receipt.visual = visual;
         let started = self.started;
         let steps = &mut self.steps;
@@ -836,9 +858,12 @@ impl<'a> AddJob<'a> {
         let t = std::mem::take(&mut self.tally);
         let errors = t.diagnostics.iter().filter(|d| d.level == "error").count();
         let captured = t.files.added + t.files.changed + t.files.unchanged + t.files.removed;
+        // A job that publishes a snapshot did something (a first add registers its roots even when
+        // every file fails): it is partial at worst. `failed` means nothing was captured and
+        // nothing published, so the job's row never says failed beside a published snapshot.
         let status = if errors == 0 {
             "succeeded"
-        } else if captured > 0 {
+        } else if captured > 0 || published {
             "partial"
         } else {
             "failed"

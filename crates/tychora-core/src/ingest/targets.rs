@@ -15,6 +15,54 @@ pub(super) struct Target {
     pub root: PathBuf,
     pub start: PathBuf,
     pub is_dir: bool,
+    /// Registered roots inside `root`: the walk steps around them, since their files are
+    /// walked from their own root (a file has one place, whatever order roots were added in).
+    pub nested: Vec<PathBuf>,
+}
+
+/// Each target, followed by a target for every registered root nested under its start (a
+/// directory added after a folder inside it was): the deepest root holds a file, so its
+/// sources keep their identity and path. Deeper targets come first, so that a directory's
+/// sync counts what they found before it removes what is gone.
+pub(super) fn with_nested(
+    conn: &rusqlite::Connection,
+    targets: Vec<Target>,
+) -> Result<Vec<Target>> {
+    let roots: Vec<(i64, PathBuf)> = commit::registered_roots(conn)?
+        .into_iter()
+        .map(|(id, p)| (id, capture::names::decode_path(&p)))
+        .collect();
+    let inside = |dir: &Path| -> Vec<PathBuf> {
+        roots
+            .iter()
+            .filter(|(_, r)| r != dir && r.starts_with(dir))
+            .map(|(_, r)| r.clone())
+            .collect()
+    };
+    let mut out: Vec<Target> = Vec::new();
+    for mut target in targets {
+        target.nested = inside(&target.root);
+        if target.is_dir {
+            for (root_id, root) in roots
+                .iter()
+                .filter(|(_, r)| *r != target.start && r.starts_with(&target.start))
+                .filter(|(_, r)| *r != target.root)
+            {
+                out.push(Target {
+                    root_id: *root_id,
+                    root: root.clone(),
+                    start: root.clone(),
+                    is_dir: true,
+                    nested: inside(root),
+                });
+            }
+        }
+        out.push(target);
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|t| seen.insert((t.root_id, t.start.clone())));
+    out.sort_by_key(|t| std::cmp::Reverse(t.root.components().count()));
+    Ok(out)
 }
 
 /// The canonical roots capture may read from: configured `capture.roots` and the roots that
@@ -126,6 +174,7 @@ pub(super) fn resolve_target(
         root,
         start: real,
         is_dir,
+        nested: Vec::new(),
     })
 }
 

@@ -47,6 +47,9 @@ pub struct WithdrawReport {
     pub withdrawn: Vec<WithdrawnSource>,
     /// The tombstones written (erasure only).
     pub erased: Vec<Tombstone>,
+    /// Snapshots the erased text was taken out of, pinned ones included (erasure only; every
+    /// index generation of theirs that held it was rewritten without it).
+    pub erased_from_snapshots: usize,
 }
 
 /// What to take out.
@@ -61,7 +64,8 @@ pub(crate) enum Removal {
 /// Withdraws the sources `selector` names, or erases their original bytes.
 ///
 /// `selector`: `source:N`, `revision:N` (erasure only: that revision's bytes), or a source's
-/// exact URI or root-relative path.
+/// `file://` URI or path: absolute, relative to the current directory or to its capture root
+/// (`selector.rs`).
 ///
 /// # Errors
 /// `E_NOT_FOUND` when nothing matches; `E_INVALID_ARGUMENT` for an ambiguous path or an empty
@@ -226,6 +230,7 @@ pub(crate) fn withdraw(
             receipt,
             withdrawn,
             erased,
+            erased_from_snapshots: 0,
         })
     })();
     result.inspect_err(|err| {
@@ -299,9 +304,7 @@ pub(super) fn resolve(
         .into_iter()
         .collect()
     } else {
-        conn.prepare("SELECT id FROM sources WHERE uri = ?1 OR rel_path = ?1 ORDER BY id")?
-            .query_map(params![selector], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
+        super::selector::sources_named(conn, selector)?
     };
     match sources.as_slice() {
         [] => Err(not_found()),
@@ -323,21 +326,20 @@ pub(super) fn resolve(
     }
 }
 
-/// Whether a path of `collection_id` under `root_id` was withdrawn, and why.
+/// Whether the source at `uri` in `collection_id` was withdrawn, and why.
 ///
 /// # Errors
 /// SQLite errors.
 pub(super) fn withdrawn(
     conn: &Connection,
     collection_id: i64,
-    root_id: i64,
-    rel_path: &str,
+    uri: &str,
 ) -> Result<Option<(i64, String)>> {
     Ok(conn
         .query_row(
             "SELECT w.withdrawn_at, w.reason FROM source_withdrawals w JOIN sources s ON s.id = w.source_id
-             WHERE s.collection_id = ?1 AND s.root_id = ?2 AND s.rel_path = ?3",
-            params![collection_id, root_id, rel_path],
+             WHERE s.collection_id = ?1 AND s.uri = ?2",
+            params![collection_id, uri],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?)

@@ -339,6 +339,79 @@ pub fn compact_generation(
     }))
 }
 
+/// Ids of the segments of the index in `dir` whose inverted index still holds a document of one
+/// of `revisions`, live or deleted: a deleted document's terms stay in its segment until the
+/// segment is rewritten.
+fn segments_holding(index: &Index, revisions: &[u64]) -> Result<Vec<tantivy::index::SegmentId>> {
+    let f = fields_of(&index.schema())?;
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher: tantivy::Searcher = reader.searcher();
+    let mut found = Vec::new();
+    for segment in searcher.segment_readers() {
+        let inverted = segment.inverted_index(f.revision_id)?;
+        for revision in revisions {
+            let freq = inverted
+                .doc_freq(&Term::from_field_u64(f.revision_id, *revision))
+                .map_err(|e| Error::io(Path::new("lexical generation"), e))?;
+            if freq > 0 {
+                found.push(segment.segment_id());
+                break;
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Whether any segment of the generation in `dir` still holds (live or deleted) a document of one
+/// of `revisions`: text an erasure must take out.
+///
+/// # Errors
+/// `E_CORRUPT` when the directory is not a readable index; tantivy errors.
+pub fn holds_revisions(dir: &Path, revisions: &[u64]) -> Result<bool> {
+    Ok(!segments_holding(&open_index(dir)?, revisions)?.is_empty())
+}
+
+/// Writes into `dir` a copy of the generation in `parent` without any trace of `revisions`: their
+/// documents are deleted and every segment that held one (even already deleted) is merged anew,
+/// so neither their postings nor their terms remain (deleting alone only marks documents). The
+/// parent is untouched; returns the copy's document count.
+///
+/// # Errors
+/// tantivy or I/O errors.
+pub fn scrub_generation(
+    parent: &Path,
+    dir: &Path,
+    config: &Lexical,
+    revisions: &[u64],
+) -> Result<u64> {
+    link_generation(parent, dir)?;
+    let index = open_index(dir)?;
+    index.tokenizers().register(ANALYZER, analyzer(config));
+    let f = fields_of(&index.schema())?;
+    let mut writer = index.writer_with_num_threads::<TantivyDocument>(1, WRITER_ARENA)?;
+    writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+    for revision in revisions {
+        writer.delete_term(Term::from_field_u64(f.revision_id, *revision));
+    }
+    writer.commit()?;
+    let holding = segments_holding(&index, revisions)?;
+    if !holding.is_empty() {
+        writer.merge(&holding).wait()?;
+    }
+    writer.wait_merging_threads()?;
+    sync_dir(dir)?;
+    if !segments_holding(&index, revisions)?.is_empty() {
+        return Err(Error::Internal(format!(
+            "lexical generation {} still holds erased documents after its merge",
+            dir.display()
+        )));
+    }
+    Ok(LexicalIndex::open(dir, config)?.num_docs())
+}
+
 /// The smallest arena tantivy accepts per indexing thread is 15 MB; a one-file add needs no more.
 const WRITER_ARENA: usize = 32 * 1024 * 1024;
 

@@ -183,6 +183,21 @@ pub struct RevisionEvidence {
     pub metadata: serde_json::Value,
     pub captured_at: i64,
     pub extractions: Vec<ExtractionBrief>,
+    /// Why its bytes (or what was derived from them) are gone, when they are: an erasure on
+    /// request takes the text out of every snapshot, a retention tombstone only the original.
+    pub tombstones: Vec<RevisionTombstone>,
+}
+
+/// A tombstone on a revision, as `inspect revision:N` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct RevisionTombstone {
+    /// `erasure` (on request) or `retention` (the policy).
+    pub kind: String,
+    pub sha256: String,
+    pub reason: String,
+    pub deleted_at: i64,
+    pub job_id: Option<i64>,
 }
 
 /// A unit's exact place in its revision's bytes.
@@ -555,6 +570,7 @@ fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> {
                         metadata: serde_json::Value::Null,
                         captured_at: r.get(7)?,
                         extractions: Vec::new(),
+                        tombstones: Vec::new(),
                     },
                     r.get::<_, String>(6)?,
                 ))
@@ -565,6 +581,20 @@ fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> {
         return Ok(None);
     };
     found.metadata = json(&metadata, "revision metadata")?;
+    found.tombstones = list(
+        conn,
+        "SELECT kind, sha256, reason, deleted_at, job_id FROM tombstones WHERE revision_id = ?1 ORDER BY id",
+        id,
+        |r| {
+            Ok(RevisionTombstone {
+                kind: r.get(0)?,
+                sha256: r.get(1)?,
+                reason: r.get(2)?,
+                deleted_at: r.get(3)?,
+                job_id: r.get(4)?,
+            })
+        },
+    )?;
     let rows = list(
         conn,
         "SELECT id, parser, fingerprint, unit_count, chunk_count, diagnostics_json FROM extractions WHERE revision_id = ?1 ORDER BY id",
@@ -962,10 +992,11 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
         Option<String>,
         i64,
         Option<i64>,
+        Option<String>,
     );
-    let Some((id, kind, status, request, receipt, error, created_at, finished_at)) = conn
-        .query_row(
-            "SELECT id, kind, status, request_json, receipt_json, error, created_at, finished_at FROM jobs WHERE id = ?1",
+    let Some((id, kind, status, request, receipt, error, created_at, finished_at, diagnostics)) =
+        conn.query_row(
+            "SELECT id, kind, status, request_json, receipt_json, error, created_at, finished_at, diagnostics_sha256 FROM jobs WHERE id = ?1",
             params![id],
             |r| -> rusqlite::Result<Row> {
                 Ok((
@@ -977,6 +1008,7 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
                     r.get(5)?,
                     r.get(6)?,
                     r.get(7)?,
+                    r.get(8)?,
                 ))
             },
         )
@@ -1017,7 +1049,15 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
         kind,
         status,
         request: json(&request, "job request")?,
-        receipt: receipt.map(|r| json(&r, "job receipt")).transpose()?,
+        receipt: receipt
+            .map(|r| -> Result<Receipt> {
+                let mut receipt: Receipt = json(&r, "job receipt")?;
+                if let Some(sha) = &diagnostics {
+                    receipt.diagnostics = crate::ingest::stored_diagnostics(conn, sha)?;
+                }
+                Ok(receipt)
+            })
+            .transpose()?,
         error,
         created_at,
         finished_at,

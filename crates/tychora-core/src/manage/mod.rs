@@ -21,8 +21,8 @@ pub use doctor::Finding;
 pub use evidence::{
     CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
     ExtractionEvidence, FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep,
-    MemberBrief, RevisionBrief, RevisionEvidence, SnapshotEvidence, SourceEvidence, UnitBrief,
-    UnitDocument, UnitEvidence, UnitLocator,
+    MemberBrief, RevisionBrief, RevisionEvidence, RevisionTombstone, SnapshotEvidence,
+    SourceEvidence, UnitBrief, UnitDocument, UnitEvidence, UnitLocator,
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;
@@ -40,7 +40,7 @@ pub(crate) use describe::{
 pub(crate) use doctor::doctor;
 pub(crate) use evidence::{inspect, job_status};
 pub(crate) use listing::{list_snapshots, list_sources};
-pub(crate) use purge::purge;
+pub(crate) use purge::{erase_everywhere, purge, retain};
 pub(crate) use records::{list_records, review_record, show_record};
 pub(crate) use relations::{declare_relation, list_relations, review_relation};
 pub(crate) use runs::run_record;

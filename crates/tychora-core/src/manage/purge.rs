@@ -1,15 +1,23 @@
-//! `manage purge`: the retention policy applied. History is kept as `[snapshots]` and `[history]`
-//! say, and everything only purged history used is collected, so a workspace synced thousands of
-//! times stays the size of what it retains.
+//! Retention: history is kept as `[snapshots]` and `[history]` say, and everything only purged
+//! history used is collected, so a workspace synced thousands of times stays the size of what it
+//! retains. It runs after every job that publishes (whichever entry point ran the job: the CLI,
+//! the daemon, the library) and as `manage purge`.
 //!
-//! In one transaction: snapshots outside the policy (never the current one) lose their rows;
-//! relation sets no snapshot pins go; extractions no remaining snapshot has as a member go with
-//! their units, locators, identifiers and chunks; revisions outside the policy get a `retention`
-//! tombstone; query runs past their age go. After the commit the tombstoned files are removed and
-//! the index generations no retained snapshot references are collected (readers holding one keep
-//! it until they finish).
+//! The work is proportional to what it removes and is done in bounded batches, each its own
+//! transaction, so a purge never holds one giant transaction and a killed purge resumes:
+//! 1. snapshots outside the policy (never the current one) lose their rows in one short
+//!    transaction that records, in `purge_pending`, the extractions and relation sets they held;
+//! 2. pending extractions are taken a batch at a time: those no remaining snapshot has as a member
+//!    go with their units, locators, identifiers and chunks (found by key, never by a scan);
+//! 3. pending relation sets no snapshot pins lose their relations a batch at a time, then the set;
+//! 4. revisions outside the policy get a `retention` tombstone and their files go (this pass reads
+//!    every revision, so the maintenance after a job runs it at most daily; `manage purge` always);
+//! 5. query runs and finished jobs past their age go (their diagnostics lists with them).
+//!
+//! Index generations no retained snapshot references are collected at the end (readers holding
+//! one keep it until they finish).
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -31,40 +39,147 @@ pub struct PurgeReport {
     pub artifacts_removed: usize,
     pub artifact_bytes: u64,
     pub generations_removed: usize,
+    /// Finished jobs past `[history] job_days` removed with their steps and events.
+    pub jobs: usize,
+    /// Revisions erased on request whose text this pass took out of every snapshot and index
+    /// (normally done by the erasure itself; non-zero when one was interrupted).
+    pub erased_revisions: usize,
+    /// Snapshots that held them.
+    pub erased_from_snapshots: usize,
     pub duration_ms: f64,
 }
 
 const DAY_MS: i64 = 86_400_000;
+/// Extractions checked and removed per transaction.
+const EXTRACTION_BATCH: i64 = 256;
+/// Relations, query runs or jobs deleted per transaction.
+const ROW_BATCH: i64 = 5_000;
 
-fn ids(conn: &Connection, sql: &str, values: impl rusqlite::Params) -> Result<Vec<i64>> {
-    Ok(conn
-        .prepare(sql)?
-        .query_map(values, |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+/// How much a purge does beyond the snapshots it releases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// After a job: what released snapshots left, the ages, and the daily expiry pass.
+    AfterJob,
+    /// `manage purge`: also every extraction and relation set no snapshot references (what a
+    /// crashed job left), and the expiry pass whenever it last ran.
+    Full,
 }
 
-/// Applies the retention policy as of `now` (Unix ms; a parameter so that tests can advance it).
+/// Applies the retention policy as of `now` (Unix ms; a parameter so that tests can advance it),
+/// everything included (`manage purge`).
 ///
 /// # Errors
-/// SQLite errors (nothing is removed then); a file that cannot be removed is logged and left for
-/// the next purge.
+/// SQLite errors (each batch committed before stays done and the next purge resumes); a file that
+/// cannot be removed is logged and left for the next purge.
 pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
+    run(engine, now, Scope::Full)
+}
+
+/// The retention the end of a publishing job applies: bounded by what the new snapshot pushed
+/// out of the policy.
+///
+/// # Errors
+/// As [`purge`].
+pub(crate) fn retain(engine: &Engine, now: i64) -> Result<PurgeReport> {
+    run(engine, now, Scope::AfterJob)
+}
+
+/// Finishes erasures on request now: their text leaves every snapshot and index generation
+/// (pinned snapshots included), then their rows, then the generations no snapshot references.
+/// `delete-original` runs it before answering, so what it reports is already true.
+///
+/// # Errors
+/// As [`purge`]; the erasure is finished by the next purge or job if this one fails.
+pub(crate) fn erase_everywhere(engine: &Engine) -> Result<PurgeReport> {
     let started = std::time::Instant::now();
-    let config = engine.config();
+    let mut report = PurgeReport::default();
+    engine.query_log().flush();
+    let mut conn = engine.writer()?;
+    finish_erasures(engine, &mut conn, &mut report)?;
+    let mut derived = Vec::new();
+    while drain_extractions(&mut conn, &mut report, &mut derived)? {}
+    remove_files(engine, &[], &derived, &mut report);
+    report.generations_removed = engine.collect_garbage_with(&conn)?;
+    report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
+}
+
+fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
+    let started = std::time::Instant::now();
     let mut report = PurgeReport::default();
     // Runs of a moment ago are on their way to the log: they age like the others.
     engine.query_log().flush();
     let mut conn = engine.writer()?;
+    finish_erasures(engine, &mut conn, &mut report)?;
+    release_snapshots(engine, &mut conn, now, scope, &mut report)?;
+    // The crash tests stop here: snapshots gone, what they held still pending.
+    crate::job::failpoint("after-release-snapshots");
+    let mut derived = Vec::new();
+    while drain_extractions(&mut conn, &mut report, &mut derived)? {}
+    while drain_relation_sets(&mut conn, &mut report)? {}
+    let expired = if scope == Scope::Full || expiry_due(&conn, now)? {
+        expire_revisions(engine, &mut conn, now, &mut report)?
+    } else {
+        Vec::new()
+    };
+    let query_before = now - i64::from(engine.config().history.query_days) * DAY_MS;
+    report.query_runs = delete_in_batches(
+        &conn,
+        "DELETE FROM query_runs WHERE rowid IN (SELECT rowid FROM query_runs WHERE created_at < ?1 LIMIT ?2)",
+        query_before,
+    )?;
+    report.jobs = expire_jobs(
+        &mut conn,
+        now - i64::from(engine.config().history.job_days) * DAY_MS,
+    )?;
+    remove_files(engine, &expired, &derived, &mut report);
+    report.generations_removed = engine.collect_garbage_with(&conn)?;
+    report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(report)
+}
+
+/// Step 0: originals erased on request whose text some snapshot or index still holds are taken
+/// out of every snapshot (`snapshot::scrub`); their rows then go with the batches below. Found
+/// from the tombstones each time, so an erasure interrupted half-way is finished here.
+fn finish_erasures(engine: &Engine, conn: &mut Connection, report: &mut PurgeReport) -> Result<()> {
+    let pending = crate::snapshot::pending_erasures(conn)?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let scrubbed = crate::snapshot::scrub(
+        conn,
+        &engine.generations_dir(),
+        &engine.text_dir(),
+        &engine.pack().lexical,
+        &pending,
+    )?;
+    engine.invalidate_snapshot_cache();
+    if let Some(cache) = engine.user_cache() {
+        cache.remove(&scrubbed.inputs)?;
+    }
+    report.erased_revisions += pending.len();
+    report.erased_from_snapshots += scrubbed.snapshots;
+    Ok(())
+}
+
+/// Step 1: the snapshots outside the policy go, and what they held is queued for the batches.
+fn release_snapshots(
+    engine: &Engine,
+    conn: &mut Connection,
+    now: i64,
+    scope: Scope,
+    report: &mut PurgeReport,
+) -> Result<()> {
+    let config = engine.config();
+    let retain = i64::try_from(config.snapshots.retain.max(1)).unwrap_or(5);
+    let keep_after = now - i64::from(config.snapshots.keep_days) * DAY_MS;
     // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
     // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS purge_snapshots (id INTEGER PRIMARY KEY);
-         CREATE TEMP TABLE IF NOT EXISTS purge_extractions (id INTEGER PRIMARY KEY);
-         DELETE FROM purge_snapshots; DELETE FROM purge_extractions;",
+         DELETE FROM purge_snapshots;",
     )?;
-    let retain = i64::try_from(config.snapshots.retain.max(1)).unwrap_or(5);
-    let keep_after = now - i64::from(config.snapshots.keep_days) * DAY_MS;
     report.snapshots = tx.execute(
         "INSERT INTO purge_snapshots (id) SELECT id FROM snapshots
          WHERE id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
@@ -74,7 +189,11 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
     )?;
     if report.snapshots > 0 {
         tx.execute_batch(
-            "UPDATE query_runs SET snapshot_id = NULL WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
+            "INSERT OR IGNORE INTO purge_pending (kind, id)
+               SELECT DISTINCT 'extraction', extraction_id FROM snapshot_members WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
+             INSERT OR IGNORE INTO purge_pending (kind, id)
+               SELECT DISTINCT 'relation_set', set_id FROM snapshot_relation_sets WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
+             UPDATE query_runs SET snapshot_id = NULL WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
              UPDATE snapshots SET parent_id = NULL WHERE parent_id IN (SELECT id FROM purge_snapshots);
              DELETE FROM snapshot_members WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
              DELETE FROM snapshot_indexes WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
@@ -82,25 +201,52 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
              DELETE FROM snapshots WHERE id IN (SELECT id FROM purge_snapshots);",
         )?;
     }
-    let sets = ids(
-        &tx,
-        "SELECT id FROM relation_sets WHERE id NOT IN (SELECT set_id FROM snapshot_relation_sets)",
-        [],
-    )?;
-    for set in &sets {
-        tx.execute("DELETE FROM relations WHERE set_id = ?1", params![set])?;
-        tx.execute("DELETE FROM relation_sets WHERE id = ?1", params![set])?;
+    if scope == Scope::Full {
+        // What no snapshot references at all (a job that crashed before publishing): found by
+        // one pass over the extractions with the membership index, then removed in batches.
+        tx.execute_batch(
+            "INSERT OR IGNORE INTO purge_pending (kind, id)
+               SELECT 'extraction', e.id FROM extractions e
+               WHERE NOT EXISTS (SELECT 1 FROM snapshot_members m WHERE m.extraction_id = e.id);
+             INSERT OR IGNORE INTO purge_pending (kind, id)
+               SELECT 'relation_set', s.id FROM relation_sets s
+               WHERE NOT EXISTS (SELECT 1 FROM snapshot_relation_sets p WHERE p.set_id = s.id);",
+        )?;
     }
-    report.relation_sets = sets.len();
-    report.extractions = tx.execute(
-        "INSERT INTO purge_extractions (id) SELECT id FROM extractions
-         WHERE id NOT IN (SELECT extraction_id FROM snapshot_members)",
+    tx.commit()?;
+    Ok(())
+}
+
+/// Step 2, one batch: pending extractions no snapshot has as a member lose their rows. Returns
+/// whether there may be more.
+fn drain_extractions(
+    conn: &mut Connection,
+    report: &mut PurgeReport,
+    derived: &mut Vec<(String, i64)>,
+) -> Result<bool> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(
+        "CREATE TEMP TABLE IF NOT EXISTS purge_batch (id INTEGER PRIMARY KEY);
+         CREATE TEMP TABLE IF NOT EXISTS purge_extractions (id INTEGER PRIMARY KEY);
+         DELETE FROM purge_batch; DELETE FROM purge_extractions;",
+    )?;
+    let taken = tx.execute(
+        "INSERT INTO purge_batch (id) SELECT id FROM purge_pending WHERE kind = 'extraction' ORDER BY id LIMIT ?1",
+        params![EXTRACTION_BATCH],
+    )?;
+    if taken == 0 {
+        return Ok(false);
+    }
+    let gone = tx.execute(
+        "INSERT INTO purge_extractions (id) SELECT b.id FROM purge_batch b
+         WHERE NOT EXISTS (SELECT 1 FROM snapshot_members m WHERE m.extraction_id = b.id)
+           AND EXISTS (SELECT 1 FROM extractions e WHERE e.id = b.id)",
         [],
     )?;
-    // Derived texts of purged document extractions, removed below once nothing names them.
-    let mut derived: Vec<(String, i64)> = Vec::new();
-    if report.extractions > 0 {
-        derived = tx
+    if gone > 0 {
+        report.extractions += gone;
+        // Derived texts and pictures of the purged extractions, removed below once nothing names them.
+        let found: Vec<(String, i64)> = tx
             .prepare(
                 "SELECT DISTINCT a.sha256, a.size FROM doc_extractions d JOIN artifacts a ON a.sha256 = d.derived_sha256
                  WHERE d.extraction_id IN (SELECT id FROM purge_extractions)
@@ -110,24 +256,48 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         tx.execute_batch(
-            "DELETE FROM locators WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
-             DELETE FROM identifiers WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
-             DELETE FROM relations WHERE src_unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id)
-                OR target_unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
+            "CREATE TEMP TABLE IF NOT EXISTS purge_units (id INTEGER PRIMARY KEY);
+             DELETE FROM purge_units;
+             INSERT INTO purge_units (id) SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id;
+             CREATE TEMP TABLE IF NOT EXISTS purge_records (id INTEGER PRIMARY KEY);
+             DELETE FROM purge_records;
+             INSERT OR IGNORE INTO purge_records (id) SELECT record_id FROM record_evidence WHERE unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM record_evidence WHERE unit_id IN (SELECT id FROM purge_units);
+             -- A captured record no retained unit states any more goes with its facet values; a
+             -- reviewed one is a person's decision and stays.
+             DELETE FROM facet_values WHERE record_id IN (SELECT p.id FROM purge_records p JOIN structured_records r ON r.id = p.id
+               WHERE r.status = 'captured' AND NOT EXISTS (SELECT 1 FROM record_evidence e WHERE e.record_id = p.id));
+             DELETE FROM structured_records WHERE status = 'captured' AND id IN (SELECT id FROM purge_records)
+               AND NOT EXISTS (SELECT 1 FROM record_evidence e WHERE e.record_id = structured_records.id);
+             UPDATE relation_assertions SET support_unit_id = NULL WHERE support_unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM locators WHERE unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM identifiers WHERE unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM relations WHERE src_unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM relations WHERE target_unit_id IN (SELECT id FROM purge_units);
              DELETE FROM code_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);
-             DELETE FROM doc_locators WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
-             DELETE FROM table_cells WHERE unit_id IN (SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id);
+             DELETE FROM doc_locators WHERE unit_id IN (SELECT id FROM purge_units);
+             DELETE FROM table_cells WHERE unit_id IN (SELECT id FROM purge_units);
              DELETE FROM visual_assets WHERE extraction_id IN (SELECT id FROM purge_extractions);
-             DELETE FROM asset_descriptions WHERE sha256 NOT IN (SELECT sha256 FROM visual_assets);
-             DELETE FROM visual_vectors WHERE sha256 NOT IN (SELECT sha256 FROM visual_assets);
              DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
         )?;
+        // Descriptions and picture vectors are kept by the picture's bytes: they go when no
+        // remaining picture has those bytes.
+        for (sha, _) in &found {
+            tx.execute(
+                "DELETE FROM asset_descriptions WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)",
+                params![sha],
+            )?;
+            tx.execute(
+                "DELETE FROM visual_vectors WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)",
+                params![sha],
+            )?;
+        }
         crate::summary::forget_purged(&tx, "SELECT id FROM purge_extractions")?;
-        report.chunks = tx.execute(
+        report.chunks += tx.execute(
             "DELETE FROM chunks WHERE extraction_id IN (SELECT id FROM purge_extractions)",
             [],
         )?;
-        report.evidence_units = tx.execute(
+        report.evidence_units += tx.execute(
             "DELETE FROM evidence_units WHERE extraction_id IN (SELECT id FROM purge_extractions)",
             [],
         )?;
@@ -135,8 +305,8 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
             "DELETE FROM extractions WHERE id IN (SELECT id FROM purge_extractions)",
             [],
         )?;
-        derived.retain(|(sha, _)| {
-            tx.execute(
+        for (sha, size) in found {
+            let unused = tx.execute(
                 "DELETE FROM artifacts WHERE sha256 = ?1
                    AND NOT EXISTS (SELECT 1 FROM doc_extractions WHERE derived_sha256 = ?1)
                    AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)
@@ -144,15 +314,90 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
                    AND NOT EXISTS (SELECT 1 FROM revision_artifacts WHERE sha256 = ?1)
                    AND NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1)",
                 params![sha],
-            )
-            .is_ok_and(|n| n == 1)
-        });
+            )?;
+            if unused == 1 {
+                derived.push((sha, size));
+            }
+        }
     }
-    // Revisions outside the policy: not a member of a remaining snapshot, not among their source's
-    // newest `revisions_per_source`, captured before `revision_days`, bytes not yet tombstoned and
-    // not shared with a revision that stays.
+    tx.execute(
+        "DELETE FROM purge_pending WHERE kind = 'extraction' AND id IN (SELECT id FROM purge_batch)",
+        [],
+    )?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Step 3, one batch: a pending relation set no snapshot pins loses up to [`ROW_BATCH`] of its
+/// relations, and the set goes with its last. Returns whether there may be more.
+fn drain_relation_sets(conn: &mut Connection, report: &mut PurgeReport) -> Result<bool> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let Some(set) = tx
+        .query_row(
+            "SELECT id FROM purge_pending WHERE kind = 'relation_set' ORDER BY id LIMIT 1",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .optional()?
+    else {
+        return Ok(false);
+    };
+    let pinned = tx
+        .query_row(
+            "SELECT 1 FROM snapshot_relation_sets WHERE set_id = ?1 LIMIT 1",
+            params![set],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some();
+    let mut done = true;
+    if !pinned {
+        let deleted = tx.execute(
+            "DELETE FROM relations WHERE id IN (SELECT id FROM relations WHERE set_id = ?1 LIMIT ?2)",
+            params![set, ROW_BATCH],
+        )?;
+        if i64::try_from(deleted).unwrap_or(i64::MAX) == ROW_BATCH {
+            done = false;
+        } else if tx.execute("DELETE FROM relation_sets WHERE id = ?1", params![set])? == 1 {
+            report.relation_sets += 1;
+        }
+    }
+    if done {
+        tx.execute(
+            "DELETE FROM purge_pending WHERE kind = 'relation_set' AND id = ?1",
+            params![set],
+        )?;
+    }
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Whether the daily expiry pass is due (and records that it runs now).
+fn expiry_due(conn: &Connection, now: i64) -> Result<bool> {
+    let last: Option<i64> = conn
+        .query_row(
+            "SELECT ran_at FROM maintenance_runs WHERE task = 'expire-revisions'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(last.is_none_or(|at| now - at >= DAY_MS || at > now))
+}
+
+/// Step 4: revisions outside the policy (not a member of a remaining snapshot, not among their
+/// source's newest `revisions_per_source`, captured before `revision_days`, bytes not yet
+/// tombstoned and not shared with a revision that stays) get a `retention` tombstone. Returns
+/// them; their files go once the transaction is committed.
+fn expire_revisions(
+    engine: &Engine,
+    conn: &mut Connection,
+    now: i64,
+    report: &mut PurgeReport,
+) -> Result<Vec<(String, i64)>> {
+    let config = engine.config();
     let revision_after = now - i64::from(config.history.revision_days) * DAY_MS;
     let per_source = i64::from(config.history.revisions_per_source);
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let expired: Vec<(i64, i64, String, i64)> = tx
         .prepare(
             "WITH kept AS (
@@ -165,45 +410,107 @@ pub(crate) fn purge(engine: &Engine, now: i64) -> Result<PurgeReport> {
                AND r.sha256 NOT IN (SELECT sha256 FROM tombstones)
                AND r.sha256 NOT IN (SELECT r2.sha256 FROM revisions r2 WHERE r2.id IN (SELECT id FROM kept))",
         )?
-        .query_map(params![per_source, revision_after], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .query_map(params![per_source, revision_after], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
+    let reason = format!(
+        "retention: not in a retained snapshot, older than {} days and than the newest {per_source} revisions of its source",
+        config.history.revision_days
+    );
     for (revision, source, sha, size) in &expired {
         tx.execute(
             "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at) VALUES ('retention', ?1, ?2, ?3, ?4, NULL, ?5, ?6)",
-            params![sha, size, source, revision, format!("retention: not in a retained snapshot, older than {} days and than the newest {per_source} revisions of its source", config.history.revision_days), now],
+            params![sha, size, source, revision, reason, now],
         )?;
     }
-    report.revisions_expired = expired.len();
-    let query_before = now - i64::from(config.history.query_days) * DAY_MS;
-    report.query_runs = tx.execute(
-        "DELETE FROM query_runs WHERE created_at < ?1",
-        params![query_before],
+    tx.execute(
+        "INSERT INTO maintenance_runs (task, ran_at) VALUES ('expire-revisions', ?1)
+         ON CONFLICT (task) DO UPDATE SET ran_at = excluded.ran_at",
+        params![now],
     )?;
     tx.commit()?;
-    let mut removed: Vec<&str> = Vec::new();
-    let orphaned = derived.iter().map(|(sha, size)| (0, 0, sha.clone(), *size));
-    for (_, _, sha, size) in expired
-        .iter()
-        .cloned()
-        .chain(orphaned)
-        .collect::<Vec<_>>()
-        .iter()
-    {
-        if removed.contains(&sha.as_str()) {
+    report.revisions_expired = expired.len();
+    Ok(expired
+        .into_iter()
+        .map(|(_, _, sha, size)| (sha, size))
+        .collect())
+}
+
+/// Deletes with `sql` (taking `?1` and a `LIMIT ?2`) one batch per transaction until none is left.
+fn delete_in_batches(conn: &Connection, sql: &str, before: i64) -> Result<usize> {
+    let mut total = 0;
+    loop {
+        let deleted = conn.execute(sql, params![before, ROW_BATCH])?;
+        total += deleted;
+        if i64::try_from(deleted).unwrap_or(i64::MAX) < ROW_BATCH {
+            return Ok(total);
+        }
+    }
+}
+
+/// Step 5 for jobs: finished jobs older than `before` that no snapshot, tombstone or withdrawal
+/// names go with their steps and events, a batch per transaction; then the diagnostics lists no
+/// job points at.
+fn expire_jobs(conn: &mut Connection, before: i64) -> Result<usize> {
+    let mut total = 0;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        tx.execute_batch(
+            "CREATE TEMP TABLE IF NOT EXISTS purge_jobs (id INTEGER PRIMARY KEY); DELETE FROM purge_jobs;",
+        )?;
+        let taken = tx.execute(
+            "INSERT INTO purge_jobs (id) SELECT j.id FROM jobs j
+             WHERE j.finished_at IS NOT NULL AND j.finished_at < ?1
+               AND j.status NOT IN ('queued', 'running')
+               AND NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.job_id = j.id)
+               AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.job_id = j.id)
+               AND NOT EXISTS (SELECT 1 FROM source_withdrawals w WHERE w.job_id = j.id)
+             ORDER BY j.finished_at LIMIT ?2",
+            params![before, ROW_BATCH],
+        )?;
+        if taken > 0 {
+            tx.execute_batch(
+                "DELETE FROM job_steps WHERE job_id IN (SELECT id FROM purge_jobs);
+                 DELETE FROM job_events WHERE job_id IN (SELECT id FROM purge_jobs);
+                 DELETE FROM jobs WHERE id IN (SELECT id FROM purge_jobs);",
+            )?;
+        }
+        tx.commit()?;
+        total += taken;
+        if i64::try_from(taken).unwrap_or(i64::MAX) < ROW_BATCH {
+            break;
+        }
+    }
+    if total > 0 {
+        conn.execute(
+            "DELETE FROM diagnostic_lists WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.diagnostics_sha256 = diagnostic_lists.sha256)",
+            [],
+        )?;
+    }
+    Ok(total)
+}
+
+/// Removes the files of expired originals and of derived artifacts no row names any more.
+fn remove_files(
+    engine: &Engine,
+    expired: &[(String, i64)],
+    derived: &[(String, i64)],
+    report: &mut PurgeReport,
+) {
+    let mut removed: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for (sha, size) in expired.iter().chain(derived) {
+        if !removed.insert(sha.as_str()) {
             continue;
         }
         let path = engine.artifacts().path_of(sha);
         match std::fs::remove_file(&path) {
             Ok(()) => {
-                removed.push(sha);
                 report.artifacts_removed += 1;
                 report.artifact_bytes += u64::try_from(*size).unwrap_or_default();
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => removed.push(sha),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => log::warn!("cannot remove expired original {}: {e}", path.display()),
         }
     }
-    report.generations_removed = engine.collect_garbage_with(&conn)?;
-    report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-    Ok(report)
 }

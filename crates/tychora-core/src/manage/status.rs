@@ -58,6 +58,11 @@ pub struct Counts {
     pub query_runs: i64,
     /// Embedded inputs, all families.
     pub vector_records: i64,
+    /// Revisions whose originals were erased on request (their text out of every snapshot).
+    pub erased_revisions: i64,
+    /// Of those, the ones some snapshot or row still holds (an interrupted erasure; `manage
+    /// purge` finishes it).
+    pub erasures_pending: i64,
 }
 
 /// Bytes on disk. A file hard-linked into several index generations counts once.
@@ -227,6 +232,8 @@ pub(crate) fn status(engine: &Engine) -> Result<Status> {
                 jobs: count(conn, "jobs")?,
                 query_runs: count(conn, "query_runs")?,
                 vector_records: count(conn, "vector_records")?,
+                erased_revisions: count(conn, "(SELECT DISTINCT revision_id FROM tombstones WHERE kind = 'erasure')")?,
+                erasures_pending: i64::try_from(snapshot::pending_erasures(conn)?.len()).unwrap_or(i64::MAX),
             },
             bytes: {
                 let indexes = engine.dir().join("indexes");

@@ -30,6 +30,9 @@ pub struct VerifyReport {
     pub references_checked: usize,
     /// Snapshots whose indexes were checked.
     pub snapshots_checked: usize,
+    /// Revisions erased on request checked to be out of every snapshot, row and lexical
+    /// generation.
+    pub erasures_checked: usize,
     /// Problems, if any.
     pub problems: Vec<Problem>,
 }
@@ -106,7 +109,31 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             )?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<rusqlite::Result<_>>()?;
+        // Erasures on request: nothing of the text may remain in any snapshot, row or index.
+        let erased: Vec<i64> = conn
+            .prepare("SELECT DISTINCT revision_id FROM tombstones WHERE kind = 'erasure' ORDER BY revision_id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        for revision in crate::snapshot::pending_erasures(conn)? {
+            problems.push(Problem {
+                object: format!("revision {revision}"),
+                code: "E_CONFLICT".into(),
+                message: "erased on request, but a snapshot or extraction rows still hold its text; run `manage purge` to finish the erasure".into(),
+            });
+        }
+        let erased_u64: Vec<u64> = erased.iter().map(|r| u64::try_from(*r).unwrap_or_default()).collect();
         for (id, chunk_count, generation, member_chunks) in &snapshots {
+            if !erased_u64.is_empty() {
+                match crate::lexical::holds_revisions(&engine.generations_dir().join(generation), &erased_u64) {
+                    Ok(false) => {}
+                    Ok(true) => problems.push(Problem {
+                        object: format!("snapshot {id}"),
+                        code: "E_CONFLICT".into(),
+                        message: format!("lexical generation {generation} still holds text erased on request; run `manage purge` to finish the erasure"),
+                    }),
+                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                }
+            }
             if chunk_count != member_chunks {
                 problems.push(Problem { object: format!("snapshot {id}"), code: "E_CORRUPT".into(), message: format!("records {chunk_count} chunks, its members have {member_chunks}") });
             }
@@ -134,6 +161,6 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                 Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
             }
         }
-        Ok(VerifyReport { ok: problems.is_empty(), artifacts_checked: artifacts.len(), references_checked: references.len(), snapshots_checked: snapshots.len(), problems })
+        Ok(VerifyReport { ok: problems.is_empty(), artifacts_checked: artifacts.len(), references_checked: references.len(), snapshots_checked: snapshots.len(), erasures_checked: erased.len(), problems })
     })
 }

@@ -178,6 +178,7 @@ pub(super) fn recognize(
             max_pages: 1,
             page_timeout_ms: options.limits.page_timeout_ms,
             worker_memory_mb: options.limits.worker_memory_mb,
+            max_image_pixels: options.limits.max_image_pixels,
             ocr: Some(OcrRequest {
                 languages: &options.ocr.languages,
                 dpi: options.ocr.dpi,

@@ -3,7 +3,9 @@
 //! peaked at 1.1 GB RSS in a worker limited to 128 MB), so the bytes are checked here first:
 //! every Flate stream is inflated into a counting sink that stops one byte past the limit, and
 //! every image's declared size is checked against a pixel limit (images are not inflated: a large
-//! scan is legitimate, and its decoded size follows from its dimensions).
+//! scan is legitimate, and its decoded size follows from its dimensions). An image over the limit
+//! does not fail the file: pdf.js reads a page's text without decoding its images, so such a file
+//! is read with no image decoded at all, and loses its figures, never its text.
 
 use std::io::Read;
 
@@ -53,13 +55,25 @@ fn number_after(dict: &[u8], key: &[u8]) -> Option<u64> {
     std::str::from_utf8(&digits).ok()?.parse().ok()
 }
 
-/// Checks every stream of `bytes` against `limits`; answers how many images the file holds.
+/// What the look at a file's streams found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Preflight {
+    /// Images the file holds.
+    pub images: usize,
+    /// The first image declaring more pixels than the limit: (width, height, byte offset).
+    pub oversized: Option<(u64, u64, usize)>,
+    /// Images declaring more pixels than the limit.
+    pub oversized_count: usize,
+}
+
+/// Checks every stream of `bytes` against `limits`: how many images the file holds, and which
+/// declare more pixels than the limit.
 ///
 /// # Errors
-/// `E_LIMIT_EXCEEDED` naming the stream's byte offset and what it reached.
-pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<usize, ParseFailure> {
+/// `E_LIMIT_EXCEEDED` for a stream that inflates past a limit, naming its byte offset.
+pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<Preflight, ParseFailure> {
     let mut total = 0u64;
-    let mut images = 0usize;
+    let mut seen = Preflight::default();
     let mut at = 0usize;
     let finder = memmem::Finder::new(b"stream");
     while let Some(found) = finder.find(&bytes[at..]) {
@@ -80,7 +94,7 @@ pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<usize, ParseFailure> {
         let window = &bytes[start.saturating_sub(4096)..start];
         let dict = memmem::rfind(window, b"obj").map_or(window, |o| &window[o..]);
         if memmem::find(dict, b"/Image").is_some() {
-            images += 1;
+            seen.images += 1;
             let (w, h) = (
                 number_after(dict, b"/Width"),
                 number_after(dict, b"/Height"),
@@ -88,10 +102,8 @@ pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<usize, ParseFailure> {
             if let (Some(w), Some(h)) = (w, h)
                 && w.saturating_mul(h) > limits.max_image_pixels
             {
-                return Err(limit(format!(
-                    "an image of {w}×{h} pixels at byte {start}, over the limit of {} pixels",
-                    limits.max_image_pixels
-                )));
+                seen.oversized_count += 1;
+                seen.oversized.get_or_insert((w, h, start));
             }
             continue;
         }
@@ -119,7 +131,7 @@ pub fn check(bytes: &[u8], limits: PdfLimits) -> Result<usize, ParseFailure> {
             )));
         }
     }
-    Ok(images)
+    Ok(seen)
 }
 
 #[cfg(test)]
@@ -164,8 +176,19 @@ mod tests {
             "/Type /XObject /Subtype /Image /Width 20000 /Height 20000 /Filter /FlateDecode",
             b"tiny",
         );
-        let err = check(&huge, PdfLimits::default()).unwrap_err();
-        assert!(err.message.contains("20000×20000"), "{}", err.message);
+        let found = check(&huge, PdfLimits::default()).unwrap();
+        assert_eq!(found.images, 1);
+        assert_eq!(found.oversized_count, 1);
+        assert_eq!(
+            found.oversized.map(|(w, h, _)| (w, h)),
+            Some((20_000, 20_000))
+        );
+        let small = pdf_with_stream(
+            "/Type /XObject /Subtype /Image /Width 2000 /Height 2000 /Filter /FlateDecode",
+            b"tiny",
+        );
+        let found = check(&small, PdfLimits::default()).unwrap();
+        assert_eq!((found.images, found.oversized), (1, None));
     }
 
     #[test]
@@ -178,8 +201,9 @@ mod tests {
                 let path = entry.unwrap().path();
                 if path.extension().is_some_and(|e| e == "pdf") {
                     let bytes = std::fs::read(&path).unwrap();
-                    check(&bytes, PdfLimits::default())
+                    let found = check(&bytes, PdfLimits::default())
                         .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
+                    assert_eq!(found.oversized, None, "{}", path.display());
                     checked += 1;
                 }
             }

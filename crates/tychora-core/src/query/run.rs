@@ -176,7 +176,11 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
             None => engine.cached_current(conn)?,
         };
         let Some(snapshot_id) = snapshot_id else {
-            return Ok((None, Selection::default()));
+            let selection = Selection {
+                warnings: vec![nothing_published(conn)?],
+                ..Selection::default()
+            };
+            return Ok((None, selection));
         };
         // Facet conditions and the sensitivity scope are resolved once, against the pinned
         // snapshot, to the windows they admit: every channel keeps to them (lexical and text
@@ -1229,7 +1233,7 @@ fn summaries(
             segment_ids: ids,
             token_count: tokens,
             built_from_snapshot_id: tree.snapshot_id,
-            may_contain_instructions: safety::addresses_an_agent(&n.text),
+            may_contain_instructions: safety::may_contain_instructions(&n.text),
         });
     };
     for hit in hits {
@@ -1263,6 +1267,37 @@ fn summaries(
     out
 }
 
+/// Why nothing is published: nothing captured yet, or sources captured by a job that has not
+/// published a snapshot (still running, or failed: its id and error), so a failed first add is
+/// not mistaken for an empty workspace.
+fn nothing_published(conn: &Connection) -> Result<String> {
+    use rusqlite::OptionalExtension as _;
+    let sources: i64 = conn.query_row("SELECT COUNT(*) FROM sources", [], |r| r.get(0))?;
+    if sources == 0 {
+        return Ok("no published snapshot yet: add sources with `tychora add PATH`".to_string());
+    }
+    let last: Option<(i64, String, Option<String>)> = conn
+        .query_row(
+            "SELECT id, status, error FROM jobs ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let captured = format!("{sources} source(s) captured but no snapshot published yet");
+    Ok(match last {
+        Some((id, status, _)) if status == "queued" || status == "running" => {
+            format!(
+                "{captured}: job {id} is {status}; its snapshot is searchable once it publishes"
+            )
+        }
+        Some((id, status, error)) => format!(
+            "{captured}: job {id} {status}{}; fix the cause and run the same `tychora add` again (`tychora inspect job:{id}`)",
+            error.map(|e| format!(" ({e})")).unwrap_or_default()
+        ),
+        None => format!("{captured}; run `tychora add` again to publish one"),
+    })
+}
+
 /// The versioned result: segments with their citations, what was applied and dropped, the trace.
 fn assemble(
     request: &QueryRequest,
@@ -1285,9 +1320,6 @@ fn assemble(
         summaries,
     } = selection;
     let mut warnings = channel_warnings;
-    if snapshot_id.is_none() {
-        warnings.push("no published snapshot yet: add sources with `tychora add PATH`".to_string());
-    }
     if truncated {
         warnings.push(format!(
             "{} segment(s) left out to stay within the {}-token budget",
@@ -1470,7 +1502,9 @@ fn to_segment(
                 }),
         },
         safety: {
-            let triple = safety::triple(row.has_code, row.may_contain_instructions);
+            // Chunks stored before invisible characters were flagged are checked as they are read.
+            let flagged = row.may_contain_instructions || safety::hides_characters(&row.text);
+            let triple = safety::triple(row.has_code, flagged);
             let unseen = row.document.as_ref().is_some_and(|(first, last)| {
                 first
                     .flags

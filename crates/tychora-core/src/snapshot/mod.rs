@@ -18,7 +18,10 @@ use crate::lexical::{self, LexDoc};
 use crate::store::now_ms;
 use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, UserCache};
 
+mod scrub;
 mod text_layer;
+
+pub use scrub::{pending_erasures, scrub};
 
 /// One member of a snapshot: a source at one revision and extraction.
 #[derive(Debug, Clone)]
@@ -30,6 +33,9 @@ pub struct Member {
     pub collection_id: i64,
     pub root_id: i64,
     pub rel_path: String,
+    /// The source's identity in its collection (`file://` and the exact path): one file is one
+    /// source whichever registered root it was walked from.
+    pub uri: String,
     pub sha256: String,
 }
 
@@ -51,7 +57,7 @@ pub fn current(conn: &Connection) -> Result<Option<i64>> {
 /// SQLite errors.
 pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT m.source_id, m.revision_id, m.extraction_id, s.collection_id, s.root_id, s.rel_path, r.sha256
+        "SELECT m.source_id, m.revision_id, m.extraction_id, s.collection_id, s.root_id, s.rel_path, r.sha256, s.uri
          FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN revisions r ON r.id = m.revision_id
          WHERE m.snapshot_id = ?1 ORDER BY m.source_id",
     )?;
@@ -64,6 +70,7 @@ pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
                 collection_id: r.get(3)?,
                 root_id: r.get(4)?,
                 rel_path: r.get(5)?,
+                uri: r.get(7)?,
                 sha256: r.get(6)?,
             })
         })?

@@ -117,6 +117,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0019_sensitivity.sql",
         sql: include_str!("../../../../migrations/0019_sensitivity.sql"),
     },
+    Migration {
+        version: 20,
+        name: "0020_retention.sql",
+        sql: include_str!("../../../../migrations/0020_retention.sql"),
+    },
 ];
 
 /// The newest schema version.

@@ -197,6 +197,28 @@ impl UserCache {
         })
     }
 
+    /// Removes the vectors of `shas` under every family: inputs of erased text (an erasure on
+    /// request leaves no derivative of the text behind, in this cache either).
+    ///
+    /// # Errors
+    /// SQLite errors: the caller reports them, since an erasure that cannot finish must say so.
+    pub fn remove(&self, shas: &[String]) -> Result<usize> {
+        if shas.is_empty() || !self.path.is_file() {
+            return Ok(0);
+        }
+        let mut conn = self.connect()?;
+        let tx = conn.transaction()?;
+        let mut removed = 0;
+        {
+            let mut stmt = tx.prepare("DELETE FROM vectors WHERE input_sha256 = ?1")?;
+            for sha in shas {
+                removed += stmt.execute(params![sha])?;
+            }
+        }
+        tx.commit()?;
+        Ok(removed)
+    }
+
     /// Adds vectors; a cache that cannot be written is skipped with a warning.
     pub fn insert(&self, key: &str, rows: &[(String, Record)]) {
         let run = || -> Result<()> {

@@ -295,7 +295,23 @@ impl Workspace {
     /// # Errors
     /// `E_NOT_FOUND` for an unknown job, `E_CONFLICT` if it is not queued, whole-job failures.
     pub fn run_job(&self, job_id: i64, on_progress: &(dyn Fn(Progress) + Sync)) -> Result<Receipt> {
-        crate::ingest::run_job(&self.engine, job_id, on_progress)
+        let receipt = crate::ingest::run_job(&self.engine, job_id, on_progress)?;
+        if receipt.published {
+            self.retain_after_job();
+        }
+        Ok(receipt)
+    }
+
+    /// Retention after a job that published: whichever entry point ran the job (the CLI, the
+    /// daemon, the library), history stays within `[snapshots]` and `[history]`. Bounded by what
+    /// the new snapshot pushed out; a failure is logged and left for the next job or
+    /// `manage purge`, never the job's (its snapshot is published).
+    fn retain_after_job(&self) {
+        if let Err(e) = crate::manage::retain(&self.engine, crate::store::now_ms()) {
+            log::warn!(
+                "retention after the job failed (the next job or `manage purge` retries): {e}"
+            );
+        }
     }
 
     /// Makes derived index data whole again, as a `rebuild` job: damaged or missing vector files of
@@ -388,9 +404,10 @@ impl Workspace {
         crate::manage::purge(&self.engine, now)
     }
 
-    /// Withdraws a source (`source:N`, its URI or its root-relative path) from new snapshots; its
-    /// history stays, older snapshots keep answering from it until retention releases them, and a
-    /// later capture of the same path is skipped with a diagnostic.
+    /// Withdraws a source (`source:N`, its URI, or its path: absolute, relative to the current
+    /// directory or to its root) from new snapshots; its history stays, older snapshots keep
+    /// answering from it until retention releases them, and a later capture of the same path is
+    /// skipped with a diagnostic.
     ///
     /// # Errors
     /// `E_NOT_FOUND`, `E_INVALID_ARGUMENT` (ambiguous path, empty reason); publication errors.
@@ -400,13 +417,17 @@ impl Workspace {
         reason: &str,
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<crate::ingest::WithdrawReport> {
-        crate::ingest::withdraw(
+        let report = crate::ingest::withdraw(
             &self.engine,
             selector,
             reason,
             crate::ingest::Removal::Withdraw,
             on_progress,
-        )
+        )?;
+        if report.receipt.published {
+            self.retain_after_job();
+        }
+        Ok(report)
     }
 
     /// Erases the retained original bytes of a revision (`revision:N`) or of every revision of a
@@ -421,18 +442,23 @@ impl Workspace {
         reason: &str,
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<crate::ingest::WithdrawReport> {
-        crate::ingest::withdraw(
+        let mut report = crate::ingest::withdraw(
             &self.engine,
             selector,
             reason,
             crate::ingest::Removal::Erase,
             on_progress,
-        )
+        )?;
+        // Before answering: the erased text leaves every snapshot, pinned ones included.
+        report.erased_from_snapshots =
+            crate::manage::erase_everywhere(&self.engine)?.erased_from_snapshots;
+        self.retain_after_job();
+        Ok(report)
     }
 
-    /// Relabels a source's sensitivity (`source:N`, a URI or a root-relative path), for every
-    /// snapshot at once; a label above the ceiling erases its original bytes in the same call and
-    /// publishes a snapshot without it.
+    /// Relabels a source's sensitivity (`source:N`, a URI or a path, as [`Self::withdraw`]), for
+    /// every snapshot at once; a label above the ceiling erases its original bytes in the same
+    /// call and publishes a snapshot without it.
     ///
     /// # Errors
     /// `E_INVALID_ARGUMENT` (unknown level, empty reason, ambiguous path), `E_NOT_FOUND`, and as
@@ -444,7 +470,14 @@ impl Workspace {
         reason: &str,
         on_progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<crate::ingest::RelabelReport> {
-        crate::ingest::relabel(&self.engine, selector, level, reason, on_progress)
+        let mut report =
+            crate::ingest::relabel(&self.engine, selector, level, reason, on_progress)?;
+        if let Some(erased) = report.erased.as_mut() {
+            erased.erased_from_snapshots =
+                crate::manage::erase_everywhere(&self.engine)?.erased_from_snapshots;
+            self.retain_after_job();
+        }
+        Ok(report)
     }
 
     /// A visual asset (sha256 or a 12+ digit prefix) checked for description: `[descriptions]`

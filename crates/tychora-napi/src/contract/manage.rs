@@ -80,6 +80,10 @@ pub struct Counts {
     pub query_runs: i64,
     #[napi(js_name = "vector_records")]
     pub vector_records: i64,
+    #[napi(js_name = "erased_revisions")]
+    pub erased_revisions: i64,
+    #[napi(js_name = "erasures_pending")]
+    pub erasures_pending: i64,
 }
 
 /// Bytes on disk (a file linked into several generations counts once).
@@ -145,6 +149,8 @@ impl From<core::Status> for Status {
             jobs,
             query_runs,
             vector_records,
+            erased_revisions,
+            erasures_pending,
         } = counts;
         let core::Bytes {
             corpus,
@@ -222,6 +228,8 @@ impl From<core::Status> for Status {
                 jobs,
                 query_runs,
                 vector_records,
+                erased_revisions,
+                erasures_pending,
             },
             bytes: Bytes {
                 corpus: corpus as i64,
@@ -262,6 +270,8 @@ pub struct VerifyReport {
     pub references_checked: i64,
     #[napi(js_name = "snapshots_checked")]
     pub snapshots_checked: i64,
+    #[napi(js_name = "erasures_checked")]
+    pub erasures_checked: i64,
     pub problems: Vec<Problem>,
 }
 
@@ -272,9 +282,11 @@ impl From<core::VerifyReport> for VerifyReport {
             artifacts_checked,
             references_checked,
             snapshots_checked,
+            erasures_checked,
             problems,
         } = value;
         Self {
+            erasures_checked: count(erasures_checked),
             ok,
             artifacts_checked: count(artifacts_checked),
             references_checked: count(references_checked),
@@ -680,6 +692,19 @@ fn unit_document(value: core::UnitDocument) -> UnitDocument {
     }
 }
 
+/// A tombstone on a revision.
+#[napi(object)]
+pub struct RevisionTombstone {
+    #[napi(ts_type = "'erasure' | 'retention'")]
+    pub kind: String,
+    pub sha256: String,
+    pub reason: String,
+    #[napi(js_name = "deleted_at")]
+    pub deleted_at: i64,
+    #[napi(js_name = "job_id")]
+    pub job_id: Either<i64, Null>,
+}
+
 /// `revision:N`.
 #[napi(object)]
 pub struct RevisionEvidence {
@@ -698,6 +723,7 @@ pub struct RevisionEvidence {
     #[napi(js_name = "captured_at")]
     pub captured_at: i64,
     pub extractions: Vec<ExtractionBrief>,
+    pub tombstones: Vec<RevisionTombstone>,
 }
 
 /// A unit's exact place in its revision's bytes.
@@ -1074,9 +1100,29 @@ fn revision(value: core::RevisionEvidence) -> RevisionEvidence {
         metadata,
         captured_at,
         extractions,
+        tombstones,
     } = value;
     RevisionEvidence {
         r#type: "revision".into(),
+        tombstones: tombstones
+            .into_iter()
+            .map(|t| {
+                let core::RevisionTombstone {
+                    kind,
+                    sha256,
+                    reason,
+                    deleted_at,
+                    job_id,
+                } = t;
+                RevisionTombstone {
+                    kind,
+                    sha256,
+                    reason,
+                    deleted_at,
+                    job_id: nullable(job_id),
+                }
+            })
+            .collect(),
         id,
         source_id,
         path,

@@ -119,6 +119,8 @@ pub struct WithdrawReport {
     pub receipt: super::Receipt,
     pub withdrawn: Vec<WithdrawnSource>,
     pub erased: Vec<Tombstone>,
+    #[napi(js_name = "erased_from_snapshots")]
+    pub erased_from_snapshots: i64,
 }
 
 impl From<tychora_core::ingest::WithdrawReport> for WithdrawReport {
@@ -127,8 +129,10 @@ impl From<tychora_core::ingest::WithdrawReport> for WithdrawReport {
             receipt,
             withdrawn,
             erased,
+            erased_from_snapshots,
         } = value;
         Self {
+            erased_from_snapshots: count(erased_from_snapshots),
             receipt: receipt.into(),
             withdrawn: withdrawn
                 .into_iter()
@@ -228,6 +232,11 @@ pub struct PurgeReport {
     pub artifact_bytes: i64,
     #[napi(js_name = "generations_removed")]
     pub generations_removed: i64,
+    pub jobs: i64,
+    #[napi(js_name = "erased_revisions")]
+    pub erased_revisions: i64,
+    #[napi(js_name = "erased_from_snapshots")]
+    pub erased_from_snapshots: i64,
     #[napi(js_name = "duration_ms")]
     pub duration_ms: f64,
 }
@@ -246,6 +255,9 @@ impl From<tychora_core::manage::PurgeReport> for PurgeReport {
             artifacts_removed,
             artifact_bytes,
             generations_removed,
+            jobs,
+            erased_revisions,
+            erased_from_snapshots,
             duration_ms,
         } = value;
         Self {
@@ -259,6 +271,9 @@ impl From<tychora_core::manage::PurgeReport> for PurgeReport {
             artifacts_removed: count(artifacts_removed),
             artifact_bytes: artifact_bytes as i64,
             generations_removed: count(generations_removed),
+            jobs: count(jobs),
+            erased_revisions: count(erased_revisions),
+            erased_from_snapshots: count(erased_from_snapshots),
             duration_ms,
         }
     }

@@ -8,6 +8,7 @@ use quick_xml::events::Event;
 
 use super::math;
 use super::styles::{Numbering, Styles};
+use super::visibility::{self, RunLook};
 use super::{Block, BlockKind, Cell, TableRow, attr, local};
 
 #[derive(Default)]
@@ -16,8 +17,71 @@ struct Para {
     outline: Option<u8>,
     num_id: Option<String>,
     ilvl: u8,
+    /// The text a reader sees.
     text: String,
     index: usize,
+    /// `w:pPr/w:shd`: what the paragraph paints under its runs.
+    shading: Option<String>,
+    /// Runs a reader cannot see, with why, in order; each becomes a block of its own.
+    hidden: Vec<(&'static str, String)>,
+    /// The last text pushed was hidden: hidden text after it continues the same block.
+    hidden_open: bool,
+}
+
+impl Para {
+    fn push(&mut self, text: &str, hidden: Option<&'static str>) {
+        match hidden {
+            Some(why) => {
+                match self.hidden.last_mut() {
+                    Some((w, t)) if self.hidden_open && *w == why => t.push_str(text),
+                    _ => self.hidden.push((why, text.to_string())),
+                }
+                self.hidden_open = true;
+            }
+            None => {
+                self.text.push_str(text);
+                // A space between two hidden runs keeps them one block.
+                if self.hidden_open && text.trim().is_empty() {
+                    if let Some((_, t)) = self.hidden.last_mut() {
+                        t.push_str(text);
+                    }
+                } else {
+                    self.hidden_open = false;
+                }
+            }
+        }
+    }
+}
+
+/// The run being read: its own properties and character style.
+#[derive(Default)]
+struct Run {
+    look: RunLook,
+    style: Option<String>,
+}
+
+/// What a text box's shape paints under its text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum BoxFill {
+    /// A fill from the shape's theme style, or none said: the colour under the text is not known.
+    #[default]
+    Unknown,
+    /// No fill: what lies under the shape shows through.
+    Clear,
+    /// A solid colour, `RRGGBB`.
+    Colour(String),
+}
+
+/// What decides, as the part is read, whether text can be seen.
+struct Sight {
+    /// The run being read.
+    run: Option<Run>,
+    /// The page's colour (`w:background`), `RRGGBB`.
+    page: String,
+    /// The fill of the shape being read (its text box, if it has one, comes after it).
+    shape: BoxFill,
+    /// The fills of the text boxes the reader is in, innermost last.
+    boxes: Vec<BoxFill>,
 }
 
 #[derive(Default)]
@@ -25,6 +89,8 @@ struct CellCtx {
     text: String,
     span: usize,
     continues_above: bool,
+    /// `w:tcPr/w:shd`: what the cell paints under its paragraphs.
+    shading: Option<String>,
     /// Its paragraphs and tables as blocks, for a one-cell table that only lays out its content.
     inner: Vec<Inner>,
 }
@@ -135,6 +201,16 @@ pub(super) fn walk(
     let mut skipping: Option<usize> = None;
     // The equation being read (`m:oMath`, `m:oMathPara`): its elements build a tree, not text.
     let mut equation: Option<math::Builder> = None;
+    // The run being read, the page's colour, text boxes' fills: to tell text no one sees.
+    let mut sight = Sight {
+        run: None,
+        page: "FFFFFF".into(),
+        shape: BoxFill::Unknown,
+        boxes: Vec::new(),
+    };
+    // Hidden blocks of paragraphs inside a top-level block (a table's cells, a text box): they
+    // follow that block once it is done.
+    let mut pending: Vec<Block> = Vec::new();
     loop {
         let event = match reader.read_event_into(&mut buf) {
             Ok(event) => event,
@@ -164,10 +240,21 @@ pub(super) fn walk(
                     buf.clear();
                     continue;
                 }
+                // `names` ends with this element: its parent is the one before.
+                let up = |n: usize| {
+                    let at = names.len().checked_sub(n)?;
+                    names.get(at).map(String::as_str)
+                };
+                let scope = Scope {
+                    parent: up(2),
+                    grandparent: up(3),
+                };
+                look_property(&name, &e, scope, &mut paras, &mut tables, &mut sight);
                 match name.as_str() {
                     "footnote" | "endnote" if is_separator(attr(&e, "type").as_deref()) => {
                         skipping = Some(names.len());
                     }
+                    "r" => sight.run = Some(Run::default()),
                     // `mc:AlternateContent` holds the same content twice (DrawingML in the
                     // choice, VML in the fallback): read the choice only.
                     "Fallback" => skipping = Some(names.len()),
@@ -179,7 +266,11 @@ pub(super) fn walk(
                         });
                     }
                     "t" => in_text = true,
-                    "txbxContent" => textbox_depth += 1,
+                    "txbxContent" => {
+                        textbox_depth += 1;
+                        let fill = std::mem::take(&mut sight.shape);
+                        sight.boxes.push(fill);
+                    }
                     "tbl" => tables.push(TableCtx::default()),
                     "tr" => {
                         if let Some(t) = tables.last_mut() {
@@ -216,6 +307,19 @@ pub(super) fn walk(
                 let qname = e.name();
                 let name = local(qname.as_ref());
                 let val = || attr(&e, "val");
+                let scope = Scope {
+                    parent,
+                    grandparent: names
+                        .len()
+                        .checked_sub(2)
+                        .and_then(|i| names.get(i))
+                        .map(String::as_str),
+                };
+                look_property(name, &e, scope, &mut paras, &mut tables, &mut sight);
+                // Tabs, breaks and hyphens are text of their run, hidden with it.
+                let hidden = matches!(name, "tab" | "br" | "cr" | "noBreakHyphen")
+                    .then(|| hidden_now(styles, &paras, &tables, &sight))
+                    .flatten();
                 match (name, parent) {
                     ("pStyle", _) => {
                         if let Some(p) = paras.last_mut() {
@@ -237,9 +341,9 @@ pub(super) fn walk(
                             p.ilvl = val().and_then(|v| v.parse().ok()).unwrap_or(0);
                         }
                     }
-                    ("tab", Some("r")) => push_text(&mut paras, "\t"),
-                    ("br" | "cr", Some("r")) => push_text(&mut paras, "\n"),
-                    ("noBreakHyphen", _) => push_text(&mut paras, "-"),
+                    ("tab", Some("r")) => push_text(&mut paras, "\t", hidden),
+                    ("br" | "cr", Some("r")) => push_text(&mut paras, "\n", hidden),
+                    ("noBreakHyphen", _) => push_text(&mut paras, "-", hidden),
                     ("tblHeader", Some("trPr")) => {
                         if let Some(row) = tables.last_mut().and_then(|t| t.rows.last_mut()) {
                             row.header = val().is_none_or(|v| v != "0" && v != "false");
@@ -273,10 +377,12 @@ pub(super) fn walk(
                 }
             }
             Event::Text(t) if in_text && skipping.is_none() => {
-                push_text(&mut paras, &t.xml10_content());
+                let hidden = hidden_now(styles, &paras, &tables, &sight);
+                push_text(&mut paras, &t.xml10_content(), hidden);
             }
             Event::GeneralRef(r) if in_text && skipping.is_none() => {
-                push_text(&mut paras, &general_ref(&r));
+                let hidden = hidden_now(styles, &paras, &tables, &sight);
+                push_text(&mut paras, &general_ref(&r), hidden);
             }
             Event::End(e) => {
                 let name = local(e.name().as_ref()).to_string();
@@ -294,7 +400,7 @@ pub(super) fn walk(
                         equation = None;
                         let tex = math::latex(&root);
                         if !tex.is_empty() {
-                            push_text(&mut paras, &format!(" {tex} "));
+                            push_text(&mut paras, &format!(" {tex} "), None);
                         }
                     }
                     buf.clear();
@@ -302,11 +408,31 @@ pub(super) fn walk(
                 }
                 match name.as_str() {
                     "t" => in_text = false,
-                    "txbxContent" => textbox_depth = textbox_depth.saturating_sub(1),
+                    "r" => sight.run = None,
+                    "txbxContent" => {
+                        textbox_depth = textbox_depth.saturating_sub(1);
+                        sight.boxes.pop();
+                    }
                     "p" => {
-                        let Some(para) = paras.pop() else { continue };
+                        let Some(mut para) = paras.pop() else {
+                            continue;
+                        };
+                        let home = if textbox_depth > 0 { "textbox" } else { part };
+                        for (why, text) in std::mem::take(&mut para.hidden) {
+                            let text = text.trim();
+                            if !text.is_empty() {
+                                let mut block =
+                                    Block::paragraph(text.to_string(), home, para.index);
+                                block.hidden = Some(why.to_string());
+                                pending.push(block);
+                            }
+                        }
+                        let at_top = textbox_depth == 0 && tables.is_empty() && paras.is_empty();
                         let text = para.text.trim().to_string();
                         if text.is_empty() {
+                            if at_top {
+                                out.blocks.append(&mut pending);
+                            }
                             continue;
                         }
                         if textbox_depth > 0 {
@@ -327,6 +453,7 @@ pub(super) fn walk(
                         } else {
                             out.blocks
                                 .push(paragraph_block(para, text, part, styles, numbering));
+                            out.blocks.append(&mut pending);
                         }
                     }
                     "tbl" => {
@@ -371,6 +498,9 @@ pub(super) fn walk(
                                 }
                             }
                         }
+                        if paras.is_empty() {
+                            out.blocks.append(&mut pending);
+                        }
                     }
                     _ => {}
                 }
@@ -380,7 +510,109 @@ pub(super) fn walk(
         }
         buf.clear();
     }
+    // Malformed XML may end the walk inside a block: its hidden text is kept all the same.
+    out.blocks.append(&mut pending);
     out
+}
+
+/// Where a property element sits: its parent's and grandparent's local names.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    parent: Option<&'a str>,
+    grandparent: Option<&'a str>,
+}
+
+/// Reads a property that decides whether text can be seen: a run's (`w:r/w:rPr/…`), a
+/// paragraph's or a cell's shading, a shape's fill, the page's colour. Called for empty and
+/// non-empty elements alike (`<w:vanish></w:vanish>` hides as `<w:vanish/>` does).
+fn look_property(
+    name: &str,
+    e: &quick_xml::events::BytesStart<'_>,
+    scope: Scope<'_>,
+    paras: &mut [Para],
+    tables: &mut [TableCtx],
+    sight: &mut Sight,
+) {
+    match (scope.parent, scope.grandparent) {
+        // A DrawingML shape: its fill is what its text box's text is drawn over.
+        _ if name == "wsp" => sight.shape = BoxFill::Unknown,
+        (Some("solidFill"), Some("spPr")) if name == "srgbClr" => {
+            sight.shape = visibility::drawing_colour(e).map_or(BoxFill::Unknown, BoxFill::Colour);
+        }
+        (Some("solidFill"), Some("spPr")) => sight.shape = BoxFill::Unknown,
+        (Some("spPr"), _) if name == "noFill" => sight.shape = BoxFill::Clear,
+        // A VML shape (documents older than DrawingML): `filled="f"`, or `fillcolor="#RRGGBB"`.
+        _ if matches!(name, "shape" | "rect" | "roundrect" | "oval") => {
+            let filled = attr(e, "filled").is_none_or(|f| !matches!(f.as_str(), "f" | "false"));
+            let colour = attr(e, "fillcolor")
+                .and_then(|c| visibility::drawing_colour_hex(c.split_whitespace().next()?));
+            sight.shape = match (filled, colour) {
+                (false, _) => BoxFill::Clear,
+                (true, Some(c)) => BoxFill::Colour(c),
+                (true, None) => BoxFill::Unknown,
+            };
+        }
+        (Some("rPr"), Some("r")) => {
+            if let Some(run) = sight.run.as_mut() {
+                if name == "rStyle" {
+                    run.style = attr(e, "val");
+                } else {
+                    run.look.set(name, e);
+                }
+            }
+        }
+        (Some("pPr"), _) if name == "shd" => {
+            if let Some(p) = paras.last_mut() {
+                p.shading = visibility::shading(e);
+            }
+        }
+        (Some("tcPr"), _) if name == "shd" => {
+            if let Some(cell) = current_cell(tables) {
+                cell.shading = visibility::shading(e);
+            }
+        }
+        (Some("document"), _) if name == "background" => {
+            if let Some(colour) = visibility::page_colour(e) {
+                sight.page = colour;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why text pushed now cannot be seen: the run's look (document defaults, paragraph style,
+/// character style, its own properties) over what lies under it (the run's shading, else the
+/// paragraph's, its text box's fill, the innermost shaded cell's, the page's).
+fn hidden_now(
+    styles: &Styles,
+    paras: &[Para],
+    tables: &[TableCtx],
+    sight: &Sight,
+) -> Option<&'static str> {
+    let para = paras.last()?;
+    let style = para.style.as_deref();
+    let own = sight.run.as_ref().map(|r| (&r.look, r.style.as_deref()));
+    let look = styles.run_look(style, own.and_then(|(_, s)| s));
+    let look = match own {
+        Some((direct, _)) => look.under(direct),
+        None => look,
+    };
+    let cell = tables
+        .iter()
+        .rev()
+        .find_map(|t| t.rows.last()?.cells.last()?.shading.as_deref());
+    let shaded = para
+        .shading
+        .as_deref()
+        .or_else(|| styles.paragraph_shading(style));
+    let under = match (shaded, sight.boxes.last()) {
+        (Some(fill), _) => Some(fill),
+        (None, Some(BoxFill::Colour(fill))) => Some(fill.as_str()),
+        // A shape filled from its theme: the colour under its text is not known.
+        (None, Some(BoxFill::Unknown)) => None,
+        (None, Some(BoxFill::Clear) | None) => Some(cell.unwrap_or(&sight.page)),
+    };
+    look.hidden(under)
 }
 
 /// The content of a table of one row and one cell, or the table itself.
@@ -408,9 +640,9 @@ fn general_ref(r: &quick_xml::events::BytesRef<'_>) -> String {
     .to_string()
 }
 
-fn push_text(paras: &mut [Para], text: &str) {
+fn push_text(paras: &mut [Para], text: &str, hidden: Option<&'static str>) {
     if let Some(p) = paras.last_mut() {
-        p.text.push_str(text);
+        p.push(text, hidden);
     }
 }
 
@@ -493,6 +725,7 @@ fn table_rows(table: TableCtx, number: usize, part: &str) -> Vec<Block> {
                 part: part.to_string(),
                 paragraph: 0,
                 heading_path: Vec::new(),
+                hidden: None,
                 table: Some(TableRow {
                     table: number,
                     row: i + 1,

@@ -13,6 +13,7 @@ mod body;
 mod math;
 mod package;
 mod styles;
+mod visibility;
 
 use quick_xml::events::BytesStart;
 
@@ -120,6 +121,10 @@ pub struct Block {
     pub heading_path: Vec<String>,
     /// A table row's place and cells.
     pub table: Option<TableRow>,
+    /// Why a reader of the document cannot see this text (`marked hidden (w:vanish)`, `same
+    /// colour as its background`, …): runs Word keeps but never shows, set apart from the
+    /// paragraph they sit in as a block of their own.
+    pub hidden: Option<String>,
 }
 
 impl Block {
@@ -142,6 +147,7 @@ impl Block {
             paragraph,
             heading_path: Vec::new(),
             table: None,
+            hidden: None,
         }
     }
 }
@@ -356,7 +362,11 @@ pub fn read(bytes: &[u8], limits: DocxLimits) -> Result<Document, DocxFailure> {
         if let Some(xml) = package.read(&name)? {
             let label = format!("{kind}{}", i + 1);
             let walked = body::walk(&xml, &label, &styles, &mut numbering, &mut doc.diagnostics);
-            doc.furniture.extend(walked.blocks);
+            // Text a header hides is no running header a reader sees: flagged with the rest.
+            let (hidden, shown): (Vec<Block>, Vec<Block>) =
+                walked.blocks.into_iter().partition(|b| b.hidden.is_some());
+            doc.furniture.extend(shown);
+            doc.blocks.extend(hidden);
             if !walked.pictures.is_empty() {
                 let part_rels = package.relationships(&name, &mut doc.diagnostics)?;
                 embed_pictures(

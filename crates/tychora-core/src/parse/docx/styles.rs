@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 
+use super::visibility::{self, RunLook};
 use super::{attr, local};
 
 /// Heading levels by style id: an outline level on the style (or a style it is based on), or a
@@ -15,6 +16,14 @@ pub(super) struct Styles {
     levels: HashMap<String, u8>,
     /// Numbering a style carries (`w:style/w:pPr/w:numPr`): numbered headings get it this way.
     numbering: HashMap<String, (String, u8)>,
+    /// What each style sets of a run's look (through its `basedOn` chain), to tell hidden text.
+    looks: HashMap<String, RunLook>,
+    /// Paragraph shading a paragraph style sets (through its `basedOn` chain).
+    shades: HashMap<String, String>,
+    /// The document defaults' run look (`w:docDefaults/w:rPrDefault`).
+    default_look: RunLook,
+    /// The paragraph style of a paragraph that names none.
+    default_paragraph: Option<String>,
 }
 
 impl Styles {
@@ -25,20 +34,56 @@ impl Styles {
         let mut styles: HashMap<String, (String, Option<u8>, Option<String>)> = HashMap::new();
         // id → (numId, ilvl) of a style's own numbering.
         let mut numbered: HashMap<String, (Option<String>, u8)> = HashMap::new();
+        let mut own_looks: HashMap<String, RunLook> = HashMap::new();
+        let mut own_shades: HashMap<String, String> = HashMap::new();
+        let mut default_look = RunLook::default();
+        let mut default_paragraph = None;
         let mut current: Option<String> = None;
+        // Open elements' local names: a property means one thing in `w:rPr`, another in `w:pPr`.
+        let mut open: Vec<String> = Vec::new();
         loop {
-            match reader.read_event_into(&mut buf) {
+            let event = reader.read_event_into(&mut buf);
+            let parent = open.last().cloned().unwrap_or_default();
+            let grandparent = open.iter().rev().nth(1).cloned().unwrap_or_default();
+            if let Ok(Event::Start(e)) = &event {
+                open.push(local(e.name().as_ref()).to_string());
+            }
+            match event {
                 Ok(Event::Start(e)) if local(e.name().as_ref()) == "style" => {
                     let id = attr(&e, "styleId").unwrap_or_default();
                     styles.entry(id.clone()).or_default();
+                    if attr(&e, "type").as_deref() == Some("paragraph")
+                        && attr(&e, "default").is_some_and(|d| d == "1" || d == "true")
+                    {
+                        default_paragraph = Some(id.clone());
+                    }
                     current = Some(id);
                 }
-                Ok(Event::End(e)) if local(e.name().as_ref()) == "style" => current = None,
+                Ok(Event::End(e)) => {
+                    open.pop();
+                    if local(e.name().as_ref()) == "style" {
+                        current = None;
+                    }
+                }
                 Ok(Event::Start(e) | Event::Empty(e)) => {
+                    let name = local(e.name().as_ref()).to_string();
+                    if parent == "rPr" && grandparent == "rPrDefault" {
+                        default_look.set(&name, &e);
+                    }
                     let Some(id) = &current else {
                         buf.clear();
                         continue;
                     };
+                    if parent == "rPr" && grandparent == "style" {
+                        own_looks.entry(id.clone()).or_default().set(&name, &e);
+                    }
+                    if parent == "pPr"
+                        && grandparent == "style"
+                        && name == "shd"
+                        && let Some(fill) = visibility::shading(&e)
+                    {
+                        own_shades.insert(id.clone(), fill);
+                    }
                     let entry = styles.entry(id.clone()).or_default();
                     match local(e.name().as_ref()) {
                         "name" => entry.0 = attr(&e, "val").unwrap_or_default(),
@@ -78,7 +123,61 @@ impl Styles {
             .into_iter()
             .filter_map(|(id, (num, ilvl))| Some((id, (num.filter(|n| n != "0")?, ilvl))))
             .collect();
-        Self { levels, numbering }
+        // Each style's look and shading with what the styles it is based on set beneath it.
+        let chain = |id: &str| {
+            let mut ids = vec![id.to_string()];
+            while ids.len() < 8 {
+                match styles.get(ids.last().unwrap()).and_then(|s| s.2.clone()) {
+                    Some(base) if !ids.contains(&base) => ids.push(base),
+                    _ => break,
+                }
+            }
+            ids
+        };
+        let mut looks = HashMap::new();
+        let mut shades = HashMap::new();
+        for id in styles.keys() {
+            let ids = chain(id);
+            let look = ids.iter().rev().fold(RunLook::default(), |below, s| {
+                own_looks
+                    .get(s)
+                    .map_or(below.clone(), |own| below.under(own))
+            });
+            if look != RunLook::default() {
+                looks.insert(id.clone(), look);
+            }
+            if let Some(fill) = ids.iter().find_map(|s| own_shades.get(s)) {
+                shades.insert(id.clone(), fill.clone());
+            }
+        }
+        Self {
+            levels,
+            numbering,
+            looks,
+            shades,
+            default_look,
+            default_paragraph,
+        }
+    }
+
+    /// The look a run gets from the document defaults, its paragraph's style (or the default
+    /// paragraph style) and its own character style, before its own properties.
+    pub(super) fn run_look(&self, paragraph: Option<&str>, character: Option<&str>) -> RunLook {
+        let paragraph = paragraph.or(self.default_paragraph.as_deref());
+        let of = |style: Option<&str>| style.and_then(|s| self.looks.get(s));
+        let mut look = self.default_look.clone();
+        for level in [of(paragraph), of(character)].into_iter().flatten() {
+            look = look.under(level);
+        }
+        look
+    }
+
+    /// The shading a paragraph style paints under its paragraphs.
+    pub(super) fn paragraph_shading(&self, paragraph: Option<&str>) -> Option<&str> {
+        let paragraph = paragraph.or(self.default_paragraph.as_deref());
+        paragraph
+            .and_then(|s| self.shades.get(s))
+            .map(String::as_str)
     }
 
     /// The list numbering (numId, level) a paragraph style applies, if any.

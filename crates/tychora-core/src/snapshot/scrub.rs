@@ -1,0 +1,314 @@
+//! Erasure in every snapshot at once. An original erased on request (a legal request) must leave
+//! no text behind in what any snapshot answers: pinned snapshots answer without it, as the
+//! current one does. The erasure job publishes a snapshot without the sources as an add does;
+//! this pass then takes the erased revisions out of every retained snapshot:
+//!
+//! 1. each referenced lexical generation whose segments still hold one of their documents (live,
+//!    or deleted but not yet merged away) is copied without them, the segments that held them
+//!    merged anew, and its document count checked against what its snapshot keeps;
+//! 2. each vector generation holding one of their windows (or a layer over such a base) is
+//!    rewritten from the records of what its snapshot keeps;
+//! 3. one transaction points the snapshots at the new generations, removes the erased members
+//!    (with their chunk counts) and the vector records of the erased windows' inputs that nothing
+//!    kept needs.
+//!
+//! The canonical rows (units, chunks, locators) of the erased extractions are left to the purge's
+//! batches, which the caller runs next; the old generations are collected once no reader holds
+//! them. Every step is found again from the tombstones, so a pass killed half-way is finished by
+//! the next one.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+
+use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
+use crate::config::Lexical;
+use crate::error::{Error, Result};
+use crate::lexical;
+use crate::store::now_ms;
+use crate::vector;
+
+/// What a scrub changed.
+#[derive(Debug, Clone, Default)]
+pub struct Scrubbed {
+    /// Snapshots that held one of the erased revisions.
+    pub snapshots: usize,
+    /// Lexical generations rewritten without them.
+    pub lexical_generations: usize,
+    /// Vector generations rewritten without them.
+    pub vector_generations: usize,
+    /// Vector records of their windows' inputs removed.
+    pub vector_records: usize,
+    /// The extractions of the erased revisions (for the purge's batches).
+    pub extractions: Vec<i64>,
+    /// The input sha256s whose records went (for the user-level cache).
+    pub inputs: Vec<String>,
+}
+
+/// Revisions erased on request whose text is still somewhere in the store: a member of a
+/// snapshot, or extraction rows not yet removed.
+///
+/// # Errors
+/// SQLite errors.
+pub fn pending_erasures(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
+        .prepare(
+            "SELECT DISTINCT t.revision_id FROM tombstones t WHERE t.kind = 'erasure'
+               AND (EXISTS (SELECT 1 FROM snapshot_members m WHERE m.revision_id = t.revision_id)
+                    OR EXISTS (SELECT 1 FROM extractions e WHERE e.revision_id = t.revision_id))
+             ORDER BY t.revision_id",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// A new generation for one snapshot's index, not yet pointed at.
+struct Replacement {
+    snapshot_id: i64,
+    family_id: i64,
+    old_batch: i64,
+    generation: String,
+    documents: u64,
+    sha256: Option<String>,
+}
+
+/// Takes `revisions` out of every snapshot and index generation (see the module's comment).
+///
+/// # Errors
+/// `E_CORRUPT` when a rewritten generation's count differs from what its snapshot keeps (nothing
+/// is switched then); tantivy, I/O and SQLite errors.
+pub fn scrub(
+    conn: &mut Connection,
+    generations: &Path,
+    text_dir: &Path,
+    lexical_config: &Lexical,
+    revisions: &[i64],
+) -> Result<Scrubbed> {
+    let mut out = Scrubbed::default();
+    if revisions.is_empty() {
+        return Ok(out);
+    }
+    let erased: HashSet<i64> = revisions.iter().copied().collect();
+    let as_u64: Vec<u64> = revisions
+        .iter()
+        .map(|r| u64::try_from(*r).unwrap_or_default())
+        .collect();
+    out.extractions = in_list(
+        conn,
+        "SELECT id FROM extractions WHERE revision_id IN",
+        revisions,
+    )?;
+    let erased_chunks: HashSet<u64> = in_list(
+        conn,
+        "SELECT id FROM chunks WHERE extraction_id IN",
+        &out.extractions,
+    )?
+    .into_iter()
+    .map(|id| u64::try_from(id).unwrap_or_default())
+    .collect();
+    let holding: HashSet<i64> = in_list(
+        conn,
+        "SELECT DISTINCT snapshot_id FROM snapshot_members WHERE revision_id IN",
+        revisions,
+    )?
+    .into_iter()
+    .collect();
+    out.snapshots = holding.len();
+    let snapshots: Vec<i64> = conn
+        .prepare("SELECT id FROM snapshots ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut replacements = Vec::new();
+    let mut needed_inputs: HashSet<String> = HashSet::new();
+    let mut erased_inputs: HashMap<i64, HashSet<String>> = HashMap::new();
+    for &snapshot_id in &snapshots {
+        let all = members(conn, snapshot_id)?;
+        let (gone, kept): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .partition(|m| erased.contains(&m.revision_id));
+        let kept_rows = read_rows(conn, &kept)?;
+        let expected = kept_rows.len() as u64;
+        if let Some(replacement) = scrub_lexical(
+            conn,
+            generations,
+            lexical_config,
+            snapshot_id,
+            &as_u64,
+            expected,
+        )? {
+            replacements.push(replacement);
+        }
+        let Some(text) = text_generation(conn, snapshot_id)? else {
+            continue;
+        };
+        let family = vector::records::family_id(conn, &text.spec)?;
+        let kept_inputs: Vec<String> = row_inputs(&text.spec.representation, &kept_rows)
+            .into_iter()
+            .flat_map(|d| d.shas)
+            .collect();
+        let gone_rows = read_rows(conn, &gone)?;
+        erased_inputs.entry(family).or_default().extend(
+            row_inputs(&text.spec.representation, &gone_rows)
+                .into_iter()
+                .flat_map(|d| d.shas),
+        );
+        if holds_windows(conn, text_dir, &text, &erased_chunks)? {
+            let name = format!("g{}-e{snapshot_id}-f{family}.tyv", now_ms());
+            let sha256 = write_text(
+                conn,
+                family,
+                &text.spec,
+                &text_dir.join(&name),
+                &kept_rows,
+                &kept_inputs,
+            )?;
+            let (family_id, old_batch) = batch_of(conn, &text.generation)?;
+            replacements.push(Replacement {
+                snapshot_id,
+                family_id,
+                old_batch,
+                generation: name,
+                documents: expected,
+                sha256: Some(sha256),
+            });
+            out.vector_generations += 1;
+        }
+        needed_inputs.extend(kept_inputs);
+    }
+    out.lexical_generations = replacements.iter().filter(|r| r.sha256.is_none()).count();
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let now = now_ms();
+    for r in &replacements {
+        tx.execute(
+            "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
+            params![r.family_id, r.generation, r.documents, now, r.sha256],
+        )?;
+        let batch = tx.last_insert_rowid();
+        tx.execute(
+            "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
+            params![batch, r.snapshot_id, r.family_id, r.old_batch],
+        )?;
+    }
+    for revision in revisions {
+        tx.execute(
+            "UPDATE snapshots SET chunk_count = chunk_count - (
+               SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id
+               WHERE m.snapshot_id = snapshots.id AND m.revision_id = ?1)
+             WHERE id IN (SELECT snapshot_id FROM snapshot_members WHERE revision_id = ?1)",
+            params![revision],
+        )?;
+        tx.execute(
+            "DELETE FROM snapshot_members WHERE revision_id = ?1",
+            params![revision],
+        )?;
+    }
+    for (family, inputs) in &erased_inputs {
+        for sha in inputs.difference(&needed_inputs) {
+            out.vector_records += tx.execute(
+                "DELETE FROM vector_records WHERE family_id = ?1 AND input_sha256 = ?2",
+                params![family, sha],
+            )?;
+            out.inputs.push(sha.clone());
+        }
+    }
+    tx.execute_batch(
+        "INSERT OR IGNORE INTO purge_pending (kind, id) SELECT 'extraction', e.id FROM extractions e
+           WHERE e.revision_id IN (SELECT revision_id FROM tombstones WHERE kind = 'erasure')",
+    )?;
+    tx.commit()?;
+    Ok(out)
+}
+
+/// The lexical generation of `snapshot_id` copied without `revisions`, when it holds any of them.
+fn scrub_lexical(
+    conn: &Connection,
+    generations: &Path,
+    config: &Lexical,
+    snapshot_id: i64,
+    revisions: &[u64],
+    expected: u64,
+) -> Result<Option<Replacement>> {
+    let Ok(generation) = super::lexical_generation(conn, snapshot_id) else {
+        return Ok(None);
+    };
+    let from = generations.join(&generation);
+    if !lexical::holds_revisions(&from, revisions)? {
+        return Ok(None);
+    }
+    let name = format!("g{}-e{snapshot_id}", now_ms());
+    let dir = generations.join(&name);
+    let documents = match lexical::scrub_generation(&from, &dir, config, revisions) {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+    };
+    if documents != expected {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(Error::Corrupt(format!(
+            "lexical generation {name} holds {documents} documents after the erasure, snapshot {snapshot_id} keeps {expected}; nothing switched"
+        )));
+    }
+    let (family_id, old_batch) = batch_of(conn, &generation)?;
+    Ok(Some(Replacement {
+        snapshot_id,
+        family_id,
+        old_batch,
+        generation: name,
+        documents,
+        sha256: None,
+    }))
+}
+
+/// Whether a vector generation (or the base a layer stands on) holds one of `chunks`.
+fn holds_windows(
+    conn: &Connection,
+    dir: &Path,
+    text: &TextGeneration,
+    chunks: &HashSet<u64>,
+) -> Result<bool> {
+    if chunks.is_empty() {
+        return Ok(false);
+    }
+    let base: Option<String> = conn.query_row(
+        "SELECT base_generation FROM index_batches WHERE generation = ?1",
+        params![text.generation],
+        |r| r.get(0),
+    )?;
+    if base.is_some() {
+        // A layer is read with its base; rewriting it whole leaves neither behind.
+        return Ok(true);
+    }
+    Ok(
+        match vector::VectorIndex::open(&dir.join(&text.generation), &text.sha256) {
+            Ok(index) => index.keys().iter().any(|k| chunks.contains(k)),
+            // Unreadable: rewritten from the records like a damaged one.
+            Err(_) => true,
+        },
+    )
+}
+
+fn batch_of(conn: &Connection, generation: &str) -> Result<(i64, i64)> {
+    Ok(conn.query_row(
+        "SELECT family_id, id FROM index_batches WHERE generation = ?1",
+        params![generation],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
+}
+
+/// Runs `select` (ending in `IN`) over `ids`, a few hundred at a time.
+fn in_list(conn: &Connection, select: &str, ids: &[i64]) -> Result<Vec<i64>> {
+    let mut out = Vec::new();
+    for part in ids.chunks(500) {
+        let marks = vec!["?"; part.len()].join(", ");
+        let sql = format!("{select} ({marks})");
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(part), |r| r.get(0))?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
