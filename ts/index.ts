@@ -30,6 +30,8 @@ export { evalBeir, type BeirOptions, type BeirReport } from './eval/beir.js'
 export { evalBeirAsCode, type BeirCodeOptions, type BeirCodeReport } from './eval/beir-code.js'
 export { ndcgAt, recallAt, mrrAt, score, type Scores } from './eval/metrics.js'
 export { connect, type ConnectOptions, type HttpEvidenceClient } from './client/http-client.js'
+export { connectAdmin } from './client/admin-client.js'
+export type { AdminClient } from './contracts/client.js'
 export {
   ProposeRequestSchema,
   ProposalSchema,

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { chmod, link, mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { hiddenDocx, hugeImagePdf, loopingPdf } from '../native/_documents.js'
 
 /**
  * A generated tree of hostile cases, bounded in size and time (a few thousand entries, a few MB
@@ -139,6 +140,14 @@ export async function buildHostileCorpus(base: string): Promise<HostileCorpus> {
   await mkdir(join(root, 'node_modules', 'pkg'), { recursive: true })
   await file('node_modules/pkg/readme.md', '# vendored\n')
   cases.push('excluded: .env, dist/, node_modules/')
+
+  // Documents: a PDF whose Pages tree loops back on itself (page 2), one declaring a 200000×200000
+  // image, a Word document hiding runs (w:vanish, white on white, half-point type, a hiding style).
+  await mkdir(join(root, 'documents'))
+  await file('documents/loop.pdf', loopingPdf())
+  await file('documents/huge-image.pdf', hugeImagePdf())
+  await file('documents/hidden.docx', hiddenDocx())
+  cases.push('documents: a looping Pages tree, a 200000×200000 image, hidden Word runs')
 
   // A FIFO: opening must not hang.
   execFileSync('mkfifo', [join(root, 'pipe.md')])

@@ -210,14 +210,18 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
     const { docs, ws } = await scratch()
     await cli(['init', ws])
     await corpus(docs, 0)
+    // Overlapping roots: the folder inside first, then its parent (one source per file, whichever
+    // order); the rounds then sync one or the other.
+    expect((await cli(['add', '-w', ws, join(docs, 'bulk')])).code).toBe(0)
     expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
-    let last: Invariants = { snapshot: 1 }
+    let last: Invariants = { snapshot: 2 }
     let landed = 0
     let publishedAnyway = 0
     for (let round = 1; round <= ITERATIONS; round++) {
       await corpus(docs, round)
       const before = lastJobId(ws)
-      const child = spawn(process.execPath, [CLI, 'add', '-w', ws, docs], { stdio: 'ignore' })
+      const target = rand() < 0.5 ? docs : join(docs, 'bulk')
+      const child = spawn(process.execPath, [CLI, 'add', '-w', ws, target], { stdio: 'ignore' })
       // Wait for the job row, so the kill lands inside the job however slow the machine is today,
       // then at a random moment of it (a job here takes 150–400 ms).
       const deadline = Date.now() + 10_000
@@ -232,10 +236,19 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
       }
       last = state
     }
-    // A plain add afterwards completes and publishes everything.
+    // A plain add afterwards completes and publishes everything, each file once.
     const final = await cli(['add', '-w', ws, docs, '--format', 'json'])
     expect(final.code).toBe(0)
     const state = await check(ws, last)
+    const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true, fileMustExist: true })
+    try {
+      const sources = db.prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT uri) AS uris FROM sources WHERE status = 'active'").get() as { n: number; uris: number }
+      expect(sources.n).toBe(sources.uris)
+      const snapshots = (db.prepare('SELECT COUNT(*) AS n FROM snapshots').get() as { n: number }).n
+      expect(snapshots).toBeLessThanOrEqual(5)
+    } finally {
+      db.close()
+    }
     process.stdout.write(`${JSON.stringify({ loop: 'add', seed, iterations: ITERATIONS, landed_mid_job: landed, published_by_killed_jobs: publishedAnyway, jobs: state.jobs })}\n`)
     expect(landed).toBeGreaterThan(ITERATIONS / 4)
   })
@@ -317,6 +330,55 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
     expect(state.jobs.queued ?? 0).toBe(0)
     expect(state.jobs.running ?? 0).toBe(0)
     process.stdout.write(`${JSON.stringify({ loop: 'serve', seed, iterations: ITERATIONS, http_jobs_queued: queuedTotal, killed_while_busy: killedWhileBusy, jobs: state.jobs })}\n`)
+  })
+
+  it(`kill -9 of delete-original with pinned snapshots at ${OPERATION_ITERATIONS} random moments: a rerun finishes, and no snapshot answers with the erased text`, async () => {
+    const seed = Number(process.env.TYCHORA_KILL_SEED ?? 20261130) + 5
+    const rand = random(seed)
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    await corpus(docs, 0)
+    expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    const erase = (i: number, killAfter?: number) => {
+      const before = lastJobId(ws)
+      return killDuring(['manage', 'delete-original', `secret-${i}.md`, '--reason', `legal request ${i}`, '-w', ws], () => lastJobId(ws) > before, killAfter)
+    }
+    let window: KillWindow | undefined
+    let landed = 0
+    for (let i = 0; i < OPERATION_ITERATIONS; i++) {
+      // The secret is published, then pinned behind a later snapshot.
+      await writeFile(join(docs, `secret-${i}.md`), `# Secret ${i}\n\nerasemeword${i} of the claimant.\n`)
+      expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+      await corpus(docs, i + 1)
+      expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+      const run = await erase(i, window ? rand() * window.ms : undefined)
+      if (!window) window = new KillWindow(run.ranMs)
+      else if (run.killed) landed++
+      else window.ranToEnd(run.ranMs)
+      const handle = await Workspace.open(ws)
+      try {
+        // Killed mid-way: whatever verify finds is the unfinished erasure, never damage.
+        const report = await handle.verify()
+        for (const p of report.problems) expect(p.code).toBe('E_CONFLICT')
+      } finally {
+        handle.close()
+      }
+      // The rerun finishes it (or finds it done), and then nothing holds the text.
+      expect((await cli(['manage', 'delete-original', `secret-${i}.md`, '--reason', `legal request ${i}`, '-w', ws])).code).toBe(0)
+      const handle2 = await Workspace.open(ws)
+      try {
+        expect((await handle2.verify()).problems).toEqual([])
+        const snapshots = await handle2.listSnapshots()
+        for (const s of snapshots.snapshots) {
+          const found = await handle2.search({ query: `erasemeword${i}`, snapshot_id: s.id })
+          expect(found.segments).toEqual([])
+        }
+      } finally {
+        handle2.close()
+      }
+    }
+    process.stdout.write(`${JSON.stringify({ loop: 'delete-original', seed, iterations: OPERATION_ITERATIONS, window_ms: Math.round(window?.ms ?? 0), landed_mid_erasure: landed })}\n`)
+    expect(landed).toBeGreaterThan(OPERATION_ITERATIONS / 4)
   })
 
   it(`kill -9 of compaction at ${OPERATION_ITERATIONS} random moments: the snapshot answers, verify is clean, a rerun merges`, async () => {

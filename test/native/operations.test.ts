@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lockOwner, Workspace } from '../../ts/engine/workspace.js'
@@ -90,7 +90,7 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
     expect((await cli(['manage', 'restore', dest, join(dir, 'r')])).code).not.toBe(0)
   })
 
-  it('withdraw and delete-original keep pinned history, tombstone the bytes and leave verify clean', async () => {
+  it('withdraw keeps pinned history; delete-original takes the text out of every snapshot, says so in inspect, status and verify', async () => {
     const { docs, ws } = await scratch()
     await cli(['init', ws])
     await cli(['add', '-w', ws, docs])
@@ -106,10 +106,33 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
     expect(report.erased[0].reason).toBe('legal request 17')
     const verify = await cli(['manage', 'verify', '-w', ws, '--format', 'json'])
     expect(JSON.parse(verify.stdout).problems).toEqual([])
-    const pinned = JSON.parse((await cli(['search', '-w', ws, 'field notes', '--snapshot', '1', '--format', 'json'])).stdout)
-    expect(pinned.segments.some((s: { source: { path: string } }) => s.source.path === 'field-notes.txt')).toBe(true)
+    // An erasure for a legal request leaves no snapshot answering with the text, pinned ones included.
+    expect(report.erased_from_snapshots).toBeGreaterThanOrEqual(2)
+    for (const snapshot of ['1', '2']) {
+      const pinned = JSON.parse((await cli(['search', '-w', ws, 'field notes', '--snapshot', snapshot, '--format', 'json'])).stdout)
+      expect(pinned.segments.some((s: { source: { path: string } }) => s.source.path === 'field-notes.txt')).toBe(false)
+      expect(pinned.segments.length).toBeGreaterThan(0)
+    }
+    const revision = JSON.parse((await cli(['inspect', `revision:${report.erased[0].revision_id}`, '-w', ws])).stdout)
+    expect(revision.tombstones).toEqual([expect.objectContaining({ kind: 'erasure', reason: 'legal request 17' })])
+    const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)
+    expect(status.counts).toMatchObject({ erased_revisions: 1, erasures_pending: 0 })
+    expect(JSON.parse(verify.stdout).erasures_checked).toBe(1)
     const now = JSON.parse((await cli(['search', '-w', ws, 'field notes', '--format', 'json'])).stdout)
     expect(now.segments.some((s: { source: { path: string } }) => s.source.path === 'field-notes.txt')).toBe(false)
+  })
+
+  it('the CLI applies retention at the end of every add: syncs past [snapshots] retain keep that many', async () => {
+    const { docs, ws } = await scratch()
+    await cli(['init', ws])
+    for (let i = 0; i < 8; i++) {
+      await writeFile(join(docs, 'field-notes.txt'), `Field notes, day ${i}.\n`)
+      expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
+    }
+    const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)
+    expect(status.counts.snapshots).toBe(5)
+    expect(status.current_snapshot.id).toBe(8)
+    expect(JSON.parse((await cli(['manage', 'verify', '-w', ws, '--format', 'json'])).stdout).problems).toEqual([])
   })
 
   it('inspect run shows the recorded trace and search --replay re-runs it on its snapshot', async () => {
@@ -134,7 +157,7 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
 })
 
 describe.skipIf(nativeMissing)('crash safety of operations', () => {
-  for (const point of ['after-lexical-generation', 'after-compact-generation', 'after-tombstones', 'backup-after-artifacts', 'backup-before-rename', 'restore-before-rename']) {
+  for (const point of ['after-lexical-generation', 'after-compact-generation', 'after-tombstones', 'after-release-snapshots', 'backup-after-artifacts', 'backup-before-rename', 'restore-before-rename']) {
     it(`an abort at ${point} leaves the last published snapshot answering and verify clean`, async () => {
       const { dir, docs, ws } = await scratch()
       await cli(['init', ws])
@@ -159,6 +182,17 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
         crashed = await cli(['manage', 'compact', '-w', ws], { env })
       } else if (point === 'after-tombstones') {
         crashed = await cli(['manage', 'delete-original', 'glossary.json', '--reason', 'r', '-w', ws], { env })
+      } else if (point === 'after-release-snapshots') {
+        // History kept long, then the policy tightened: the purge dies between releasing the
+        // snapshots and removing what they held.
+        const config = join(ws, 'workspace.toml')
+        await writeFile(config, (await readFile(config, 'utf8')).replace('retain = 5', 'retain = 50'))
+        for (let i = 0; i < 6; i++) {
+          await writeFile(join(docs, 'more', 'm-0.md'), `# More 0\n\nSeaweed sample, take ${i}.\n`)
+          await cli(['add', '-w', ws, join(docs, 'more', 'm-0.md')])
+        }
+        await writeFile(config, (await readFile(config, 'utf8')).replace('retain = 50', 'retain = 2'))
+        crashed = await cli(['manage', 'purge', '-w', ws], { env })
       } else if (point === 'restore-before-rename') {
         expect((await cli(['manage', 'backup', join(dir, 'good'), '-w', ws])).code).toBe(0)
         crashed = await cli(['manage', 'restore', join(dir, 'good'), join(dir, 'restored')], { env })
@@ -172,8 +206,10 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
         expect(result.segments[0]?.source.path).toBe('http-caching.md')
         const report = await handle.verify()
         if (point === 'after-tombstones') {
-          // The tombstone committed, the file not yet removed: verify says so, and a rerun finishes it.
-          expect(report.problems.map((p) => p.code)).toEqual(['E_CONFLICT'])
+          // The tombstone committed, the file not yet removed and the text still in the snapshots:
+          // verify says so, and a rerun finishes it.
+          expect(report.problems.length).toBeGreaterThan(0)
+          expect(new Set(report.problems.map((p) => p.code))).toEqual(new Set(['E_CONFLICT']))
         } else {
           expect(report.problems).toEqual([])
         }
@@ -182,6 +218,15 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
       }
       if (point === 'after-tombstones') {
         expect((await cli(['manage', 'delete-original', 'glossary.json', '--reason', 'r', '-w', ws])).code).toBe(0)
+        expect(JSON.parse((await cli(['manage', 'verify', '-w', ws, '--format', 'json'])).stdout).problems).toEqual([])
+      }
+      if (point === 'after-release-snapshots') {
+        // The next purge resumes from what the killed one recorded, and leaves nothing pending.
+        const resumed = JSON.parse((await cli(['manage', 'purge', '-w', ws, '--format', 'json'])).stdout)
+        expect(resumed.snapshots).toBe(0)
+        expect(resumed.extractions).toBeGreaterThan(0)
+        const again = JSON.parse((await cli(['manage', 'purge', '-w', ws, '--format', 'json'])).stdout)
+        expect(again.extractions).toBe(0)
         expect(JSON.parse((await cli(['manage', 'verify', '-w', ws, '--format', 'json'])).stdout).problems).toEqual([])
       }
       if (point === 'restore-before-rename') {

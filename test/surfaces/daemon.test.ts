@@ -69,9 +69,11 @@ describe.skipIf(nativeMissing)('daemon', () => {
       expect(writer).toMatchObject({ code: 'E_LOCKED' })
       expect((writer as { message: string }).message).toContain(`pid ${daemon.child.pid}`)
       expect((writer as { message: string }).message).toContain(`port ${port}`)
-      // Administration that needs the lock says who holds it.
-      const verify = await cli(['manage', 'verify', '-w', a.ws])
-      expect(verify.code).toBe(ERROR_CODES.E_LOCKED.exit)
+      // Administration that needs the lock says who holds it; verify reads through the daemon.
+      const compact = await cli(['manage', 'compact', '-w', a.ws])
+      expect(compact.code).toBe(ERROR_CODES.E_LOCKED.exit)
+      expect(compact.stderr).toContain(`pid ${daemon.child.pid}`)
+      expect((await cli(['manage', 'verify', '-w', a.ws])).stdout).toMatch(/^ok/)
     } finally {
       expect(await daemon.stop()).toBe(0)
     }

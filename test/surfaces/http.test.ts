@@ -285,6 +285,9 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
           'POST /v1/projects/{project}/proposals',
           'GET /v1/projects/{project}/proposals',
           'GET /v1/projects/{project}/snapshots',
+          'GET /v1/projects/{project}/status',
+          'POST /v1/projects/{project}/verify',
+          'POST /v1/projects/{project}/backup',
           'GET /mcp',
           'POST /mcp',
           'DELETE /mcp',
@@ -463,6 +466,8 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
         { method: 'GET', path: '/v1/projects/alpha/jobs/1' },
         { method: 'GET', path: '/v1/projects/alpha/snapshots' },
         { method: 'POST', path: '/v1/projects/alpha/sources', body: { paths: [s.docs] } },
+        { method: 'GET', path: '/v1/projects/alpha/status' },
+        { method: 'POST', path: '/v1/projects/alpha/verify' },
       ]
       const credentials: Array<[string, string | undefined]> = [
         ['owner', s.alpha.token],
@@ -482,13 +487,14 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       }
       // Reads: both tokens of alpha; the other project's tokens see 404 (as if alpha did not exist);
       // no or a wrong token, 401. Adds: owner 202; agent 403 (this workspace does not allow agents to add).
+      // Administration (status, verify): the owner only; the agents' token is 403.
       expect(seen).toEqual({
-        owner: [200, 200, 200, 200, 200, 200, 200, 200, 202],
-        agent: [200, 200, 200, 200, 200, 200, 200, 200, 403],
-        'other owner': [200, 404, 404, 404, 404, 404, 404, 404, 404],
-        'other agent': [200, 404, 404, 404, 404, 404, 404, 404, 404],
-        wrong: [401, 401, 401, 401, 401, 401, 401, 401, 401],
-        none: [401, 401, 401, 401, 401, 401, 401, 401, 401],
+        owner: [200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 200],
+        agent: [200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403],
+        'other owner': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+        'other agent': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+        wrong: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
+        none: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
       })
       // The agent token lists only its own project too.
       const listed = await raw(s, { path: '/v1/projects', headers: { authorization: `Bearer ${s.alpha.agentToken}` } })

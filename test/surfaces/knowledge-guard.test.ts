@@ -94,6 +94,10 @@ describe.skipIf(nativeMissing)('no surface mutates approved knowledge', () => {
       listSnapshots: [{ method: 'GET', path: `${p}/snapshots` }],
       proposeChange: [{ method: 'POST', path: `${p}/proposals`, body: { change: { op: 'edit', item: 'release-freeze', body: 'Releases are fine in December.' }, rationale: 'agents want to ship', evidence: [segment] } }],
       listProposals: [{ method: 'GET', path: `${p}/proposals` }],
+      // The owner's administration reads the state, and a backup writes only its copy.
+      workspaceStatus: [{ method: 'GET', path: `${p}/status` }],
+      verifyWorkspace: [{ method: 'POST', path: `${p}/verify` }],
+      backupWorkspace: [{ method: 'POST', path: `${p}/backup`, body: { dest: join(repo, 'backup') } }],
     }
     expect(Object.keys(calls).sort()).toEqual(API_ROUTES.map((r) => r.operationId).sort())
     const before = await approved()
@@ -112,6 +116,7 @@ describe.skipIf(nativeMissing)('no surface mutates approved knowledge', () => {
     await ws.idle()
     expect(statuses.addSource).toEqual([202, 202])
     expect(statuses.proposeChange).toEqual([201])
+    expect([statuses.workspaceStatus, statuses.verifyWorkspace, statuses.backupWorkspace]).toEqual([[200], [200], [200]])
     // The queued capture into `knowledge` failed on the core's trust check.
     const jobs = await Promise.all([2, 3].map((id) => ws.jobStatus(id).catch(() => undefined)))
     expect(jobs.some((j) => j?.error?.includes('only `tychora migrate apply`') || j?.receipt?.diagnostics.some((d) => d.code === 'E_FORBIDDEN'))).toBe(true)

@@ -213,6 +213,29 @@ describe.skipIf(nativeMissing)('MCP over stdio (tychora mcp)', () => {
     await expect(session.client.readResource({ uri: 'tychora://ws/evidence/chunk:9999' })).rejects.toMatchObject({ code: -32002, data: { code: 'E_NOT_FOUND' } })
   })
 
+  it('defaults project to the one workspace it serves, and lists it as the enum (issue 32, item 19)', async () => {
+    const { tools } = await session.client.listTools()
+    for (const tool of tools.filter((t) => t.name !== 'list_projects')) {
+      const project = (tool.inputSchema.properties as Record<string, { enum?: string[]; default?: string }>).project
+      expect(project, tool.name).toMatchObject({ enum: ['ws'], default: 'ws' })
+      expect(tool.inputSchema.required ?? [], tool.name).not.toContain('project')
+    }
+    // A call without `project` searches the workspace this session serves.
+    const named = QueryResultSchema.parse((await call(session.client, 'search_evidence', { project: 'ws', query: QUERY, limit: 3 })).structuredContent)
+    const r = await call(session.client, 'search_evidence', { query: QUERY, limit: 3 })
+    expect(r.isError).toBeFalsy()
+    const result = QueryResultSchema.parse(r.structuredContent)
+    expect(result.segments.map((s) => s.id)).toEqual(named.segments.map((s) => s.id))
+    expect(result.snapshot_id).toBe(named.snapshot_id)
+    const evidence = await call(session.client, 'get_evidence', { id: result.segments[0]!.id })
+    expect(evidence.isError).toBeFalsy()
+    expect((evidence.structuredContent as { type: string }).type).toBe('chunk')
+    expect(SourceListSchema.parse((await call(session.client, 'list_sources', {})).structuredContent).total).toBe(3)
+    // Another name is still answered with what is wrong with it.
+    expect(errorCode(await call(session.client, 'list_sources', { project: 'nope' }))).toBe('E_NOT_FOUND')
+    expect(session.errors).toEqual([])
+  })
+
   it('keeps stdout for JSON-RPC only, and ends the session cleanly when stdin closes or on SIGTERM', async () => {
     const { dir } = await tempDocs()
     const own = await workspace(dir, 'raw', join(dir, 'docs'))
@@ -535,6 +558,32 @@ describe.skipIf(nativeMissing)('MCP over Streamable HTTP', () => {
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['tychora://beta/snapshots'])
     // Its own project still answers.
     expect((await call(client, 'search_evidence', { project: 'beta', query: QUERY })).isError).toBeFalsy()
+  })
+
+  it('requires project on the daemon, naming the served projects, and lists them as the enum (issue 32, item 19)', async () => {
+    const client = await httpClient(alphaToken)
+    const { tools } = await client.listTools()
+    for (const tool of tools.filter((t) => t.name !== 'list_projects')) {
+      // Only the projects this token opens: beta's name is not shown to alpha's caller.
+      expect((tool.inputSchema.properties as Record<string, { enum?: string[] }>).project?.enum, tool.name).toEqual(['alpha'])
+      expect(tool.inputSchema.required, tool.name).toContain('project')
+    }
+    for (const [name, args] of [
+      ['search_evidence', { query: QUERY }],
+      ['get_evidence', { id: 'source:3' }],
+      ['list_sources', {}],
+    ] as const) {
+      const r = await call(client, name, args)
+      expect(r.isError, name).toBe(true)
+      expect(errorCode(r), name).toBe('E_INVALID_ARGUMENT')
+      // The error names what to pass (the served project), on one line; not the other token's project.
+      const message = text(r)
+      expect(message.split('\n'), name).toHaveLength(1)
+      expect(message, name).toContain('alpha')
+      expect(message, name).not.toContain('beta')
+      expect(r.structuredContent).toBeUndefined()
+    }
+    await expectCachingEvidence(client, 'alpha')
   })
 
   it('refuses a wrong token before any tool runs', async () => {

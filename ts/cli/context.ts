@@ -45,9 +45,25 @@ async function projectState(root: string): Promise<string> {
   if (!state) throw new TychoraError('E_NOT_FOUND', `${root} is a knowledge project with no built state yet: run \`tychora migrate apply\``)
   if (state.behind) {
     const why = state.problem ? `the tracked migrations cannot be applied (${state.problem})` : 'the knowledge state is behind the tracked migrations (run `tychora migrate apply`)'
-    process.stderr.write(visible(`tychora: ${why}; answering from the last built state\n`))
+    const warning = `${why}; answering from the last built state`
+    if (deferWarnings.on) workspaceWarnings.push(warning)
+    else process.stderr.write(`tychora: ${visible(warning)}\n`)
   }
   return state.dir
+}
+
+/**
+ * What resolving the workspace found that every answer should carry (a knowledge project
+ * answering from an older state). Printed on stderr at once, unless the command's output has a
+ * place for warnings (`search`: md, agent and JSON alike): it sets `deferWarnings.on` and takes
+ * them into its output; `run` prints on stderr what it did not take (it failed first).
+ */
+const workspaceWarnings: string[] = []
+export const deferWarnings = { on: false }
+
+/** The workspace's warnings, for a command to put in its own output; they are not printed again. */
+export function takeWorkspaceWarnings(): string[] {
+  return workspaceWarnings.splice(0)
 }
 
 function isWorkspace(dir: string): boolean {

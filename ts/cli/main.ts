@@ -1,10 +1,10 @@
 import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
 import { ZodError, config as zodConfig } from 'zod'
 import { ERROR_CODES, TychoraError, formatIssues, toTychoraError } from '../errors.js'
-import { visible } from '../format/terminal.js'
+import { oneLine } from '../format/terminal.js'
 import { packageVersion } from '../package-root.js'
 import { checkArgs } from './check-args.js'
-import { exitState } from './context.js'
+import { exitState, takeWorkspaceWarnings } from './context.js'
 
 const lazy = (load: () => Promise<{ default: CommandDef<any> }>) => () => load().then((m) => m.default)
 
@@ -61,6 +61,11 @@ function asTychoraError(caught: unknown): TychoraError {
 /** Commands that run until stopped. */
 const LONG_RUNNING = new Set(['serve', 'mcp', 'watch'])
 
+/** Warnings about the workspace that the command's output did not carry: on stderr, not lost. */
+function warnLeftovers(): void {
+  for (const warning of takeWorkspaceWarnings()) process.stderr.write(`tychora: ${oneLine(warning)}\n`)
+}
+
 /** Runs the CLI and owns its exit code (the table in errors.ts), instead of citty's exit 1 for all. */
 export async function run(argv: string[]): Promise<number> {
   const flags = flagWords(argv)
@@ -82,13 +87,15 @@ export async function run(argv: string[]): Promise<number> {
     await checkArgs(main, argv)
     usage = false
     await runCommand(main, { rawArgs: argv })
+    warnLeftovers()
     return exitState.code
   } catch (caught) {
+    warnLeftovers()
     usage ||= caught instanceof Error && caught.name === 'CLIError'
     const error = asTychoraError(caught)
     if (json) process.stderr.write(`${JSON.stringify(error.toJSON())}\n`)
     else {
-      process.stderr.write(`error[${error.code}]: ${visible(error.message)}\n`)
+      process.stderr.write(`error[${error.code}]: ${oneLine(error.message)}\n`)
       if (usage) process.stderr.write('run `tychora --help` for usage\n')
     }
     return ERROR_CODES[error.code].exit

@@ -114,7 +114,8 @@ function isStaleSocket(error: unknown): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET'
 }
 
-function toError(status: number, payload: unknown): TychoraError {
+/** An error response as the `TychoraError` of its code (an unknown code is E_INTERNAL). */
+export function toError(status: number, payload: unknown): TychoraError {
   const body = ErrorBodySchema.safeParse(payload)
   if (body.success && isErrorCode(body.data.code)) return new TychoraError(body.data.code, body.data.message, { details: { status } })
   return new TychoraError('E_INTERNAL', body.success ? `${body.data.code}: ${body.data.message}` : `HTTP ${status}`, { details: { status } })

@@ -1,4 +1,6 @@
 import type { AddRequest } from './ingest.js'
+import type { BackupReport } from './operations.js'
+import type { Status, VerifyReport } from './workspace.js'
 import type { Proposal, ProposalList, ProposeRequest } from './knowledge.js'
 import type { QueryRequest } from './query.js'
 import type { QueryResult } from './result.js'
@@ -27,6 +29,19 @@ export interface EvidenceClient {
   proposeChange(request: ProposeRequest): Promise<Proposal>
   /** Pending proposals, so an agent sees what is already proposed. */
   listProposals(): Promise<ProposalList>
+}
+
+/**
+ * The administration of one project that needs no exclusive lock, the same in-process (an open
+ * `Workspace`) and through a daemon (`connectAdmin`, the owner's token only): what `manage
+ * status`, `verify` and `backup` do, so they work while the workspace serves.
+ */
+export interface AdminClient {
+  status(): Promise<Status>
+  /** Re-hashes every artifact and checks snapshots against their indexes (jobs wait meanwhile). */
+  verify(): Promise<VerifyReport>
+  /** Writes a verified copy to `dest` (an absolute path on the machine that owns the workspace). */
+  backup(dest: string): Promise<BackupReport>
 }
 
 /** Many projects behind one daemon. There is no implicit current project. */

@@ -102,6 +102,17 @@ export const RevisionEvidenceSchema = z.object({
       document: DocumentBriefSchema.optional(),
     }),
   ),
+  tombstones: z
+    .array(
+      z.object({
+        kind: z.enum(['erasure', 'retention']),
+        sha256: z.string(),
+        reason: z.string(),
+        deleted_at: z.number().int(),
+        job_id: z.number().int().nullable(),
+      }),
+    )
+    .describe('why its bytes are gone: an erasure on request (its text is out of every snapshot) or retention (the original only)'),
 })
 
 export const UnitEvidenceSchema = z.object({

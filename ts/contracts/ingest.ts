@@ -144,6 +144,7 @@ export const AddPlanSchema = z.object({
   embedding: EmbedPlanSchema.nullable().optional(),
   diagnostics: z.array(DiagnosticSchema),
   excluded: z.array(ExclusionSchema),
+  warnings: z.array(z.string()).describe('What would stop the real run that the plan could not count (a provider without an API key)'),
 })
 
 /** What `manage rebuild` did. */

@@ -29,6 +29,10 @@ export const WithdrawReportSchema = z.object({
       }),
     )
     .describe('tombstones written (delete-original only)'),
+  erased_from_snapshots: z
+    .number()
+    .int()
+    .describe('erasure: snapshots the erased text was taken out of, pinned ones included (their index generations rewritten without it)'),
 })
 export type WithdrawReport = z.output<typeof WithdrawReportSchema>
 
@@ -54,6 +58,18 @@ export const BackupReportSchema = z.object({
 })
 export type BackupReport = z.output<typeof BackupReportSchema>
 
+/** `POST /v1/projects/:project/backup`: where the daemon writes the copy (on its own machine). */
+export const BackupRequestSchema = z
+  .object({
+    dest: z
+      .string()
+      .min(1)
+      .max(4096)
+      .describe("Absolute path of the backup folder on the daemon's machine; it must not exist, or be empty (409 E_CONFLICT otherwise)"),
+  })
+  .strict()
+export type BackupRequest = z.output<typeof BackupRequestSchema>
+
 export const PurgeReportSchema = z.object({
   snapshots: z.number().int(),
   query_runs: z.number().int(),
@@ -65,6 +81,9 @@ export const PurgeReportSchema = z.object({
   artifacts_removed: z.number().int(),
   artifact_bytes: z.number().int(),
   generations_removed: z.number().int(),
+  jobs: z.number().int(),
+  erased_revisions: z.number().int().describe('revisions erased on request whose text this pass took out of every snapshot (non-zero when an erasure had been interrupted)'),
+  erased_from_snapshots: z.number().int(),
   duration_ms: z.number(),
 })
 export type PurgeReport = z.output<typeof PurgeReportSchema>

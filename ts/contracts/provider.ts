@@ -174,6 +174,8 @@ export interface FamilySpec {
 /** An embedder the engine calls for the text channel (documents at publication, queries at search). */
 export interface TextEmbedder {
   readonly spec: FamilySpec
+  /** Why it cannot be called from here (no API key), known before any call: a dry run says so. */
+  readonly unavailable?: string
   embed(texts: string[], inputType: InputType): Promise<{ vectors: Float32Array[]; tokens: number[]; receipt: Record<string, unknown> }>
   /** Contextualised embeddings (representation `contextual`): each document's windows embedded together, one vector per window. */
   embedDocuments?(documents: string[][], inputType: InputType): Promise<{ vectors: Float32Array[][]; tokens: number[][]; receipt: Record<string, unknown> }>
@@ -192,6 +194,8 @@ export interface TextReranker {
  */
 export interface VisualEmbedder {
   readonly spec: { provider: string; model: string; dimension: number }
+  /** Why it cannot be called from here (no API key), known before any call: a dry run says so. */
+  readonly unavailable?: string
   embedPictures(pictures: Array<{ bytes: Uint8Array; mediaType: string }>): Promise<{ vectors: Float32Array[]; tokens: number[]; receipt: Record<string, unknown> }>
   embedQuery(text: string): Promise<{ vectors: Float32Array[]; tokens: number[]; receipt: Record<string, unknown> }>
 }

@@ -9,12 +9,19 @@ export const KindSchema = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,63}$/)
   .describe('Source kind: one the pack defines (law, regulation, standard, …), or a format name for sources assigned no kind')
+/**
+ * A malformed condition's one line: the forms, and the shell's part in it (`--facet level>=2`
+ * unquoted reaches the CLI as `level`, the rest a redirection to a file `=2`), not the pattern.
+ */
+const notACondition = (issue: { input?: unknown }) =>
+  `facet condition ${JSON.stringify(issue.input)} is not NAME=VALUE, NAME!=VALUE, NAME>=VALUE, NAME<=VALUE, NAME>VALUE, NAME<VALUE or NAME=LOW..HIGH (NAME in lowercase; in a shell, quote it: --facet 'level>=2')`
+
 /** A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE (also <=, >, <) or NAME=LOW..HIGH. */
 export const FacetConditionSchema = z
   .string()
-  .min(2)
+  .min(2, { error: notACondition, abort: true })
   .max(500)
-  .regex(/^[a-z][a-z0-9_]{0,63}\s*(=|!=|>=|<=|>|<)/)
+  .regex(/^[a-z][a-z0-9_]{0,63}\s*(=|!=|>=|<=|>|<)/, { error: notACondition })
   .describe('A facet condition: NAME=VALUE, NAME!=VALUE, NAME>=VALUE, NAME<=VALUE, NAME>VALUE, NAME<VALUE or NAME=LOW..HIGH (dates and numbers)')
 /** A sensitivity level: one of the workspace's `[sensitivity] levels` (public, internal, confidential, secret by default). */
 export const SensitivitySchema = z.string().min(1).max(64)

@@ -6,7 +6,7 @@ export const ListRecordsRequestSchema = z
   .object({
     kind: z.string().optional().describe('Only records of this kind (standard, decision, …)'),
     record_type: z.string().optional().describe('Only records of this type (requirement, decision, …)'),
-    facets: z.array(FacetConditionSchema).max(32).optional().describe("Facet conditions on the records' values: level<=2, chapter=V1"),
+    facets: z.array(FacetConditionSchema).max(32).optional().describe('Facet conditions on the records\' values: "level<=2", "chapter=V1"'),
     limit: z.number().int().min(1).max(1000).optional().describe('At most this many (default 100)'),
   })
   .strict()

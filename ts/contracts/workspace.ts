@@ -11,6 +11,7 @@ export const VerifyReportSchema = z.object({
   artifacts_checked: z.number().int(),
   references_checked: z.number().int(),
   snapshots_checked: z.number().int(),
+  erasures_checked: z.number().int().describe('revisions erased on request checked to be out of every snapshot, row and lexical generation'),
   problems: z.array(z.object({ object: z.string(), code: z.string(), message: z.string() })),
 })
 
@@ -48,6 +49,8 @@ export const StatusSchema = z.object({
     jobs: z.number().int(),
     query_runs: z.number().int(),
     vector_records: z.number().int(),
+    erased_revisions: z.number().int().describe('revisions whose originals were erased on request'),
+    erasures_pending: z.number().int().describe('erasures some snapshot or row still holds (interrupted); `manage purge` finishes them'),
   }),
   bytes: z
     .object({

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { rm, writeFile } from 'node:fs/promises'
 import { statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { runtimePath } from '../contracts/runtime.js'
 import { ensureTokens } from '../engine/tokens.js'
 import { Workspace } from '../engine/workspace.js'
 import { openConfigured } from '../service/providers.js'
@@ -14,6 +12,7 @@ import { createMcpHttpHandler } from '../mcp/http.js'
 import { ProjectRegistry } from '../service/registry.js'
 import type { JobStatus } from '../contracts/service.js'
 import { type WatchPlan, type WorkspaceWatch, watchWorkspace } from '../service/workspace-watch.js'
+import { Announcements } from './announce.js'
 import { type DaemonInfo, runningDaemon } from './discovery.js'
 import { projectPaths } from '../knowledge/paths.js'
 import { answeringState, stateName } from '../service/knowledge-state.js'
@@ -87,6 +86,7 @@ export class Daemon {
     const registry = new ProjectRegistry()
     const opened: Workspace[] = []
     const watches: WorkspaceWatch[] = []
+    const announcements = new Announcements()
     try {
       for (const dir of options.workspaces) {
         const ws = await openConfigured(dir).catch(async (error: unknown) => {
@@ -108,7 +108,7 @@ export class Daemon {
       /** Announces a served workspace to CLIs (they route through the daemon) and resumes its queue. */
       const announce = async (ws: Workspace) => {
         const info: DaemonInfo = { pid: process.pid, host, port: server.port, url: server.url, project: ws.name, started_at: started, instance }
-        await writeFile(runtimePath(ws.dir, 'daemon'), `${JSON.stringify(info, null, 2)}\n`)
+        announcements.announce(ws.dir, info)
         // Jobs queued before a restart resume now, in order.
         ws.resumeQueuedJobs()
       }
@@ -131,13 +131,12 @@ export class Daemon {
         await server.close()
         for (const ws of opened) await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
         await watching
-        for (const ws of opened) {
-          await rm(runtimePath(ws.dir, 'daemon'), { force: true })
-          ws.close()
-        }
+        announcements.stop()
+        for (const ws of opened) ws.close()
       }
       return new Daemon(registry, server.url, server.port, close)
     } catch (error) {
+      announcements.stop()
       const watching = Promise.all(watches.map((w) => w.stop()))
       for (const ws of opened) await ws.stopJobs()
       await watching

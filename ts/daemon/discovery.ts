@@ -27,14 +27,10 @@ const HANDSHAKE_MS = 2000
  */
 export async function runningDaemon(dir: string): Promise<DaemonInfo | undefined> {
   const path = runtimePath(dir, 'daemon')
-  let info: DaemonInfo
-  try {
-    // A few hundred bytes, read synchronously: a CLI search checks this file first, and loading
-    // node:fs/promises for it alone cost ~2 ms of the search's start (issue 11).
-    info = JSON.parse(readFileSync(path, 'utf8')) as DaemonInfo
-  } catch {
-    return undefined
-  }
+  // A few hundred bytes, read synchronously: a CLI search checks this file first, and loading
+  // node:fs/promises for it alone cost ~2 ms of the search's start (issue 11).
+  const info = readInfo(dir)
+  if (!info) return undefined
   if (lockOwner(dir) === undefined) {
     try {
       rmSync(path, { force: true })
@@ -44,6 +40,54 @@ export async function runningDaemon(dir: string): Promise<DaemonInfo | undefined
     return undefined
   }
   return (await handshake(info)) ? info : undefined
+}
+
+/**
+ * How long a command that found the lock held, and no daemon answering, waits for one to announce
+ * itself: a daemon checks its `daemon.json` every `ANNOUNCE_CHECK_MS` and rewrites it when it is
+ * missing or not its own, so a file deleted under a live daemon costs a command this wait at most.
+ */
+export const ANNOUNCE_CHECK_MS = 500
+const REANNOUNCE_WAIT_MS = 4 * ANNOUNCE_CHECK_MS
+
+/**
+ * The daemon holding the lock of `dir`, waited for (up to `waitMs`) while some process holds the
+ * lock: the first look can miss a live daemon whose `daemon.json` was deleted or overwritten.
+ * Undefined when the lock is free or its holder never answers as a daemon.
+ */
+export async function reannouncedDaemon(dir: string, waitMs = REANNOUNCE_WAIT_MS): Promise<DaemonInfo | undefined> {
+  const end = Date.now() + waitMs
+  for (;;) {
+    if (lockOwner(dir) === undefined) return undefined
+    const daemon = await runningDaemon(dir)
+    if (daemon || Date.now() >= end) return daemon
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/**
+ * Why the process holding the lock of `dir` (pid `holder`) is not a daemon a command can reach,
+ * and what to do about it: what a locked command and `manage doctor` both say.
+ */
+export function unreachableHolder(dir: string, holder: string): { detail: string; fix: string } {
+  const info = readInfo(dir)
+  const why = !info
+    ? 'no runtime/daemon.json announces a daemon'
+    : String(info.pid) !== holder
+      ? `runtime/daemon.json names pid ${String(info.pid)}, not the holder`
+      : `the daemon runtime/daemon.json names (${String(info.url)}) does not answer`
+  return {
+    detail: `workspace ${dir} is locked by pid ${holder}, which is not a daemon this command can reach (${why})`,
+    fix: `if pid ${holder} is \`tychora serve\` or \`tychora watch\` (an older version, or one that hangs), stop it (kill ${holder}) and start it again; if it is another tychora command, let it finish; otherwise stop that process`,
+  }
+}
+
+function readInfo(dir: string): DaemonInfo | undefined {
+  try {
+    return JSON.parse(readFileSync(runtimePath(dir, 'daemon'), 'utf8')) as DaemonInfo
+  } catch {
+    return undefined
+  }
 }
 
 async function handshake(info: DaemonInfo): Promise<boolean> {

@@ -26,6 +26,7 @@ async function openSession(dir: string): Promise<StdioSession> {
     const token = (await readFile(runtimePath(dir, 'agentToken'), 'utf8')).trim()
     return {
       service: new RemoteProjectService(connect(daemon.url, { token, project: daemon.project }), daemon.project),
+      project: daemon.project,
       label: `${daemon.project} via the daemon at ${daemon.url}`,
     }
   }
@@ -35,6 +36,7 @@ async function openSession(dir: string): Promise<StdioSession> {
     registry.register(workspace, { tokens: await ensureTokens(workspace.dir), allowAgentAdd: workspace.allowAgentAdd })
     return {
       service: registry,
+      project: workspace.name,
       label: `${workspace.name} (${workspace.dir})`,
       // Jobs a previous session queued run now, in order, on this process's single writer.
       started: () => workspace.resumeQueuedJobs(),

@@ -10,6 +10,8 @@ export class JobRunner {
   #maintain: () => Promise<unknown> = async () => undefined
   #draining: Promise<void> | undefined
   #stopped = false
+  /** The end of the last turn on the writer: a job, the maintenance, or an exclusive task. */
+  #turn: Promise<unknown> = Promise.resolve()
 
   constructor(run: (jobId: number, onProgress?: (p: Progress) => void) => Promise<Receipt>) {
     this.#run = run
@@ -40,7 +42,7 @@ export class JobRunner {
       if (ids.length === 0) {
         if (!ran || this.#stopped) return
         // A failed compaction leaves the published generation as it was; the next drain tries again.
-        await this.#maintain().catch(() => undefined)
+        await this.#take(() => this.#maintain()).catch(() => undefined)
         // A job queued meanwhile found the runner busy (kick() was a no-op): look again.
         ran = false
         continue
@@ -49,9 +51,25 @@ export class JobRunner {
       for (const id of ids) {
         if (this.#stopped) return
         // A failed job is recorded on its row (status failed, error); the runner moves on.
-        await this.#run(id).catch(() => undefined)
+        await this.#take(() => this.#run(id)).catch(() => undefined)
       }
     }
+  }
+
+  /**
+   * Runs `task` between jobs: it starts once the running job (or maintenance) ends, and the next
+   * one waits for it. What reads the whole workspace at rest (verify) goes through here, so a purge
+   * cannot delete, under it, a file it has just listed.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.#take(task)
+  }
+
+  /** Queues `fn` behind the current turn (turns run one at a time, in the order taken). */
+  #take<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(fn)
+    this.#turn = result.catch(() => undefined)
+    return result
   }
 
   /** Resolves once the current drain (if any) has finished. */

@@ -1,21 +1,36 @@
-// `inspect --render`: the page region a piece of PDF evidence covers, drawn to PNG so a person can
-// look at what the citation points to. The region comes from the evidence itself (a unit's boxes,
-// a window's regions), the bytes from the retained original: nothing is re-extracted.
+// `inspect --render`: the page regions a piece of PDF evidence covers, drawn to one PNG (every page
+// it runs over, stacked) so a person can look at what the citation points to. The regions come
+// from the evidence itself (a unit's boxes, a window's regions), the bytes from the retained
+// original: nothing is re-extracted.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Evidence } from '../contracts/evidence.js'
 import { TychoraError } from '../errors.js'
 import { readPdf } from '../extract/pdf.js'
 
-/** A drawn region of a page. */
+/** The region of one page drawn, and where it sits in the PNG. */
+export interface RenderedPage {
+  page: number
+  /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left: the evidence's box on this page plus the margin. */
+  region: number[]
+  /** Its first row in the PNG (pages are stacked top to bottom, a grey band between two). */
+  top: number
+  width: number
+  height: number
+}
+
+/** The regions a piece of evidence covers, one per page, drawn into one PNG. */
 export interface RenderedRegion {
   png: Buffer
   /** The file, relative to its root. */
   path: string
+  /** The first page drawn, and its region (as `pages[0]`). */
   page: number
-  /** `[x0, y0, x1, y1]` in PDF points, origin bottom-left: the evidence's box plus the margin. */
   region: number[]
+  /** Every page drawn, in order. */
+  pages: RenderedPage[]
   dpi: number
+  /** The whole PNG's size. */
   width: number
   height: number
 }
@@ -25,22 +40,39 @@ export interface RenderOptions {
   dpi?: number
   /** Points of page kept around the region (default 12). */
   margin?: number
+  /** Only this page of the evidence (default: every page it covers). */
+  page?: number
 }
 
-/** The first page's region of a unit or window, `[page, x0, y0, x1, y1]`. */
-function firstRegion(evidence: Evidence): { boxes: number[][]; sha256: string; path: string } {
+/** The boxes of a unit or window, `[page, x0, y0, x1, y1]`, with its file. */
+function boxesOf(evidence: Evidence): { boxes: number[][]; sha256: string; path: string } {
   if (evidence.type === 'unit') return { boxes: evidence.document?.boxes ?? [], sha256: evidence.sha256, path: evidence.path }
   if (evidence.type === 'chunk') return { boxes: evidence.regions, sha256: evidence.sha256, path: evidence.path }
   throw new TychoraError('E_INVALID_ARGUMENT', `--render takes a unit, chunk or segment id, not a ${evidence.type}`)
+}
+
+/** One region per page, the union of the boxes on it, pages in the order the evidence reaches them. */
+function perPage(boxes: number[][]): Array<{ page: number; box: number[] }> {
+  const pages = new Map<number, number[]>()
+  for (const [page, x0, y0, x1, y1] of boxes as Array<[number, number, number, number, number]>) {
+    const had = pages.get(page)
+    pages.set(page, had ? [Math.min(had[0]!, x0), Math.min(had[1]!, y0), Math.max(had[2]!, x1), Math.max(had[3]!, y1)] : [x0, y0, x1, y1])
+  }
+  return [...pages].map(([page, box]) => ({ page, box }))
 }
 
 export async function renderEvidence(workspaceDir: string, evidence: Evidence, options: RenderOptions = {}): Promise<RenderedRegion> {
   const dpi = options.dpi ?? 144
   if (!Number.isInteger(dpi) || dpi < 72 || dpi > 600) throw new TychoraError('E_INVALID_ARGUMENT', '--dpi must be an integer from 72 to 600')
   const margin = options.margin ?? 12
-  const { boxes, sha256, path } = firstRegion(evidence)
-  const first = boxes[0]
-  if (!first) throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: this evidence has no region on a page to draw (only PDF evidence has one)`)
+  const { boxes, sha256, path } = boxesOf(evidence)
+  let regions = perPage(boxes)
+  if (regions.length === 0) throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: this evidence has no region on a page to draw (only PDF evidence has one)`)
+  if (options.page !== undefined) {
+    const covered = regions.map((r) => r.page)
+    regions = regions.filter((r) => r.page === options.page)
+    if (regions.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', `--page ${options.page} is not a page this evidence covers (p.${covered.join(', ')})`)
+  }
   let bytes: Buffer
   try {
     bytes = await readFile(join(workspaceDir, 'artifacts/sha256', sha256.slice(0, 2), sha256))
@@ -48,10 +80,10 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
     throw new TychoraError('E_NOT_FOUND', `${path}: its original bytes are no longer retained (erased or purged); nothing to draw`)
   }
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: only PDF pages are drawn (an image file is its own picture: artifact ${sha256})`)
-  const [page, x0, y0, x1, y1] = first as [number, number, number, number, number]
-  const region = [x0 - margin, y0 - margin, x1 + margin, y1 + margin]
-  const out = await readPdf({ bytes, path, max_pages: Number.MAX_SAFE_INTEGER, page_timeout_ms: 30_000, worker_memory_mb: 256, render: { page, box: region, dpi } })
+  const wanted = regions.map(({ page, box }) => ({ page, box: [box[0]! - margin, box[1]! - margin, box[2]! + margin, box[3]! + margin] }))
+  const out = await readPdf({ bytes, path, max_pages: Number.MAX_SAFE_INTEGER, page_timeout_ms: 30_000, worker_memory_mb: 256, render: { regions: wanted, dpi } })
   if (out.failure || !out.rendered) throw new TychoraError(out.failure?.code ?? 'E_INTERNAL', `${path}: ${out.failure?.message ?? 'the page was not drawn'}`)
-  const { png, width, height } = out.rendered
-  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), path, page, region, dpi, width, height }
+  const { png, width, height, parts } = out.rendered
+  const pages = parts.map((part, i) => ({ page: part.page, region: wanted[i]!.box, top: part.top, width: part.width, height: part.height }))
+  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), path, page: pages[0]!.page, region: pages[0]!.region, pages, dpi, width, height }
 }

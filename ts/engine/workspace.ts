@@ -12,7 +12,7 @@ import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js
 import type { BackupReport, CompactReport, Finding, PurgeReport, RelabelReport, RunRecord, SummaryReport, WithdrawReport } from '../contracts/operations.js'
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
 import type { DeclareRelationRequest, ListRelationsRequest, RelationAssertion } from '../contracts/relations.js'
-import type { EvidenceClient } from '../contracts/client.js'
+import type { AdminClient, EvidenceClient } from '../contracts/client.js'
 import type { CitedEvidence, Proposal, ProposalList, ProposeRequest } from '../contracts/knowledge.js'
 import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/paths.js'
 import { ensureValid } from '../contracts/validate.js'
@@ -73,17 +73,20 @@ export interface RequestOptions {
  * for (const s of result.segments) console.log(s.citation, s.text)
  * ws.close()
  */
-export class Workspace implements EvidenceClient {
+export class Workspace implements EvidenceClient, AdminClient {
   readonly #native: NativeWorkspace
   readonly #jobs: JobRunner
+  /** Why a configured provider cannot be called from here (no API key): plans say so up front. */
+  readonly #unavailable: string[]
 
-  private constructor(handle: NativeWorkspace) {
+  private constructor(handle: NativeWorkspace, unavailable: string[] = []) {
     this.#native = handle
+    this.#unavailable = unavailable
     this.#jobs = new JobRunner((id, onProgress) => this.runJob(id, onProgress ? { onProgress } : {}))
     this.#jobs.source(() => this.queuedJobs())
-    // Merging index segments and applying retention are never on an add's critical path: they
-    // run once the queue is empty.
-    this.#jobs.maintain(() => this.maintain())
+    // Merging index segments is never on an add's critical path: it runs once the queue is empty.
+    // (Retention runs in the engine at the end of every job that publishes, whoever ran it.)
+    this.#jobs.maintain(() => this.compact())
   }
 
   /**
@@ -95,7 +98,9 @@ export class Workspace implements EvidenceClient {
     try {
       // PDFs are read by pdf.js in worker threads (ts/extract), started on the first PDF.
       const hooks = { ...(options.providers ? toHooks(options.providers) : {}), read_pdf: readPdf }
-      return new Workspace(await callNative(() => native().openWorkspace(dir, hooks)))
+      const providers = options.providers
+      const unavailable = [providers?.embedder?.unavailable, providers?.visual?.unavailable].filter((u): u is string => u !== undefined)
+      return new Workspace(await callNative(() => native().openWorkspace(dir, hooks)), unavailable)
     } catch (error) {
       if (error instanceof TychoraError && error.code === 'E_LOCKED') {
         const owner = daemonOwner(dir)
@@ -161,7 +166,10 @@ export class Workspace implements EvidenceClient {
   /** What `add` would capture and embed, and the embedding's estimated cost; writes nothing, calls no provider. */
   async planAdd(request: AddRequest, options: RequestOptions = {}): Promise<AddPlan> {
     const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
-    return checked((await contracts.ingest()).AddPlanSchema, await callNative(() => this.#native.planAdd(input, options.requester ?? 'owner')))
+    const plan = await callNative(() => this.#native.planAdd(input, options.requester ?? 'owner'))
+    // The engine plans without calling a provider; whether one can be called at all is known here.
+    const warnings = this.#unavailable.map((why) => `${why}; the real add would fail at its first provider call`)
+    return checked((await contracts.ingest()).AddPlanSchema, { ...plan, warnings })
   }
 
   /** Rewrites damaged vector files from the records; republishes a current snapshot whose indexes are stale. */
@@ -226,7 +234,10 @@ export class Workspace implements EvidenceClient {
     return checked((await contracts.operations()).PurgeReportSchema, await callNative(() => this.#native.purge(options.nowMs)))
   }
 
-  /** What the job runner does once its queue is empty: compaction, then retention. */
+  /**
+   * Compaction, then the whole retention pass (`manage purge`): what a long-lived process runs
+   * now and then. Every job that publishes already applies retention for what it pushed out.
+   */
   async maintain(): Promise<{ compact: CompactReport; purge: PurgeReport }> {
     const compact = await this.compact()
     const purge = await this.purge()
@@ -277,7 +288,7 @@ export class Workspace implements EvidenceClient {
     return report
   }
 
-  /** Withdraws a source (`source:N`, its URI or root-relative path) from new snapshots; its history stays. */
+  /** Withdraws a source (`source:N`, its URI, or its path: absolute, relative to the current directory or to its root) from new snapshots; its history stays. */
   async withdraw(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
     return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.withdraw(selector, reason, progressCallback(options.onProgress))))
   }
@@ -288,7 +299,7 @@ export class Workspace implements EvidenceClient {
   }
 
   /**
-   * Relabels a source's sensitivity (`source:N`, a URI or a root-relative path) for every
+   * Relabels a source's sensitivity (`source:N`, a URI or a path, as `withdraw` takes them) for every
    * snapshot at once; a level above the ceiling also erases its original bytes and publishes a
    * snapshot without it.
    */
@@ -307,8 +318,10 @@ export class Workspace implements EvidenceClient {
     return parseJson(async () => (await contracts.operations()).RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
   }
 
+  /** Re-hashes every artifact and checks snapshots against their indexes, between jobs (it sees the workspace at rest). */
   async verify(): Promise<VerifyReport> {
-    return checked((await contracts.workspace()).VerifyReportSchema, await callNative(() => this.#native.verify()))
+    const schema = (await contracts.workspace()).VerifyReportSchema
+    return checked(schema, await this.#jobs.exclusive(() => callNative(() => this.#native.verify())))
   }
 
   /** A code symbol's definitions, with the references (and their outcome), callers and callees of each. */

@@ -71,9 +71,14 @@ export interface PagePlacement {
   figures: Box[]
 }
 
-const open = async (bytes: Uint8Array, password: string | undefined, options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) => {
+/** `[documents] max_image_pixels` when the caller names no bound. */
+const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
+
+// An image over `maxImagePixels` is left out by pdf.js before it is decoded: it is neither found
+// nor drawn, so a file declaring a gigapixel image loses that picture, not its other figures.
+const open = async (bytes: Uint8Array, password: string | undefined, maxImagePixels: number, options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) => {
   const pdfjs = await loadPdfjs()
-  const doc = await pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: -1, ...options }).promise
+  const doc = await pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: maxImagePixels, ...options }).promise
   return { pdfjs, doc }
 }
 const extractor = (pdfjs: { version?: string }) => `pdfjs-dist@${pdfjs.version ?? 'unknown'}+figures.2`
@@ -92,8 +97,8 @@ const answer = (pdfjs: { version?: string }, pages: number, diagnostics: string[
  * at the same place on several pages is a logo or a letterhead (page furniture), not a figure, and
  * pages without figures are never drawn.
  */
-export async function placeFigures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
-  const { pdfjs, doc } = await open(bytes, password, undrawnDocument())
+export async function placeFigures(bytes: Uint8Array, password: string | undefined, maxPages: number, maxImagePixels: number, onPage: (page: number) => void): Promise<PdfOutput> {
+  const { pdfjs, doc } = await open(bytes, password, maxImagePixels, undrawnDocument())
   const OPS = pdfjs.OPS as unknown as Record<string, number>
   const diagnostics: string[] = []
   const placed: PagePlacement[] = []
@@ -104,7 +109,9 @@ export async function placeFigures(bytes: Uint8Array, password: string | undefin
     await withPlacementsOnly(async () => {
       for (let n = 1; n <= pages; n++) {
         onPage(n - 1)
-        const page = await doc.getPage(n)
+        // A page pdf.js cannot read has no figures to find (the text pass says why it is lost).
+        const page = await doc.getPage(n).catch(() => null)
+        if (!page) continue
         const [px0 = 0, py0 = 0, px1 = 612, py1 = 792] = page.view as number[]
         const pageArea = Math.abs((px1 - px0) * (py1 - py0)) || 1
         const graphics = readGraphics(await page.getOperatorList({ intent: 'print' }), OPS, { x0: px0, y0: py0, x1: px1, y1: py1 })
@@ -142,9 +149,9 @@ export async function placeFigures(bytes: Uint8Array, password: string | undefin
 }
 
 /** Draws the pages `placements` names, each once, and cuts their figures from it. */
-export async function drawFigures(bytes: Uint8Array, password: string | undefined, placements: PagePlacement[], onPage: (page: number) => void): Promise<PdfOutput> {
+export async function drawFigures(bytes: Uint8Array, password: string | undefined, placements: PagePlacement[], maxImagePixels: number, onPage: (page: number) => void): Promise<PdfOutput> {
   const { createCanvas } = await import('@napi-rs/canvas')
-  const { pdfjs, doc } = await open(bytes, password, drawnDocument)
+  const { pdfjs, doc } = await open(bytes, password, maxImagePixels, drawnDocument)
   const pictures: Picture[] = []
   let sheet: Canvas | null = null
   // Figures in page order, each encoded on libuv's threads while the next page is drawn. Each
@@ -203,9 +210,9 @@ export async function drawFigures(bytes: Uint8Array, password: string | undefine
 }
 
 /** Places and draws a file's figures in one thread (the reader pool splits the drawing instead). */
-export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void): Promise<PdfOutput> {
-  const placed = await placeFigures(bytes, password, maxPages, onPage)
+export async function readPictures(bytes: Uint8Array, password: string | undefined, maxPages: number, onPage: (page: number) => void, maxImagePixels = DEFAULT_MAX_IMAGE_PIXELS): Promise<PdfOutput> {
+  const placed = await placeFigures(bytes, password, maxPages, maxImagePixels, onPage)
   if (!placed.placements?.length) return { ...placed, pictures: [] }
-  const drawn = await drawFigures(bytes, password, placed.placements, onPage)
+  const drawn = await drawFigures(bytes, password, placed.placements, maxImagePixels, onPage)
   return { ...placed, placements: undefined, pictures: drawn.pictures }
 }

@@ -80,11 +80,13 @@ interface Request {
   bytes: Uint8Array
   password?: string
   maxPages: number
+  /** pdf.js's `maxImageSize` in passes that decode images: one over it is left out (1: none is decoded). */
+  maxImagePixels: number
   /** Pages with no text layer are recognized (`[ocr]` on). */
   ocr?: OcrSettings
   /** The bytes are a grey PNG of an image file to recognize (the core decoded it), not a PDF. */
   image?: boolean
-  /** Draw a region of a page to PNG instead of reading the file. */
+  /** Draw regions of pages to one PNG instead of reading the file. */
   render?: import('./render-page.js').RenderRequest
   /** Find where the pages draw their figures instead of reading the text; or draw these. */
   place?: boolean
@@ -97,7 +99,13 @@ const heapInUse = () => {
   return h.used_heap_size + h.external_memory
 }
 
-async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: number, ocr?: boolean) => void): Promise<PdfOutput> {
+/** Why pdf.js could not read something, short and on one line (its messages can quote the file). */
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 200)
+
+/** No text, rules or images: what a page pdf.js could not read contributes. */
+const NOTHING: PageGraphics = { runs: [], rules: [], images: [], rtlWords: new Map() }
+
+async function read({ bytes, password, maxPages, maxImagePixels, ocr }: Request, onPage: (page: number, ocr?: boolean) => void): Promise<PdfOutput> {
   const pdfjs = await loadPdfjs()
   const OPS = pdfjs.OPS as unknown as Record<string, number>
   const open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) =>
@@ -137,22 +145,36 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   }
   let peak = heapInUse()
   const pages: Array<{ items: Item[]; graphics: PageGraphics; view: number[] }> = []
+  // A page pdf.js cannot read (its Pages tree loops back on itself, its dictionary is broken) is
+  // that page's loss, not the file's: it is left out, with why, and the other pages are read.
+  const unreadable: NonNullable<PdfOutput['unreadable_pages']> = []
   for (let n = 1; n <= doc.numPages; n++) {
     onPage(n - 1)
-    const page = await doc.getPage(n)
-    const content = await page.getTextContent()
-    const graphics = await graphicsOf(page)
-    // The operator list loaded the page's fonts, so their names can be read now.
-    const items = content.items.filter((i) => 'str' in i) as Item[]
-    for (const item of items) {
-      Object.assign(item, faceOf(page.commonObjs, item.fontName))
-      if (item.dir === 'rtl' && graphics.rtlWords.size > 0) item.str = item.str.replace(/\S+/g, (w) => graphics.rtlWords.get(w) ?? w)
+    let page: Awaited<ReturnType<typeof doc.getPage>> | undefined
+    try {
+      page = await doc.getPage(n)
+      const content = await page.getTextContent()
+      const graphics = await graphicsOf(page)
+      // The operator list loaded the page's fonts, so their names can be read now.
+      const items = content.items.filter((i) => 'str' in i) as Item[]
+      for (const item of items) {
+        Object.assign(item, faceOf(page.commonObjs, item.fontName))
+        if (item.dir === 'rtl' && graphics.rtlWords.size > 0) item.str = item.str.replace(/\S+/g, (w) => graphics.rtlWords.get(w) ?? w)
+      }
+      pages.push({ items, graphics, view: page.view as number[] })
+    } catch (error) {
+      unreadable.push({ page: n, reason: reasonOf(error) })
+      pages.push({ items: [], graphics: NOTHING, view: [0, 0, 612, 792] })
+    } finally {
+      page?.cleanup()
     }
-    pages.push({ items, graphics, view: page.view as number[] })
     peak = Math.max(peak, heapInUse())
-    page.cleanup()
   }
   await doc.destroy()
+  if (unreadable.length === pages.length && pages.length > 0) {
+    return fail('E_UNSUPPORTED_FORMAT', `not a readable PDF: none of its ${pages.length} page(s) could be read (p.1: ${unreadable[0]!.reason})`)
+  }
+  const lost = new Set(unreadable.map((u) => u.page))
   // The pass above leaves images out (decoding them is most of an operator list's cost). Text
   // judged unseen by what lies under it (invisible text over a scan is its OCR layer; light text
   // over a photograph is seen) is judged again on its page read with its images.
@@ -160,7 +182,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   const again = pages.flatMap((p, i) => (p.graphics.runs.some((r) => r.hidden && underneath.has(r.hidden)) ? [i] : []))
   if (again.length > 0) {
     // Where the images are is what counts here, not their pixels.
-    const full = await open({ data: bytes.slice(), password, maxImageSize: -1 })
+    const full = await open({ data: bytes.slice(), password, maxImageSize: maxImagePixels })
     await withPlacementsOnly(async () => {
       for (const i of again) {
         onPage(i)
@@ -196,7 +218,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
       free.map((f) => f.item),
       (k) => free[k]!.at,
     )
-    if (pageLines.length === 0 && tables.length === 0 && !unseenBlocks.some((b) => b.page === i + 1)) pagesWithoutText.push(i + 1)
+    if (pageLines.length === 0 && tables.length === 0 && !unseenBlocks.some((b) => b.page === i + 1) && !lost.has(i + 1)) pagesWithoutText.push(i + 1)
     perPage.push({ lines: pageLines, height: frame.height || 792, tables, frame })
   })
 
@@ -204,7 +226,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
   const recognized = new Map<number, PdfOutput['blocks']>()
   const diagnostics: string[] = []
   if (ocr && pagesWithoutText.length > 0) {
-    const done = await recognizePages(bytes, password, pagesWithoutText, ocr, open, onPage, diagnostics)
+    const done = await recognizePages(bytes, password, pagesWithoutText, ocr, open, maxImagePixels, onPage, diagnostics)
     for (const [page, found] of done) recognized.set(page, found)
     if (done.size > 0) extractor += `+ocr.tesseract.js@${tesseractVersion()}/${ocr.languages.join('+')}/${ocr.dpi}dpi`
   }
@@ -256,7 +278,7 @@ async function read({ bytes, password, maxPages, ocr }: Request, onPage: (page: 
     // Text drawn unseen on this page follows what a reader sees on it.
     while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!, frame))
   })
-  return { extractor, pages: perPage.length, pages_without_text: stillEmpty, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
+  return { extractor, pages: perPage.length, pages_without_text: stillEmpty, unreadable_pages: unreadable, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
 }
 
 type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) => Promise<PDFDocumentProxy>
@@ -273,12 +295,13 @@ async function recognizePages(
   pages: number[],
   settings: OcrSettings,
   open: Open,
+  maxImagePixels: number,
   onPage: (page: number, ocr?: boolean) => void,
   diagnostics: string[],
 ): Promise<Map<number, PdfOutput['blocks']>> {
   const { createCanvas } = await import('@napi-rs/canvas')
   const found = new Map<number, PdfOutput['blocks']>()
-  const doc = await open({ data: bytes.slice(), password, maxImageSize: -1, draws: true })
+  const doc = await open({ data: bytes.slice(), password, maxImageSize: maxImagePixels, draws: true })
   const confidences: number[] = []
   const turnedPages: string[] = []
   try {
@@ -416,17 +439,31 @@ function fail(code: NonNullable<PdfOutput['failure']>['code'], message: string):
 // Text from a hostile file never reaches a terminal through pdf.js's warnings.
 for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {}
 
+/**
+ * pdf.js's own exceptions (its parser's errors reach this thread as `UnknownErrorException`) say
+ * the file is malformed: the file's failure, not the reader's. Anything else is a fault here.
+ */
+const PDFJS_ERRORS = new Set(['UnknownErrorException', 'InvalidPDFException', 'FormatError', 'MissingPDFException'])
+
 parentPort?.on('message', (message: Request) => {
   const onPage = (page: number, ocr?: boolean) => parentPort?.postMessage({ page, ocr })
+  const bound = message.maxImagePixels
   ;(message.place
-    ? import('./pdf-pictures.js').then((m) => m.placeFigures(message.bytes, message.password, message.maxPages, onPage))
+    ? import('./pdf-pictures.js').then((m) => m.placeFigures(message.bytes, message.password, message.maxPages, bound, onPage))
     : message.draw
-    ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, onPage))
+    ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, bound, onPage))
     : message.render
-    ? import('./render-page.js').then((m) => m.renderRegion(message.bytes, message.password, message.render!))
+    ? import('./render-page.js').then((m) => m.renderRegions(message.bytes, message.password, message.render!, bound))
     : message.image && message.ocr
       ? import('./image.js').then((m) => m.readImage(message.bytes, message.ocr!, onPage))
       : read(message, onPage))
     .then((done) => parentPort?.postMessage({ done }))
-    .catch((error: unknown) => parentPort?.postMessage({ done: fail('E_INTERNAL', `the PDF reader failed: ${error instanceof Error ? error.message : String(error)}`) }))
+    .catch((error: unknown) =>
+      parentPort?.postMessage({
+        done:
+          error instanceof Error && PDFJS_ERRORS.has(error.name)
+            ? fail('E_UNSUPPORTED_FORMAT', `not a readable PDF: ${reasonOf(error)}`)
+            : fail('E_INTERNAL', `the PDF reader failed: ${reasonOf(error)}`),
+      }),
+    )
 })

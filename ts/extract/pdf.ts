@@ -16,12 +16,18 @@ export interface PdfCall {
   max_pages: number
   page_timeout_ms: number
   worker_memory_mb: number
+  /**
+   * Pixels an image may have for pdf.js to decode it (`maxImageSize`) in a pass that looks at
+   * images: one over it is left out undecoded. 1: no image is decoded. Absent: the default
+   * `[documents] max_image_pixels`.
+   */
+  max_image_pixels?: number
   /** Pages with no text layer to recognize, and how (absent: `[ocr]` is off). */
   ocr?: { languages: string[]; dpi: number; page_timeout_ms: number } | null
   /** The bytes are a grey PNG of an image file (decoded by the core) to recognize, not a PDF. */
   image?: boolean
-  /** Draw this region of a page to PNG instead of reading the file. */
-  render?: { page: number; box: number[]; dpi: number }
+  /** Draw these regions (one per page, stacked top to bottom in one PNG) instead of reading the file. */
+  render?: { regions: Array<{ page: number; box: number[] }>; dpi: number }
   /** Find the figures the pages draw (each drawn to PNG) instead of reading the text. */
   pictures?: boolean
   /** Within the pool: only find where the figures are (`placements`), or draw these. */
@@ -33,6 +39,8 @@ export interface PdfOutput {
   extractor: string
   pages: number
   pages_without_text: number[]
+  /** Pages pdf.js could not read (a Pages tree that loops back on itself), with why; the rest is kept. */
+  unreadable_pages?: Array<{ page: number; reason: string }>
   /** `hidden`: why a reader of the page cannot see this text (it is flagged, never plain evidence). */
   blocks: Array<{
     kind: 'heading' | 'paragraph' | 'list_item' | 'table_row'
@@ -55,12 +63,15 @@ export interface PdfOutput {
   pictures?: Array<{ page: number; bbox: number[]; png: Buffer }>
   /** Where each page draws its figures (a `place` call within the pool). */
   placements?: NonNullable<PdfCall['draw']>
-  /** A region drawn to PNG (a `render` call). */
-  rendered?: { png: Uint8Array; width: number; height: number }
+  /** Regions drawn to PNG, stacked (a `render` call): where each page's region sits in it. */
+  rendered?: { png: Uint8Array; width: number; height: number; parts: Array<{ page: number; top: number; width: number; height: number }> }
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */
   peak_memory_bytes?: number
   failure?: { code: 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'; message: string }
 }
+
+/** `[documents] max_image_pixels` by default (a call that does not come from a workspace's reading). */
+const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
 
 /** What the worker posts back: a page done (the timer restarts), or the answer. */
 type WorkerMessage = { page: number; ocr?: boolean } | { done: PdfOutput }
@@ -193,7 +204,20 @@ class PdfPool {
       arm()
       // The worker gets its own copy, transferred, so the caller's buffer stays the caller's.
       const bytes = new Uint8Array(call.bytes)
-      worker.postMessage({ bytes, password: call.password ?? undefined, maxPages: call.max_pages, ocr: call.ocr ?? undefined, image: call.image === true, render: call.render, place: call.place === true, draw: call.draw }, [bytes.buffer])
+      worker.postMessage(
+        {
+          bytes,
+          password: call.password ?? undefined,
+          maxPages: call.max_pages,
+          maxImagePixels: call.max_image_pixels ?? DEFAULT_MAX_IMAGE_PIXELS,
+          ocr: call.ocr ?? undefined,
+          image: call.image === true,
+          render: call.render,
+          place: call.place === true,
+          draw: call.draw,
+        },
+        [bytes.buffer],
+      )
     })
   }
 }

@@ -5,6 +5,7 @@ import { errorResponse } from './errors.js'
 import { guard } from './guards.js'
 import { openApiDocument } from './openapi.js'
 import { type Route, register } from './route.js'
+import { backupWorkspace, verifyWorkspace, workspaceStatus } from './routes/admin.js'
 import { getEvidence } from './routes/evidence.js'
 import { inspectSymbol } from './routes/symbols.js'
 import { jobStatus } from './routes/jobs.js'
@@ -31,8 +32,26 @@ export interface HttpOptions {
   instance?: string
 }
 
-/** The versioned evidence API. Only `addSource` writes, and it only queues a capture job. */
-export const API_ROUTES: Route[] = [listProjects, search, getEvidence, inspectSymbol, listSources, getSource, addSource, jobStatus, listSnapshots, proposeChange, listProposals]
+/**
+ * The versioned evidence API. Only `addSource` writes to a workspace, and it only queues a
+ * capture job; the owner's administration (status, verify, backup) writes only a backup copy.
+ */
+export const API_ROUTES: Route[] = [
+  listProjects,
+  search,
+  getEvidence,
+  inspectSymbol,
+  listSources,
+  getSource,
+  addSource,
+  jobStatus,
+  listSnapshots,
+  proposeChange,
+  listProposals,
+  workspaceStatus,
+  verifyWorkspace,
+  backupWorkspace,
+]
 
 /**
  * The daemon's HTTP app: the evidence API under `/v1` (the project in the path), `/health`,

@@ -15,7 +15,8 @@ export function openApiToMarkdown(doc: Json): string {
     for (const [method, op] of Object.entries(methods)) {
       out.push(`## \`${method.toUpperCase()} ${path}\``, '', `${op.summary}${op.description ? ` — ${op.description}` : ''}`, '')
       const security = op.security as unknown[] | undefined
-      out.push(`Auth: ${security && security.length === 0 ? 'none' : 'bearer token'}`, '')
+      const auth = security && security.length === 0 ? 'none' : op['x-tychora-token'] === 'owner' ? "bearer token: the owner's only (`runtime/token`; the agents' token gets 403 E_FORBIDDEN)" : 'bearer token'
+      out.push(`Auth: ${auth}`, '')
       const params = (op.parameters as Json[] | undefined) ?? []
       if (params.length > 0) {
         out.push('| parameter | in | required | description |', '|---|---|---|---|')

@@ -1,6 +1,8 @@
 import { packageVersion } from '../package-root.js'
 import { z } from 'zod'
 import { AddRequestSchema } from '../contracts/ingest.js'
+import { BackupReportSchema, BackupRequestSchema } from '../contracts/operations.js'
+import { StatusSchema, VerifyReportSchema } from '../contracts/workspace.js'
 import { QueryRequestSchema } from '../contracts/query.js'
 import { QueryResultSchema } from '../contracts/result.js'
 import { EvidenceSchema, JobRefSchema, JobStatusSchema, ProjectListSchema, ProjectSchema, SnapshotListSchema, SourceListSchema } from '../contracts/service.js'
@@ -23,6 +25,10 @@ const NAMED = new Map<z.ZodType, string>([
   [EvidenceSchema, 'Evidence'],
   [ProjectListSchema, 'ProjectList'],
   [HealthSchema, 'Health'],
+  [StatusSchema, 'Status'],
+  [VerifyReportSchema, 'VerifyReport'],
+  [BackupRequestSchema, 'BackupRequest'],
+  [BackupReportSchema, 'BackupReport'],
   [ErrorBodySchema, 'Error'],
 ])
 
@@ -43,7 +49,7 @@ function errorCodes(r: Route): ErrorCode[] {
   if (r.params || r.query || r.body || r.headers) codes.push('E_INVALID_ARGUMENT')
   if (r.auth === 'project') codes.push('E_NOT_FOUND')
   if (r.body || r.path === '/mcp') codes.push('E_LIMIT_EXCEEDED')
-  codes.push('E_INTERNAL')
+  codes.push(...(r.errors ?? []), 'E_INTERNAL')
   return codes
 }
 
@@ -96,6 +102,8 @@ export function openApiDocument(routes: Route[], options: { port?: number } = {}
     if (r.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref(r.body, 'input') } } }
     if (r.path === '/mcp' && r.method === 'POST') operation.requestBody = { required: true, content: { 'application/json': {} } }
     if (r.auth === 'none') operation.security = []
+    // Which of the project's two tokens: the agents' gets 403 E_FORBIDDEN here.
+    if (r.ownerOnly) operation['x-tychora-token'] = 'owner'
     ;(paths[toOpenApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation
   }
 

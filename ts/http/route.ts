@@ -1,7 +1,7 @@
 import { type H3, type H3Event, type HTTPMethod, getQuery, getRouterParams } from 'h3'
 import { z } from 'zod'
 import type { Scope } from '../contracts/runtime.js'
-import { TychoraError } from '../errors.js'
+import { type ErrorCode, TychoraError } from '../errors.js'
 import type { ProjectRegistry } from '../service/registry.js'
 import type { EvidenceClient } from '../contracts/client.js'
 import { readJson, validate } from './body.js'
@@ -21,6 +21,10 @@ export interface Route {
   description?: string
   /** `none`: public; `token`: any served project's token; `project`: the token of `:project`. */
   auth: 'none' | 'token' | 'project'
+  /** Only the owner's token of `:project` (`runtime/token`); the agents' token gets E_FORBIDDEN. */
+  ownerOnly?: boolean
+  /** Codes the work itself can answer besides those of the route's kind (documentation only). */
+  errors?: ErrorCode[]
   /** Path parameters other than `:project`. */
   params?: z.ZodObject
   query?: z.ZodObject
@@ -69,6 +73,9 @@ interface Spec<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefi
   headers?: Record<string, string>
   response: z.ZodType
   status?: number
+  /** Administration: the owner's token only, never the agents'. */
+  ownerOnly?: boolean
+  errors?: ErrorCode[]
 }
 
 /** A route under `/v1/projects/:project/…`: authorised with that project's token. */
@@ -82,6 +89,7 @@ export function projectRoute<P extends z.ZodObject | undefined = undefined, Q ex
       const token = requestToken(event)
       const project = getRouterParams(event, { decode: true }).project ?? ''
       const scope = authorizeProject(deps.registry, project, token)
+      if (spec.ownerOnly && scope !== 'owner') throw new TychoraError('E_FORBIDDEN', `${spec.operationId} needs the owner's token of project ${project} (runtime/token), not the agents'`)
       const input = await readInput<P, Q, B>(spec, event, deps)
       const result = await spec.handle({ ...input, token, project, scope, client: deps.registry.project(project, scope) })
       return respond(spec, result)

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
 import { ProjectSchema } from '../contracts/service.js'
 import { type ErrorCode, TychoraError, toTychoraError } from '../errors.js'
 import type { EvidenceClient, EvidenceService } from '../contracts/client.js'
@@ -9,6 +10,14 @@ export interface ToolContext {
   service: EvidenceService
   /** Whether this caller may use the named project (HTTP: the bearer token is that project's). */
   authorize: (project: string) => boolean
+  /** The names this caller may use, as the tools' schemas list them (empty when not known without I/O). */
+  projects: string[]
+  /**
+   * The project a tool uses when the call names none: set only where the server serves one
+   * workspace by construction (`tychora mcp` over stdio). A daemon serves many agents many
+   * projects, so there every call names its own (no implicit project).
+   */
+  defaultProject?: string
 }
 
 /**
@@ -23,8 +32,30 @@ export function servedNames(service: EvidenceService): string[] {
 /** `_meta` key of a tool error's `{code, message}`. */
 export const ERROR_META = 'tychora/error'
 
-/** The `project` field of every tool, documented for agents. */
-export const ProjectArg = ProjectSchema.describe('Project (workspace) name; list_projects returns the names this server serves')
+/**
+ * The `project` argument of every tool on this server, documented for agents: its JSON Schema
+ * lists the names the caller may use as an `enum`. Over stdio it defaults to the one workspace
+ * served; on a daemon it is required, and leaving it out is an `E_INVALID_ARGUMENT` that names the
+ * served projects. A name outside the list is still parsed, so the call answers with what is
+ * wrong with it (`E_NOT_FOUND` for a project not served, `E_UNAUTHORIZED` for another's).
+ */
+export function projectArg(ctx: ToolContext): z.ZodType<string, string | undefined> {
+  const names = ctx.projects.length > 0 ? ` (${ctx.projects.join(', ')})` : ''
+  if (ctx.defaultProject !== undefined) {
+    return ProjectSchema.default(ctx.defaultProject).meta({
+      ...(ctx.projects.length > 0 ? { enum: ctx.projects } : {}),
+      description: `Project (workspace) name; default ${ctx.defaultProject}, the workspace this server serves`,
+    })
+  }
+  const missing = `project is required: name one of the projects this server serves you${names || '; list_projects lists them'}`
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? missing : undefined) })
+    .pipe(ProjectSchema)
+    .meta({
+      ...(ctx.projects.length > 0 ? { enum: ctx.projects } : {}),
+      description: `Project (workspace) name${names ? `, one of${names}` : ''}; list_projects returns the names this server serves`,
+    })
+}
 
 /**
  * A failed call as a tool result (not a protocol error): `isError`, a text line
@@ -56,6 +87,9 @@ export function toolError(error: unknown): CallToolResult {
 export async function forProject(ctx: ToolContext, project: string, body: (client: EvidenceClient) => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     if (!ctx.authorize(project)) throw new TychoraError('E_UNAUTHORIZED', `this token does not grant access to project ${project}`)
+    if (ctx.projects.length > 0 && !ctx.projects.includes(project)) {
+      throw new TychoraError('E_NOT_FOUND', `project not served here: ${project}; this server serves you ${ctx.projects.join(', ')}`)
+    }
     return await body(ctx.service.project(project))
   } catch (error) {
     return toolError(error)

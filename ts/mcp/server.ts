@@ -18,6 +18,11 @@ export interface McpServerOptions {
    * token is that project's; stdio serves its one workspace to the user who started it.
    */
   authorize?: (project: string) => boolean
+  /**
+   * The project a call that names none uses: the one workspace a stdio session serves. Left out
+   * on a daemon, where every call names its project.
+   */
+  defaultProject?: string
 }
 
 const INSTRUCTIONS = [
@@ -38,7 +43,10 @@ const INSTRUCTIONS = [
  * await server.connect(new StdioServerTransport())
  */
 export function createMcpServer(service: EvidenceService, options: McpServerOptions = {}): McpServer {
-  const ctx: ToolContext = { service, authorize: options.authorize ?? (() => true) }
+  const authorize = options.authorize ?? (() => true)
+  const served = servedNames(service).filter(authorize)
+  const projects = served.length > 0 ? served : options.defaultProject !== undefined ? [options.defaultProject] : []
+  const ctx: ToolContext = { service, authorize, projects, ...(options.defaultProject !== undefined ? { defaultProject: options.defaultProject } : {}) }
   const server = new McpServer({ name: 'tychora', version: packageVersion() }, { instructions: INSTRUCTIONS })
   codeSdkToolErrors(server)
   defineListProjects(server, ctx)
@@ -49,7 +57,7 @@ export function createMcpServer(service: EvidenceService, options: McpServerOpti
   defineJobStatus(server, ctx)
   defineProposeChange(server, ctx)
   defineListProposals(server, ctx)
-  if (servedNames(service).some((name) => ctx.authorize(name) && service.allowsAgentAdd(name))) defineAddSource(server, ctx)
+  if (served.some((name) => service.allowsAgentAdd(name))) defineAddSource(server, ctx)
   defineResources(server, ctx)
   return server
 }

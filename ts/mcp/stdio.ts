@@ -29,6 +29,8 @@ function claimStdout(): { protocol: Writable; release: () => void } {
 /** What one stdio session serves, and its owner's hooks around the session. */
 export interface StdioSession {
   service: EvidenceService
+  /** The one project served: a tool call that names none uses it. */
+  project: string
   /** Names what is served in the log line on stderr. */
   label: string
   /** Runs once the transport is connected. */
@@ -47,7 +49,7 @@ export async function serveStdio(open: () => Promise<StdioSession>, stdin: Reada
   let session: StdioSession | undefined
   try {
     session = await open()
-    const server = createMcpServer(session.service)
+    const server = createMcpServer(session.service, { defaultProject: session.project })
     server.server.onerror = (error) => process.stderr.write(`tychora mcp: ${error.message}\n`)
 
     let finish: () => void = () => undefined

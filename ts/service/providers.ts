@@ -42,11 +42,15 @@ interface UserConfig {
   anthropic?: { api_key?: string; base_url?: string }
 }
 
+/** Where the user config lives (keys are read from it, never written to a workspace). */
+function userConfigPath(): string {
+  return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'tychora', 'config.json')
+}
+
 /** The user's provider config; a missing or unreadable file is an empty one. */
 function userConfig(): UserConfig {
-  const base = process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config')
   try {
-    return JSON.parse(readFileSync(join(base, 'tychora', 'config.json'), 'utf8')) as UserConfig
+    return JSON.parse(readFileSync(userConfigPath(), 'utf8')) as UserConfig
   } catch {
     return {}
   }
@@ -77,6 +81,17 @@ function spread(total: number, texts: readonly string[], estimateTokens: (text: 
   let rest = total - out.reduce((a, b) => a + b, 0)
   for (let i = 0; rest > 0 && i < out.length; i++, rest--) out[i] = (out[i] as number) + 1
   return out
+}
+
+/**
+ * Why Voyage cannot be called from here — no key, or one fetch would refuse — or `undefined`.
+ * The provider itself finds out at its first call; a dry run needs to know before.
+ */
+function voyageKeyProblem(): string | undefined {
+  const key = process.env.VOYAGE_API_KEY ?? userConfig().voyage?.api_key
+  if (key === undefined || key === '') return `no Voyage API key: set VOYAGE_API_KEY, or voyage.api_key in ${userConfigPath()}`
+  if (!/^[\x21-\x7e]+$/.test(key)) return 'the Voyage API key is malformed: a key is printable ASCII without spaces or line breaks'
+  return undefined
 }
 
 /**
@@ -214,10 +229,13 @@ export function providersFor(dir: string, options: { onCall?: (call: ProviderCal
   const needs = Workspace.providerNeeds(dir)
   if (!needs.embeddings && !needs.rerank && !needs.visual) return undefined
   const provider = voyage(options.onCall)
+  const problem = voyageKeyProblem()
+  const unavailable = <T extends object>(channel: T, section: string): T =>
+    problem === undefined ? channel : { ...channel, unavailable: `[${section}] provider voyage: ${problem}` }
   return {
-    ...(needs.embeddings ? { embedder: embedderFor(needs.embeddings, provider) } : {}),
+    ...(needs.embeddings ? { embedder: unavailable(embedderFor(needs.embeddings, provider), 'embeddings') } : {}),
     ...(needs.rerank ? { reranker: rerankerFor(needs.rerank, provider) } : {}),
-    ...(needs.visual ? { visual: visualFor(needs.visual, provider) } : {}),
+    ...(needs.visual ? { visual: unavailable(visualFor(needs.visual, provider), 'visual') } : {}),
   }
 }
 

@@ -5,7 +5,7 @@ import type { Tokens } from '../engine/tokens.js'
 import { TychoraError } from '../errors.js'
 import { agentClient } from './agent-client.js'
 import { tokenEquals } from './token.js'
-import type { EvidenceClient, EvidenceService } from '../contracts/client.js'
+import type { AdminClient, EvidenceClient, EvidenceService } from '../contracts/client.js'
 
 interface Entry {
   workspace: Workspace
@@ -87,6 +87,21 @@ export class ProjectRegistry implements EvidenceService {
       inspectSymbol: async (request) => (await now()).inspectSymbol(request),
       proposeChange: async (request) => (await now()).proposeChange(request),
       listProposals: async () => (await now()).listProposals(),
+    }
+  }
+
+  /**
+   * The named project's administration (status, verify, backup), for its owner only: the caller
+   * has authorised the owner's token. An alias resolves on every call, like its client.
+   */
+  admin(name: string): AdminClient {
+    const alias = this.#aliases.get(name)
+    const now = async (): Promise<AdminClient> => (alias ? this.#entry(await alias.current()).workspace : this.#entry(name).workspace)
+    if (!alias) this.#entry(name) // an unknown project fails now, not on the first call
+    return {
+      status: async () => (await now()).status(),
+      verify: async () => (await now()).verify(),
+      backup: async (dest) => (await now()).backup(dest),
     }
   }
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { AddPlan, Progress, Receipt } from '../../contracts/ingest.js'
 import { FormatSchema, KindSchema } from '../../contracts/query.js'
 import { EXIT_PARTIAL, TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { visibleLines } from '../../format/terminal.js'
 import { assignments, exitState, repeatedFlag, workspaceArg, writeOut } from '../context.js'
 import { withTarget } from '../route.js'
 import { createProgress } from '../progress.js'
@@ -32,8 +32,9 @@ function summary(r: Receipt): string {
   }
   if (r.excluded.length > 0) lines.push(`  excluded: ${r.excluded.map((e) => `${e.count} by ${e.rule} (e.g. ${e.example})`).join('; ')}`)
   for (const d of r.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
-  // File names and messages come from the files: their control characters must not reach the terminal.
-  return visible(lines.join('\n'))
+  // File names and messages come from the files: their control characters must not reach the
+  // terminal, nor a newline in a name print a receipt line of its own.
+  return visibleLines(lines)
 }
 
 function planSummary(p: AddPlan): string {
@@ -61,9 +62,10 @@ function planSummary(p: AddPlan): string {
   } else {
     lines.push('  no text channel ([embeddings] not configured): nothing to embed')
   }
+  for (const w of p.warnings) lines.push(`  warning: ${w}`)
   if (p.excluded.length > 0) lines.push(`  excluded: ${p.excluded.map((x) => `${x.count} by ${x.rule} (e.g. ${x.example})`).join('; ')}`)
   for (const d of p.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
-  return visible(lines.join('\n'))
+  return visibleLines(lines)
 }
 
 export default defineCommand({
@@ -77,7 +79,7 @@ export default defineCommand({
       description:
         'What the files are: a kind the pack defines (law, regulation, decision, standard, guidance, manual, template, procedure, feedback, evidence, example, rationale, research_note, code_file, architecture_decision, rfc; `tychora packs show core`). Its normalisation may choose how they are read (law, regulation: articles, paragraphs and points). rfcNNNN.txt is an rfc and code is code_file without asking',
     },
-    facet: { type: 'string', description: 'A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet level=2`); repeat for several' },
+    facet: { type: 'string', description: "A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet 'level=2'`); repeat for several" },
     sensitivity: {
       type: 'string',
       description: "Label every file with this sensitivity level ([sensitivity] levels: public, internal, confidential, secret by default); above the workspace's ceiling nothing is captured. Default: a new file gets [sensitivity] default, a known one keeps its label",

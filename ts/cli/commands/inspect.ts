@@ -18,8 +18,9 @@ export default defineCommand({
     repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
     snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },
     format: { type: 'string', description: 'With `symbol`: md | json (default md)', default: 'md' },
-    render: { type: 'string', description: 'With a unit, chunk or segment of a PDF: draw the page region it covers to this PNG file' },
+    render: { type: 'string', description: 'With a unit, chunk or segment of a PDF: draw the page regions it covers to this PNG file (every page it runs over, stacked top to bottom)' },
     dpi: { type: 'string', description: 'With --render: resolution, 72 to 600 (default 144)' },
+    page: { type: 'string', description: 'With --render: draw only this page of the evidence' },
   },
   async run({ args }) {
     if (args.id === 'run') {
@@ -28,11 +29,17 @@ export default defineCommand({
       await withLocalWorkspace(args.workspace, async (ws) => writeOut(JSON.stringify(await ws.inspectRun(String(args.name)), null, 2)))
       return
     }
+    if (args.page !== undefined && args.render === undefined) throw new TychoraError('E_INVALID_ARGUMENT', '--page goes with --render FILE.png')
     if (args.render !== undefined) {
       const out = String(args.render)
       const dpi = args.dpi === undefined ? undefined : Number(args.dpi)
+      const page = args.page === undefined ? undefined : Number(args.page)
+      if (page !== undefined && !(Number.isInteger(page) && page >= 1)) throw new TychoraError('E_INVALID_ARGUMENT', '--page must be a page number (1 or more)')
       await withTarget(args.workspace, async ({ client }) => {
-        const drawn = await renderEvidence(await resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), { ...(dpi === undefined ? {} : { dpi }) })
+        const drawn = await renderEvidence(await resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), {
+          ...(dpi === undefined ? {} : { dpi }),
+          ...(page === undefined ? {} : { page }),
+        })
         await writeFile(out, drawn.png)
         const { png: _png, ...about } = drawn
         writeOut(JSON.stringify({ written: out, bytes: drawn.png.length, ...about }, null, 2))

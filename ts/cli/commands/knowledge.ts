@@ -3,7 +3,7 @@ import { userInfo } from 'node:os'
 import { defineCommand } from 'citty'
 import type { ApplyReport, KnowledgeChange, Migration, Proposal } from '../../contracts/knowledge.js'
 import { TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { type Lines, visibleLines } from '../../format/terminal.js'
 import { describeChange } from '../../knowledge/items.js'
 import { type ProjectPaths, findProject, initProject, projectPaths } from '../../knowledge/layout.js'
 import { type EvidenceLookup, accept, listProposals, propose, readProposal, reject } from '../../knowledge/lifecycle.js'
@@ -34,9 +34,10 @@ const reviewer = (flag: string | undefined) => flag ?? process.env.TYCHORA_REVIE
 
 const proposalLine = (p: Proposal) => `${p.id}  ${describeChange(p.change)}  ${p.evidence.length} cited  ${p.proposed_by.agent ?? 'unknown agent'}${p.proposed_by.task ? `/${p.proposed_by.task}` : ''}  ${p.created_at}`
 
-function out(format: string | undefined, value: unknown, text: () => string): void {
-  // Titles, bodies and agent names come from strangers: their control characters stay out of the terminal.
-  writeOut(format === 'json' ? JSON.stringify(value, null, 2) : visible(text()))
+function out(format: string | undefined, value: unknown, text: () => Lines): void {
+  // Titles, bodies and agent names come from strangers: their control characters stay out of the
+  // terminal, and a line break in a title or a name cannot start a line of its own.
+  writeOut(format === 'json' ? JSON.stringify(value, null, 2) : visibleLines(text()))
 }
 
 const init = defineCommand({
@@ -99,7 +100,7 @@ const proposeCommand = defineCommand({
       ...(args.task ? { task: args.task } : {}),
     }
     const proposal = await withLookup(paths, (lookup) => propose(paths, request, lookup))
-    out(args.format, proposal, () => `proposed ${proposalLine(proposal)}\nreview it with \`tychora review show ${proposal.id}\``)
+    out(args.format, proposal, () => [`proposed ${proposalLine(proposal)}`, `review it with \`tychora review show ${proposal.id}\``])
   },
 })
 
@@ -114,7 +115,7 @@ const reviewList = defineCommand({
   run({ args }) {
     const list = listProposals(project(args.project))
     out(args.format, list, () =>
-      [...list.proposals.map(proposalLine), ...list.unreadable.map((n) => `proposals/${n}: not a valid proposal (left as it is)`), `${list.proposals.length} pending`].join('\n'),
+      [...list.proposals.map(proposalLine), ...list.unreadable.map((n) => `proposals/${n}: not a valid proposal (left as it is)`), `${list.proposals.length} pending`],
     )
   },
 })
@@ -132,10 +133,12 @@ const reviewShow = defineCommand({
     })
     out(args.format, { ...proposal, stale_evidence: stale }, () => {
       const c = proposal.change
-      const lines = [proposalLine(proposal), `rationale: ${proposal.rationale}`]
-      if (c.op === 'create' || c.op === 'edit') lines.push('body:', c.body)
-      for (const e of proposal.evidence) lines.push(`evidence ${e.segment_id} ${e.citation} @${e.sha256.slice(0, 12)}${stale.includes(e.segment_id) ? '  (no longer in the current state)' : ''}\n  ${e.quote.replaceAll('\n', ' ')}`)
-      return lines.join('\n')
+      const lines: Array<Lines[number]> = [proposalLine(proposal), { block: `rationale: ${proposal.rationale}` }]
+      if (c.op === 'create' || c.op === 'edit') lines.push('body:', { block: c.body })
+      for (const e of proposal.evidence) {
+        lines.push(`evidence ${e.segment_id} ${e.citation} @${e.sha256.slice(0, 12)}${stale.includes(e.segment_id) ? '  (no longer in the current state)' : ''}`, `  ${e.quote.replaceAll('\n', ' ')}`)
+      }
+      return lines
     })
   },
 })
@@ -156,7 +159,7 @@ const reviewAccept = defineCommand({
     const paths = project(args.project)
     const decision = { proposal: String(args.id), reviewer: reviewer(args.reviewer), ...(args.reason ? { reason: args.reason } : {}), ...(args['allow-stale-evidence'] ? { allow_stale_evidence: true } : {}) }
     const migration = await withLookup(paths, (lookup) => accept(paths, decision, lookup))
-    out(args.format, migration, () => `accepted: ${migrationLine(migration)} and its .sha256; commit both, then run \`tychora migrate apply\``)
+    out(args.format, migration, () => [`accepted: ${migrationLine(migration)} and its .sha256; commit both, then run \`tychora migrate apply\``])
   },
 })
 
@@ -166,7 +169,7 @@ const reviewReject = defineCommand({
   async run({ args }) {
     const paths = project(args.project)
     const migration = await reject(paths, { proposal: String(args.id), reviewer: reviewer(args.reviewer), ...(args.reason ? { reason: args.reason } : {}) })
-    out(args.format, migration, () => `rejected: ${migrationLine(migration)}; commit it, then run \`tychora migrate apply\``)
+    out(args.format, migration, () => [`rejected: ${migrationLine(migration)}; commit it, then run \`tychora migrate apply\``])
   },
 })
 
@@ -175,7 +178,7 @@ export const review = defineCommand({
   subCommands: { list: reviewList, show: reviewShow, accept: reviewAccept, reject: reviewReject },
 })
 
-function applyText(r: ApplyReport): string {
+function applyText(r: ApplyReport): string[] {
   const how = { reused: 'already built: switched to it', descendant: 'copied its nearest built ancestor and applied the delta', empty: 'built from the migrations' }[r.base]
   return [
     `state ${r.state_hash.slice(0, 12)} (${how}) in ${r.duration_ms.toFixed(0)} ms; snapshot ${r.snapshot_id ?? '–'}`,
@@ -183,7 +186,7 @@ function applyText(r: ApplyReport): string {
     ...(r.withheld.length > 0 ? [`withheld above the sensitivity ceiling (never indexed): ${r.withheld.join(', ')}`] : []),
     ...(r.purged.length > 0 ? [`purged (sensitivity raised past the ceiling): ${r.purged.join(', ')}`] : []),
     ...r.diagnostics.map((d) => `warning: ${d}`),
-  ].join('\n')
+  ]
 }
 
 const migrateApply = defineCommand({
@@ -217,7 +220,7 @@ const migrateStatus = defineCommand({
       [
         ...migrations.map((m) => `${m.applied ? 'applied' : 'pending'}  ${m.id}  ${m.decision}  ${m.change}  ${m.checksum.slice(0, 12)}`),
         `state ${hash.slice(0, 12)}: ${built ? 'built' : 'not built (run `tychora migrate apply`)'}${answering && answering.hash !== hash ? `; answering meanwhile: ${answering.hash.slice(0, 12)}` : ''}`,
-      ].join('\n'),
+      ],
     )
   },
 })
@@ -227,7 +230,7 @@ const migrateRenumber = defineCommand({
   args: { ...common, id: { type: 'positional', required: true, description: 'The migration id (NNNN-name)' } },
   async run({ args }) {
     const moved = await renumber(project(args.project), String(args.id))
-    out(args.format, moved.migration, () => `renumbered to ${moved.migration.id}; commit the rename`)
+    out(args.format, moved.migration, () => [`renumbered to ${moved.migration.id}; commit the rename`])
   },
 })
 

@@ -1,52 +1,58 @@
 import { resolve } from 'node:path'
 import { defineCommand } from 'citty'
-import { existsSync } from 'node:fs'
 import type { Finding } from '../../contracts/operations.js'
-import { runtimePath } from '../../contracts/runtime.js'
-import { runningDaemon } from '../../daemon/discovery.js'
+import { reannouncedDaemon, runningDaemon, unreachableHolder } from '../../daemon/discovery.js'
 import { lockOwner, Workspace } from '../../engine/workspace.js'
 import { TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { oneLine, visible, visibleLines } from '../../format/terminal.js'
 import { exitState, resolveWorkspace, workspaceArg, writeOut } from '../context.js'
-import { withLocalWorkspace } from '../route.js'
+import { withAdmin, withLocalWorkspace } from '../route.js'
 
 function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(2)} MB`
 }
 
 const status = defineCommand({
-  meta: { name: 'status', description: 'Counts, sizes and the current snapshot' },
+  meta: { name: 'status', description: 'Counts, sizes and the current snapshot (through the daemon when one serves the workspace)' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    await withLocalWorkspace(args.workspace, async (ws) => {
+    await withAdmin(args.workspace, async (ws) => {
       const s = await ws.status()
       if (args.format === 'json') return writeOut(JSON.stringify(s, null, 2))
       const snap = s.current_snapshot
       writeOut(
-        visible([
+        visibleLines([
           `workspace ${s.dir} (schema ${s.schema_version}, engine ${s.engine_version}, profile ${s.profile})`,
           snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
           `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
           `kinds: ${s.kinds.length === 0 ? 'none assigned' : s.kinds.map((k) => `${k.name} v${k.version} (${k.sources})`).join(', ')}`,
           `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          ...(s.counts.erased_revisions > 0
+            ? [
+                `erasures on request: ${s.counts.erased_revisions} revision(s), text out of every snapshot${s.counts.erasures_pending > 0 ? `; ${s.counts.erasures_pending} NOT finished (interrupted): run \`tychora manage purge\`` : ''}`,
+              ]
+            : []),
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts (originals) ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)} (lexical ${mb(s.bytes.lexical)}, vectors ${mb(s.bytes.vectors)})`,
           `corpus by table: ${s.bytes.tables.slice(0, 8).map((t) => `${t.table} ${mb(t.bytes)}`).join(', ')}`,
-        ].join('\n')),
+        ]),
       )
     })
   },
 })
 
 const verify = defineCommand({
-  meta: { name: 'verify', description: 'Re-hash every artifact and check snapshots against their indexes' },
+  meta: { name: 'verify', description: 'Re-hash every artifact and check snapshots against their indexes (through the daemon when one serves the workspace)' },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    await withLocalWorkspace(args.workspace, async (ws) => {
+    await withAdmin(args.workspace, async (ws) => {
       const report = await ws.verify()
       if (args.format === 'json') writeOut(JSON.stringify(report, null, 2))
       else {
-        writeOut(`${report.ok ? 'ok' : 'PROBLEMS'}: ${report.artifacts_checked} artifacts re-hashed, ${report.references_checked} references and ${report.snapshots_checked} snapshots checked`)
-        for (const p of report.problems) writeOut(visible(`  ${p.code} ${p.object}: ${p.message}`))
+        writeOut(
+          `${report.ok ? 'ok' : 'PROBLEMS'}: ${report.artifacts_checked} artifacts re-hashed, ${report.references_checked} references and ${report.snapshots_checked} snapshots checked` +
+            (report.erasures_checked > 0 ? `, ${report.erasures_checked} erasure(s) on request out of every snapshot and index` : ''),
+        )
+        for (const p of report.problems) writeOut(oneLine(`  ${p.code} ${p.object}: ${p.message}`))
       }
       if (!report.ok) exitState.code = 8
     })
@@ -99,17 +105,19 @@ const purge = defineCommand({
       if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
       writeOut(
         `purged ${r.snapshots} snapshots, ${r.extractions} extractions (${r.evidence_units} units, ${r.chunks} chunks), ${r.relation_sets} relation sets, ${r.query_runs} query runs; ` +
-          `${r.revisions_expired} revisions' originals expired (${r.artifacts_removed} files, ${mb(r.artifact_bytes)}); ${r.generations_removed} index generations removed in ${r.duration_ms.toFixed(0)} ms`,
+          `${r.revisions_expired} revisions' originals expired (${r.artifacts_removed} files, ${mb(r.artifact_bytes)}); ${r.jobs} finished jobs; ${r.generations_removed} index generations removed in ${r.duration_ms.toFixed(0)} ms` +
+          (r.erased_revisions > 0 ? `; finished ${r.erased_revisions} interrupted erasure(s) (out of ${r.erased_from_snapshots} snapshots)` : ''),
       )
     })
   },
 })
 
 const backup = defineCommand({
-  meta: { name: 'backup', description: 'Write a verified copy (SQLite backup API, referenced originals and index generations, manifest of sha256 sums) to DEST while the workspace serves' },
+  meta: { name: 'backup', description: 'Write a verified copy (SQLite backup API, referenced originals and index generations, manifest of sha256 sums) to DEST, through the daemon while the workspace serves' },
   args: { dest: { type: 'positional', required: true, description: 'Backup folder (must not exist, or be empty)' }, ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
-    await withLocalWorkspace(args.workspace, async (ws) => {
+    // Resolved here: through a daemon, DEST is still a path on this machine, not the daemon's working directory.
+    await withAdmin(args.workspace, async (ws) => {
       const r = await ws.backup(resolve(String(args.dest)))
       if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
       writeOut(visible(`backup ${r.dir}: ${r.files} files (${mb(r.bytes)}), ${r.artifacts} originals, ${r.generations} index generations, snapshot ${r.current_snapshot_id ?? 'none'}, in ${r.duration_ms.toFixed(0)} ms`))
@@ -131,11 +139,14 @@ const restore = defineCommand({
   },
 })
 
+/** How a command names a source: as `add` took its path, or by id (ingest/selector.rs). */
+const SOURCE_FORMS = 'source:N, or its path as add took it: absolute, relative to here or to its capture root, or its file:// URI'
+
 function removalCommand(name: 'withdraw' | 'delete-original', description: string) {
   return defineCommand({
     meta: { name, description },
     args: {
-      target: { type: 'positional', required: true, description: name === 'withdraw' ? 'source:N, a source URI or its path' : 'revision:N, source:N, a source URI or its path' },
+      target: { type: 'positional', required: true, description: `${name === 'withdraw' ? '' : 'revision:N, '}${SOURCE_FORMS}` },
       reason: { type: 'string', required: true, description: 'Why (recorded with the withdrawal or tombstone)' },
       ...workspaceArg,
       format: { type: 'string', description: 'text | json', default: 'text' },
@@ -148,9 +159,14 @@ function removalCommand(name: 'withdraw' | 'delete-original', description: strin
         const lines = [
           ...r.erased.map((t) => `erased ${t.sha256} (${t.size} bytes) of revision ${t.revision_id}, source ${t.source_id}`),
           ...r.withdrawn.map((w) => `withdrawn from new snapshots: ${w.path} (source ${w.source_id})`),
-          r.receipt.published ? `published snapshot ${r.receipt.snapshot_id} (previous ${r.receipt.previous_snapshot_id ?? 'none'}); older snapshots answer as before until retention releases them` : 'no published snapshot changed',
+          r.receipt.published
+            ? `published snapshot ${r.receipt.snapshot_id} (previous ${r.receipt.previous_snapshot_id ?? 'none'})${name === 'withdraw' ? '; older snapshots answer as before until retention releases them' : ''}`
+            : 'no published snapshot changed',
+          ...(name === 'withdraw'
+            ? []
+            : [`the erased text was taken out of ${r.erased_from_snapshots} snapshot(s), pinned ones included: their units, windows, index entries and vectors are gone`]),
         ]
-        writeOut(visible(lines.join('\n')))
+        writeOut(visibleLines(lines))
       })
     },
   })
@@ -162,7 +178,7 @@ const sensitivity = defineCommand({
     description: "Relabel a source's sensitivity, for every snapshot at once; above the workspace's ceiling its original bytes are erased (a tombstone says why) and it leaves new snapshots",
   },
   args: {
-    target: { type: 'positional', required: true, description: 'source:N, a source URI or its path' },
+    target: { type: 'positional', required: true, description: SOURCE_FORMS },
     level: { type: 'positional', required: true, description: "The new level, one of the workspace's [sensitivity] levels" },
     reason: { type: 'string', required: true, description: 'Why (recorded with the tombstone when the label is above the ceiling)' },
     ...workspaceArg,
@@ -179,10 +195,11 @@ const sensitivity = defineCommand({
           ? [
               ...r.erased.erased.map((t) => `above the ceiling: erased ${t.sha256} (${t.size} bytes) of revision ${t.revision_id}`),
               r.erased.receipt.published ? `published snapshot ${r.erased.receipt.snapshot_id} without it` : 'no published snapshot held it',
+              `its text was taken out of ${r.erased.erased_from_snapshots} snapshot(s), pinned ones included`,
             ]
           : []),
       ]
-      writeOut(visible(lines.join('\n')))
+      writeOut(visibleLines(lines))
     })
   },
 })
@@ -194,14 +211,16 @@ const doctor = defineCommand({
     const dir = await resolveWorkspace(args.workspace)
     const findings: Finding[] = []
     const add = (check: string, status: 'ok' | 'warn' | 'fail', detail: string, fix = '') => findings.push({ check, status, detail, fix })
+    // One finding about who owns the workspace. A daemon whose daemon.json went missing rewrites
+    // it within a second, so a held lock is judged only after waiting for that.
     const owner = lockOwner(dir)
-    const daemon = await runningDaemon(dir)
-    if (owner === undefined) add('lock', 'ok', 'no process holds the workspace')
-    else if (daemon) add('lock', 'ok', `held by the daemon (pid ${daemon.pid})`)
-    else add('lock', 'warn', `held by pid ${owner}, which is not a reachable daemon`, 'stop that process (a CLI command still running, or a library user) before administration')
-    if (daemon) add('daemon', 'ok', `reachable at ${daemon.url} (project ${daemon.project})`)
-    else if (existsSync(runtimePath(dir, 'daemon'))) add('daemon', 'warn', 'runtime/daemon.json names a daemon that does not answer', '`tychora serve` again, or ignore: the file is removed once the lock is free')
-    else add('daemon', 'ok', 'none running (commands open the workspace directly)')
+    const daemon = (await runningDaemon(dir)) ?? (owner === undefined ? undefined : await reannouncedDaemon(dir))
+    if (daemon) add('lock', 'ok', `held by the daemon (pid ${daemon.pid}) at ${daemon.url}, project ${daemon.project}: commands go through it`)
+    else if (owner === undefined) add('lock', 'ok', 'no process holds the workspace (no daemon: commands open it directly)')
+    else {
+      const { detail, fix } = unreachableHolder(dir, owner)
+      add('lock', 'fail', `${detail}; until it is released, commands that need the workspace fail E_LOCKED and the in-workspace checks cannot run`, fix)
+    }
     if (owner === undefined) {
       let ws: Workspace | undefined
       try {
@@ -215,11 +234,11 @@ const doctor = defineCommand({
       } finally {
         ws?.close()
       }
-    } else {
-      add('checks', 'warn', 'the in-workspace checks (verify, disk, generations, originals, jobs) need the lock', 'stop the daemon, then run `tychora manage doctor` again')
+    } else if (daemon) {
+      add('checks', 'warn', 'the in-workspace checks (verify, disk, generations, originals, jobs) need the lock', '`tychora manage verify` runs through the daemon; for the rest, stop the daemon and run `tychora manage doctor` again')
     }
     if (args.format === 'json') writeOut(JSON.stringify(findings, null, 2))
-    else writeOut(visible(findings.map((f) => `${f.status.padEnd(4)} ${f.check}: ${f.detail}${f.fix ? `\n     fix: ${f.fix}` : ''}`).join('\n')))
+    else writeOut(visibleLines(findings.flatMap((f) => [`${f.status.padEnd(4)} ${f.check}: ${f.detail}`, ...(f.fix ? [`     fix: ${f.fix}`] : [])])))
     if (findings.some((f) => f.status === 'fail')) exitState.code = 8
   },
 })

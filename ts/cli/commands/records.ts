@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty'
 import type { RecordDetail, RecordList } from '../../contracts/records.js'
 import { TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { visibleLines } from '../../format/terminal.js'
 import { repeatedFlag, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
 
@@ -19,7 +19,7 @@ function fields(body: Record<string, unknown>, width = 100): string {
 function listText(list: RecordList): string {
   const lines = list.records.map((r) => `${r.key}  ${r.kind}/${r.record_type}  ${r.status}  ${r.evidence_count} evidence  ${fields(r.body, 80)}`)
   lines.push(`${list.records.length} of ${list.total} records`)
-  return visible(lines.join('\n'))
+  return visibleLines(lines)
 }
 
 function detailText(r: RecordDetail): string {
@@ -28,7 +28,7 @@ function detailText(r: RecordDetail): string {
     lines.push(`    ${e.citation}${e.json_pointer ? ` ${e.json_pointer}` : ''}  (${e.format}, revision ${e.seq}${e.current ? '' : ', not current'})  ${fields(e.body, 60)}`)
   }
   // Record fields and paths come from the files: their control characters stay out of the terminal.
-  return visible(lines.join('\n'))
+  return visibleLines(lines)
 }
 
 const list = defineCommand({
@@ -38,7 +38,7 @@ const list = defineCommand({
     ...output,
     kind: { type: 'string', description: 'Only records of this kind' },
     type: { type: 'string', description: 'Only records of this type (requirement, decision…)' },
-    facet: { type: 'string', description: 'A facet condition on the records’ values (level<=2, chapter=V1); repeat for several' },
+    facet: { type: 'string', description: "A facet condition on the records’ values, quoted (a bare > or < is a shell redirection): --facet 'level<=2', 'chapter=V1'; repeat for several" },
     limit: { type: 'string', description: 'At most this many (default 100, at most 1000)' },
   },
   async run({ args, rawArgs }) {

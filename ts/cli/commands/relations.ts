@@ -1,7 +1,7 @@
 import { defineCommand } from 'citty'
 import type { RelationAssertion } from '../../contracts/relations.js'
 import { TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { visibleLines } from '../../format/terminal.js'
 import { workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace } from '../route.js'
 
@@ -13,9 +13,9 @@ function line(a: RelationAssertion): string {
   return `#${a.id}  ${a.from_key} ${a.relation} ${a.to_key}  [${a.method}, ${a.status}, by ${a.actor}]${support}${note}`
 }
 
-/** Keys, notes and paths come from files and people: their control characters stay out of the terminal. */
+/** Keys, notes and paths come from files and people: their control characters and line breaks stay out of the terminal. */
 function print(assertions: RelationAssertion[], format: string): void {
-  writeOut(format === 'json' ? JSON.stringify(assertions, null, 2) : visible(assertions.length === 0 ? 'no relation assertions' : assertions.map(line).join('\n')))
+  writeOut(format === 'json' ? JSON.stringify(assertions, null, 2) : visibleLines(assertions.length === 0 ? ['no relation assertions'] : assertions.map(line)))
 }
 
 const list = defineCommand({

@@ -3,9 +3,9 @@ import { type QueryRequest, QueryRequestSchema } from '../../contracts/query.js'
 import { validate } from '../../contracts/validate.js'
 import { TychoraError } from '../../errors.js'
 import { FORMATS, type Format, render } from '../../format/render.js'
-import { repeatedFlag, workspaceArg, writeOut } from '../context.js'
+import { deferWarnings, repeatedFlag, takeWorkspaceWarnings, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace, withTarget } from '../route.js'
-import { visible } from '../../format/terminal.js'
+import { visibleLines } from '../../format/terminal.js'
 
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
@@ -19,16 +19,16 @@ export default defineCommand({
   args: {
     ...workspaceArg,
     query: { type: 'positional', required: false, variadic: true, description: 'Query text: every remaining word (after -- when it starts with -)' },
-    replay: { type: 'string', description: 'Re-run a recorded query run (its request, pinned to its snapshot) and diff the results against the recorded ones' },
+    replay: { type: 'string', description: 'Re-run a recorded query run (its request, on the snapshot it read, or the one --snapshot names: an id, or `current`) and diff the results against the recorded ones' },
     collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
     kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
     mode: { type: 'string', description: 'A mode the pack defines: compliance | implementation (lanes drawn on, lanes required, what a decision must do)' },
-    facet: { type: 'string', description: 'A facet condition every source must satisfy: level>=2, jurisdiction=EU, decided=2024-01-01..2024-12-31; repeat for several' },
+    facet: { type: 'string', description: "A facet condition every source must satisfy, quoted (a bare > or < is a shell redirection): --facet 'level>=2', 'jurisdiction=EU', 'decided=2024-01-01..2024-12-31'; also !=, <=, >, <; repeat for several" },
     'max-sensitivity': { type: 'string', description: "Only sources labelled at or below this sensitivity level (public, internal, confidential by default; never above the workspace's ceiling)" },
     limit: { type: 'string', description: 'Most segments to return (default 10)' },
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
-    snapshot: { type: 'string', description: 'Pin a snapshot id' },
+    snapshot: { type: 'string', description: 'Pin a snapshot id (`current`: the current one; with --replay, replay on it)' },
     channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, text, visual, graph, summary (default: the profile's, with visual when [visual] is set; summary, the summary tree's channel for broad questions, when named or [summaries] channel = true)" },
     explain: { type: 'boolean', description: "Per segment, each channel's rank and own score, the fused and rerank scores; the query path's stages", default: false },
     rerank: { type: 'boolean', description: 'Rerank the top candidates when [rerank] is configured (--no-rerank to skip)', default: true },
@@ -38,7 +38,10 @@ export default defineCommand({
   async run({ args, rawArgs }) {
     const facets = repeatedFlag(rawArgs, 'facet')
     if (!FORMATS.includes(args.format as Format)) throw new TychoraError('E_INVALID_ARGUMENT', `--format must be one of ${FORMATS.join(', ')}`)
-    if (args.replay !== undefined) return replay(args.workspace, String(args.replay), args.format === 'json')
+    // A warning about the workspace (a knowledge state behind its migrations) goes into the result.
+    deferWarnings.on = true
+    const snapshot = args.snapshot === 'current' ? 'current' : int(args.snapshot, 'snapshot')
+    if (args.replay !== undefined) return replay(args.workspace, String(args.replay), args.format === 'json', snapshot)
     if (args.query === undefined) throw new TychoraError('E_INVALID_ARGUMENT', 'usage: tychora search QUERY... (or --replay RUN_ID)')
     const query = [String(args.query), ...args._.slice(1).map(String)].join(' ')
     // The library's own check, so a refused query reads the same here as through the API.
@@ -55,7 +58,7 @@ export default defineCommand({
           limit: int(args.limit, 'limit'),
           budget_tokens: int(args['budget-tokens'], 'budget-tokens'),
           max_per_source: int(args['max-per-source'], 'max-per-source'),
-          snapshot_id: int(args.snapshot, 'snapshot'),
+          snapshot_id: snapshot === 'current' ? undefined : snapshot,
           channels: args.channels?.split(','),
           graph: args.graph ? true : undefined,
           explain: args.explain ? true : undefined,
@@ -63,41 +66,63 @@ export default defineCommand({
         }).filter(([, v]) => v !== undefined),
       ),
     )
-    await withTarget(args.workspace, async ({ client }) => writeOut(render(await client.search(request), args.format as Format)))
+    await withTarget(args.workspace, async ({ client }) => {
+      const result = await client.search(request)
+      writeOut(render({ ...result, warnings: [...takeWorkspaceWarnings(), ...result.warnings] }, args.format as Format))
+    })
   },
 })
 
+/** The chunk a segment id (`seg_S_C`) stands for: what stays the same across snapshots. */
+function chunkOf(segmentId: string): string {
+  return /^seg_\d+_(\d+)$/.exec(segmentId)?.[1] ?? segmentId
+}
+
 /**
- * `search --replay RUN_ID`: the recorded request, pinned to the snapshot it read, run again; the
- * results are diffed against the recorded ones (segment ids, in order).
+ * `search --replay RUN_ID`: the recorded request run again — on the snapshot it read, on the one
+ * `--snapshot N` names, or on the current one (`--snapshot current`) — and its results diffed
+ * against the recorded ones. Segment ids carry their snapshot, so results are matched by chunk:
+ * the same evidence is the same result on any snapshot, and changed text is a different chunk.
  */
-async function replay(flag: string | undefined, runId: string, json: boolean): Promise<void> {
+async function replay(flag: string | undefined, runId: string, json: boolean, snapshot: number | 'current' | undefined): Promise<void> {
   await withLocalWorkspace(flag, async (ws) => {
     const run = await ws.inspectRun(runId)
-    if (run.snapshot_id === null) throw new TychoraError('E_NOT_FOUND', `run ${runId} read a snapshot that retention has purged; it cannot be replayed`)
-    const recorded = Object.fromEntries(Object.entries(run.request).filter(([, v]) => v !== null))
-    const request = validate(QueryRequestSchema, { ...recorded, snapshot_id: run.snapshot_id })
+    if (snapshot === undefined && run.snapshot_id === null) {
+      throw new TychoraError('E_NOT_FOUND', `run ${runId} read a snapshot that retention has purged; replay it on another with --snapshot N or --snapshot current`)
+    }
+    const recorded = Object.fromEntries(Object.entries(run.request).filter(([key, v]) => v !== null && key !== 'snapshot_id'))
+    const pin = snapshot === 'current' ? undefined : (snapshot ?? run.snapshot_id ?? undefined)
+    const request = validate(QueryRequestSchema, { ...recorded, ...(pin === undefined ? {} : { snapshot_id: pin }) })
     const result = await ws.search(request)
     const before = run.summary.segments
     const after = result.segments.map((s) => s.id)
+    const was = before.map(chunkOf)
+    const now = after.map(chunkOf)
+    const citations = run.summary.citations ?? []
     const diff = {
       run_id: runId,
       replay_run_id: result.run_id,
-      snapshot_id: run.snapshot_id,
-      same: before.length === after.length && before.every((id, i) => after[i] === id),
+      recorded_snapshot_id: run.snapshot_id,
+      snapshot_id: result.snapshot_id,
+      same: was.length === now.length && was.every((chunk, i) => now[i] === chunk),
       before,
       after,
-      added: after.filter((id) => !before.includes(id)),
-      removed: before.filter((id) => !after.includes(id)),
-      moved: after.filter((id, i) => before.includes(id) && before[i] !== id),
+      added: after.filter((_, i) => !was.includes(now[i]!)),
+      removed: before.filter((_, i) => !now.includes(was[i]!)),
+      moved: after.filter((_, i) => was.includes(now[i]!) && was[i] !== now[i]),
+      warnings: [...takeWorkspaceWarnings(), ...result.warnings],
     }
     if (json) return writeOut(JSON.stringify(diff, null, 2))
-    const lines = [`replayed ${runId} on snapshot ${diff.snapshot_id} as ${diff.replay_run_id}: ${diff.same ? `the same ${after.length} results in the same order` : 'results differ'}`]
+    const on = diff.snapshot_id === run.snapshot_id ? `snapshot ${diff.snapshot_id}` : `snapshot ${diff.snapshot_id ?? 'none'} (recorded on ${run.snapshot_id ?? 'a purged snapshot'})`
+    const lines = [`replayed ${runId} on ${on} as ${diff.replay_run_id}: ${diff.same ? `the same ${after.length} results in the same order` : 'results differ'}`]
     if (!diff.same) {
-      for (const id of diff.added) lines.push(`  + ${id}`)
-      for (const id of diff.removed) lines.push(`  - ${id}`)
-      for (const id of diff.moved) lines.push(`  ~ ${id} (rank ${before.indexOf(id) + 1} -> ${after.indexOf(id) + 1})`)
+      const cited = (id: string) => result.segments.find((s) => s.id === id)?.citation
+      for (const id of diff.added) lines.push(`  + ${id}${cited(id) ? `  ${cited(id)}` : ''}`)
+      for (const id of diff.removed) lines.push(`  - ${id}${citations[before.indexOf(id)] ? `  ${citations[before.indexOf(id)]}` : ''}`)
+      for (const id of diff.moved) lines.push(`  ~ ${id} (rank ${was.indexOf(chunkOf(id)) + 1} -> ${after.indexOf(id) + 1})`)
     }
-    writeOut(visible(lines.join('\n')))
+    for (const w of diff.warnings) lines.push(`warning: ${w}`)
+    // Citations are file names: each stays on its line.
+    writeOut(visibleLines(lines))
   })
 }

@@ -3,7 +3,7 @@ import { runtimePath } from '../../contracts/runtime.js'
 import { DEFAULT_PORT, Daemon, KNOWLEDGE_ALIAS } from '../../daemon/daemon.js'
 import type { JobStatus } from '../../contracts/service.js'
 import { TychoraError } from '../../errors.js'
-import { visible } from '../../format/terminal.js'
+import { oneLine, visible } from '../../format/terminal.js'
 import type { WatchPlan } from '../../service/workspace-watch.js'
 import { findProject, projectPaths } from '../../knowledge/layout.js'
 import { builtStates } from '../../service/knowledge-state.js'
@@ -63,7 +63,7 @@ export default defineCommand({
             const files = r ? `${r.files.added} added, ${r.files.changed} changed, ${r.files.removed} removed` : 'no receipt'
             process.stderr.write(visible(`watch ${project}: job ${status.id} ${status.status}: ${files}\n`))
           },
-          onError: (project: string, error: unknown) => process.stderr.write(visible(`watch ${project}: ${error instanceof Error ? error.message : String(error)}\n`)),
+          onError: (project: string, error: unknown) => process.stderr.write(`${oneLine(`watch ${project}: ${error instanceof Error ? error.message : String(error)}`)}\n`),
         }
       : undefined
     // In a knowledge project (served by default, not named with -w), `knowledge` follows the

@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { AddSourceRequestSchema, JobRefSchema } from '../../contracts/service.js'
-import { ProjectArg, type ToolContext, forProject, jsonText } from '../_tool.js'
+import { type ToolContext, forProject, jsonText, projectArg } from '../_tool.js'
 
 // Labels are the owner's to set (the core refuses an agent's), so the tool does not offer one.
-export const AddSourceInputSchema = AddSourceRequestSchema.omit({ sensitivity: true }).extend({ project: ProjectArg })
+export const addSourceInput = (ctx: ToolContext) => AddSourceRequestSchema.omit({ sensitivity: true }).extend({ project: projectArg(ctx) })
 
 /**
  * The one tool that writes, and all it can do is queue a capture job: sources come in as quoted
@@ -22,7 +22,7 @@ export function defineAddSource(server: McpServer, ctx: ToolContext): void {
         'New evidence becomes searchable when the job publishes a snapshot. Only projects whose workspace.toml sets',
         '[agents] allow_add_source = true accept this (E_FORBIDDEN otherwise).',
       ].join(' '),
-      inputSchema: AddSourceInputSchema,
+      inputSchema: addSourceInput(ctx),
       outputSchema: JobRefSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

@@ -1,9 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { InspectSymbolRequestSchema, SymbolReportSchema } from '../../contracts/symbol.js'
 import { symbolToMarkdown } from '../../format/symbol.js'
-import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
+import { type ToolContext, forProject, projectArg } from '../_tool.js'
 
-export const InspectSymbolInputSchema = InspectSymbolRequestSchema.extend({ project: ProjectArg })
+export const inspectSymbolInput = (ctx: ToolContext) => InspectSymbolRequestSchema.extend({ project: projectArg(ctx) })
 
 export function defineInspectSymbol(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -16,7 +16,7 @@ export function defineInspectSymbol(server: McpServer, ctx: ToolContext): void {
         'plus the sites naming it that did not resolve (with the reason). Resolution is syntactic (scope rules and import bindings), not a compiler.',
         'Returns structuredContent = the report.',
       ].join(' '),
-      inputSchema: InspectSymbolInputSchema,
+      inputSchema: inspectSymbolInput(ctx),
       outputSchema: SymbolReportSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

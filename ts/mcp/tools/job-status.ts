@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { JobStatusRequestSchema, JobStatusSchema } from '../../contracts/service.js'
-import { ProjectArg, type ToolContext, forProject, jsonText } from '../_tool.js'
+import { type ToolContext, forProject, jsonText, projectArg } from '../_tool.js'
 
-export const JobStatusInputSchema = JobStatusRequestSchema.extend({ project: ProjectArg })
+export const jobStatusInput = (ctx: ToolContext) => JobStatusRequestSchema.extend({ project: projectArg(ctx) })
 
 export function defineJobStatus(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -14,7 +14,7 @@ export function defineJobStatus(server: McpServer, ctx: ToolContext): void {
         'with progress {phase, done, total} while it runs and, once done, its receipt: files added/changed/unchanged/removed/failed,',
         'per-file diagnostics, and the snapshot it published (search it with snapshot_id). Returns structuredContent = the job.',
       ].join(' '),
-      inputSchema: JobStatusInputSchema,
+      inputSchema: jobStatusInput(ctx),
       outputSchema: JobStatusSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

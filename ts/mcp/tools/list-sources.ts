@@ -1,15 +1,17 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { ListSourcesRequestSchema, type SourceList, SourceListSchema } from '../../contracts/service.js'
-import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
+import { visibleLines } from '../../format/terminal.js'
+import { type ToolContext, forProject, projectArg } from '../_tool.js'
 
-export const ListSourcesInputSchema = ListSourcesRequestSchema.extend({ project: ProjectArg })
+export const listSourcesInput = (ctx: ToolContext) => ListSourcesRequestSchema.extend({ project: projectArg(ctx) })
 
 function renderSources(list: SourceList, offset: number): string {
   const head = `snapshot ${list.snapshot_id ?? '–'} · ${list.total} sources${list.sources.length < list.total ? ` · showing ${offset + 1}-${offset + list.sources.length}` : ''}`
   const lines = list.sources.map(
     (s) => `source:${s.id} ${s.path} — ${s.kind ? `${s.kind} (${s.format})` : s.format}, collection ${s.collection}, revision:${s.revision_id} (rev ${s.seq}, sha256 ${s.sha256.slice(0, 12)}), ${s.size} bytes`,
   )
-  return [head, ...lines].join('\n')
+  // Paths are strangers' file names: one line each, whatever they hold.
+  return visibleLines([head, ...lines])
 }
 
 export function defineListSources(server: McpServer, ctx: ToolContext): void {
@@ -23,7 +25,7 @@ export function defineListSources(server: McpServer, ctx: ToolContext): void {
         'Returns structuredContent = {snapshot_id, total, sources[]}; page with limit (default 100) and offset.',
         'Pass source:ID or revision:ID to get_evidence for details.',
       ].join(' '),
-      inputSchema: ListSourcesInputSchema,
+      inputSchema: listSourcesInput(ctx),
       outputSchema: SourceListSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -1,13 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { type Proposal, ProposalListSchema, ProposalSchema, ProposeRequestSchema } from '../../contracts/knowledge.js'
-import { visible } from '../../format/terminal.js'
-import { ProjectArg, type ToolContext, forProject } from '../_tool.js'
+import { oneLine } from '../../format/terminal.js'
+import { type ToolContext, forProject, projectArg } from '../_tool.js'
 
-export const ProposeChangeInputSchema = ProposeRequestSchema.extend({ project: ProjectArg })
+export const proposeChangeInput = (ctx: ToolContext) => ProposeRequestSchema.extend({ project: projectArg(ctx) })
 
 const summary = (p: Proposal) =>
-  visible(`${p.id}: ${p.change.op} ${p.change.item}${p.proposed_by.agent ? ` (by ${p.proposed_by.agent}${p.proposed_by.task ? `, task ${p.proposed_by.task}` : ''})` : ''} — ${p.evidence.length} cited segment(s), created ${p.created_at}`)
+  oneLine(`${p.id}: ${p.change.op} ${p.change.item}${p.proposed_by.agent ? ` (by ${p.proposed_by.agent}${p.proposed_by.task ? `, task ${p.proposed_by.task}` : ''})` : ''} — ${p.evidence.length} cited segment(s), created ${p.created_at}`)
 
 /**
  * `propose_change`: the one knowledge tool that writes, and it writes only a proposal. Approved
@@ -25,7 +25,7 @@ export function defineProposeChange(server: McpServer, ctx: ToolContext): void {
         'This writes a proposal for a person to review; nothing approved changes. Search first: results with trust_level "rejected_approach" are proposals a person already rejected, with the reason.',
         'Returns structuredContent = the proposal (id, change, cited evidence as it stands now, proposed_by).',
       ].join(' '),
-      inputSchema: ProposeChangeInputSchema,
+      inputSchema: proposeChangeInput(ctx),
       outputSchema: ProposalSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
@@ -37,7 +37,7 @@ export function defineProposeChange(server: McpServer, ctx: ToolContext): void {
   )
 }
 
-export const ListProposalsInputSchema = z.object({ project: ProjectArg }).strict()
+export const listProposalsInput = (ctx: ToolContext) => z.object({ project: projectArg(ctx) }).strict()
 
 export function defineListProposals(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -45,7 +45,7 @@ export function defineListProposals(server: McpServer, ctx: ToolContext): void {
     {
       title: 'List pending proposals',
       description: 'The proposals awaiting review in a knowledge project, so you do not propose the same change twice. Returns structuredContent = {proposals[], unreadable[]}.',
-      inputSchema: ListProposalsInputSchema,
+      inputSchema: listProposalsInput(ctx),
       outputSchema: ProposalListSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
