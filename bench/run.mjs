@@ -197,6 +197,16 @@ if (process.env.BENCH_SCALE !== '0') {
   console.error('# scale: history over 1,000 syncs')
   const history = await runHistory()
   results.history = { before_mb: history.before.corpus_sqlite_bytes / 1e6, after_mb: history.after.corpus_sqlite_bytes / 1e6 }
+  // Retention through the CLI, a purge of a workspace past 1 GB, the fsyncs of a no-op sync (issue 32).
+  const { runRetention } = await import('./scale/retention.mjs')
+  console.error('# scale: retention on every entry point')
+  const retention = await runRetention()
+  results.retention = {
+    cli_syncs: retention.cli.syncs,
+    cli_corpus_mb: retention.cli.corpus_sqlite_bytes / 1e6,
+    purge_of_gb_s: retention.purge.purge_s,
+    fsyncs_per_no_op_sync: retention.noop.fsyncs_per_no_op_sync,
+  }
   console.error('# scale: CLI search end to end')
   const { runCliStart } = await import('./scale/cli-start.mjs')
   const cliStart = await runCliStart()

@@ -1,7 +1,7 @@
 // What the scale benches share: paths, the run count, one measurement per process
 // (bench/scale/worker.mjs), and renamed copies of the SciFact corpus as workspaces of any size.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
@@ -31,4 +31,18 @@ export function scifactCopies(dir, copies, { count = Number.POSITIVE_INFINITY, p
     bytes += Buffer.byteLength(body)
   }
   return bytes
+}
+
+/** Bytes under `dir`, a file hard-linked into several index generations counted once. */
+export function du(dir) {
+  let total = 0
+  const seen = new Set()
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue
+    const s = statSync(join(entry.parentPath, entry.name))
+    if (seen.has(s.ino)) continue
+    seen.add(s.ino)
+    total += s.size
+  }
+  return total
 }

@@ -3,27 +3,15 @@
 // unit, chunk and snapshot kept: the behaviour before retention) and once with the maintenance a
 // daemon or the CLI runs after each job (compaction + `manage purge` with the default policy).
 // Reports corpus.sqlite3 and the workspace on disk after both. Usage: node bench/scale/history.mjs [syncs]
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Workspace } from '../../dist/index.js'
+import { du } from './common.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const source = resolve(root, '../shared/data/docs/owasp-cheatsheets')
-
-function du(dir) {
-  let total = 0
-  const seen = new Set()
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue
-    const s = statSync(join(entry.parentPath, entry.name))
-    if (seen.has(s.ino)) continue
-    seen.add(s.ino)
-    total += s.size
-  }
-  return total
-}
 
 async function run(syncs, maintain) {
   const scratch = mkdtempSync(join(tmpdir(), 'tychora-history-'))
