@@ -36,6 +36,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 // proposals route and tool, migration 0017, the README's section): 1,297,650 B in 273 files.
 // 2026-12-03: the CLI's CommonJS chunks, sensitivity (migration 0019) and the PDF layout's modules
 // (pdf-layout, pdf-undrawn, pdf-aligned, pdf-orient): 1,444,863 B in 279 files.
+// 2026-12-04: everyday paths (retention and purge, snapshot scrub, source selectors) and long
+// queries (the bigram tokenizer, mentions): the binary reached 50,350,776 B, past its 48 MiB; the
+// root package 1,519,100 B in 291 files. The binary's budget is raised to 52 MiB (+3%).
 // Budgets: the measured figures plus 10–25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
@@ -44,7 +47,7 @@ const PACKAGE_UNPACKED_BUDGET = 1_600_000
 /** Files in the root package. */
 const PACKAGE_FILES_BUDGET = 320
 /** The platform binary, `tychora.<platform>.node`. */
-const BINARY_BUDGET = 48 * 1024 * 1024
+const BINARY_BUDGET = 52 * 1024 * 1024
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

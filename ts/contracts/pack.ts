@@ -119,14 +119,14 @@ export const PackSchema = z
     lexical: section({
       language: z.enum(['english', 'french', 'german', 'spanish']),
       stemmer: z.boolean().describe('Snowball stemming of index and query terms'),
-      stopwords: z.boolean().describe('Drop stop words (measured: keeping them scores better on SciFact train)'),
+      stopwords: z.boolean().describe("Drop the language's stop words from index and queries (documents pack: on, measured on paragraph-length dev sets; code pack: off, they are keywords there)"),
       capsule_boost: z.number().min(0).describe('Weight of the context capsule (title, heading path) in BM25'),
       split_identifiers: z.boolean().optional().describe('Also index camelCase / letter-digit parts of identifiers (code)'),
       idf: z
         .enum(['lucene', 'probabilistic'])
         .optional()
         .describe("Query term weighting: lucene (every term adds something) or probabilistic (a term in half the documents or more adds nothing)"),
-      max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first'),
+      max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first (default: every term, up to 1024)'),
     }),
     identifiers: section({
       patterns: z

@@ -57,7 +57,7 @@ const beir = defineCommand({
     profile: { type: 'string', description: 'documents (corpus as JSON Lines) | code (one source file per document, code profile)', default: 'documents' },
     extension: { type: 'string', description: 'With --profile code: extension of the document files (picks the language)', default: '.py' },
     'ignore-identical-ids': { type: 'boolean', description: 'Drop a retrieved document whose id equals the query id', default: false },
-    embeddings: { type: 'string', description: 'local: turn on the text (dense) channel with the local model (documents profile)' },
+    embeddings: { type: 'string', description: 'local: turn on the text (dense) channel with the local model (either profile)' },
     'model-dir': { type: 'string', description: 'With --embeddings local: the model directory (default: the fetched all-MiniLM-L6-v2)' },
     channels: { type: 'string', description: 'Channels per query, comma-separated: exact, lexical, text, graph (default: the profile’s)' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-<set>-<split>.json)' },
@@ -67,11 +67,15 @@ const beir = defineCommand({
     const split = parseSplit(args.split)
     if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be documents or code')
     if (args.embeddings !== undefined && args.embeddings !== 'local') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings must be local (evaluations run offline)')
-    if (args.embeddings && args.profile === 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings is available with --profile documents')
     const channels = args.channels?.split(',') as BeirOptions['channels']
     const report =
       args.profile === 'code'
-        ? await evalBeirAsCode(resolve(args.dir), { split, extension: args.extension, keep: args.keep })
+        ? await evalBeirAsCode(resolve(args.dir), {
+            split,
+            extension: args.extension,
+            keep: args.keep,
+            ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
+          })
         : await evalBeir(resolve(args.dir), {
             split,
             ignoreIdenticalIds: args['ignore-identical-ids'],

@@ -322,11 +322,15 @@ fn split_long_line(line: &str, max_bytes: usize) -> Vec<&str> {
             cut -= 1;
         }
         // Prefer the last whitespace before the cut so words stay whole.
-        if let Some(ws) = rest[..cut]
-            .rfind(char::is_whitespace)
-            .filter(|&w| w > max_bytes / 2)
+        // The cut goes after the whitespace character, whose width is not always one byte
+        // (U+3000, the ideographic space of Chinese and Japanese text, is three).
+        if let Some((ws, c)) = rest[..cut]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .filter(|&(w, _)| w > max_bytes / 2)
         {
-            cut = ws + 1;
+            cut = ws + c.len_utf8();
         }
         parts.push(&rest[..cut]);
         rest = &rest[cut..];
@@ -349,6 +353,21 @@ mod tests {
             .collect();
         let chunks = windows(text, format, "T", &parsed.units, &tokens, options);
         (parsed.units, chunks)
+    }
+
+    #[test]
+    fn long_lines_split_after_wide_whitespace_on_char_boundaries() {
+        // CMRC 2018 passages: Chinese text whose only spaces are ideographic (3 bytes each).
+        let line = "这是一个用来测试的句子\u{3000}".repeat(200);
+        let parts = split_long_line(&line, 64);
+        assert!(parts.len() > 1);
+        assert_eq!(parts.concat(), line);
+        assert!(parts.iter().all(|p| p.len() <= 64 && !p.is_empty()));
+        assert!(
+            parts[..parts.len() - 1]
+                .iter()
+                .all(|p| p.ends_with('\u{3000}'))
+        );
     }
 
     #[test]

@@ -10,6 +10,10 @@ use sha2::{Digest as _, Sha256};
 
 use super::{Config, Pack};
 
+/// The version of the lexical analyzer's own code (`lexical/`), part of the indexing fingerprint:
+/// a change rebuilds the lexical generation. 2: unspaced scripts as bigrams (`lexical/scripts.rs`).
+pub const ANALYZER_VERSION: &str = "words.2";
+
 /// sha256 (first 16 bytes, hex) of each stage's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[allow(missing_docs)] // The stages are DESIGN §4's.
@@ -65,7 +69,7 @@ impl Config {
                 "kinds": reading, "documents": self.documents, "ocr": self.ocr,
             })),
             indexing: digest(&json!({
-                "lexical": pack.lexical, "embeddings": embeddings, "representation": pack.text.representation,
+                "lexical": pack.lexical, "analyzer": ANALYZER_VERSION, "embeddings": embeddings, "representation": pack.text.representation,
                 "visual": self.visual.as_ref().map(|v| (&v.provider, &v.model, v.dimension)),
             })),
             eligibility: digest(

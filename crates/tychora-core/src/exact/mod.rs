@@ -1,6 +1,8 @@
 //! The exact channel: identifiers (heading anchors, JSON ids, configured patterns such as
 //! `RFC 9110` or `Article 17`) matched exactly after normalisation.
 
+pub mod mentions;
+
 use std::fmt::Write as _;
 
 use rusqlite::{Connection, params_from_iter};

@@ -526,6 +526,24 @@ fn channels(
                 Some(found) => found,
                 None => exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?,
             };
+        // What the text names besides identifier patterns (paths, stack-trace frames, code in
+        // backticks, dotted names) is a second list of the channel, at the lexical channel's
+        // weight: a name in an issue text is evidence, not an identifier the question asks for
+        // (at the exact weight it outranked every lexical hit; issue-text dev set, 60 issues).
+        let named = exact::mentions::find(&request.query);
+        if !named.is_empty() {
+            let mut mentioned =
+                exact::mentions::search(conn, snapshot_id, &named, &plan.filter, candidate_k)?;
+            mentioned
+                .retain(|&(chunk, owner)| admitted(chunk) && !found.iter().any(|f| f.1 == owner));
+            if !mentioned.is_empty() {
+                hits.push(ChannelHits::unscored(
+                    "exact",
+                    pack.fusion.weights.lexical,
+                    mentioned,
+                ));
+            }
+        }
         found.retain(|&(chunk, _)| admitted(chunk));
         let n = found.len();
         hits.push(ChannelHits::unscored(
