@@ -167,6 +167,18 @@ if (process.env.BENCH_CODE !== '0') {
   md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `npm run eval:swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
 }
 
+// The ranking guard (issue 33): every dev set of every shape on this machine and the visible SWE
+// subset, against bench/results/dev-matrix.json; a figure that drops past its noise fails the run
+// (after the rest has been measured). Build the sets first: bench/lexical/long-sets.mjs,
+// paragraph-dev.mjs; mirrors of pytest, requests and flask for the SWE subset.
+let guardFailed = false
+if (process.env.BENCH_GUARD !== '0') {
+  console.error('# ranking guard: dev sets of every shape')
+  const guard = spawnSync(process.execPath, [join(root, 'bench/lexical/dev-matrix.mjs'), '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
+  guardFailed = guard.status !== 0
+  md.push('', guardFailed ? 'Ranking guard: a dev-set figure dropped past its noise (see stderr; dev-matrix.md).' : 'Ranking guard: no dev-set figure dropped past its noise (dev-matrix.md).')
+}
+
 // Semantic retrieval (issue 10): the local embedder's throughput and the vector index against
 // hnswlib-node and exact search (each writes its own results file; the model must be fetched).
 if (process.env.BENCH_VECTOR !== '0') {
@@ -260,3 +272,4 @@ writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results
 writeFileSync(join(root, 'bench/results/latest.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))
 if (!existsSync(join(root, 'bench/results/latest.json'))) process.exit(1)
+if (guardFailed) process.exit(1)

@@ -13,9 +13,13 @@ export interface PythonDef {
 // same definitions. Functions nested in functions belong to their outer function (that is where a
 // gold annotation puts them). Files CPython cannot parse (Python 2 syntax in old checkouts) fall
 // back to an indentation split, the derivation the README's FTS5 function baseline used.
-const SCRIPT = String.raw`
+/**
+ * Python that names each function of a file's source: `by_ast(src)` (CPython's ast, decorators
+ * included, nested functions inside their class path) and `by_indent(src)` for a file ast cannot
+ * parse. Shared with the dev-set builders (bench/code/swe-issue-set.mjs), which add their own driver.
+ */
+export const DEFINITIONS_PY = String.raw`
 import ast, json, re, sys
-root = sys.argv[1]
 HEAD = re.compile(r'^(\s*)(?:async\s+def|def|class)\s+(\w+)')
 def by_ast(src):
     out = []
@@ -48,6 +52,10 @@ def by_indent(src):
         last = i
     close(last, -1)
     return sorted(out, key=lambda d: d['start'])
+`
+
+const SCRIPT = String.raw`${DEFINITIONS_PY}
+root = sys.argv[1]
 result = {}
 for rel in sys.stdin.read().split('\n'):
     if not rel:

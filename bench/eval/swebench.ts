@@ -262,13 +262,19 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     if (!g) throw new TychoraError('E_NOT_FOUND', `no gold for ${instance.instance_id}`)
     const gitDir = join(options.repos, instance.repo.replace('/', '+'), 'repo')
     if (!existsSync(gitDir)) throw new TychoraError('E_NOT_FOUND', `${gitDir} not found: --repos must hold <owner>+<name>/repo git dirs`)
-    const full = join(cache, instance.instance_id)
+    let full = join(cache, instance.instance_id)
     // Both runs see the same universe as the README's FTS5 run (and as the gold): the .py files, so
     // the comparison is between retrieval methods, not between what was indexed.
     const pyOnly = join(cache, 'py-only', instance.instance_id)
     await mkdir(join(cache, 'py-only'), { recursive: true })
-    await materialise(gitDir, instance.base_commit, full)
     await materialise(gitDir, instance.base_commit, pyOnly, '*.py')
+    try {
+      await materialise(gitDir, instance.base_commit, full)
+    } catch {
+      // A fetched snapshot may lack a large blob (sqlfluff's bin/act); the definitions only need
+      // the Python files.
+      full = pyOnly
+    }
     const defs = await pythonDefinitions(full, await listPython(full))
     const { query, truncated: cut } = truncateQuery(instance.problem_statement)
     if (cut) truncated.push(instance.instance_id)

@@ -12,10 +12,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { gunzipSync } from 'node:zlib'
-import Database from 'better-sqlite3'
 import { evalBeir, evalBeirAsCode } from '../../dist/index.js'
-import { score } from '../../dist/eval/metrics.js'
+import { fts5 as fts5Peer } from './fts5.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const shared = resolve(root, '../shared/data')
@@ -61,37 +59,6 @@ function swe(lexical) {
   return { file_mrr: m.file_mrr, file_acc_at_5: m.file_acc_at_5, function_acc_at_10: m.function_acc_at_10 }
 }
 
-/** SQLite FTS5 (porter unicode61), title + text per document, the query's distinct terms OR-ed, bm25 order. */
-function fts5(dir, split) {
-  const read = (name) => {
-    const path = existsSync(join(dir, name)) ? join(dir, name) : join(dir, `${name}.gz`)
-    const raw = readFileSync(path)
-    return (path.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
-  }
-  const qrels = new Map()
-  for (const line of readFileSync(join(dir, 'qrels', `${split}.tsv`), 'utf8').split('\n').slice(1).filter(Boolean)) {
-    const [q, d, r] = line.split('\t')
-    if (!qrels.has(q)) qrels.set(q, new Map())
-    qrels.get(q).set(d, Number(r))
-  }
-  const db = new Database(':memory:')
-  db.exec("CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, body, tokenize = 'porter unicode61')")
-  const insert = db.prepare('INSERT INTO t (id, body) VALUES (?, ?)')
-  db.transaction(() => {
-    for (const d of read('corpus.jsonl')) insert.run(String(d._id), `${d.title ?? ''}\n${d.text ?? ''}`)
-  })()
-  const search = db.prepare('SELECT id FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 100')
-  const run = new Map()
-  for (const q of read('queries.jsonl')) {
-    const id = String(q._id)
-    if (!qrels.has(id)) continue
-    const terms = [...new Set(q.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])]
-    run.set(id, terms.length === 0 ? [] : search.all(terms.map((x) => `"${x}"`).join(' OR ')).map((r) => r.id))
-  }
-  db.close()
-  return score(qrels, run).ndcg_at_10
-}
-
 execFileSync('npx', ['tsc', '-p', join(root, 'bench/tsconfig.json')], { cwd: root, stdio: 'inherit' })
 if (!existsSync(join(paragraphDev, 'corpus.jsonl'))) execFileSync(process.execPath, [join(root, 'bench/lexical/paragraph-dev.mjs')], { stdio: 'inherit' })
 const cached = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : { rows: [] }
@@ -110,7 +77,8 @@ for (const v of VARIANTS) {
   rows.push(row)
   console.error(JSON.stringify(row))
 }
-const peer = cached.fts5 ?? { scifact_train_ndcg_at_10: fts5(join(shared, 'scifact'), 'train'), paragraph_dev_ndcg_at_10: fts5(paragraphDev, 'dev') }
+const fts5 = async (dir, split) => (await fts5Peer(dir, split)).ndcg_at_10
+const peer = cached.fts5 ?? { scifact_train_ndcg_at_10: await fts5(join(shared, 'scifact'), 'train'), paragraph_dev_ndcg_at_10: await fts5(paragraphDev, 'dev') }
 const f = (x, d = 4) => (typeof x === 'number' ? x.toFixed(d) : '–')
 const md = [
   '# Lexical term weighting on dev data of four shapes',

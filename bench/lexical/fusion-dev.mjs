@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Fusion against its channels on dev sets of several shapes (issue 33, item 3): for each set, the
+// lexical channel alone, the text channel alone (local all-MiniLM-L6-v2) and the hybrid the
+// documents profile runs (weighted RRF), at the limit an agent asks for (10). One embedding cache
+// is shared by the runs, so a corpus is embedded once. Writes bench/results/fusion-dev.{json,md}.
+//
+//   node bench/lexical/fusion-dev.mjs [--only scifact-train,nfcorpus-page,cisi,cosqa-dev]
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { evalBeir, evalBeirAsCode } from '../../dist/index.js'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+const shared = resolve(root, '../shared/data')
+const cache = join(homedir(), '.cache', 'tychora')
+const args = process.argv.slice(2)
+const only = (args.includes('--only') ? args[args.indexOf('--only') + 1] : '').split(',').filter(Boolean)
+const embeddings = { cache_dir: join(cache, 'fusion-dev-embeddings') }
+
+const SETS = [
+  { name: 'scifact-train', dir: join(shared, 'scifact'), split: 'train', metric: 'ndcg_at_10' },
+  { name: 'nfcorpus-page', dir: join(cache, 'dev-sets', 'nfcorpus-page'), split: 'dev', metric: 'ndcg_at_10' },
+  { name: 'cisi', dir: join(cache, 'dev-sets', 'cisi'), split: 'dev', metric: 'ndcg_at_10' },
+  { name: 'cosqa-dev', dir: join(shared, 'cosqa'), split: 'dev', metric: 'mrr_at_10', code: true },
+]
+
+const rows = []
+for (const set of SETS) {
+  if (only.length > 0 && !only.includes(set.name)) continue
+  if (!existsSync(join(set.dir, 'qrels'))) {
+    console.error(`${set.name}: not on this machine, skipped`)
+    continue
+  }
+  const row = { set: set.name, metric: set.metric }
+  for (const [label, channels] of [
+    ['lexical', ['exact', 'lexical']],
+    ['text', ['text']],
+    ['hybrid', undefined],
+  ]) {
+    const options = { split: set.split, embeddings, limit: 10, ...(channels ? { channels } : {}) }
+    if (set.code && channels) {
+      // The code profile's runner takes no channel list: its lexical run has no embeddings, and
+      // the text channel alone is not measured there.
+      if (label === 'text') continue
+      row[label] = (await evalBeirAsCode(set.dir, { split: set.split }))[set.metric]
+      continue
+    }
+    const report = set.code ? await evalBeirAsCode(set.dir, { split: set.split, embeddings }) : await evalBeir(set.dir, options)
+    row[label] = report[set.metric]
+    console.error(`${set.name} ${label}: ${row[label].toFixed(4)}`)
+  }
+  rows.push(row)
+}
+const f = (x) => (typeof x === 'number' ? x.toFixed(4) : '–')
+const md = [
+  '# Fusion against its channels (dev sets)',
+  '',
+  `${new Date().toISOString().slice(0, 10)}; \`node bench/lexical/fusion-dev.mjs\`; release build, local all-MiniLM-L6-v2, 10 results per query. CoSQA through the code profile (hybrid: the code profile with \`[embeddings]\`).`,
+  '',
+  '| set | metric | lexical | text | hybrid | hybrid − best channel |',
+  '|---|---|---:|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.set} | ${r.metric} | ${f(r.lexical)} | ${f(r.text)} | ${f(r.hybrid)} | ${f(r.hybrid - Math.max(r.lexical ?? 0, r.text ?? 0))} |`),
+]
+mkdirSync(join(root, 'bench/results'), { recursive: true })
+writeFileSync(join(root, 'bench/results/fusion-dev.json'), `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`)
+writeFileSync(join(root, 'bench/results/fusion-dev.md'), `${md.join('\n')}\n`)
+console.log(md.join('\n'))
