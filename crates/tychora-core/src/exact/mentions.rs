@@ -185,7 +185,9 @@ pub fn search(
             out.push(hit);
         }
     };
-    let files = if mentions.paths.is_empty() {
+    // Every file of the snapshot (within the filter) with its path, read once for the paths and
+    // the frames alike.
+    let rows: Vec<(i64, String)> = if mentions.paths.is_empty() {
         Vec::new()
     } else {
         let mut sql = String::from(
@@ -196,12 +198,11 @@ pub fn search(
         );
         let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
         filter.push_sql(&mut sql, &mut values);
-        let rows: Vec<(i64, String)> = conn
-            .prepare_cached(&sql)?
+        conn.prepare_cached(&sql)?
             .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        resolve_paths(&rows, &mentions.paths)
+            .collect::<rusqlite::Result<_>>()?
     };
+    let files = resolve_paths(&rows, &mentions.paths);
     // Definitions of the names, with the source each is in.
     let mut defined: Vec<(String, i64, i64, i64)> = Vec::new();
     if !mentions.names.is_empty() {
@@ -230,11 +231,13 @@ pub fn search(
         owners
     };
     // A frame's function inside the file the frame names.
-    let frame_files = resolve_paths_of_frames(conn, &files, mentions)?;
-    for (source, function) in &frame_files {
-        for (chunk, owner, s) in definitions(function) {
-            if s == *source {
-                push((chunk, owner));
+    // Deepest frame first: where the error was raised.
+    for (path, function) in mentions.frames.iter().rev() {
+        if let Some(&source) = resolve_paths(&rows, std::slice::from_ref(path)).first() {
+            for (chunk, owner, s) in definitions(function) {
+                if s == source {
+                    push((chunk, owner));
+                }
             }
         }
     }
@@ -257,32 +260,6 @@ pub fn search(
             .ok();
         if let Some(hit) = first {
             push(hit);
-        }
-    }
-    Ok(out)
-}
-
-/// `(source_id, function)` for each frame whose path names a corpus file.
-fn resolve_paths_of_frames(
-    conn: &Connection,
-    files: &[i64],
-    mentions: &Mentions,
-) -> Result<Vec<(i64, String)>> {
-    if mentions.frames.is_empty() || files.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut paths: Vec<(i64, String)> = Vec::new();
-    for &id in files {
-        let path: String = conn
-            .prepare_cached("SELECT rel_path FROM sources WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))?;
-        paths.push((id, path));
-    }
-    let mut out = Vec::new();
-    // Deepest frame first: where the error was raised.
-    for (path, function) in mentions.frames.iter().rev() {
-        if let Some(&id) = resolve_paths(&paths, std::slice::from_ref(path)).first() {
-            out.push((id, function.clone()));
         }
     }
     Ok(out)
