@@ -7,7 +7,13 @@ export default defineConfig({
       // Paid providers through their real SDKs against a loopback fake: batching, retries, faults, the key never leaking.
       { test: { name: 'providers', include: ['test/providers/**/*.test.ts'], testTimeout: 30_000 } },
       // The seam's types: the declarations napi-rs generates from Rust against the zod contracts (tsc, no addon needed).
-      { test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' } } },
+      {
+        test: {
+          name: 'types',
+          include: [],
+          typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
       // Native suites spawn the CLI and index real corpora: give them room on a 2-core machine.
       { test: { name: 'native', include: ['test/native/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 120_000 } },
       // Agent surfaces: MCP over stdio and Streamable HTTP, the HTTP API and the daemon, through real clients.

@@ -32,7 +32,10 @@ function scifact() {
   const dir = join(shared, 'scifact')
   const data = join(scratch, 'scifact')
   mkdirSync(data, { recursive: true })
-  const lines = gunzipSync(readFileSync(join(dir, 'corpus.jsonl.gz'))).toString('utf8').trim().split('\n')
+  const lines = gunzipSync(readFileSync(join(dir, 'corpus.jsonl.gz')))
+    .toString('utf8')
+    .trim()
+    .split('\n')
   writeFileSync(join(data, 'corpus.jsonl'), `${lines.join('\n')}\n`)
   const docs = lines.map((l) => JSON.parse(l)).map((d) => ({ id: String(d._id), text: `${d.title}\n${d.text}` }))
   const qrels = new Map()
@@ -41,8 +44,21 @@ function scifact() {
     if (!qrels.has(q)) qrels.set(q, new Map())
     qrels.get(q).set(d, Number(r))
   }
-  const queries = readFileSync(join(dir, 'queries.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((q) => qrels.has(String(q._id))).map((q) => ({ id: String(q._id), text: q.text }))
-  return { name: 'SciFact (BEIR test: 5,183 abstracts as JSONL, 300 queries)', key: 'scifact', paths: [join(data, 'corpus.jsonl')], kind: 'jsonl', docs, queries, qrels }
+  const queries = readFileSync(join(dir, 'queries.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((q) => qrels.has(String(q._id)))
+    .map((q) => ({ id: String(q._id), text: q.text }))
+  return {
+    name: 'SciFact (BEIR test: 5,183 abstracts as JSONL, 300 queries)',
+    key: 'scifact',
+    paths: [join(data, 'corpus.jsonl')],
+    kind: 'jsonl',
+    docs,
+    queries,
+    qrels,
+  }
 }
 
 function markdown() {
@@ -52,14 +68,32 @@ function markdown() {
 /** The Markdown corpus's chunks and heading queries, read from the tychora workspace itself. */
 function chunksOf(ws) {
   const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true })
-  const docs = db.prepare("SELECT c.id AS id, COALESCE(c.text, u.text) || char(10) || json_extract(c.capsule_json, '$.title') AS text FROM chunks c JOIN evidence_units u ON u.id = c.first_unit_id").all().map((r) => ({ id: String(r.id), text: r.text }))
-  const headings = db.prepare("SELECT text FROM evidence_units WHERE unit_type = 'heading' ORDER BY id").all().map((r) => r.text.replace(/^#+\s*/, ''))
+  const docs = db
+    .prepare("SELECT c.id AS id, COALESCE(c.text, u.text) || char(10) || json_extract(c.capsule_json, '$.title') AS text FROM chunks c JOIN evidence_units u ON u.id = c.first_unit_id")
+    .all()
+    .map((r) => ({ id: String(r.id), text: r.text }))
+  const headings = db
+    .prepare("SELECT text FROM evidence_units WHERE unit_type = 'heading' ORDER BY id")
+    .all()
+    .map((r) => r.text.replace(/^#+\s*/, ''))
   db.close()
   const step = Math.max(1, Math.floor(headings.length / 100))
-  return { docs, queries: headings.filter((_, i) => i % step === 0).slice(0, 100).map((text, i) => ({ id: String(i), text })) }
+  return {
+    docs,
+    queries: headings
+      .filter((_, i) => i % step === 0)
+      .slice(0, 100)
+      .map((text, i) => ({ id: String(i), text })),
+  }
 }
 
-const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, runs: RUNS, limit: LIMIT, corpora: [] }
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  runs: RUNS,
+  limit: LIMIT,
+  corpora: [],
+}
 
 for (const corpus of [scifact(), markdown()]) {
   console.error(`# ${corpus.name}`)
@@ -112,8 +146,20 @@ for (const corpus of [scifact(), markdown()]) {
       cli_search_median_ms: median(cli),
       ndcg_at_10: ndcg(tychora.rankings),
     },
-    fts5: { build_seconds: fts5.build_seconds, query_p50_ms: fts5.p50_ms, query_p99_ms: fts5.p99_ms, peak_rss_mb: fts5.peak_rss_mb, ndcg_at_10: ndcg(fts5.rankings) },
-    minisearch: { build_seconds: minisearch.build_seconds, query_p50_ms: minisearch.p50_ms, query_p99_ms: minisearch.p99_ms, peak_rss_mb: minisearch.peak_rss_mb, ndcg_at_10: ndcg(minisearch.rankings) },
+    fts5: {
+      build_seconds: fts5.build_seconds,
+      query_p50_ms: fts5.p50_ms,
+      query_p99_ms: fts5.p99_ms,
+      peak_rss_mb: fts5.peak_rss_mb,
+      ndcg_at_10: ndcg(fts5.rankings),
+    },
+    minisearch: {
+      build_seconds: minisearch.build_seconds,
+      query_p50_ms: minisearch.p50_ms,
+      query_p99_ms: minisearch.p99_ms,
+      peak_rss_mb: minisearch.peak_rss_mb,
+      ndcg_at_10: ndcg(minisearch.rankings),
+    },
   }
   results.corpora.push(entry)
   console.error(JSON.stringify(entry, null, 1))
@@ -135,8 +181,13 @@ const md = [
 ]
 for (const c of results.corpora) {
   const t = c.tychora
-  md.push(`| ${c.corpus} | tychora | ${f(t.ingest_seconds)} | ${f(t.ingest_mb_per_s, 1)} | ${f(t.ingest_docs_per_s, 0)} | ${f(t.query_p50_ms, 3)} | ${f(t.query_p99_ms, 3)} | ${f(t.cli_search_median_ms, 0)} | ${f(Math.max(t.ingest_peak_rss_mb, t.query_peak_rss_mb), 0)} | ${f(t.ndcg_at_10, 4)} |`)
-  for (const [name, p] of [['SQLite FTS5 (porter)', c.fts5], ['MiniSearch', c.minisearch]]) {
+  md.push(
+    `| ${c.corpus} | tychora | ${f(t.ingest_seconds)} | ${f(t.ingest_mb_per_s, 1)} | ${f(t.ingest_docs_per_s, 0)} | ${f(t.query_p50_ms, 3)} | ${f(t.query_p99_ms, 3)} | ${f(t.cli_search_median_ms, 0)} | ${f(Math.max(t.ingest_peak_rss_mb, t.query_peak_rss_mb), 0)} | ${f(t.ndcg_at_10, 4)} |`,
+  )
+  for (const [name, p] of [
+    ['SQLite FTS5 (porter)', c.fts5],
+    ['MiniSearch', c.minisearch],
+  ]) {
     md.push(`| | ${name} | ${f(p.build_seconds)} | | | ${f(p.query_p50_ms, 3)} | ${f(p.query_p99_ms, 3)} | | ${f(p.peak_rss_mb, 0)} | ${f(p.ndcg_at_10, 4)} |`)
   }
   md.push(`| | tychora ÷ FTS5 | ${ratio(t.ingest_seconds, c.fts5.build_seconds)} | | | ${ratio(t.query_p50_ms, c.fts5.query_p50_ms)} | ${ratio(t.query_p99_ms, c.fts5.query_p99_ms)} | | | |`)
@@ -149,7 +200,10 @@ md.push(
     `MCP search_evidence (${sv.mcp_streamable_http.calls} sequential calls): Streamable HTTP p50 ${f(sv.mcp_streamable_http.p50_ms)} ms, p99 ${f(sv.mcp_streamable_http.p99_ms)} ms; ` +
     `stdio p50 ${f(sv.mcp_stdio.p50_ms)} ms, p99 ${f(sv.mcp_stdio.p99_ms)} ms.`,
 )
-md.push('', 'Query latency is measured in-process through the public TypeScript API for tychora (N-API crossing, off-thread search, JSON of the full result with text, citations and locators; zod validation of results runs only in tests and development), and through better-sqlite3 / MiniSearch for the peers, each returning ids and text.')
+md.push(
+  '',
+  'Query latency is measured in-process through the public TypeScript API for tychora (N-API crossing, off-thread search, JSON of the full result with text, citations and locators; zod validation of results runs only in tests and development), and through better-sqlite3 / MiniSearch for the peers, each returning ids and text.',
+)
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 // Code evidence (issue 4): parse throughput beside the two other tree-sitter runtimes, resolver
 // agreement with compiler oracles, and a real repository from add to published snapshot. Each
@@ -164,7 +218,10 @@ if (process.env.BENCH_CODE !== '0') {
   await runResolverAgreement()
   console.error('# code: repository ingest')
   await runRepoIngest({ runs: RUNS })
-  md.push('', 'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `npm run eval:swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).')
+  md.push(
+    '',
+    'Code evidence: see parse-throughput.md, resolver-agreement.md and repo-ingest.md beside this file; retrieval on code tasks: `npm run eval:swebench` and `tychora eval cosqa` (eval-swebench-lite.json, eval-cosqa-code.json).',
+  )
 }
 
 // The ranking guard (issue 33): every dev set of every shape on this machine and the visible SWE
@@ -174,7 +231,11 @@ if (process.env.BENCH_CODE !== '0') {
 let guardFailed = false
 if (process.env.BENCH_GUARD !== '0') {
   console.error('# ranking guard: dev sets of every shape')
-  const guard = spawnSync(process.execPath, [join(root, 'bench/lexical/dev-matrix.mjs'), '--check'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 26 })
+  const guard = spawnSync(process.execPath, [join(root, 'bench/lexical/dev-matrix.mjs'), '--check'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 26,
+  })
   guardFailed = guard.status !== 0
   md.push('', guardFailed ? 'Ranking guard: a dev-set figure dropped past its noise (see stderr; dev-matrix.md).' : 'Ranking guard: no dev-set figure dropped past its noise (dev-matrix.md).')
 }
@@ -254,7 +315,10 @@ if (process.env.BENCH_DOCS !== '0') {
   console.error('# documents: OCR of scanned pages (tychora vs tesseract CLI)')
   execFileSync(process.execPath, [join(root, 'bench/docs/ocr.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] })
   const ocr = JSON.parse(readFileSync(join(root, 'bench/results/docs-ocr.json'), 'utf8'))
-  results.ocr = { throughput: ocr.throughput, rows: ocr.rows.map((r) => ({ file: r.file, wer: r.tychora.wer, cli_wer: r.tesseract_cli?.wer ?? null })) }
+  results.ocr = {
+    throughput: ocr.throughput,
+    rows: ocr.rows.map((r) => ({ file: r.file, wer: r.tychora.wer, cli_wer: r.tesseract_cli?.wer ?? null })),
+  }
   const linn = ocr.rows.find((r) => r.file === 'linn.pdf')
   md.push(
     '',

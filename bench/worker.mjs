@@ -30,7 +30,7 @@ async function timeQueries(run, rounds = 3) {
   }
   return { p50_ms: median(lat), p99_ms: pct(lat, 99), rankings }
 }
-const terms = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+const terms = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
 
 const out = {}
 if (task === 'tychora-ingest') {
@@ -80,7 +80,15 @@ if (task === 'tychora-ingest') {
   const ms = new MiniSearch({ fields: ['text'], storeFields: ['id', 'text'], idField: 'id' })
   ms.addAll(docs)
   out.build_seconds = (performance.now() - t) / 1000
-  Object.assign(out, await timeQueries(async (q) => ms.search(q).slice(0, args.limit).map((r) => r.id)))
+  Object.assign(
+    out,
+    await timeQueries(async (q) =>
+      ms
+        .search(q)
+        .slice(0, args.limit)
+        .map((r) => r.id),
+    ),
+  )
 } else if (task === 'compare-query') {
   // tychora and FTS5 in one process, queries interleaved (rotating which goes first), so machine
   // noise hits both alike. MiniSearch stays in its own process: its large JS heap would put GC

@@ -39,7 +39,11 @@ g.forEach((line, i) => {
 articles.forEach((a, i) => {
   a.end = (articles[i + 1]?.start ?? g.length + 1) - 1
   // The title is the first non-empty line after the header.
-  a.title = g.slice(a.start, a.end).find((l) => l.trim() !== '')?.trim() ?? ''
+  a.title =
+    g
+      .slice(a.start, a.end)
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? ''
 })
 // Recitals: `(N)` lines before Article 1, each running to the next.
 const firstArticle = articles[0].start
@@ -162,7 +166,13 @@ function asvsEvidence(id) {
   return out
 }
 const chapterOne = flat.filter((r) => r.chapter_id === 'V1')
-const picked = [...spread(chapterOne, 8), ...spread(flat.filter((r) => r.chapter_id !== 'V1'), 12)]
+const picked = [
+  ...spread(chapterOne, 8),
+  ...spread(
+    flat.filter((r) => r.chapter_id !== 'V1'),
+    12,
+  ),
+]
 for (const r of picked) ask(`asvs-${r.req_id}`, 'exact_id', r.req_id, asvsEvidence(r.req_id))
 for (const r of spread(flat, 10)) {
   ask(`asvs-ref-${r.req_id}`, 'paraphrase', `ASVS requirement ${r.req_id.slice(1)}`, asvsEvidence(r.req_id))
@@ -183,7 +193,7 @@ for (const q of questions) {
 const out = {
   name: 'structure',
   description:
-    'Identifier and structure questions over the GDPR, RFC 2616/3986/6749 and OWASP ASVS 5.0, built by scripts/build-structure-eval.mjs from the files themselves. A segment is expected (or forbidden) evidence when it overlaps the item\'s line range in that file.',
+    "Identifier and structure questions over the GDPR, RFC 2616/3986/6749 and OWASP ASVS 5.0, built by scripts/build-structure-eval.mjs from the files themselves. A segment is expected (or forbidden) evidence when it overlaps the item's line range in that file.",
   data: '../../../shared/data/docs',
   corpus,
   questions,

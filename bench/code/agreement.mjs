@@ -56,7 +56,14 @@ export function segmentByte(ref) {
 export function judgeSite(ref, answer, index) {
   const defs = Array.isArray(answer) ? answer : []
   const oracle = !Array.isArray(answer) ? 'error' : defs.length === 0 ? 'none' : defs.some((d) => d.path) ? 'in-tree' : 'external'
-  const mapped = [...new Set(defs.map((d) => mapOracleDefinition(index, d)).filter(Boolean).map((d) => d.anchor))]
+  const mapped = [
+    ...new Set(
+      defs
+        .map((d) => mapOracleDefinition(index, d))
+        .filter(Boolean)
+        .map((d) => d.anchor),
+    ),
+  ]
   const verdict = { oracle, mapped, recallHit: false, agree: null, strict: null, why: null }
   if (ref.outcome === 'resolved' && (oracle === 'in-tree' || oracle === 'external')) {
     const targets = index.byAnchor.get(ref.target) ?? []
@@ -100,7 +107,10 @@ const share = (n, d) => (d === 0 ? null : Number((n / d).toFixed(4)))
 function topCounts(values, n = 8) {
   const counts = new Map()
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1)
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, n).map(([reason, count]) => ({ reason, count }))
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([reason, count]) => ({ reason, count }))
 }
 
 /** Per-language figures from the judged sites (`{ref, verdict, corpus}`). */
@@ -129,17 +139,32 @@ export function summarize(sites) {
     // Misses that are near hits: we said "ambiguous" and the oracle's target was one of our candidates.
     recall_ambiguous_with_oracle_candidate: recallBase.filter((s) => s.ref.outcome === 'ambiguous' && (s.ref.candidates ?? []).some((c) => s.verdict.mapped.includes(c))).length,
     recall_misses_by_outcome: Object.fromEntries(['resolved', 'ambiguous', 'unresolved'].map((o) => [o, recallBase.filter((s) => !s.verdict.recallHit && s.ref.outcome === o).length])),
-    disagreements_by_cause: topCounts(judged.filter((s) => !s.verdict.agree).map((s) => s.verdict.why), 10),
+    disagreements_by_cause: topCounts(
+      judged.filter((s) => !s.verdict.agree).map((s) => s.verdict.why),
+      10,
+    ),
     top_ambiguous_reasons: topCounts(ambiguous.map((s) => normalizeReason(s.ref.reason))),
     top_unresolved_reasons: topCounts(unresolved.map((s) => normalizeReason(s.ref.reason))),
     // Unresolved sites the oracle can map to a definition we index: what the resolver leaves on the table.
     top_unresolved_reasons_among_recall_misses: topCounts(recallBase.filter((s) => s.ref.outcome === 'unresolved').map((s) => normalizeReason(s.ref.reason))),
     // The same misses split by what the oracle found (exported type? method reached through a typed local?).
-    recall_misses_by_reason_and_oracle_kind: topCounts(recallBase.filter((s) => !s.verdict.recallHit).map((s) => `${s.ref.outcome}: ${normalizeReason(s.ref.reason)} → oracle ${oracleKind(s.answer)}`), 12),
+    recall_misses_by_reason_and_oracle_kind: topCounts(
+      recallBase.filter((s) => !s.verdict.recallHit).map((s) => `${s.ref.outcome}: ${normalizeReason(s.ref.reason)} → oracle ${oracleKind(s.answer)}`),
+      12,
+    ),
     examples: {
-      precision_disagreements: pickExamples(judged.filter((s) => !s.verdict.agree), (s) => s.verdict.why),
-      strict_only_disagreements: pickExamples(judged.filter((s) => s.verdict.agree && !s.verdict.strict), () => 'contained, not exact'),
-      recall_misses: pickExamples(recallBase.filter((s) => !s.verdict.recallHit), (s) => `${s.ref.outcome}: ${normalizeReason(s.ref.reason)}`),
+      precision_disagreements: pickExamples(
+        judged.filter((s) => !s.verdict.agree),
+        (s) => s.verdict.why,
+      ),
+      strict_only_disagreements: pickExamples(
+        judged.filter((s) => s.verdict.agree && !s.verdict.strict),
+        () => 'contained, not exact',
+      ),
+      recall_misses: pickExamples(
+        recallBase.filter((s) => !s.verdict.recallHit),
+        (s) => `${s.ref.outcome}: ${normalizeReason(s.ref.reason)}`,
+      ),
     },
   }
 }

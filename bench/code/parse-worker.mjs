@@ -43,7 +43,10 @@ function nodeParser() {
   const parser = new Parser()
   let current = null
   return (grammar, source) => {
-    if (grammar !== current) parser.setLanguage(languages[grammar]), (current = grammar)
+    if (grammar !== current) {
+      parser.setLanguage(languages[grammar])
+      current = grammar
+    }
     const tree = parser.parse(source)
     if (walk) visit(tree)
     return tree.rootNode.hasError
@@ -60,7 +63,10 @@ async function wasmParser() {
   const parser = new Parser()
   let current = null
   return (grammar, source) => {
-    if (grammar !== current) parser.setLanguage(languages[grammar]), (current = grammar)
+    if (grammar !== current) {
+      parser.setLanguage(languages[grammar])
+      current = grammar
+    }
     const tree = parser.parse(source)
     if (walk) visit(tree)
     const hasError = tree.rootNode.hasError

@@ -35,7 +35,10 @@ function pythonLines(dir) {
 /** One CLI add with its wall time, peak RSS (GNU time's %M, KiB, on the last stderr line) and receipt. */
 function add(ws, dir) {
   const started = process.hrtime.bigint()
-  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'add', '-w', ws, dir, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 })
+  const run = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, CLI, 'add', '-w', ws, dir, '--format', 'json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  })
   const wall = Number(process.hrtime.bigint() - started) / 1e9
   if (run.status !== 0) throw new Error(`add failed (${run.status}): ${run.stderr}`)
   const rssMb = Number(run.stderr.trim().split('\n').pop()) / 1024
@@ -64,13 +67,25 @@ export async function runRepoIngest({ runs = 3 } = {}) {
     const ws = join(scratch, 'ws')
     execFileSync(process.execPath, [CLI, 'init', ws, '--profile', 'code'], { stdio: 'ignore' })
     const first = add(ws, repo)
-    cold.push({ wall: first.wall, rss_mb: first.rssMb, job: first.receipt.duration_ms / 1000, units: first.receipt.units, chunks: first.receipt.chunks, added: first.receipt.files.added })
+    cold.push({
+      wall: first.wall,
+      rss_mb: first.rssMb,
+      job: first.receipt.duration_ms / 1000,
+      units: first.receipt.units,
+      chunks: first.receipt.chunks,
+      added: first.receipt.files.added,
+    })
     if (i === 0) detail = steps(ws, first.receipt.job_id)
     const again = add(ws, repo)
     unchanged.push({ wall: again.wall, job: again.receipt.duration_ms / 1000, published: again.receipt.published })
     appendFileSync(join(repo, 'src/_pytest/nodes.py'), '\n\ndef _bench_touch():\n    return None\n')
     const changed = add(ws, repo)
-    oneChange.push({ wall: changed.wall, job: changed.receipt.duration_ms / 1000, changed: changed.receipt.files.changed, ...steps(ws, changed.receipt.job_id) })
+    oneChange.push({
+      wall: changed.wall,
+      job: changed.receipt.duration_ms / 1000,
+      changed: changed.receipt.files.changed,
+      ...steps(ws, changed.receipt.job_id),
+    })
     rmSync(scratch, { recursive: true, force: true })
   }
   const result = {
@@ -78,9 +93,29 @@ export async function runRepoIngest({ runs = 3 } = {}) {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     corpus: { name: 'pytest 8.3.4 sdist (PyPI)', python_files: files, python_lines: lines },
     runs,
-    cold: { wall_s: median(cold.map((r) => r.wall)), peak_rss_mb: median(cold.map((r) => r.rss_mb)), job_s: median(cold.map((r) => r.job)), units: cold[0].units, chunks: cold[0].chunks, files_added: cold[0].added, steps_ms: detail.steps, relations: detail.relations, all: cold },
-    unchanged_readd: { wall_s: median(unchanged.map((r) => r.wall)), job_s: median(unchanged.map((r) => r.job)), published: unchanged[0].published, all: unchanged },
-    one_file_changed: { wall_s: median(oneChange.map((r) => r.wall)), job_s: median(oneChange.map((r) => r.job)), steps_ms: oneChange[0].steps, all: oneChange.map(({ relations: _r, ...rest }) => rest) },
+    cold: {
+      wall_s: median(cold.map((r) => r.wall)),
+      peak_rss_mb: median(cold.map((r) => r.rss_mb)),
+      job_s: median(cold.map((r) => r.job)),
+      units: cold[0].units,
+      chunks: cold[0].chunks,
+      files_added: cold[0].added,
+      steps_ms: detail.steps,
+      relations: detail.relations,
+      all: cold,
+    },
+    unchanged_readd: {
+      wall_s: median(unchanged.map((r) => r.wall)),
+      job_s: median(unchanged.map((r) => r.job)),
+      published: unchanged[0].published,
+      all: unchanged,
+    },
+    one_file_changed: {
+      wall_s: median(oneChange.map((r) => r.wall)),
+      job_s: median(oneChange.map((r) => r.job)),
+      steps_ms: oneChange[0].steps,
+      all: oneChange.map(({ relations: _r, ...rest }) => rest),
+    },
     targets: { cold_add_s: 20, unchanged_readd_s: 2 },
   }
   const f = (x) => x.toFixed(2)
@@ -95,7 +130,9 @@ export async function runRepoIngest({ runs = 3 } = {}) {
     `| unchanged re-add (nothing published) | ${f(result.unchanged_readd.wall_s)} | ${f(result.unchanged_readd.job_s)} | < 2 s |`,
     `| one file changed (re-resolve the repo, publish) | ${f(result.one_file_changed.wall_s)} | ${f(result.one_file_changed.job_s)} | |`,
     '',
-    `Cold add: peak RSS ${result.cold.peak_rss_mb.toFixed(0)} MB, ${result.cold.units} units, ${result.cold.chunks} windows; job steps (ms): ${Object.entries(result.cold.steps_ms).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    `Cold add: peak RSS ${result.cold.peak_rss_mb.toFixed(0)} MB, ${result.cold.units} units, ${result.cold.chunks} windows; job steps (ms): ${Object.entries(result.cold.steps_ms)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}.`,
     `Relations: ${result.cold.relations.map((r) => `${r.kind}/${r.outcome} ${r.n}`).join(', ')}.`,
   ]
   writeFileSync(join(root, 'bench/results/repo-ingest.json'), `${JSON.stringify(result, null, 2)}\n`)

@@ -120,17 +120,31 @@ function toMarkdown(results) {
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const [lang, m] of Object.entries(results.languages)) {
-    lines.push(`| ${lang} | ${m.corpora.join(', ')} | ${m.sites} | ${pct(m.resolved_share)} | ${pct(m.ambiguous_share)} | ${pct(m.unresolved_share)} | ${num(m.precision)} (${m.precision_sites}) | ${num(m.precision_strict)} | ${m.oracle_unresolvable_among_resolved} | ${num(m.recall)} (${m.recall_sites}) |`)
+    lines.push(
+      `| ${lang} | ${m.corpora.join(', ')} | ${m.sites} | ${pct(m.resolved_share)} | ${pct(m.ambiguous_share)} | ${pct(m.unresolved_share)} | ${num(m.precision)} (${m.precision_sites}) | ${num(m.precision_strict)} | ${m.oracle_unresolvable_among_resolved} | ${num(m.recall)} (${m.recall_sites}) |`,
+    )
   }
   for (const [lang, m] of Object.entries(results.languages)) {
     lines.push('', `## ${lang}: top reasons`, '')
-    const list = (title, xs) => `- ${title}: ${xs.length ? xs.slice(0, 5).map((r) => `${r.reason} (${r.count})`).join('; ') : 'none'}`
+    const list = (title, xs) =>
+      `- ${title}: ${
+        xs.length
+          ? xs
+              .slice(0, 5)
+              .map((r) => `${r.reason} (${r.count})`)
+              .join('; ')
+          : 'none'
+      }`
     lines.push(list('unresolved', m.top_unresolved_reasons))
     lines.push(list('unresolved, where the oracle names a definition we index', m.top_unresolved_reasons_among_recall_misses))
     lines.push(list('ambiguous', m.top_ambiguous_reasons))
     lines.push(list('precision disagreements', m.disagreements_by_cause))
   }
-  lines.push('', 'Precision counts a site when the oracle’s definition lies inside our target’s span (a module target: anywhere in that file); the exact-anchor column also requires it to be that very definition. Recall’s sites are those where the oracle’s definition is one we index. Rules and examples: resolver-agreement.json.', '')
+  lines.push(
+    '',
+    'Precision counts a site when the oracle’s definition lies inside our target’s span (a module target: anywhere in that file); the exact-anchor column also requires it to be that very definition. Recall’s sites are those where the oracle’s definition is one we index. Rules and examples: resolver-agreement.json.',
+    '',
+  )
   return lines.join('\n')
 }
 
@@ -161,7 +175,8 @@ export async function runResolverAgreement({ quick = false } = {}) {
     oracles: { jedi, typescript: ts.version, python: pythonVersion, node: process.version },
     rules: {
       site: 'the last segment of the reference chain, at its first byte',
-      precision: 'among our resolved sites the oracle answers: some oracle definition is in our target’s file and inside its byte range; for a module target, anywhere in that module’s file (an oracle pointing at the import line does not count; both oracles follow imports)',
+      precision:
+        'among our resolved sites the oracle answers: some oracle definition is in our target’s file and inside its byte range; for a module target, anywhere in that module’s file (an oracle pointing at the import line does not count; both oracles follow imports)',
       precision_strict: 'as precision, but the oracle definition must map to exactly our target anchor',
       oracle_unresolvable: 'the oracle returns no definition (or fails); excluded from precision, counted separately',
       mapping: 'an oracle definition maps to ours when it is a module (→ that file’s module unit) or when the innermost of our definitions containing its position has the oracle’s name',

@@ -15,7 +15,7 @@
 // Selection is deterministic: candidates per repository are cut into equal-count bins in date order and a
 // seeded PRNG picks one per bin. See the README.md written next to the set.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 
@@ -84,7 +84,7 @@ for (const line of readFileSync(join(TEST, 'instances.jsonl'), 'utf8').split('\n
   testBases.get(t.repo).push({ sha: t.base_commit, date })
 }
 
-const DEFS_PY = String.raw`
+const DEFS_PY = `
 import ast, json, sys
 def defs(src):
     out = []
@@ -203,16 +203,30 @@ for (const spec of REPOS) {
   const [owner, name] = spec.repo.split('/')
   for (const { c, fns } of picked) {
     const instance_id = `${owner}__${name}-dev-${c.sha.slice(0, 10)}`
-    instances.push({ repo: spec.repo, instance_id, base_commit: c.parent, fix_commit: c.sha, created_at: new Date(c.date * 1000).toISOString(), problem_statement: c.message })
-    golds.push({ instance_id, repo: spec.repo, base_commit: c.parent, gold_files: c.py.map((p) => p.path), gold_functions: fns, gold_functions_source: 'ast functions of the parent overlapping the old-side hunks of git diff -U0 parent commit' })
+    instances.push({
+      repo: spec.repo,
+      instance_id,
+      base_commit: c.parent,
+      fix_commit: c.sha,
+      created_at: new Date(c.date * 1000).toISOString(),
+      problem_statement: c.message,
+    })
+    golds.push({
+      instance_id,
+      repo: spec.repo,
+      base_commit: c.parent,
+      gold_files: c.py.map((p) => p.path),
+      gold_functions: fns,
+      gold_functions_source: 'ast functions of the parent overlapping the old-side hunks of git diff -U0 parent commit',
+    })
   }
   summary.push({ repo: spec.repo, candidates: list.length, picked: picked.length, stats, first: picked[0]?.c.date, last: picked.at(-1)?.c.date })
   process.stderr.write(`${spec.repo}: ${list.length} candidates (${JSON.stringify(stats)}), picked ${picked.length}\n`)
 }
 
 mkdirSync(OUT, { recursive: true })
-writeFileSync(join(OUT, 'instances.jsonl'), instances.map((i) => JSON.stringify(i)).join('\n') + '\n')
-writeFileSync(join(OUT, 'gold.jsonl'), golds.map((g) => JSON.stringify(g)).join('\n') + '\n')
+writeFileSync(join(OUT, 'instances.jsonl'), `${instances.map((i) => JSON.stringify(i)).join('\n')}\n`)
+writeFileSync(join(OUT, 'gold.jsonl'), `${golds.map((g) => JSON.stringify(g)).join('\n')}\n`)
 const day = (t) => (t ? new Date(t * 1000).toISOString().slice(0, 10) : '-')
 const readme = `# SWE dev set (from git history) — for choosing settings, not for reporting
 

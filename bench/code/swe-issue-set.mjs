@@ -114,7 +114,10 @@ function prng(seed) {
 }
 const shuffled = (list, seed) => {
   const rand = prng(seed)
-  return list.map((x) => ({ x, k: rand() })).sort((p, q) => p.k - q.k).map((p) => p.x)
+  return list
+    .map((x) => ({ x, k: rand() }))
+    .sort((p, q) => p.k - q.k)
+    .map((p) => p.x)
 }
 // A stable per-repository seed, so adding a repository does not reshuffle the others.
 const repoSeed = (repo) => [...repo].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, SEED)
@@ -134,7 +137,7 @@ function ensurePyarrow() {
   return python
 }
 
-const READ_PARQUET = String.raw`
+const READ_PARQUET = `
 import io, json, sys
 import pyarrow.parquet as pq
 cols = ['repo', 'instance_id', 'base_commit', 'patch', 'problem_statement', 'created_at', 'version']
@@ -358,8 +361,8 @@ for (const spec of REPOS) {
 
 const writeSet = (dir, insts, gs) => {
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'instances.jsonl'), insts.map((i) => JSON.stringify(i)).join('\n') + '\n')
-  writeFileSync(join(dir, 'gold.jsonl'), gs.map((g) => JSON.stringify(g)).join('\n') + '\n')
+  writeFileSync(join(dir, 'instances.jsonl'), `${insts.map((i) => JSON.stringify(i)).join('\n')}\n`)
+  writeFileSync(join(dir, 'gold.jsonl'), `${gs.map((g) => JSON.stringify(g)).join('\n')}\n`)
 }
 rmSync(join(OUT, 'instances.jsonl'), { force: true })
 writeSet(OUT, instances, golds)
@@ -392,7 +395,14 @@ if (SUBSET) {
       left--
     }
   }
-  const keep = new Set(shares.flatMap((s) => byRepo.get(s.repo).slice(0, s.k).map(({ inst }) => inst.instance_id)))
+  const keep = new Set(
+    shares.flatMap((s) =>
+      byRepo
+        .get(s.repo)
+        .slice(0, s.k)
+        .map(({ inst }) => inst.instance_id),
+    ),
+  )
   const dir = join(OUT, `subset-${SUBSET}`)
   writeSet(
     dir,

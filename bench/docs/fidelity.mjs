@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import mammoth from 'mammoth'
 import { Workspace } from '../../dist/index.js'
-import { htmlCells, mdHeadings, mdText, norm, prf, score, words } from './metrics.mjs'
+import { htmlCells, norm, prf, score, words } from './metrics.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const shared = resolve(root, '../shared/data/docs/docx')
@@ -78,7 +78,15 @@ async function throughput(files, runs) {
     await workspace.close()
   }
   const ms = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]
-  return { files: files.length, bytes, runs, median_ms: ms, files_per_s: (files.length * 1000) / ms, mb_per_s: bytes / 1e6 / (ms / 1000), peak_rss_mb: process.resourceUsage().maxRSS / 1024 }
+  return {
+    files: files.length,
+    bytes,
+    runs,
+    median_ms: ms,
+    files_per_s: (files.length * 1000) / ms,
+    mb_per_s: bytes / 1e6 / (ms / 1000),
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+  }
 }
 
 const mean = (xs) => {
@@ -88,8 +96,12 @@ const mean = (xs) => {
 const fmt = (x) => (x === null ? '—' : x.toFixed(3))
 
 async function main() {
-  const docling = readdirSync(join(shared, 'docling')).filter((f) => f.endsWith('.docx')).map((f) => join(shared, 'docling', f))
-  const edge = readdirSync(join(shared, 'mammoth')).filter((f) => f.endsWith('.docx')).map((f) => join(shared, 'mammoth', f))
+  const docling = readdirSync(join(shared, 'docling'))
+    .filter((f) => f.endsWith('.docx'))
+    .map((f) => join(shared, 'docling', f))
+  const edge = readdirSync(join(shared, 'mammoth'))
+    .filter((f) => f.endsWith('.docx'))
+    .map((f) => join(shared, 'mammoth', f))
   const { out: ours, addMs, receipt } = await tychoraRead([...docling, ...edge.map((f) => f)])
   const rows = []
   for (const file of docling) {
@@ -134,14 +146,19 @@ async function main() {
     '',
     '| reader | precision | recall | F1 | order | heading recall | cell accuracy |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...['tychora', 'mammoth'].map((w) => `| ${w} | ${fmt(result[w].precision)} | ${fmt(result[w].recall)} | ${fmt(result[w].f1)} | ${fmt(result[w].order)} | ${fmt(result[w].headings)} | ${fmt(result[w].cells)} |`),
+    ...['tychora', 'mammoth'].map(
+      (w) => `| ${w} | ${fmt(result[w].precision)} | ${fmt(result[w].recall)} | ${fmt(result[w].f1)} | ${fmt(result[w].order)} | ${fmt(result[w].headings)} | ${fmt(result[w].cells)} |`,
+    ),
     '',
     `Tychora add of all ${result.add.files} files: ${result.add.ms.toFixed(0)} ms (${result.add.failed} failed).`,
     `Throughput (add, median of ${speed.runs}, fresh workspace, 2 cores): ${speed.files} DOCX files incl. the ASVS 5.0 standard, ${(speed.bytes / 1e6).toFixed(1)} MB, ${speed.median_ms.toFixed(0)} ms = ${speed.files_per_s.toFixed(0)} files/s, ${speed.mb_per_s.toFixed(1)} MB/s; bench process peak RSS ${speed.peak_rss_mb.toFixed(0)} MB.`,
     '',
     '| file | F1 tychora | F1 mammoth | order tychora | order mammoth | headings t/m | cells t/m |',
     '|---|---:|---:|---:|---:|---|---|',
-    ...rows.map((r) => `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.mammoth.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.mammoth.order)} | ${fmt(r.tychora.headings)}/${fmt(r.mammoth.headings)} | ${fmt(r.tychora.cells)}/${fmt(r.mammoth.cells)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.mammoth.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.mammoth.order)} | ${fmt(r.tychora.headings)}/${fmt(r.mammoth.headings)} | ${fmt(r.tychora.cells)}/${fmt(r.mammoth.cells)} |`,
+    ),
     '',
     '## mammoth edge cases: word agreement (mammoth as reference)',
     '',

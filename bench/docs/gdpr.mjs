@@ -34,7 +34,11 @@ function articlesIn(starts, start, end) {
 const ws = join(scratch, 'ws')
 await Workspace.init(ws)
 const workspace = await Workspace.open(ws)
-const result = { corpus: 'shared/data/docs/gdpr (Regulation (EU) 2016/679, clean text and PDF-extracted text)', questions: questions.length, twins: {} }
+const result = {
+  corpus: 'shared/data/docs/gdpr (Regulation (EU) 2016/679, clean text and PDF-extracted text)',
+  questions: questions.length,
+  twins: {},
+}
 const firsts = {}
 for (const [collection, file] of Object.entries(twins)) {
   const dir = join(scratch, collection)

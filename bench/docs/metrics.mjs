@@ -1,7 +1,7 @@
 // Text fidelity metrics shared by the document benches: words (lowercased letter/digit runs),
 // precision/recall/F1 over word multisets, reading order as normalised word edit distance,
 // heading recall and table cell accuracy against a reference Markdown.
-export const words = (text) => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+export const words = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
 export const norm = (text) => words(text).join(' ')
 
 /** Markdown to its words: images, link targets, HTML comments, table rules and emphasis dropped. */
@@ -13,13 +13,21 @@ export function mdText(md) {
     .replace(/^\s*\|?\s*:?-{3,}.*$/gm, ' ')
 }
 export function mdHeadings(md) {
-  return md.split('\n').filter((l) => /^#{1,6}\s/.test(l)).map((l) => norm(l.replace(/^#+\s*/, ''))).filter(Boolean)
+  return md
+    .split('\n')
+    .filter((l) => /^#{1,6}\s/.test(l))
+    .map((l) => norm(l.replace(/^#+\s*/, '')))
+    .filter(Boolean)
 }
 export function mdCells(md) {
   const cells = []
   for (const line of md.split('\n')) {
     if (!/^\s*\|/.test(line) || /^\s*\|?\s*:?-{3,}/.test(line)) continue
-    for (const cell of line.trim().replace(/^\||\|$/g, '').split('|')) if (norm(cell)) cells.push(norm(cell))
+    for (const cell of line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|'))
+      if (norm(cell)) cells.push(norm(cell))
   }
   return cells
 }
@@ -69,4 +77,3 @@ export function score(expectedMd, got) {
     cells: recall(mdCells(expectedMd), got.cells),
   }
 }
-

@@ -47,7 +47,12 @@ async function tychora(file) {
   cpSync(join(scanned, file), join(data, file))
   await Workspace.init(ws)
   const config = join(ws, 'workspace.toml')
-  writeFileSync(config, readFileSync(config, 'utf8').replace(/^enabled = false/m, 'enabled = true').replace('dpi = 300', `dpi = ${DPI}`))
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8')
+      .replace(/^enabled = false/m, 'enabled = true')
+      .replace('dpi = 300', `dpi = ${DPI}`),
+  )
   const workspace = await Workspace.open(ws)
   try {
     const started = performance.now()
@@ -77,7 +82,9 @@ function tesseractCli(file) {
   const started = performance.now()
   spawnSync('pdftoppm', ['-r', String(DPI), '-png', join(scanned, file), join(out, 'p')])
   let text = ''
-  for (const png of readdirSync(out).filter((f) => f.endsWith('.png')).sort()) {
+  for (const png of readdirSync(out)
+    .filter((f) => f.endsWith('.png'))
+    .sort()) {
     text += `${spawnSync('tesseract', [join(out, png), '-', '--dpi', String(DPI)], { encoding: 'utf8' }).stdout}\n`
   }
   return { ms: performance.now() - started, text }
@@ -91,8 +98,21 @@ for (const file of files) {
   rows.push({
     file,
     pages: t.pages,
-    tychora: { seconds: t.ms / 1000, pages_per_s: t.pages / (t.ms / 1000), units: t.units, confidence: t.confidence, turned: t.turned, wer: linn ? wer(reference, t.text) : null, words: words(t.text).length },
-    tesseract_cli: cli && { seconds: cli.ms / 1000, pages_per_s: t.pages / (cli.ms / 1000), wer: linn ? wer(reference, cli.text) : null, words: words(cli.text).length },
+    tychora: {
+      seconds: t.ms / 1000,
+      pages_per_s: t.pages / (t.ms / 1000),
+      units: t.units,
+      confidence: t.confidence,
+      turned: t.turned,
+      wer: linn ? wer(reference, t.text) : null,
+      words: words(t.text).length,
+    },
+    tesseract_cli: cli && {
+      seconds: cli.ms / 1000,
+      pages_per_s: t.pages / (cli.ms / 1000),
+      wer: linn ? wer(reference, cli.text) : null,
+      words: words(cli.text).length,
+    },
   })
   console.error(`${file}: ${t.pages} pp, ${(t.ms / 1000).toFixed(1)} s, wer ${rows.at(-1).tychora.wer?.toFixed(3) ?? '-'}`)
 }

@@ -21,7 +21,10 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const havePdftotext = spawnSync('pdftotext', ['-v']).status === 0
 
-const pdfs = (dir) => readdirSync(join(docs, dir)).filter((f) => f.endsWith('.pdf')).map((f) => join(docs, dir, f))
+const pdfs = (dir) =>
+  readdirSync(join(docs, dir))
+    .filter((f) => f.endsWith('.pdf'))
+    .map((f) => join(docs, dir, f))
 // Text-layer files only: the error cases (encrypted, empty, malformed) are not throughput.
 const corpus = [...pdfs('docling'), ...pdfs('pdfplumber')].filter((f) => !/password|empty\.pdf|malformed/.test(f))
 
@@ -187,15 +190,14 @@ const md = [
   '',
   `Throughput (median of ${t.runs}, 2 cores): Tychora add (capture, extraction, units, windows, index, figures drawn: PNG, JPEG for photographs) ${t.tychora_ms.toFixed(0)} ms = ${t.tychora_pages_per_s.toFixed(1)} pages/s; ` +
     `without the figures pass (pdf_figures = false: units, locators, tables) ${t.tychora_text_ms.toFixed(0)} ms = ${t.tychora_text_pages_per_s.toFixed(1)} pages/s; ` +
-    (t.pdftotext_ms ? `pdftotext -layout (text only, one process per file) ${t.pdftotext_ms.toFixed(0)} ms = ${t.pdftotext_pages_per_s.toFixed(1)} pages/s.` : 'pdftotext not installed (apt-get install poppler-utils).'),
+    (t.pdftotext_ms
+      ? `pdftotext -layout (text only, one process per file) ${t.pdftotext_ms.toFixed(0)} ms = ${t.pdftotext_pages_per_s.toFixed(1)} pages/s.`
+      : 'pdftotext not installed (apt-get install poppler-utils).'),
   '',
   '| file | F1 tychora | F1 pdftotext | order tychora | order pdftotext | headings tychora | cells tychora |',
   '|---|---:|---:|---:|---:|---:|---:|',
-  ...rows.map(
-    (r) => `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.pdftotext?.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.pdftotext?.order)} | ${fmt(r.tychora.headings)} | ${fmt(r.tychora.cells)} |`,
-  ),
+  ...rows.map((r) => `| ${r.file} | ${fmt(r.tychora.f1)} | ${fmt(r.pdftotext?.f1)} | ${fmt(r.tychora.order)} | ${fmt(r.pdftotext?.order)} | ${fmt(r.tychora.headings)} | ${fmt(r.tychora.cells)} |`),
 ]
 writeFileSync(join(root, 'bench/results/docs-pdf.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))
 rmSync(scratch, { recursive: true, force: true })
-

@@ -3,7 +3,8 @@
 // its public entry, as any consumer would, so run `npm run build:ts` after changing ts/.
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { ERROR_CODES, type QueryRequest, TychoraError } from 'tychora'
@@ -23,7 +24,10 @@ SWE-bench Lite file/function localization from the issue text: lexical baseline 
                     newlines, '\\n' or ';' (e.g. 'depth = 1; callers = false')
   --lexical-toml T  Body of a [lexical] table for both profiles' workspaces, the same way
                     (e.g. 'idf = "probabilistic"; max_query_terms = 32')
-  --channels LIST   Channels for the code profile, comma-separated (e.g. exact,lexical); default the profile's own`
+  --channels LIST   Channels for the code profile, comma-separated (e.g. exact,lexical); default the profile's own
+  --embeddings local
+                    The code profile with the text channel (local all-MiniLM-L6-v2; run
+                    node scripts/fetch-model.mjs first); vectors cached under --cache/embeddings`
 
 /** Relative to the working directory when it exists there, else to the repository root. */
 function dataDir(given: string | undefined, fallback: string): string {
@@ -50,29 +54,31 @@ function fail(message: string): never {
   process.exit(2)
 }
 
-async function main(): Promise<void> {
-  let values
+const OPTIONS = {
+  repos: { type: 'string' },
+  data: { type: 'string' },
+  profile: { type: 'string', default: 'both' },
+  cache: { type: 'string' },
+  limit: { type: 'string', default: '100' },
+  out: { type: 'string' },
+  'graph-toml': { type: 'string' },
+  'lexical-toml': { type: 'string' },
+  channels: { type: 'string' },
+  embeddings: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** The command line, or the usage and exit 2: strict, so a misspelt option is refused, not ignored. */
+function options() {
   try {
-    // strict: an unknown or misspelt option is refused rather than silently ignored.
-    ;({ values } = parseArgs({
-      options: {
-        repos: { type: 'string' },
-        data: { type: 'string' },
-        profile: { type: 'string', default: 'both' },
-        cache: { type: 'string' },
-        limit: { type: 'string', default: '100' },
-        out: { type: 'string' },
-        'graph-toml': { type: 'string' },
-        'lexical-toml': { type: 'string' },
-        channels: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }))
+    return parseArgs({ options: OPTIONS, strict: true, allowPositionals: false }).values
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error))
   }
+}
+
+async function main(): Promise<void> {
+  const values = options()
   if (values.help) {
     process.stdout.write(`${USAGE}\n`)
     return
@@ -87,7 +93,8 @@ async function main(): Promise<void> {
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean)
-  for (const c of codeChannels ?? []) if (!['exact', 'lexical', 'graph'].includes(c)) fail(`--channels: unknown channel ${c}`)
+  if (values.embeddings !== undefined && values.embeddings !== 'local') fail(`--embeddings: only "local" runs here (got ${values.embeddings})`)
+  for (const c of codeChannels ?? []) if (!['exact', 'lexical', 'graph', 'text'].includes(c)) fail(`--channels: unknown channel ${c}`)
   const profile = values.profile
   const profiles: SwebenchProfile[] = profile === 'both' ? ['baseline', 'code'] : profile === 'code' || profile === 'baseline' ? [profile] : []
   if (profiles.length === 0) fail('--profile must be code, baseline or both')
@@ -103,6 +110,7 @@ async function main(): Promise<void> {
     ...(values['lexical-toml'] ? { lexicalToml: values['lexical-toml'].replaceAll('\\n', '\n').replaceAll(';', '\n') } : {}),
     ...(codeChannels && codeChannels.length > 0 ? { codeChannels: codeChannels as NonNullable<QueryRequest['channels']> } : {}),
     ...(values.cache ? { cache: resolve(values.cache) } : {}),
+    ...(values.embeddings ? { embeddings: { cache_dir: join(values.cache ? resolve(values.cache) : join(homedir(), '.cache', 'tychora', 'swebench'), 'embeddings') } } : {}),
     onInstance: (line) => process.stderr.write(`${line}\n`),
   })
   const out = resolve(values.out ?? 'tychora-eval-swebench-lite.json')
@@ -131,9 +139,21 @@ async function main(): Promise<void> {
           row('function Acc@10 (by lines)', pct, (s) => s.function_acc_at_10_by_lines),
           ...repos.map((repo) => row(`file Acc@5 ${repo}`, pct, (s) => s.per_repo[repo]?.file_acc_at_5 ?? null)),
           ...repos.map((repo) => row(`function Acc@10 ${repo}`, pct, (s) => s.per_repo[repo]?.function_acc_at_10 ?? null)),
-          row('ingest s (total)', (v) => num(v, 1), (s) => s.ingest_seconds.total),
-          row('query ms (p50)', (v) => num(v, 1), (s) => s.query_latency_ms.p50),
-          row('query ms (max)', (v) => num(v, 1), (s) => s.query_latency_ms.max),
+          row(
+            'ingest s (total)',
+            (v) => num(v, 1),
+            (s) => s.ingest_seconds.total,
+          ),
+          row(
+            'query ms (p50)',
+            (v) => num(v, 1),
+            (s) => s.query_latency_ms.p50,
+          ),
+          row(
+            'query ms (max)',
+            (v) => num(v, 1),
+            (s) => s.query_latency_ms.max,
+          ),
         ],
       ),
       `written to ${out}`,

@@ -31,6 +31,11 @@ export interface SwebenchOptions {
   lexicalToml?: string
   /** Channels for the code profile's query (default: the profile's own). The baseline always runs lexical only. */
   codeChannels?: Channel[]
+  /**
+   * The text channel for the code profile: the local model (all-MiniLM-L6-v2), its vectors kept in
+   * this user-level cache so a window shared by two checkouts of one repository is embedded once.
+   */
+  embeddings?: { cache_dir: string }
   onInstance?: (line: string) => void
 }
 
@@ -96,6 +101,8 @@ export interface SwebenchReport {
   graph_toml: string | null
   /** Channels requested for the code profile, if not its defaults. */
   code_channels: Channel[] | null
+  /** 'local' when the code profile ran with the text channel. */
+  embeddings: 'local' | null
   query_max_chars: number
   truncated_queries: string[]
   profiles: Partial<Record<SwebenchProfile, ProfileSummary>>
@@ -162,9 +169,7 @@ function rankLocations(segments: Segment[], defs: Map<string, PythonDef[]>): { f
       return name === undefined ? undefined : `${s.source.path}:${name}`
     }),
   )
-  const byLines = firstAppearance(
-    segments.flatMap((s) => functionsCovering(defs.get(s.source.path), s.locator.line_start, s.locator.line_end).map((f) => `${s.source.path}:${f}`)),
-  )
+  const byLines = firstAppearance(segments.flatMap((s) => functionsCovering(defs.get(s.source.path), s.locator.line_start, s.locator.line_end).map((f) => `${s.source.path}:${f}`)))
   return { files, functions, byLines }
 }
 
@@ -176,11 +181,15 @@ async function runProfile(
   graphToml?: string,
   codeChannels?: Channel[],
   lexicalToml?: string,
+  embeddings?: SwebenchOptions['embeddings'],
 ): Promise<{ segments: Segment[]; channels: string[]; ingestSeconds: number; queryMs: number; warnings: string[] }> {
   const scratch = await mkdtemp(join(tmpdir(), `tychora-swe-${profile}-`))
   try {
     const wsDir = join(scratch, 'ws')
-    await initWorkspace(wsDir, { profile: profile === 'code' ? 'code' : 'documents' })
+    const withText = profile === 'code' && embeddings !== undefined
+    await initWorkspace(wsDir, { profile: profile === 'code' ? 'code' : 'documents', ...(withText ? { embeddings: 'local' as const } : {}) })
+    // `[embeddings]` is the file's last section after init with embeddings, so the line lands in it.
+    if (withText) await appendFile(join(wsDir, 'workspace.toml'), `cache_dir = ${JSON.stringify(embeddings.cache_dir)}\n`)
     // The workspace config is read on open, so a [graph] table written now applies to this run.
     if (profile === 'code' && graphToml) await appendFile(join(wsDir, 'workspace.toml'), `\n[graph]\n${graphToml.trim()}\n`)
     if (lexicalToml) await appendFile(join(wsDir, 'workspace.toml'), `\n[lexical]\n${lexicalToml.trim()}\n`)
@@ -198,7 +207,13 @@ async function runProfile(
         budget_tokens: 100_000_000,
         ...(profile === 'baseline' ? { channels: ['lexical' as const] } : codeChannels ? { channels: codeChannels } : {}),
       })
-      return { segments: result.segments, channels: result.applied_scope.channels, ingestSeconds, queryMs: result.duration_ms, warnings: result.warnings }
+      return {
+        segments: result.segments,
+        channels: result.applied_scope.channels,
+        ingestSeconds,
+        queryMs: result.duration_ms,
+        warnings: result.warnings,
+      }
     } finally {
       ws.close()
     }
@@ -226,7 +241,7 @@ function summarise(profile: SwebenchProfile, runs: InstanceRun[], options: Swebe
     profile,
     setup:
       profile === 'code'
-        ? `${SETUP.code}${options.codeChannels ? `, channels overridden to [${options.codeChannels.join(', ')}]` : ''}${options.graphToml ? `, workspace.toml [graph] ${options.graphToml.trim().split('\n').join('; ')}` : ''}`
+        ? `${SETUP.code}${options.embeddings ? ', [embeddings] local all-MiniLM-L6-v2 (text channel on)' : ''}${options.codeChannels ? `, channels overridden to [${options.codeChannels.join(', ')}]` : ''}${options.graphToml ? `, workspace.toml [graph] ${options.graphToml.trim().split('\n').join('; ')}` : ''}`
         : SETUP[profile],
     channels: firstAppearance(mine.flatMap((r) => r.channels)),
     instances: mine.length,
@@ -240,7 +255,11 @@ function summarise(profile: SwebenchProfile, runs: InstanceRun[], options: Swebe
     function_instances: withFunctions.length,
     per_repo: perRepo,
     ingest_seconds: { total: ingest, mean: ingest / (mine.length || 1) },
-    query_latency_ms: { p50: percentile(latencies, 50), mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1), max: latencies.at(-1) ?? 0 },
+    query_latency_ms: {
+      p50: percentile(latencies, 50),
+      mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1),
+      max: latencies.at(-1) ?? 0,
+    },
   }
 }
 
@@ -280,7 +299,7 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     if (cut) truncated.push(instance.instance_id)
     const goldFunctions = g.gold_functions ?? []
     for (const profile of profiles) {
-      const out = await runProfile(profile, pyOnly, query, limit, options.graphToml, options.codeChannels, options.lexicalToml)
+      const out = await runProfile(profile, pyOnly, query, limit, options.graphToml, options.codeChannels, options.lexicalToml, options.embeddings)
       const { files, functions, byLines } = rankLocations(out.segments, defs)
       // Text segments carry no symbols, so the baseline's functions can only come from line ranges.
       const primary = profile === 'code' ? functions : byLines
@@ -306,7 +325,9 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
       }
       runs.push(r)
       const rank = r.file_rr > 0 ? String(Math.round(1 / r.file_rr)) : '-'
-      options.onInstance?.(`${instance.instance_id} ${profile}: gold file rank ${rank}, fn@10 ${r.function_acc_at_10 ?? 'n/a'}, ingest ${r.ingest_seconds.toFixed(2)} s, query ${r.query_ms.toFixed(1)} ms`)
+      options.onInstance?.(
+        `${instance.instance_id} ${profile}: gold file rank ${rank}, fn@10 ${r.function_acc_at_10 ?? 'n/a'}, ingest ${r.ingest_seconds.toFixed(2)} s, query ${r.query_ms.toFixed(1)} ms`,
+      )
     }
   }
   const summaries: Partial<Record<SwebenchProfile, ProfileSummary>> = {}
@@ -317,6 +338,7 @@ export async function evalSwebench(options: SwebenchOptions): Promise<SwebenchRe
     limit,
     graph_toml: options.graphToml?.trim() ?? null,
     code_channels: options.codeChannels ?? null,
+    embeddings: options.embeddings ? 'local' : null,
     query_max_chars: QUERY_MAX_CHARS,
     truncated_queries: truncated,
     profiles: summaries,

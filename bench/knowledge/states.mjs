@@ -27,14 +27,21 @@ const repo = join(scratch, 'repo')
 const paths = await initProject(repo)
 
 // 200 items: the first ~1.5 KB of each cheat sheet, cycling with edits once the sheets run out.
-const files = readdirSync(sheets).filter((f) => f.endsWith('.md')).sort()
+const files = readdirSync(sheets)
+  .filter((f) => f.endsWith('.md'))
+  .sort()
 const none = async () => undefined
 const created = []
 for (let i = 0; i < MIGRATIONS; i++) {
   const file = files[i % files.length]
   const text = readFileSync(join(sheets, file), 'utf8')
-  const item = file.replace(/\.md$/, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60)
-  const body = text.slice((i >= files.length ? 1500 : 0), (i >= files.length ? 3000 : 1500)) || text.slice(0, 1500)
+  const item = file
+    .replace(/\.md$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60)
+  const body = text.slice(i >= files.length ? 1500 : 0, i >= files.length ? 3000 : 1500) || text.slice(0, 1500)
   const change = created.includes(item) ? { op: 'edit', item, body } : { op: 'create', item, title: file.replace(/\.md$/, ''), kind: 'guidance', body }
   const p = await propose(paths, { change, rationale: `bench ${i}` }, none)
   await accept(paths, { proposal: p.id, reviewer: 'bench' }, none, new Date(Date.UTC(2026, 0, 1) + i * 60_000))
@@ -87,7 +94,9 @@ for (const n of [1, 10]) {
 }
 // Now two states are built: 190 and 200 migrations. `du A B` counts a file hard-linked into both
 // once, under A: B's line is what the additional state costs.
-const built = readdirSync(paths.states).filter((n) => /^[0-9a-f]{64}$/.test(n)).map((n) => join(paths.states, n))
+const built = readdirSync(paths.states)
+  .filter((n) => /^[0-9a-f]{64}$/.test(n))
+  .map((n) => join(paths.states, n))
 const current = answeringState(paths).dir
 const ancestor = built.find((d) => d !== current)
 const additional = Number(execFileSync('du', ['-sk', ancestor, current], { encoding: 'utf8' }).trim().split('\n')[1].split('\t')[0]) * 1024
@@ -123,7 +132,9 @@ for (let i = 0; i < RUNS * 2; i++) {
 // Through the daemon: the CLI's `search` from the repository resolves the state and asks the
 // daemon serving both built states (a second process: the daemon answers; the CLI only routes).
 const cli = join(root, 'dist/bin/tychora.cjs')
-const stateDirs = readdirSync(paths.states).filter((n) => /^[0-9a-f]{64}$/.test(n)).map((n) => join(paths.states, n))
+const stateDirs = readdirSync(paths.states)
+  .filter((n) => /^[0-9a-f]{64}$/.test(n))
+  .map((n) => join(paths.states, n))
 /** Starts `tychora serve` and resolves to its process and URL once it listens. */
 async function serve(args, cwd) {
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -233,4 +244,3 @@ writeFileSync(
 )
 console.log(readFileSync(join(root, 'bench/results/knowledge-states.md'), 'utf8'))
 rmSync(scratch, { recursive: true, force: true })
-

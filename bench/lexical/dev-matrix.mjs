@@ -45,7 +45,10 @@ const { evalBeir, evalBeirAsCode } = await import('../../dist/index.js')
 /** `k = v; …` → the lexical overrides evalBeir takes. */
 function lexicalOverrides(text) {
   const out = {}
-  for (const part of text.split(/[;\n]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(/[;\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [k, v] = part.split('=').map((s) => s.trim())
     out[k] = JSON.parse(v)
   }
@@ -60,7 +63,13 @@ const beir = (dir, split, tokenize) => ({
   tokenize,
   run: async () => {
     const r = await evalBeir(dir, { split, lexical })
-    return { queries: r.queries, ndcg_at_10: r.ndcg_at_10, recall_at_100: r.recall_at_100, p50_ms: r.query_latency_ms.p50, p99_ms: r.query_latency_ms.p99 }
+    return {
+      queries: r.queries,
+      ndcg_at_10: r.ndcg_at_10,
+      recall_at_100: r.recall_at_100,
+      p50_ms: r.query_latency_ms.p50,
+      p99_ms: r.query_latency_ms.p99,
+    }
   },
 })
 
@@ -76,7 +85,12 @@ function swe(data) {
       const report = JSON.parse(readFileSync(out, 'utf8'))
       rmSync(out, { force: true })
       const m = [report.profiles].flat().find((p) => p.profile === 'code') ?? report.profiles.code
-      return { queries: m.instances ?? m.queries ?? report.instances, file_acc_at_5: m.file_acc_at_5, file_acc_at_10: m.file_acc_at_10, function_acc_at_10: m.function_acc_at_10 }
+      return {
+        queries: m.instances ?? m.queries ?? report.instances,
+        file_acc_at_5: m.file_acc_at_5,
+        file_acc_at_10: m.file_acc_at_10,
+        function_acc_at_10: m.function_acc_at_10,
+      }
     },
   }
 }
@@ -145,9 +159,7 @@ const f = (x, d = 4) => (typeof x === 'number' ? x.toFixed(d) : '–')
 const rows = Object.entries({ ...baseline.sets, ...results }).map(([name, r]) => {
   // The figure a row shows: the three SWE figures, MRR@10 for code search, nDCG@10 for text.
   const shown = (x) =>
-    x.file_acc_at_5 !== undefined
-      ? `${f(x.file_acc_at_5 * 100, 1)} / ${f(x.file_acc_at_10 * 100, 1)} / ${f(x.function_acc_at_10 * 100, 1)}`
-      : f(x.shape === 'code' ? x.mrr_at_10 : x.ndcg_at_10)
+    x.file_acc_at_5 !== undefined ? `${f(x.file_acc_at_5 * 100, 1)} / ${f(x.file_acc_at_10 * 100, 1)} / ${f(x.function_acc_at_10 * 100, 1)}` : f(x.shape === 'code' ? x.mrr_at_10 : x.ndcg_at_10)
   const metric = r.file_acc_at_5 !== undefined ? 'file Acc@5 / Acc@10 / function Acc@10' : r.shape === 'code' ? 'MRR@10' : 'nDCG@10'
   const before = baseline.sets[name]
   const was = before && results[name] ? shown(before) : ''

@@ -21,7 +21,10 @@ export function readJsonl(dir, name) {
 /** qrels/<split>.tsv as query id → (document id → relevance). */
 export function readQrels(dir, split) {
   const qrels = new Map()
-  for (const line of readFileSync(join(dir, 'qrels', `${split}.tsv`), 'utf8').split('\n').slice(1).filter(Boolean)) {
+  for (const line of readFileSync(join(dir, 'qrels', `${split}.tsv`), 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)) {
     const [q, d, r] = line.split('\t')
     if (!qrels.has(q)) qrels.set(q, new Map())
     qrels.get(q).set(d, Number(r))

@@ -4,12 +4,13 @@
 // documents profile runs (weighted RRF), at the limit an agent asks for (10). One embedding cache
 // is shared by the runs, so a corpus is embedded once. Writes bench/results/fusion-dev.{json,md}.
 //
-//   node bench/lexical/fusion-dev.mjs [--only scifact-train,nfcorpus-page,cisi,cosqa-dev]
+//   node bench/lexical/fusion-dev.mjs [--only scifact-train,paragraph-dev,nfcorpus-page,cisi,cmrc2018-zh,jsquad-ja,iapp-wiki-qa-th,cosqa-dev]
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { evalBeir, evalBeirAsCode } from '../../dist/index.js'
+import { FUSION_SETS } from './fusion-sets.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const shared = resolve(root, '../shared/data')
@@ -18,12 +19,7 @@ const args = process.argv.slice(2)
 const only = (args.includes('--only') ? args[args.indexOf('--only') + 1] : '').split(',').filter(Boolean)
 const embeddings = { cache_dir: join(cache, 'fusion-dev-embeddings') }
 
-const SETS = [
-  { name: 'scifact-train', dir: join(shared, 'scifact'), split: 'train', metric: 'ndcg_at_10' },
-  { name: 'nfcorpus-page', dir: join(cache, 'dev-sets', 'nfcorpus-page'), split: 'dev', metric: 'ndcg_at_10' },
-  { name: 'cisi', dir: join(cache, 'dev-sets', 'cisi'), split: 'dev', metric: 'ndcg_at_10' },
-  { name: 'cosqa-dev', dir: join(shared, 'cosqa'), split: 'dev', metric: 'mrr_at_10', code: true },
-]
+const SETS = [...FUSION_SETS, { name: 'cosqa-dev', dir: join(shared, 'cosqa'), split: 'dev', metric: 'mrr_at_10', code: true }]
 
 const rows = []
 for (const set of SETS) {

@@ -41,9 +41,7 @@ const args = process.argv.slice(2)
 const opt = (name, fallback) => (args.includes(name) && args[args.indexOf(name) + 1] !== undefined ? args[args.indexOf(name) + 1] : fallback)
 const MIRRORS = resolve(opt('--mirrors', '/work/.mirror'))
 const OUT = resolve(opt('--out', join(homedir(), '.cache', 'tychora', 'dev-sets')))
-const ONLY = opt('--only', '')
-  .split(',')
-  .filter(Boolean)
+const ONLY = opt('--only', '').split(',').filter(Boolean)
 const EVAL = args.includes('--eval')
 const SPLIT = opt('--split', 'dev')
 const SEED = 'tychora-long-sets-v1'
@@ -113,7 +111,13 @@ function squadParagraphs(json) {
   const out = []
   for (const article of json.data) {
     for (const [i, p] of article.paragraphs.entries()) {
-      out.push({ title: article.title ?? '', context: p.context, pid: p.id, index: i, qas: (p.qas ?? []).filter((q) => !q.is_impossible).map((q) => ({ id: String(q.id), question: q.question })) })
+      out.push({
+        title: article.title ?? '',
+        context: p.context,
+        pid: p.id,
+        index: i,
+        qas: (p.qas ?? []).filter((q) => !q.is_impossible).map((q) => ({ id: String(q.id), question: q.question })),
+      })
     }
   }
   return out
@@ -204,10 +208,10 @@ function buildNfcorpus() {
     licence:
       'NFCorpus release terms (its README.txt): "The data is free for use for academic purposes. For any other uses of the NutritionFacts data please refer to the NutritionFacts.org terms of use and contact Dr. Michael Greger directly." Cite Boteva, Gholipour, Sokolov, Riezler: A Full-Text Learning to Rank Dataset for Medical Information Retrieval, ECIR 2016. The snapshot is a third-party copy of the unmodified release files (nfcorpus.tar.gz, Heidelberg University); BEIR\'s NFCorpus is built from the same release.',
     construction: [
-      'Corpus: every document of the release\'s `dev.docs` and `test.docs` (PubMed titles + abstracts). These are the release\'s *preprocessed* texts — lowercased, stop words removed, numbers replaced by `num`, punctuation mostly gone — because the raw dump (`raw/doc_dump.txt`) and `train.docs` are over the snapshot\'s 4 MiB file limit and absent. Stop words therefore never match in a document, for either engine.',
-      `Queries: the release\'s \`all\` query type (the whole NutritionFacts.org page: title, text/transcript, topics, comments; tokenised, lowercased). Each is cut at sentence ends once it holds at least ${NF_MIN_WORDS} words (at most ${NF_MAX_WORDS} words), which keeps the page title and its opening paragraph(s), then lightly detokenised (no space before punctuation, "it’s"). Pages that give fewer than ${NF_KEEP_WORDS} words (topic pages: a title and a list of tags; ${dropped.short} of them) and pages with no judged document in the corpus (${dropped.unjudged}) are not queries.`,
-      'Splits: the release\'s own query splits — its `dev` queries are `dev`, its `test` queries are `test` (no query is in both).',
-      'Qrels: the release\'s `2-1-0` judgements (2 = the page cites the document directly, 1 = it links to a page that cites it; 0 is not in the files), kept only where the document is in the corpus.',
+      "Corpus: every document of the release's `dev.docs` and `test.docs` (PubMed titles + abstracts). These are the release's *preprocessed* texts — lowercased, stop words removed, numbers replaced by `num`, punctuation mostly gone — because the raw dump (`raw/doc_dump.txt`) and `train.docs` are over the snapshot's 4 MiB file limit and absent. Stop words therefore never match in a document, for either engine.",
+      `Queries: the release's \`all\` query type (the whole NutritionFacts.org page: title, text/transcript, topics, comments; tokenised, lowercased). Each is cut at sentence ends once it holds at least ${NF_MIN_WORDS} words (at most ${NF_MAX_WORDS} words), which keeps the page title and its opening paragraph(s), then lightly detokenised (no space before punctuation, "it’s"). Pages that give fewer than ${NF_KEEP_WORDS} words (topic pages: a title and a list of tags; ${dropped.short} of them) and pages with no judged document in the corpus (${dropped.unjudged}) are not queries.`,
+      "Splits: the release's own query splits — its `dev` queries are `dev`, its `test` queries are `test` (no query is in both).",
+      "Qrels: the release's `2-1-0` judgements (2 = the page cites the document directly, 1 = it links to a page that cites it; 0 is not in the files), kept only where the document is in the corpus.",
       'No sampling: the whole corpus is used.',
     ],
   }
@@ -238,7 +242,10 @@ function smart(raw) {
         fields[cur] ??= []
       } else if (cur) fields[cur].push(line)
     }
-    out.push({ id: lines[0].trim(), fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.join(' ').replace(/\s+/g, ' ').trim()])) })
+    out.push({
+      id: lines[0].trim(),
+      fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.join(' ').replace(/\s+/g, ' ').trim()])),
+    })
   }
   return out
 }
@@ -255,7 +262,10 @@ function buildCisi() {
   const all = smart(latin1('CISI.QRY'))
     .filter((q) => judged.has(q.id))
     .map((q) => ({ _id: q.id, text: [q.fields.T, q.fields.W].filter(Boolean).join('\n') }))
-  const { dev } = halves('cisi', all.map((q) => q._id))
+  const { dev } = halves(
+    'cisi',
+    all.map((q) => q._id),
+  )
   const queries = all.map((q) => ({ ...q, split: dev.has(q._id) ? 'dev' : 'test' }))
   const qrels = { dev: [], test: [] }
   for (const q of queries) for (const d of [...judged.get(q._id)].sort((a, b) => Number(a) - Number(b))) qrels[q.split].push([q._id, d, 1])
@@ -318,9 +328,9 @@ function buildJsquad() {
     source: JSQUAD,
     licence: 'CC BY-SA 4.0 (JGLUE, Yahoo Japan; paragraphs from Japanese Wikipedia). Cite Kurihara, Kawahara, Shibata: JGLUE: Japanese General Language Understanding Evaluation, LREC 2022.',
     construction: [
-      'A reading-comprehension set used as retrieval (as MTEB/JMTEB do with SQuAD-style sets): a question\'s only relevant document is the paragraph it was written on. Other paragraphs of the same Wikipedia article are in the corpus, so the set separates neighbours that share the title and vocabulary.',
-      'Corpus: every paragraph of the public `valid-v1.3.json` and `test-v1.3.json` (the train file is over the snapshot\'s 4 MiB limit and absent). A context reads `<title> [SEP] <text>`: the part before ` [SEP] ` is the `title`, the rest the `text`. Document id = the paragraph part of its question ids (`a10336p0q1` → `a10336p0`).',
-      'Queries: every answerable question of both files. Splits: `valid` → `dev`, `test` → `test` (the source\'s own; no paragraph or article is in both).',
+      "A reading-comprehension set used as retrieval (as MTEB/JMTEB do with SQuAD-style sets): a question's only relevant document is the paragraph it was written on. Other paragraphs of the same Wikipedia article are in the corpus, so the set separates neighbours that share the title and vocabulary.",
+      "Corpus: every paragraph of the public `valid-v1.3.json` and `test-v1.3.json` (the train file is over the snapshot's 4 MiB limit and absent). A context reads `<title> [SEP] <text>`: the part before ` [SEP] ` is the `title`, the rest the `text`. Document id = the paragraph part of its question ids (`a10336p0q1` → `a10336p0`).",
+      "Queries: every answerable question of both files. Splits: `valid` → `dev`, `test` → `test` (the source's own; no paragraph or article is in both).",
       'Qrels: question → its paragraph, score 1.',
       'No sampling. Japanese has no spaces: the query length is given in characters.',
     ],
@@ -361,11 +371,11 @@ function buildCmrc() {
     queries,
     qrels,
     source: CMRC,
-    licence: 'CC BY-SA 4.0 (the repository\'s LICENCE; passages from Chinese Wikipedia). Cite Cui et al.: A Span-Extraction Dataset for Chinese Machine Reading Comprehension, EMNLP 2019.',
+    licence: "CC BY-SA 4.0 (the repository's LICENCE; passages from Chinese Wikipedia). Cite Cui et al.: A Span-Extraction Dataset for Chinese Machine Reading Comprehension, EMNLP 2019.",
     construction: [
-      'A reading-comprehension set used as retrieval: a question\'s only relevant document is the passage it was written on (C-MTEB builds its Chinese retrieval sets the same way from DuReader/T2Ranking; those are not reachable here).',
-      'Corpus: every passage of the public `cmrc2018_dev.json` and `cmrc2018_trial.json` (SQuAD-style copies; the train file is over the snapshot\'s 4 MiB limit, the test set was never released). `title` = the Wikipedia article title, `text` = the passage; id = the passage id (`DEV_0`, `TRIAL_800`, …).',
-      'Queries: every question. Splits: `dev` → `dev`, `trial` → `test` (the source\'s own files; no passage is in both).',
+      "A reading-comprehension set used as retrieval: a question's only relevant document is the passage it was written on (C-MTEB builds its Chinese retrieval sets the same way from DuReader/T2Ranking; those are not reachable here).",
+      "Corpus: every passage of the public `cmrc2018_dev.json` and `cmrc2018_trial.json` (SQuAD-style copies; the train file is over the snapshot's 4 MiB limit, the test set was never released). `title` = the Wikipedia article title, `text` = the passage; id = the passage id (`DEV_0`, `TRIAL_800`, …).",
+      "Queries: every question. Splits: `dev` → `dev`, `trial` → `test` (the source's own files; no passage is in both).",
       'Qrels: question → its passage, score 1.',
       'No sampling. Chinese has no spaces: the query length is given in characters.',
     ],
@@ -416,11 +426,11 @@ function buildIapp() {
     queries,
     qrels,
     source: IAPP,
-    licence: 'MIT (iApp Technology; the repository\'s LICENSE). The articles are Thai Wikipedia text (CC BY-SA).',
+    licence: "MIT (iApp Technology; the repository's LICENSE). The articles are Thai Wikipedia text (CC BY-SA).",
     construction: [
-      'A reading-comprehension set used as retrieval: a question\'s only relevant document is the Wikipedia article (lead text) it was written on.',
+      "A reading-comprehension set used as retrieval: a question's only relevant document is the Wikipedia article (lead text) it was written on.",
       'Corpus: every distinct context of the SQuAD-format `train`, `valid` and `test` files in `squad_format/data.zip` (seven contexts appear under two article ids: one document each, with the smaller id). `title` = the article title, `text` = the context.',
-      'Queries: every question. Splits: `valid` → `dev`, `test` → `test` (the source\'s own); `train` questions are kept as a `train` split (qrels/train.tsv) and their articles serve as distractors.',
+      "Queries: every question. Splits: `valid` → `dev`, `test` → `test` (the source's own); `train` questions are kept as a `train` split (qrels/train.tsv) and their articles serve as distractors.",
       'Qrels: question → its article, score 1.',
       'No sampling. Thai puts no spaces between words (only between phrases): the query length is given in characters as well as whitespace-separated chunks.',
     ],
@@ -479,9 +489,14 @@ function readme(set, s) {
     '',
     '| split | queries | qrels | relevant / query | query words (mean / median) | query characters (mean, non-space) |',
     '|---|---:|---:|---:|---:|---:|',
-    ...Object.entries(s.splits).map(([k, v]) => `| ${k} | ${v.queries.toLocaleString('en')} | ${v.qrels.toLocaleString('en')} | ${f1(v.relevant_per_query)} | ${f1(v.query_words_mean)} / ${v.query_words_median} | ${f1(v.query_chars_mean)} |`),
+    ...Object.entries(s.splits).map(
+      ([k, v]) =>
+        `| ${k} | ${v.queries.toLocaleString('en')} | ${v.qrels.toLocaleString('en')} | ${f1(v.relevant_per_query)} | ${f1(v.query_words_mean)} / ${v.query_words_median} | ${f1(v.query_chars_mean)} |`,
+    ),
     '',
-    ...(set.language === 'en' ? [] : [`Words are whitespace-separated chunks; for ${set.language === 'th' ? 'Thai they are phrases' : 'Chinese and Japanese they are whole runs of text'}, so read the character count.`, '']),
+    ...(set.language === 'en'
+      ? []
+      : [`Words are whitespace-separated chunks; for ${set.language === 'th' ? 'Thai they are phrases' : 'Chinese and Japanese they are whole runs of text'}, so read the character count.`, '']),
     '## Use',
     '',
     '```',
@@ -510,7 +525,10 @@ function write(set) {
 function tychora(dir, split) {
   const out = join(tmpdir(), `tychora-long-sets-${process.pid}.json`)
   try {
-    execFileSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'eval', 'beir', dir, '--split', split, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 })
+    execFileSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'eval', 'beir', dir, '--split', split, '--out', out], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    })
   } catch (e) {
     // A failed evaluation is a finding, not the end of the run: its message goes into the table.
     const lines = String(e.stderr ?? e.message).split('\n')
@@ -520,7 +538,14 @@ function tychora(dir, split) {
   }
   const r = JSON.parse(readFileSync(out, 'utf8'))
   rmSync(out, { force: true })
-  return { ndcg_at_10: r.ndcg_at_10, recall_at_100: r.recall_at_100, mrr_at_10: r.mrr_at_10, p50_ms: r.query_latency_ms.p50, p99_ms: r.query_latency_ms.p99, ingest_seconds: r.ingest_seconds }
+  return {
+    ndcg_at_10: r.ndcg_at_10,
+    recall_at_100: r.recall_at_100,
+    mrr_at_10: r.mrr_at_10,
+    p50_ms: r.query_latency_ms.p50,
+    p99_ms: r.query_latency_ms.p99,
+    ingest_seconds: r.ingest_seconds,
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,7 +557,9 @@ for (const spec of chosen) {
   const w = write(set)
   built.push({ spec, set, ...w })
   const d = w.splits.dev
-  console.error(`${set.name}: ${w.documents} documents; dev ${d.queries} queries (${d.query_words_mean.toFixed(1)} words, ${d.query_chars_mean.toFixed(1)} chars), test ${w.splits.test.queries} → ${w.dir}`)
+  console.error(
+    `${set.name}: ${w.documents} documents; dev ${d.queries} queries (${d.query_words_mean.toFixed(1)} words, ${d.query_chars_mean.toFixed(1)} chars), test ${w.splits.test.queries} → ${w.dir}`,
+  )
 }
 writeFileSync(
   join(OUT, 'README.md'),
@@ -550,7 +577,14 @@ if (EVAL) {
   const rows = []
   for (const b of built) {
     if (!existsSync(join(b.dir, 'qrels', `${SPLIT}.tsv`))) continue
-    const row = { set: b.set.name, split: SPLIT, documents: b.documents, queries: b.splits[SPLIT].queries, query_words_mean: b.splits[SPLIT].query_words_mean, query_chars_mean: b.splits[SPLIT].query_chars_mean }
+    const row = {
+      set: b.set.name,
+      split: SPLIT,
+      documents: b.documents,
+      queries: b.splits[SPLIT].queries,
+      query_words_mean: b.splits[SPLIT].query_words_mean,
+      query_chars_mean: b.splits[SPLIT].query_chars_mean,
+    }
     row.tychora_lexical = tychora(b.dir, SPLIT)
     if (b.spec.cjk) {
       row.fts5_trigram = await fts5(b.dir, SPLIT, 'trigram')

@@ -49,4 +49,13 @@ writeFileSync(join(out, 'corpus.jsonl'), `${docs.map((d) => JSON.stringify(d)).j
 writeFileSync(join(out, 'queries.jsonl'), `${chosen.map((q) => JSON.stringify({ _id: q._id, text: q.text })).join('\n')}\n`)
 writeFileSync(join(out, 'qrels', 'dev.tsv'), `query-id\tcorpus-id\tscore\n${chosen.map((q) => `${q._id}\t${q.doc}\t1`).join('\n')}\n`)
 const lengths = chosen.map((q) => words(q.text)).sort((a, b) => a - b)
-console.log(JSON.stringify({ out, documents: docs.length, eligible: queries.length, queries: chosen.length, query_words_median: lengths[lengths.length >> 1], query_words_mean: Math.round(lengths.reduce((a, b) => a + b, 0) / lengths.length) }))
+console.log(
+  JSON.stringify({
+    out,
+    documents: docs.length,
+    eligible: queries.length,
+    queries: chosen.length,
+    query_words_median: lengths[lengths.length >> 1],
+    query_words_mean: Math.round(lengths.reduce((a, b) => a + b, 0) / lengths.length),
+  }),
+)

@@ -11,7 +11,7 @@
 // Every other question of each corpus is the dev half (settings were chosen there), the rest test.
 // Writes bench/results/raptor.{json,md}.
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -95,7 +95,9 @@ try {
     toml = readFileSync(join(ws, 'workspace.toml'), 'utf8')
     writeFileSync(
       join(ws, 'workspace.toml'),
-      toml.replace('[summaries]\nprovider = "extractive"', '[summaries]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\ncollections = ["owasp", "gdpr"]').replace(/network = false/g, 'network = true'),
+      toml
+        .replace('[summaries]\nprovider = "extractive"', '[summaries]\nprovider = "anthropic"\nmodel = "claude-sonnet-4-5"\ncollections = ["owasp", "gdpr"]')
+        .replace(/network = false/g, 'network = true'),
     )
     planned = JSON.parse(run('index', 'build', '--raptor', '--dry-run', '-w', ws, '--format', 'json'))
     writeFileSync(join(ws, 'workspace.toml'), toml)
@@ -115,7 +117,14 @@ try {
         const per = []
         for (const q of questions) {
           const result = await open.search({ query: q.question, channels, limit: LIMIT, max_per_source: 0, budget_tokens: BUDGET })
-          per.push({ id: q.id, half: half(q),  corpus: q.sheet ? 'owasp' : 'gdpr', recall: recall(result, expected(q)), summaries: result.summaries.length, ms: result.duration_ms })
+          per.push({
+            id: q.id,
+            half: half(q),
+            corpus: q.sheet ? 'owasp' : 'gdpr',
+            recall: recall(result, expected(q)),
+            summaries: result.summaries.length,
+            ms: result.duration_ms,
+          })
         }
         rows.push({ label, weight: label === 'with' ? weight : null, per })
       }
@@ -161,7 +170,10 @@ try {
     '',
     '| channels | summary weight | recall dev | recall test | OWASP | GDPR | all | query p50 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...table.map((r) => `| exact+lexical+text${r.label === 'with' ? '+summary' : ''} | ${r.weight ?? '–'} | ${f(r.dev)} | ${f(r.test)} | ${f(r.owasp)} | ${f(r.gdpr)} | ${f(r.all)} | ${r.query_ms_p50.toFixed(1)} |`),
+    ...table.map(
+      (r) =>
+        `| exact+lexical+text${r.label === 'with' ? '+summary' : ''} | ${r.weight ?? '–'} | ${f(r.dev)} | ${f(r.test)} | ${f(r.owasp)} | ${f(r.gdpr)} | ${f(r.all)} | ${r.query_ms_p50.toFixed(1)} |`,
+    ),
     '',
     `Tree: ${built.windows} windows of ${built.documents} documents → ${built.nodes} summaries (levels ${built.levels.join(', ')}); extractive build ${(built.build_ms / 1000).toFixed(2)} s (cluster ${built.cluster_ms.toFixed(0)} ms, summarise ${built.summarize_ms.toFixed(0)} ms).`,
     `Per 1,000 windows: ${report.per_1000_windows.build_ms} ms to build offline; a model summariser would get ${report.per_1000_windows.model_calls} calls with ${report.per_1000_windows.model_input_tokens} input tokens (cl100k count of what would be sent) and write at most ${report.per_1000_windows.model_output_tokens_at_most} output tokens.`,

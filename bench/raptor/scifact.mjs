@@ -34,7 +34,13 @@ try {
   try {
     built = await open.buildSummaries()
     for (const [qid, text] of queries) {
-      const result = await open.search({ query: text, limit: LIMIT, max_per_source: 0, budget_tokens: 100_000_000, channels: ['exact', 'lexical', 'text', 'summary'] })
+      const result = await open.search({
+        query: text,
+        limit: LIMIT,
+        max_per_source: 0,
+        budget_tokens: 100_000_000,
+        channels: ['exact', 'lexical', 'text', 'summary'],
+      })
       latencies.push(result.duration_ms)
       const ranked = []
       for (const s of result.segments) if (s.locator.anchor !== undefined && !ranked.includes(s.locator.anchor)) ranked.push(s.locator.anchor)
@@ -51,7 +57,12 @@ try {
     corpus: 'SciFact test (5,183 abstracts, 300 queries), local all-MiniLM-L6-v2, limit 100',
     tree: built,
     without: { ndcg_at_10: base.ndcg_at_10, recall_at_100: base.recall_at_100, mrr_at_10: base.mrr_at_10, query_p50_ms: base.query_latency_ms.p50 },
-    with_summary: { ndcg_at_10: withSummary.ndcg_at_10, recall_at_100: withSummary.recall_at_100, mrr_at_10: withSummary.mrr_at_10, query_p50_ms: p50 },
+    with_summary: {
+      ndcg_at_10: withSummary.ndcg_at_10,
+      recall_at_100: withSummary.recall_at_100,
+      mrr_at_10: withSummary.mrr_at_10,
+      query_p50_ms: p50,
+    },
   }
   mkdirSync(join(root, 'bench/results'), { recursive: true })
   writeFileSync(join(root, 'bench/results/raptor-scifact.json'), `${JSON.stringify(report, null, 2)}\n`)

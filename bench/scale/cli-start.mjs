@@ -36,7 +36,11 @@ const ftsQuery = (text) =>
 export async function runCliStart({ rounds = Number(process.env.CLI_ROUNDS ?? 30) } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'tychora-cli-start-'))
   try {
-    const records = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz'))).toString('utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const records = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz')))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const data = join(scratch, 'scifact')
     mkdirSync(data)
     writeFileSync(join(data, 'corpus.jsonl'), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`)
@@ -49,9 +53,15 @@ export async function runCliStart({ rounds = Number(process.env.CLI_ROUNDS ?? 30
     const db = new Database(fts)
     db.exec("CREATE VIRTUAL TABLE docs USING fts5(title, body, tokenize = 'porter')")
     const insert = db.prepare('INSERT INTO docs (title, body) VALUES (?, ?)')
-    db.transaction(() => records.forEach((r) => insert.run(r.title ?? '', r.text ?? '')))()
+    db.transaction(() => {
+      for (const r of records) insert.run(r.title ?? '', r.text ?? '')
+    })()
     db.close()
-    const queries = readFileSync(join(shared, 'scifact/queries.jsonl'), 'utf8').trim().split('\n').slice(0, 10).map((l) => JSON.parse(l).text)
+    const queries = readFileSync(join(shared, 'scifact/queries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 10)
+      .map((l) => JSON.parse(l).text)
 
     const runs = { bare: [], scifact: [], scifact_uncached: [], small: [], sqlite3_fts5: [] }
     // A first run of each keeps the code cache the later ones read.

@@ -13,7 +13,11 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 
 /** Runs one measurement of bench/scale/worker.mjs in its own process; returns its JSON line. */
 export function worker(task, args) {
-  const out = execFileSync(process.execPath, [join(root, 'bench/scale/worker.mjs'), task, JSON.stringify(args)], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] })
+  const out = execFileSync(process.execPath, [join(root, 'bench/scale/worker.mjs'), task, JSON.stringify(args)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   return JSON.parse(out.trim().split('\n').pop())
 }
 
@@ -23,7 +27,12 @@ export function worker(task, args) {
  */
 export function scifactCopies(dir, copies, { count = Number.POSITIVE_INFINITY, prefix = 'c' } = {}) {
   mkdirSync(dir, { recursive: true })
-  const records = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz'))).toString('utf8').trim().split('\n').slice(0, count).map((l) => JSON.parse(l))
+  const records = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz')))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .slice(0, count)
+    .map((l) => JSON.parse(l))
   let bytes = 0
   for (let k = 0; k < copies; k++) {
     const body = `${records.map((d) => JSON.stringify({ ...d, _id: `${prefix}${k}-${d._id}` })).join('\n')}\n`

@@ -60,7 +60,10 @@ export async function runGrowth({ sizes = [1, 4, 16, 64], runs = RUNS } = {}) {
     '',
     '| chunks | input MB | full add s | full add MB/s | one-file add ms | one-file change ms | query p50 ms | workspace MB | originals MB | SQLite MB | lexical MB | vectors MB |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.chunks.toLocaleString('en')} | ${mb(r.input_bytes)} | ${f(r.full_add_s)} | ${f(r.full_add_mb_per_s, 1)} | ${f(r.one_file_add_ms, 0)} | ${f(r.one_file_change_ms, 0)} | ${f(r.query_p50_ms)} | ${mb(r.disk_bytes)} | ${mb(r.storage?.originals_bytes ?? 0)} | ${mb(r.storage?.sqlite_bytes ?? 0)} | ${mb(r.storage?.lexical_bytes ?? 0)} | ${mb(r.storage?.vector_bytes ?? 0)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.chunks.toLocaleString('en')} | ${mb(r.input_bytes)} | ${f(r.full_add_s)} | ${f(r.full_add_mb_per_s, 1)} | ${f(r.one_file_add_ms, 0)} | ${f(r.one_file_change_ms, 0)} | ${f(r.query_p50_ms)} | ${mb(r.disk_bytes)} | ${mb(r.storage?.originals_bytes ?? 0)} | ${mb(r.storage?.sqlite_bytes ?? 0)} | ${mb(r.storage?.lexical_bytes ?? 0)} | ${mb(r.storage?.vector_bytes ?? 0)} |`,
+    ),
   ]
   mkdirSync(join(root, 'bench/results'), { recursive: true })
   writeFileSync(join(root, 'bench/results/growth.json'), `${JSON.stringify(result, null, 2)}\n`)

@@ -18,7 +18,9 @@ async function run(syncs, maintain) {
   try {
     const tree = join(scratch, 'tree')
     cpSync(source, tree, { recursive: true })
-    const files = readdirSync(tree).filter((f) => f.endsWith('.md')).sort()
+    const files = readdirSync(tree)
+      .filter((f) => f.endsWith('.md'))
+      .sort()
     const ws = join(scratch, 'ws')
     await Workspace.init(ws)
     const handle = await Workspace.open(ws)
@@ -64,8 +66,12 @@ export async function runHistory({ syncs = 1000 } = {}) {
     '',
     '| run | corpus.sqlite3 MB | workspace MB | snapshots | revisions | extractions | evidence units | chunks | query runs | s |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...[['no maintenance (before)', before], ['compaction + purge after each job (after)', after]].map(
-      ([name, r]) => `| ${name} | ${mb(r.corpus_sqlite_bytes)} | ${mb(r.workspace_bytes)} | ${r.counts.snapshots} | ${r.counts.revisions} | ${r.counts.extractions} | ${r.counts.evidence_units} | ${r.counts.chunks} | ${r.counts.query_runs} | ${r.seconds.toFixed(0)} |`,
+    ...[
+      ['no maintenance (before)', before],
+      ['compaction + purge after each job (after)', after],
+    ].map(
+      ([name, r]) =>
+        `| ${name} | ${mb(r.corpus_sqlite_bytes)} | ${mb(r.workspace_bytes)} | ${r.counts.snapshots} | ${r.counts.revisions} | ${r.counts.extractions} | ${r.counts.evidence_units} | ${r.counts.chunks} | ${r.counts.query_runs} | ${r.seconds.toFixed(0)} |`,
     ),
   ]
   writeFileSync(join(root, 'bench/results/history.json'), `${JSON.stringify(result, null, 2)}\n`)

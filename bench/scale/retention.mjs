@@ -36,7 +36,9 @@ function scratchTree() {
   const scratch = mkdtempSync(join(tmpdir(), 'tychora-retention-'))
   const tree = join(scratch, 'tree')
   cpSync(source, tree, { recursive: true })
-  const files = readdirSync(tree).filter((f) => f.endsWith('.md')).sort()
+  const files = readdirSync(tree)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
   return { scratch, tree, files, ws: join(scratch, 'ws') }
 }
 
@@ -109,8 +111,18 @@ function noOpSyncs() {
     tychora(['add', '-w', ws, tree])
     const db = () => statSync(join(ws, 'corpus.sqlite3')).size + (statSync(join(ws, 'corpus.sqlite3-wal'), { throwIfNoEntry: false })?.size ?? 0)
     // The fsyncs of one no-op sync, as the kernel sees them.
-    const traced = spawnSync('strace', ['-f', '-c', '-e', 'trace=fsync,fdatasync', process.execPath, CLI, 'add', '-w', ws, tree], { encoding: 'utf8', maxBuffer: 1 << 28 })
-    const calls = (name) => Number(traced.stderr.split('\n').find((l) => l.trim().endsWith(name))?.trim().split(/\s+/)[3] ?? 0)
+    const traced = spawnSync('strace', ['-f', '-c', '-e', 'trace=fsync,fdatasync', process.execPath, CLI, 'add', '-w', ws, tree], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    })
+    const calls = (name) =>
+      Number(
+        traced.stderr
+          .split('\n')
+          .find((l) => l.trim().endsWith(name))
+          ?.trim()
+          .split(/\s+/)[3] ?? 0,
+      )
     const fsyncs = calls('fsync') + calls('fdatasync')
     const before = { bytes: db(), ...status(ws).counts }
     const seconds = []
@@ -120,7 +132,13 @@ function noOpSyncs() {
       seconds.push((performance.now() - t) / 1000)
     }
     const after = { bytes: db(), ...status(ws).counts }
-    return { files: 10_000, fsyncs_per_no_op_sync: fsyncs, ten_syncs_db_bytes_added: after.bytes - before.bytes, ten_syncs_jobs_added: after.jobs - before.jobs, median_no_op_sync_s: median(seconds) }
+    return {
+      files: 10_000,
+      fsyncs_per_no_op_sync: fsyncs,
+      ten_syncs_db_bytes_added: after.bytes - before.bytes,
+      ten_syncs_jobs_added: after.jobs - before.jobs,
+      median_no_op_sync_s: median(seconds),
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
   }
@@ -133,7 +151,13 @@ export async function runRetention({ syncs = 1000, gigabyteSyncs = 1100 } = {}) 
   console.error(JSON.stringify(purge))
   const noop = noOpSyncs()
   console.error(JSON.stringify(noop))
-  const result = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, cli, purge, noop }
+  const result = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    cli,
+    purge,
+    noop,
+  }
   const mb = (b) => (b / 1e6).toFixed(1)
   const md = [
     `# Retention on every entry point (${result.date.slice(0, 10)})`,

@@ -19,12 +19,23 @@ if (task === 'full-add') {
   const receipt = await ws.add({ paths: args.paths })
   // As the CLI and the daemon do after a job: merge small segments, off the job's time.
   const compaction = await ws.compact()
-  Object.assign(out, { job_ms: receipt.duration_ms, chunks: receipt.chunks, embedded: receipt.embedding?.embedded ?? null, compact_ms: compaction.duration_ms, merged: compaction.to_generation !== null, folded: compaction.text_folded_to !== null })
+  Object.assign(out, {
+    job_ms: receipt.duration_ms,
+    chunks: receipt.chunks,
+    embedded: receipt.embedding?.embedded ?? null,
+    compact_ms: compaction.duration_ms,
+    merged: compaction.to_generation !== null,
+    folded: compaction.text_folded_to !== null,
+  })
   ws.close()
 } else if (task === 'status') {
   const ws = await Workspace.open(args.ws)
   const status = await ws.status()
-  const queries = readFileSync(resolve(root, '../shared/data/scifact/queries.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).text).slice(0, 300)
+  const queries = readFileSync(resolve(root, '../shared/data/scifact/queries.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).text)
+    .slice(0, 300)
   const lat = []
   for (const q of queries) {
     const t = performance.now()
@@ -34,7 +45,13 @@ if (task === 'full-add') {
   lat.sort((a, b) => a - b)
   out.query_p50_ms = lat[Math.floor(lat.length / 2)]
   out.disk_bytes = status.bytes.corpus + status.bytes.artifacts + status.bytes.indexes
-  out.storage = { originals_bytes: status.bytes.artifacts, sqlite_bytes: status.bytes.corpus, lexical_bytes: status.bytes.lexical, vector_bytes: status.bytes.vectors, tables: status.bytes.tables.slice(0, 6) }
+  out.storage = {
+    originals_bytes: status.bytes.artifacts,
+    sqlite_bytes: status.bytes.corpus,
+    lexical_bytes: status.bytes.lexical,
+    vector_bytes: status.bytes.vectors,
+    tables: status.bytes.tables.slice(0, 6),
+  }
   ws.close()
 }
 console.log(JSON.stringify(out))

@@ -31,7 +31,7 @@ const EFS = [16, 32, 64, 128, 256]
 function writeF32(path, vectors) {
   const dim = vectors[0].length
   const buf = Buffer.alloc(vectors.length * dim * 4)
-  vectors.forEach((v, i) => v.forEach((x, j) => buf.writeFloatLE(x, (i * dim + j) * 4)))
+  for (const [i, v] of vectors.entries()) for (const [j, x] of v.entries()) buf.writeFloatLE(x, (i * dim + j) * 4)
   writeFileSync(path, buf)
 }
 
@@ -78,7 +78,12 @@ function synthetic(n, dim = 384, clusters = 1000, queries = 1000) {
     const c = centers[Math.floor(next() * clusters)]
     return unit(c.map((x) => x + 0.08 * gauss()))
   }
-  return { name: `synthetic (${n} unit vectors, 384-d, 1,000 Gaussian clusters)`, key: 'synthetic', base: Array.from({ length: n }, around), queries: Array.from({ length: queries }, around) }
+  return {
+    name: `synthetic (${n} unit vectors, 384-d, 1,000 Gaussian clusters)`,
+    key: 'synthetic',
+    base: Array.from({ length: n }, around),
+    queries: Array.from({ length: queries }, around),
+  }
 }
 
 /** hnswlib-node in its own process (its memory is its own). */
@@ -114,7 +119,12 @@ function hnswlib(basePath, queriesPath, dim, truthPath) {
   return JSON.parse(execFileSync(process.execPath, ['-e', code], { cwd: root, maxBuffer: 1 << 28 }).toString())
 }
 
-const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, sets: [], crossover: [] }
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  sets: [],
+  crossover: [],
+}
 const big = synthetic(syntheticN)
 // The exact/HNSW crossover: prefixes of the synthetic set, 200 queries, the engine's two layouts.
 for (const n of [2_000, 5_000, 10_000, 20_000, 50_000].filter((n) => n < big.base.length)) {
@@ -125,7 +135,15 @@ for (const n of [2_000, 5_000, 10_000, 20_000, 50_000].filter((n) => n < big.bas
   const engine = JSON.parse(execFileSync(bin, ['ann', basePath, queriesPath, '384', join(scratch, `x${n}`)], { maxBuffer: 1 << 28 }).toString())
   const flat = engine.layouts.find((l) => l.layout === 'flat')
   const hnsw = engine.layouts.filter((l) => l.layout === 'hnsw' && l.recall_at_10 >= 0.95).sort((a, b) => a.p50_ms - b.p50_ms)[0]
-  results.crossover.push({ vectors: n, exact_p50_ms: flat.p50_ms, exact_p99_ms: flat.p99_ms, hnsw_p50_ms: hnsw?.p50_ms ?? null, hnsw_ef: hnsw?.expansion_search ?? null, hnsw_recall_at_10: hnsw?.recall_at_10 ?? null, hnsw_build_ms: hnsw?.build_ms ?? null })
+  results.crossover.push({
+    vectors: n,
+    exact_p50_ms: flat.p50_ms,
+    exact_p99_ms: flat.p99_ms,
+    hnsw_p50_ms: hnsw?.p50_ms ?? null,
+    hnsw_ef: hnsw?.expansion_search ?? null,
+    hnsw_recall_at_10: hnsw?.recall_at_10 ?? null,
+    hnsw_build_ms: hnsw?.build_ms ?? null,
+  })
   console.error(JSON.stringify(results.crossover.at(-1)))
 }
 for (const set of [await scifact(), big]) {
@@ -147,21 +165,55 @@ for (const set of [await scifact(), big]) {
   const u = at95(usearchRows)
   const u16 = at95(halfRows)
   const h = at95(peer)
-  results.sets.push({ name: set.name, vectors: set.base.length, queries: set.queries.length, dimension: dim, flat, usearch: usearchRows, usearch_f16: halfRows, hnswlib: peer, at_recall_95: { usearch: u, usearch_f16: u16, hnswlib: h, qps_ratio: u && h ? u.qps / h.qps : null, qps_ratio_f16: u16 && h ? u16.qps / h.qps : null } })
+  results.sets.push({
+    name: set.name,
+    vectors: set.base.length,
+    queries: set.queries.length,
+    dimension: dim,
+    flat,
+    usearch: usearchRows,
+    usearch_f16: halfRows,
+    hnswlib: peer,
+    at_recall_95: {
+      usearch: u,
+      usearch_f16: u16,
+      hnswlib: h,
+      qps_ratio: u && h ? u.qps / h.qps : null,
+      qps_ratio_f16: u16 && h ? u16.qps / h.qps : null,
+    },
+  })
 }
 rmSync(scratch, { recursive: true, force: true })
 mkdirSync(join(root, 'bench/results'), { recursive: true })
 writeFileSync(join(root, 'bench/results/ann.json'), `${JSON.stringify(results, null, 2)}\n`)
 const f = (x, d = 2) => (typeof x === 'number' ? x.toFixed(d) : '–')
-const md = [`# ANN: the engine's vector index vs hnswlib-node vs exact (${results.date.slice(0, 10)})`, '', `${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; release build; one query at a time, single-threaded; HNSW M = 16, ef_construction = 128 for both; recall@10 against exact brute force.`, '']
+const md = [
+  `# ANN: the engine's vector index vs hnswlib-node vs exact (${results.date.slice(0, 10)})`,
+  '',
+  `${results.machine.cpus} cores (${results.machine.model}), Node ${results.machine.node}; release build; one query at a time, single-threaded; HNSW M = 16, ef_construction = 128 for both; recall@10 against exact brute force.`,
+  '',
+]
 md.push('## Exact vs HNSW by size (synthetic prefixes, 200 queries)', '', '| vectors | exact p50 / p99 ms | HNSW p50 ms (smallest ef with recall@10 ≥ 0.95) | HNSW build s |', '|---:|---:|---:|---:|')
-for (const x of results.crossover) md.push(`| ${x.vectors} | ${f(x.exact_p50_ms, 3)} / ${f(x.exact_p99_ms, 3)} | ${f(x.hnsw_p50_ms, 3)} (ef ${x.hnsw_ef ?? '–'}, recall ${f(x.hnsw_recall_at_10, 3)}) | ${f(x.hnsw_build_ms / 1000)} |`)
+for (const x of results.crossover)
+  md.push(`| ${x.vectors} | ${f(x.exact_p50_ms, 3)} / ${f(x.exact_p99_ms, 3)} | ${f(x.hnsw_p50_ms, 3)} (ef ${x.hnsw_ef ?? '–'}, recall ${f(x.hnsw_recall_at_10, 3)}) | ${f(x.hnsw_build_ms / 1000)} |`)
 md.push('')
 for (const s of results.sets) {
-  md.push(`## ${s.name}`, '', `${s.queries} queries. Best QPS at recall@10 ≥ 0.95: usearch ${f(s.at_recall_95.usearch?.qps, 0)} (ef ${s.at_recall_95.usearch?.expansion_search ?? '–'}) vs hnswlib-node ${f(s.at_recall_95.hnswlib?.qps, 0)} (ef ${s.at_recall_95.hnswlib?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio)}×**; with f16 vectors ${f(s.at_recall_95.usearch_f16?.qps, 0)} (ef ${s.at_recall_95.usearch_f16?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio_f16)}×**.`, '')
+  md.push(
+    `## ${s.name}`,
+    '',
+    `${s.queries} queries. Best QPS at recall@10 ≥ 0.95: usearch ${f(s.at_recall_95.usearch?.qps, 0)} (ef ${s.at_recall_95.usearch?.expansion_search ?? '–'}) vs hnswlib-node ${f(s.at_recall_95.hnswlib?.qps, 0)} (ef ${s.at_recall_95.hnswlib?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio)}×**; with f16 vectors ${f(s.at_recall_95.usearch_f16?.qps, 0)} (ef ${s.at_recall_95.usearch_f16?.expansion_search ?? '–'}): **${f(s.at_recall_95.qps_ratio_f16)}×**.`,
+    '',
+  )
   md.push('| index | ef_search | build s | file MB | memory MB | QPS | p50 ms | p99 ms | recall@10 | 1% filter: recall / full / p50 ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|')
-  const row = (name, r) => `| ${name} | ${r.expansion_search ?? '–'} | ${f(r.build_ms / 1000)} | ${f(r.file_bytes / 1e6)} | ${f(r.memory_mb ?? r.rss_mb, 1)} | ${f(r.qps, 0)} | ${f(r.p50_ms, 3)} | ${f(r.p99_ms, 3)} | ${f(r.recall_at_10, 3)} | ${r.filtered_recall_at_10 === undefined ? '–' : `${f(r.filtered_recall_at_10, 3)} / ${r.filtered_full} / ${f(r.filtered_p50_ms, 3)}`} |`
-  md.push(row('exact (engine flat)', s.flat), ...s.usearch.map((r) => row('usearch (engine)', r)), ...(s.usearch_f16 ?? []).map((r) => row('usearch f16 (engine)', r)), ...s.hnswlib.map((r) => row('hnswlib-node', { ...r, filtered_recall_at_10: undefined })), '')
+  const row = (name, r) =>
+    `| ${name} | ${r.expansion_search ?? '–'} | ${f(r.build_ms / 1000)} | ${f(r.file_bytes / 1e6)} | ${f(r.memory_mb ?? r.rss_mb, 1)} | ${f(r.qps, 0)} | ${f(r.p50_ms, 3)} | ${f(r.p99_ms, 3)} | ${f(r.recall_at_10, 3)} | ${r.filtered_recall_at_10 === undefined ? '–' : `${f(r.filtered_recall_at_10, 3)} / ${r.filtered_full} / ${f(r.filtered_p50_ms, 3)}`} |`
+  md.push(
+    row('exact (engine flat)', s.flat),
+    ...s.usearch.map((r) => row('usearch (engine)', r)),
+    ...(s.usearch_f16 ?? []).map((r) => row('usearch f16 (engine)', r)),
+    ...s.hnswlib.map((r) => row('hnswlib-node', { ...r, filtered_recall_at_10: undefined })),
+    '',
+  )
 }
 writeFileSync(join(root, 'bench/results/ann.md'), `${md.join('\n')}\n`)
 console.log(md.join('\n'))

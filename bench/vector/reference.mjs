@@ -40,7 +40,7 @@ const texts = [
   'Numbers 3.14159 2.71828 1e-12 0xDEADBEEF',
   'Mitochondria are the powerhouse of the cell; ATP synthase couples proton flow to ATP synthesis.',
   'A claim: vitamin D supplementation reduces the risk of respiratory infections in adults.',
-  'SELECT id, name FROM users WHERE created_at > now() - interval \'1 day\';',
+  "SELECT id, name FROM users WHERE created_at > now() - interval '1 day';",
   '<div class="hero"><h1>Title &amp; subtitle</h1></div>',
   long,
   `${long} ${long}`,
@@ -71,7 +71,15 @@ const rows = texts.map((t, i) => ({
 }))
 const min = Math.min(...rows.map((r) => r.cosine))
 const tokensAgree = rows.every((r) => r.rust_tokens === r.reference_tokens)
-const report = { model, max_seq_length: maxSeq, texts: rows.length, min_cosine: min, tokens_agree: tokensAgree, pass: min >= 0.9999 && tokensAgree, rows }
+const report = {
+  model,
+  max_seq_length: maxSeq,
+  texts: rows.length,
+  min_cosine: min,
+  tokens_agree: tokensAgree,
+  pass: min >= 0.9999 && tokensAgree,
+  rows,
+}
 const out = join(import.meta.dirname, '..', 'results')
 writeFileSync(join(out, 'embedding-reference.json'), `${JSON.stringify(report, null, 2)}\n`)
 const md = [
@@ -81,7 +89,9 @@ const md = [
   '',
   '| text | chars | tokens (rust / ref) | cosine | 1 − cosine |',
   '|---|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${JSON.stringify(r.text).slice(1, -1).replaceAll('|', '\\|')} | ${r.chars} | ${r.rust_tokens} / ${r.reference_tokens} | ${r.cosine.toFixed(6)} | ${(1 - r.cosine).toExponential(1)} |`),
+  ...rows.map(
+    (r) => `| ${JSON.stringify(r.text).slice(1, -1).replaceAll('|', '\\|')} | ${r.chars} | ${r.rust_tokens} / ${r.reference_tokens} | ${r.cosine.toFixed(6)} | ${(1 - r.cosine).toExponential(1)} |`,
+  ),
   '',
 ]
 writeFileSync(join(out, 'embedding-reference.md'), md.join('\n'))

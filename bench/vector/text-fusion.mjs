@@ -26,14 +26,28 @@ const stage = args.includes('--stage') ? args[args.indexOf('--stage') + 1] : 'al
 const paragraphDev = join(homedir(), '.cache', 'tychora', 'paragraph-dev')
 const resultsPath = join(root, 'bench/results/text-fusion.json')
 const saved = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {}
-const results = { date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, cells: saved.cells ?? {}, cost: saved.cost ?? null, cli: saved.cli ?? null }
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+  cells: saved.cells ?? {},
+  cost: saved.cost ?? null,
+  cli: saved.cli ?? null,
+}
 
 /** One evaluation, cached by its key. */
 async function cell(key, run) {
   if (results.cells[key] === undefined) {
     console.error(`# ${key}`)
     const r = await run()
-    results.cells[key] = { ndcg_at_10: r.ndcg_at_10, mrr_at_10: r.mrr_at_10, recall_at_100: r.recall_at_100, query_p50_ms: r.query_latency_ms.p50, query_p99_ms: r.query_latency_ms.p99, ingest_seconds: r.ingest_seconds, embedding: r.embedding ?? null }
+    results.cells[key] = {
+      ndcg_at_10: r.ndcg_at_10,
+      mrr_at_10: r.mrr_at_10,
+      recall_at_100: r.recall_at_100,
+      query_p50_ms: r.query_latency_ms.p50,
+      query_p99_ms: r.query_latency_ms.p99,
+      ingest_seconds: r.ingest_seconds,
+      embedding: r.embedding ?? null,
+    }
     writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`)
   }
   return results.cells[key]
@@ -67,17 +81,27 @@ if (stage === 'test' || stage === 'all') {
   if (!results.cli) {
     // The hybrid query through the CLI: a process per query (start, open, embed the query, search).
     const kept = await evalBeir(dir, { split: 'test', embeddings: {}, channels: ['exact', 'lexical', 'text'], keep: true })
-    const queries = readFileSync(join(dir, 'queries.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 30).map((l) => JSON.parse(l).text)
+    const queries = readFileSync(join(dir, 'queries.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 30)
+      .map((l) => JSON.parse(l).text)
     const times = []
     for (const q of queries) {
       const t = performance.now()
-      const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'search', '-w', kept.workspace, '--channels', 'exact,lexical,text', '--format', 'json', '--', q], { encoding: 'utf8' })
+      const r = spawnSync(process.execPath, [join(root, 'dist/bin/tychora.cjs'), 'search', '-w', kept.workspace, '--channels', 'exact,lexical,text', '--format', 'json', '--', q], {
+        encoding: 'utf8',
+      })
       times.push(performance.now() - t)
       if (r.status !== 0) throw new Error(`CLI search failed: ${r.stderr}`)
     }
     rmSync(dirname(kept.workspace), { recursive: true, force: true })
     times.sort((a, b) => a - b)
-    results.cli = { queries: times.length, p50_ms: times[times.length >> 1], p99_ms: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)] }
+    results.cli = {
+      queries: times.length,
+      p50_ms: times[times.length >> 1],
+      p99_ms: times[Math.min(times.length - 1, Math.ceil(0.99 * times.length) - 1)],
+    }
     writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`)
   }
   if (!results.cost) {
@@ -89,7 +113,12 @@ if (stage === 'test' || stage === 'all') {
     const e = cold.embedding
     results.cost = {
       corpus: 'SciFact (5,183 abstracts)',
-      cold: { ...e, ingest_seconds: cold.ingest_seconds, tokens_per_second: e.tokens_embedded / (e.embed_ms / 1000), windows_per_second: e.embedded / (e.embed_ms / 1000) },
+      cold: {
+        ...e,
+        ingest_seconds: cold.ingest_seconds,
+        tokens_per_second: e.tokens_embedded / (e.embed_ms / 1000),
+        windows_per_second: e.embedded / (e.embed_ms / 1000),
+      },
       second_run: { ...warm.embedding, ingest_seconds: warm.ingest_seconds },
       lexical_only_ingest_seconds: results.cells['scifact-test lexical'].ingest_seconds,
     }
@@ -116,7 +145,9 @@ const md = [
   '',
   `| set | lexical only | ${WEIGHTS.flatMap((w) => DEPTHS.map((d) => `w ${w}, depth ${d}`)).join(' | ')} |`,
   `|---|---:|${WEIGHTS.flatMap(() => DEPTHS.map(() => '---:')).join('|')}|`,
-  ...Object.keys(SETS).map((s) => `| ${s} | ${f(c[`${s} lexical limit10`]?.ndcg_at_10)} | ${WEIGHTS.flatMap((w) => DEPTHS.map((d) => f(c[`${s} hybrid w${w} d${d} limit10`]?.ndcg_at_10))).join(' | ')} |`),
+  ...Object.keys(SETS).map(
+    (s) => `| ${s} | ${f(c[`${s} lexical limit10`]?.ndcg_at_10)} | ${WEIGHTS.flatMap((w) => DEPTHS.map((d) => f(c[`${s} hybrid w${w} d${d} limit10`]?.ndcg_at_10))).join(' | ')} |`,
+  ),
   '',
   '## Test (not tuned on)',
   '',

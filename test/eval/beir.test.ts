@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { evalBeir } from '../../ts/eval/beir.js'
-import { nativeMissing } from '../native/_setup.js'
+import { dataMissing, nativeMissing, sharedData } from '../native/_setup.js'
 
 describe.skipIf(nativeMissing)('BEIR evaluation through the production query path', () => {
   it('scores a gzip-compressed mini set', async () => {
@@ -21,8 +20,8 @@ describe.skipIf(nativeMissing)('BEIR evaluation through the production query pat
   })
 
   // The quality bar of record: SciFact test, nDCG@10 ≥ 0.687 (SQLite FTS5 porter on the same queries).
-  const scifact = '../shared/data/scifact'
-  it.skipIf(!existsSync(scifact))('SciFact test reaches the FTS5 bar', async () => {
+  const scifact = sharedData('scifact')
+  it.skipIf(dataMissing('scifact'))('SciFact test reaches the FTS5 bar', async () => {
     const report = await evalBeir(scifact, { split: 'test' })
     expect(report.queries).toBe(300)
     expect(report.ndcg_at_10).toBeGreaterThanOrEqual(0.687)

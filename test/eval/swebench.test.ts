@@ -55,7 +55,10 @@ describe.skipIf(nativeMissing)('SWE-bench localization through the production qu
       await writeFile(join(work, path), text)
     }
     const git = (cwd: string, ...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' }).trim()
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], {
+        cwd,
+        encoding: 'utf8',
+      }).trim()
     git(work, 'init', '-q')
     git(work, 'add', '.')
     git(work, 'commit', '-q', '-m', 'fixture')
@@ -89,7 +92,16 @@ describe.skipIf(nativeMissing)('SWE-bench localization through the production qu
       expect(run?.files.slice(0, 2)).toEqual(['widgets/gearbox.py', 'widgets/clutch.py'])
       expect(run?.functions).toContain('widgets/gearbox.py:Gearbox.shift_gear')
       const s = report.profiles[profile]
-      expect(s).toMatchObject({ instances: 1, file_acc_at_1: 0, file_acc_at_5: 1, file_acc_at_10: 1, file_recall_at_5: 1, file_mrr: 1, function_acc_at_10: 1, function_instances: 1 })
+      expect(s).toMatchObject({
+        instances: 1,
+        file_acc_at_1: 0,
+        file_acc_at_5: 1,
+        file_acc_at_10: 1,
+        file_recall_at_5: 1,
+        file_mrr: 1,
+        function_acc_at_10: 1,
+        function_instances: 1,
+      })
       expect(s?.per_repo['acme/widgets']).toMatchObject({ instances: 1, file_acc_at_5: 1 })
     }
     expect(report.profiles.baseline?.channels).toEqual(['lexical'])

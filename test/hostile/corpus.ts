@@ -177,7 +177,11 @@ export async function buildHostileCorpus(base: string): Promise<HostileCorpus> {
   const hooks = join(root, '.git', 'hooks')
   await mkdir(hooks, { recursive: true })
   for (const name of ['post-checkout', 'post-index-change', 'reference-transaction', 'pre-commit']) await fake(hooks, name)
-  await writeFile(join(root, '.git', 'config'), `[core]\n\tfsmonitor = ${bin}/fsmon\n\tpager = ${bin}/pager\n[filter "x"]\n\tclean = ${bin}/clean\n\tsmudge = ${bin}/smudge\n\tprocess = ${bin}/process\n\trequired = true\n`, { flag: 'a' })
+  await writeFile(
+    join(root, '.git', 'config'),
+    `[core]\n\tfsmonitor = ${bin}/fsmon\n\tpager = ${bin}/pager\n[filter "x"]\n\tclean = ${bin}/clean\n\tsmudge = ${bin}/smudge\n\tprocess = ${bin}/process\n\trequired = true\n`,
+    { flag: 'a' },
+  )
   await file('.gitattributes', '* filter=x\n')
   cases.push('hostile .git config, attributes and hooks')
 

@@ -4,6 +4,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach } from 'vitest'
+import { unless } from '../support/requirements.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const CLI = join(ROOT, 'dist/bin/tychora.cjs')
@@ -12,11 +13,24 @@ export const FIXTURE_DOCS = join(ROOT, 'test/fixtures/docs')
 export const FIXTURE_CODE = join(ROOT, 'test/fixtures/code-mini')
 
 /** Native suites need the built addon; without it they are skipped with this reason. */
-export const nativeMissing = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node'))
-  ? 'native addon not built: run `npm run build` first'
-  : !existsSync(CLI)
-    ? 'dist/ not built: run `npm run build` first'
-    : false
+export const nativeMissing = unless(
+  'native',
+  !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node'))
+    ? 'native addon not built: run `npm run build` first'
+    : !existsSync(CLI)
+      ? 'dist/ not built: run `npm run build` first'
+      : false,
+)
+
+/** `../shared/data/<path>`, resolved from the repository root (never from the working directory). */
+export function sharedData(path: string): string {
+  return resolve(ROOT, '../shared/data', path)
+}
+
+/** Why a suite reading `../shared/data/<path>` cannot run (skipped, or a failure where data is required), or false. */
+export function dataMissing(path: string): string | false {
+  return unless('data', existsSync(sharedData(path)) ? false : `shared/data/${path} not present`)
+}
 
 const cleanup: string[] = []
 afterEach(async () => {

@@ -80,7 +80,9 @@ describe.skipIf(nativeMissing)('CLI', () => {
     const cached = await search()
     expect(cached.stdout).toBe(first.stdout)
     const off = join(dir, 'off')
-    const uncached = await cli(['search', '-w', ws, 'ETag validator', '--limit', '2'], { env: { TYCHORA_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' } })
+    const uncached = await cli(['search', '-w', ws, 'ETag validator', '--limit', '2'], {
+      env: { TYCHORA_CACHE_DIR: off, NODE_DISABLE_COMPILE_CACHE: '1' },
+    })
     expect(evidence(uncached.stdout)).toBe(first.stdout)
     expect(existsSync(off)).toBe(false)
   })
@@ -92,7 +94,7 @@ describe.skipIf(nativeMissing)('CLI', () => {
     await writeFile(join(docs, 'keys.md'), '# Keys\n\nThe vault opens with the ETag validator phrase.\n')
     const refused = await cli(['add', '-w', ws, join(docs, 'keys.md'), '--sensitivity', 'secret'])
     expect(refused.code).toBe(ERROR_CODES.E_FORBIDDEN.exit)
-    expect(refused.stderr).toContain('above this workspace\'s ceiling')
+    expect(refused.stderr).toContain("above this workspace's ceiling")
     const hits = async (...flags: string[]) => {
       const run = await cli(['search', '-w', ws, 'ETag validator', '--format', 'json', ...flags])
       expect(run.code).toBe(0)
@@ -239,7 +241,7 @@ describe.skipIf(nativeMissing)('CLI', () => {
     expect(QueryResultSchema.parse(JSON.parse(search.stdout)).query).toBe('max-age directive')
   })
 
-  it('a query over 10,000 characters is E_INVALID_ARGUMENT with the library\'s one-line message; -- ends the options', async () => {
+  it("a query over 10,000 characters is E_INVALID_ARGUMENT with the library's one-line message; -- ends the options", async () => {
     const { docs, ws } = await scratch()
     await cli(['init', ws])
     await cli(['add', '-w', ws, docs])

@@ -69,11 +69,17 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
     await copyFile(ASVS, join(docs, 'word-really.pdf'))
     // A decompression bomb: 100 MiB of zeros in a 100 KB stream.
     const bomb = deflateSync(Buffer.alloc(100 << 20))
-    await writeFile(join(docs, 'bomb.pdf'), Buffer.concat([Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`), bomb, Buffer.from('\nendstream\nendobj\n%%EOF\n')]))
+    await writeFile(
+      join(docs, 'bomb.pdf'),
+      Buffer.concat([Buffer.from(`%PDF-1.7\n1 0 obj\n<< /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`), bomb, Buffer.from('\nendstream\nendobj\n%%EOF\n')]),
+    )
     // 10,000 pages (each empty), over the 2,000-page limit.
     const kids = Array.from({ length: 10_000 }, (_, i) => `${i + 3} 0 R`).join(' ')
     const pages = Array.from({ length: 10_000 }, (_, i) => `${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj\n`).join('')
-    await writeFile(join(docs, 'many.pdf'), `%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 10000 /Kids [${kids}] >>\nendobj\n${pages}trailer\n<< /Root 1 0 R >>\n%%EOF\n`)
+    await writeFile(
+      join(docs, 'many.pdf'),
+      `%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count 10000 /Kids [${kids}] >>\nendobj\n${pages}trailer\n<< /Root 1 0 R >>\n%%EOF\n`,
+    )
     await Workspace.init(wsDir)
     const ws = await Workspace.open(wsDir)
     try {
@@ -316,8 +322,9 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       expect(page).toBe(1)
       expect(0 <= x0! && x0! < x1! && x1! <= 612 && 0 <= y0! && y0! < y1! && y1! <= 792).toBe(true)
       // Text-layer evidence is untouched: not OCR, no origin.
-      const paper = result.segments.find((s) => s.source.path === 'paper.pdf')
-      if (paper) expect(paper.locator.document?.first.origin).toBeUndefined()
+      const paper = (await run.ws.search({ query: 'hyper parameter optimization on the PubTabNet data set', limit: 5 })).segments.find((s) => s.source.path === 'paper.pdf')
+      expect(paper?.citation).toMatch(/^paper\.pdf p\.1/)
+      expect(paper?.locator.document?.first.origin).toBeUndefined()
     } finally {
       run.ws.close()
     }
@@ -350,7 +357,17 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
     await writeFile(join(docs, 'q3-revenue_chart.png'), await canvas.encode('png'))
     // An uncompressed grey TIFF of the same picture: a native canvas decoder crashed on one.
     const { data, width, height } = ctx.getImageData(0, 0, 900, 160)
-    const tags: Array<[number, number, number]> = [[256, 3, width], [257, 3, height], [258, 3, 8], [259, 3, 1], [262, 3, 1], [273, 4, 0], [277, 3, 1], [278, 3, height], [279, 4, width * height]]
+    const tags: Array<[number, number, number]> = [
+      [256, 3, width],
+      [257, 3, height],
+      [258, 3, 8],
+      [259, 3, 1],
+      [262, 3, 1],
+      [273, 4, 0],
+      [277, 3, 1],
+      [278, 3, height],
+      [279, 4, width * height],
+    ]
     const offset = 8 + 2 + tags.length * 12 + 4
     const tiff = Buffer.alloc(offset + width * height)
     tiff.write('II', 0)
@@ -400,7 +417,15 @@ describe.skipIf(nativeMissing)('Word and PDF documents through the library and t
       expect(EvidenceSchema.safeParse(revision).success).toBe(true)
       if (revision.type !== 'revision') throw new Error('a revision')
       expect(revision.extractions[0]!.document!.assets).toEqual([
-        expect.objectContaining({ ordinal: 1, sha256: revision.sha256, media_type: 'image/png', width: 900, height: 160, part: 'image', unit_id: chart.unit_ids[0] }),
+        expect.objectContaining({
+          ordinal: 1,
+          sha256: revision.sha256,
+          media_type: 'image/png',
+          width: 900,
+          height: 160,
+          part: 'image',
+          unit_id: chart.unit_ids[0],
+        }),
       ])
 
       // A DOCX picture: its alt text finds it at its paragraph; its bytes are an artifact of their own.

@@ -69,7 +69,18 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     // 1. An agent proposes; nothing approved exists until a person accepts and apply runs.
     const p1 = await propose(
       paths,
-      { change: { op: 'create', item: 'token-rotation', title: 'Token rotation', kind: 'procedure', body: 'Rotate signing keys every ninety days.\n\nThe token rotation schedule is owned by the platform team.\n' }, rationale: 'Audit finding 12', agent: 'claude', task: 't-1' },
+      {
+        change: {
+          op: 'create',
+          item: 'token-rotation',
+          title: 'Token rotation',
+          kind: 'procedure',
+          body: 'Rotate signing keys every ninety days.\n\nThe token rotation schedule is owned by the platform team.\n',
+        },
+        rationale: 'Audit finding 12',
+        agent: 'claude',
+        task: 't-1',
+      },
       lookup,
     )
     expect(existsSync(join(paths.proposals, p1.id, 'proposal.json'))).toBe(true)
@@ -97,7 +108,18 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     // 2. A proposal citing that evidence is rejected: a rejected approach, searchable with its reason.
     const p2 = await propose(
       paths,
-      { change: { op: 'create', item: 'shared-admin-password', title: 'Shared admin password', kind: 'procedure', body: 'Keep one shared admin password in the team vault.\n' }, rationale: 'Simpler on-call', evidence: [top.id], agent: 'claude' },
+      {
+        change: {
+          op: 'create',
+          item: 'shared-admin-password',
+          title: 'Shared admin password',
+          kind: 'procedure',
+          body: 'Keep one shared admin password in the team vault.\n',
+        },
+        rationale: 'Simpler on-call',
+        evidence: [top.id],
+        agent: 'claude',
+      },
       lookup,
     )
     expect(p2.evidence).toEqual([expect.objectContaining({ segment_id: top.id, sha256: top.revision.sha256 })])
@@ -105,15 +127,58 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     await reject(paths, { proposal: p2.id, ...REVIEWER, reason: 'Shared credentials defeat the audit trail' }, new Date('2026-11-02T10:00:00Z'))
 
     // 3. An edit, a secret item (above the ceiling `internal`), and a second approved item.
-    const p3 = await propose(paths, { change: { op: 'edit', item: 'token-rotation', body: 'Rotate signing keys every thirty days.\n\nThe token rotation schedule is owned by the security team.\n' }, rationale: 'Policy v2', evidence: [top.id] }, lookup)
+    const p3 = await propose(
+      paths,
+      {
+        change: {
+          op: 'edit',
+          item: 'token-rotation',
+          body: 'Rotate signing keys every thirty days.\n\nThe token rotation schedule is owned by the security team.\n',
+        },
+        rationale: 'Policy v2',
+        evidence: [top.id],
+      },
+      lookup,
+    )
     await accept(paths, { proposal: p3.id, ...REVIEWER }, lookup, new Date('2026-11-03T10:00:00Z'))
-    const p4 = await propose(paths, { change: { op: 'create', item: 'incident-pager', title: 'Incident pager', kind: 'procedure', body: 'The incident pager escalation goes to the secondary after ten minutes.\n', sensitivity: 'secret' }, rationale: 'Runbook' }, lookup)
+    const p4 = await propose(
+      paths,
+      {
+        change: {
+          op: 'create',
+          item: 'incident-pager',
+          title: 'Incident pager',
+          kind: 'procedure',
+          body: 'The incident pager escalation goes to the secondary after ten minutes.\n',
+          sensitivity: 'secret',
+        },
+        rationale: 'Runbook',
+      },
+      lookup,
+    )
     await accept(paths, { proposal: p4.id, ...REVIEWER }, lookup, new Date('2026-11-04T10:00:00Z'))
-    const p5 = await propose(paths, { change: { op: 'create', item: 'access-review', title: 'Access review', kind: 'procedure', body: 'A quarterly access review covers every production role.\n' }, rationale: 'SOC 2' }, lookup)
+    const p5 = await propose(
+      paths,
+      {
+        change: {
+          op: 'create',
+          item: 'access-review',
+          title: 'Access review',
+          kind: 'procedure',
+          body: 'A quarterly access review covers every production role.\n',
+        },
+        rationale: 'SOC 2',
+      },
+      lookup,
+    )
     await accept(paths, { proposal: p5.id, ...REVIEWER }, lookup, new Date('2026-11-05T10:00:00Z'))
 
     const a2 = await applyMigrations(paths)
-    expect(a2).toMatchObject({ base: 'descendant', applied: ['0002-reject-shared-admin-password', '0003-edit-token-rotation', '0004-create-incident-pager', '0005-create-access-review'], withheld: ['knowledge/incident-pager.md'] })
+    expect(a2).toMatchObject({
+      base: 'descendant',
+      applied: ['0002-reject-shared-admin-password', '0003-edit-token-rotation', '0004-create-incident-pager', '0005-create-access-review'],
+      withheld: ['knowledge/incident-pager.md'],
+    })
     const rotation = await search(paths, 'rotate signing keys every thirty days')
     expect(rotation.segments[0]?.text).toContain('thirty days')
     expect(rotation.segments.some((s) => s.text.includes('ninety days'))).toBe(false)
@@ -125,12 +190,25 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     const pager = await search(paths, 'incident pager escalation')
     expect(pager.segments.some((s) => s.text.includes('pager'))).toBe(false)
     const sources = await withState(paths, (ws) => ws.listSources())
-    expect(sources.sources.map((s) => s.path).sort()).toEqual(['knowledge/access-review.md', 'knowledge/token-rotation.md', 'rejected/' + `${p2.id}.md`].sort())
+    expect(sources.sources.map((s) => s.path).sort()).toEqual(['knowledge/access-review.md', 'knowledge/token-rotation.md', `rejected/${p2.id}.md`].sort())
 
     // 4. Sensitivity raised past the ceiling: purged from the published state in the same apply.
     const p6 = await propose(paths, { change: { op: 'sensitivity', item: 'access-review', sensitivity: 'confidential' }, rationale: 'Names roles' }, lookup)
     await accept(paths, { proposal: p6.id, ...REVIEWER }, lookup, new Date('2026-11-06T10:00:00Z'))
-    const p7 = await propose(paths, { change: { op: 'create', item: 'token-rotation-v3', title: 'Token rotation v3', kind: 'procedure', body: 'Keys rotate automatically through the KMS.\n' }, rationale: 'Automation' }, lookup)
+    const p7 = await propose(
+      paths,
+      {
+        change: {
+          op: 'create',
+          item: 'token-rotation-v3',
+          title: 'Token rotation v3',
+          kind: 'procedure',
+          body: 'Keys rotate automatically through the KMS.\n',
+        },
+        rationale: 'Automation',
+      },
+      lookup,
+    )
     await accept(paths, { proposal: p7.id, ...REVIEWER }, lookup, new Date('2026-11-07T10:00:00Z'))
     const p8 = await propose(paths, { change: { op: 'supersede', item: 'token-rotation', by: 'token-rotation-v3' }, rationale: 'Replaced' }, lookup)
     await accept(paths, { proposal: p8.id, ...REVIEWER }, lookup, new Date('2026-11-08T10:00:00Z'))
@@ -187,10 +265,22 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
 
     // Proposals that cannot stand: an unknown sensitivity, another tenant, evidence that is gone.
     const lookup = lookupIn(paths)
-    await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x', sensitivity: 'top-secret' }, rationale: 'r' }, lookup), 'E_INVALID_ARGUMENT', /not one of the project's levels/)
+    await expectCode(
+      propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x', sensitivity: 'top-secret' }, rationale: 'r' }, lookup),
+      'E_INVALID_ARGUMENT',
+      /not one of the project's levels/,
+    )
     await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', tenant: 'acme' }, lookup), 'E_FORBIDDEN')
-    await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', acl_group: 'finance' }, lookup), 'E_FORBIDDEN', /access group "finance" is not one of this project's \(default\)/)
-    await expectCode(propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', evidence: ['seg_1_999999'] }, lookup), 'E_NOT_FOUND', /does not exist in the current state/)
+    await expectCode(
+      propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', acl_group: 'finance' }, lookup),
+      'E_FORBIDDEN',
+      /access group "finance" is not one of this project's \(default\)/,
+    )
+    await expectCode(
+      propose(paths, { change: { op: 'create', item: 'x', title: 'X', kind: 'guidance', body: 'x' }, rationale: 'r', evidence: ['seg_1_999999'] }, lookup),
+      'E_NOT_FOUND',
+      /does not exist in the current state/,
+    )
     await expectCode(propose(paths, { change: { op: 'edit', item: 'nope', body: 'x' }, rationale: 'r' }, lookup), 'E_NOT_FOUND')
     // Cited evidence that left the state after the proposal: accept refuses unless told otherwise.
     const cited = (await search(paths, 'token rotation v3 KMS')).segments[0]!
@@ -228,7 +318,14 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
       let day = 1
       for (const i of items) {
         if (i.secret && !withSecret) continue
-        const p = await propose(project, { change: { op: 'create', item: i.item, title: i.item, kind: 'procedure', body: i.body, ...(i.secret ? { sensitivity: 'secret' } : {}) }, rationale: 'r' }, none)
+        const p = await propose(
+          project,
+          {
+            change: { op: 'create', item: i.item, title: i.item, kind: 'procedure', body: i.body, ...(i.secret ? { sensitivity: 'secret' } : {}) },
+            rationale: 'r',
+          },
+          none,
+        )
         await accept(project, { proposal: p.id, ...REVIEWER }, none, new Date(Date.UTC(2026, 10, i.secret ? 20 : day++)))
       }
       await applyMigrations(project)
@@ -274,7 +371,27 @@ describe.skipIf(nativeMissing)('team knowledge: propose → review → migrate a
     try {
       expect((await cli(['knowledge', 'init'], { cwd: dir })).code).toBe(0)
       expect(readFileSync(join(dir, '.tychora/.gitignore'), 'utf8')).toContain('state/')
-      const proposed = await cli(['knowledge', 'propose', 'create', 'release-freeze', '--title', 'Release freeze', '--kind', 'decision', '--body', 'No releases during the December freeze window.', '--rationale', 'Holidays', '--agent', 'claude', '--format', 'json'], { cwd: dir })
+      const proposed = await cli(
+        [
+          'knowledge',
+          'propose',
+          'create',
+          'release-freeze',
+          '--title',
+          'Release freeze',
+          '--kind',
+          'decision',
+          '--body',
+          'No releases during the December freeze window.',
+          '--rationale',
+          'Holidays',
+          '--agent',
+          'claude',
+          '--format',
+          'json',
+        ],
+        { cwd: dir },
+      )
       expect(proposed.code, proposed.stderr).toBe(0)
       const id = JSON.parse(proposed.stdout).id as string
       expect((await cli(['review', 'list'], { cwd: dir })).stdout).toContain(id)

@@ -4,11 +4,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lockOwner, Workspace } from '../../ts/engine/workspace.js'
-import { CLI, cli, nativeMissing, scratch } from './_setup.js'
+import { CLI, type CliResult, cli, nativeMissing, scratch } from './_setup.js'
 
 /** The evidence part of a JSON search result: what must be identical after a restore. */
 function evidence(stdout: string) {
-  const r = JSON.parse(stdout) as { snapshot_id: number; segments: Array<{ id: string; text: string; citation: string; score: number; locator: unknown }> }
+  const r = JSON.parse(stdout) as {
+    snapshot_id: number
+    segments: Array<{ id: string; text: string; citation: string; score: number; locator: unknown }>
+  }
   return JSON.stringify({ snapshot: r.snapshot_id, segments: r.segments.map((s) => [s.id, s.text, s.citation, s.score, s.locator]) })
 }
 
@@ -157,7 +160,15 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
 })
 
 describe.skipIf(nativeMissing)('crash safety of operations', () => {
-  for (const point of ['after-lexical-generation', 'after-compact-generation', 'after-tombstones', 'after-release-snapshots', 'backup-after-artifacts', 'backup-before-rename', 'restore-before-rename']) {
+  for (const point of [
+    'after-lexical-generation',
+    'after-compact-generation',
+    'after-tombstones',
+    'after-release-snapshots',
+    'backup-after-artifacts',
+    'backup-before-rename',
+    'restore-before-rename',
+  ]) {
     it(`an abort at ${point} leaves the last published snapshot answering and verify clean`, async () => {
       const { dir, docs, ws } = await scratch()
       await cli(['init', ws])
@@ -165,7 +176,7 @@ describe.skipIf(nativeMissing)('crash safety of operations', () => {
       for (let i = 0; i < 12; i++) await writeFile(join(docs, 'more', `m-${i}.md`), `# More ${i}\n\nSeaweed sample ${i}.\n`)
       await cli(['add', '-w', ws, docs])
       const env = { TYCHORA_FAILPOINT: point }
-      let crashed
+      let crashed: CliResult
       if (point === 'after-lexical-generation') {
         await writeFile(join(docs, 'new.md'), '# New\n\nA kelp forest survey.\n')
         crashed = await cli(['add', '-w', ws, join(docs, 'new.md')], { env })

@@ -34,9 +34,7 @@ describe.skipIf(nativeMissing)('packs validate', () => {
     const [entry] = PackEntrySchema.array().parse(JSON.parse(run.stdout))
     const located = entry!.problems.map((p) => p.match(/^(.*):(\d+): (\/\S*):/)?.slice(1, 4))
     expect(located.every((l) => l?.[0] === file)).toBe(true)
-    expect(located.map((l) => `${l?.[1]} ${l?.[2]}`).sort()).toEqual(
-      ['2 /name', '5 /depends/1', '6 /output/budgte', '6 /output/limt', '7 /identifiers/patterns/0/regex'].sort(),
-    )
+    expect(located.map((l) => `${l?.[1]} ${l?.[2]}`).sort()).toEqual(['2 /name', '5 /depends/1', '6 /output/budgte', '6 /output/limt', '7 /identifiers/patterns/0/regex'].sort())
   })
 
   it('accepts a verbatim copy of a built-in pack in another folder', async () => {

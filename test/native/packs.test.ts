@@ -12,8 +12,21 @@ import { RecordDetailSchema, RecordListSchema } from '../../ts/contracts/records
 import { RelationAssertionSchema } from '../../ts/contracts/relations.js'
 
 const BUILT_IN_KINDS = [
-  'law', 'regulation', 'decision', 'standard', 'guidance', 'manual', 'template', 'procedure',
-  'feedback', 'evidence', 'example', 'rationale', 'research_note', 'code_file', 'architecture_decision',
+  'law',
+  'regulation',
+  'decision',
+  'standard',
+  'guidance',
+  'manual',
+  'template',
+  'procedure',
+  'feedback',
+  'evidence',
+  'example',
+  'rationale',
+  'research_note',
+  'code_file',
+  'architecture_decision',
 ]
 
 async function writePack(ws: string, name: string, text: string): Promise<string> {
@@ -30,7 +43,11 @@ describe.skipIf(nativeMissing)('packs and kinds', () => {
     const list = await cli(['packs', 'list', '-w', ws, '--format', 'json'])
     expect(list.code).toBe(0)
     const entries = PackEntrySchema.array().parse(JSON.parse(list.stdout))
-    expect(entries.map((e) => [e.name, e.problems.length])).toEqual([['core', 0], ['documents', 0], ['code', 0]])
+    expect(entries.map((e) => [e.name, e.problems.length])).toEqual([
+      ['core', 0],
+      ['documents', 0],
+      ['code', 0],
+    ])
     const core = entries.find((e) => e.name === 'core')!
     for (const kind of BUILT_IN_KINDS) expect(core.kinds).toContain(kind)
     expect(entries.find((e) => e.name === 'documents')!.depends).toEqual(['core'])
@@ -83,7 +100,10 @@ describe.skipIf(nativeMissing)('packs and kinds', () => {
     expect((await cli(['add', '-w', ws, docs])).code).toBe(0)
     const standard = join(docs, '..', 'standard')
     await mkdir(standard)
-    await writeFile(join(standard, 'asvs-v2.md'), '# V2 Authentication\n\n## V2.1 Password Security\n\nV2.1.1 Verify that user set passwords are at least 12 characters in length (after multiple spaces are combined).\n')
+    await writeFile(
+      join(standard, 'asvs-v2.md'),
+      '# V2 Authentication\n\n## V2.1 Password Security\n\nV2.1.1 Verify that user set passwords are at least 12 characters in length (after multiple spaces are combined).\n',
+    )
     const add = await cli(['add', '-w', ws, standard, '--kind', 'standard', '--collection', 'asvs'])
     expect(add.code).toBe(0)
     const unknown = await cli(['add', '-w', ws, standard, '--kind', 'pamphlet'])
@@ -259,7 +279,9 @@ describe.skipIf(nativeMissing)('stage fingerprints', () => {
     expect(refused.stderr).toContain('E_CONFLICT')
     expect(refused.stderr).toContain('RFC 3986 obsoletes RFC 2396')
 
-    const proposed = RelationAssertionSchema.parse(JSON.parse((await cli(['relations', 'declare', 'RFC 6749', 'updates', 'RFC 3986', '--evidence', 'unit:1', '--propose', '-w', ws, '--format', 'json'])).stdout)[0])
+    const proposed = RelationAssertionSchema.parse(
+      JSON.parse((await cli(['relations', 'declare', 'RFC 6749', 'updates', 'RFC 3986', '--evidence', 'unit:1', '--propose', '-w', ws, '--format', 'json'])).stdout)[0],
+    )
     expect(proposed.status).toBe('proposed')
     const text = await cli(['relations', 'review', String(proposed.id), 'accept', '--note', 'checked \u001b[2J', '-w', ws])
     expect(text.code).toBe(0)

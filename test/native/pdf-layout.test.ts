@@ -46,7 +46,11 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
   it('finds headings set bold, italic or in another face at the body size, and not bold run-ins, bullets or contents lines', async () => {
     const names = ['multi_page.pdf', '2305.03393v1-pg9.pdf', 'amt_handbook_sample.pdf', 'normal_4pages.pdf']
     const units = await unitsOf([...names.map((n) => join(DOCLING, n)), join(PLUMBER, 'federal-register-2020-17221.pdf'), join(PLUMBER, 'chelsea_pdta.pdf')])
-    const headingsOf = (name: string) => units.get(name)!.filter((u) => u.unit_type === 'heading').map((u) => words(u.text).join(' '))
+    const headingsOf = (name: string) =>
+      units
+        .get(name)!
+        .filter((u) => u.unit_type === 'heading')
+        .map((u) => words(u.text).join(' '))
     // Bold at the body's size (multi_page: 12 pt bold over a 12 pt body; the paper: TeX's SFBX).
     expect(headingsOf('multi_page.pdf')).toEqual(await expectedHeadings('multi_page.pdf'))
     expect(headingsOf('2305.03393v1-pg9.pdf')).toEqual(await expectedHeadings('2305.03393v1-pg9.pdf'))
@@ -84,7 +88,10 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     const found = new Set(words(text))
     expect(expected.filter((w) => found.has(w)).length / expected.length).toBeGreaterThan(0.95)
     // Korean footnote marks set small and raised: "상해1)나" is read "상해 1) 나".
-    const korean = units.get('normal_4pages.pdf')!.map((u) => u.text).join('\n')
+    const korean = units
+      .get('normal_4pages.pdf')!
+      .map((u) => u.text)
+      .join('\n')
     expect(korean).toMatch(/상해 1\)/)
     expect(korean).not.toMatch(/상해1\)/)
   })
@@ -102,7 +109,13 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
 
   it('reads a landscape page printed sideways upright, tables drawn without rules and headers set sideways, while prose stays prose', async () => {
     const read = async (dir: string, name: string) => {
-      const out = await readPdf({ bytes: await readFile(join(dir, name)), path: name, max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256 })
+      const out = await readPdf({
+        bytes: await readFile(join(dir, name)),
+        path: name,
+        max_pages: 2000,
+        page_timeout_ms: 30_000,
+        worker_memory_mb: 256,
+      })
       expect(out.failure).toBeUndefined()
       return out.blocks
     }

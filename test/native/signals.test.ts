@@ -68,7 +68,27 @@ describe.skipIf(nativeMissing)('signals in the output', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tychora-signals-'))
     try {
       expect((await cli(['knowledge', 'init'], { cwd: dir })).code).toBe(0)
-      const proposed = await cli(['knowledge', 'propose', 'create', 'release-freeze', '--title', 'Release freeze', '--kind', 'decision', '--body', 'No releases during the December freeze window.', '--rationale', 'Holidays', '--agent', 'claude', '--format', 'json'], { cwd: dir })
+      const proposed = await cli(
+        [
+          'knowledge',
+          'propose',
+          'create',
+          'release-freeze',
+          '--title',
+          'Release freeze',
+          '--kind',
+          'decision',
+          '--body',
+          'No releases during the December freeze window.',
+          '--rationale',
+          'Holidays',
+          '--agent',
+          'claude',
+          '--format',
+          'json',
+        ],
+        { cwd: dir },
+      )
       expect(proposed.code, proposed.stderr).toBe(0)
       expect((await cli(['review', 'accept', JSON.parse(proposed.stdout).id as string, '--reviewer', 'ana'], { cwd: dir })).code).toBe(0)
       expect((await cli(['migrate', 'apply'], { cwd: dir })).code).toBe(0)
@@ -104,7 +124,10 @@ describe.skipIf(nativeMissing)('signals in the output', () => {
     expect(failed.code).not.toBe(0)
     const job = JSON.parse((await cli(['inspect', 'job:1', '-w', ws], { env })).stdout) as { status: string }
     expect(job.status).toBe('failed')
-    const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'], { env })).stdout) as { current_snapshot: unknown; counts: Record<string, number> }
+    const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'], { env })).stdout) as {
+      current_snapshot: unknown
+      counts: Record<string, number>
+    }
     expect(status.current_snapshot).toBeNull()
     const search = await cli(['search', '-w', ws, 'ETag', '--format', 'json'], { env })
     expect(search.code, search.stderr).toBe(0)

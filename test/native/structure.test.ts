@@ -1,9 +1,9 @@
-import { existsSync, readdirSync } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
+import { dataMissing, nativeMissing, sharedData } from './_setup.js'
 
 /**
  * Cited structure of plain-text laws and RFCs. The GDPR twice, as `--kind regulation`: the clean
@@ -13,13 +13,8 @@ import { Workspace } from '../../ts/engine/workspace.js'
  * Then the three RFCs in shared/data: a section reference in any spelling finds that section.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const GDPR = resolve(ROOT, '../shared/data/docs/gdpr')
-const skip = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node'))
-  ? 'native addon not built'
-  : !existsSync(GDPR)
-    ? 'shared/data/docs/gdpr not present'
-    : false
+const GDPR = sharedData('docs/gdpr')
+const skip = nativeMissing || dataMissing('docs/gdpr')
 
 const QUESTIONS: Array<[string, number]> = [
   ['Article 17(1)(b)', 17],
@@ -114,9 +109,9 @@ describe.skipIf(skip)('legislative text (--kind regulation) on the GDPR and its 
   })
 })
 
-const RFCS = resolve(ROOT, '../shared/data/docs/rfc')
+const RFCS = sharedData('docs/rfc')
 
-describe.skipIf(skip || (!existsSync(RFCS) && 'shared/data/docs/rfc not present'))('RFCs in plain text (rfc6749.txt is the rfc kind by its name)', () => {
+describe.skipIf(nativeMissing || dataMissing('docs/rfc'))('RFCs in plain text (rfc6749.txt is the rfc kind by its name)', () => {
   let scratch: string
   let ws: Workspace
 

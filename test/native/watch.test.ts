@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
-import { rename, rm, writeFile } from 'node:fs/promises'
+import { open, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CLI, cli, nativeMissing, scratch } from './_setup.js'
@@ -54,21 +54,21 @@ describe.skipIf(nativeMissing)('tychora watch', () => {
     await rename(join(docs, 'http-caching.md.tmp'), join(docs, 'http-caching.md'))
     await out.until((r) => r.files.changed === 1)
 
-    // A slow writer: chunks 60 ms apart; only the finished file is captured.
+    // A slow writer: four appends to one open file, 10 ms apart, inside the watcher's quiet time
+    // (150 ms) and its stable check (200 ms); only the finished file is captured: no later
+    // receipt changes it (checked once the watcher stops), and its text is whole.
     const chunks = ['# Slow\n\n', 'The first half of a sentence ', 'and its second half, ', 'ending with the word zeppelin.\n']
-    let text = ''
+    const writer = await open(join(docs, 'slow.md'), 'w')
     for (const chunk of chunks) {
-      text += chunk
-      await writeFile(join(docs, 'slow.md'), text)
-      await new Promise((r) => setTimeout(r, 60))
+      await writer.write(chunk)
+      await new Promise((r) => setTimeout(r, 10))
     }
+    await writer.close()
     await out.until((r) => r.files.added === 1)
-    await new Promise((r) => setTimeout(r, 400))
-    expect(out.seen.some((r) => r.changed.includes('slow.md')), 'slow.md was never captured half-written').toBe(false)
 
     // A burst of 60 files: coalesced into a few jobs, not 60.
     const before = out.seen.length
-    for (let i = 0; i < 60; i++) await writeFile(join(docs, `burst-${i}.md`), `# Burst ${i}\n\nQuokka census entry ${i}.\n`)
+    await Promise.all(Array.from({ length: 60 }, (_, i) => writeFile(join(docs, `burst-${i}.md`), `# Burst ${i}\n\nQuokka census entry ${i}.\n`)))
     const added = () => out.seen.slice(before).reduce((n, r) => n + r.files.added, 0)
     const deadline = Date.now() + 30_000
     while (added() < 60 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
@@ -83,6 +83,10 @@ describe.skipIf(nativeMissing)('tychora watch', () => {
     child.kill('SIGINT')
     const code = await new Promise((r) => child.on('close', r))
     expect(code).toBe(0)
+    expect(
+      out.seen.some((r) => r.changed.includes('slow.md')),
+      'slow.md was never captured half-written',
+    ).toBe(false)
     // The watcher held the workspace; now it is free to read.
     expect((await search(ws, 'stale-while-revalidate refreshes')).map((s) => s.path)).toContain('http-caching.md')
     const slow = await search(ws, 'first half of a sentence')
@@ -103,6 +107,9 @@ describe.skipIf(nativeMissing)('tychora watch', () => {
     child.kill('SIGINT')
     expect(await new Promise((r) => child.on('close', r))).toBe(0)
     const status = JSON.parse((await cli(['manage', 'status', '-w', ws, '--format', 'json'])).stdout)
-    expect(Object.fromEntries(status.collections.map((c: { name: string; active_sources: number }) => [c.name, c.active_sources]))).toEqual({ default: 0, notes: 4 })
+    expect(Object.fromEntries(status.collections.map((c: { name: string; active_sources: number }) => [c.name, c.active_sources]))).toEqual({
+      default: 0,
+      notes: 4,
+    })
   })
 })

@@ -15,6 +15,7 @@ import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseTriple } from '@napi-rs/cli'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { unless } from '../support/requirements.js'
 
 // ---------------------------------------------------------------------------------------------
 // Size budgets. Measured 2026-11-30 on linux-x64-gnu: the root package's tarball 135.5 kB,
@@ -80,23 +81,20 @@ const BINARY_NAME = `${binaryName}.${HOST}.node`
 const BINARY = process.env.TYCHORA_PACKAGE_BINARY ? resolve(process.env.TYCHORA_PACKAGE_BINARY) : join(ROOT, 'ts/native', BINARY_NAME)
 const BINDING = `${packageName}-${HOST}`
 
-/** Skipped, with this reason, when there is nothing to pack (same style as test/native/_setup.ts). */
-const packageMissing = !existsSync(join(ROOT, 'dist/bin/tychora.cjs'))
-  ? 'dist/ not built: run `npm run build` first'
-  : !hostTarget
-    ? `no prebuild target for this machine (${HOST}) in package.json napi.targets`
-    : !existsSync(BINARY)
-      ? `native addon not built: ${BINARY.startsWith(ROOT) ? relative(ROOT, BINARY) : BINARY} is missing (run \`npm run build\`, or download the target's artifact into ts/native)`
-      : false
-
-// Where a run must not pass by skipping (release.yml's package job sets it): fail with the reason.
-if (packageMissing && process.env.TYCHORA_PACKAGE_TEST === 'required') {
-  describe('installed package', () => {
-    it('has what it needs to run (TYCHORA_PACKAGE_TEST=required)', () => {
-      throw new Error(packageMissing)
-    })
-  })
-}
+/**
+ * Skipped, with this reason, when there is nothing to pack; a failure instead where the run
+ * requires the package (release.yml's package job: TYCHORA_PACKAGE_TEST=required).
+ */
+const packageMissing = unless(
+  'package',
+  !existsSync(join(ROOT, 'dist/bin/tychora.cjs'))
+    ? 'dist/ not built: run `npm run build` first'
+    : !hostTarget
+      ? `no prebuild target for this machine (${HOST}) in package.json napi.targets`
+      : !existsSync(BINARY)
+        ? `native addon not built: ${BINARY.startsWith(ROOT) ? relative(ROOT, BINARY) : BINARY} is missing (run \`npm run build\`, or download the target's artifact into ts/native)`
+        : false,
+)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -135,9 +133,7 @@ const quoteCmd = (arg: string): string => (/^[\w@%+=:,./\\-]+$/.test(arg) ? arg 
 function run(command: string, args: string[], cwd: string, timeoutMs = 240_000): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const options: SpawnOptions = { cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs }
-    const child = IS_WINDOWS && (command === 'npm' || command === 'npx')
-      ? spawn([command, ...args].map(quoteCmd).join(' '), { ...options, shell: true })
-      : spawn(command, args, options)
+    const child = IS_WINDOWS && (command === 'npm' || command === 'npx') ? spawn([command, ...args].map(quoteCmd).join(' '), { ...options, shell: true }) : spawn(command, args, options)
     let stdout = ''
     let stderr = ''
     child.stdout?.on('data', (d) => (stdout += d))
@@ -255,9 +251,7 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
     // An empty project outside the repository; the binding arrives as tychora's optional dependency.
     app = join(work, 'app')
     mkdirSync(app)
-    const overrides = Object.fromEntries(
-      TARGETS.map((t) => [`${packageName}-${t.platformArchABI}`, `file:../tarballs/${byPlatform.get(t.platformArchABI)!.filename}`]),
-    )
+    const overrides = Object.fromEntries(TARGETS.map((t) => [`${packageName}-${t.platformArchABI}`, `file:../tarballs/${byPlatform.get(t.platformArchABI)!.filename}`]))
     writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'tychora-package-test', private: true, type: 'module', overrides }, null, 2)}\n`)
     const t0 = performance.now()
     await ok('npm', ['install', '--no-audit', '--no-fund', `../tarballs/${main.filename}`], app)
@@ -273,7 +267,17 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
 
   it('packs the files a user needs and no binary in the root package', () => {
     const paths = main.files.map((f) => f.path)
-    for (const needed of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/bin/tychora.cjs', 'dist/native/index.cjs', 'migrations/0001_initial.sql', 'packs/documents/pack.json', 'packs/code/pack.json']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/bin/tychora.cjs',
+      'dist/native/index.cjs',
+      'migrations/0001_initial.sql',
+      'packs/documents/pack.json',
+      'packs/code/pack.json',
+    ]) {
       expect(paths).toContain(needed)
     }
     expect(paths.filter((p) => p.endsWith('.node'))).toEqual([])
@@ -309,7 +313,9 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
     const lock = readFileSync(join(app, 'package-lock.json'), 'utf8')
     expect(lock).not.toContain(ROOT)
     const locked = JSON.parse(lock) as { packages: Record<string, { version?: string; resolved?: string; link?: boolean }> }
-    const fromFiles = Object.entries(locked.packages).filter(([, e]) => e.resolved?.startsWith('file:')).map(([k]) => k)
+    const fromFiles = Object.entries(locked.packages)
+      .filter(([, e]) => e.resolved?.startsWith('file:'))
+      .map(([k]) => k)
     expect(fromFiles.sort()).toEqual(['node_modules/tychora', ...TARGETS.map((t) => `node_modules/${packageName}-${t.platformArchABI}`)].sort())
     for (const dep of Object.keys(ROOT_PKG.dependencies)) expect(locked.packages[`node_modules/${dep}`]?.version, dep).toBeTruthy()
     for (const [key, entry] of Object.entries(locked.packages)) expect(entry.link, key).toBeFalsy()

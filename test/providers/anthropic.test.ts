@@ -20,7 +20,13 @@ afterEach(async () => {
 const describer = (options: AnthropicDescriberOptions = {}) => createAnthropicDescriber({ apiKey: KEY, baseUrl: fake.url, timeoutMs: 5_000, ...options })
 
 const PICTURE = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
-const request: DescribeImageRequest = { model: 'claude-test', mediaType: 'image/png', image: PICTURE, prompt: 'Describe this picture.', maxTokens: 300 }
+const request: DescribeImageRequest = {
+  model: 'claude-test',
+  mediaType: 'image/png',
+  image: PICTURE,
+  prompt: 'Describe this picture.',
+  maxTokens: 300,
+}
 
 /** The rejection of `promise`: a one-line `TychoraError` with no cause and no key anywhere in it. */
 async function failure(promise: Promise<unknown>): Promise<TychoraError> {

@@ -49,7 +49,10 @@ describe.skipIf(nativeMissing)('descriptions of pictures by a vision model', () 
   })
   afterAll(async () => {
     await fake.close()
-    for (const [name, value] of [['ANTHROPIC_API_KEY', saved.key], ['TYCHORA_ANTHROPIC_BASE_URL', saved.url]] as const) {
+    for (const [name, value] of [
+      ['ANTHROPIC_API_KEY', saved.key],
+      ['TYCHORA_ANTHROPIC_BASE_URL', saved.url],
+    ] as const) {
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
     }
@@ -118,7 +121,13 @@ describe.skipIf(nativeMissing)('descriptions of pictures by a vision model', () 
 
       // A dry run checks and shows what would go, and sends nothing.
       const dry = await ws.describe(chartAsset.asset.sha256.slice(0, 16), undefined, { dryRun: true })
-      expect(dry).toMatchObject({ asset: chartAsset.asset.sha256, path: 'revenue-chart.png', collections: ['manuals'], dry_run: true, description: null })
+      expect(dry).toMatchObject({
+        asset: chartAsset.asset.sha256,
+        path: 'revenue-chart.png',
+        collections: ['manuals'],
+        dry_run: true,
+        description: null,
+      })
       expect(dry.sent).toEqual({ media_type: 'image/png', bytes: chart.length, sha256: chartAsset.asset.sha256 })
       expect(fake.requests).toHaveLength(0)
 
@@ -190,7 +199,12 @@ describe.skipIf(nativeMissing)('descriptions of pictures by a vision model', () 
     // The CLI: a dry run prints what would be sent; a refused picture is an error with its reason.
     const dry = await cli(['describe', 'asset', docxSha, '--dry-run', '--workspace', wsDir])
     expect(dry.code, dry.stderr).toBe(0)
-    expect(DescribeReportSchema.parse(JSON.parse(dry.stdout))).toMatchObject({ asset: docxSha, path: 'word_sample.docx', dry_run: true, description: null })
+    expect(DescribeReportSchema.parse(JSON.parse(dry.stdout))).toMatchObject({
+      asset: docxSha,
+      path: 'word_sample.docx',
+      dry_run: true,
+      description: null,
+    })
     const refused = await cli(['describe', 'asset', badgeAsset.asset.sha256, '--workspace', wsDir])
     expect(refused.code).toBe(9)
     expect(refused.stderr).toContain('E_FORBIDDEN')

@@ -19,7 +19,10 @@ export function filesUnder(dir: string): string[] {
  * `VOYAGE_API_KEY` and `TYCHORA_VOYAGE_BASE_URL` pointing the engine's provider at it, and a
  * scratch folder; all restored or removed after the suite.
  */
-export function useFakeVoyageEngine(options: { apiKey: string; dimension: number; prefix: string }): { readonly fake: FakeVoyage; readonly scratch: string } {
+export function useFakeVoyageEngine(options: { apiKey: string; dimension: number; prefix: string }): {
+  readonly fake: FakeVoyage
+  readonly scratch: string
+} {
   const saved = { key: process.env.VOYAGE_API_KEY, url: process.env.TYCHORA_VOYAGE_BASE_URL }
   const ctx = {} as { fake: FakeVoyage; scratch: string }
   beforeAll(async () => {
@@ -54,7 +57,10 @@ export function useFakeAnthropicEngine(options: { apiKey: string }): { readonly 
   })
   afterAll(async () => {
     await ctx.fake?.close()
-    for (const [name, value] of [['ANTHROPIC_API_KEY', saved.key], ['TYCHORA_ANTHROPIC_BASE_URL', saved.url]] as const) {
+    for (const [name, value] of [
+      ['ANTHROPIC_API_KEY', saved.key],
+      ['TYCHORA_ANTHROPIC_BASE_URL', saved.url],
+    ] as const) {
       if (value === undefined) delete process.env[name]
       else process.env[name] = value
     }

@@ -159,7 +159,10 @@ describe.skipIf(nativeMissing)('the summary tree and its channel', () => {
       const answered = await ws.search(query)
       expect(answered.summaries.length).toBeGreaterThan(0)
       // New text, so the clusters change and the cache cannot answer; the provider then fails.
-      await writeFile(join(corpus, 'extra.md'), '# Pepper storage\n\nA pepper is a secret added to every password hash and kept in a hardware security module, apart from the database.\n\n## Rotation\n\nRotating the pepper requires rehashing each password at the next login of its user.\n')
+      await writeFile(
+        join(corpus, 'extra.md'),
+        '# Pepper storage\n\nA pepper is a secret added to every password hash and kept in a hardware security module, apart from the database.\n\n## Rotation\n\nRotating the pepper requires rehashing each password at the next login of its user.\n',
+      )
       await ws.add({ paths: [corpus] })
       env.fake.fail({ kind: 'status', status: 500, message: 'overloaded' }, 12)
       const error = await ws.buildSummaries({}, await clusterSummarizer()).then(

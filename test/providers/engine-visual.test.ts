@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { createCanvas } from '@napi-rs/canvas'
 import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { openConfigured } from '../../ts/service/providers.js'
+import { nativeMissing } from '../native/_setup.js'
 import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
 
 /**
@@ -16,8 +17,6 @@ import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
  * words "depict" which picture, so the test checks the plumbing, not a model's eyesight.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const nativeMissing = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node')) ? 'native addon not built' : false
 const KEY = 'pa-test-KEY-5f4dcc3b5aa765d61d8327deb882cf99'
 
 function png(color: string): Buffer {
@@ -29,7 +28,6 @@ function png(color: string): Buffer {
 }
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
-
 
 describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embeddings', () => {
   const voyage = useFakeVoyageEngine({ apiKey: KEY, dimension: 16, prefix: 'tychora-visual-' })
@@ -62,7 +60,7 @@ describe.skipIf(nativeMissing)('the visual channel with Voyage multimodal embedd
       const documentCalls = voyage.fake.requests.filter((r) => r.path === '/v1/multimodalembeddings' && r.body.input_type === 'document')
       expect(documentCalls).toHaveLength(1)
       expect(documentCalls[0]?.body.model).toBe('voyage-multimodal-3')
-      const sent = (documentCalls[0]?.body.inputs as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => voyage.fake.multimodalKey(i.content))
+      const sent = ((documentCalls[0]?.body.inputs ?? []) as Array<{ content: Array<{ type: string; image_base64?: string }> }>).map((i) => voyage.fake.multimodalKey(i.content))
       expect(sent.sort()).toEqual([`image:${sha(red)}`, `image:${sha(blue)}`].sort())
 
       // A collection [visual] does not list is never uploaded.

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { TychoraError } from '../../ts/errors.js'
 import { openConfigured } from '../../ts/service/providers.js'
+import { ROOT, nativeMissing } from '../native/_setup.js'
 import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
 
 /**
@@ -16,10 +17,7 @@ import { filesUnder, useFakeVoyageEngine } from './engine-env.js'
  * vectors already stored; the key is found nowhere in the workspace.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..')
-const nativeMissing = !readdirSync(join(ROOT, 'ts/native')).some((f) => f.endsWith('.node')) ? 'native addon not built' : false
 const KEY = 'pa-test-KEY-d41d8cd98f00b204e9800998ecf8427e'
-
 
 describe.skipIf(nativeMissing)('the engine with Voyage embeddings and reranking', () => {
   const voyage = useFakeVoyageEngine({ apiKey: KEY, dimension: 16, prefix: 'tychora-voyage-' })

@@ -56,8 +56,7 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${requests.length}`, ...headers })
     res.end(JSON.stringify(body))
   }
-  const error = (res: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) =>
-    json(res, status, { type: 'error', error: { type, message } }, headers)
+  const error = (res: ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) => json(res, status, { type: 'error', error: { type, message } }, headers)
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -90,9 +89,14 @@ export async function startFakeAnthropic(options: { apiKey: string }): Promise<F
         const passages = [...prose.matchAll(/<passage n="\d+">\n([\s\S]*?)\n<\/passage>/g)].map((m) => m[1] as string)
         const opening = (passages[0] ?? '').split(/\s+/).filter(Boolean).slice(0, 16).join(' ')
         const text = fault?.kind === 'garbage' ? 'zq xv 42 ~~~ ### 17 ::: 99 %%% 3' : `Model summary of ${passages.length} passages: ${opening}`
-        return json(res, 200, { ...base, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: Math.ceil(prose.length / 4), output_tokens: 30 } })
+        return json(res, 200, {
+          ...base,
+          content: [{ type: 'text', text }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: Math.ceil(prose.length / 4), output_tokens: 30 },
+        })
       }
-      if (!image || image.type !== 'base64') return error(res, 400, 'invalid_request_error', 'messages.0.content: an image block is required')
+      if (image?.type !== 'base64') return error(res, 400, 'invalid_request_error', 'messages.0.content: an image block is required')
       const bytes = Buffer.from(image.data, 'base64')
       if (fault?.kind === 'refusal') return json(res, 200, { ...base, content: [], stop_reason: 'refusal', usage: { input_tokens: 1500, output_tokens: 0 } })
       if (fault?.kind === 'empty') return json(res, 200, { ...base, content: [], stop_reason: 'end_turn', usage: { input_tokens: 1500, output_tokens: 0 } })

@@ -75,8 +75,7 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
     const norm = Math.hypot(...v) || 1
     return v.map((x) => x / norm)
   }
-  const contextVector = (document: readonly string[], window: number, dimension = defaultDimension) =>
-    vector(`${document[window]}\u0000${document.join('\u0001')}`, dimension)
+  const contextVector = (document: readonly string[], window: number, dimension = defaultDimension) => vector(`${document[window]}\u0000${document.join('\u0001')}`, dimension)
   const words = (text: string) => new Set(text.toLowerCase().match(/\w+/g) ?? [])
   const score = (query: string, document: string) => {
     const q = words(query)
@@ -165,7 +164,12 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
         )
         const images = keys.reduce((n, k) => n + (k.match(/image:/g)?.length ?? 0), 0)
         const textTokens = keys.reduce((s, k) => s + tokens(k.replace(/image:[0-9a-f]{64}/g, '')), 0)
-        answer = { object: 'list', data, model: body.model, usage: { text_tokens: textTokens, image_pixels: images * 560 * 100, total_tokens: textTokens + images * 100 } }
+        answer = {
+          object: 'list',
+          data,
+          model: body.model,
+          usage: { text_tokens: textTokens, image_pixels: images * 560 * 100, total_tokens: textTokens + images * 100 },
+        }
       } else if (path === '/v1/rerank') {
         const query = body.query as string
         const documents = body.documents as string[]
@@ -174,7 +178,12 @@ export async function startFakeVoyage(options: { apiKey: string; dimension?: num
           .sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index)
           .slice(0, typeof body.top_k === 'number' ? body.top_k : documents.length)
         if (fault?.kind === 'partial') ranked.pop()
-        answer = { object: 'list', data: ranked, model: body.model, usage: { total_tokens: documents.reduce((s, d) => s + tokens(query) + tokens(d), 0) } }
+        answer = {
+          object: 'list',
+          data: ranked,
+          model: body.model,
+          usage: { total_tokens: documents.reduce((s, d) => s + tokens(query) + tokens(d), 0) },
+        }
       } else {
         return json(res, 404, { detail: `no route ${path}` })
       }

@@ -19,8 +19,7 @@ afterEach(async () => {
   await fake.close()
 })
 
-const provider = (options: VoyageProviderOptions = {}) =>
-  createVoyageProvider({ apiKey: KEY, baseUrl: fake.url, backoffMs: 10, timeoutMs: 5_000, onCall: (c) => calls.push(c), ...options })
+const provider = (options: VoyageProviderOptions = {}) => createVoyageProvider({ apiKey: KEY, baseUrl: fake.url, backoffMs: 10, timeoutMs: 5_000, onCall: (c) => calls.push(c), ...options })
 
 const f32 = (v: number[]) => Float32Array.from(v)
 
@@ -54,7 +53,18 @@ describe('embeddings', () => {
     expect(request?.path).toBe('/v1/embeddings')
     expect(request?.headers.authorization).toBe(`Bearer ${KEY}`)
     expect(request?.body).toMatchObject({ model: 'voyage-3.5', input_type: 'document' })
-    expect(calls).toEqual([{ provider: 'voyage', operation: 'embed', model: 'voyage-3.5', inputs: 5, tokens: result.tokens, ms: expect.any(Number), status: 200, attempt: 1 }])
+    expect(calls).toEqual([
+      {
+        provider: 'voyage',
+        operation: 'embed',
+        model: 'voyage-3.5',
+        inputs: 5,
+        tokens: result.tokens,
+        ms: expect.any(Number),
+        status: 200,
+        attempt: 1,
+      },
+    ])
   })
 
   it('passes the input type and output dimension, and checks the dimension', async () => {
@@ -340,7 +350,10 @@ describe('the key', () => {
         (e: unknown) => errors.push(e),
       )
     }
-    const embed = (options: VoyageProviderOptions = {}) => () => provider(options).embed({ model: 'voyage-3.5', inputs: ['a', 'b'], inputType: 'document' })
+    const embed =
+      (options: VoyageProviderOptions = {}) =>
+      () =>
+        provider(options).embed({ model: 'voyage-3.5', inputs: ['a', 'b'], inputType: 'document' })
     // A careless server quoting the Authorization header, once refused and once after retries.
     await attempt(() => fake.fail({ kind: 'echo-auth', status: 401 }), embed())
     await attempt(() => fake.fail({ kind: 'echo-auth', status: 503 }, 2), embed({ maxRetries: 1 }))
@@ -349,12 +362,18 @@ describe('the key', () => {
     await attempt(() => fake.fail({ kind: 'malformed' }), embed())
     await attempt(() => fake.fail({ kind: 'dimension', dimension: 5 }), embed())
     await attempt(() => fake.fail({ kind: 'partial' }), embed())
-    await attempt(() => fake.fail({ kind: 'echo-auth', status: 400 }), () => provider().rerank({ model: 'rerank-2.5', query: 'q', documents: ['a'] }))
+    await attempt(
+      () => fake.fail({ kind: 'echo-auth', status: 400 }),
+      () => provider().rerank({ model: 'rerank-2.5', query: 'q', documents: ['a'] }),
+    )
     await attempt(
       () => fake.fail({ kind: 'echo-auth', status: 400 }),
       () => provider().embedContextualized({ model: 'voyage-context-3', documents: [['a']], inputType: 'document' }),
     )
-    await attempt(() => {}, async () => createVoyageProvider({ apiKey: `${KEY} `, baseUrl: fake.url }))
+    await attempt(
+      () => {},
+      async () => createVoyageProvider({ apiKey: `${KEY} `, baseUrl: fake.url }),
+    )
     const url = fake.url
     await fake.close()
     await attempt(() => {}, embed({ baseUrl: url, maxRetries: 0 }))

@@ -93,7 +93,10 @@ describe.skipIf(nativeMissing)('daemon', () => {
     const client = connect(daemon.url, { token, project })
     await writeFile(join(docs, 'http-caching.md'), '# Replaced\n\nEntirely different words.\n')
     const running = await client.addSource({ paths: [docs] })
-    await until(() => client.jobStatus(running.job_id), (s) => s.status === 'running')
+    await until(
+      () => client.jobStatus(running.job_id),
+      (s) => s.status === 'running',
+    )
     await writeFile(join(docs, 'later.md'), '# Later\n\nQueued behind the running job.\n')
     const queued = await client.addSource({ paths: [docs] })
     expect((await client.jobStatus(queued.job_id)).status).toBe('queued')
@@ -117,12 +120,18 @@ describe.skipIf(nativeMissing)('daemon', () => {
       const again = connect(restarted.url, { token, project })
       expect((await again.jobStatus(running.job_id)).status).toBe('interrupted')
       // The queued job survived the crash and resumed by itself.
-      const resumed = await until(() => again.jobStatus(queued.job_id), (s) => s.receipt !== null)
+      const resumed = await until(
+        () => again.jobStatus(queued.job_id),
+        (s) => s.receipt !== null,
+      )
       expect(resumed.status).toBe('succeeded')
       expect((await again.search({ query: 'queued behind the running job' })).segments[0]?.source.path).toBe('later.md')
       // Re-running the interrupted job's request completes.
       const rerun = await again.addSource({ paths: [docs] })
-      const done = await until(() => again.jobStatus(rerun.job_id), (s) => s.receipt !== null)
+      const done = await until(
+        () => again.jobStatus(rerun.job_id),
+        (s) => s.receipt !== null,
+      )
       expect(done.status).toBe('succeeded')
     } finally {
       await restarted.stop()
@@ -195,7 +204,7 @@ describe.skipIf(nativeMissing)('daemon', () => {
     }
   })
 
-  it('serve --watch keeps each root in sync through the daemon\'s own queue: one job per batch, in the root\'s collection; SIGTERM leaves no watcher', async () => {
+  it("serve --watch keeps each root in sync through the daemon's own queue: one job per batch, in the root's collection; SIGTERM leaves no watcher", async () => {
     const { dir, docs, ws } = await scratch()
     const notes = join(dir, 'notes')
     await mkdir(notes)
@@ -210,17 +219,33 @@ describe.skipIf(nativeMissing)('daemon', () => {
     const client = connect(daemon.url, { token: tokenOf(ws), project })
     const [realDocs, realNotes] = [realpathSync(docs), realpathSync(notes)]
     try {
-      await until(async () => daemon.output(), (out) => out.includes(`watch ${project}: ${realNotes} (collection notes)`))
+      await until(
+        async () => daemon.output(),
+        (out) => out.includes(`watch ${project}: ${realNotes} (collection notes)`),
+      )
       expect(daemon.output()).toContain(`watch ${project}: ${realDocs} (collection default)`)
-      const caughtUp = await until(() => client.search({ query: 'lighthouse keeper' }), (r) => r.segments[0]?.source.path === 'offline.md')
+      const caughtUp = await until(
+        () => client.search({ query: 'lighthouse keeper' }),
+        (r) => r.segments[0]?.source.path === 'offline.md',
+      )
       expect(caughtUp.segments[0]?.source.path).toBe('offline.md')
       // Jobs 1 and 2 were the CLI's adds, 3 and 4 the catch-up syncs: let both end first.
       const ended = (s: { finished_at: number | null }) => s.finished_at !== null
-      expect((await until(() => Promise.all([3, 4].map((id) => client.jobStatus(id))), (jobs) => jobs.every(ended))).every(ended)).toBe(true)
+      expect(
+        (
+          await until(
+            () => Promise.all([3, 4].map((id) => client.jobStatus(id))),
+            (jobs) => jobs.every(ended),
+          )
+        ).every(ended),
+      ).toBe(true)
 
       // A new file is searchable within a generous deadline, through exactly one job.
       await writeFile(join(docs, 'zebra.md'), '# Zebra\n\nA zebra crossing note.\n')
-      const found = await until(() => client.search({ query: 'zebra crossing' }), (r) => r.segments[0]?.source.path === 'zebra.md')
+      const found = await until(
+        () => client.search({ query: 'zebra crossing' }),
+        (r) => r.segments[0]?.source.path === 'zebra.md',
+      )
       expect(found.segments[0]?.source.path).toBe('zebra.md')
       const snapshot = await client.getEvidence(`snapshot:${found.snapshot_id}`)
       const job = await client.jobStatus(snapshot.type === 'snapshot' ? (snapshot.job_id ?? 0) : 0)
@@ -231,14 +256,20 @@ describe.skipIf(nativeMissing)('daemon', () => {
 
       // A change under the other root is added to its own collection, not duplicated into the default one.
       await writeFile(join(notes, 'tides.md'), '# Tides\n\nA tide gauge reading at the harbour, and the spring swell.\n')
-      const swell = await until(() => client.search({ query: 'spring swell' }), (r) => r.segments[0]?.source.path === 'tides.md')
+      const swell = await until(
+        () => client.search({ query: 'spring swell' }),
+        (r) => r.segments[0]?.source.path === 'tides.md',
+      )
       expect(swell.segments[0]?.source.collection).toBe('notes')
       expect((await client.jobStatus(6)).request.collection).toBe('notes')
       expect((await client.listSources({ collection: 'notes' })).total).toBe(1)
 
       // A deletion syncs the folder, which records the removal.
       await rm(join(docs, 'zebra.md'))
-      const gone = await until(() => client.search({ query: 'zebra crossing' }), (r) => !r.segments.some((s) => s.source.path === 'zebra.md'))
+      const gone = await until(
+        () => client.search({ query: 'zebra crossing' }),
+        (r) => !r.segments.some((s) => s.source.path === 'zebra.md'),
+      )
       expect(gone.segments.some((s) => s.source.path === 'zebra.md')).toBe(false)
     } finally {
       // A subscription still open would keep the process alive: exiting at all means every watcher stopped.

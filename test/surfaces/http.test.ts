@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http'
-import { createRequire } from 'node:module'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -12,13 +11,7 @@ import { type HttpOptions, createHttpApp } from '../../ts/http/app.js'
 import { startHttpServer } from '../../ts/http/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
 import { nativeMissing, scratch } from '../native/_setup.js'
-
-/** better-sqlite3 (a dev dependency, no bundled types) to read query_runs as a second process would. */
-interface Sqlite {
-  prepare(sql: string): { all(): unknown[] }
-  close(): void
-}
-const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string, options: { readonly: boolean; fileMustExist: boolean }) => Sqlite
+import { Database } from '../support/sqlite.js'
 
 interface Project {
   name: string
@@ -72,13 +65,16 @@ interface RawResponse {
 }
 
 /** A request through node:http, which (unlike fetch) lets a test set Host and lie about lengths. */
-function raw(
-  served: { port: number },
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] },
-): Promise<RawResponse> {
+function raw(served: { port: number }, options: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: served.port, method: options.method ?? 'GET', path: options.path, headers: { host: `127.0.0.1:${served.port}`, ...options.headers } },
+      {
+        host: '127.0.0.1',
+        port: served.port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: { host: `127.0.0.1:${served.port}`, ...options.headers },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -213,7 +209,12 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       await writeFile(join(s.docs, 'zebra.md'), '# Zebra\n\nA zebra crossing note about striped evidence.\n')
       const before = await client.listSnapshots()
 
-      const res = await raw(s, { method: 'POST', path: `/v1/projects/alpha/sources`, ...jsonBody({ paths: [s.docs] }), headers: { ...bearer(s.alpha), 'content-type': 'application/json' } })
+      const res = await raw(s, {
+        method: 'POST',
+        path: `/v1/projects/alpha/sources`,
+        ...jsonBody({ paths: [s.docs] }),
+        headers: { ...bearer(s.alpha), 'content-type': 'application/json' },
+      })
       expect(res.status).toBe(202)
       expect(res.json).toMatchObject({ project: 'alpha', status: 'queued' })
 
@@ -221,11 +222,17 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       expect(ref).toMatchObject({ project: 'alpha', status: 'queued' })
       expect(ref.job_id).toBeGreaterThan(res.json.job_id)
 
-      const first = await until(() => client.jobStatus(res.json.job_id), (j) => j.finished_at !== null)
+      const first = await until(
+        () => client.jobStatus(res.json.job_id),
+        (j) => j.finished_at !== null,
+      )
       expect(first.status).toBe('succeeded')
       expect(first.receipt?.files.added).toBe(1)
       expect(first.receipt?.added).toEqual(['zebra.md'])
-      const second = await until(() => client.jobStatus(ref.job_id), (j) => j.finished_at !== null)
+      const second = await until(
+        () => client.jobStatus(ref.job_id),
+        (j) => j.finished_at !== null,
+      )
       expect(second.status).toBe('succeeded')
 
       const after = await client.listSnapshots()
@@ -354,7 +361,15 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const before = await state(s.alpha.ws)
       for (const host of ['evil.example', `evil.example:${s.port}`, `127.0.0.1:${s.port + 1}`, `127.0.0.1`, `localhost.evil.example:${s.port}`]) {
         expectError(await raw(s, { path: '/v1/projects/alpha/snapshots', headers: { ...bearer(s.alpha), host } }), 'E_FORBIDDEN')
-        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', body: JSON.stringify({ paths: [s.docs] }), headers: { ...bearer(s.alpha), host } }), 'E_FORBIDDEN')
+        expectError(
+          await raw(s, {
+            method: 'POST',
+            path: '/v1/projects/alpha/sources',
+            body: JSON.stringify({ paths: [s.docs] }),
+            headers: { ...bearer(s.alpha), host },
+          }),
+          'E_FORBIDDEN',
+        )
       }
       // Host is checked before the token.
       expectError(await raw(s, { path: '/v1/projects/alpha/snapshots', headers: { host: 'evil.example' } }), 'E_FORBIDDEN')
@@ -376,10 +391,23 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const before = await state(s.alpha.ws)
       for (const origin of ['https://evil.example', `http://evil.example:${s.port}`, 'null', `https://127.0.0.1:${s.port}`, `http://localhost:${s.port + 1}`]) {
         expectError(
-          await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', body: JSON.stringify({ query: 'ETag' }), headers: { ...bearer(s.alpha), origin, 'content-type': 'application/json' } }),
+          await raw(s, {
+            method: 'POST',
+            path: '/v1/projects/alpha/search',
+            body: JSON.stringify({ query: 'ETag' }),
+            headers: { ...bearer(s.alpha), origin, 'content-type': 'application/json' },
+          }),
           'E_FORBIDDEN',
         )
-        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', body: JSON.stringify({ paths: [s.docs] }), headers: { ...bearer(s.alpha), origin } }), 'E_FORBIDDEN')
+        expectError(
+          await raw(s, {
+            method: 'POST',
+            path: '/v1/projects/alpha/sources',
+            body: JSON.stringify({ paths: [s.docs] }),
+            headers: { ...bearer(s.alpha), origin },
+          }),
+          'E_FORBIDDEN',
+        )
       }
       expect(await state(s.alpha.ws)).toEqual(before)
       for (const origin of [`http://127.0.0.1:${s.port}`, `http://localhost:${s.port}`, `http://[::1]:${s.port}`]) {
@@ -391,11 +419,27 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const s = await serve()
       const before = await state(s.alpha.ws)
       const big = JSON.stringify({ query: 'x'.repeat(1024 * 1024) })
-      expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', body: big, headers: { ...bearer(s.alpha), 'content-type': 'application/json' } }), 'E_LIMIT_EXCEEDED')
+      expectError(
+        await raw(s, {
+          method: 'POST',
+          path: '/v1/projects/alpha/search',
+          body: big,
+          headers: { ...bearer(s.alpha), 'content-type': 'application/json' },
+        }),
+        'E_LIMIT_EXCEEDED',
+      )
       // Chunked, no Content-Length: the limit counts the bytes as they stream.
       const chunks = Array.from({ length: 20 }, () => Buffer.alloc(64 * 1024, 0x20))
       chunks.unshift(Buffer.from('{"paths":["'))
-      expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', chunks, headers: { ...bearer(s.alpha), 'content-type': 'application/json' } }), 'E_LIMIT_EXCEEDED')
+      expectError(
+        await raw(s, {
+          method: 'POST',
+          path: '/v1/projects/alpha/sources',
+          chunks,
+          headers: { ...bearer(s.alpha), 'content-type': 'application/json' },
+        }),
+        'E_LIMIT_EXCEEDED',
+      )
       expect(await state(s.alpha.ws)).toEqual(before)
     })
 
@@ -403,7 +447,15 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const s = await serve({ maxBodyBytes: 64 })
       const before = await state(s.alpha.ws)
       const headers = { ...bearer(s.alpha), 'content-type': 'application/json' }
-      expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', body: JSON.stringify({ paths: [`${s.docs}/${'a'.repeat(80)}`] }), headers }), 'E_LIMIT_EXCEEDED')
+      expectError(
+        await raw(s, {
+          method: 'POST',
+          path: '/v1/projects/alpha/sources',
+          body: JSON.stringify({ paths: [`${s.docs}/${'a'.repeat(80)}`] }),
+          headers,
+        }),
+        'E_LIMIT_EXCEEDED',
+      )
       expect((await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', body: JSON.stringify({ query: 'ETag' }), headers })).status).toBe(200)
       expect((await state(s.alpha.ws)).jobs).toBe(before.jobs)
     })
@@ -481,7 +533,12 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       for (const [who, token] of credentials) {
         for (const r of routes) {
           const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
-          const res = await raw(s, { method: r.method, path: r.path, ...(r.body ? jsonBody(r.body) : {}), headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) } })
+          const res = await raw(s, {
+            method: r.method,
+            path: r.path,
+            ...(r.body ? jsonBody(r.body) : {}),
+            headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+          })
           ;(seen[who] ??= []).push(res.status)
         }
       }
@@ -509,7 +566,12 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       await writeFile(join(outside, 'private.md'), '# Private\n\nnot for agents\n')
       const before = await state(s.alpha.ws)
       const post = (token: string, paths: string[]) =>
-        raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', body: JSON.stringify({ paths }), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } })
+        raw(s, {
+          method: 'POST',
+          path: '/v1/projects/alpha/sources',
+          body: JSON.stringify({ paths }),
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        })
 
       for (const paths of [[outside], ['/'], [join(s.docs, '..')], [join(s.docs, '..', 'outside', 'private.md')]]) {
         expectError(await post(s.alpha.agentToken, paths), 'E_FORBIDDEN')
@@ -523,18 +585,23 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       // Inside the existing root an agent may add.
       const inside = await post(s.alpha.agentToken, [s.docs])
       expect(inside.status).toBe(202)
-      const job = await until(() => s.alpha.ws.jobStatus(inside.json.job_id), (j) => j.finished_at !== null)
+      const job = await until(
+        () => s.alpha.ws.jobStatus(inside.json.job_id),
+        (j) => j.finished_at !== null,
+      )
       expect(job.status).toBe('succeeded')
 
       // The owner may add a new root.
       const owned = await post(s.alpha.token, [outside])
       expect(owned.status).toBe(202)
-      const ownerJob = await until(() => s.alpha.ws.jobStatus(owned.json.job_id), (j) => j.finished_at !== null)
+      const ownerJob = await until(
+        () => s.alpha.ws.jobStatus(owned.json.job_id),
+        (j) => j.finished_at !== null,
+      )
       expect(ownerJob.receipt?.added).toEqual(['private.md'])
       // Now that the owner made it a root, the agent may sync it.
       expect((await post(s.alpha.agentToken, [outside])).status).toBe(202)
     })
-
   })
 
   describe('browser-shaped requests', () => {
@@ -542,12 +609,33 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const s = await serve()
       const before = await state(s.alpha.ws)
       for (const site of ['cross-site', 'same-site', 'Cross-Site']) {
-        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', ...jsonBody({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } }), 'E_FORBIDDEN')
-        expectError(await raw(s, { method: 'POST', path: '/v1/projects/alpha/sources', ...jsonBody({ paths: [s.docs] }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } }), 'E_FORBIDDEN')
+        expectError(
+          await raw(s, {
+            method: 'POST',
+            path: '/v1/projects/alpha/search',
+            ...jsonBody({ query: 'ETag' }),
+            headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site },
+          }),
+          'E_FORBIDDEN',
+        )
+        expectError(
+          await raw(s, {
+            method: 'POST',
+            path: '/v1/projects/alpha/sources',
+            ...jsonBody({ paths: [s.docs] }),
+            headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site },
+          }),
+          'E_FORBIDDEN',
+        )
       }
       expect(await state(s.alpha.ws)).toEqual({ ...before, query_runs: before.query_runs })
       for (const site of ['same-origin', 'none']) {
-        const ok = await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', ...jsonBody({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site } })
+        const ok = await raw(s, {
+          method: 'POST',
+          path: '/v1/projects/alpha/search',
+          ...jsonBody({ query: 'ETag' }),
+          headers: { ...bearer(s.alpha), 'content-type': 'application/json', 'sec-fetch-site': site },
+        })
         expect(ok.status).toBe(200)
       }
     })
@@ -556,13 +644,21 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const s = await serve()
       const before = await state(s.alpha.ws)
       for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
-        for (const [path, body] of [['/v1/projects/alpha/search', { query: 'ETag' }], ['/v1/projects/alpha/sources', { paths: [s.docs] }]] as const) {
+        for (const [path, body] of [
+          ['/v1/projects/alpha/search', { query: 'ETag' }],
+          ['/v1/projects/alpha/sources', { paths: [s.docs] }],
+        ] as const) {
           const headers: Record<string, string> = { ...bearer(s.alpha), ...(type ? { 'content-type': type } : {}) }
           expectError(await raw(s, { method: 'POST', path, body: JSON.stringify(body), headers }), 'E_UNSUPPORTED_FORMAT')
         }
       }
       expect(await state(s.alpha.ws)).toEqual(before)
-      const typed = await raw(s, { method: 'POST', path: '/v1/projects/alpha/search', body: JSON.stringify({ query: 'ETag' }), headers: { ...bearer(s.alpha), 'content-type': 'application/json; charset=utf-8' } })
+      const typed = await raw(s, {
+        method: 'POST',
+        path: '/v1/projects/alpha/search',
+        body: JSON.stringify({ query: 'ETag' }),
+        headers: { ...bearer(s.alpha), 'content-type': 'application/json; charset=utf-8' },
+      })
       expect(typed.status).toBe(200)
     })
   })
@@ -623,7 +719,13 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       const gate = new Promise<void>((r) => (release = r))
       const inFlight = new Promise<RawResponse>((resolve, reject) => {
         const req = httpRequest(
-          { host: '127.0.0.1', port: s.port, method: 'POST', path: '/v1/projects/alpha/search', headers: { ...bearer(s.alpha), 'content-type': 'application/json' } },
+          {
+            host: '127.0.0.1',
+            port: s.port,
+            method: 'POST',
+            path: '/v1/projects/alpha/search',
+            headers: { ...bearer(s.alpha), 'content-type': 'application/json' },
+          },
           (res) => {
             let text = ''
             res.on('data', (d: Buffer) => (text += d))

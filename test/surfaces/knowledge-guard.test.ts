@@ -50,7 +50,20 @@ beforeAll(async () => {
   if (nativeMissing) return
   repo = await mkdtemp(join(tmpdir(), 'tychora-guard-'))
   paths = await initProject(repo)
-  const p = await propose(paths, { change: { op: 'create', item: 'release-freeze', title: 'Release freeze', kind: 'decision', body: 'No releases during the December freeze window.\n' }, rationale: 'r' }, async () => undefined)
+  const p = await propose(
+    paths,
+    {
+      change: {
+        op: 'create',
+        item: 'release-freeze',
+        title: 'Release freeze',
+        kind: 'decision',
+        body: 'No releases during the December freeze window.\n',
+      },
+      rationale: 'r',
+    },
+    async () => undefined,
+  )
   await accept(paths, { proposal: p.id, reviewer: 'ana' }, async () => undefined)
   const state = await applyMigrations(paths)
   ws = await Workspace.open(state.state_dir)
@@ -92,7 +105,17 @@ describe.skipIf(nativeMissing)('no surface mutates approved knowledge', () => {
       ],
       jobStatus: [{ method: 'GET', path: `${p}/jobs/1` }],
       listSnapshots: [{ method: 'GET', path: `${p}/snapshots` }],
-      proposeChange: [{ method: 'POST', path: `${p}/proposals`, body: { change: { op: 'edit', item: 'release-freeze', body: 'Releases are fine in December.' }, rationale: 'agents want to ship', evidence: [segment] } }],
+      proposeChange: [
+        {
+          method: 'POST',
+          path: `${p}/proposals`,
+          body: {
+            change: { op: 'edit', item: 'release-freeze', body: 'Releases are fine in December.' },
+            rationale: 'agents want to ship',
+            evidence: [segment],
+          },
+        },
+      ],
       listProposals: [{ method: 'GET', path: `${p}/proposals` }],
       // The owner's administration reads the state, and a backup writes only its copy.
       workspaceStatus: [{ method: 'GET', path: `${p}/status` }],

@@ -57,7 +57,11 @@ const SURFACES: Record<string, Factory> = {
       surface: {
         search: (r) => w.search(r),
         getEvidence: (id) => w.getEvidence(id),
-        searchErrorCode: (r) => w.search(r).then(() => 'none', (e: { code: string }) => e.code),
+        searchErrorCode: (r) =>
+          w.search(r).then(
+            () => 'none',
+            (e: { code: string }) => e.code,
+          ),
         inspectSymbol: (name) => w.inspectSymbol({ name }),
       },
       close: async () => w.close(),
@@ -70,7 +74,11 @@ const SURFACES: Record<string, Factory> = {
       surface: {
         search: (r) => client.search(r),
         getEvidence: (id) => client.getEvidence(id),
-        searchErrorCode: (r) => client.search(r).then(() => 'none', (e: { code: string }) => e.code),
+        searchErrorCode: (r) =>
+          client.search(r).then(
+            () => 'none',
+            (e: { code: string }) => e.code,
+          ),
         inspectSymbol: (name) => client.inspectSymbol({ name }),
       },
       close: async () => void (await daemon.stop()),
@@ -80,7 +88,13 @@ const SURFACES: Record<string, Factory> = {
     const daemon = await startDaemon([ws])
     const client = new Client({ name: 'parity', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tokenOf(ws)}` } } }))
-    return { surface: await mcpSurface(client, projectOf(ws)), close: async () => void (await client.close(), await daemon.stop()) }
+    return {
+      surface: await mcpSurface(client, projectOf(ws)),
+      close: async () => {
+        await client.close()
+        await daemon.stop()
+      },
+    }
   },
   async mcpStdio(ws) {
     const client = new Client({ name: 'parity', version: '1.0.0' })
@@ -125,7 +139,7 @@ function eachSurface(ws: () => string, tests: (surface: () => Surface) => void):
   for (const [name, factory] of Object.entries(SURFACES)) {
     describe(name, () => {
       let surface: Surface | undefined
-      let close = async () => undefined as void
+      let close: () => Promise<void> = async () => {}
       beforeAll(async () => {
         const made = await factory(ws())
         surface = made.surface
@@ -157,55 +171,55 @@ describe.skipIf(nativeMissing)('the same evidence through every surface', () => 
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  eachSurface(() => ws, (surface) => {
-    it('cites the Markdown section, with a locator that slices the source bytes', async () => {
-      const r = await surface().search({ query: 'conditional request revalidates stale response', limit: 3 })
-      const top = r.segments[0]!
-      expect(top.source.path).toBe('http-caching.md')
-      expect(top.locator.heading_path).toEqual(['HTTP caching notes', 'Validation'])
-      expect(top.citation).toBe(`http-caching.md:${top.locator.line_start}-${top.locator.line_end}`)
-      const bytes = readFileSync(join(FIXTURE_DOCS, 'http-caching.md'))
-      expect(bytes.subarray(top.locator.byte_start, top.locator.byte_end).toString()).toBe(top.text)
-      expect(top.may_contain_instructions).toBe(false)
-      const evidence = await surface().getEvidence(top.id)
-      expect(evidence.type).toBe('chunk')
-      expect(evidence.text).toBe(top.text)
-    })
+  eachSurface(
+    () => ws,
+    (surface) => {
+      it('cites the Markdown section, with a locator that slices the source bytes', async () => {
+        const r = await surface().search({ query: 'conditional request revalidates stale response', limit: 3 })
+        const top = r.segments[0]!
+        expect(top.source.path).toBe('http-caching.md')
+        expect(top.locator.heading_path).toEqual(['HTTP caching notes', 'Validation'])
+        expect(top.citation).toBe(`http-caching.md:${top.locator.line_start}-${top.locator.line_end}`)
+        const bytes = readFileSync(join(FIXTURE_DOCS, 'http-caching.md'))
+        expect(bytes.subarray(top.locator.byte_start, top.locator.byte_end).toString()).toBe(top.text)
+        expect(top.may_contain_instructions).toBe(false)
+        const evidence = await surface().getEvidence(top.id)
+        expect(evidence.type).toBe('chunk')
+        expect(evidence.text).toBe(top.text)
+      })
 
-    it('finds a JSON record by its id through the exact channel', async () => {
-      const r = await surface().search({ query: 'TERM-SEGMENT', limit: 1 })
-      expect(r.segments[0]!.locator.json_pointer).toBe('/2')
-      expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
-    })
+      it('finds a JSON record by its id through the exact channel', async () => {
+        const r = await surface().search({ query: 'TERM-SEGMENT', limit: 1 })
+        expect(r.segments[0]!.locator.json_pointer).toBe('/2')
+        expect(r.segments[0]!.channels.some((c) => c.channel === 'exact' && c.rank === 1)).toBe(true)
+      })
 
-    it('applies facet conditions before ranking, with coverage that counts only what they admit', async () => {
-      const all = await surface().search({ query: 'V2.1.1 minimum password length', kinds: ['standard'] })
-      expect(all.segments.map((s) => s.citation)).toHaveLength(2)
-      const r = await surface().search({ query: 'V2.1.1 minimum password length', facets: ['level>=2', 'chapter=V2'] })
-      expect(r.segments.map((s) => s.text)).toEqual([expect.stringContaining('10 characters')])
-      expect(r.coverage.eligible_sources).toBe(1)
-      expect(r.applied_scope.facets).toEqual(['level>=2', 'chapter=V2'])
-      expect(await surface().searchErrorCode({ query: 'password', facets: ['level=two'] })).toBe('E_INVALID_ARGUMENT')
-    })
+      it('applies facet conditions before ranking, with coverage that counts only what they admit', async () => {
+        const all = await surface().search({ query: 'V2.1.1 minimum password length', kinds: ['standard'] })
+        expect(all.segments.map((s) => s.citation)).toHaveLength(2)
+        const r = await surface().search({ query: 'V2.1.1 minimum password length', facets: ['level>=2', 'chapter=V2'] })
+        expect(r.segments.map((s) => s.text)).toEqual([expect.stringContaining('10 characters')])
+        expect(r.coverage.eligible_sources).toBe(1)
+        expect(r.applied_scope.facets).toEqual(['level>=2', 'chapter=V2'])
+        expect(await surface().searchErrorCode({ query: 'password', facets: ['level=two'] })).toBe('E_INVALID_ARGUMENT')
+      })
 
-    it('a mode draws on its lanes, names the lanes and identifiers it has no evidence for, and says what a decision must do', async () => {
-      const r = await surface().search({ query: 'V2.1.1 V9.9.9 minimum password length', mode: 'compliance' })
-      expect(r.segments.length).toBeGreaterThan(0)
-      expect(r.segments.every((s) => s.source.lane === 'standards')).toBe(true)
-      expect(r.applied_scope.mode).toBe('compliance')
-      expect(r.coverage_gaps).toEqual([
-        expect.objectContaining({ kind: 'identifier', name: 'V9.9.9' }),
-        expect.objectContaining({ kind: 'lane', name: 'authority' }),
-      ])
-      expect(r.decision_requirements.length).toBeGreaterThan(0)
-      expect(r.checks.map((c) => `${c.name}:${c.status}`)).toEqual(['superseded_sources:pass', 'quoted_instructions:pass'])
-      expect(await surface().searchErrorCode({ query: 'password', mode: 'nonsense' })).toBe('E_INVALID_ARGUMENT')
-    })
+      it('a mode draws on its lanes, names the lanes and identifiers it has no evidence for, and says what a decision must do', async () => {
+        const r = await surface().search({ query: 'V2.1.1 V9.9.9 minimum password length', mode: 'compliance' })
+        expect(r.segments.length).toBeGreaterThan(0)
+        expect(r.segments.every((s) => s.source.lane === 'standards')).toBe(true)
+        expect(r.applied_scope.mode).toBe('compliance')
+        expect(r.coverage_gaps).toEqual([expect.objectContaining({ kind: 'identifier', name: 'V9.9.9' }), expect.objectContaining({ kind: 'lane', name: 'authority' })])
+        expect(r.decision_requirements.length).toBeGreaterThan(0)
+        expect(r.checks.map((c) => `${c.name}:${c.status}`)).toEqual(['superseded_sources:pass', 'quoted_instructions:pass'])
+        expect(await surface().searchErrorCode({ query: 'password', mode: 'nonsense' })).toBe('E_INVALID_ARGUMENT')
+      })
 
-    it('reports an unknown snapshot as E_NOT_FOUND', async () => {
-      expect(await surface().searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
-    })
-  })
+      it('reports an unknown snapshot as E_NOT_FOUND', async () => {
+        expect(await surface().searchErrorCode({ query: 'anything', snapshot_id: 999 })).toBe('E_NOT_FOUND')
+      })
+    },
+  )
 })
 
 describe.skipIf(nativeMissing)('the same code evidence through every surface', () => {
@@ -220,28 +234,31 @@ describe.skipIf(nativeMissing)('the same code evidence through every surface', (
   })
   afterAll(() => rm(dir, { recursive: true, force: true }))
 
-  eachSurface(() => ws, (surface) => {
-    it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
-      const r = await surface().search({ query: 'marmalade source', limit: 5, channels: ['exact', 'lexical', 'graph'] })
-      const top = r.segments[0]!
-      expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
-      expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
-      expect(top.citation).toBe('lang/parse.py:8-11')
-      const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
-      expect(reached?.channels.map((c) => c.channel)).toContain('graph')
-      expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
-      // The profile's default channels leave the graph out.
-      const plain = await surface().search({ query: 'marmalade source', limit: 5 })
-      expect(plain.segments.some((s) => s.found_via !== undefined)).toBe(false)
-    })
+  eachSurface(
+    () => ws,
+    (surface) => {
+      it('returns symbol-shaped segments, and what the graph reached with the path that reached it', async () => {
+        const r = await surface().search({ query: 'marmalade source', limit: 5, channels: ['exact', 'lexical', 'graph'] })
+        const top = r.segments[0]!
+        expect(top.locator.anchor).toBe('lang.parse.Parser.parse')
+        expect(top.locator.heading_path).toEqual(['lang.parse', 'Parser', 'parse'])
+        expect(top.citation).toBe('lang/parse.py:8-11')
+        const reached = r.segments.find((s) => s.locator.anchor === 'lang.lex.tokenize')
+        expect(reached?.channels.map((c) => c.channel)).toContain('graph')
+        expect(reached?.found_via).toEqual([{ from: 'Parser.parse', relation: 'calls', to: 'tokenize', path: 'lang/parse.py', line: 10 }])
+        // The profile's default channels leave the graph out.
+        const plain = await surface().search({ query: 'marmalade source', limit: 5 })
+        expect(plain.segments.some((s) => s.found_via !== undefined)).toBe(false)
+      })
 
-    it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
-      const report = await surface().inspectSymbol('tokenize')
-      expect(report.resolution).toBe('syntactic')
-      expect(report.definitions.map((d) => [d.symbol, d.site.citation, d.signature])).toEqual([['lang.lex.tokenize', 'lang/lex.py:4-6', 'def tokenize(text):']])
-      const [def] = report.definitions
-      expect(def!.callers.map((c) => [c.symbol, c.site.citation])).toEqual([['Parser.parse', 'lang/parse.py:10']])
-      expect(def!.callees).toEqual([expect.objectContaining({ text: 'text.split', outcome: 'unresolved', reason: 'no visible binding for text' })])
-    })
-  })
+      it('inspects a symbol: its definition, its caller and its callees, each cited', async () => {
+        const report = await surface().inspectSymbol('tokenize')
+        expect(report.resolution).toBe('syntactic')
+        expect(report.definitions.map((d) => [d.symbol, d.site.citation, d.signature])).toEqual([['lang.lex.tokenize', 'lang/lex.py:4-6', 'def tokenize(text):']])
+        const [def] = report.definitions
+        expect(def!.callers.map((c) => [c.symbol, c.site.citation])).toEqual([['Parser.parse', 'lang/parse.py:10']])
+        expect(def!.callees).toEqual([expect.objectContaining({ text: 'text.split', outcome: 'unresolved', reason: 'no visible binding for text' })])
+      })
+    },
+  )
 })

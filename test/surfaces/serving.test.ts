@@ -82,7 +82,11 @@ describe.skipIf(nativeMissing)('a served workspace', () => {
           ...(body ? { body: JSON.stringify(body) } : {}),
         })
       const agentDest = join(dir, 'agent-copy')
-      for (const [method, path, body] of [['GET', 'status'], ['POST', 'verify'], ['POST', 'backup', { dest: agentDest }]] as const) {
+      for (const [method, path, body] of [
+        ['GET', 'status'],
+        ['POST', 'verify'],
+        ['POST', 'backup', { dest: agentDest }],
+      ] as const) {
         const refused = await call(method, path, agent, body)
         expect(refused.status).toBe(403)
         expect(((await refused.json()) as { code: string }).code).toBe('E_FORBIDDEN')
@@ -116,7 +120,10 @@ describe.skipIf(nativeMissing)('a served workspace', () => {
       expect(JSON.parse(readFileSync(runtimePath(ws, 'daemon'), 'utf8')).pid).toBe(watch.child.pid)
       // A change the watcher syncs is searchable through the same daemon.
       await writeFile(join(docs, 'zebra.md'), '# Zebra\n\nA zebra crossing note.\n')
-      const found = await until(() => cli(['search', '-w', ws, 'zebra crossing', '--format', 'json']), (r) => r.code === 0 && topPath(r.stdout) === 'zebra.md')
+      const found = await until(
+        () => cli(['search', '-w', ws, 'zebra crossing', '--format', 'json']),
+        (r) => r.code === 0 && topPath(r.stdout) === 'zebra.md',
+      )
       expect(topPath(found.stdout)).toBe('zebra.md')
       // Another command's add is a job on the same single writer.
       const notes = join(dir, 'notes')
@@ -181,7 +188,11 @@ describe.skipIf(nativeMissing)('a served workspace', () => {
       expect(findings[0]).toMatchObject({ check: 'lock', status: 'fail' })
       expect(findings[0]?.detail).toContain(`pid ${process.pid}`)
       expect(findings[0]?.fix).toContain(`kill ${process.pid}`)
-      for (const args of [['search', 'ETag'], ['manage', 'status'], ['manage', 'verify']]) {
+      for (const args of [
+        ['search', 'ETag'],
+        ['manage', 'status'],
+        ['manage', 'verify'],
+      ]) {
         const locked = await cli([...args, '-w', ws, '--format', 'json'])
         expect(locked.code).toBe(ERROR_CODES.E_LOCKED.exit)
         expect(JSON.parse(locked.stderr).code).toBe('E_LOCKED')

@@ -40,8 +40,7 @@ function imports(): Edge[] {
 const sourceOf = (to: string) => (to.endsWith('.js') && existsSync(join('ts', to.replace(/\.js$/, '.ts'))) ? to.replace(/\.js$/, '.ts') : to)
 
 /** A folder under ts/ is a layer; so is each top-level file (errors.ts, index.ts) and each file outside ts/. */
-const layer = (file: string) =>
-  file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, '')
+const layer = (file: string) => (file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, ''))
 
 const BELOW_SURFACES = ['contracts', 'errors', 'engine', 'format', 'service', 'client', 'providers', 'knowledge'] as const
 
@@ -59,8 +58,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   // cache; it imports no layer, so nothing it holds can load before the CLI asks for it.
   bin: [],
   contracts: ['errors'],
-  // The only layer that loads the native binding; it hands the core the PDF reader.
-  engine: ['contracts', 'errors', 'native', 'extract', 'knowledge'],
+  // The only layer that loads the native binding; it hands the core the PDF reader. Its job
+  // runner's log lines go through the terminal escaping (format).
+  engine: ['contracts', 'errors', 'native', 'extract', 'knowledge', 'format'],
   // Team knowledge as files: proposals, reviews, checksummed migrations (no engine: the service
   // layer builds states from them).
   knowledge: ['contracts', 'errors'],
@@ -156,11 +156,7 @@ describe('what ships', () => {
   it('names runtime files only in contracts/runtime.ts', () => {
     // A quoted segment ('runtime', 'daemon.json', 'agent-token'), a join of 'token' or 'lock', or a
     // `…/runtime/<file>` template; prose in comments and descriptions is not code and may name them.
-    const spelled = [
-      /['"](?:runtime|daemon\.json|agent-token)['"]/,
-      /\b(?:join|resolve)\([^)]*['"](?:token|lock)['"]/,
-      /\/runtime\/(?:token|agent-token|daemon\.json|lock)\b/,
-    ]
+    const spelled = [/['"](?:runtime|daemon\.json|agent-token)['"]/, /\b(?:join|resolve)\([^)]*['"](?:token|lock)['"]/, /\/runtime\/(?:token|agent-token|daemon\.json|lock)\b/]
     const self = relative('.', new URL(import.meta.url).pathname)
     const offenders = [...files('ts', /\.ts$/), ...files('test', /\.ts$/), ...files('bench', /\.(?:ts|mjs)$/)]
       .filter((f) => f !== join('ts', 'contracts', 'runtime.ts') && f !== self)

@@ -43,7 +43,12 @@ describe('contracts', () => {
     expect(parsed.success).toBe(false)
     const message = formatIssues(parsed.error?.issues ?? [])
     expect(message).toMatch(/^query: .+; limit: .+$/)
-    expect(formatIssues([{ path: [], message: 'bad\n  value' }, { path: ['a', 0, 'b'], message: 'x' }])).toBe('(root): bad value; a.0.b: x')
+    expect(
+      formatIssues([
+        { path: [], message: 'bad\n  value' },
+        { path: ['a', 0, 'b'], message: 'x' },
+      ]),
+    ).toBe('(root): bad value; a.0.b: x')
   })
 
   it('native error messages map to codes; unknown errors become E_INTERNAL', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CommandDef } from 'citty'
+import type { AnyCommand } from '../../ts/cli/check-args.js'
 import { describe, expect, it } from 'vitest'
 import { main } from '../../ts/cli/main.js'
 import { FacetConditionSchema, QueryRequestSchema } from '../../ts/contracts/query.js'
@@ -14,14 +14,14 @@ type Resolvable<T> = T | Promise<T> | (() => T | Promise<T>)
 const resolved = async <T>(value: Resolvable<T>): Promise<T> => (typeof value === 'function' ? (value as () => T | Promise<T>)() : value)
 
 /** Every description `--help` prints, command by command: the command's and each argument's. */
-async function helpTexts(cmd: Resolvable<CommandDef<any>>, path: string, out: string[] = []): Promise<string[]> {
+async function helpTexts(cmd: Resolvable<AnyCommand>, path: string, out: string[] = []): Promise<string[]> {
   const command = await resolved(cmd)
   const meta = (await resolved(command.meta ?? {})) as { description?: string }
   if (meta.description) out.push(`${path}: ${meta.description}`)
   for (const [name, arg] of Object.entries((await resolved(command.args ?? {})) as Record<string, { description?: string }>)) {
     if (arg.description) out.push(`${path} --${name}: ${arg.description}`)
   }
-  const subs = (await resolved(command.subCommands ?? {})) as Record<string, Resolvable<CommandDef<any>>>
+  const subs = (await resolved(command.subCommands ?? {})) as Record<string, Resolvable<AnyCommand>>
   for (const [name, sub] of Object.entries(subs)) await helpTexts(sub, `${path} ${name}`, out)
   return out
 }

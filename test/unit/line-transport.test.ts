@@ -16,7 +16,11 @@ async function harness(maxLineBytes?: number) {
   let written = ''
   output.on('data', (d: Buffer) => (written += d))
   const settle = () => new Promise((r) => setImmediate(r))
-  const replies = () => written.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } })
+  const replies = () =>
+    written
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string } })
   return { input, transport, messages, errors, settle, replies }
 }
 

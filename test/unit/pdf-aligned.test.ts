@@ -8,7 +8,13 @@ import type { Item } from '../../ts/extract/pdf-layout.js'
 
 const SIZE = 8
 /** An item as pdf.js gives it: `width` along the text, half an em a character. */
-const item = (str: string, x: number, y: number): Item => ({ str, transform: [SIZE, 0, 0, SIZE, x, y], width: 0.5 * SIZE * str.length, height: SIZE, hasEOL: false })
+const item = (str: string, x: number, y: number): Item => ({
+  str,
+  transform: [SIZE, 0, 0, SIZE, x, y],
+  width: 0.5 * SIZE * str.length,
+  height: SIZE,
+  hasEOL: false,
+})
 
 describe('the upright frame', () => {
   it('turns text drawn a quarter turn upright and its boxes back into page space', () => {

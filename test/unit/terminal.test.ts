@@ -5,7 +5,7 @@ import { oneLine, visible, visibleLines } from '../../ts/format/terminal.js'
 const UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/
 
 /** Reverses the documented notation: `\xNN` and `\u{N…}` are escapes, every other backslash is literal. */
-function unescape(text: string): string {
+function unescaped(text: string): string {
   return text.replace(/\\x([0-7][0-9a-f])|\\u\{([0-9a-f]+)\}/g, (_, x?: string, u?: string) => String.fromCodePoint(Number.parseInt((x ?? u) as string, 16)))
 }
 
@@ -30,7 +30,7 @@ describe('visible', () => {
     for (const s of samples) {
       const out = visible(s)
       expect(out).not.toMatch(UNSAFE)
-      expect(unescape(out)).toBe(s)
+      expect(unescaped(out)).toBe(s)
     }
   })
 
@@ -46,7 +46,7 @@ describe('visible', () => {
     const out = visible(all)
     expect(out).not.toMatch(UNSAFE)
     expect(out).not.toMatch(/\r(?!\n)/)
-    expect(unescape(out)).toBe(all)
+    expect(unescaped(out)).toBe(all)
   })
 
   it('makes tag characters and zero-width characters visible (issue 32, item 9)', () => {
@@ -55,10 +55,8 @@ describe('visible', () => {
     const out = visible(`hello${tags}\u{e007f}`)
     expect(out).not.toMatch(/[\u{e0000}-\u{e007f}]/u)
     expect(out.startsWith('hello\\u{e0069}\\u{e0067}')).toBe(true)
-    expect(unescape(out)).toBe(`hello${tags}\u{e007f}`)
-    expect(visible('ig\u200bnore \ufeffall\u2060 \u200e\u200f\u061c\u180e\u2062')).toBe(
-      'ig\\u{200b}nore \\u{feff}all\\u{2060} \\u{200e}\\u{200f}\\u{61c}\\u{180e}\\u{2062}',
-    )
+    expect(unescaped(out)).toBe(`hello${tags}\u{e007f}`)
+    expect(visible('ig\u200bnore \ufeffall\u2060 \u200e\u200f\u061c\u180e\u2062')).toBe('ig\\u{200b}nore \\u{feff}all\\u{2060} \\u{200e}\\u{200f}\\u{61c}\\u{180e}\\u{2062}')
     // Joiners between Latin letters, at a word's edge or in a run carry payload, not spelling.
     expect(visible('a\u200cb \u200dc d\u200c\u200de')).toBe('a\\u{200c}b \\u{200d}c d\\u{200c}\\u{200d}e')
   })
@@ -75,7 +73,7 @@ describe('visible', () => {
     const out = oneLine(name)
     expect(out).not.toMatch(/[\n\r\t\u2028\u2029]/)
     expect(out).toBe('evil\\x0a  published snapshot 999 (previous 1)\\x0d\\x0a### [9] forged.md\\x09\\u{2028}x\\u{2029}')
-    expect(unescape(out)).toBe(name)
+    expect(unescaped(out)).toBe(name)
     expect(oneLine('\\x0a is text, \x1b is not')).toBe('\\x5cx0a is text, \\x1b is not')
     expect(visibleLines([`job 1: ${name}`, 'second'])).toBe(`job 1: ${out}\nsecond`)
     expect(visibleLines(['a\nb', 'c']).split('\n')).toHaveLength(2)
@@ -86,6 +84,6 @@ describe('visible', () => {
     const all = codes.map((c) => String.fromCodePoint(c)).join('')
     const out = oneLine(all)
     expect(out).not.toMatch(/[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u180e\u061c\u{e0000}-\u{e007f}]/u)
-    expect(unescape(out)).toBe(all)
+    expect(unescaped(out)).toBe(all)
   })
 })

@@ -1,6 +1,10 @@
 import type { ArgDef, ArgsDef, CommandDef } from 'citty'
 import { TychoraError } from '../errors.js'
 
+/** Any command, whatever arguments it declares: citty's `CommandDef` is invariant in them. */
+// biome-ignore lint/suspicious/noExplicitAny: the one place the CLI names a command of unknown arguments
+export type AnyCommand = CommandDef<any>
+
 /**
  * citty accepts any flag and any number of positionals, so a typo (`--profil code`) silently
  * turned into a different command. This refuses, before citty runs, every word a command does not
@@ -13,7 +17,7 @@ import { TychoraError } from '../errors.js'
  * which takes the remaining words. After `--` every word is a positional. `--help` and `-h` never
  * get here (main answers them first).
  */
-export async function checkArgs(root: CommandDef<any>, argv: string[]): Promise<void> {
+export async function checkArgs(root: AnyCommand, argv: string[]): Promise<void> {
   let cmd = root
   let words = argv
   let path = [await commandName(root)]
@@ -31,7 +35,7 @@ export async function checkArgs(root: CommandDef<any>, argv: string[]): Promise<
         const hint = closest(name, Object.keys(subCommands))
         throw new TychoraError('E_INVALID_ARGUMENT', `unknown command ${name}${hint ? `; did you mean ${hint}?` : ''}`)
       }
-      cmd = (await resolve(next)) as CommandDef<any>
+      cmd = (await resolve(next)) as AnyCommand
       words = words.slice(first + 1)
       path = [...path, name]
       continue
@@ -118,10 +122,7 @@ function scan(words: string[], defs: ArgsDef, untilPositional: boolean): { posit
 
 function unknownOption(word: string, table: { names: string[] }): TychoraError {
   const hint = closest(word.replace(/^-+/, ''), table.names)
-  return new TychoraError(
-    'E_INVALID_ARGUMENT',
-    hint ? `unknown option ${word}; did you mean --${hint}?` : `unknown option ${word} (an argument that starts with - goes after --)`,
-  )
+  return new TychoraError('E_INVALID_ARGUMENT', hint ? `unknown option ${word}; did you mean --${hint}?` : `unknown option ${word} (an argument that starts with - goes after --)`)
 }
 
 /**
@@ -160,14 +161,14 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase(
 /** A subcommand by one of its `meta.alias` names, as citty finds it. */
 async function byAlias(subCommands: Record<string, unknown>, name: string): Promise<unknown> {
   for (const sub of Object.values(subCommands)) {
-    const cmd = (await resolve(sub)) as CommandDef<any> | undefined
+    const cmd = (await resolve(sub)) as AnyCommand | undefined
     const alias = (await resolve(cmd?.meta))?.alias
     if ((Array.isArray(alias) ? alias : [alias]).includes(name)) return cmd
   }
   return undefined
 }
 
-async function commandName(cmd: CommandDef<any>): Promise<string> {
+async function commandName(cmd: AnyCommand): Promise<string> {
   return (await resolve(cmd.meta))?.name ?? 'tychora'
 }
 

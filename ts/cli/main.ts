@@ -1,12 +1,12 @@
-import { type CommandDef, defineCommand, runCommand, showUsage } from 'citty'
+import { defineCommand, runCommand, showUsage } from 'citty'
 import { ZodError, config as zodConfig } from 'zod'
 import { ERROR_CODES, TychoraError, formatIssues, toTychoraError } from '../errors.js'
 import { oneLine } from '../format/terminal.js'
 import { packageVersion } from '../package-root.js'
-import { checkArgs } from './check-args.js'
+import { type AnyCommand, checkArgs } from './check-args.js'
 import { exitState, takeWorkspaceWarnings } from './context.js'
 
-const lazy = (load: () => Promise<{ default: CommandDef<any> }>) => () => load().then((m) => m.default)
+const lazy = (load: () => Promise<{ default: AnyCommand }>) => () => load().then((m) => m.default)
 
 export const main = defineCommand({
   meta: { name: 'tychora', version: packageVersion(), description: 'Local evidence engine: versioned documents in, cited source evidence out' },
@@ -32,15 +32,15 @@ export const main = defineCommand({
 })
 
 /** Resolves the (sub)command a help request is about, for showUsage. */
-async function resolveForHelp(argv: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined]> {
-  let cmd: CommandDef<any> = main
-  let parent: CommandDef<any> | undefined
+async function resolveForHelp(argv: string[]): Promise<[AnyCommand, AnyCommand | undefined]> {
+  let cmd: AnyCommand = main
+  let parent: AnyCommand | undefined
   for (const arg of argv) {
     const subs = (typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands) as Record<string, unknown> | undefined
     const next = subs?.[arg]
     if (!next) break
     parent = cmd
-    cmd = typeof next === 'function' ? await (next as () => Promise<CommandDef<any>>)() : (next as CommandDef<any>)
+    cmd = typeof next === 'function' ? await (next as () => Promise<AnyCommand>)() : (next as AnyCommand)
   }
   return [cmd, parent]
 }
@@ -101,4 +101,3 @@ export async function run(argv: string[]): Promise<number> {
     return ERROR_CODES[error.code].exit
   }
 }
-

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { runtimePath } from '../contracts/runtime.js'
 import { type DaemonInfo, reannouncedDaemon, runningDaemon, unreachableHolder } from '../daemon/discovery.js'
-import { lockOwner, Workspace } from '../engine/workspace.js'
+import { lockOwner, type Workspace } from '../engine/workspace.js'
 import { openConfigured } from '../service/providers.js'
 import { TychoraError } from '../errors.js'
 import type { AdminClient, EvidenceClient } from '../contracts/client.js'

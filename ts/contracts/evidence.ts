@@ -7,7 +7,13 @@ import { DiagnosticSchema, JobRequestSchema, ProgressSchema, ReceiptSchema } fro
  * a source, a revision, a unit, a chunk (also what a segment id names), a snapshot or a job.
  */
 
-const RevisionBriefSchema = z.object({ id: z.number().int(), seq: z.number().int(), sha256: z.string(), size: z.number().int(), captured_at: z.number().int() })
+const RevisionBriefSchema = z.object({
+  id: z.number().int(),
+  seq: z.number().int(),
+  sha256: z.string(),
+  size: z.number().int(),
+  captured_at: z.number().int(),
+})
 
 /** A document extraction's reader, derived text, furniture and outside references. */
 export const DocumentBriefSchema = z.object({
@@ -153,9 +159,7 @@ export const ChunkEvidenceSchema = z.object({
   tokens: z.number().int(),
   locator: z.object({ byte_start: z.number().int(), byte_end: z.number().int(), line_start: z.number().int(), line_end: z.number().int() }),
   citation: z.string().describe('path:12-30, or for a document file.docx ¶34–36'),
-  regions: z
-    .array(z.array(z.number()).length(5))
-    .describe('PDF and image windows: the region covered on each page, [page, x0, y0, x1, y1] in PDF points (an image: pixels), origin bottom-left'),
+  regions: z.array(z.array(z.number()).length(5)).describe('PDF and image windows: the region covered on each page, [page, x0, y0, x1, y1] in PDF points (an image: pixels), origin bottom-left'),
   capsule: z.object({
     title: z.string(),
     kind: z.string(),
@@ -200,7 +204,13 @@ export const ExtractionEvidenceSchema = z.object({
   parser: z.string(),
   document: DocumentBriefSchema.optional(),
   units: z.array(
-    z.object({ id: z.number().int(), unit_type: z.string(), heading_path: z.array(z.string()), document: UnitDocumentSchema.optional(), text: z.string() }),
+    z.object({
+      id: z.number().int(),
+      unit_type: z.string(),
+      heading_path: z.array(z.string()),
+      document: UnitDocumentSchema.optional(),
+      text: z.string(),
+    }),
   ),
 })
 

@@ -94,7 +94,7 @@ export const ReceiptSchema = z.object({
       pictures: z.number().int().describe('Distinct pictures held by collections that permit upload'),
       cached: z.number().int().describe('Already embedded by this model'),
       embedded: z.number().int().describe('Sent to the multimodal model'),
-      skipped: z.number().int().describe("Not embeddable: pixels that do not decode within the limits, or bytes no longer retained"),
+      skipped: z.number().int().describe('Not embeddable: pixels that do not decode within the limits, or bytes no longer retained'),
       not_permitted: z.number().int().describe('Held only by collections [visual] does not list: never sent'),
       tokens: z.number().int(),
       calls: z.number().int(),

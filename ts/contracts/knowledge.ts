@@ -7,9 +7,7 @@ import { KindSchema } from './query.js'
  */
 
 /** An item's id: lower-case words joined by hyphens; its body lives in knowledge/<item>.md. */
-export const ItemIdSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'an item id is 1–80 lower-case letters, digits and hyphens, starting with a letter or digit')
+export const ItemIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'an item id is 1–80 lower-case letters, digits and hyphens, starting with a letter or digit')
 
 /** A sensitivity label: one of the project's configured levels (checked against them where used). */
 export const SensitivitySchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/)
@@ -75,16 +73,21 @@ export const ProposeRequestSchema = z
   })
   .strict()
 
-export const ProposalSchema = z.object({
-  version: z.literal(1),
-  id: z.string().regex(/^p-[0-9]{8}-[a-z0-9-]+-[0-9a-f]{6}$/),
-  created_at: z.string().describe('ISO 8601'),
+/** What a proposal asks for, and a migration records once reviewed (one shape, in both files' key order). */
+const PROPOSED = {
   tenant: TenantSchema,
   acl_group: GroupSchema.default(DEFAULT_GROUP),
   change: KnowledgeChangeSchema,
   rationale: z.string(),
   evidence: z.array(CitedEvidenceSchema),
   proposed_by: ProposerSchema,
+}
+
+export const ProposalSchema = z.object({
+  version: z.literal(1),
+  id: z.string().regex(/^p-[0-9]{8}-[a-z0-9-]+-[0-9a-f]{6}$/),
+  created_at: z.string().describe('ISO 8601'),
+  ...PROPOSED,
 })
 
 /** An ordered, checksummed knowledge migration: a reviewed proposal, accepted or rejected. */
@@ -94,12 +97,7 @@ export const MigrationSchema = z.object({
   seq: z.number().int().positive(),
   decision: z.enum(['accepted', 'rejected']),
   proposal: z.string(),
-  tenant: TenantSchema,
-  acl_group: GroupSchema.default(DEFAULT_GROUP),
-  change: KnowledgeChangeSchema,
-  rationale: z.string(),
-  evidence: z.array(CitedEvidenceSchema),
-  proposed_by: ProposerSchema,
+  ...PROPOSED,
   reviewed_by: z.string(),
   reviewed_at: z.string().describe('ISO 8601'),
   reason: z.string().optional().describe("The reviewer's reason (always given for a rejection)"),

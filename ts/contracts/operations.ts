@@ -29,10 +29,7 @@ export const WithdrawReportSchema = z.object({
       }),
     )
     .describe('tombstones written (delete-original only)'),
-  erased_from_snapshots: z
-    .number()
-    .int()
-    .describe('erasure: snapshots the erased text was taken out of, pinned ones included (their index generations rewritten without it)'),
+  erased_from_snapshots: z.number().int().describe('erasure: snapshots the erased text was taken out of, pinned ones included (their index generations rewritten without it)'),
 })
 export type WithdrawReport = z.output<typeof WithdrawReportSchema>
 
@@ -61,11 +58,7 @@ export type BackupReport = z.output<typeof BackupReportSchema>
 /** `POST /v1/projects/:project/backup`: where the daemon writes the copy (on its own machine). */
 export const BackupRequestSchema = z
   .object({
-    dest: z
-      .string()
-      .min(1)
-      .max(4096)
-      .describe("Absolute path of the backup folder on the daemon's machine; it must not exist, or be empty (409 E_CONFLICT otherwise)"),
+    dest: z.string().min(1).max(4096).describe("Absolute path of the backup folder on the daemon's machine; it must not exist, or be empty (409 E_CONFLICT otherwise)"),
   })
   .strict()
 export type BackupRequest = z.output<typeof BackupRequestSchema>

@@ -25,11 +25,11 @@ const RecordRuleSchema = z
     key: z.array(z.string().min(1)).min(1).describe("Columns (or JSON keys) holding the record's key, its `id`"),
     key_prefix: z.string().optional().describe('Put before a key that lacks it (`1.2.3` in a chapter table is `V1.2.3`)'),
     key_pattern: z.string().describe('A key must match this linear-time regex (after the prefix); other rows are not records'),
-    key_parts: z
-      .record(z.string(), z.number().int().min(1))
+    key_parts: z.record(z.string(), z.number().int().min(1)).optional().describe("Fields that are the key's first N dot-separated parts (`chapter: 1` of `V1.2.3` is `V1`)"),
+    fields: z
+      .record(z.string(), z.array(z.string().min(1)).min(1))
       .optional()
-      .describe("Fields that are the key's first N dot-separated parts (`chapter: 1` of `V1.2.3` is `V1`)"),
-    fields: z.record(z.string(), z.array(z.string().min(1)).min(1)).optional().describe('Other fields of the record: field name → the columns it may be under'),
+      .describe('Other fields of the record: field name → the columns it may be under'),
   })
   .strict()
 
@@ -53,7 +53,10 @@ const RelationDefinitionSchema = z
     cardinality: z
       .enum(['one_to_one', 'one_to_many', 'many_to_one', 'many_to_many'])
       .describe('one_to_many: a subject relates to many objects, an object to one subject (a decision is superseded by at most one)'),
-    creation: z.array(z.enum(['parsed', 'declared', 'proposed'])).min(1).describe('How assertions of it may come about'),
+    creation: z
+      .array(z.enum(['parsed', 'declared', 'proposed']))
+      .min(1)
+      .describe('How assertions of it may come about'),
     inverse: z.string().optional().describe('Its name read from the object (obsoleted_by)'),
     requires_support: z.boolean().optional().describe('An assertion must cite the evidence that supports it (default true)'),
   })
@@ -73,14 +76,8 @@ export const KindDefinitionSchema = z
     formats: z.array(FormatSchema).optional().describe('The formats a source of this kind is expected in'),
     identifiers: z.array(z.string()).optional().describe('Names of identifier patterns that cite it'),
     facets: z.record(Name, FacetSchema).optional().describe('Typed filter fields its records and sources carry'),
-    schemas: z
-      .record(Name, z.record(z.string(), z.unknown()))
-      .optional()
-      .describe('JSON Schemas (draft 2020-12) of the structured records it holds, by record type'),
-    records: z
-      .record(Name, RecordRuleSchema)
-      .optional()
-      .describe('How records of each type (with a schema in `schemas`) are read from table rows, CSV rows and JSON objects'),
+    schemas: z.record(Name, z.record(z.string(), z.unknown())).optional().describe('JSON Schemas (draft 2020-12) of the structured records it holds, by record type'),
+    records: z.record(Name, RecordRuleSchema).optional().describe('How records of each type (with a schema in `schemas`) are read from table rows, CSV rows and JSON objects'),
   })
   .strict()
 
@@ -104,10 +101,7 @@ export const PackSchema = z
       .record(Name, ModeDefinitionSchema)
       .optional()
       .describe('Query modes (search --mode NAME): the lanes a use of the evidence draws on, those it must find evidence in, and what a decision made from it must do'),
-    relations: z
-      .record(Name, RelationDefinitionSchema)
-      .optional()
-      .describe('Relation types by name; declaring one manufactures no assertion (parsing, a declaration or a proposal makes them)'),
+    relations: z.record(Name, RelationDefinitionSchema).optional().describe('Relation types by name; declaring one manufactures no assertion (parsing, a declaration or a proposal makes them)'),
     request_overrides: z
       .array(z.enum(['output.limit', 'output.budget_tokens', 'output.max_per_source', 'rerank']))
       .optional()
@@ -122,15 +116,19 @@ export const PackSchema = z
       stopwords: z.boolean().describe("Drop the language's stop words from index and queries (documents pack: on, measured on paragraph-length dev sets; code pack: off, they are keywords there)"),
       capsule_boost: z.number().min(0).describe('Weight of the context capsule (title, heading path) in BM25'),
       split_identifiers: z.boolean().optional().describe('Also index camelCase / letter-digit parts of identifiers (code)'),
-      idf: z
-        .enum(['lucene', 'probabilistic'])
-        .optional()
-        .describe("Query term weighting: lucene (every term adds something) or probabilistic (a term in half the documents or more adds nothing)"),
+      idf: z.enum(['lucene', 'probabilistic']).optional().describe('Query term weighting: lucene (every term adds something) or probabilistic (a term in half the documents or more adds nothing)'),
       max_query_terms: z.number().int().positive().optional().describe('A longer query keeps only this many terms, the rarest first (default: every term, up to 1024)'),
     }),
     identifiers: section({
       patterns: z
-        .array(z.strictObject({ name: Name, regex: z.string().describe('A Rust regex (linear time: no look-around or back-references)'), canonical: z.string().optional().describe('How a match is written, from named groups: `RFC ${rfc} §${section}`') }))
+        .array(
+          z.strictObject({
+            name: Name,
+            regex: z.string().describe('A Rust regex (linear time: no look-around or back-references)'),
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: the description shows a canonical form's `${group}` syntax, not a JS template
+            canonical: z.string().optional().describe('How a match is written, from named groups: `RFC ${rfc} §${section}`'),
+          }),
+        )
         .describe('Explicit identifiers registered for the exact channel'),
     }),
     fusion: section({
@@ -143,12 +141,7 @@ export const PackSchema = z
         visual: z.number().nonnegative().optional().describe('Weight of the visual channel (default 0.7)'),
         summary: z.number().nonnegative().optional().describe('Weight of the summary channel: the windows a matching node of the summary tree brings (default 1)'),
       }),
-      test_weight: z
-        .number()
-        .min(0)
-        .max(1)
-        .optional()
-        .describe('Multiplies the fused score of windows from test files (code kinds); 1 (default) keeps them level'),
+      test_weight: z.number().min(0).max(1).optional().describe('Multiplies the fused score of windows from test files (code kinds); 1 (default) keeps them level'),
     }),
     graph: section({
       depth: z.number().int().min(0).max(4).describe('Hops followed from each seed symbol'),

@@ -16,9 +16,7 @@ export const ProviderCallSchema = z.object({
   inputs: z.number().int().nonnegative().describe('Texts sent in this request (chunks for contextualized, documents for rerank)'),
   tokens: z.number().int().nonnegative().describe('Tokens the provider reported using; 0 when the request failed'),
   ms: z.number().nonnegative().describe('Wall time of this request'),
-  status: z
-    .union([z.number().int(), z.enum(['timeout', 'network'])])
-    .describe('HTTP status, or timeout / network when no status came back'),
+  status: z.union([z.number().int(), z.enum(['timeout', 'network'])]).describe('HTTP status, or timeout / network when no status came back'),
   attempt: z.number().int().positive().describe('1 for the first try of a batch, 2 for its first retry, …'),
 })
 

@@ -1,9 +1,7 @@
 import { z } from 'zod'
 
 /** How a file's bytes are parsed, apart from what the source is (its kind). */
-export const FormatSchema = z
-  .enum(['markdown', 'text', 'json', 'jsonl', 'csv', 'code_file', 'docx', 'pdf', 'image', 'legal', 'rfc'])
-  .describe('File format: how the bytes are parsed')
+export const FormatSchema = z.enum(['markdown', 'text', 'json', 'jsonl', 'csv', 'code_file', 'docx', 'pdf', 'image', 'legal', 'rfc']).describe('File format: how the bytes are parsed')
 /** What a source is: a kind the pack defines (law, standard, decision, …); a format name stands for a source with no kind. */
 export const KindSchema = z
   .string()
@@ -28,8 +26,9 @@ export const SensitivitySchema = z.string().min(1).max(64)
 
 export const ChannelSchema = z
   .enum(['exact', 'lexical', 'text', 'visual', 'graph', 'summary'])
-  .describe('Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates; summary: the windows under the summaries of the summary tree that match, needs a tree built by `tychora index build --raptor`)')
-
+  .describe(
+    'Retrieval channel (text: dense vectors, needs [embeddings]; visual: pictures by a multimodal model, needs [visual]; graph: code relations expanded from the top candidates; summary: the windows under the summaries of the summary tree that match, needs a tree built by `tychora index build --raptor`)',
+  )
 
 /** A search request. Filters apply before ranking, inside every channel. */
 export const QueryRequestSchema = z
@@ -56,7 +55,9 @@ export const QueryRequestSchema = z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,63}$/)
       .optional()
-      .describe('A mode the pack defines: compliance (authority and standards first, examples and code left out) or implementation (code, guidance and examples first); it sets the lanes drawn on, the lanes that must hold evidence, and what a decision made from the answer must do'),
+      .describe(
+        'A mode the pack defines: compliance (authority and standards first, examples and code left out) or implementation (code, guidance and examples first); it sets the lanes drawn on, the lanes that must hold evidence, and what a decision made from the answer must do',
+      ),
     max_sensitivity: SensitivitySchema.optional().describe(
       "Only sources labelled at or below this level of the workspace's [sensitivity] levels (never above its ceiling); applied before ranking in every channel, and counts say nothing of what it hides",
     ),

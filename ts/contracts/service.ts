@@ -80,7 +80,6 @@ export const SnapshotListSchema = z.object({
 
 export const JobRefSchema = z.object({ project: ProjectSchema, job_id: z.number().int(), status: z.string() })
 
-
 export const ProjectInfoSchema = z.object({ name: ProjectSchema, dir: z.string(), snapshot_id: z.number().int().nullable() })
 
 export type CallContext = z.infer<typeof CallContextSchema>

@@ -21,7 +21,13 @@ export const StatusSchema = z.object({
   engine_version: z.string(),
   profile: z.string(),
   current_snapshot: z
-    .object({ id: z.number().int(), created_at: z.number().int(), chunks: z.number().int(), sources: z.number().int(), job_id: z.number().int().nullable() })
+    .object({
+      id: z.number().int(),
+      created_at: z.number().int(),
+      chunks: z.number().int(),
+      sources: z.number().int(),
+      job_id: z.number().int().nullable(),
+    })
     .nullable(),
   collections: z.array(z.object({ name: z.string(), active_sources: z.number().int() })),
   kinds: z
@@ -67,4 +73,3 @@ export const StatusSchema = z.object({
 export type InitReport = z.infer<typeof InitReportSchema>
 export type VerifyReport = z.infer<typeof VerifyReportSchema>
 export type Status = z.infer<typeof StatusSchema>
-

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { ensureTokens } from '../engine/tokens.js'
-import { Workspace } from '../engine/workspace.js'
+import type { Workspace } from '../engine/workspace.js'
 import { openConfigured } from '../service/providers.js'
 import { TychoraError } from '../errors.js'
 import { createHttpApp } from '../http/app.js'
@@ -91,7 +91,10 @@ export class Daemon {
       for (const dir of options.workspaces) {
         const ws = await openConfigured(dir).catch(async (error: unknown) => {
           const owner = error instanceof TychoraError && error.code === 'E_LOCKED' ? await runningDaemon(dir) : undefined
-          if (owner) throw new TychoraError('E_LOCKED', `workspace ${dir} is served by another daemon (pid ${owner.pid}, port ${owner.port})`, { cause: error })
+          if (owner)
+            throw new TychoraError('E_LOCKED', `workspace ${dir} is served by another daemon (pid ${owner.pid}, port ${owner.port})`, {
+              cause: error,
+            })
           throw error
         })
         opened.push(ws)

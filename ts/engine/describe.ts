@@ -3,7 +3,7 @@
 // before anything leaves the machine and records the answer after; the provider call happens in
 // between, outside any transaction.
 import { createHash } from 'node:crypto'
-import { type DescribeReport, type DescriptionEntry, type DescriptionSubject } from '../contracts/description.js'
+import type { DescribeReport, DescriptionEntry, DescriptionSubject } from '../contracts/description.js'
 import type { ImageDescriber } from '../contracts/provider.js'
 import type { NewDescription } from '../native/index.cjs'
 
@@ -21,7 +21,9 @@ const CONTEXT_CHARS = 300
 
 /** The fingerprint of what the model is asked: instructions, model, budget (not the per-picture context). */
 export function promptFingerprint(model: string, maxTokens: number): string {
-  return createHash('sha256').update(JSON.stringify({ v: 1, instructions: INSTRUCTIONS, model, max_tokens: maxTokens })).digest('hex')
+  return createHash('sha256')
+    .update(JSON.stringify({ v: 1, instructions: INSTRUCTIONS, model, max_tokens: maxTokens }))
+    .digest('hex')
 }
 
 /**

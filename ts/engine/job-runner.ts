@@ -1,4 +1,5 @@
 import type { Progress, Receipt } from '../contracts/ingest.js'
+import { oneLine } from '../format/terminal.js'
 
 /**
  * Runs a workspace's queued jobs one at a time (the single writer), oldest first. Jobs are
@@ -38,11 +39,14 @@ export class JobRunner {
     let ran = false
     for (;;) {
       if (this.#stopped) return
-      const ids = await this.#queued().catch(() => [])
+      const ids = await this.#queued().catch((error: unknown) => {
+        this.#report('reading the job queue', error)
+        return []
+      })
       if (ids.length === 0) {
         if (!ran || this.#stopped) return
         // A failed compaction leaves the published generation as it was; the next drain tries again.
-        await this.#take(() => this.#maintain()).catch(() => undefined)
+        await this.#take(() => this.#maintain()).catch((error: unknown) => this.#report('maintenance after the queue drained', error))
         // A job queued meanwhile found the runner busy (kick() was a no-op): look again.
         ran = false
         continue
@@ -50,10 +54,15 @@ export class JobRunner {
       ran = true
       for (const id of ids) {
         if (this.#stopped) return
-        // A failed job is recorded on its row (status failed, error); the runner moves on.
-        await this.#take(() => this.#run(id)).catch(() => undefined)
+        // A failed job is recorded on its row (status failed, error); the runner says so and moves on.
+        await this.#take(() => this.#run(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
       }
     }
+  }
+
+  /** A failure the runner survives: one line on stderr, its text escaped (it may name a stranger's file). */
+  #report(what: string, error: unknown): void {
+    process.stderr.write(`tychora: ${what} failed: ${oneLine(error instanceof Error ? error.message : String(error))}\n`)
   }
 
   /**

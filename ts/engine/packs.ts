@@ -18,7 +18,12 @@ export async function listPacks(dir?: string): Promise<PackEntry[]> {
 
 /** Checks and resolves the pack files at `paths`; problems name file, line and field. */
 export async function validatePacks(paths: string[], dir?: string): Promise<PackEntry[]> {
-  const entries = await callNative(() => native().validatePacks(dir && resolve(dir), paths.map((p) => resolve(p))))
+  const entries = await callNative(() =>
+    native().validatePacks(
+      dir && resolve(dir),
+      paths.map((p) => resolve(p)),
+    ),
+  )
   return entries.map((e) => checked(PackEntrySchema, e))
 }
 

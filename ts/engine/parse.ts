@@ -8,15 +8,18 @@ import { TychoraError } from '../errors.js'
  * native output is checked where the suites run, and a production call does not pay for a second
  * walk of every field.
  */
-export const VALIDATE_OUTPUT =
-  process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development' || process.env.TYCHORA_VALIDATE_OUTPUT === '1'
+export const VALIDATE_OUTPUT = process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development' || process.env.TYCHORA_VALIDATE_OUTPUT === '1'
 
-/** `value` as its contract type; checked against the schema when `VALIDATE_OUTPUT` is on. */
+/**
+ * `value` as its contract type; checked against the schema when `VALIDATE_OUTPUT` is on. The
+ * value itself is returned, never zod's parsed copy (which drops unknown keys and fills defaults),
+ * so what a test sees is what a user gets.
+ */
 export function checked<S extends z.ZodType>(schema: S, value: z.output<S>): z.output<S> {
   if (!VALIDATE_OUTPUT) return value
   const parsed = schema.safeParse(value)
   if (!parsed.success) throw new TychoraError('E_INTERNAL', `native output does not match its contract: ${parsed.error.message}`)
-  return parsed.data
+  return value
 }
 
 /**

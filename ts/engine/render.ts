@@ -81,9 +81,25 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
   }
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: only PDF pages are drawn (an image file is its own picture: artifact ${sha256})`)
   const wanted = regions.map(({ page, box }) => ({ page, box: [box[0]! - margin, box[1]! - margin, box[2]! + margin, box[3]! + margin] }))
-  const out = await readPdf({ bytes, path, max_pages: Number.MAX_SAFE_INTEGER, page_timeout_ms: 30_000, worker_memory_mb: 256, render: { regions: wanted, dpi } })
+  const out = await readPdf({
+    bytes,
+    path,
+    max_pages: Number.MAX_SAFE_INTEGER,
+    page_timeout_ms: 30_000,
+    worker_memory_mb: 256,
+    render: { regions: wanted, dpi },
+  })
   if (out.failure || !out.rendered) throw new TychoraError(out.failure?.code ?? 'E_INTERNAL', `${path}: ${out.failure?.message ?? 'the page was not drawn'}`)
   const { png, width, height, parts } = out.rendered
   const pages = parts.map((part, i) => ({ page: part.page, region: wanted[i]!.box, top: part.top, width: part.width, height: part.height }))
-  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), path, page: pages[0]!.page, region: pages[0]!.region, pages, dpi, width, height }
+  return {
+    png: Buffer.from(png.buffer, png.byteOffset, png.byteLength),
+    path,
+    page: pages[0]!.page,
+    region: pages[0]!.region,
+    pages,
+    dpi,
+    width,
+    height,
+  }
 }

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import type { z } from 'zod'
 import { basename, dirname, join } from 'node:path'
 import type { AddPlan, AddRequest, Progress, RebuildReport, Receipt, Requester } from '../contracts/ingest.js'
 import type { ClusterSummarizer, ImageDescriber, ProviderNeeds, TextProviders } from '../contracts/provider.js'
@@ -22,7 +23,7 @@ import type { RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
-import { checked, parseJson } from './parse.js'
+import { VALIDATE_OUTPUT, checked, parseJson } from './parse.js'
 
 /**
  * The PDF reader (pdf.js in worker threads) loads with the first PDF a job reads, not with every
@@ -48,6 +49,22 @@ const contracts = {
   relations: () => import('../contracts/relations.js'),
 }
 const resultSchema = async () => (await contracts.result()).QueryResultSchema
+
+type Contracts = typeof contracts
+type ContractModule<M extends keyof Contracts> = Awaited<ReturnType<Contracts[M]>>
+type SchemaName<M extends keyof Contracts> = { [K in keyof ContractModule<M>]: ContractModule<M>[K] extends z.ZodType ? K : never }[keyof ContractModule<M>]
+type SchemaOf<M extends keyof Contracts, S extends SchemaName<M>> = ContractModule<M>[S] extends z.ZodType ? ContractModule<M>[S] : never
+
+/**
+ * One native call and its answer, checked against its contract `module.schema` where checking is
+ * on (`checked`); the contract module is loaded only then.
+ */
+async function answer<M extends keyof Contracts, S extends SchemaName<M>>(module: M, schema: S, call: () => Promise<z.output<SchemaOf<M, S>>>): Promise<z.output<SchemaOf<M, S>>> {
+  const value = await callNative(call)
+  if (!VALIDATE_OUTPUT) return value
+  const loaded = (await contracts[module]()) as unknown as Record<S, SchemaOf<M, S>>
+  return checked(loaded[schema], value)
+}
 
 export interface AddOptions {
   /** Called with progress events; errors thrown by it are swallowed so they cannot kill the job. */
@@ -104,7 +121,10 @@ export class Workspace implements EvidenceClient, AdminClient {
     } catch (error) {
       if (error instanceof TychoraError && error.code === 'E_LOCKED') {
         const owner = daemonOwner(dir)
-        if (owner) throw new TychoraError('E_LOCKED', `${error.message} — it is served by the daemon on port ${owner.port} (${owner.url}); use connect() or stop it`, { cause: error })
+        if (owner)
+          throw new TychoraError('E_LOCKED', `${error.message} — it is served by the daemon on port ${owner.port} (${owner.url}); use connect() or stop it`, {
+            cause: error,
+          })
       }
       throw error
     }
@@ -116,7 +136,7 @@ export class Workspace implements EvidenceClient, AdminClient {
    * for agents; mode 0600).
    */
   static async init(dir: string, options: { profile?: 'documents' | 'code' | 'verified'; embeddings?: 'local' | 'voyage' } = {}): Promise<InitReport> {
-    const report = checked((await contracts.workspace()).InitReportSchema, await callNative(() => native().initWorkspace(dir, options.profile, options.embeddings)))
+    const report = await answer('workspace', 'InitReportSchema', () => native().initWorkspace(dir, options.profile, options.embeddings))
     await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
   }
@@ -160,7 +180,7 @@ export class Workspace implements EvidenceClient, AdminClient {
     const input = ensureValid((await contracts.ingest()).AddRequestSchema, request)
     const requester = options.requester ?? 'owner'
     const native = options.stamp ? { ...input, stamp: options.stamp } : input
-    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.add(native, requester, progressCallback(options.onProgress))))
+    return answer('ingest', 'ReceiptSchema', () => this.#native.add(native, requester, progressCallback(options.onProgress)))
   }
 
   /** What `add` would capture and embed, and the embedding's estimated cost; writes nothing, calls no provider. */
@@ -174,12 +194,12 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** Rewrites damaged vector files from the records; republishes a current snapshot whose indexes are stale. */
   async rebuild(options: AddOptions = {}): Promise<RebuildReport> {
-    return checked((await contracts.ingest()).RebuildReportSchema, await callNative(() => this.#native.rebuild(progressCallback(options.onProgress))))
+    return answer('ingest', 'RebuildReportSchema', () => this.#native.rebuild(progressCallback(options.onProgress)))
   }
 
   /** An object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N`, `job:N` or a segment id. */
   async inspect(id: string): Promise<Evidence> {
-    return checked((await contracts.service()).EvidenceSchema, await callNative(() => this.#native.inspect(id)))
+    return answer('service', 'EvidenceSchema', () => this.#native.inspect(id))
   }
 
   /** The page region a unit, chunk or segment of a PDF covers, drawn to PNG (`inspect --render`). */
@@ -197,8 +217,8 @@ export class Workspace implements EvidenceClient, AdminClient {
     const { describeAsset } = await import('./describe.js')
     const report = await describeAsset(
       {
-        subject: async (s) => checked((await contracts.description()).DescriptionSubjectSchema, await callNative(() => this.#native.descriptionSubject(s))),
-        record: async (d) => checked((await contracts.description()).DescriptionEntrySchema, await callNative(() => this.#native.recordDescription(d))),
+        subject: (s) => answer('description', 'DescriptionSubjectSchema', () => this.#native.descriptionSubject(s)),
+        record: (d) => answer('description', 'DescriptionEntrySchema', () => this.#native.recordDescription(d)),
       },
       selector,
       describer,
@@ -209,11 +229,11 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** Records a person's review of a description: accepted, rejected or back to unreviewed. */
   async reviewDescription(id: number, status: 'accepted' | 'rejected' | 'unreviewed', note?: string): Promise<DescriptionEntry> {
-    return checked((await contracts.description()).DescriptionEntrySchema, await callNative(() => this.#native.reviewDescription(id, status, note)))
+    return answer('description', 'DescriptionEntrySchema', () => this.#native.reviewDescription(id, status, note))
   }
 
   async status(): Promise<Status> {
-    return checked((await contracts.workspace()).StatusSchema, await callNative(() => this.#native.status()))
+    return answer('workspace', 'StatusSchema', () => this.#native.status())
   }
 
   /**
@@ -222,7 +242,7 @@ export class Workspace implements EvidenceClient, AdminClient {
    * answers does not change. The job runner calls it when its queue is empty.
    */
   async compact(): Promise<CompactReport> {
-    return checked((await contracts.operations()).CompactReportSchema, await callNative(() => this.#native.compact()))
+    return answer('operations', 'CompactReportSchema', () => this.#native.compact())
   }
 
   /**
@@ -231,7 +251,7 @@ export class Workspace implements EvidenceClient, AdminClient {
    * policy (each with a tombstone). `nowMs` replaces the clock (tests).
    */
   async purge(options: { nowMs?: number } = {}): Promise<PurgeReport> {
-    return checked((await contracts.operations()).PurgeReportSchema, await callNative(() => this.#native.purge(options.nowMs)))
+    return answer('operations', 'PurgeReportSchema', () => this.#native.purge(options.nowMs))
   }
 
   /**
@@ -275,7 +295,7 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** Writes a verified backup to `dest` (must not exist, or be empty) while the workspace serves; jobs wait meanwhile. */
   async backup(dest: string): Promise<BackupReport> {
-    return checked((await contracts.operations()).BackupReportSchema, await callNative(() => this.#native.backup(dest)))
+    return answer('operations', 'BackupReportSchema', () => this.#native.backup(dest))
   }
 
   /**
@@ -283,19 +303,19 @@ export class Workspace implements EvidenceClient, AdminClient {
    * bearer tokens); nothing is written to `dir` unless every file checks out.
    */
   static async restore(src: string, dir: string): Promise<BackupReport> {
-    const report = checked((await contracts.operations()).BackupReportSchema, await callNative(() => native().restoreWorkspace(src, dir)))
+    const report = await answer('operations', 'BackupReportSchema', () => native().restoreWorkspace(src, dir))
     await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
   }
 
   /** Withdraws a source (`source:N`, its URI, or its path: absolute, relative to the current directory or to its root) from new snapshots; its history stays. */
   async withdraw(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
-    return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.withdraw(selector, reason, progressCallback(options.onProgress))))
+    return answer('operations', 'WithdrawReportSchema', () => this.#native.withdraw(selector, reason, progressCallback(options.onProgress)))
   }
 
   /** Erases retained original bytes (`revision:N`, or every revision of a source) and leaves tombstones. */
   async deleteOriginal(selector: string, reason: string, options: AddOptions = {}): Promise<WithdrawReport> {
-    return checked((await contracts.operations()).WithdrawReportSchema, await callNative(() => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress))))
+    return answer('operations', 'WithdrawReportSchema', () => this.#native.deleteOriginal(selector, reason, progressCallback(options.onProgress)))
   }
 
   /**
@@ -304,7 +324,7 @@ export class Workspace implements EvidenceClient, AdminClient {
    * snapshot without it.
    */
   async relabel(selector: string, level: string, reason: string, options: AddOptions = {}): Promise<RelabelReport> {
-    return checked((await contracts.operations()).RelabelReportSchema, await callNative(() => this.#native.relabel(selector, level, reason, progressCallback(options.onProgress))))
+    return answer('operations', 'RelabelReportSchema', () => this.#native.relabel(selector, level, reason, progressCallback(options.onProgress)))
   }
 
   /** Integrity, disk space, stale generations, orphaned originals and interrupted jobs, each with its fix. */
@@ -327,7 +347,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   /** A code symbol's definitions, with the references (and their outcome), callers and callees of each. */
   async inspectSymbol(request: InspectSymbolRequest): Promise<SymbolReport> {
     const input = ensureValid((await contracts.symbol()).InspectSymbolRequestSchema, request)
-    return checked((await contracts.symbol()).SymbolReportSchema, await callNative(() => this.#native.inspectSymbol(input)))
+    return answer('symbol', 'SymbolReportSchema', () => this.#native.inspectSymbol(input))
   }
 
   /** A segment (`seg_S_C`), `source:N`, `revision:N`, `unit:N`, `chunk:N`, `snapshot:N` or `job:N` with its provenance. */
@@ -336,7 +356,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   }
 
   async listSources(options: Omit<ListSourcesRequest, 'project'> = {}): Promise<SourceList> {
-    return checked((await contracts.service()).SourceListSchema, await callNative(() => this.#native.listSources(options)))
+    return answer('service', 'SourceListSchema', () => this.#native.listSources(options))
   }
 
   /** Structured records (requirements, decisions…), filtered by kind, type and facet conditions. */
@@ -348,12 +368,12 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** The record `key` (of `kind`, when several kinds have one) with every unit that states it. */
   async showRecord(key: string, kind?: string): Promise<RecordDetail> {
-    return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.showRecord(key, kind)))
+    return answer('records', 'RecordDetailSchema', () => this.#native.showRecord(key, kind))
   }
 
   /** A person's decision on a record: accept (reviewed: the verified profile counts it) or reject. */
   async reviewRecord(key: string, action: 'accept' | 'reject', options: { kind?: string } = {}): Promise<RecordDetail> {
-    return checked((await contracts.records()).RecordDetailSchema, await callNative(() => this.#native.reviewRecord(key, options.kind, action)))
+    return answer('records', 'RecordDetailSchema', () => this.#native.reviewRecord(key, options.kind, action))
   }
 
   /** Relation assertions touching a key, of a relation, in a status. */
@@ -372,7 +392,7 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** Reviews an assertion: accept, reject or comment; accept and reject decide it. */
   async reviewRelation(id: number, action: 'accept' | 'reject' | 'comment', options: { actor?: string; note?: string } = {}): Promise<RelationAssertion> {
-    return checked((await contracts.relations()).RelationAssertionSchema, await callNative(() => this.#native.reviewRelation(id, action, options.actor ?? 'owner', options.note)))
+    return answer('relations', 'RelationAssertionSchema', () => this.#native.reviewRelation(id, action, options.actor ?? 'owner', options.note))
   }
 
   /**
@@ -419,7 +439,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   }
 
   async listSnapshots(): Promise<SnapshotList> {
-    return checked((await contracts.service()).SnapshotListSchema, await callNative(() => this.#native.listSnapshots()))
+    return answer('service', 'SnapshotListSchema', () => this.#native.listSnapshots())
   }
 
   /** Records an add request as a durable queued job; it runs in the background on the single writer. */
@@ -437,7 +457,7 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   /** Runs a queued job now (the job runner calls this; so does resuming after a restart). */
   async runJob(jobId: number, options: AddOptions = {}): Promise<Receipt> {
-    return checked((await contracts.ingest()).ReceiptSchema, await callNative(() => this.#native.runJob(jobId, progressCallback(options.onProgress))))
+    return answer('ingest', 'ReceiptSchema', () => this.#native.runJob(jobId, progressCallback(options.onProgress)))
   }
 
   async queuedJobs(): Promise<number[]> {
@@ -461,7 +481,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   }
 
   async jobStatus(jobId: number): Promise<JobStatus> {
-    return checked((await contracts.service()).JobStatusSchema, await callNative(() => this.#native.jobStatus(jobId)))
+    return answer('service', 'JobStatusSchema', () => this.#native.jobStatus(jobId))
   }
 
   /** Whether agents may add sources inside existing roots (`[agents] allow_add_source`, off by default). */
@@ -535,10 +555,7 @@ function toHooks(providers: TextProviders) {
       ? {
           visual_spec: visual.spec,
           embed_visual: async (call: { pictures: Buffer[]; media_types: string[]; query?: string | null }) => {
-            const out =
-              call.query != null
-                ? await visual.embedQuery(call.query)
-                : await visual.embedPictures(call.pictures.map((bytes, i) => ({ bytes, mediaType: call.media_types[i] as string })))
+            const out = call.query != null ? await visual.embedQuery(call.query) : await visual.embedPictures(call.pictures.map((bytes, i) => ({ bytes, mediaType: call.media_types[i] as string })))
             return { vectors: flatten(out.vectors), tokens: out.tokens, receipt_json: JSON.stringify(out.receipt) }
           },
         }

@@ -17,12 +17,26 @@ export interface BeirOptions {
   /** Queries per native crossing. */
   batchSize?: number
   /** Overrides of the pack's lexical analyzer, written to the scratch workspace.toml (for tuning on train). */
-  lexical?: { stemmer?: boolean; stopwords?: boolean; capsule_boost?: number; split_identifiers?: boolean; idf?: 'lucene' | 'probabilistic'; max_query_terms?: number }
+  lexical?: {
+    stemmer?: boolean
+    stopwords?: boolean
+    capsule_boost?: number
+    split_identifiers?: boolean
+    idf?: 'lucene' | 'probabilistic'
+    max_query_terms?: number
+  }
   /**
    * The text (dense) channel with the local model: `[embeddings]` settings for the scratch
    * workspace (model_dir, representation, long_inputs, weight, depth, cache_dir).
    */
-  embeddings?: { model_dir?: string; representation?: 'window' | 'window+capsule'; long_inputs?: 'truncate' | 'pool'; weight?: number; depth?: number; cache_dir?: string }
+  embeddings?: {
+    model_dir?: string
+    representation?: 'window' | 'window+capsule'
+    long_inputs?: 'truncate' | 'pool'
+    weight?: number
+    depth?: number
+    cache_dir?: string
+  }
   /** Channels each query runs (default: the profile's, plus text when `embeddings` is given). */
   channels?: Array<'exact' | 'lexical' | 'text' | 'graph'>
   /**

@@ -61,8 +61,7 @@ export interface EvidenceReport extends EvidenceScores {
   misses: { id: string; query: string; top: string | null }[]
 }
 
-const overlaps = (s: Segment, l: Locator) =>
-  basename(s.source.path) === basename(l.path) && s.locator.line_start <= l.lines[1] && s.locator.line_end >= l.lines[0]
+const overlaps = (s: Segment, l: Locator) => basename(s.source.path) === basename(l.path) && s.locator.line_start <= l.lines[1] && s.locator.line_end >= l.lines[0]
 
 interface Judged {
   type: string

@@ -10,7 +10,10 @@ export type Run = Map<string, string[]>
 export function ndcgAt(ranked: string[], judged: Map<string, number>, k: number): number {
   let dcg = 0
   for (const [i, doc] of ranked.slice(0, k).entries()) dcg += (judged.get(doc) ?? 0) / Math.log2(i + 2)
-  const ideal = [...judged.values()].filter((r) => r > 0).sort((a, b) => b - a).slice(0, k)
+  const ideal = [...judged.values()]
+    .filter((r) => r > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k)
   const idcg = ideal.reduce((sum, rel, i) => sum + rel / Math.log2(i + 2), 0)
   return idcg === 0 ? 0 : dcg / idcg
 }

@@ -25,12 +25,13 @@ export async function readImage(png: Uint8Array, settings: OcrSettings, onPage: 
   try {
     result = await withinTime(recognizePage({ canvas, toPdfPoint: (x, y) => [x, picture.height - y] }, settings), settings.page_timeout_ms)
   } catch (error) {
-    return { ...answer([], []), failure: { code: 'E_INVALID_ARGUMENT', message: `OCR could not run: ${error instanceof Error ? error.message : String(error)}` } }
+    return {
+      ...answer([], []),
+      failure: { code: 'E_INVALID_ARGUMENT', message: `OCR could not run: ${error instanceof Error ? error.message : String(error)}` },
+    }
   }
   if (result === 'late') return answer([], [`OCR took longer than [ocr] page_timeout_ms = ${settings.page_timeout_ms}; the image is found by its name only`])
   const blocks = result.paragraphs.map((p) => ({ kind: 'paragraph' as const, text: p.text, page: 1, bbox: p.bbox, ocr_confidence: p.confidence }))
   const turned = result.turned !== 0 ? `; read turned ${result.turned}°` : ''
-  return answer(blocks, [
-    blocks.length > 0 ? `${blocks.length} paragraph(s) read by OCR, confidence ${result.confidence.toFixed(2)}${turned}` : 'OCR found no text in the image',
-  ])
+  return answer(blocks, [blocks.length > 0 ? `${blocks.length} paragraph(s) read by OCR, confidence ${result.confidence.toFixed(2)}${turned}` : 'OCR found no text in the image'])
 }

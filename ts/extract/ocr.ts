@@ -68,7 +68,7 @@ function languagePath(languages: string[]): string {
   })
   if (dirs.length === 1) return dirs[0]!
   const joined = mkdtempSync(join(tmpdir(), 'tychora-ocr-'))
-  languages.forEach((lang, i) => symlinkSync(join(dirs[i]!, `${lang}.traineddata.gz`), join(joined, `${lang}.traineddata.gz`)))
+  for (const [i, lang] of languages.entries()) symlinkSync(join(dirs[i]!, `${lang}.traineddata.gz`), join(joined, `${lang}.traineddata.gz`))
   return joined
 }
 
@@ -155,8 +155,7 @@ async function turnImage(source: Canvas, turn: number): Promise<{ canvas: Canvas
   else ctx.translate(0, w)
   ctx.rotate((turn * Math.PI) / 180)
   ctx.drawImage(source, 0, 0)
-  const back: (u: number, v: number) => [number, number] =
-    turn === 90 ? (u, v) => [v, h - u] : turn === 180 ? (u, v) => [w - u, h - v] : (u, v) => [w - v, u]
+  const back: (u: number, v: number) => [number, number] = turn === 90 ? (u, v) => [v, h - u] : turn === 180 ? (u, v) => [w - u, h - v] : (u, v) => [w - v, u]
   return { canvas, back }
 }
 

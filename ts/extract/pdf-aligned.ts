@@ -261,5 +261,4 @@ function tableOf(rows: Row[], first: number, lastRow: number, last: number, item
 }
 
 /** Every piece of the line lies within the columns' outer edges. */
-const within = (r: Row, columns: Array<[number, number]>) =>
-  r.pieces.every((p) => p.x0 >= columns[0]![0] - r.size && p.x1 <= columns.at(-1)![1] + r.size)
+const within = (r: Row, columns: Array<[number, number]>) => r.pieces.every((p) => p.x0 >= columns[0]![0] - r.size && p.x1 <= columns.at(-1)![1] + r.size)

@@ -107,7 +107,18 @@ export function readGraphics(list: OperatorList, OPS: Record<string, number>, pa
   // image's colour is unknown: text over one is never judged by colour).
   const fills: Array<Box & { color: string }> = []
   const stack: State[] = []
-  let s: State = { ctm: IDENTITY, fill: '#000000', fillAlpha: 1, mode: 0, fontSize: 0, leading: 0, charSpacing: 0, wordSpacing: 0, hScale: 1, rise: 0 }
+  let s: State = {
+    ctm: IDENTITY,
+    fill: '#000000',
+    fillAlpha: 1,
+    mode: 0,
+    fontSize: 0,
+    leading: 0,
+    charSpacing: 0,
+    wordSpacing: 0,
+    hScale: 1,
+    rise: 0,
+  }
   let tm: Matrix = IDENTITY
   let tlm: Matrix = IDENTITY
 

@@ -91,7 +91,20 @@ export function lines(items: Item[], order: (i: number) => number = (i) => i): L
     } else {
       if (current) out.push(current)
       lastRaised = false
-      current = { text: item.str, x0: x, x1: x + item.width, y, size, order: order(at), bold: 0, italic: 0, chars: 0, rtl, letterSize: /\p{L}/u.test(item.str) ? size : 0, face: /\p{L}/u.test(item.str) ? (item.face ?? '') : '' }
+      current = {
+        text: item.str,
+        x0: x,
+        x1: x + item.width,
+        y,
+        size,
+        order: order(at),
+        bold: 0,
+        italic: 0,
+        chars: 0,
+        rtl,
+        letterSize: /\p{L}/u.test(item.str) ? size : 0,
+        face: /\p{L}/u.test(item.str) ? (item.face ?? '') : '',
+      }
     }
     current.chars += chars
     if (item.bold) current.bold += chars
@@ -224,7 +237,11 @@ const sizeOfBlock = (b: Block) => Math.max(...b.lines.map((l) => l.letterSize))
  */
 export function headingRule(faces: FaceCount, blocks: Block[]): (b: Block) => number | null {
   const body = [...faces.bySize.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 10
-  const bodyFace = [...faces.byFace.entries()].filter(([k]) => k.startsWith(`${body} `)).sort((a, b) => b[1] - a[1])[0]?.[0].slice(`${body} `.length) ?? ''
+  const bodyFace =
+    [...faces.byFace.entries()]
+      .filter(([k]) => k.startsWith(`${body} `))
+      .sort((a, b) => b[1] - a[1])[0]?.[0]
+      .slice(`${body} `.length) ?? ''
   const otherFace = (b: Block) => bodyFace !== '' && sizeOfBlock(b) >= body * 1.05 && b.lines.length <= 2 && b.lines.every((l) => l.face !== '' && l.face !== bodyFace)
   const emphasised = (b: Block, text: string) =>
     sizeOfBlock(b) >= body * 0.95 &&

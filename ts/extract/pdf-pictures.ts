@@ -5,11 +5,10 @@
 // file whose images are too much for the worker loses its figures, never its text. Captions are
 // matched by the core.
 import type { Canvas } from '@napi-rs/canvas'
-import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import type { PdfOutput } from './pdf.js'
 import { type Box, readGraphics } from './pdf-graphics.js'
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
-import { loadPdfjs } from './pdfjs.js'
+import { loadPdfjs, onCanvas } from './pdfjs.js'
 
 /** Smaller images are icons, bullets and rules, not figures (points: half an inch). */
 const MIN_SIDE = 36
@@ -78,7 +77,15 @@ const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
 // nor drawn, so a file declaring a gigapixel image loses that picture, not its other figures.
 const open = async (bytes: Uint8Array, password: string | undefined, maxImagePixels: number, options: typeof drawnDocument | ReturnType<typeof undrawnDocument>) => {
   const pdfjs = await loadPdfjs()
-  const doc = await pdfjs.getDocument({ data: bytes.slice(), password, isEvalSupported: false, verbosity: 0, useSystemFonts: false, maxImageSize: maxImagePixels, ...options }).promise
+  const doc = await pdfjs.getDocument({
+    data: bytes.slice(),
+    password,
+    isEvalSupported: false,
+    verbosity: 0,
+    useSystemFonts: false,
+    maxImageSize: maxImagePixels,
+    ...options,
+  }).promise
   return { pdfjs, doc }
 }
 const extractor = (pdfjs: { version?: string }) => `pdfjs-dist@${pdfjs.version ?? 'unknown'}+figures.2`
@@ -177,7 +184,10 @@ export async function drawFigures(bytes: Uint8Array, password: string | undefine
       ctx.setTransform(1, 0, 0, 1, 0, 0)
       ctx.fillStyle = 'white'
       ctx.fillRect(0, 0, canvas.width, canvas.height)
-      await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
+      await page.render({
+        ...onCanvas(canvas),
+        viewport,
+      }).promise
       for (const f of figures) {
         const [ax, ay, bx, by] = viewport.convertToViewportRectangle([f.x0, f.y0, f.x1, f.y1]) as number[]
         const left = Math.max(0, Math.floor(Math.min(ax!, bx!)))

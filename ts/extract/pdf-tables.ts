@@ -174,7 +174,7 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
     }
   })
   const groups = new Map<number, typeof cells>()
-  cells.forEach((cell, i) => appendTo(groups, find(i), cell))
+  for (const [i, cell] of cells.entries()) appendTo(groups, find(i), cell)
 
   // An item's middle, along its own direction: a column header set sideways runs up its cell.
   const centre = items.map((it) => {
@@ -221,7 +221,10 @@ export function findTables(rules: Rule[], items: TextItem[]): { tables: Table[];
         }
         return mine
       })
-      for (const lines of implicitRows(rowCells.length, inside.map((mine) => mine.map((i) => items[i]!)))) {
+      for (const lines of implicitRows(
+        rowCells.length,
+        inside.map((mine) => mine.map((i) => items[i]!)),
+      )) {
         rows.push({
           cells: rowCells.map((c, k) => {
             const col = columns.indexOf(Math.round(c.x0 * 10))
@@ -276,7 +279,10 @@ type RowLines = TextItem[][] & { y0?: number; y1?: number }
 function implicitRows(cells: number, items: TextItem[][]): RowLines[] {
   const whole: RowLines = items
   const baselines: number[] = []
-  for (const y of items.flat().map((i) => i.transform[5] ?? 0).sort((a, b) => b - a)) {
+  for (const y of items
+    .flat()
+    .map((i) => i.transform[5] ?? 0)
+    .sort((a, b) => b - a)) {
     if (baselines.length === 0 || baselines.at(-1)! - y > 2) baselines.push(y)
   }
   const filled = items.filter((c) => c.length > 0).length

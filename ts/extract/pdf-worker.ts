@@ -6,7 +6,6 @@
 // OCR when it is on.
 import { getHeapStatistics } from 'node:v8'
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs'
-import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 import { parentPort } from 'node:worker_threads'
 import type { PdfOutput } from './pdf.js'
 import { appendTo, type PageGraphics, readGraphics, type TextRun } from './pdf-graphics.js'
@@ -17,7 +16,7 @@ import { type Frame, uprightFrame } from './pdf-orient.js'
 import { type OcrSettings, recognizePage, tesseractVersion, withinTime } from './ocr.js'
 // Before pdf.js loads: it reads the platform's ImageDecoder once, as its worker module loads.
 import { drawnDocument, undrawnDocument, withPlacementsOnly } from './pdf-undrawn.js'
-import { loadPdfjs } from './pdfjs.js'
+import { loadPdfjs, onCanvas } from './pdfjs.js'
 
 const LAYOUT = 'layout.4'
 
@@ -58,7 +57,12 @@ function partition(items: Item[], runs: TextRun[]): { seen: Item[]; unseen: Map<
       const at = rest.indexOf(r.text.trim())
       if (at < 0) continue
       rest = `${rest.slice(0, at)} ${rest.slice(at + r.text.trim().length)}`
-      hide(r.hidden!, { ...item, str: r.text.trim(), transform: [...item.transform.slice(0, 4), r.x, r.y], width: (item.width * r.text.length) / Math.max(1, total) })
+      hide(r.hidden!, {
+        ...item,
+        str: r.text.trim(),
+        transform: [...item.transform.slice(0, 4), r.x, r.y],
+        width: (item.width * r.text.length) / Math.max(1, total),
+      })
     }
     seen.push({ ...item, str: rest })
   }
@@ -133,9 +137,7 @@ async function read({ bytes, password, maxPages, maxImagePixels, ocr }: Request,
     if (e.name === 'PasswordException')
       return fail(
         'E_UNSUPPORTED_FORMAT',
-        e.code === 2
-          ? 'encrypted PDF: the configured password is wrong'
-          : 'encrypted PDF: it needs a password ([[documents.passwords]] in workspace.toml names the variable that holds it)',
+        e.code === 2 ? 'encrypted PDF: the configured password is wrong' : 'encrypted PDF: it needs a password ([[documents.passwords]] in workspace.toml names the variable that holds it)',
       )
     return fail('E_UNSUPPORTED_FORMAT', `not a readable PDF: ${e.message ?? String(error)}`)
   }
@@ -278,11 +280,19 @@ async function read({ bytes, password, maxPages, maxImagePixels, ocr }: Request,
     // Text drawn unseen on this page follows what a reader sees on it.
     while (unseenBlocks.length > 0 && unseenBlocks[0]!.page <= page) out.push(unseenBlock(unseenBlocks.shift()!, frame))
   })
-  return { extractor, pages: perPage.length, pages_without_text: stillEmpty, unreadable_pages: unreadable, blocks: out, furniture, diagnostics, peak_memory_bytes: peak }
+  return {
+    extractor,
+    pages: perPage.length,
+    pages_without_text: stillEmpty,
+    unreadable_pages: unreadable,
+    blocks: out,
+    furniture,
+    diagnostics,
+    peak_memory_bytes: peak,
+  }
 }
 
 type Open = (options: { data: Uint8Array; password?: string; maxImageSize: number; draws?: boolean }) => Promise<PDFDocumentProxy>
-
 
 /**
  * Renders each page at `[ocr] dpi` and recognizes it. A page past `[ocr] page_timeout_ms` stops
@@ -315,7 +325,10 @@ async function recognizePages(
       ctx.fillRect(0, 0, canvas.width, canvas.height)
       const work = (async () => {
         // pdf.js draws on @napi-rs/canvas in Node (its own canvas factory uses the same package).
-        await page.render({ canvasContext: ctx as unknown as RenderParameters['canvasContext'], canvas: canvas as unknown as RenderParameters['canvas'], viewport }).promise
+        await page.render({
+          ...onCanvas(canvas),
+          viewport,
+        }).promise
         return recognizePage({ canvas, toPdfPoint: (x, y) => viewport.convertToPdfPoint(x, y) as number[] }, settings)
       })()
       let result: Awaited<typeof work> | 'late'
@@ -374,10 +387,7 @@ function tableNumbering(pages: Array<{ tables: Table[]; blocks: Block[] }>): Map
     tables.forEach((table, k) => {
       // Nothing printed above it on its page (PDF y grows upward).
       const first = k === 0 && !pageBlocks.some((b) => bboxOf(b)[1]! > table.bbox[3]!)
-      const same =
-        open !== null &&
-        open.table.columns.length === table.columns.length &&
-        open.table.columns.every((x, i) => Math.abs(x - table.columns[i]!) <= 3)
+      const same = open !== null && open.table.columns.length === table.columns.length && open.table.columns.every((x, i) => Math.abs(x - table.columns[i]!) <= 3)
       if (first && same && open) {
         const header = open.table.rows[0]?.cells.map((c) => c.text).join('|')
         const place: TablePlace = {
@@ -416,12 +426,9 @@ function tableRows(table: Table, page: number, place: TablePlace, frame: Frame):
 }
 
 const bboxOf = (b: Block) =>
-  [
-    Math.min(...b.lines.map((l) => l.x0)),
-    Math.min(...b.lines.map((l) => l.y - 0.25 * l.size)),
-    Math.max(...b.lines.map((l) => l.x1)),
-    Math.max(...b.lines.map((l) => l.y + l.size)),
-  ].map((v) => Math.round(v * 100) / 100)
+  [Math.min(...b.lines.map((l) => l.x0)), Math.min(...b.lines.map((l) => l.y - 0.25 * l.size)), Math.max(...b.lines.map((l) => l.x1)), Math.max(...b.lines.map((l) => l.y + l.size))].map(
+    (v) => Math.round(v * 100) / 100,
+  )
 
 /** Text drawn where a reader cannot see it: its own block, flagged, never a paragraph of the page. */
 const unseenBlock = ({ page, block, why }: { page: number; block: Block; why: string }, frame: Frame): PdfOutput['blocks'][number] => ({
@@ -451,12 +458,13 @@ parentPort?.on('message', (message: Request) => {
   ;(message.place
     ? import('./pdf-pictures.js').then((m) => m.placeFigures(message.bytes, message.password, message.maxPages, bound, onPage))
     : message.draw
-    ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, bound, onPage))
-    : message.render
-    ? import('./render-page.js').then((m) => m.renderRegions(message.bytes, message.password, message.render!, bound))
-    : message.image && message.ocr
-      ? import('./image.js').then((m) => m.readImage(message.bytes, message.ocr!, onPage))
-      : read(message, onPage))
+      ? import('./pdf-pictures.js').then((m) => m.drawFigures(message.bytes, message.password, message.draw!, bound, onPage))
+      : message.render
+        ? import('./render-page.js').then((m) => m.renderRegions(message.bytes, message.password, message.render!, bound))
+        : message.image && message.ocr
+          ? import('./image.js').then((m) => m.readImage(message.bytes, message.ocr!, onPage))
+          : read(message, onPage)
+  )
     .then((done) => parentPort?.postMessage({ done }))
     .catch((error: unknown) =>
       parentPort?.postMessage({

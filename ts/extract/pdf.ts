@@ -76,15 +76,10 @@ const DEFAULT_MAX_IMAGE_PIXELS = 100_000_000
 /** What the worker posts back: a page done (the timer restarts), or the answer. */
 type WorkerMessage = { page: number; ocr?: boolean } | { done: PdfOutput }
 
-const failed = (code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput => ({
-  extractor: '',
-  pages: 0,
-  pages_without_text: [],
-  blocks: [],
-  furniture: [],
-  diagnostics: [],
-  failure: { code, message },
-})
+/** A reading that produced nothing but its failure (the pool's and the page renderer's). */
+export function pdfFailure(code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput {
+  return { extractor: '', pages: 0, pages_without_text: [], blocks: [], furniture: [], diagnostics: [], failure: { code, message } }
+}
 
 function workerPath(): string {
   const root = packageRoot()
@@ -131,7 +126,12 @@ class PdfPool {
     const drawn = await Promise.all(parts.map((draw) => this.#one({ ...call, pictures: false, draw })))
     const failure = drawn.find((d) => d.failure)
     if (failure) return failure
-    return { ...placed, placements: undefined, pictures: drawn.flatMap((d) => d.pictures ?? []), diagnostics: [...placed.diagnostics, ...drawn.flatMap((d) => d.diagnostics)] }
+    return {
+      ...placed,
+      placements: undefined,
+      pictures: drawn.flatMap((d) => d.pictures ?? []),
+      diagnostics: [...placed.diagnostics, ...drawn.flatMap((d) => d.diagnostics)],
+    }
   }
 
   async #one(call: PdfCall): Promise<PdfOutput> {
@@ -179,10 +179,7 @@ class PdfPool {
         clearTimeout(timer)
         const limit = ocr && call.ocr ? call.ocr.page_timeout_ms + 10_000 : call.page_timeout_ms
         const name = ocr ? '[ocr] page_timeout_ms' : 'page_timeout_ms'
-        timer = setTimeout(
-          () => finish(failed('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than ${name} = ${limit} to read; the reader was stopped`), false),
-          limit,
-        )
+        timer = setTimeout(() => finish(pdfFailure('E_LIMIT_EXCEEDED', `page ${page + 1} took longer than ${name} = ${limit} to read; the reader was stopped`), false), limit)
       }
       const onMessage = (message: WorkerMessage) => {
         if ('page' in message) {
@@ -193,11 +190,11 @@ class PdfPool {
       const onError = (error: Error & { code?: string }) =>
         finish(
           error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? failed('E_LIMIT_EXCEEDED', `reading page ${page + 1} needed more than worker_memory_mb = ${this.heapMb} of heap`)
-            : failed('E_INTERNAL', `the PDF reader failed: ${error.message}`),
+            ? pdfFailure('E_LIMIT_EXCEEDED', `reading page ${page + 1} needed more than worker_memory_mb = ${this.heapMb} of heap`)
+            : pdfFailure('E_INTERNAL', `the PDF reader failed: ${error.message}`),
           false,
         )
-      const onExit = () => finish(failed('E_INTERNAL', 'the PDF reader stopped before answering'), false)
+      const onExit = () => finish(pdfFailure('E_INTERNAL', 'the PDF reader stopped before answering'), false)
       worker.on('message', onMessage)
       worker.on('error', onError)
       worker.on('exit', onExit)

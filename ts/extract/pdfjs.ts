@@ -5,6 +5,8 @@
 // through JavaScript: 1.4 s of 12.5 s reading the bench corpus in one thread. No array here comes
 // near that edge, so the native methods are put back once pdf.js and its worker half have loaded.
 import './pdf-undrawn.js'
+import type { Canvas } from '@napi-rs/canvas'
+import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
 
 type Pdfjs = typeof import('pdfjs-dist/legacy/build/pdf.mjs')
 
@@ -24,4 +26,16 @@ export function loadPdfjs(): Promise<Pdfjs> {
     return pdfjs
   })()
   return loading
+}
+
+/**
+ * A canvas of @napi-rs/canvas as pdf.js's render parameters: pdf.js draws on that package in Node
+ * (its own canvas factory uses it), but types its parameters with the DOM's canvas, so the one
+ * cast lives here.
+ */
+export function onCanvas(canvas: Canvas): Pick<RenderParameters, 'canvas' | 'canvasContext'> {
+  return {
+    canvas: canvas as unknown as RenderParameters['canvas'],
+    canvasContext: canvas.getContext('2d') as unknown as RenderParameters['canvasContext'],
+  }
 }

@@ -3,9 +3,8 @@
 // onto @napi-rs/canvas, as it does for OCR; the page's own images are decoded by pdf.js (in
 // JavaScript), never by a native decoder.
 import { drawnDocument } from './pdf-undrawn.js'
-import { loadPdfjs } from './pdfjs.js'
-import type { RenderParameters } from 'pdfjs-dist/types/src/display/api.js'
-import type { PdfOutput } from './pdf.js'
+import { loadPdfjs, onCanvas } from './pdfjs.js'
+import { type PdfOutput, pdfFailure } from './pdf.js'
 
 /** Which regions (one per page, in order), and how sharp. */
 export interface RenderRequest {
@@ -25,31 +24,37 @@ const SEPARATOR = 4
  * citation that runs over pages is shown whole, not cut at its first page.
  */
 export async function renderRegions(bytes: Uint8Array, password: string | undefined, request: RenderRequest, maxImagePixels: number): Promise<PdfOutput> {
-  const failed = (code: NonNullable<PdfOutput['failure']>['code'], message: string): PdfOutput => ({
-    extractor: '',
-    pages: 0,
-    pages_without_text: [],
-    blocks: [],
-    furniture: [],
-    diagnostics: [],
-    failure: { code, message },
-  })
-  if (request.regions.length === 0) return failed('E_INVALID_ARGUMENT', 'no region to draw')
+  if (request.regions.length === 0) return pdfFailure('E_INVALID_ARGUMENT', 'no region to draw')
   const pdfjs = await loadPdfjs()
   const { createCanvas } = await import('@napi-rs/canvas')
   let doc: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>
   try {
     // An image over `[documents] max_image_pixels` is left out undecoded, as when the file was read.
-    doc = await pdfjs.getDocument({ data: bytes, password, isEvalSupported: false, ...drawnDocument, verbosity: 0, useSystemFonts: false, maxImageSize: maxImagePixels }).promise
+    doc = await pdfjs.getDocument({
+      data: bytes,
+      password,
+      isEvalSupported: false,
+      ...drawnDocument,
+      verbosity: 0,
+      useSystemFonts: false,
+      maxImageSize: maxImagePixels,
+    }).promise
   } catch (error) {
     const e = error as { name?: string; message?: string }
-    return failed('E_UNSUPPORTED_FORMAT', e.name === 'PasswordException' ? 'encrypted PDF: it needs its password to be drawn' : `not a readable PDF: ${e.message ?? String(error)}`)
+    return pdfFailure('E_UNSUPPORTED_FORMAT', e.name === 'PasswordException' ? 'encrypted PDF: it needs its password to be drawn' : `not a readable PDF: ${e.message ?? String(error)}`)
   }
   try {
     // Each region's place on its page, in pixels, before anything is drawn: the size is known first.
-    const planned: Array<{ page: number; left: number; top: number; width: number; height: number; viewport: ReturnType<Awaited<ReturnType<typeof doc.getPage>>['getViewport']> }> = []
+    const planned: Array<{
+      page: number
+      left: number
+      top: number
+      width: number
+      height: number
+      viewport: ReturnType<Awaited<ReturnType<typeof doc.getPage>>['getViewport']>
+    }> = []
     for (const { page: n, box } of request.regions) {
-      if (!Number.isInteger(n) || n < 1 || n > doc.numPages) return failed('E_INVALID_ARGUMENT', `page ${n} is not in the file (${doc.numPages} pages)`)
+      if (!Number.isInteger(n) || n < 1 || n > doc.numPages) return pdfFailure('E_INVALID_ARGUMENT', `page ${n} is not in the file (${doc.numPages} pages)`)
       const page = await doc.getPage(n)
       const viewport = page.getViewport({ scale: request.dpi / 72 })
       const [ax, ay, bx, by] = viewport.convertToViewportRectangle(box) as number[]
@@ -57,12 +62,12 @@ export async function renderRegions(bytes: Uint8Array, password: string | undefi
       const top = Math.max(0, Math.floor(Math.min(ay!, by!)))
       const width = Math.min(Math.ceil(viewport.width), Math.ceil(Math.max(ax!, bx!))) - left
       const height = Math.min(Math.ceil(viewport.height), Math.ceil(Math.max(ay!, by!))) - top
-      if (width <= 0 || height <= 0) return failed('E_INVALID_ARGUMENT', `the region ${JSON.stringify(box)} is outside page ${n}`)
+      if (width <= 0 || height <= 0) return pdfFailure('E_INVALID_ARGUMENT', `the region ${JSON.stringify(box)} is outside page ${n}`)
       planned.push({ page: n, left, top, width, height, viewport })
     }
     const width = Math.max(...planned.map((p) => p.width))
     const height = planned.reduce((sum, p) => sum + p.height, 0) + SEPARATOR * (planned.length - 1)
-    if (width * height > MAX_PIXELS) return failed('E_LIMIT_EXCEEDED', `${width}×${height} pixels at ${request.dpi} dpi, over ${MAX_PIXELS}; ask for fewer dpi or one page (--page)`)
+    if (width * height > MAX_PIXELS) return pdfFailure('E_LIMIT_EXCEEDED', `${width}×${height} pixels at ${request.dpi} dpi, over ${MAX_PIXELS}; ask for fewer dpi or one page (--page)`)
     const canvas = createCanvas(width, height)
     const ctx = canvas.getContext('2d')
     ctx.fillStyle = 'white'
@@ -83,8 +88,7 @@ export async function renderRegions(bytes: Uint8Array, password: string | undefi
       sheetCtx.fillStyle = 'white'
       sheetCtx.fillRect(0, 0, p.width, p.height)
       await page.render({
-        canvasContext: sheetCtx as unknown as RenderParameters['canvasContext'],
-        canvas: sheet as unknown as RenderParameters['canvas'],
+        ...onCanvas(sheet),
         viewport: p.viewport,
         // The page drawn shifted so the region's corner is the canvas's.
         transform: [1, 0, 0, 1, -p.left, -p.top],
@@ -95,7 +99,15 @@ export async function renderRegions(bytes: Uint8Array, password: string | undefi
       y += p.height
     }
     const png = new Uint8Array(await canvas.encode('png'))
-    return { extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}`, pages: doc.numPages, pages_without_text: [], blocks: [], furniture: [], diagnostics: [], rendered: { png, width, height, parts } }
+    return {
+      extractor: `pdfjs-dist@${(pdfjs as { version?: string }).version ?? 'unknown'}`,
+      pages: doc.numPages,
+      pages_without_text: [],
+      blocks: [],
+      furniture: [],
+      diagnostics: [],
+      rendered: { png, width, height, parts },
+    }
   } finally {
     await doc.destroy()
   }

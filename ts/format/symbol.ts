@@ -7,8 +7,7 @@ function commit(site: { commit?: string }): string {
 
 /** One site: where, what it is, the symbol it sits in (or, for a callee, resolves to) and its outcome. */
 function relationLine(r: SymbolRelation, direction: 'from' | 'to'): string {
-  const outcome =
-    r.outcome === 'resolved' ? '' : r.outcome === 'ambiguous' ? ` — ambiguous: ${(r.candidates ?? []).join(' | ')}` : ` — unresolved: ${r.reason ?? ''}`
+  const outcome = r.outcome === 'resolved' ? '' : r.outcome === 'ambiguous' ? ` — ambiguous: ${(r.candidates ?? []).join(' | ')}` : ` — unresolved: ${r.reason ?? ''}`
   const other = r.symbol ? (direction === 'from' ? ` in \`${r.symbol}\`` : ` → \`${r.symbol}\``) : ''
   return `  - ${r.site.citation}${commit(r.site)} ${r.kind} \`${r.text}\`${other}${outcome}`
 }

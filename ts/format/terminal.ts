@@ -21,6 +21,7 @@ const JOINING_SCRIPT =
 const MARK = /\p{M}/u
 const PICTOGRAPH = /\p{Extended_Pictographic}/u
 /** What may stand before the ZWJ of an emoji sequence (👩🏽‍💻, 🏳️‍🌈). */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: U+FE0F is listed alone on purpose, as the variation selector that may precede a ZWJ
 const EMOJI_BEFORE_ZWJ = /[\p{Extended_Pictographic}\p{Emoji_Modifier}\ufe0f]/u
 
 /**
@@ -43,7 +44,7 @@ function codePointBefore(text: string, at: number): string {
   return String.fromCodePoint(text.codePointAt(pair ? at - 2 : at - 1) as number)
 }
 
-function escape(text: string, unsafe: RegExp): string {
+function escapeMatches(text: string, unsafe: RegExp): string {
   return text.replace(unsafe, (match, offset: number) => {
     const code = match.codePointAt(0) as number
     if ((code === 0x200c || code === 0x200d) && joinsLetters(text, offset)) return match
@@ -76,7 +77,7 @@ function escape(text: string, unsafe: RegExp): string {
  * JSON output does not go through this: it carries the exact text.
  */
 export function visible(text: string): string {
-  return escape(text, UNSAFE)
+  return escapeMatches(text, UNSAFE)
 }
 
 /**
@@ -87,7 +88,7 @@ export function visible(text: string): string {
  * `x\n### [9] y` a heading of its own in Markdown.
  */
 export function oneLine(text: string): string {
-  return escape(text, UNSAFE_IN_LINE)
+  return escapeMatches(text, UNSAFE_IN_LINE)
 }
 
 /**

@@ -3,19 +3,13 @@ type Json = Record<string, unknown>
 
 export function openApiToMarkdown(doc: Json): string {
   const info = doc.info as Json
-  const out = [
-    '# HTTP API reference',
-    '',
-    '<!-- Generated from the OpenAPI document (`GET /openapi.json`) by `npm run docs:http`; do not edit by hand. -->',
-    '',
-    String(info.description ?? ''),
-    '',
-  ]
+  const out = ['# HTTP API reference', '', '<!-- Generated from the OpenAPI document (`GET /openapi.json`) by `npm run docs:http`; do not edit by hand. -->', '', String(info.description ?? ''), '']
   for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(methods)) {
       out.push(`## \`${method.toUpperCase()} ${path}\``, '', `${op.summary}${op.description ? ` — ${op.description}` : ''}`, '')
       const security = op.security as unknown[] | undefined
-      const auth = security && security.length === 0 ? 'none' : op['x-tychora-token'] === 'owner' ? "bearer token: the owner's only (`runtime/token`; the agents' token gets 403 E_FORBIDDEN)" : 'bearer token'
+      const auth =
+        security && security.length === 0 ? 'none' : op['x-tychora-token'] === 'owner' ? "bearer token: the owner's only (`runtime/token`; the agents' token gets 403 E_FORBIDDEN)" : 'bearer token'
       out.push(`Auth: ${auth}`, '')
       const params = (op.parameters as Json[] | undefined) ?? []
       if (params.length > 0) {

@@ -32,13 +32,11 @@ const NAMED = new Map<z.ZodType, string>([
   [ErrorBodySchema, 'Error'],
 ])
 
-
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, without its `$schema` key. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json
   return rest
 }
-
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]\w*)/g, '{$1}')
 
@@ -70,7 +68,14 @@ export function openApiDocument(routes: Route[], options: { port?: number } = {}
   const paths: Record<string, Record<string, Json>> = {}
   for (const r of routes) {
     const parameters: Json[] = []
-    if (r.auth === 'project') parameters.push({ name: 'project', in: 'path', required: true, description: 'Project (workspace) name; a token opens only its own project', schema: jsonSchema(ProjectSchema, 'input') })
+    if (r.auth === 'project')
+      parameters.push({
+        name: 'project',
+        in: 'path',
+        required: true,
+        description: 'Project (workspace) name; a token opens only its own project',
+        schema: jsonSchema(ProjectSchema, 'input'),
+      })
     for (const [name, field] of Object.entries(r.params?.shape ?? {})) {
       const f = field as z.ZodType
       parameters.push({ name, in: 'path', required: true, description: f.description, schema: jsonSchema(f, 'input') })
@@ -122,7 +127,9 @@ export function openApiDocument(routes: Route[], options: { port?: number } = {}
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: "The project's token (runtime/token in its workspace, mode 0600)" } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: "The project's token (runtime/token in its workspace, mode 0600)" },
+      },
       schemas,
     },
   }

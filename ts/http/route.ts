@@ -151,8 +151,7 @@ function respond(spec: { response: z.ZodType; status?: number }, result: unknown
   return json(spec.status ?? 200, parsed.data)
 }
 
-const VALIDATE_RESPONSES =
-  process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development' || process.env.TYCHORA_VALIDATE_OUTPUT === '1'
+const VALIDATE_RESPONSES = process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development' || process.env.TYCHORA_VALIDATE_OUTPUT === '1'
 
 export function register(app: H3, routes: Route[], deps: RouteDeps): void {
   for (const r of routes) app.on(r.method, r.path, (event) => r.run(event, deps))

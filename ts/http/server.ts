@@ -26,10 +26,7 @@ const MAX_HEADER_BYTES = 16 * 1024
  */
 export async function startHttpServer(app: H3, options: { host?: string; port: number }): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1'
-  const server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
-    toNodeHandler(app),
-  )
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, toNodeHandler(app))
   server.headersTimeout = HEADERS_TIMEOUT_MS
   server.requestTimeout = REQUEST_TIMEOUT_MS
 

@@ -128,7 +128,10 @@ export async function accept(paths: ProjectPaths, decision: ReviewDecision, look
   )
   const stale = await staleEvidence(proposal, lookup)
   if (stale.length > 0 && !input.allow_stale_evidence) {
-    throw new TychoraError('E_CONFLICT', `proposal ${proposal.id} cites evidence the current state no longer holds: ${stale.join(', ')}. Check the change still holds, then accept with --allow-stale-evidence, or reject it`)
+    throw new TychoraError(
+      'E_CONFLICT',
+      `proposal ${proposal.id} cites evidence the current state no longer holds: ${stale.join(', ')}. Check the change still holds, then accept with --allow-stale-evidence, or reject it`,
+    )
   }
   const migration = await record(paths, proposal, migrations, 'accepted', input, now)
   const change = proposal.change
@@ -144,14 +147,7 @@ export async function reject(paths: ProjectPaths, decision: ReviewDecision, now 
   return record(paths, proposal, readMigrations(paths), 'rejected', input, now)
 }
 
-async function record(
-  paths: ProjectPaths,
-  proposal: Proposal,
-  migrations: ReturnType<typeof readMigrations>,
-  decision: 'accepted' | 'rejected',
-  input: ReviewDecision,
-  now: Date,
-): Promise<Migration> {
+async function record(paths: ProjectPaths, proposal: Proposal, migrations: ReturnType<typeof readMigrations>, decision: 'accepted' | 'rejected', input: ReviewDecision, now: Date): Promise<Migration> {
   const seq = nextSeq(migrations)
   const verb = decision === 'accepted' ? proposal.change.op : 'reject'
   const migration: Migration = {

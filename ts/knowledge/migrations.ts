@@ -79,9 +79,16 @@ function checkedFiles(paths: ProjectPaths): { name: string; number: string; file
     const checksum = sha256(bytes)
     const sidecar = file.replace(/\.json$/, '.sha256')
     const recorded = existsSync(sidecar) ? /^([0-9a-f]{64})\b/.exec(readFileSync(sidecar, 'utf8'))?.[1] : undefined
-    if (!recorded) throw new TychoraError('E_CHECKSUM_MISMATCH', `migrations/${name}: its checksum file ${name.replace(/\.json$/, '.sha256')} is missing or unreadable; a migration is accepted with \`tychora review accept\`, which writes both`)
+    if (!recorded)
+      throw new TychoraError(
+        'E_CHECKSUM_MISMATCH',
+        `migrations/${name}: its checksum file ${name.replace(/\.json$/, '.sha256')} is missing or unreadable; a migration is accepted with \`tychora review accept\`, which writes both`,
+      )
     if (recorded !== checksum) {
-      throw new TychoraError('E_CHECKSUM_MISMATCH', `migrations/${name} changed after it was accepted (recorded sha256 ${recorded.slice(0, 12)}…, now ${checksum.slice(0, 12)}…): an approved change is never edited; propose a new change instead`)
+      throw new TychoraError(
+        'E_CHECKSUM_MISMATCH',
+        `migrations/${name} changed after it was accepted (recorded sha256 ${recorded.slice(0, 12)}…, now ${checksum.slice(0, 12)}…): an approved change is never edited; propose a new change instead`,
+      )
     }
     return { name, number: NAME.exec(name)?.[1] as string, file, bytes, checksum }
   })

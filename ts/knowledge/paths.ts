@@ -75,4 +75,3 @@ function sharedStates(root: string): string {
     return own
   }
 }
-

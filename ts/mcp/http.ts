@@ -3,7 +3,11 @@ import type { ProjectRegistry } from '../service/registry.js'
 import { createMcpServer } from './server.js'
 
 function methodNotAllowed(): Response {
-  const body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' }, id: null }
+  const body = {
+    jsonrpc: '2.0',
+    error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages' },
+    id: null,
+  }
   return new Response(JSON.stringify(body), { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } })
 }
 

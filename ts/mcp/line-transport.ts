@@ -101,12 +101,14 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text)
     } catch {
-      return this.#fail(null, ErrorCode.ParseError, 'Parse error')
+      this.#fail(null, ErrorCode.ParseError, 'Parse error')
+      return
     }
     const message = JSONRPCMessageSchema.safeParse(value)
     if (!message.success) {
       const id = RequestIdSchema.safeParse(typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined)
-      return this.#fail(id.success ? id.data : null, ErrorCode.InvalidRequest, 'Invalid Request')
+      this.#fail(id.success ? id.data : null, ErrorCode.InvalidRequest, 'Invalid Request')
+      return
     }
     this.onmessage?.(message.data)
   }

@@ -46,7 +46,12 @@ export function createMcpServer(service: EvidenceService, options: McpServerOpti
   const authorize = options.authorize ?? (() => true)
   const served = servedNames(service).filter(authorize)
   const projects = served.length > 0 ? served : options.defaultProject !== undefined ? [options.defaultProject] : []
-  const ctx: ToolContext = { service, authorize, projects, ...(options.defaultProject !== undefined ? { defaultProject: options.defaultProject } : {}) }
+  const ctx: ToolContext = {
+    service,
+    authorize,
+    projects,
+    ...(options.defaultProject !== undefined ? { defaultProject: options.defaultProject } : {}),
+  }
   const server = new McpServer({ name: 'tychora', version: packageVersion() }, { instructions: INSTRUCTIONS })
   codeSdkToolErrors(server)
   defineListProjects(server, ctx)

@@ -46,7 +46,10 @@ function askedWaitMs(headers: Headers): number | undefined {
 function anthropicClient(options: AnthropicDescriberOptions, what: string) {
   const key = options.apiKey ?? process.env.ANTHROPIC_API_KEY
   if (key === undefined || key === '') {
-    throw new TychoraError('E_INVALID_ARGUMENT', `ANTHROPIC_API_KEY is not set: set it in the environment or the user config to ${what === 'describe' ? 'describe pictures' : 'summarise with a model'}`)
+    throw new TychoraError(
+      'E_INVALID_ARGUMENT',
+      `ANTHROPIC_API_KEY is not set: set it in the environment or the user config to ${what === 'describe' ? 'describe pictures' : 'summarise with a model'}`,
+    )
   }
   // fetch quotes an invalid header value in its error, which would put the key in a message.
   if (!/^[\x21-\x7e]+$/.test(key)) {
@@ -93,7 +96,10 @@ function anthropicClient(options: AnthropicDescriberOptions, what: string) {
       const kind = error.type ? ` ${error.type}` : ''
       const detail = error.apiMessage ? `: ${error.apiMessage}` : ''
       const waitNote = wait !== undefined && wait > MAX_WAIT_MS ? ` (the provider asks to wait ${Math.ceil(wait / 1000)} s; try again later)` : ''
-      return fail(model, `HTTP ${status}${kind}${detail}${waitNote}`, { status, retryable: status === 408 || status === 409 || status === 429 || status >= 500 })
+      return fail(model, `HTTP ${status}${kind}${detail}${waitNote}`, {
+        status,
+        retryable: status === 408 || status === 409 || status === 429 || status >= 500,
+      })
     }
     if (error instanceof APIConnectionError) return fail(model, 'no HTTP answer (connection failed)', { status: 'network', retryable: true })
     return fail(model, 'the request could not be sent', { status: 'network', retryable: false })
@@ -130,7 +136,10 @@ export function createAnthropicDescriber(options: AnthropicDescriberOptions = {}
         throw failure(error, request.model)
       }
       if (message.stop_reason === 'refusal') {
-        throw fail(request.model, 'the model declined to describe this picture (stop_reason refusal); nothing was recorded', { refusal: true, retryable: false })
+        throw fail(request.model, 'the model declined to describe this picture (stop_reason refusal); nothing was recorded', {
+          refusal: true,
+          retryable: false,
+        })
       }
       const text = (message.content ?? [])
         .filter((block): block is Anthropic.TextBlock => block.type === 'text')
@@ -160,7 +169,9 @@ const SUMMARY_INSTRUCTIONS = [
 ].join(' ')
 
 /** sha256 of the summary instructions: part of each summary's cache key. */
-export const SUMMARY_PROMPT_FINGERPRINT = createHash('sha256').update(JSON.stringify({ v: 1, instructions: SUMMARY_INSTRUCTIONS })).digest('hex')
+export const SUMMARY_PROMPT_FINGERPRINT = createHash('sha256')
+  .update(JSON.stringify({ v: 1, instructions: SUMMARY_INSTRUCTIONS }))
+  .digest('hex')
 
 /** The children as numbered passages; a passage cannot close its own tag. */
 function passages(texts: readonly string[]): string {

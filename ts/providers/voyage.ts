@@ -117,9 +117,7 @@ function plan(count: number, limits: ReadonlyArray<{ max: number; cost: (i: numb
 /** A provider answer that cannot be used; becomes `E_PROVIDER` with the batch's context. */
 class Malformed extends Error {}
 
-type Outcome =
-  | { ok: true; body: unknown }
-  | { ok: false; status: ProviderCall['status']; retryable: boolean; retryAfterMs?: number; what: string }
+type Outcome = { ok: true; body: unknown } | { ok: false; status: ProviderCall['status']; retryable: boolean; retryAfterMs?: number; what: string }
 
 type RequestOptions = NonNullable<Parameters<VoyageAIClient['embed']>[1]>
 
@@ -232,7 +230,16 @@ export function createVoyageProvider(options: VoyageProviderOptions = {}): Model
       }
       counter.calls++
       const record = (status: ProviderCall['status'], tokens: number) =>
-        options.onCall?.({ provider: 'voyage', operation: batch.operation, model: batch.model, inputs: batch.inputs, tokens, ms: performance.now() - started, status, attempt })
+        options.onCall?.({
+          provider: 'voyage',
+          operation: batch.operation,
+          model: batch.model,
+          inputs: batch.inputs,
+          tokens,
+          ms: performance.now() - started,
+          status,
+          attempt,
+        })
       if (outcome.ok) {
         let checked: { value: T; tokens: number }
         try {
@@ -320,9 +327,7 @@ export function createVoyageProvider(options: VoyageProviderOptions = {}): Model
           batch,
           counter,
           // The SDK's extended client wraps the answer; `rawResponse` is the parsed body with its indices.
-          async (client, opts) =>
-            (await client.contextualizedEmbed({ inputs, model: request.model, inputType: request.inputType, outputDimension: request.outputDimension }, opts))
-              .rawResponse,
+          async (client, opts) => (await client.contextualizedEmbed({ inputs, model: request.model, inputType: request.inputType, outputDimension: request.outputDimension }, opts)).rawResponse,
           (body) => {
             const docs = listOf(body, inputs.length, inputs.length, 'documents')
             const value = docs.map((doc, d) => {
@@ -390,7 +395,10 @@ export function createVoyageProvider(options: VoyageProviderOptions = {}): Model
       const queryTokens = estimateTokens(request.query)
       const ranges = plan(request.documents.length, [
         { max: RERANK_MAX_DOCUMENTS, cost: () => 1 },
-        { max: RERANK_TOKEN_BUDGET[request.model] ?? RERANK_DEFAULT_BUDGET, cost: (i) => queryTokens + estimateTokens(request.documents[i] as string) },
+        {
+          max: RERANK_TOKEN_BUDGET[request.model] ?? RERANK_DEFAULT_BUDGET,
+          cost: (i) => queryTokens + estimateTokens(request.documents[i] as string),
+        },
       ])
       const counter = { calls: 0 }
       const scores: number[] = request.documents.map(() => Number.NEGATIVE_INFINITY)
@@ -465,9 +473,7 @@ class Dimensions {
     if (this.value === undefined) this.value = v.length
     if (v.length !== this.value) {
       throw new Malformed(
-        this.wanted !== undefined
-          ? `${where} has ${v.length} dimensions, not the ${this.wanted} asked for`
-          : `${where} has ${v.length} dimensions where earlier vectors have ${this.value}`,
+        this.wanted !== undefined ? `${where} has ${v.length} dimensions, not the ${this.wanted} asked for` : `${where} has ${v.length} dimensions where earlier vectors have ${this.value}`,
       )
     }
     return v

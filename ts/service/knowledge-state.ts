@@ -151,7 +151,17 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
     if (built?.state_hash === hash) {
       await writeAtomic(currentFile(paths), `${hash}\n`)
       const record = built
-      return { state_hash: hash, state_dir: target, base: 'reused', applied: [], snapshot_id: record?.snapshot_id ?? null, withheld: record?.withheld ?? [], purged: [], diagnostics, duration_ms: performance.now() - started }
+      return {
+        state_hash: hash,
+        state_dir: target,
+        base: 'reused',
+        applied: [],
+        snapshot_id: record?.snapshot_id ?? null,
+        withheld: record?.withheld ?? [],
+        purged: [],
+        diagnostics,
+        duration_ms: performance.now() - started,
+      }
     }
     // The migrations themselves, read once more: the same files the hash covered, or the tree
     // changed under us (a checkout mid-read) and this apply stops before building anything.
@@ -217,7 +227,17 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
     // what it was built from; it does not become the answering state of inputs it never saw.
     if (stateHash(readInputs(paths)) === hash) await writeAtomic(currentFile(paths), `${hash}\n`)
     else diagnostics.push('the tracked inputs changed during the build (a branch switch?): the state built is for the inputs read at its start; run `tychora migrate apply` again')
-    return { state_hash: hash, state_dir: target, base: ancestor ? 'descendant' : 'empty', applied, snapshot_id: snapshot, withheld: record.withheld, purged, diagnostics, duration_ms: performance.now() - started }
+    return {
+      state_hash: hash,
+      state_dir: target,
+      base: ancestor ? 'descendant' : 'empty',
+      applied,
+      snapshot_id: snapshot,
+      withheld: record.withheld,
+      purged,
+      diagnostics,
+      duration_ms: performance.now() - started,
+    }
   } finally {
     await release()
   }
@@ -239,7 +259,15 @@ function nearestAncestor(paths: ProjectPaths, inputs: Inputs): { dir: string; re
 }
 
 /** Applies one migration to the state being built: at most one publication. */
-async function applyOne(ws: Workspace, paths: ProjectPaths, migration: Migration, before: Map<string, Item>, config: ProjectConfig, withheld: Set<string>, purged: string[]): Promise<Map<string, Item>> {
+async function applyOne(
+  ws: Workspace,
+  paths: ProjectPaths,
+  migration: Migration,
+  before: Map<string, Item>,
+  config: ProjectConfig,
+  withheld: Set<string>,
+  purged: string[],
+): Promise<Map<string, Item>> {
   const stamp = (trust: 'approved' | 'rejected_approach') => ({ trust, as_of: Date.parse(migration.reviewed_at), origin: migration.id })
   const change = migration.change
   if (migration.decision === 'rejected') {
@@ -289,7 +317,10 @@ async function applyOne(ws: Workspace, paths: ProjectPaths, migration: Migration
 function rejectedBody(migration: Migration, items: Map<string, Item>): string {
   const change = migration.change
   const title = change.op === 'create' ? change.title : (items.get(change.item)?.title ?? change.item)
-  const proposed = change.op === 'create' || change.op === 'edit' ? change.body.trimEnd() : `${change.op} ${change.item}${change.op === 'supersede' ? ` by ${change.by}` : ''}${change.op === 'sensitivity' ? ` to ${change.sensitivity}` : ''}`
+  const proposed =
+    change.op === 'create' || change.op === 'edit'
+      ? change.body.trimEnd()
+      : `${change.op} ${change.item}${change.op === 'supersede' ? ` by ${change.by}` : ''}${change.op === 'sensitivity' ? ` to ${change.sensitivity}` : ''}`
   return `# Rejected approach: ${title}\n\nRejected by ${migration.reviewed_by} (${migration.id}): ${migration.reason ?? ''}\n\n## What was proposed\n\n${proposed}\n\n## Its rationale\n\n${migration.rationale.trimEnd()}\n`
 }
 

@@ -1,18 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type {
-  ClusterSummarizer,
-  FamilySpec,
-  ImageDescriber,
-  ModelProvider,
-  ProviderCall,
-  ProviderNeeds,
-  TextEmbedder,
-  TextProviders,
-  TextReranker,
-  VisualEmbedder,
-} from '../contracts/provider.js'
+import type { ClusterSummarizer, FamilySpec, ImageDescriber, ModelProvider, ProviderCall, ProviderNeeds, TextEmbedder, TextProviders, TextReranker, VisualEmbedder } from '../contracts/provider.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 
@@ -151,7 +140,11 @@ function embedderFor(need: NonNullable<ProviderNeeds['embeddings']>, provider: M
       async embed(texts, inputType) {
         const started = performance.now()
         const result = await provider.embedContextualized({ model: need.model, documents: texts.map((t) => [t]), inputType, ...dimensionOption })
-        return { vectors: result.vectors.map((d) => d[0] as Float32Array), tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens), receipt: receipt(inputType, texts.length, result, started) }
+        return {
+          vectors: result.vectors.map((d) => d[0] as Float32Array),
+          tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens),
+          receipt: receipt(inputType, texts.length, result, started),
+        }
       },
       async embedDocuments(documents, inputType) {
         const started = performance.now()
@@ -176,7 +169,11 @@ function embedderFor(need: NonNullable<ProviderNeeds['embeddings']>, provider: M
     async embed(texts, inputType) {
       const started = performance.now()
       const result = await provider.embed({ model: need.model, inputs: texts, inputType, ...dimensionOption })
-      return { vectors: result.vectors, tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens), receipt: receipt(inputType, texts.length, result, started) }
+      return {
+        vectors: result.vectors,
+        tokens: spread(result.tokens, texts, (await loadVoyage()).estimateTokens),
+        receipt: receipt(inputType, texts.length, result, started),
+      }
     },
   }
 }
@@ -188,7 +185,11 @@ function rerankerFor(need: NonNullable<ProviderNeeds['rerank']>, provider: Model
     async rerank(query, documents) {
       const started = performance.now()
       const result = await provider.rerank({ model: need.model, query, documents })
-      return { scores: result.scores, tokens: result.tokens, receipt: { provider: 'voyage', model: need.model, calls: result.calls, ms: performance.now() - started } }
+      return {
+        scores: result.scores,
+        tokens: result.tokens,
+        receipt: { provider: 'voyage', model: need.model, calls: result.calls, ms: performance.now() - started },
+      }
     },
   }
 }
@@ -214,12 +215,24 @@ function visualFor(need: NonNullable<ProviderNeeds['visual']>, provider: ModelPr
     return {
       vectors: result.vectors,
       tokens: inputs.map((_, i) => (i === 0 ? result.tokens - even * (inputs.length - 1) : even)),
-      receipt: { provider: 'voyage', model: need.model, input_type: inputType, inputs: inputs.length, tokens: result.tokens, calls: result.calls, ms: performance.now() - started },
+      receipt: {
+        provider: 'voyage',
+        model: need.model,
+        input_type: inputType,
+        inputs: inputs.length,
+        tokens: result.tokens,
+        calls: result.calls,
+        ms: performance.now() - started,
+      },
     }
   }
   return {
     spec: { provider: 'voyage', model: need.model, dimension },
-    embedPictures: (pictures) => run(pictures.map((p) => [{ image: p.bytes, mediaType: p.mediaType }]), 'document'),
+    embedPictures: (pictures) =>
+      run(
+        pictures.map((p) => [{ image: p.bytes, mediaType: p.mediaType }]),
+        'document',
+      ),
     embedQuery: (text) => run([[{ text }]], 'query'),
   }
 }
@@ -230,8 +243,7 @@ export function providersFor(dir: string, options: { onCall?: (call: ProviderCal
   if (!needs.embeddings && !needs.rerank && !needs.visual) return undefined
   const provider = voyage(options.onCall)
   const problem = voyageKeyProblem()
-  const unavailable = <T extends object>(channel: T, section: string): T =>
-    problem === undefined ? channel : { ...channel, unavailable: `[${section}] provider voyage: ${problem}` }
+  const unavailable = <T extends object>(channel: T, section: string): T => (problem === undefined ? channel : { ...channel, unavailable: `[${section}] provider voyage: ${problem}` })
   return {
     ...(needs.embeddings ? { embedder: unavailable(embedderFor(needs.embeddings, provider), 'embeddings') } : {}),
     ...(needs.rerank ? { reranker: rerankerFor(needs.rerank, provider) } : {}),

@@ -207,13 +207,44 @@ impl Error {
 /// The core's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// How much a diagnostic matters: an `error` fails its item, a `warning` skips or degrades it, an
+/// `info` only says something (serialized lowercase, as the contracts spell it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Said for the record.
+    Info,
+    /// The item was skipped or is answered with less.
+    Warning,
+    /// The item failed.
+    Error,
+}
+
+impl Level {
+    /// `info`, `warning` or `error`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A per-item problem found during a job. Per-item failures are data, not throws.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The file or record concerned.
     pub path: String,
-    /// `info`, `warning` or `error`.
-    pub level: String,
+    /// How much it matters.
+    pub level: Level,
     /// A stable code from the table.
     pub code: String,
     /// What happened, for a person.
@@ -228,7 +259,7 @@ impl Diagnostic {
     pub fn error(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             path: path.into(),
-            level: "error".into(),
+            level: Level::Error,
             code: code.as_str().into(),
             message: message.into(),
             locator: None,
@@ -238,7 +269,7 @@ impl Diagnostic {
     /// A warning-level diagnostic: the file was still indexed.
     pub fn warning(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            level: "warning".into(),
+            level: Level::Warning,
             ..Self::error(path, code, message)
         }
     }
@@ -246,7 +277,7 @@ impl Diagnostic {
     /// An info-level diagnostic, e.g. a skipped file of an unsupported type.
     pub fn info(path: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            level: "info".into(),
+            level: Level::Info,
             ..Self::error(path, code, message)
         }
     }

@@ -30,10 +30,18 @@
 
 // The public modules hold the contract: what a caller sends and gets back. Their functions that do
 // the work are `pub(crate)`; everything else is internal to the crate. The module graph is acyclic
-// and layered (tests/architecture.rs reads it): the foundation (error, unit, job, tokenize,
-// parallel, safety, fusion, config, store, artifact) → capture, code → parse → chunk, lexical →
-// exact, snapshot → engine (an open workspace's state) → graph, query, ingest, manage →
-// workspace (the public front).
+// and layered; a module uses only modules of lower layers. Layers, lowest first (tests/architecture.rs
+// enforces its table on the sources and checks that this list is the same table):
+// error, scripts
+// unit, tokenize, parallel, safety, fusion, config, store, artifact, capture, trust
+// facet
+// code, job, lexical, vector
+// parse, snapshot
+// chunk, exact, engine
+// graph, summary
+// query, ingest
+// manage
+// workspace, bench
 pub(crate) mod artifact;
 pub(crate) mod capture;
 pub(crate) mod chunk;
@@ -53,6 +61,7 @@ pub(crate) mod parallel;
 pub(crate) mod parse;
 pub mod query;
 pub(crate) mod safety;
+pub mod scripts;
 pub(crate) mod snapshot;
 pub(crate) mod store;
 pub mod summary;
@@ -65,7 +74,7 @@ pub mod workspace;
 #[cfg(feature = "bench")]
 pub mod bench;
 
-pub use error::{Diagnostic, Error, ErrorCode, Result};
+pub use error::{Diagnostic, Error, ErrorCode, Level, Result};
 
 /// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
 pub mod documents {

@@ -10,7 +10,7 @@ use std::path::Path;
 /// Top-level modules by layer, lowest first. Within a layer, modules do not depend on each other.
 const LAYERS: &[&[&str]] = &[
     // Vocabulary and storage primitives.
-    &["error"],
+    &["error", "scripts"],
     &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
         "capture", "trust",
@@ -142,4 +142,118 @@ fn the_module_graph_has_no_cycle() {
         let cycle = visit(node, &edges, &mut Vec::new(), &mut done);
         assert!(cycle.is_none(), "import cycle: {cycle:?}");
     }
+}
+
+#[test]
+fn the_layering_comment_in_lib_rs_is_this_table() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("src/lib.rs");
+    // The lines after "lowest first" up to the first module declaration, each `// a, b, c`.
+    let listed: Vec<Vec<String>> = lib
+        .lines()
+        .skip_while(|l| !l.contains("lowest first"))
+        .skip(2)
+        .take_while(|l| l.starts_with("// "))
+        .map(|l| {
+            l.trim_start_matches("// ")
+                .split(", ")
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    let table: Vec<Vec<String>> = LAYERS
+        .iter()
+        .map(|layer| layer.iter().map(|m| (*m).to_string()).collect())
+        .collect();
+    assert_eq!(
+        listed, table,
+        "src/lib.rs's layering comment must list LAYERS, lowest first"
+    );
+}
+
+/// Within each top-level module, its files (a sibling `x.rs` or folder `x/` is one node) → the
+/// siblings they name (`super::x`, `crate::module::x`); the folder's `mod.rs` is not a node.
+fn file_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for dir in std::fs::read_dir(&src).unwrap().flatten() {
+        let top = dir.file_name().to_string_lossy().to_string();
+        if !dir.path().is_dir() {
+            continue;
+        }
+        let siblings: BTreeSet<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .filter(|n| n != "mod")
+            .collect();
+        let named = regex::Regex::new(&format!(r"(?:super|crate::{top})::([a-z_]+)")).unwrap();
+        let mut files = Vec::new();
+        rust_files(&dir.path(), &mut files);
+        let edges = out.entry(top.clone()).or_default();
+        for file in files {
+            let rel = file.strip_prefix(dir.path()).unwrap();
+            let first = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy();
+            let from = first.trim_end_matches(".rs").to_string();
+            if from == "mod" {
+                continue;
+            }
+            // A file one folder down names its own folder's siblings with `super::`; only the
+            // folder's direct files speak for this level.
+            let direct = rel.components().count() == 1
+                || rel.file_name().is_some_and(|f| f == "mod.rs") && rel.components().count() == 2;
+            let text = std::fs::read_to_string(&file).unwrap();
+            // Tests may reach anywhere; a doc link is not a dependency.
+            let code: String = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let entry = edges.entry(from.clone()).or_default();
+            for m in named.captures_iter(&code) {
+                let to = m[1].to_string();
+                let via_super = m[0].starts_with("super");
+                if to != from && siblings.contains(&to) && (direct || !via_super) {
+                    entry.insert(to);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_two_files_of_a_module_depend_on_each_other_in_a_circle() {
+    let mut circles = Vec::new();
+    for (top, edges) in file_graphs() {
+        fn reaches(
+            from: &str,
+            target: &str,
+            edges: &BTreeMap<String, BTreeSet<String>>,
+            seen: &mut BTreeSet<String>,
+        ) -> bool {
+            edges.get(from).into_iter().flatten().any(|next| {
+                next == target || (seen.insert(next.clone()) && reaches(next, target, edges, seen))
+            })
+        }
+        for file in edges.keys() {
+            if reaches(file, file, &edges, &mut BTreeSet::new()) {
+                circles.push(format!("{top}/{file}"));
+            }
+        }
+    }
+    assert!(circles.is_empty(), "files on an import circle: {circles:?}");
 }

@@ -55,6 +55,7 @@ fn body(paragraphs: &[&str]) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn a_docx_is_cited_by_paragraph_and_table_row_over_its_derived_text() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");
@@ -143,6 +144,7 @@ fn a_docx_is_cited_by_paragraph_and_table_row_over_its_derived_text() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn hostile_packages_each_fail_alone_and_committed_data_stays() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");
@@ -350,6 +352,7 @@ fn erasing_a_document_erases_its_derived_text_too() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn requirement_ids_are_exact_hits_from_the_docx_as_from_the_markdown() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");

@@ -30,6 +30,7 @@ fn add(ws: &Workspace, path: &Path, kind: Option<&str>) -> tychora_core::ingest:
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn rfc_headers_are_parsed_into_assertions_and_declarations_are_checked_and_reviewed() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("rfc");

@@ -81,6 +81,87 @@ fn records(ws: &Workspace) -> i64 {
     ws.status().unwrap().counts.vector_records
 }
 
+/// The text channel's weight in one answer (absent when it did not run).
+fn text_weight(result: &tychora_core::query::QueryResult) -> Option<f64> {
+    result
+        .coverage
+        .channels
+        .iter()
+        .find(|c| c.channel == "text")
+        .map(|c| c.weight)
+}
+
+#[test]
+fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    std::fs::write(
+        docs.join("zh.md"),
+        "# 面包\n\n把面团揉到有弹性，然后放在温暖的地方发酵一个小时。\n",
+    )
+    .unwrap();
+    let ws = text_workspace(tmp.path(), &tmp.path().join("cache"), "");
+    common::add(&ws, &docs);
+    let all = ["exact", "lexical", "text"];
+
+    // English: all-MiniLM-L6-v2 reads it, full weight.
+    let english = search(&ws, "kitten napping atop carpet", &all);
+    assert_eq!(text_weight(&english), Some(1.0));
+    assert!(english.warnings.is_empty(), "{:?}", english.warnings);
+
+    // Chinese: the model does not read Han, so the channel is off and the answer says why; the
+    // lexical channel still finds the document.
+    let chinese = search(&ws, "面团发酵", &all);
+    assert_eq!(text_weight(&chinese), None);
+    assert!(
+        chinese
+            .warnings
+            .iter()
+            .any(|w| w.contains("[embeddings] scripts")),
+        "{:?}",
+        chinese.warnings
+    );
+    assert_eq!(chinese.segments[0].source.path, "zh.md");
+    assert!(chinese.trace.iter().all(|t| t.stage != "text"));
+
+    // Mostly Latin: the weight is the share of letters the model reads (11 of 13).
+    let mixed = search(&ws, "dough rising 面团", &all);
+    let weight = text_weight(&mixed).expect("the text channel ran");
+    assert!((weight - 11.0 / 13.0).abs() < 1e-9, "{weight}");
+
+    // A model said to read Han too counts the Chinese query whole.
+    drop(ws);
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let han = text_workspace(
+        &other,
+        &tmp.path().join("cache"),
+        "scripts = [\"Latin\", \"Han\"]\n",
+    );
+    common::add(&han, &docs);
+    assert_eq!(text_weight(&search(&han, "面团发酵", &all)), Some(1.0));
+}
+
+#[test]
+fn a_script_name_that_is_not_one_is_refused_on_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ws");
+    Workspace::init_with(&dir, "documents", Some("local")).unwrap();
+    let toml = dir.join("workspace.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace(
+        "provider = \"local\"\n",
+        "provider = \"local\"\nscripts = [\"Klingon\"]\n",
+    );
+    std::fs::write(&toml, text).unwrap();
+    let err = Workspace::open(&dir).err().expect("refused");
+    assert!(
+        err.to_string()
+            .contains("\"Klingon\" is not a Unicode script name"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_paraphrase_is_found_by_the_text_channel_and_inputs_are_embedded_once() {
     let tmp = tempfile::tempdir().unwrap();

@@ -438,7 +438,7 @@ fn code_profile_indexes_symbols_with_paths_and_exact_names() {
         receipt
             .diagnostics
             .iter()
-            .any(|d| d.path == "broken.ts" && d.level == "warning")
+            .any(|d| d.path == "broken.ts" && d.level == tychora_core::Level::Warning)
     );
 
     // A qualified name goes to the exact channel and finds the method, cited with its symbol path.
@@ -496,7 +496,7 @@ fn code_profile_indexes_symbols_with_paths_and_exact_names() {
             .diagnostics
             .iter()
             .any(|d| d.path == "widgets.ts"
-                && d.level == "info"
+                && d.level == tychora_core::Level::Info
                 && d.message.contains("documents profile"))
     );
 }

@@ -236,7 +236,7 @@ impl From<core::SummaryReport> for SummaryReport {
                     } = d;
                     SummaryDiagnostic {
                         path,
-                        level,
+                        level: level.as_str().into(),
                         code,
                         message,
                     }

@@ -22,13 +22,19 @@ function summary(r: Receipt): string {
     `  ${size(r.bytes_read)} read · ${r.units} new units · ${r.chunks} new chunks · ${r.duration_ms.toFixed(0)} ms`,
     r.published ? `  published snapshot ${r.snapshot_id} (previous ${r.previous_snapshot_id ?? 'none'})` : `  snapshot ${r.snapshot_id ?? 'none'} unchanged`,
   ]
-  for (const [label, paths] of [['added', r.added], ['changed', r.changed], ['removed', r.removed]] as const) {
+  for (const [label, paths] of [
+    ['added', r.added],
+    ['changed', r.changed],
+    ['removed', r.removed],
+  ] as const) {
     if (paths.length > 0 && paths.length <= 20) lines.push(`  ${label}: ${paths.join(', ')}`)
   }
   // Once per job: what the ignore rules left out, so a user who expected `.env` or `dist/` knows why.
   if (r.embedding) {
     const e = r.embedding
-    lines.push(`  embedded ${e.embedded} of ${e.inputs} inputs (${e.tokens_embedded} tokens, ${e.calls} calls, ${e.embed_ms.toFixed(0)} ms); ${e.workspace_cached} from this workspace, ${e.user_cached} from the user cache`)
+    lines.push(
+      `  embedded ${e.embedded} of ${e.inputs} inputs (${e.tokens_embedded} tokens, ${e.calls} calls, ${e.embed_ms.toFixed(0)} ms); ${e.workspace_cached} from this workspace, ${e.user_cached} from the user cache`,
+    )
   }
   if (r.excluded.length > 0) lines.push(`  excluded: ${r.excluded.map((e) => `${e.count} by ${e.rule} (e.g. ${e.example})`).join('; ')}`)
   for (const d of r.diagnostics) lines.push(`  ${d.level.padEnd(7)} ${d.code} ${d.path}${d.locator ? `:${d.locator}` : ''} — ${d.message}`)
@@ -51,10 +57,7 @@ function planSummary(p: AddPlan): string {
         : e.provider === 'local'
           ? '$0 (local model)'
           : `≈ $${e.usd.toFixed(4)} at $${e.usd_per_million_tokens} per million tokens (prices as of ${e.prices_as_of})`
-    lines.push(
-      `  embed with ${e.provider}/${e.model}: ${e.new_inputs} new inputs, ${e.new_tokens} tokens; ${e.cached} already embedded (${e.cached_tokens} tokens, free)`,
-      `  estimated cost: ${cost}`,
-    )
+    lines.push(`  embed with ${e.provider}/${e.model}: ${e.new_inputs} new inputs, ${e.new_tokens} tokens; ${e.cached} already embedded (${e.cached_tokens} tokens, free)`, `  estimated cost: ${cost}`)
     if (e.max_embed_tokens_per_job != null || e.max_embed_tokens_per_month != null) {
       lines.push(`  caps: per job ${e.max_embed_tokens_per_job ?? '–'}, per month ${e.max_embed_tokens_per_month ?? '–'} (${e.month_tokens} used this month)`)
     }
@@ -79,13 +82,24 @@ export default defineCommand({
       description:
         'What the files are: a kind the pack defines (law, regulation, decision, standard, guidance, manual, template, procedure, feedback, evidence, example, rationale, research_note, code_file, architecture_decision, rfc; `tychora packs show core`). Its normalisation may choose how they are read (law, regulation: articles, paragraphs and points). rfcNNNN.txt is an rfc and code is code_file without asking',
     },
-    facet: { type: 'string', description: "A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet 'level=2'`); repeat for several" },
+    facet: {
+      type: 'string',
+      description: "A facet value every file gets, NAME=VALUE, typed by the kind (`--kind standard --facet 'level=2'`); repeat for several",
+    },
     sensitivity: {
       type: 'string',
-      description: "Label every file with this sensitivity level ([sensitivity] levels: public, internal, confidential, secret by default); above the workspace's ceiling nothing is captured. Default: a new file gets [sensitivity] default, a known one keeps its label",
+      description:
+        "Label every file with this sensitivity level ([sensitivity] levels: public, internal, confidential, secret by default); above the workspace's ceiling nothing is captured. Default: a new file gets [sensitivity] default, a known one keeps its label",
     },
-    'file-format': { type: 'string', description: 'Parse every file as: markdown | text | json | jsonl | csv | code_file | docx | pdf | image | legal | rfc (default: from its name)' },
-    'dry-run': { type: 'boolean', description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing', default: false },
+    'file-format': {
+      type: 'string',
+      description: 'Parse every file as: markdown | text | json | jsonl | csv | code_file | docx | pdf | image | legal | rfc (default: from its name)',
+    },
+    'dry-run': {
+      type: 'boolean',
+      description: 'Print what would be captured and embedded (tokens new vs cached, estimated cost) and write nothing',
+      default: false,
+    },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args, rawArgs }) {

@@ -45,6 +45,9 @@ const review = defineCommand({
 })
 
 export default defineCommand({
-  meta: { name: 'describe', description: 'Descriptions of pictures by a vision model (opt-in, [descriptions] in workspace.toml): describe asset SHA, describe review ID STATUS' },
+  meta: {
+    name: 'describe',
+    description: 'Descriptions of pictures by a vision model (opt-in, [descriptions] in workspace.toml): describe asset SHA, describe review ID STATUS',
+  },
   subCommands: { asset, review },
 })

@@ -43,7 +43,9 @@ function beirLines(report: BeirReport): string[] {
     `  Recall@10  ${report.recall_at_10.toFixed(4)}`,
     `  ingest ${report.ingest_seconds.toFixed(2)} s · query p50 ${report.query_latency_ms.p50.toFixed(2)} ms, p99 ${report.query_latency_ms.p99.toFixed(2)} ms`,
     ...(report.embedding
-      ? [`  embedded ${report.embedding.embedded} of ${report.embedding.inputs} inputs (${report.embedding.tokens_embedded} tokens, ${(report.embedding.embed_ms / 1000).toFixed(1)} s); ${report.embedding.workspace_cached + report.embedding.user_cached} cached`]
+      ? [
+          `  embedded ${report.embedding.embedded} of ${report.embedding.inputs} inputs (${report.embedding.tokens_embedded} tokens, ${(report.embedding.embed_ms / 1000).toFixed(1)} s); ${report.embedding.workspace_cached + report.embedding.user_cached} cached`,
+        ]
       : []),
     ...(report.channels ? [`  channels ${report.channels.join(', ')}`] : []),
   ]
@@ -54,7 +56,11 @@ const beir = defineCommand({
   args: {
     dir: { type: 'positional', required: true, description: 'Directory with corpus.jsonl[.gz], queries.jsonl[.gz], qrels/<split>.tsv' },
     split: { type: 'string', description: 'test | dev | train', default: 'test' },
-    profile: { type: 'string', description: 'documents (corpus as JSON Lines) | code (one source file per document, code profile)', default: 'documents' },
+    profile: {
+      type: 'string',
+      description: 'documents (corpus as JSON Lines) | code (one source file per document, code profile)',
+      default: 'documents',
+    },
     extension: { type: 'string', description: 'With --profile code: extension of the document files (picks the language)', default: '.py' },
     'ignore-identical-ids': { type: 'boolean', description: 'Drop a retrieved document whose id equals the query id', default: false },
     embeddings: { type: 'string', description: 'local: turn on the text (dense) channel with the local model (either profile)' },
@@ -93,7 +99,10 @@ const beir = defineCommand({
 const COSQA_FTS5 = { mrr_at_10: 0.329, ndcg_at_10: 0.384, recall_at_100: 0.828 }
 
 const cosqa = defineCommand({
-  meta: { name: 'cosqa', description: 'CoSQA code search side by side: documents profile (lexical baseline) vs code profile, against the README FTS5 figures' },
+  meta: {
+    name: 'cosqa',
+    description: 'CoSQA code search side by side: documents profile (lexical baseline) vs code profile, against the README FTS5 figures',
+  },
   args: {
     data: { type: 'string', description: 'CoSQA in BEIR format (default ../shared/data/cosqa)' },
     split: { type: 'string', description: 'test | dev | train', default: 'dev' },

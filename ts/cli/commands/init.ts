@@ -7,12 +7,20 @@ export default defineCommand({
   meta: { name: 'init', description: 'Create a workspace (default ./.tychora)' },
   args: {
     dir: { type: 'positional', required: false, description: 'Workspace directory', default: '.tychora' },
-    profile: { type: 'string', description: 'documents (default) | code (repositories: tree-sitter symbols, identifier sub-tokens) | verified (documents; records count once reviewed)', default: 'documents' },
-    embeddings: { type: 'string', description: 'Turn on the text (dense) channel: local (a model directory, offline) | voyage (network, VOYAGE_API_KEY)' },
+    profile: {
+      type: 'string',
+      description: 'documents (default) | code (repositories: tree-sitter symbols, identifier sub-tokens) | verified (documents; records count once reviewed)',
+      default: 'documents',
+    },
+    embeddings: {
+      type: 'string',
+      description: 'Turn on the text (dense) channel: local (a model directory, offline) | voyage (network, VOYAGE_API_KEY)',
+    },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
-    if (args.profile !== 'documents' && args.profile !== 'code' && args.profile !== 'verified') throw new TychoraError('E_INVALID_ARGUMENT', `--profile must be documents, code or verified, got ${args.profile}`)
+    if (args.profile !== 'documents' && args.profile !== 'code' && args.profile !== 'verified')
+      throw new TychoraError('E_INVALID_ARGUMENT', `--profile must be documents, code or verified, got ${args.profile}`)
     if (args.embeddings !== undefined && args.embeddings !== 'local' && args.embeddings !== 'voyage') {
       throw new TychoraError('E_INVALID_ARGUMENT', `--embeddings must be local or voyage, got ${args.embeddings}`)
     }

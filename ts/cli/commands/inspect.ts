@@ -9,16 +9,28 @@ import { withLocalWorkspace, withTarget } from '../route.js'
 export default defineCommand({
   meta: {
     name: 'inspect',
-    description: 'Show a source, revision, extraction (every unit of a parse), unit, chunk, snapshot, job or segment with its provenance; `inspect symbol NAME` for a code symbol; `inspect run RUN_ID` for a recorded query run',
+    description:
+      'Show a source, revision, extraction (every unit of a parse), unit, chunk, snapshot, job or segment with its provenance; `inspect symbol NAME` for a code symbol; `inspect run RUN_ID` for a recorded query run',
   },
   args: {
     ...workspaceArg,
-    id: { type: 'positional', required: true, description: 'source:N | revision:N | extraction:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol | run' },
-    name: { type: 'positional', required: false, description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method); with `run`: the run id (qr_…)' },
+    id: {
+      type: 'positional',
+      required: true,
+      description: 'source:N | revision:N | extraction:N | unit:N | chunk:N | snapshot:N | job:N | seg_S_C | symbol | run',
+    },
+    name: {
+      type: 'positional',
+      required: false,
+      description: 'With `symbol`: the symbol name (parse_args, Workspace.search, pkg.mod.Class.method); with `run`: the run id (qr_…)',
+    },
     repo: { type: 'string', description: 'With `symbol`: only definitions from the repository (capture root) whose path ends with this' },
     snapshot: { type: 'string', description: 'With `symbol`: pin a published snapshot id' },
     format: { type: 'string', description: 'With `symbol`: md | json (default md)', default: 'md' },
-    render: { type: 'string', description: 'With a unit, chunk or segment of a PDF: draw the page regions it covers to this PNG file (every page it runs over, stacked top to bottom)' },
+    render: {
+      type: 'string',
+      description: 'With a unit, chunk or segment of a PDF: draw the page regions it covers to this PNG file (every page it runs over, stacked top to bottom)',
+    },
     dpi: { type: 'string', description: 'With --render: resolution, 72 to 600 (default 144)' },
     page: { type: 'string', description: 'With --render: draw only this page of the evidence' },
   },

@@ -32,7 +32,8 @@ async function withLookup<T>(paths: ProjectPaths, fn: (lookup: EvidenceLookup) =
 
 const reviewer = (flag: string | undefined) => flag ?? process.env.TYCHORA_REVIEWER ?? userInfo().username
 
-const proposalLine = (p: Proposal) => `${p.id}  ${describeChange(p.change)}  ${p.evidence.length} cited  ${p.proposed_by.agent ?? 'unknown agent'}${p.proposed_by.task ? `/${p.proposed_by.task}` : ''}  ${p.created_at}`
+const proposalLine = (p: Proposal) =>
+  `${p.id}  ${describeChange(p.change)}  ${p.evidence.length} cited  ${p.proposed_by.agent ?? 'unknown agent'}${p.proposed_by.task ? `/${p.proposed_by.task}` : ''}  ${p.created_at}`
 
 function out(format: string | undefined, value: unknown, text: () => Lines): void {
   // Titles, bodies and agent names come from strangers: their control characters stay out of the
@@ -41,7 +42,10 @@ function out(format: string | undefined, value: unknown, text: () => Lines): voi
 }
 
 const init = defineCommand({
-  meta: { name: 'init', description: 'Make this repository a knowledge project: .tychora/ with project.json, migrations/, knowledge/, proposals/, review/ (tracked) and a .gitignore for state/' },
+  meta: {
+    name: 'init',
+    description: 'Make this repository a knowledge project: .tychora/ with project.json, migrations/, knowledge/, proposals/, review/ (tracked) and a .gitignore for state/',
+  },
   args: {
     dir: { type: 'positional', required: false, description: 'The repository root (default: here)' },
     profile: { type: 'string', description: 'documents | code | verified (default documents)' },
@@ -50,7 +54,10 @@ const init = defineCommand({
   async run({ args }) {
     const profile = args.profile as 'documents' | 'code' | 'verified' | undefined
     if (profile && !['documents', 'code', 'verified'].includes(profile)) throw new TychoraError('E_INVALID_ARGUMENT', `--profile must be documents, code or verified, got ${profile}`)
-    const paths = await initProject(args.dir ?? process.cwd(), { ...(profile ? { profile } : {}), ...(args.ceiling ? { ceiling: args.ceiling } : {}) })
+    const paths = await initProject(args.dir ?? process.cwd(), {
+      ...(profile ? { profile } : {}),
+      ...(args.ceiling ? { ceiling: args.ceiling } : {}),
+    })
     writeOut(`knowledge project in ${paths.root}: commit project.json, migrations/, knowledge/ (and, as you choose, proposals/ and review/); state/ is rebuilt by \`tychora migrate apply\``)
   },
 })
@@ -61,7 +68,14 @@ function changeFrom(args: Record<string, string | boolean | undefined>): Knowled
   const body = args['body-file'] ? readFileSync(String(args['body-file']), 'utf8') : typeof args.body === 'string' ? args.body : undefined
   switch (op) {
     case 'create':
-      return { op, item, title: String(args.title ?? ''), kind: String(args.kind ?? 'guidance'), body: body ?? '', ...(args.sensitivity ? { sensitivity: String(args.sensitivity) } : {}) }
+      return {
+        op,
+        item,
+        title: String(args.title ?? ''),
+        kind: String(args.kind ?? 'guidance'),
+        body: body ?? '',
+        ...(args.sensitivity ? { sensitivity: String(args.sensitivity) } : {}),
+      }
     case 'edit':
       return { op, item, body: body ?? '', ...(args.title ? { title: String(args.title) } : {}) }
     case 'supersede':
@@ -114,9 +128,7 @@ const reviewList = defineCommand({
   args: { ...common },
   run({ args }) {
     const list = listProposals(project(args.project))
-    out(args.format, list, () =>
-      [...list.proposals.map(proposalLine), ...list.unreadable.map((n) => `proposals/${n}: not a valid proposal (left as it is)`), `${list.proposals.length} pending`],
-    )
+    out(args.format, list, () => [...list.proposals.map(proposalLine), ...list.unreadable.map((n) => `proposals/${n}: not a valid proposal (left as it is)`), `${list.proposals.length} pending`])
   },
 })
 
@@ -153,11 +165,22 @@ const decisionArgs = {
 const migrationLine = (m: Migration) => `migrations/${m.id}.json (${m.decision}: ${describeChange(m.change)})`
 
 const reviewAccept = defineCommand({
-  meta: { name: 'accept', description: 'Accept a proposal: it becomes the next knowledge migration (commit it; `tychora migrate apply` after the merge makes it approved)' },
-  args: { ...decisionArgs, 'allow-stale-evidence': { type: 'boolean', description: 'Accept even though cited evidence no longer exists in the current state' } },
+  meta: {
+    name: 'accept',
+    description: 'Accept a proposal: it becomes the next knowledge migration (commit it; `tychora migrate apply` after the merge makes it approved)',
+  },
+  args: {
+    ...decisionArgs,
+    'allow-stale-evidence': { type: 'boolean', description: 'Accept even though cited evidence no longer exists in the current state' },
+  },
   async run({ args }) {
     const paths = project(args.project)
-    const decision = { proposal: String(args.id), reviewer: reviewer(args.reviewer), ...(args.reason ? { reason: args.reason } : {}), ...(args['allow-stale-evidence'] ? { allow_stale_evidence: true } : {}) }
+    const decision = {
+      proposal: String(args.id),
+      reviewer: reviewer(args.reviewer),
+      ...(args.reason ? { reason: args.reason } : {}),
+      ...(args['allow-stale-evidence'] ? { allow_stale_evidence: true } : {}),
+    }
     const migration = await withLookup(paths, (lookup) => accept(paths, decision, lookup))
     out(args.format, migration, () => [`accepted: ${migrationLine(migration)} and its .sha256; commit both, then run \`tychora migrate apply\``])
   },
@@ -168,7 +191,11 @@ const reviewReject = defineCommand({
   args: { ...decisionArgs },
   async run({ args }) {
     const paths = project(args.project)
-    const migration = await reject(paths, { proposal: String(args.id), reviewer: reviewer(args.reviewer), ...(args.reason ? { reason: args.reason } : {}) })
+    const migration = await reject(paths, {
+      proposal: String(args.id),
+      reviewer: reviewer(args.reviewer),
+      ...(args.reason ? { reason: args.reason } : {}),
+    })
     out(args.format, migration, () => [`rejected: ${migrationLine(migration)}; commit it, then run \`tychora migrate apply\``])
   },
 })
@@ -179,7 +206,11 @@ export const review = defineCommand({
 })
 
 function applyText(r: ApplyReport): string[] {
-  const how = { reused: 'already built: switched to it', descendant: 'copied its nearest built ancestor and applied the delta', empty: 'built from the migrations' }[r.base]
+  const how = {
+    reused: 'already built: switched to it',
+    descendant: 'copied its nearest built ancestor and applied the delta',
+    empty: 'built from the migrations',
+  }[r.base]
   return [
     `state ${r.state_hash.slice(0, 12)} (${how}) in ${r.duration_ms.toFixed(0)} ms; snapshot ${r.snapshot_id ?? '–'}`,
     ...(r.applied.length > 0 ? [`applied ${r.applied.length}: ${r.applied.join(', ')}`] : []),
@@ -190,7 +221,10 @@ function applyText(r: ApplyReport): string[] {
 }
 
 const migrateApply = defineCommand({
-  meta: { name: 'apply', description: 'Build (or switch to) the knowledge state of the tracked migrations: a built state is reused, a descendant applies only the delta' },
+  meta: {
+    name: 'apply',
+    description: 'Build (or switch to) the knowledge state of the tracked migrations: a built state is reused, a descendant applies only the delta',
+  },
   args: { ...common },
   async run({ args }) {
     const report = await applyMigrations(project(args.project))
@@ -216,12 +250,10 @@ const migrateStatus = defineCommand({
       applied: applied.has(`${m.migration.id} ${m.checksum}`),
     }))
     const status = { state_hash: hash, built: built !== undefined, answering: answering?.hash ?? null, behind: answering?.behind ?? true, migrations }
-    out(args.format, status, () =>
-      [
-        ...migrations.map((m) => `${m.applied ? 'applied' : 'pending'}  ${m.id}  ${m.decision}  ${m.change}  ${m.checksum.slice(0, 12)}`),
-        `state ${hash.slice(0, 12)}: ${built ? 'built' : 'not built (run `tychora migrate apply`)'}${answering && answering.hash !== hash ? `; answering meanwhile: ${answering.hash.slice(0, 12)}` : ''}`,
-      ],
-    )
+    out(args.format, status, () => [
+      ...migrations.map((m) => `${m.applied ? 'applied' : 'pending'}  ${m.id}  ${m.decision}  ${m.change}  ${m.checksum.slice(0, 12)}`),
+      `state ${hash.slice(0, 12)}: ${built ? 'built' : 'not built (run `tychora migrate apply`)'}${answering && answering.hash !== hash ? `; answering meanwhile: ${answering.hash.slice(0, 12)}` : ''}`,
+    ])
   },
 })
 

@@ -26,14 +26,19 @@ const status = defineCommand({
           snap ? `current snapshot ${snap.id}: ${snap.sources} sources, ${snap.chunks} chunks` : 'no published snapshot yet',
           `collections: ${s.collections.map((c) => `${c.name} (${c.active_sources})`).join(', ')}`,
           `kinds: ${s.kinds.length === 0 ? 'none assigned' : s.kinds.map((k) => `${k.name} v${k.version} (${k.sources})`).join(', ')}`,
-          `counts: ${Object.entries(s.counts).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+          `counts: ${Object.entries(s.counts)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
           ...(s.counts.erased_revisions > 0
             ? [
                 `erasures on request: ${s.counts.erased_revisions} revision(s), text out of every snapshot${s.counts.erasures_pending > 0 ? `; ${s.counts.erasures_pending} NOT finished (interrupted): run \`tychora manage purge\`` : ''}`,
               ]
             : []),
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts (originals) ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)} (lexical ${mb(s.bytes.lexical)}, vectors ${mb(s.bytes.vectors)})`,
-          `corpus by table: ${s.bytes.tables.slice(0, 8).map((t) => `${t.table} ${mb(t.bytes)}`).join(', ')}`,
+          `corpus by table: ${s.bytes.tables
+            .slice(0, 8)
+            .map((t) => `${t.table} ${mb(t.bytes)}`)
+            .join(', ')}`,
         ]),
       )
     })
@@ -41,7 +46,10 @@ const status = defineCommand({
 })
 
 const verify = defineCommand({
-  meta: { name: 'verify', description: 'Re-hash every artifact and check snapshots against their indexes (through the daemon when one serves the workspace)' },
+  meta: {
+    name: 'verify',
+    description: 'Re-hash every artifact and check snapshots against their indexes (through the daemon when one serves the workspace)',
+  },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
     await withAdmin(args.workspace, async (ws) => {
@@ -60,7 +68,10 @@ const verify = defineCommand({
 })
 
 const rebuild = defineCommand({
-  meta: { name: 'rebuild', description: "Rewrite damaged vector files from the vector records; republish the current snapshot when its indexes are stale (embeddings turned on or changed)" },
+  meta: {
+    name: 'rebuild',
+    description: 'Rewrite damaged vector files from the vector records; republish the current snapshot when its indexes are stale (embeddings turned on or changed)',
+  },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
     await withLocalWorkspace(args.workspace, async (ws) => {
@@ -77,7 +88,10 @@ const rebuild = defineCommand({
 })
 
 const compact = defineCommand({
-  meta: { name: 'compact', description: "Merge the current snapshot's lexical index segments when the merge policy finds some to merge (the daemon does this when its job queue empties)" },
+  meta: {
+    name: 'compact',
+    description: "Merge the current snapshot's lexical index segments when the merge policy finds some to merge (the daemon does this when its job queue empties)",
+  },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
     await withLocalWorkspace(args.workspace, async (ws) => {
@@ -97,7 +111,10 @@ const compact = defineCommand({
 })
 
 const purge = defineCommand({
-  meta: { name: 'purge', description: 'Apply the retention policy ([snapshots], [history] in workspace.toml): old snapshots and what only they used, expired query runs, originals outside the policy (with tombstones)' },
+  meta: {
+    name: 'purge',
+    description: 'Apply the retention policy ([snapshots], [history] in workspace.toml): old snapshots and what only they used, expired query runs, originals outside the policy (with tombstones)',
+  },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
     await withLocalWorkspace(args.workspace, async (ws) => {
@@ -113,14 +130,25 @@ const purge = defineCommand({
 })
 
 const backup = defineCommand({
-  meta: { name: 'backup', description: 'Write a verified copy (SQLite backup API, referenced originals and index generations, manifest of sha256 sums) to DEST, through the daemon while the workspace serves' },
-  args: { dest: { type: 'positional', required: true, description: 'Backup folder (must not exist, or be empty)' }, ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
+  meta: {
+    name: 'backup',
+    description: 'Write a verified copy (SQLite backup API, referenced originals and index generations, manifest of sha256 sums) to DEST, through the daemon while the workspace serves',
+  },
+  args: {
+    dest: { type: 'positional', required: true, description: 'Backup folder (must not exist, or be empty)' },
+    ...workspaceArg,
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
   async run({ args }) {
     // Resolved here: through a daemon, DEST is still a path on this machine, not the daemon's working directory.
     await withAdmin(args.workspace, async (ws) => {
       const r = await ws.backup(resolve(String(args.dest)))
       if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
-      writeOut(visible(`backup ${r.dir}: ${r.files} files (${mb(r.bytes)}), ${r.artifacts} originals, ${r.generations} index generations, snapshot ${r.current_snapshot_id ?? 'none'}, in ${r.duration_ms.toFixed(0)} ms`))
+      writeOut(
+        visible(
+          `backup ${r.dir}: ${r.files} files (${mb(r.bytes)}), ${r.artifacts} originals, ${r.generations} index generations, snapshot ${r.current_snapshot_id ?? 'none'}, in ${r.duration_ms.toFixed(0)} ms`,
+        ),
+      )
     })
   },
 })
@@ -162,9 +190,7 @@ function removalCommand(name: 'withdraw' | 'delete-original', description: strin
           r.receipt.published
             ? `published snapshot ${r.receipt.snapshot_id} (previous ${r.receipt.previous_snapshot_id ?? 'none'})${name === 'withdraw' ? '; older snapshots answer as before until retention releases them' : ''}`
             : 'no published snapshot changed',
-          ...(name === 'withdraw'
-            ? []
-            : [`the erased text was taken out of ${r.erased_from_snapshots} snapshot(s), pinned ones included: their units, windows, index entries and vectors are gone`]),
+          ...(name === 'withdraw' ? [] : [`the erased text was taken out of ${r.erased_from_snapshots} snapshot(s), pinned ones included: their units, windows, index entries and vectors are gone`]),
         ]
         writeOut(visibleLines(lines))
       })
@@ -205,7 +231,10 @@ const sensitivity = defineCommand({
 })
 
 const doctor = defineCommand({
-  meta: { name: 'doctor', description: 'Check the workspace and explain each finding with its fix: lock owner, daemon, migrations, verify, disk space, stale generations, orphaned originals, interrupted jobs' },
+  meta: {
+    name: 'doctor',
+    description: 'Check the workspace and explain each finding with its fix: lock owner, daemon, migrations, verify, disk space, stale generations, orphaned originals, interrupted jobs',
+  },
   args: { ...workspaceArg, format: { type: 'string', description: 'text | json', default: 'text' } },
   async run({ args }) {
     const dir = await resolveWorkspace(args.workspace)
@@ -235,7 +264,12 @@ const doctor = defineCommand({
         ws?.close()
       }
     } else if (daemon) {
-      add('checks', 'warn', 'the in-workspace checks (verify, disk, generations, originals, jobs) need the lock', '`tychora manage verify` runs through the daemon; for the rest, stop the daemon and run `tychora manage doctor` again')
+      add(
+        'checks',
+        'warn',
+        'the in-workspace checks (verify, disk, generations, originals, jobs) need the lock',
+        '`tychora manage verify` runs through the daemon; for the rest, stop the daemon and run `tychora manage doctor` again',
+      )
     }
     if (args.format === 'json') writeOut(JSON.stringify(findings, null, 2))
     else writeOut(visibleLines(findings.flatMap((f) => [`${f.status.padEnd(4)} ${f.check}: ${f.detail}`, ...(f.fix ? [`     fix: ${f.fix}`] : [])])))
@@ -254,7 +288,10 @@ const migrate = defineCommand({
 })
 
 export default defineCommand({
-  meta: { name: 'manage', description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, sensitivity, migrate' },
+  meta: {
+    name: 'manage',
+    description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, sensitivity, migrate',
+  },
   subCommands: {
     status,
     verify,
@@ -265,7 +302,10 @@ export default defineCommand({
     backup,
     restore,
     withdraw: removalCommand('withdraw', 'Take a source out of new snapshots; its history stays and older snapshots keep answering from it'),
-    'delete-original': removalCommand('delete-original', "Erase retained original bytes (a revision's, or every revision of a source) for a legal request; leaves a tombstone; evidence derived from them leaves new snapshots"),
+    'delete-original': removalCommand(
+      'delete-original',
+      "Erase retained original bytes (a revision's, or every revision of a source) for a legal request; leaves a tombstone; evidence derived from them leaves new snapshots",
+    ),
     sensitivity,
     migrate,
   },

@@ -74,7 +74,11 @@ const resolved = defineCommand({
       const value = JSON.stringify(v.value)
       lines.push(`${v.path.padEnd(width)}  ${value.length > 60 ? `${value.slice(0, 57)}...` : value}  ← ${v.origin}`)
     }
-    lines.push(`fingerprints: ${Object.entries(r.fingerprints).map(([stage, f]) => `${stage} ${f.slice(0, 12)}`).join(', ')}`)
+    lines.push(
+      `fingerprints: ${Object.entries(r.fingerprints)
+        .map(([stage, f]) => `${stage} ${f.slice(0, 12)}`)
+        .join(', ')}`,
+    )
     for (const w of r.warnings) lines.push(`warning: ${w}`)
     writeOut(visible(lines.join('\n')))
   },

@@ -38,7 +38,10 @@ const list = defineCommand({
     ...output,
     kind: { type: 'string', description: 'Only records of this kind' },
     type: { type: 'string', description: 'Only records of this type (requirement, decision…)' },
-    facet: { type: 'string', description: "A facet condition on the records’ values, quoted (a bare > or < is a shell redirection): --facet 'level<=2', 'chapter=V1'; repeat for several" },
+    facet: {
+      type: 'string',
+      description: "A facet condition on the records’ values, quoted (a bare > or < is a shell redirection): --facet 'level<=2', 'chapter=V1'; repeat for several",
+    },
     limit: { type: 'string', description: 'At most this many (default 100, at most 1000)' },
   },
   async run({ args, rawArgs }) {
@@ -56,7 +59,10 @@ const list = defineCommand({
 })
 
 const show = defineCommand({
-  meta: { name: 'show', description: 'One record (by key, e.g. V1.2.3) with every unit that states it: file, lines, revision and what it says there' },
+  meta: {
+    name: 'show',
+    description: 'One record (by key, e.g. V1.2.3) with every unit that states it: file, lines, revision and what it says there',
+  },
   args: {
     ...workspaceArg,
     ...output,

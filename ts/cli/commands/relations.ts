@@ -42,7 +42,10 @@ const list = defineCommand({
 })
 
 const declare = defineCommand({
-  meta: { name: 'declare', description: 'Declare FROM RELATION TO (accepted at once; --propose for review), checked against the relation type: endpoint kinds, support, cardinality' },
+  meta: {
+    name: 'declare',
+    description: 'Declare FROM RELATION TO (accepted at once; --propose for review), checked against the relation type: endpoint kinds, support, cardinality',
+  },
   args: {
     ...workspaceArg,
     ...output,
@@ -84,13 +87,19 @@ const review = defineCommand({
     const id = Number(String(args.id).replace(/^#/, ''))
     if (!Number.isInteger(id)) throw new TychoraError('E_INVALID_ARGUMENT', `not an assertion id: ${JSON.stringify(args.id)}`)
     const stored = await withLocalWorkspace(args.workspace, (ws) =>
-      ws.reviewRelation(id, action as 'accept' | 'reject' | 'comment', { ...(args.actor ? { actor: args.actor } : {}), ...(args.note ? { note: args.note } : {}) }),
+      ws.reviewRelation(id, action as 'accept' | 'reject' | 'comment', {
+        ...(args.actor ? { actor: args.actor } : {}),
+        ...(args.note ? { note: args.note } : {}),
+      }),
     )
     print([stored], args.format)
   },
 })
 
 export default defineCommand({
-  meta: { name: 'relations', description: 'Relation assertions between documents and records: parsed (an RFC’s Obsoletes:), declared, proposed, reviewed' },
+  meta: {
+    name: 'relations',
+    description: 'Relation assertions between documents and records: parsed (an RFC’s Obsoletes:), declared, proposed, reviewed',
+  },
   subCommands: { list, declare, review },
 })

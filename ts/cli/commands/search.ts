@@ -19,20 +19,45 @@ export default defineCommand({
   args: {
     ...workspaceArg,
     query: { type: 'positional', required: false, variadic: true, description: 'Query text: every remaining word (after -- when it starts with -)' },
-    replay: { type: 'string', description: 'Re-run a recorded query run (its request, on the snapshot it read, or the one --snapshot names: an id, or `current`) and diff the results against the recorded ones' },
+    replay: {
+      type: 'string',
+      description: 'Re-run a recorded query run (its request, on the snapshot it read, or the one --snapshot names: an id, or `current`) and diff the results against the recorded ones',
+    },
     collection: { type: 'string', description: 'Only this collection (comma-separated for several)' },
     kind: { type: 'string', description: 'Only this kind (comma-separated for several)' },
-    mode: { type: 'string', description: 'A mode the pack defines: compliance | implementation (lanes drawn on, lanes required, what a decision must do)' },
-    facet: { type: 'string', description: "A facet condition every source must satisfy, quoted (a bare > or < is a shell redirection): --facet 'level>=2', 'jurisdiction=EU', 'decided=2024-01-01..2024-12-31'; also !=, <=, >, <; repeat for several" },
-    'max-sensitivity': { type: 'string', description: "Only sources labelled at or below this sensitivity level (public, internal, confidential by default; never above the workspace's ceiling)" },
+    mode: {
+      type: 'string',
+      description: 'A mode the pack defines: compliance | implementation (lanes drawn on, lanes required, what a decision must do)',
+    },
+    facet: {
+      type: 'string',
+      description:
+        "A facet condition every source must satisfy, quoted (a bare > or < is a shell redirection): --facet 'level>=2', 'jurisdiction=EU', 'decided=2024-01-01..2024-12-31'; also !=, <=, >, <; repeat for several",
+    },
+    'max-sensitivity': {
+      type: 'string',
+      description: "Only sources labelled at or below this sensitivity level (public, internal, confidential by default; never above the workspace's ceiling)",
+    },
     limit: { type: 'string', description: 'Most segments to return (default 10)' },
     'budget-tokens': { type: 'string', description: 'Token budget of the rendered output (default 4000)' },
     'max-per-source': { type: 'string', description: 'Segments per source, 0 = unlimited (default 3)' },
     snapshot: { type: 'string', description: 'Pin a snapshot id (`current`: the current one; with --replay, replay on it)' },
-    channels: { type: 'string', description: "Channels to run, comma-separated: exact, lexical, text, visual, graph, summary (default: the profile's, with visual when [visual] is set; summary, the summary tree's channel for broad questions, when named or [summaries] channel = true)" },
-    explain: { type: 'boolean', description: "Per segment, each channel's rank and own score, the fused and rerank scores; the query path's stages", default: false },
+    channels: {
+      type: 'string',
+      description:
+        "Channels to run, comma-separated: exact, lexical, text, visual, graph, summary (default: the profile's, with visual when [visual] is set; summary, the summary tree's channel for broad questions, when named or [summaries] channel = true)",
+    },
+    explain: {
+      type: 'boolean',
+      description: "Per segment, each channel's rank and own score, the fused and rerank scores; the query path's stages",
+      default: false,
+    },
     rerank: { type: 'boolean', description: 'Rerank the top candidates when [rerank] is configured (--no-rerank to skip)', default: true },
-    graph: { type: 'boolean', description: "Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them", default: false },
+    graph: {
+      type: 'boolean',
+      description: 'Add the graph channel (code): symbols the top candidates call or inherit from, with the path that reached them',
+      default: false,
+    },
     format: { type: 'string', description: 'json | md | agent', default: 'md' },
   },
   async run({ args, rawArgs }) {

@@ -37,7 +37,11 @@ async function defaultWorkspaces(): Promise<string[]> {
 export default defineCommand({
   meta: { name: 'serve', description: 'Run the daemon: HTTP API and MCP (Streamable HTTP at /mcp) for one or more workspaces' },
   args: {
-    workspace: { type: 'string', alias: 'w', description: 'Workspace to serve (repeat for several; default: the nearest .tychora/; in a knowledge project, every built state)' },
+    workspace: {
+      type: 'string',
+      alias: 'w',
+      description: 'Workspace to serve (repeat for several; default: the nearest .tychora/; in a knowledge project, every built state)',
+    },
     port: { type: 'string', description: `Port (default ${DEFAULT_PORT}; 0 picks a free one)` },
     host: { type: 'string', description: 'Address to listen on (default 127.0.0.1: loopback only)', default: '127.0.0.1' },
     watch: {
@@ -69,7 +73,13 @@ export default defineCommand({
     // In a knowledge project (served by default, not named with -w), `knowledge` follows the
     // state the checked-out branch builds, including states built after the daemon started.
     const knowledge = dirs.length === 0 && !process.env.TYCHORA_WORKSPACE ? findProject(process.cwd()) : undefined
-    const daemon = await Daemon.start({ workspaces, port, host: args.host, ...(watch ? { watch } : {}), ...(knowledge ? { knowledge: { root: knowledge } } : {}) })
+    const daemon = await Daemon.start({
+      workspaces,
+      port,
+      host: args.host,
+      ...(watch ? { watch } : {}),
+      ...(knowledge ? { knowledge: { root: knowledge } } : {}),
+    })
     process.stdout.write(`tychora daemon listening on ${daemon.url} (pid ${process.pid})\n`)
     if (knowledge) {
       process.stdout.write(

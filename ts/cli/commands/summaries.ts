@@ -26,14 +26,12 @@ const build = defineCommand({
       if (args.format === 'json') return writeOut(JSON.stringify(report, null, 2))
       const by = report.summarizer === 'extractive' ? 'extractive' : `${report.summarizer} ${report.model ?? ''}`.trim()
       writeOut(
-        visibleLines(
-          [
-            `${report.dry_run ? 'would build' : `summary tree ${report.tree_id}`} from snapshot ${report.snapshot_id}: ${report.windows} windows of ${report.documents} documents → ${report.nodes} summaries (per level: ${report.levels.join(', ') || 'none'})${report.left_out ? `; ${report.left_out} windows left out (flagged or without a vector)` : ''}`,
-            `summaries: ${by}; by the model ${report.by_model}, cached ${report.cached}, extractive ${report.extractive}; ${report.calls} calls, ${report.input_tokens} input / ${report.output_tokens} output tokens${report.dry_run ? `; would send ${report.planned_input_tokens} tokens` : ''}`,
-            `took ${(report.build_ms / 1000).toFixed(2)} s (cluster ${report.cluster_ms.toFixed(0)} ms, summarise ${report.summarize_ms.toFixed(0)} ms)`,
-            ...report.diagnostics.map((d) => `${d.level}[${d.code}] ${d.path}: ${d.message}`),
-          ],
-        ),
+        visibleLines([
+          `${report.dry_run ? 'would build' : `summary tree ${report.tree_id}`} from snapshot ${report.snapshot_id}: ${report.windows} windows of ${report.documents} documents → ${report.nodes} summaries (per level: ${report.levels.join(', ') || 'none'})${report.left_out ? `; ${report.left_out} windows left out (flagged or without a vector)` : ''}`,
+          `summaries: ${by}; by the model ${report.by_model}, cached ${report.cached}, extractive ${report.extractive}; ${report.calls} calls, ${report.input_tokens} input / ${report.output_tokens} output tokens${report.dry_run ? `; would send ${report.planned_input_tokens} tokens` : ''}`,
+          `took ${(report.build_ms / 1000).toFixed(2)} s (cluster ${report.cluster_ms.toFixed(0)} ms, summarise ${report.summarize_ms.toFixed(0)} ms)`,
+          ...report.diagnostics.map((d) => `${d.level}[${d.code}] ${d.path}: ${d.message}`),
+        ]),
       )
     })
   },

@@ -10,12 +10,16 @@ import { withServedTarget } from '../route.js'
 export default defineCommand({
   meta: {
     name: 'watch',
-    description: 'Keep PATHs in sync from file events: each debounced batch of stable files is one add job, through the daemon that serves the workspace, or one this command runs on a free loopback port (other commands go through it meanwhile); Ctrl-C stops',
+    description:
+      'Keep PATHs in sync from file events: each debounced batch of stable files is one add job, through the daemon that serves the workspace, or one this command runs on a free loopback port (other commands go through it meanwhile); Ctrl-C stops',
   },
   args: {
     ...workspaceArg,
     paths: { type: 'positional', required: false, variadic: true, description: 'Files or directories to watch (default: the current directory)' },
-    collection: { type: 'string', description: 'Collection the changes are added to, as with add (default "default"): the one the paths were added to' },
+    collection: {
+      type: 'string',
+      description: 'Collection the changes are added to, as with add (default "default"): the one the paths were added to',
+    },
     'debounce-ms': { type: 'string', description: 'Quiet time after the last event before a batch (default 300)' },
     format: { type: 'string', description: 'text | json (one receipt per line)', default: 'text' },
   },
@@ -43,7 +47,11 @@ export default defineCommand({
       const report = (receipt: Receipt) => {
         if (args.format === 'json') return writeOut(JSON.stringify(receipt))
         const f = receipt.files
-        writeOut(visible(`job ${receipt.job_id} ${receipt.status}: ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.unchanged} unchanged${receipt.published ? ` · snapshot ${receipt.snapshot_id}` : ''}`))
+        writeOut(
+          visible(
+            `job ${receipt.job_id} ${receipt.status}: ${f.added} added, ${f.changed} changed, ${f.removed} removed, ${f.unchanged} unchanged${receipt.published ? ` · snapshot ${receipt.snapshot_id}` : ''}`,
+          ),
+        )
       }
       const watcher = new Watcher(paths, sync, {
         debounceMs: debounceMs(args['debounce-ms']),

@@ -16,7 +16,7 @@ export function defineAddSource(server: McpServer, ctx: ToolContext): void {
       title: 'Add or sync sources',
       description: [
         'Queue a capture job that adds files or directories to a project (Markdown, text, JSON, JSONL); a directory added again is synced',
-        '(new, changed and removed files). Paths must be absolute, on the machine running this server, and inside the project\'s',
+        "(new, changed and removed files). Paths must be absolute, on the machine running this server, and inside the project's",
         'existing capture roots (E_FORBIDDEN otherwise: agents cannot add roots).',
         'Returns structuredContent = {project, job_id, status: "queued"} at once; poll job_status with job_id until it is done.',
         'New evidence becomes searchable when the job publishes a snapshot. Only projects whose workspace.toml sets',

@@ -20,10 +20,9 @@ export function defineListProjects(server: McpServer, ctx: ToolContext): void {
     },
     async () => {
       try {
-        const projects = (await ctx.service.projects())
-          .filter((p) => ctx.authorize(p.name))
-          .map((p) => ({ ...p, allow_add_source: ctx.service.allowsAgentAdd(p.name) }))
-        const text = projects.length === 0 ? 'no projects' : projects.map((p) => `${p.name} — snapshot ${p.snapshot_id ?? 'none'}${p.allow_add_source ? ', add_source allowed' : ''} (${p.dir})`).join('\n')
+        const projects = (await ctx.service.projects()).filter((p) => ctx.authorize(p.name)).map((p) => ({ ...p, allow_add_source: ctx.service.allowsAgentAdd(p.name) }))
+        const text =
+          projects.length === 0 ? 'no projects' : projects.map((p) => `${p.name} — snapshot ${p.snapshot_id ?? 'none'}${p.allow_add_source ? ', add_source allowed' : ''} (${p.dir})`).join('\n')
         return { content: [{ type: 'text', text }], structuredContent: { projects } }
       } catch (error) {
         return toolError(error)

@@ -8,7 +8,8 @@ export const listSourcesInput = (ctx: ToolContext) => ListSourcesRequestSchema.e
 function renderSources(list: SourceList, offset: number): string {
   const head = `snapshot ${list.snapshot_id ?? '–'} · ${list.total} sources${list.sources.length < list.total ? ` · showing ${offset + 1}-${offset + list.sources.length}` : ''}`
   const lines = list.sources.map(
-    (s) => `source:${s.id} ${s.path} — ${s.kind ? `${s.kind} (${s.format})` : s.format}, collection ${s.collection}, revision:${s.revision_id} (rev ${s.seq}, sha256 ${s.sha256.slice(0, 12)}), ${s.size} bytes`,
+    (s) =>
+      `source:${s.id} ${s.path} — ${s.kind ? `${s.kind} (${s.format})` : s.format}, collection ${s.collection}, revision:${s.revision_id} (rev ${s.seq}, sha256 ${s.sha256.slice(0, 12)}), ${s.size} bytes`,
   )
   // Paths are strangers' file names: one line each, whatever they hold.
   return visibleLines([head, ...lines])
@@ -20,7 +21,7 @@ export function defineListSources(server: McpServer, ctx: ToolContext): void {
     {
       title: 'List sources',
       description: [
-        "List the sources (captured files) in a snapshot of a project, default the current one:",
+        'List the sources (captured files) in a snapshot of a project, default the current one:',
         'each with id, path, uri, collection, kind (null: none assigned), format and its revision in that snapshot (revision_id, seq, sha256, size).',
         'Returns structuredContent = {snapshot_id, total, sources[]}; page with limit (default 100) and offset.',
         'Pass source:ID or revision:ID to get_evidence for details.',

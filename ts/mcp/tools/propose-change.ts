@@ -7,7 +7,9 @@ import { type ToolContext, forProject, projectArg } from '../_tool.js'
 export const proposeChangeInput = (ctx: ToolContext) => ProposeRequestSchema.extend({ project: projectArg(ctx) })
 
 const summary = (p: Proposal) =>
-  oneLine(`${p.id}: ${p.change.op} ${p.change.item}${p.proposed_by.agent ? ` (by ${p.proposed_by.agent}${p.proposed_by.task ? `, task ${p.proposed_by.task}` : ''})` : ''} — ${p.evidence.length} cited segment(s), created ${p.created_at}`)
+  oneLine(
+    `${p.id}: ${p.change.op} ${p.change.item}${p.proposed_by.agent ? ` (by ${p.proposed_by.agent}${p.proposed_by.task ? `, task ${p.proposed_by.task}` : ''})` : ''} — ${p.evidence.length} cited segment(s), created ${p.created_at}`,
+  )
 
 /**
  * `propose_change`: the one knowledge tool that writes, and it writes only a proposal. Approved
@@ -32,7 +34,10 @@ export function defineProposeChange(server: McpServer, ctx: ToolContext): void {
     async ({ project, ...request }) =>
       forProject(ctx, project, async (client) => {
         const proposal = await client.proposeChange(request)
-        return { content: [{ type: 'text', text: `proposed ${summary(proposal)}; a person reviews it with \`tychora review\`` }], structuredContent: proposal }
+        return {
+          content: [{ type: 'text', text: `proposed ${summary(proposal)}; a person reviews it with \`tychora review\`` }],
+          structuredContent: proposal,
+        }
       }),
   )
 }

@@ -12,10 +12,7 @@ import { type ToolContext, forProject, projectArg } from '../_tool.js'
 export const searchEvidenceInput = (ctx: ToolContext) =>
   SearchEvidenceRequestSchema.omit({ graph: true }).extend({
     project: projectArg(ctx),
-    graph: z
-      .boolean()
-      .optional()
-      .describe('Code projects: also return symbols the top results call or inherit from, each with the path that reached it (found_via)'),
+    graph: z.boolean().optional().describe('Code projects: also return symbols the top results call or inherit from, each with the path that reached it (found_via)'),
   })
 
 export function defineSearchEvidence(server: McpServer, ctx: ToolContext): void {

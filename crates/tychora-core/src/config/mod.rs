@@ -551,6 +551,32 @@ pub struct Embeddings {
     /// Overrides the pack's text channel depth (`text.depth`).
     #[serde(default)]
     pub depth: Option<usize>,
+    /// The scripts the model reads, by Unicode name (`["Latin"]`, `["Latin", "Han"]`): the text
+    /// channel's weight is scaled by the share of a query's letters written in them. Default:
+    /// `["Latin"]` for the local model (all-MiniLM-L6-v2 was trained on English), every script
+    /// for Voyage.
+    #[serde(default)]
+    pub scripts: Option<Vec<String>>,
+}
+
+impl Embeddings {
+    /// The scripts the model reads; `None` for every script.
+    ///
+    /// # Errors
+    /// A name that is not a Unicode script.
+    pub fn reads(&self) -> Result<Option<Vec<unicode_script::Script>>, String> {
+        match (&self.scripts, self.provider.as_str()) {
+            (Some(names), _) => crate::scripts::parse(names).map(Some),
+            (None, "local") => crate::scripts::parse(
+                &crate::scripts::LOCAL_DEFAULT
+                    .iter()
+                    .map(|s| (*s).to_string())
+                    .collect::<Vec<_>>(),
+            )
+            .map(Some),
+            (None, _) => Ok(None),
+        }
+    }
 }
 
 fn default_quantization() -> String {
@@ -711,6 +737,7 @@ provider = {provider:?}
 # model_dir = \"/path/to/model\"
 # representation = \"window+capsule\"   # or \"window\"; \"contextual\" with voyage
 # quantization = \"f32\"                # f16 or i8 shrink the ANN index
+# scripts = [\"Latin\"]                  # what the model reads (local default); a query in other scripts leans on the lexical channel
 # max_embed_tokens_per_job = 5000000
 # max_embed_tokens_per_month = 50000000
 "
@@ -927,6 +954,7 @@ impl Config {
         };
         one_of("provider", &e.provider, &["local", "voyage"])?;
         one_of("quantization", &e.quantization, &["f32", "f16", "i8"])?;
+        e.reads()?;
         if let Some(r) = &e.representation {
             one_of(
                 "representation",

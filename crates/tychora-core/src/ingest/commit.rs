@@ -197,16 +197,6 @@ fn record_kind(tx: &Connection, pack: &Pack, kind: &str, now: i64) -> Result<()>
     Ok(())
 }
 
-/// The id of the unit at `ordinal` of an extraction just written (records and relations found
-/// while reading name their unit by ordinal).
-pub(super) fn unit_id(tx: &Connection, extraction_id: i64, ordinal: usize) -> Result<i64> {
-    Ok(tx.query_row(
-        "SELECT id FROM evidence_units WHERE extraction_id = ?1 AND ordinal = ?2",
-        params![extraction_id, ordinal],
-        |r| r.get(0),
-    )?)
-}
-
 /// Where a file sits: its collection, root and paths.
 pub(super) struct Place<'a> {
     pub collection_id: i64,

@@ -9,6 +9,7 @@ mod commit;
 mod prepare;
 mod rebuild;
 mod records;
+mod refusals;
 mod relabel;
 pub(crate) mod relations;
 mod run;
@@ -20,7 +21,7 @@ mod withdraw;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub use crate::capture::Exclusion;
@@ -540,4 +541,14 @@ pub(crate) fn run_job(
             params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
         );
     })
+}
+
+/// The id of the unit at `ordinal` of an extraction just written (records and relations found
+/// while reading name their unit by ordinal).
+pub(super) fn unit_id(tx: &Connection, extraction_id: i64, ordinal: usize) -> Result<i64> {
+    Ok(tx.query_row(
+        "SELECT id FROM evidence_units WHERE extraction_id = ?1 AND ordinal = ?2",
+        params![extraction_id, ordinal],
+        |r| r.get(0),
+    )?)
 }

@@ -372,7 +372,7 @@ pub(super) fn store(
     let now = crate::store::now_ms();
     let mut diagnostics = Vec::new();
     for candidate in candidates {
-        let unit_id = super::commit::unit_id(tx, extraction_id, candidate.unit)?;
+        let unit_id = super::unit_id(tx, extraction_id, candidate.unit)?;
         let existing: Option<(i64, String)> = tx
             .query_row(
                 "SELECT id, body_json FROM structured_records WHERE kind = ?1 AND record_type = ?2 AND key = ?3",

@@ -257,7 +257,7 @@ pub(super) fn store_parsed(
 ) -> Result<Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     for p in parsed {
-        let unit_id = super::commit::unit_id(tx, extraction_id, p.unit)?;
+        let unit_id = super::unit_id(tx, extraction_id, p.unit)?;
         let stored = assert(
             tx,
             pack,

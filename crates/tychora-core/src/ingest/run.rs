@@ -15,7 +15,7 @@ use super::{AddPlan, AddRequest, FileCounts, Receipt, Requester, commit};
 use crate::capture::{self, Candidate, Exclusion};
 use crate::chunk::ChunkOptions;
 use crate::engine::Engine;
-use crate::error::{Diagnostic, Error, Result};
+use crate::error::{Diagnostic, Error, Level, Result};
 use crate::job::{Phase, Progress, Steps, failpoint};
 use crate::snapshot::{self, Member};
 use crate::store::now_ms;
@@ -314,8 +314,8 @@ impl<'a> AddJob<'a> {
                         continue;
                     }
                     Outcome::Failed(d) => {
-                        plan.files.failed += usize::from(d.level == "error");
-                        plan.files.skipped += usize::from(d.level != "error");
+                        plan.files.failed += usize::from(d.level == Level::Error);
+                        plan.files.skipped += usize::from(d.level != Level::Error);
                         job.tally.diagnostics.push(d);
                         continue;
                     }
@@ -631,7 +631,7 @@ impl<'a> AddJob<'a> {
     ) -> Result<()> {
         if let Outcome::Ready(p) = &outcome
             && p.extraction.is_some()
-            && super::withdraw::erased_on_request(conn, &p.sha256)?.is_none()
+            && super::refusals::erased_on_request(conn, &p.sha256)?.is_none()
         {
             self.engine.artifacts().put(&p.sha256, &p.bytes)?;
             if let Some(doc) = p.extraction.as_ref().and_then(|e| e.document.as_ref()) {
@@ -659,8 +659,8 @@ impl<'a> AddJob<'a> {
                 return Ok(());
             }
             Outcome::Failed(diag) => {
-                t.files.failed += usize::from(diag.level == "error");
-                t.files.skipped += usize::from(diag.level != "error");
+                t.files.failed += usize::from(diag.level == Level::Error);
+                t.files.skipped += usize::from(diag.level != Level::Error);
                 t.diagnostics.push(diag);
                 // A file that can no longer be read keeps its published revision.
                 t.seen.insert(key);
@@ -680,7 +680,7 @@ impl<'a> AddJob<'a> {
             }
             return Ok(());
         };
-        if let Some((at, reason)) = super::withdraw::erased_on_request(conn, &prepared.sha256)? {
+        if let Some((at, reason)) = super::refusals::erased_on_request(conn, &prepared.sha256)? {
             t.files.skipped += 1;
             t.diagnostics.push(Diagnostic::warning(
                 &candidate.rel_path,
@@ -692,7 +692,7 @@ impl<'a> AddJob<'a> {
             ));
             return Ok(());
         }
-        if let Some((at, reason)) = super::withdraw::withdrawn(conn, self.collection_id, &key)? {
+        if let Some((at, reason)) = super::refusals::withdrawn(conn, self.collection_id, &key)? {
             // A withdrawn source stays out until its withdrawal is lifted; a sync does not
             // bring it back.
             t.files.skipped += 1;
@@ -856,7 +856,11 @@ impl<'a> AddJob<'a> {
     /// The receipt of what the stages found.
     fn receipt(&mut self, snapshot_id: Option<i64>, published: bool) -> Receipt {
         let t = std::mem::take(&mut self.tally);
-        let errors = t.diagnostics.iter().filter(|d| d.level == "error").count();
+        let errors = t
+            .diagnostics
+            .iter()
+            .filter(|d| d.level == Level::Error)
+            .count();
         let captured = t.files.added + t.files.changed + t.files.unchanged + t.files.removed;
         // A job that publishes a snapshot did something (a first add registers its roots even when
         // every file fails): it is partial at worst. `failed` means nothing was captured and

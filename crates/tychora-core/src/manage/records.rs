@@ -140,18 +140,18 @@ pub(crate) fn show_record(engine: &Engine, key: &str, kind: Option<&str>) -> Res
             ))?
             .query_map(params![key, kind], summary)?
             .collect::<rusqlite::Result<_>>()?;
-        let record = match found.len() {
-            0 => {
+        let record = match <[RecordSummary; 1]>::try_from(found) {
+            Ok([only]) => only,
+            Err(none) if none.is_empty() => {
                 return Err(Error::NotFound {
                     what: "record",
                     id: key.to_string(),
                 });
             }
-            1 => found.into_iter().next().unwrap_or_else(|| unreachable!()),
-            _ => {
+            Err(several) => {
                 return Err(Error::InvalidArgument(format!(
                     "{key} names records of several kinds or types ({}): give the kind",
-                    found
+                    several
                         .iter()
                         .map(|r| format!("{} {}", r.kind, r.record_type))
                         .collect::<Vec<_>>()

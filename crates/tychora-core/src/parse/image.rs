@@ -12,7 +12,7 @@ use std::io::Cursor;
 use image::{ImageFormat, ImageReader, Limits};
 
 use super::ParseFailure;
-use super::document::{
+use super::reading::{
     DocLocator, DocumentText, Layout, OCR_TEXT, OcrRequest, PdfRequest, ReadOptions, VisualAsset,
 };
 use crate::error::{Diagnostic, ErrorCode};
@@ -74,13 +74,13 @@ pub fn probe(bytes: &[u8], max_pixels: u64) -> Result<ImageInfo, ParseFailure> {
     let Some((format, media_type)) = reader.format().and_then(named) else {
         return Err(unsupported(format!(
             "named as an image but its bytes are {}",
-            super::document::sniff(bytes)
+            super::reading::sniff(bytes)
         )));
     };
     let (width, height) = reader.into_dimensions().map_err(|e| {
         unsupported(format!(
             "the {format} header could not be read: {}",
-            super::document::clean(&e.to_string())
+            super::reading::clean(&e.to_string())
         ))
     })?;
     let pixels = u64::from(width) * u64::from(height);
@@ -152,7 +152,7 @@ pub(super) fn recognize(
     what: &str,
     options: &ReadOptions<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<super::document::PdfDocument> {
+) -> Option<super::reading::PdfDocument> {
     let (true, Some(reader)) = (options.ocr.enabled, options.pdf) else {
         return None;
     };
@@ -164,7 +164,7 @@ pub(super) fn recognize(
                 ErrorCode::UnsupportedFormat,
                 format!(
                     "{what}'s pixels could not be decoded for OCR: {}",
-                    super::document::clean(&why)
+                    super::reading::clean(&why)
                 ),
             ));
             return None;
@@ -215,7 +215,7 @@ pub(super) fn recognize(
 /// Returns the first unit appended.
 pub(super) fn push_lines(
     out: &mut Layout,
-    found: super::document::PdfDocument,
+    found: super::reading::PdfDocument,
     heading: (Option<usize>, &[String]),
     place: &DocLocator,
     boxes: impl Fn([f64; 4]) -> Vec<[f64; 5]>,
@@ -282,7 +282,7 @@ pub fn upload_form(
         unsupported(format!(
             "the {} pixels could not be decoded: {}",
             info.format,
-            super::document::clean(&e.to_string())
+            super::reading::clean(&e.to_string())
         ))
     })?;
     let picture = if info.width.max(info.height) > UPLOAD_LONG_EDGE {

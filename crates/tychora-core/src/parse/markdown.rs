@@ -188,8 +188,7 @@ fn open_section(
     text: &str,
     index: &LineIndex,
 ) {
-    while sections.last().is_some_and(|s| s.level >= level) {
-        let section = sections.pop().unwrap_or_else(|| unreachable!());
+    while let Some(section) = sections.pop_if(|s| s.level >= level) {
         close_section(
             &mut units[section.ordinal],
             trim_end(text, 0, start),

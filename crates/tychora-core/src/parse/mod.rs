@@ -14,6 +14,7 @@ mod json;
 mod legal;
 mod markdown;
 pub mod preflight;
+pub(crate) mod reading;
 mod rfc;
 mod text;
 

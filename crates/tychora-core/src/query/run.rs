@@ -579,18 +579,25 @@ fn channels(
         });
         trace.mark_with("lexical", Some(n), None);
     }
-    let dense = if wants("text") || wants("summary") {
+    // The text channel counts as far as the model reads the query's script (crate::scripts): a
+    // query the model cannot read is answered without it, and says so.
+    let read = text_share(engine, &request.query);
+    let text = wants("text") && read >= crate::scripts::MIN_SHARE;
+    if wants("text") && !text {
+        warnings.push(
+            "the embedding model does not read this query's script ([embeddings] scripts): answered without the text channel".into(),
+        );
+    }
+    let dense = if text || wants("summary") {
         Some(dense_query(engine, conn, request, snapshot_id)?)
     } else {
         None
     };
-    if wants("text")
-        && let Some(dense) = &dense
-    {
+    if text && let Some(dense) = &dense {
         let depth = pack.text.depth.max(candidate_k);
         let ran = match dense {
             Ok(d) => Ok((
-                text_channel(engine, plan, d, depth, chunks)?,
+                text_channel(engine, plan, d, depth, chunks, read)?,
                 d.call.clone(),
             )),
             Err(warning) => Err(warning.clone()),
@@ -885,14 +892,30 @@ fn dense_query(
     }))
 }
 
+/// The share of `query`'s letters the configured embedding model reads (1 without a restriction).
+fn text_share(engine: &Engine, query: &str) -> f64 {
+    // The config was validated on open, so the names parse; a failure here reads everything.
+    match engine
+        .config()
+        .embeddings
+        .as_ref()
+        .map(crate::config::Embeddings::reads)
+    {
+        Some(Ok(Some(scripts))) => crate::scripts::share(query, &scripts),
+        _ => 1.0,
+    }
+}
+
 /// The text channel: the snapshot's vector generation searched with the eligibility filter inside
-/// the search, one vote per evidence owner (its nearest window).
+/// the search, one vote per evidence owner (its nearest window). Its fusion weight is the pack's
+/// times `read`, the share of the query the model reads.
 fn text_channel(
     engine: &Engine,
     plan: &Plan,
     dense: &Dense,
     depth: usize,
     chunks: Option<&HashSet<u64>>,
+    read: f64,
 ) -> Result<ChannelHits> {
     let eligible = crate::vector::Eligible {
         collections: &plan.filter.collections,
@@ -911,7 +934,7 @@ fn text_channel(
     }
     Ok(ChannelHits {
         channel: "text",
-        weight: engine.pack().fusion.weights.text,
+        weight: engine.pack().fusion.weights.text * read,
         hits,
         scores,
     })

