@@ -154,7 +154,9 @@ fn a_script_name_that_is_not_one_is_refused_on_open() {
         "provider = \"local\"\nscripts = [\"Klingon\"]\n",
     );
     std::fs::write(&toml, text).unwrap();
-    let err = Workspace::open(&dir).err().expect("refused");
+    let Err(err) = Workspace::open(&dir) else {
+        panic!("a script name that is not one is refused");
+    };
     assert!(
         err.to_string()
             .contains("\"Klingon\" is not a Unicode script name"),

@@ -66,7 +66,8 @@ pub struct CodeSyntax {
 /// What happened to one candidate.
 #[derive(Debug)]
 pub enum Outcome {
-    Ready(Prepared),
+    /// Read and parsed (boxed: a prepared file is several times the size of a diagnostic).
+    Ready(Box<Prepared>),
     /// Not a format this profile indexes (silently counted as skipped, with an info diagnostic).
     Skipped(Diagnostic),
     Failed(Diagnostic),
@@ -210,13 +211,13 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
     }
     let sha256 = sha256_hex(&bytes);
     if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
-        return Outcome::Ready(Prepared {
+        return Outcome::Ready(Box::new(Prepared {
             bytes,
             sha256,
             format,
             assignment,
             extraction: None,
-        });
+        }));
     }
     let mut code = None;
     let parsed = match format {
@@ -268,13 +269,13 @@ pub(crate) fn prepare_one(ctx: &PrepareContext<'_>, candidate: &Candidate) -> Ou
     let mut extraction = extraction_of(ctx, rel, format, text, parsed, code);
     extraction.records = records;
     extraction.relations = relations;
-    Outcome::Ready(Prepared {
+    Outcome::Ready(Box::new(Prepared {
         extraction: Some(extraction),
         bytes,
         sha256,
         format,
         assignment,
-    })
+    }))
 }
 
 /// A binary document: read from its bytes into units over a derived text.
@@ -287,13 +288,13 @@ fn prepare_document(
 ) -> Outcome {
     let sha256 = sha256_hex(&bytes);
     if (ctx.current_sha)(rel).as_deref() == Some(sha256.as_str()) {
-        return Outcome::Ready(Prepared {
+        return Outcome::Ready(Box::new(Prepared {
             bytes,
             sha256,
             format,
             assignment,
             extraction: None,
-        });
+        }));
     }
     let wanted = match format {
         Format::Pdf => ctx.documents.password_for(rel, &ctx.root.join(rel)),
@@ -349,13 +350,13 @@ fn prepare_document(
             .collect(),
         read,
     }));
-    Outcome::Ready(Prepared {
+    Outcome::Ready(Box::new(Prepared {
         bytes,
         sha256,
         format,
         assignment,
         extraction: Some(extraction),
-    })
+    }))
 }
 
 /// Token counts, windows and the empty-file warning for parsed units over `text`.

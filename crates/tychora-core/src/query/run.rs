@@ -166,131 +166,165 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
     let started = Instant::now();
     let plan = plan(engine, request)?;
     let mut trace = Trace::new(started);
-    let (snapshot_id, selection) = engine.with_reader(|conn| {
-        for name in &request.collections {
-            Engine::collection_id(conn, name, false)?;
-        }
-        let sensitivity = sensitivity_scope(engine, conn, request.max_sensitivity.as_deref())?;
-        let snapshot_id = match request.snapshot_id {
-            Some(id) => Some(id),
-            None => engine.cached_current(conn)?,
-        };
-        let Some(snapshot_id) = snapshot_id else {
-            let selection = Selection {
-                warnings: vec![nothing_published(conn)?],
-                ..Selection::default()
-            };
-            return Ok((None, selection));
-        };
-        // Facet conditions and the sensitivity scope are resolved once, against the pinned
-        // snapshot, to the windows they admit: every channel keeps to them (lexical and text
-        // inside their search).
-        let resolved;
-        let plan = if sensitivity.is_none() && !plan.filter.needs_windows() {
-            &plan
-        } else {
-            let mut with_chunks = plan.clone();
-            with_chunks.filter.sensitivity = sensitivity;
-            let admitted = hydrate::eligible_chunks(conn, snapshot_id, &with_chunks.filter)?;
-            with_chunks.filter.chunks = Some(std::sync::Arc::new(admitted));
-            resolved = with_chunks;
-            &resolved
-        };
-        let coverage = Coverage {
-            eligible_sources: eligible_sources(engine, conn, snapshot_id, &plan.filter)?,
-            ..Coverage::default()
-        };
-        trace.mark("eligibility");
-        let mut selection = Selection {
-            coverage,
-            ..Selection::default()
-        };
-        let (hits, found_via, summary) = channels(
-            engine,
-            conn,
-            request,
-            plan,
-            snapshot_id,
-            &mut trace,
-            &mut selection.warnings,
-        )?;
-        let mut candidates = fuse_with_test_weight(conn, engine.pack(), &hits)?;
-        trace.mark("fusion");
-        let mut rerank_scores = HashMap::new();
-        if plan.rerank
-            && let Some(reranker) = engine.reranker()
-        {
-            let depth = engine
-                .config()
-                .rerank
-                .as_ref()
-                .and_then(|r| r.depth)
-                .unwrap_or(engine.pack().text.rerank_depth);
-            let call = rerank(
-                conn,
-                reranker.as_ref(),
-                &request.query,
-                &mut candidates,
-                depth,
-            )?;
-            rerank_scores = call.0;
-            selection.reranked_by = Some(reranker.name());
-            trace.mark_with("rerank", Some(depth.min(candidates.len())), Some(call.1));
-        }
-        for channel in &hits {
-            selection.coverage.channels.push(ChannelCoverage {
-                channel: channel.channel,
-                weight: channel.weight,
-                candidates: channel.hits.len(),
-            });
-        }
-        selection.coverage.fused_candidates = candidates.len();
-        let annotations = Annotations {
-            found_via: &found_via,
-            explain: plan.explain,
-            hits: &hits,
-            rerank: &rerank_scores,
-            kinds: &engine.pack().kinds,
-        };
-        select(
-            conn,
-            plan,
-            snapshot_id,
-            &candidates,
-            &annotations,
-            &mut selection,
-            &mut trace,
-        )?;
-        trace.mark("segments");
-        selection.summaries = summaries(
-            summary.as_ref(),
-            &selection.segments,
-            plan.budget,
-            &mut selection.used_tokens,
-        );
-        // What the segments are by key only matters for the relations about them: a corpus
-        // without assertions skips the lookups (one per source and per segment).
-        let keys = if hydrate::any_relations(conn)? {
-            hydrate::segment_keys(conn, snapshot_id, &selection.segments)?
-        } else {
-            std::collections::BTreeSet::new()
-        };
-        selection.relations = hydrate::relations_about(conn, &keys)?;
-        selection.checks = checks(&selection.segments, &selection.relations, &keys);
-        selection.coverage_gaps = gaps(
-            engine,
-            conn,
-            request,
-            plan,
-            snapshot_id,
-            &selection.segments,
-        )?;
-        trace.mark("checks");
-        Ok((Some(snapshot_id), selection))
-    })?;
+    let (snapshot_id, selection) =
+        engine.with_reader(|conn| answer(engine, conn, request, &plan, &mut trace))?;
     let result = assemble(request, plan, snapshot_id, selection, trace, started);
     record_run(engine, request, &result);
     Ok(result)
+}
+
+/// The query path inside one read transaction: pin the snapshot, resolve what is eligible, run
+/// the channels, fuse (and rerank), select the segments, then what is said about them.
+fn answer(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    trace: &mut Trace,
+) -> Result<(Option<i64>, Selection)> {
+    for name in &request.collections {
+        Engine::collection_id(conn, name, false)?;
+    }
+    let sensitivity = sensitivity_scope(engine, conn, request.max_sensitivity.as_deref())?;
+    let Some(snapshot_id) = request
+        .snapshot_id
+        .map_or_else(|| engine.cached_current(conn), |id| Ok(Some(id)))?
+    else {
+        let selection = Selection {
+            warnings: vec![nothing_published(conn)?],
+            ..Selection::default()
+        };
+        return Ok((None, selection));
+    };
+    let plan = &*with_windows(conn, plan, sensitivity, snapshot_id)?;
+    let mut selection = Selection {
+        coverage: Coverage {
+            eligible_sources: eligible_sources(engine, conn, snapshot_id, &plan.filter)?,
+            ..Coverage::default()
+        },
+        ..Selection::default()
+    };
+    trace.mark("eligibility");
+    let (hits, found_via, summary) = channels(
+        engine,
+        conn,
+        request,
+        plan,
+        snapshot_id,
+        trace,
+        &mut selection.warnings,
+    )?;
+    let mut candidates = fuse_with_test_weight(conn, engine.pack(), &hits)?;
+    trace.mark("fusion");
+    let mut rerank_scores = HashMap::new();
+    if plan.rerank
+        && let Some(reranker) = engine.reranker()
+    {
+        let depth = engine
+            .config()
+            .rerank
+            .as_ref()
+            .and_then(|r| r.depth)
+            .unwrap_or(engine.pack().text.rerank_depth);
+        let reranked = rerank(
+            conn,
+            reranker.as_ref(),
+            &request.query,
+            &mut candidates,
+            depth,
+        )?;
+        rerank_scores = reranked.scores;
+        selection.reranked_by = Some(reranker.name());
+        trace.mark_with(
+            "rerank",
+            Some(depth.min(candidates.len())),
+            Some(reranked.call),
+        );
+    }
+    selection.coverage.channels = hits
+        .iter()
+        .map(|channel| ChannelCoverage {
+            channel: channel.channel,
+            weight: channel.weight,
+            candidates: channel.hits.len(),
+        })
+        .collect();
+    selection.coverage.fused_candidates = candidates.len();
+    let annotations = Annotations {
+        found_via: &found_via,
+        explain: plan.explain,
+        hits: &hits,
+        rerank: &rerank_scores,
+        kinds: &engine.pack().kinds,
+    };
+    select(
+        conn,
+        plan,
+        snapshot_id,
+        &candidates,
+        &annotations,
+        &mut selection,
+        trace,
+    )?;
+    trace.mark("segments");
+    selection.summaries = summaries(
+        summary.as_ref(),
+        &selection.segments,
+        plan.budget,
+        &mut selection.used_tokens,
+    );
+    said_about(engine, conn, request, plan, snapshot_id, &mut selection)?;
+    trace.mark("checks");
+    Ok((Some(snapshot_id), selection))
+}
+
+/// The plan with its facet conditions and sensitivity scope resolved, once, against the pinned
+/// snapshot to the windows they admit: every channel keeps to them (lexical and text inside their
+/// search). The plan as it is when there is nothing to resolve.
+fn with_windows<'p>(
+    conn: &Connection,
+    plan: &'p Plan,
+    sensitivity: Option<crate::lexical::SensitivityScope>,
+    snapshot_id: i64,
+) -> Result<std::borrow::Cow<'p, Plan>> {
+    if sensitivity.is_none() && !plan.filter.needs_windows() {
+        return Ok(std::borrow::Cow::Borrowed(plan));
+    }
+    let mut resolved = plan.clone();
+    resolved.filter.sensitivity = sensitivity;
+    let admitted = hydrate::eligible_chunks(conn, snapshot_id, &resolved.filter)?;
+    resolved.filter.chunks = Some(std::sync::Arc::new(admitted));
+    Ok(std::borrow::Cow::Owned(resolved))
+}
+
+/// What is said about the selected segments: relations that name them, the checks those imply,
+/// and the coverage gaps of the request.
+fn said_about(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    selection: &mut Selection,
+) -> Result<()> {
+    // What the segments are by key only matters for the relations about them: a corpus without
+    // assertions skips the lookups (one per source and per segment).
+    let keys = if hydrate::any_relations(conn)? {
+        hydrate::segment_keys(conn, snapshot_id, &selection.segments)?
+    } else {
+        std::collections::BTreeSet::new()
+    };
+    selection.relations = hydrate::relations_about(conn, &keys)?;
+    selection.checks = checks(&selection.segments, &selection.relations, &keys);
+    selection.coverage_gaps = gaps(
+        engine,
+        conn,
+        request,
+        plan,
+        snapshot_id,
+        &selection.segments,
+    )?;
+    Ok(())
 }
 
 /// The request checked and completed with the pack's defaults.
@@ -519,64 +553,23 @@ fn channels(
         |chunk: i64| chunks.is_none_or(|c| u64::try_from(chunk).is_ok_and(|id| c.contains(&id)));
     let mut hits: Vec<ChannelHits> = Vec::new();
     if wants("exact") {
-        let ids = exact::query_identifiers(&request.query, engine.patterns());
-        let mut found =
-            match scoped_to_documents(engine, conn, request, plan, snapshot_id, &ids, candidate_k)?
-            {
-                Some(found) => found,
-                None => exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?,
-            };
-        // What the text names besides identifier patterns (paths, stack-trace frames, code in
-        // backticks, dotted names) is a second list of the channel, at the lexical channel's
-        // weight: a name in an issue text is evidence, not an identifier the question asks for
-        // (at the exact weight it outranked every lexical hit; issue-text dev set, 60 issues).
-        let named = exact::mentions::find(&request.query);
-        if !named.is_empty() {
-            let mut mentioned =
-                exact::mentions::search(conn, snapshot_id, &named, &plan.filter, candidate_k)?;
-            mentioned
-                .retain(|&(chunk, owner)| admitted(chunk) && !found.iter().any(|f| f.1 == owner));
-            if !mentioned.is_empty() {
-                hits.push(ChannelHits::unscored(
-                    "exact",
-                    pack.fusion.weights.lexical,
-                    mentioned,
-                ));
-            }
-        }
-        found.retain(|&(chunk, _)| admitted(chunk));
-        let n = found.len();
-        hits.push(ChannelHits::unscored(
-            "exact",
-            pack.fusion.weights.exact,
-            found,
-        ));
+        let lists = exact_lists(engine, conn, request, plan, snapshot_id, candidate_k)?;
+        let n = lists.last().map_or(0, |l| l.hits.len());
+        hits.extend(lists);
         trace.mark_with("exact", Some(n), None);
     }
     if wants("lexical") {
-        // Queries are analysed with the pack's analyzer; an index built with another one answers
-        // badly and silently, so say so.
-        if crate::snapshot::lexical_analyzer_matches(conn, &pack.lexical)? == Some(false) {
-            warnings.push(
-                "the lexical index was built with another analyzer than the pack's: run `tychora manage rebuild`".into(),
-            );
-        }
-        let generation = engine.snapshot_meta(conn, snapshot_id)?.generation;
-        let found =
-            engine
-                .lexical(&generation)?
-                .search(&request.query, &plan.filter, candidate_k)?;
-        let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
-        let n = found.len();
-        hits.push(ChannelHits {
-            channel: "lexical",
-            weight: pack.fusion.weights.lexical,
-            hits: found
-                .iter()
-                .map(|&(c, o, _)| (as_i64(c), as_i64(o)))
-                .collect(),
-            scores: found.iter().map(|&(_, _, s)| Some(f64::from(s))).collect(),
-        });
+        let list = lexical_list(
+            engine,
+            conn,
+            request,
+            plan,
+            snapshot_id,
+            candidate_k,
+            warnings,
+        )?;
+        let n = list.hits.len();
+        hits.push(list);
         trace.mark_with("lexical", Some(n), None);
     }
     // The text channel counts as far as the model reads the query's script (crate::scripts): a
@@ -663,6 +656,86 @@ fn channels(
         trace.mark_with("graph", Some(n), None);
     }
     Ok((hits, found_via, summary))
+}
+
+/// The exact channel's lists: what the text names besides identifier patterns (paths,
+/// stack-trace frames, code in backticks, dotted names) at the lexical channel's weight, when it
+/// names any, then the identifiers the patterns find at the exact weight (last).
+fn exact_lists(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    candidate_k: usize,
+) -> Result<Vec<ChannelHits>> {
+    let pack = engine.pack();
+    let chunks = plan.filter.chunks.as_deref();
+    let admitted =
+        |chunk: i64| chunks.is_none_or(|c| u64::try_from(chunk).is_ok_and(|id| c.contains(&id)));
+    let ids = exact::query_identifiers(&request.query, engine.patterns());
+    let mut found =
+        match scoped_to_documents(engine, conn, request, plan, snapshot_id, &ids, candidate_k)? {
+            Some(found) => found,
+            None => exact::search(conn, snapshot_id, &ids, &plan.filter, candidate_k)?,
+        };
+    let mut lists = Vec::new();
+    // A name in an issue text is evidence, not an identifier the question asks for: at the exact
+    // weight it outranked every lexical hit (issue-text dev set, 60 issues).
+    let named = exact::mentions::find(&request.query);
+    if !named.is_empty() {
+        let mut mentioned =
+            exact::mentions::search(conn, snapshot_id, &named, &plan.filter, candidate_k)?;
+        mentioned.retain(|&(chunk, owner)| admitted(chunk) && !found.iter().any(|f| f.1 == owner));
+        if !mentioned.is_empty() {
+            lists.push(ChannelHits::unscored(
+                "exact",
+                pack.fusion.weights.lexical,
+                mentioned,
+            ));
+        }
+    }
+    found.retain(|&(chunk, _)| admitted(chunk));
+    lists.push(ChannelHits::unscored(
+        "exact",
+        pack.fusion.weights.exact,
+        found,
+    ));
+    Ok(lists)
+}
+
+/// The lexical channel: BM25 over the pinned snapshot's generation, inside the filter. Queries are
+/// analysed with the pack's analyzer; an index built with another one answers badly and
+/// silently, so that is said.
+fn lexical_list(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    candidate_k: usize,
+    warnings: &mut Vec<String>,
+) -> Result<ChannelHits> {
+    let pack = engine.pack();
+    if crate::snapshot::lexical_analyzer_matches(conn, &pack.lexical)? == Some(false) {
+        warnings.push(
+            "the lexical index was built with another analyzer than the pack's: run `tychora manage rebuild`".into(),
+        );
+    }
+    let generation = engine.snapshot_meta(conn, snapshot_id)?.generation;
+    let found = engine
+        .lexical(&generation)?
+        .search(&request.query, &plan.filter, candidate_k)?;
+    let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
+    Ok(ChannelHits {
+        channel: "lexical",
+        weight: pack.fusion.weights.lexical,
+        hits: found
+            .iter()
+            .map(|&(c, o, _)| (as_i64(c), as_i64(o)))
+            .collect(),
+        scores: found.iter().map(|&(_, _, s)| Some(f64::from(s))).collect(),
+    })
 }
 
 /// A query that names a whole document and asks something of it (`Entity Tags in RFC 2616`) is
@@ -1055,7 +1128,7 @@ fn rerank(
     query: &str,
     candidates: &mut Candidates,
     depth: usize,
-) -> Result<(HashMap<i64, f64>, ProviderCall)> {
+) -> Result<Reranked> {
     let started = Instant::now();
     let depth = depth.min(candidates.len());
     let ids: Vec<i64> = candidates[..depth].iter().map(|(_, c)| *c).collect();
@@ -1081,15 +1154,21 @@ fn rerank(
     candidates[..depth].sort_by(|a, b| scores[&b.1].total_cmp(&scores[&a.1]).then(a.1.cmp(&b.1)));
     let name = reranker.name();
     let (provider, model) = name.split_once('/').unwrap_or(("", name.as_str()));
-    Ok((
+    Ok(Reranked {
         scores,
-        ProviderCall {
+        call: ProviderCall {
             provider: provider.to_string(),
             model: model.to_string(),
             tokens: reranked.tokens,
             ms: started.elapsed().as_secs_f64() * 1000.0,
         },
-    ))
+    })
+}
+
+/// What reranking the top candidates gave: each one's score, and the provider call.
+struct Reranked {
+    scores: HashMap<i64, f64>,
+    call: ProviderCall,
 }
 
 /// The pack's lanes, with approved knowledge first and rejected approaches last when the answer
