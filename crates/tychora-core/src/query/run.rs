@@ -330,7 +330,44 @@ fn said_about(
 /// The request checked and completed with the pack's defaults.
 fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
     let pack = engine.pack();
-    // The last layer of resolution: only what the pack lets a request change.
+    allowed_overrides(pack, request)?;
+    let limit = request.limit.unwrap_or(pack.output.limit);
+    if limit == 0 || limit > 1000 {
+        return Err(Error::InvalidArgument(format!(
+            "limit must be between 1 and 1000, got {limit}"
+        )));
+    }
+    let channels = planned_channels(engine, request)?;
+    let (mode, kinds, lanes) = scope(pack, request)?;
+    Ok(Plan {
+        lanes,
+        required_lanes: mode.map(|m| m.required_lanes.clone()).unwrap_or_default(),
+        decision_requirements: mode
+            .map(|m| m.decision_requirements.clone())
+            .unwrap_or_default(),
+        limit,
+        budget: request.budget_tokens.unwrap_or(pack.output.budget_tokens),
+        max_per_source: request.max_per_source.unwrap_or(pack.output.max_per_source),
+        channels,
+        filter: Filter {
+            collections: request.collections.clone(),
+            kinds,
+            facets: request
+                .facets
+                .iter()
+                .map(|raw| crate::facet::Condition::parse(&pack.kinds, raw))
+                .collect::<Result<_>>()?,
+            chunks: None,
+            verified: engine.config().profiles[&engine.config().default_profile].verified,
+            sensitivity: None,
+        },
+        explain: request.explain,
+        rerank: request.rerank.unwrap_or(true),
+    })
+}
+
+/// The last layer of resolution: only what the pack lets a request change.
+fn allowed_overrides(pack: &crate::config::Pack, request: &QueryRequest) -> Result<()> {
     for (field, set) in [
         ("output.limit", request.limit.is_some()),
         ("output.budget_tokens", request.budget_tokens.is_some()),
@@ -344,12 +381,12 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
             )));
         }
     }
-    let limit = request.limit.unwrap_or(pack.output.limit);
-    if limit == 0 || limit > 1000 {
-        return Err(Error::InvalidArgument(format!(
-            "limit must be between 1 and 1000, got {limit}"
-        )));
-    }
+    Ok(())
+}
+
+/// The channels a query runs: the request's (each one the workspace can run), else the
+/// profile's with what the config switches on; `graph` when asked for.
+fn planned_channels(engine: &Engine, request: &QueryRequest) -> Result<Vec<String>> {
     let channels: Vec<String> = match &request.channels {
         Some(list) => {
             if let Some(bad) = list.iter().find(|c| !KNOWN_CHANNELS.contains(&c.as_str())) {
@@ -400,6 +437,15 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
     if request.graph && !channels.iter().any(|c| c == "graph") {
         channels.push("graph".into());
     }
+    Ok(channels)
+}
+
+/// The kinds a query draws on and the order of lanes: the request's kinds (a kind of the pack,
+/// or a format), narrowed to its mode's lanes, which come first.
+fn scope<'p>(
+    pack: &'p crate::config::Pack,
+    request: &QueryRequest,
+) -> Result<(Option<&'p crate::config::ModeDefinition>, Vec<String>, Vec<String>)> {
     // A source is matched by its kind, or by its format when it was assigned no kind (`code`
     // and `code_file` name the same format).
     let mut kinds = Vec::with_capacity(request.kinds.len());
@@ -457,31 +503,7 @@ fn plan(engine: &Engine, request: &QueryRequest) -> Result<Plan> {
                 .cloned(),
         );
     }
-    Ok(Plan {
-        lanes,
-        required_lanes: mode.map(|m| m.required_lanes.clone()).unwrap_or_default(),
-        decision_requirements: mode
-            .map(|m| m.decision_requirements.clone())
-            .unwrap_or_default(),
-        limit,
-        budget: request.budget_tokens.unwrap_or(pack.output.budget_tokens),
-        max_per_source: request.max_per_source.unwrap_or(pack.output.max_per_source),
-        channels,
-        filter: Filter {
-            collections: request.collections.clone(),
-            kinds,
-            facets: request
-                .facets
-                .iter()
-                .map(|raw| crate::facet::Condition::parse(&pack.kinds, raw))
-                .collect::<Result<_>>()?,
-            chunks: None,
-            verified: engine.config().profiles[&engine.config().default_profile].verified,
-            sensitivity: None,
-        },
-        explain: request.explain,
-        rerank: request.rerank.unwrap_or(true),
-    })
+    Ok((mode, kinds, lanes))
 }
 
 /// The sensitivity levels a query may see, when some source is labelled with one it may not:
