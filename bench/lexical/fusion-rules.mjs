@@ -4,9 +4,10 @@
 // the eval's own metrics. A rule is kept only if it is ≥ the best channel − 0.005 on every set.
 //
 //   node bench/lexical/fusion-rules.mjs [--sets a,b]
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { lines, locate } from '../../dist/eval/beir.js'
 import { score } from '../../dist/eval/metrics.js'
 import { FUSION_SETS } from './fusion-sets.mjs'
@@ -76,9 +77,9 @@ function latinShare(text) {
 }
 
 const RULES = {
-  'rrf, text × Latin share (shipped)': (q) => rrf([q.lexical, latinShare(q.query) > 0 ? q.text : []], [1, latinShare(q.query)]),
+  'rrf, text × share': (q) => rrf([q.lexical, latinShare(q.query) > 0 ? q.text : []], [1, latinShare(q.query)]),
   'rrf, text × share²': (q) => rrf([q.lexical, q.text], [1, latinShare(q.query) ** 2]),
-  'rrf, text off under share 0.5': (q) => rrf([q.lexical, q.text], [1, latinShare(q.query) >= 0.5 ? latinShare(q.query) : 0]),
+  'rrf, text × share, off under ½ (shipped)': (q) => rrf([q.lexical, q.text], [1, latinShare(q.query) >= 0.5 ? latinShare(q.query) : 0]),
   'rrf 1:1 (before)': (q) => rrf([q.lexical, q.text], [1, 1]),
   'rrf standout@10': (q) => {
     const z = [standout(q.lexical), standout(q.text)]
@@ -147,9 +148,17 @@ for (const name of SETS) {
 }
 const rules = Object.keys(RULES)
 const f = (x) => x.toFixed(4)
-console.log(`| set | lexical | text | ${rules.join(' | ')} |`)
-console.log(`|---|---:|---:|${rules.map(() => '---:').join('|')}|`)
-for (const r of rows) {
-  const best = Math.max(r.lexical, r.text)
-  console.log(`| ${r.set} | ${f(r.lexical)} | ${f(r.text)} | ${rules.map((k) => `${f(r[k])} (${r[k] - best >= 0 ? '+' : ''}${(r[k] - best).toFixed(3)})`).join(' | ')} |`)
-}
+const md = [
+  "# Fusion rules replayed on each channel's own lists (dev sets)",
+  '',
+  `${new Date().toISOString().slice(0, 10)}; \`node bench/lexical/fusion-lists.mjs\` (lexical and text channel lists, 30 each, local all-MiniLM-L6-v2) then \`node bench/lexical/fusion-rules.mjs\`; nDCG@10 of each rule's top 10, and its difference to the better channel.`,
+  '',
+  `| set | lexical | text | ${rules.join(' | ')} |`,
+  `|---|---:|---:|${rules.map(() => '---:').join('|')}|`,
+  ...rows.map((r) => {
+    const best = Math.max(r.lexical, r.text)
+    return `| ${r.set} | ${f(r.lexical)} | ${f(r.text)} | ${rules.map((k) => `${f(r[k])} (${r[k] - best >= 0 ? '+' : ''}${(r[k] - best).toFixed(3)})`).join(' | ')} |`
+  }),
+]
+writeFileSync(join(dirname(fileURLToPath(import.meta.url)), '../results/fusion-rules.md'), `${md.join('\n')}\n`)
+console.log(md.join('\n'))
