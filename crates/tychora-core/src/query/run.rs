@@ -445,7 +445,11 @@ fn planned_channels(engine: &Engine, request: &QueryRequest) -> Result<Vec<Strin
 fn scope<'p>(
     pack: &'p crate::config::Pack,
     request: &QueryRequest,
-) -> Result<(Option<&'p crate::config::ModeDefinition>, Vec<String>, Vec<String>)> {
+) -> Result<(
+    Option<&'p crate::config::ModeDefinition>,
+    Vec<String>,
+    Vec<String>,
+)> {
     // A source is matched by its kind, or by its format when it was assigned no kind (`code`
     // and `code_file` name the same format).
     let mut kinds = Vec::with_capacity(request.kinds.len());
