@@ -629,28 +629,11 @@ impl<'a> AddJob<'a> {
         published: &HashMap<String, (i64, i64)>,
         provenance: &serde_json::Value,
     ) -> Result<()> {
-        if let Outcome::Ready(p) = &outcome
-            && p.extraction.is_some()
-            && super::refusals::erased_on_request(conn, &p.sha256)?.is_none()
-        {
-            self.engine.artifacts().put(&p.sha256, &p.bytes)?;
-            if let Some(doc) = p.extraction.as_ref().and_then(|e| e.document.as_ref()) {
-                // The derived text a document's spans index, stored before the rows naming it.
-                self.engine
-                    .artifacts()
-                    .put(&doc.text_sha256, doc.read.text.as_bytes())?;
-                for (asset, sha) in doc.read.assets.iter().zip(&doc.asset_sha256) {
-                    if let (Some(bytes), Some(sha)) = (&asset.bytes, sha) {
-                        self.engine.artifacts().put(sha, bytes)?;
-                    }
-                }
-            }
-        }
-        let t = &mut self.tally;
         let key = commit::source_uri(&candidate.path);
-        if t.seen.contains(&key) {
+        if self.tally.seen.contains(&key) {
             return Ok(()); // two targets of one job overlap: the file was handled already
         }
+        let t = &mut self.tally;
         t.files.scanned += 1;
         let prepared = match outcome {
             Outcome::Skipped(diag) => {
@@ -680,32 +663,19 @@ impl<'a> AddJob<'a> {
             }
             return Ok(());
         };
-        if let Some((at, reason)) = super::refusals::erased_on_request(conn, &prepared.sha256)? {
+        if let Some(refused) = refusal(
+            conn,
+            self.collection_id,
+            &key,
+            &prepared,
+            &candidate.rel_path,
+        )? {
             t.files.skipped += 1;
-            t.diagnostics.push(Diagnostic::warning(
-                &candidate.rel_path,
-                crate::error::ErrorCode::Forbidden,
-                format!(
-                    "these bytes were erased on request at {}: {reason}; not captured again",
-                    crate::store::iso_utc(at)
-                ),
-            ));
+            t.diagnostics.push(refused);
             return Ok(());
         }
-        if let Some((at, reason)) = super::refusals::withdrawn(conn, self.collection_id, &key)? {
-            // A withdrawn source stays out until its withdrawal is lifted; a sync does not
-            // bring it back.
-            t.files.skipped += 1;
-            t.diagnostics.push(Diagnostic::info(
-                &candidate.rel_path,
-                crate::error::ErrorCode::Forbidden,
-                format!(
-                    "withdrawn at {}: {reason}; not captured",
-                    crate::store::iso_utc(at)
-                ),
-            ));
-            return Ok(());
-        }
+        // The bytes, and a document's derived text and pictures, before the rows naming them.
+        store_artifacts(self.engine, &prepared, extraction)?;
         let savepoint = conn.savepoint()?;
         let written = commit::write_revision(
             &savepoint,
@@ -1003,4 +973,57 @@ fn with_context<R>(
         documents: &engine.config().documents,
         ocr: &engine.config().ocr,
     })
+}
+
+/// Why capture will not take this file again, if it will not: its bytes were erased on request
+/// (a warning), or its source was withdrawn and a sync does not bring it back (an info).
+fn refusal(
+    conn: &Connection,
+    collection_id: i64,
+    key: &str,
+    prepared: &super::prepare::Prepared,
+    rel_path: &str,
+) -> Result<Option<Diagnostic>> {
+    if let Some((at, reason)) = super::refusals::erased_on_request(conn, &prepared.sha256)? {
+        return Ok(Some(Diagnostic::warning(
+            rel_path,
+            crate::error::ErrorCode::Forbidden,
+            format!(
+                "these bytes were erased on request at {}: {reason}; not captured again",
+                crate::store::iso_utc(at)
+            ),
+        )));
+    }
+    if let Some((at, reason)) = super::refusals::withdrawn(conn, collection_id, key)? {
+        return Ok(Some(Diagnostic::info(
+            rel_path,
+            crate::error::ErrorCode::Forbidden,
+            format!(
+                "withdrawn at {}: {reason}; not captured",
+                crate::store::iso_utc(at)
+            ),
+        )));
+    }
+    Ok(None)
+}
+
+/// A file's original bytes, and a document's derived text and picture bytes, into the artifact
+/// store (content-addressed, so a second put of the same bytes is a no-op).
+fn store_artifacts(
+    engine: &Engine,
+    prepared: &super::prepare::Prepared,
+    extraction: &super::prepare::Extraction,
+) -> Result<()> {
+    engine.artifacts().put(&prepared.sha256, &prepared.bytes)?;
+    if let Some(doc) = &extraction.document {
+        engine
+            .artifacts()
+            .put(&doc.text_sha256, doc.read.text.as_bytes())?;
+        for (asset, sha) in doc.read.assets.iter().zip(&doc.asset_sha256) {
+            if let (Some(bytes), Some(sha)) = (&asset.bytes, sha) {
+                engine.artifacts().put(sha, bytes)?;
+            }
+        }
+    }
+    Ok(())
 }
