@@ -598,16 +598,60 @@ fn channels(
         hits.push(list);
         trace.mark_with("lexical", Some(n), None);
     }
-    // The text channel counts as far as the model reads the query's script (crate::scripts): a
-    // query the model cannot read is answered without it, and says so.
+    let summary = dense_channels(
+        engine,
+        conn,
+        request,
+        plan,
+        snapshot_id,
+        candidate_k,
+        (wants("text"), wants("summary")),
+        &mut hits,
+        trace,
+        warnings,
+    )?;
+    if wants("visual") {
+        let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?
+            .map(|(channel, call)| (channel.keep(&admitted), call));
+        add_provider_channel("visual", ran, &mut hits, trace, warnings);
+    }
+    let mut found_via: FoundVia = HashMap::new();
+    if wants("graph") {
+        let (graph, via) = graph_list(conn, pack, plan, snapshot_id, &hits, &admitted)?;
+        let n = graph.hits.len();
+        hits.push(graph);
+        found_via = via;
+        trace.mark_with("graph", Some(n), None);
+    }
+    Ok((hits, found_via, summary))
+}
+
+/// The channels over the query's embedding: the text channel (as far as the model reads the
+/// query's script, `crate::scripts`; a query it cannot read is answered without it, and says so)
+/// and the summary channel, which share one embedding call. Returns what the summary channel found.
+#[allow(clippy::too_many_arguments)] // The channel stage's state, passed as `channels` holds it.
+fn dense_channels(
+    engine: &Engine,
+    conn: &Connection,
+    request: &QueryRequest,
+    plan: &Plan,
+    snapshot_id: i64,
+    candidate_k: usize,
+    (wants_text, wants_summary): (bool, bool),
+    hits: &mut Vec<ChannelHits>,
+    trace: &mut Trace,
+    warnings: &mut Vec<String>,
+) -> Result<SummaryFound> {
+    let pack = engine.pack();
+    let chunks = plan.filter.chunks.as_deref();
     let read = text_share(engine, &request.query);
-    let text = wants("text") && read >= crate::scripts::MIN_SHARE;
-    if wants("text") && !text {
+    let text = wants_text && read >= crate::scripts::MIN_SHARE;
+    if wants_text && !text {
         warnings.push(
             "the embedding model does not read this query's script ([embeddings] scripts): answered without the text channel".into(),
         );
     }
-    let dense = if text || wants("summary") {
+    let dense = if text || wants_summary {
         Some(dense_query(engine, conn, request, snapshot_id)?)
     } else {
         None
@@ -621,19 +665,17 @@ fn channels(
             )),
             Err(warning) => Err(warning.clone()),
         };
-        add_provider_channel("text", ran, &mut hits, trace, warnings);
+        add_provider_channel("text", ran, hits, trace, warnings);
     }
     let mut summary: SummaryFound = None;
-    if wants("summary")
-        && let Some(dense) = &dense
-    {
+    if wants_summary && let Some(dense) = &dense {
         match dense {
             Ok(d) => match summary_channel(engine, conn, plan, d, chunks)? {
                 Ok((channel, found)) => {
                     let n = channel.hits.len();
                     hits.push(channel);
                     // The query's embedding is the text channel's call when both ran.
-                    trace.mark_with("summary", Some(n), (!wants("text")).then(|| d.call.clone()));
+                    trace.mark_with("summary", Some(n), (!wants_text).then(|| d.call.clone()));
                     summary = found;
                 }
                 Err(warning) => {
@@ -642,46 +684,48 @@ fn channels(
                 }
             },
             Err(warning) => {
-                if !wants("text") {
+                if !wants_text {
                     warnings.push(warning.clone());
                 }
                 trace.mark_with("summary", Some(0), None);
             }
         }
     }
-    if wants("visual") {
-        let ran = visual_channel(engine, conn, request, plan, snapshot_id, candidate_k)?
-            .map(|(channel, call)| (channel.keep(&admitted), call));
-        add_provider_channel("visual", ran, &mut hits, trace, warnings);
-    }
+    Ok(summary)
+}
+
+/// The graph channel: bounded expansion over resolved calls and inheritance from the best
+/// candidates of the other channels (their preliminary fusion), with each owner's path.
+fn graph_list(
+    conn: &Connection,
+    pack: &crate::config::Pack,
+    plan: &Plan,
+    snapshot_id: i64,
+    hits: &[ChannelHits],
+    admitted: &dyn Fn(i64) -> bool,
+) -> Result<(ChannelHits, FoundVia)> {
+    let seeds: Vec<(i64, i64)> = fuse(hits, pack.fusion.k)
+        .iter()
+        .take(pack.graph.seeds)
+        .map(|(f, chunk)| (*chunk, f.owner))
+        .collect();
+    let reached =
+        crate::graph::expand::expand(conn, snapshot_id, &seeds, &plan.filter, &pack.graph)?;
     let mut found_via: FoundVia = HashMap::new();
-    if wants("graph") {
-        let seeds: Vec<(i64, i64)> = fuse(&hits, pack.fusion.k)
-            .iter()
-            .take(pack.graph.seeds)
-            .map(|(f, chunk)| (*chunk, f.owner))
-            .collect();
-        let reached =
-            crate::graph::expand::expand(conn, snapshot_id, &seeds, &plan.filter, &pack.graph)?;
-        let graph: Vec<(i64, i64)> = reached
-            .into_iter()
-            // The expansion follows relations by collection and kind; facet conditions cut here,
-            // before fusion ranks anything.
-            .filter(|r| admitted(r.chunk_id))
-            .map(|r| {
-                found_via.insert(r.owner_id, r.via);
-                (r.chunk_id, r.owner_id)
-            })
-            .collect();
-        let n = graph.len();
-        hits.push(ChannelHits::unscored(
-            "graph",
-            pack.fusion.weights.graph,
-            graph,
-        ));
-        trace.mark_with("graph", Some(n), None);
-    }
-    Ok((hits, found_via, summary))
+    let graph: Vec<(i64, i64)> = reached
+        .into_iter()
+        // The expansion follows relations by collection and kind; facet conditions cut here,
+        // before fusion ranks anything.
+        .filter(|r| admitted(r.chunk_id))
+        .map(|r| {
+            found_via.insert(r.owner_id, r.via);
+            (r.chunk_id, r.owner_id)
+        })
+        .collect();
+    Ok((
+        ChannelHits::unscored("graph", pack.fusion.weights.graph, graph),
+        found_via,
+    ))
 }
 
 /// The exact channel's lists: what the text names besides identifier patterns (paths,
