@@ -11,15 +11,18 @@ fn main() {
     println!("cargo::rerun-if-env-changed=TYCHORA_REQUIRE");
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let data = manifest.join("../../../shared/data");
-    // Watch the README only: when the data appears or goes, the cfg follows.
-    println!(
-        "cargo::rerun-if-changed={}",
-        data.join("README.md").display()
-    );
     if data.join("README.md").is_file() {
+        // Watch the README only: if the data goes, the cfg follows.
+        println!(
+            "cargo::rerun-if-changed={}",
+            data.join("README.md").display()
+        );
         println!("cargo::rustc-cfg=shared_data");
         return;
     }
+    // Nothing to watch that exists (a missing path would rerun this, and rebuild the crate, on
+    // every build): data added later takes effect on the next `cargo clean` or edit of this file.
+    println!("cargo::rerun-if-changed=build.rs");
     let require = std::env::var("TYCHORA_REQUIRE").unwrap_or_default();
     let required = require
         .split(',')
@@ -31,7 +34,7 @@ fn main() {
         data.display()
     );
     println!(
-        "cargo::warning=shared/data not found next to the repository ({}): the tests that read it are ignored",
+        "cargo::warning=shared/data not found next to the repository ({}): the tests that read it are ignored (after adding it, touch crates/tychora-core/build.rs)",
         data.display()
     );
 }
