@@ -50,31 +50,7 @@ fn extract_docx(
     path: &str,
     options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
-    let limits = options.limits;
-    let found = sniff(bytes);
-    if found != "a zip package" && !found.starts_with("an OLE") {
-        return Err(ParseFailure {
-            code: ErrorCode::UnsupportedFormat,
-            message: format!("named as a DOCX but its bytes are {found}"),
-            locator: None,
-        });
-    }
-    let doc = docx::read(
-        bytes,
-        DocxLimits {
-            max_part_bytes: limits.max_stream_bytes,
-            max_total_bytes: limits.max_decompressed_bytes,
-            ..DocxLimits::default()
-        },
-    )
-    .map_err(|e| ParseFailure {
-        code: match e {
-            DocxFailure::Limit(_) => ErrorCode::LimitExceeded,
-            DocxFailure::Malformed(_) => ErrorCode::UnsupportedFormat,
-        },
-        message: e.to_string(),
-        locator: None,
-    })?;
+    let doc = open_docx(bytes, options.limits)?;
     let mut out = Layout::default();
     // Each table's header rows, by (part, table), for the rows below them.
     let mut headers: std::collections::HashMap<(String, usize), String> =
@@ -98,60 +74,8 @@ fn extract_docx(
                 &mut reading,
             ));
         }
-        let (unit_type, text) = match block.kind {
-            // Runs Word never shows: their own unit, flagged, as a PDF's unseen text is.
-            _ if block.hidden.is_some() => (HIDDEN_TEXT, block.text.clone()),
-            // A numbered heading reads as a person cites it: "1.2 Scope".
-            BlockKind::Heading => ("heading", block.numbered_text()),
-            BlockKind::Paragraph => ("paragraph", block.text.clone()),
-            BlockKind::ListItem => (
-                "list_item",
-                match &block.marker {
-                    Some(m) => format!("{m} {}", block.text),
-                    None => block.text.clone(),
-                },
-            ),
-            BlockKind::TableRow => ("table_row", row_text(block)),
-        };
-        let mut locator = DocLocator {
-            part: block.part.clone(),
-            paragraph: (block.paragraph > 0).then_some(block.paragraph),
-            marker: block.marker.clone(),
-            level: block.level,
-            flags: block
-                .hidden
-                .iter()
-                .map(|why| format!("hidden: {why}"))
-                .collect(),
-            ..DocLocator::default()
-        };
-        let mut table_header = None;
-        if let Some(row) = &block.table {
-            locator.table = Some(row.table);
-            locator.row = Some(row.row);
-            locator.header = row.header;
-            locator.cells = row
-                .cells
-                .iter()
-                .map(|c| DocCell {
-                    col: c.col,
-                    col_span: c.col_span,
-                    continues_above: c.continues_above,
-                    text: c.text.clone(),
-                    bbox: None,
-                })
-                .collect();
-            let key = (block.part.clone(), row.table);
-            if row.header {
-                let entry = headers.entry(key).or_default();
-                if !entry.is_empty() {
-                    entry.push('\n');
-                }
-                entry.push_str(&text);
-            } else {
-                table_header = headers.get(&key).cloned();
-            }
-        }
+        let (unit_type, text) = block_unit(block);
+        let (locator, table_header) = block_locator(block, &text, &mut headers);
         // Notes, comments and text boxes are outside the body's sections.
         let in_body = block.part == "body" || block.part == "textbox";
         if block.kind == BlockKind::Heading && in_body {
@@ -200,21 +124,7 @@ fn extract_docx(
         .iter()
         .find(|b| b.kind == BlockKind::Heading)
         .map(|b| b.text.clone());
-    let mut diagnostics: Vec<Diagnostic> = doc
-        .diagnostics
-        .iter()
-        .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
-        .collect();
-    if !doc.external_targets.is_empty() {
-        diagnostics.push(Diagnostic::info(
-            path,
-            ErrorCode::Forbidden,
-            format!(
-                "{} relationship(s) to targets outside the package recorded, never followed",
-                doc.external_targets.len()
-            ),
-        ));
-    }
+    let mut diagnostics = package_diagnostics(&doc.diagnostics, doc.external_targets.len(), path);
     diagnostics.append(&mut reading.diagnostics);
     let (text, units, locators) = out.finish();
     Ok(DocumentText {
@@ -242,6 +152,128 @@ fn extract_docx(
         external_targets: doc.external_targets,
         assets,
     })
+}
+
+/// The DOCX package behind `bytes`, within the `[documents]` bounds: a file of another type, a
+/// bound reached or a malformed package is the file's failure.
+fn open_docx(
+    bytes: &[u8],
+    limits: &crate::config::Documents,
+) -> Result<docx::Document, ParseFailure> {
+    let found = sniff(bytes);
+    if found != "a zip package" && !found.starts_with("an OLE") {
+        return Err(ParseFailure {
+            code: ErrorCode::UnsupportedFormat,
+            message: format!("named as a DOCX but its bytes are {found}"),
+            locator: None,
+        });
+    }
+    docx::read(
+        bytes,
+        DocxLimits {
+            max_part_bytes: limits.max_stream_bytes,
+            max_total_bytes: limits.max_decompressed_bytes,
+            ..DocxLimits::default()
+        },
+    )
+    .map_err(|e| ParseFailure {
+        code: match e {
+            DocxFailure::Limit(_) => ErrorCode::LimitExceeded,
+            DocxFailure::Malformed(_) => ErrorCode::UnsupportedFormat,
+        },
+        message: e.to_string(),
+        locator: None,
+    })
+}
+
+/// A block's unit type and text: hidden runs their own flagged unit, a heading with its number
+/// as a person cites it, a list item with its rendered marker, a table row as one line of cells.
+fn block_unit(block: &docx::Block) -> (&'static str, String) {
+    match block.kind {
+        // Runs Word never shows: their own unit, flagged, as a PDF's unseen text is.
+        _ if block.hidden.is_some() => (HIDDEN_TEXT, block.text.clone()),
+        // A numbered heading reads as a person cites it: "1.2 Scope".
+        BlockKind::Heading => ("heading", block.numbered_text()),
+        BlockKind::Paragraph => ("paragraph", block.text.clone()),
+        BlockKind::ListItem => (
+            "list_item",
+            match &block.marker {
+                Some(m) => format!("{m} {}", block.text),
+                None => block.text.clone(),
+            },
+        ),
+        BlockKind::TableRow => ("table_row", row_text(block)),
+    }
+}
+
+/// Where a block sits (part, paragraph, marker, level, why it is hidden; for a table row its
+/// cells), and the header rows above it. A header row's text is recorded in `headers` for the
+/// rows below it in the same table.
+fn block_locator(
+    block: &docx::Block,
+    text: &str,
+    headers: &mut std::collections::HashMap<(String, usize), String>,
+) -> (DocLocator, Option<String>) {
+    let mut locator = DocLocator {
+        part: block.part.clone(),
+        paragraph: (block.paragraph > 0).then_some(block.paragraph),
+        marker: block.marker.clone(),
+        level: block.level,
+        flags: block
+            .hidden
+            .iter()
+            .map(|why| format!("hidden: {why}"))
+            .collect(),
+        ..DocLocator::default()
+    };
+    let mut table_header = None;
+    if let Some(row) = &block.table {
+        locator.table = Some(row.table);
+        locator.row = Some(row.row);
+        locator.header = row.header;
+        locator.cells = row
+            .cells
+            .iter()
+            .map(|c| DocCell {
+                col: c.col,
+                col_span: c.col_span,
+                continues_above: c.continues_above,
+                text: c.text.clone(),
+                bbox: None,
+            })
+            .collect();
+        let key = (block.part.clone(), row.table);
+        if row.header {
+            let entry = headers.entry(key).or_default();
+            if !entry.is_empty() {
+                entry.push('\n');
+            }
+            entry.push_str(text);
+        } else {
+            table_header = headers.get(&key).cloned();
+        }
+    }
+    (locator, table_header)
+}
+
+/// What reading the package said (parts it could not read), and that relationships pointing
+/// outside it were recorded and never followed.
+fn package_diagnostics(said: &[String], external_targets: usize, path: &str) -> Vec<Diagnostic> {
+    let mut diagnostics: Vec<Diagnostic> = said
+        .iter()
+        .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
+        .collect();
+    if external_targets > 0 {
+        diagnostics.push(Diagnostic::info(
+            path,
+            ErrorCode::Forbidden,
+            format!(
+                "{} relationship(s) to targets outside the package recorded, never followed",
+                external_targets
+            ),
+        ));
+    }
+    diagnostics
 }
 
 fn extract_pdf(
