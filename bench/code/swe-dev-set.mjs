@@ -18,6 +18,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { prng } from './prng.mjs'
 
 const args = process.argv.slice(2)
 const opt = (name, fallback) => {
@@ -50,18 +51,6 @@ const TRAILER = /^(co-authored-by|signed-off-by|reviewed-by|acked-by|cc):/i
 
 function git(gitDir, ...a) {
   return execFileSync('git', ['--git-dir', gitDir, ...a], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 })
-}
-
-// mulberry32: small, deterministic, good enough for picking.
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 function cleanMessage(raw) {

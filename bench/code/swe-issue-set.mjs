@@ -47,6 +47,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { prng } from './prng.mjs'
 
 // The function-naming script is the SWE harness's own (bench/eval/python-defs.ts), so the gold is
 // named exactly as the harness names what it ranks; build the harness first.
@@ -101,17 +102,6 @@ const LEFT_OUT = {
 const run = (cmd, a, o = {}) => execFileSync(cmd, a, { encoding: 'utf8', maxBuffer: 1024 * 1024 * 1024, ...o })
 const git = (gitDir, ...a) => run('git', ['--git-dir', gitDir, ...a])
 
-// mulberry32, as in swe-dev-set.mjs.
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const shuffled = (list, seed) => {
   const rand = prng(seed)
   return list

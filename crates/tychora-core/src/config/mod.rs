@@ -567,13 +567,7 @@ impl Embeddings {
     pub fn reads(&self) -> Result<Option<Vec<unicode_script::Script>>, String> {
         match (&self.scripts, self.provider.as_str()) {
             (Some(names), _) => crate::scripts::parse(names).map(Some),
-            (None, "local") => crate::scripts::parse(
-                &crate::scripts::LOCAL_DEFAULT
-                    .iter()
-                    .map(|s| (*s).to_string())
-                    .collect::<Vec<_>>(),
-            )
-            .map(Some),
+            (None, "local") => crate::scripts::parse(crate::scripts::LOCAL_DEFAULT).map(Some),
             (None, _) => Ok(None),
         }
     }
