@@ -312,7 +312,7 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
         if (m) resolve(m[1] as string)
       })
     })
-    try {
+    const drain = async () => {
       const deadline = Date.now() + 120_000
       for (;;) {
         const db = new Database(join(ws, 'corpus.sqlite3'), { readonly: true, fileMustExist: true })
@@ -320,6 +320,25 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
         db.close()
         if (pending === 0 || Date.now() > deadline) break
         await new Promise((r) => setTimeout(r, 200))
+      }
+    }
+    let redone = false
+    try {
+      await drain()
+      // The last kill may have landed in the last round's last job: an interrupted job is not run
+      // again by itself (its work is redone by the next job over the folder), so here, as doctor
+      // tells a user, the same add is queued once more.
+      const lastJob = await fetch(`${url}/v1/projects/${project}/jobs/${queuedTotal + 1}`, { headers: { authorization: `Bearer ${token}` } })
+      if (((await lastJob.json()) as { status?: string }).status === 'interrupted') {
+        const res = await fetch(`${url}/v1/projects/${project}/sources`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ paths: [docs] }),
+        })
+        expect(res.status).toBe(202)
+        queuedTotal++
+        redone = true
+        await drain()
       }
       const search = await fetch(`${url}/v1/projects/${project}/search`, {
         method: 'POST',
@@ -335,7 +354,9 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
       await exited(child)
     }
     const state = await check(ws, last)
-    process.stdout.write(`${JSON.stringify({ loop: 'serve', seed, iterations: ITERATIONS, http_jobs_queued: queuedTotal, killed_while_busy: killedWhileBusy, jobs: state.jobs })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ loop: 'serve', seed, iterations: ITERATIONS, http_jobs_queued: queuedTotal, killed_while_busy: killedWhileBusy, last_job_redone: redone, jobs: state.jobs })}\n`,
+    )
     // The kills landed while the queue had work (at least half of them: a fast machine may finish
     // the queue in the 150 ms). A kill interrupts the one job running (its work is redone by the
     // next job over the same folder); every job still queued resumes and succeeds; none fails.
@@ -372,7 +393,7 @@ describe.skipIf(nativeMissing)('kill -9 loops', () => {
       try {
         // Killed mid-way: whatever verify finds is the unfinished erasure, never damage.
         const report = await handle.verify()
-        for (const p of report.problems) expect(p.code).toBe('E_CONFLICT')
+        expect(report.problems.filter((p) => p.code !== 'E_CONFLICT')).toEqual([])
       } finally {
         handle.close()
       }

@@ -496,8 +496,13 @@ impl Engine {
         Ok(report)
     }
 
-    /// Removes index generations that no retained snapshot references and no reader holds, and
-    /// the snapshot rows' index links beyond the retention window.
+    /// Removes index generations that no snapshot row references and no reader holds.
+    ///
+    /// Which snapshots stay is retention's decision alone (`manage::retain` releases the rows,
+    /// and their index links with them, in one transaction); reading the policy here as well
+    /// removed the files of a snapshot whose row retention had not yet released (a process
+    /// killed between the two, or an open with one snapshot over the window), and that snapshot
+    /// then failed verify and answered nothing.
     ///
     /// # Errors
     /// SQLite errors. File removal failures are logged, not fatal.
@@ -509,18 +514,13 @@ impl Engine {
     /// [`Self::collect_garbage`] on a writer connection the caller already holds.
     pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
         self.invalidate_snapshot_cache();
-        let retain = i64::try_from(self.config.snapshots.retain.max(1)).unwrap_or(5);
-        let keep_after = store::now_ms() - i64::from(self.config.snapshots.keep_days) * 86_400_000;
         let keep: Vec<String> = conn
             .prepare(
-                "WITH kept AS (SELECT b.generation, b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
-                 WHERE si.snapshot_id IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
-                    OR si.snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
-                    OR si.snapshot_id IN (SELECT id FROM snapshots WHERE created_at >= ?2))
+                "WITH kept AS (SELECT b.generation, b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id)
                  -- a layer keeps its base generation
                  SELECT generation FROM kept UNION SELECT base_generation FROM kept WHERE base_generation IS NOT NULL",
             )?
-            .query_map(params![retain, keep_after], |r| r.get(0))?
+            .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let mut removed = sweep(
             conn,
