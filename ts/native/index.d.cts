@@ -2,6 +2,13 @@
 /* eslint-disable */
 
 /**
+ * How a file's bytes are parsed. Declared here once (the napi CLI puts this file at the top of
+ * `index.d.cts`) and named by every field that takes a format; `ts/contracts` checks the same set
+ * with zod (`FormatSchema`).
+ */
+export type SourceFormat = 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -138,7 +145,7 @@ export interface AddRequest {
    */
   kind?: string
   /** The format every file is parsed as, instead of the one its name implies. */
-  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  format?: SourceFormat
   /** Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares. */
   facets?: Record<string, string | number | boolean>
   /** Curated knowledge's stamp (only the owner's `migrate apply` sends one). */
@@ -686,7 +693,7 @@ export interface JobRequest {
   paths: Array<string>
   collection?: string
   kind?: string
-  format?: 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
+  format?: SourceFormat
   facets?: Record<string, string | number | boolean>
   stamp?: Stamp
   sensitivity?: string

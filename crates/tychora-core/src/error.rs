@@ -5,42 +5,60 @@
 
 use std::path::PathBuf;
 
-/// Stable error codes shared by every surface. Adding one is an API change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Stable error codes shared by every surface. Adding one is an API change. Serialized in its
+/// wire form (`E_NOT_FOUND`), as receipts and reports store and send it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ErrorCode {
     /// Bad input from the caller.
+    #[serde(rename = "E_INVALID_ARGUMENT")]
     InvalidArgument,
     /// No such object.
+    #[serde(rename = "E_NOT_FOUND")]
     NotFound,
     /// Already exists, or a stale snapshot.
+    #[serde(rename = "E_CONFLICT")]
     Conflict,
     /// The workspace is owned by another process.
+    #[serde(rename = "E_LOCKED")]
     Locked,
     /// The workspace needs an explicit `tychora manage migrate`.
+    #[serde(rename = "E_MIGRATION_REQUIRED")]
     MigrationRequired,
     /// A migration or artifact failed its integrity check.
+    #[serde(rename = "E_CHECKSUM_MISMATCH")]
     ChecksumMismatch,
     /// A derived index is damaged; rebuild it.
+    #[serde(rename = "E_CORRUPT")]
     Corrupt,
     /// The input format is not supported.
+    #[serde(rename = "E_UNSUPPORTED_FORMAT")]
     UnsupportedFormat,
     /// A size or budget limit was exceeded.
+    #[serde(rename = "E_LIMIT_EXCEEDED")]
     LimitExceeded,
     /// The call was cancelled.
+    #[serde(rename = "E_CANCELLED")]
     Cancelled,
     /// The handle was closed.
+    #[serde(rename = "E_CLOSED")]
     Closed,
     /// An I/O failure.
+    #[serde(rename = "E_IO")]
     Io,
     /// A bug, including caught panics.
+    #[serde(rename = "E_INTERNAL")]
     Internal,
     /// Missing or wrong bearer token (raised by the HTTP and MCP surfaces).
+    #[serde(rename = "E_UNAUTHORIZED")]
     Unauthorized,
     /// Refused: foreign Host or Origin, or not allowed by the workspace config.
+    #[serde(rename = "E_FORBIDDEN")]
     Forbidden,
     /// An embedding or rerank provider failed (HTTP status, timeout, malformed answer), after retries.
+    #[serde(rename = "E_PROVIDER")]
     Provider,
     /// A job would exceed a configured cap on paid provider use; nothing was sent.
+    #[serde(rename = "E_BUDGET_EXCEEDED")]
     BudgetExceeded,
 }
 
@@ -67,6 +85,12 @@ impl ErrorCode {
             Self::Provider => "E_PROVIDER",
             Self::BudgetExceeded => "E_BUDGET_EXCEEDED",
         }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -246,7 +270,7 @@ pub struct Diagnostic {
     /// How much it matters.
     pub level: Level,
     /// A stable code from the table.
-    pub code: String,
+    pub code: ErrorCode,
     /// What happened, for a person.
     pub message: String,
     /// Where in the file, when known (`line:col`).
@@ -260,7 +284,7 @@ impl Diagnostic {
         Self {
             path: path.into(),
             level: Level::Error,
-            code: code.as_str().into(),
+            code,
             message: message.into(),
             locator: None,
         }
@@ -287,5 +311,39 @@ impl Diagnostic {
     pub fn at(mut self, locator: impl Into<String>) -> Self {
         self.locator = Some(locator.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    /// Receipts and reports store codes through serde, the surfaces read `as_str`: one spelling.
+    #[test]
+    fn an_error_code_serializes_as_its_wire_form() {
+        use ErrorCode::*;
+        for code in [
+            InvalidArgument,
+            NotFound,
+            Conflict,
+            Locked,
+            MigrationRequired,
+            ChecksumMismatch,
+            Corrupt,
+            UnsupportedFormat,
+            LimitExceeded,
+            Cancelled,
+            Closed,
+            Io,
+            Internal,
+            Unauthorized,
+            Forbidden,
+            Provider,
+            BudgetExceeded,
+        ] {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
+            assert_eq!(serde_json::from_str::<ErrorCode>(&json).unwrap(), code);
+        }
     }
 }

@@ -32,7 +32,7 @@
 // the work are `pub(crate)`; everything else is internal to the crate. The module graph is acyclic
 // and layered; a module uses only modules of lower layers. Layers, lowest first (tests/architecture.rs
 // enforces its table on the sources and checks that this list is the same table):
-// error, scripts
+// error, scripts, wire
 // unit, tokenize, parallel, safety, fusion, config, store, artifact, capture, trust
 // facet
 // code, job, lexical, vector
@@ -69,6 +69,7 @@ pub(crate) mod tokenize;
 pub mod trust;
 pub(crate) mod unit;
 pub mod vector;
+pub(crate) mod wire;
 pub mod workspace;
 
 #[cfg(feature = "bench")]

@@ -10,7 +10,7 @@ use std::path::Path;
 /// Top-level modules by layer, lowest first. Within a layer, modules do not depend on each other.
 const LAYERS: &[&[&str]] = &[
     // Vocabulary and storage primitives.
-    &["error", "scripts"],
+    &["error", "scripts", "wire"],
     &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
         "capture", "trust",

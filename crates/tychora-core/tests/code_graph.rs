@@ -7,6 +7,7 @@ use std::path::Path;
 use rusqlite::Connection;
 use tychora_core::Workspace;
 use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::job::Outcome;
 use tychora_core::query::QueryRequest;
 
 mod common;
@@ -302,7 +303,7 @@ fn bad_code_inputs_get_one_diagnostic_each_and_the_rest_is_indexed() {
     assert_eq!(diag("lang/min.js").1, "E_LIMIT_EXCEEDED");
     let leak = diag("lang/leak.py");
     assert!(leak.2.contains("symbolic link"), "{leak:?}");
-    assert_eq!(receipt.status, "partial");
+    assert_eq!(receipt.status, Outcome::Partial);
     assert_eq!(
         receipt.added,
         [

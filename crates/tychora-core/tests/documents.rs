@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use tychora_core::Workspace;
+use tychora_core::job::Outcome;
 use tychora_core::manage::Evidence;
 use tychora_core::query::QueryRequest;
 
@@ -65,7 +66,12 @@ fn a_docx_is_cited_by_paragraph_and_table_row_over_its_derived_text() {
     Workspace::init(&ws_dir).unwrap();
     let ws = Workspace::open(&ws_dir).unwrap();
     let receipt = add(&ws, &docs);
-    assert_eq!(receipt.status, "succeeded", "{:?}", receipt.diagnostics);
+    assert_eq!(
+        receipt.status,
+        Outcome::Succeeded,
+        "{:?}",
+        receipt.diagnostics
+    );
     assert_eq!(receipt.files.added, 1);
     assert!(receipt.units > 1000, "{} units", receipt.units);
 
@@ -235,7 +241,7 @@ fn hostile_packages_each_fail_alone_and_committed_data_stays() {
 
     let second = add(&ws, &docs);
     // The bad files fail; the good ones publish.
-    assert_eq!(second.status, "partial", "{:?}", second.diagnostics);
+    assert_eq!(second.status, Outcome::Partial, "{:?}", second.diagnostics);
     assert_eq!(second.files.added, 2, "{:?}", second.diagnostics);
     assert!(second.snapshot_id > first.snapshot_id);
     let about = |name: &str| -> Vec<String> {
@@ -402,31 +408,34 @@ fn a_job_that_publishes_a_snapshot_is_never_failed() {
     let ws = Workspace::open(&ws_dir).unwrap();
     let agree = |receipt: &tychora_core::ingest::Receipt| {
         let row = ws.job_status(receipt.job_id).unwrap();
-        assert_eq!(row.status, receipt.status);
+        assert_eq!(
+            row.status,
+            tychora_core::job::JobState::from_outcome(receipt.status)
+        );
         assert_eq!(
             row.receipt.as_ref().map(|r| (r.published, r.snapshot_id)),
             Some((receipt.published, receipt.snapshot_id))
         );
         // A job is failed only when it published nothing.
         assert!(
-            !(receipt.published && receipt.status == "failed"),
+            !(receipt.published && receipt.status == Outcome::Failed),
             "{receipt:?}"
         );
     };
     let first = add(&ws, &docs);
     assert!(!first.published && first.snapshot_id.is_none(), "{first:?}");
-    assert_eq!(first.status, "failed", "{:?}", first.diagnostics);
+    assert_eq!(first.status, Outcome::Failed, "{:?}", first.diagnostics);
     assert_eq!(first.files.failed, 1);
     agree(&first);
     // Nothing new to publish: the file fails again.
     let second = add(&ws, &docs);
     assert!(!second.published);
-    assert_eq!(second.status, "failed", "{:?}", second.diagnostics);
+    assert_eq!(second.status, Outcome::Failed, "{:?}", second.diagnostics);
     agree(&second);
     // A readable file beside it: published, partial.
     fs::write(docs.join("good.md"), "# Good\n\nLighthouses guide ships.\n").unwrap();
     let third = add(&ws, &docs);
     assert!(third.published);
-    assert_eq!(third.status, "partial");
+    assert_eq!(third.status, Outcome::Partial);
     agree(&third);
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use tychora_core::Workspace;
 use tychora_core::ingest::{AddRequest, Receipt, Requester};
+use tychora_core::job::Outcome;
 use tychora_core::query::{QueryRequest, QueryResult};
 
 mod common;
@@ -71,7 +72,8 @@ fn a_parent_added_after_its_child_keeps_one_source_per_file() {
         for (i, dir) in order.iter().enumerate() {
             let receipt = add(&ws, &tmp.path().join(dir));
             assert_eq!(
-                receipt.status, "succeeded",
+                receipt.status,
+                Outcome::Succeeded,
                 "{order:?} step {i}: {receipt:?}"
             );
             assert_eq!(
@@ -358,10 +360,10 @@ fn an_unchanged_file_keeps_its_diagnostics_in_the_receipt() {
     let first = add(&ws, &docs);
     let second = add(&ws, &docs);
     let shown = |r: &Receipt| {
-        let mut v: Vec<(String, String)> = r
+        let mut v: Vec<(String, &str)> = r
             .diagnostics
             .iter()
-            .map(|d| (d.path.clone(), d.code.clone()))
+            .map(|d| (d.path.clone(), d.code.as_str()))
             .collect();
         v.sort();
         v

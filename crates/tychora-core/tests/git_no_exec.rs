@@ -12,6 +12,7 @@ use std::process::Command;
 
 use tychora_core::Workspace;
 use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::job::Outcome;
 use tychora_core::manage::Evidence;
 
 /// Adds `repo` and returns the dirty flag recorded on the revision of `file`.
@@ -26,7 +27,7 @@ fn add_and_read_dirty(ws: &Workspace, repo: &Path, file: &str) -> Option<bool> {
             &|_| {},
         )
         .unwrap();
-    assert_ne!(receipt.status, "failed", "{:?}", receipt.diagnostics);
+    assert_ne!(receipt.status, Outcome::Failed, "{:?}", receipt.diagnostics);
     let sources = ws
         .list_sources(&tychora_core::manage::SourceQuery {
             limit: 100,

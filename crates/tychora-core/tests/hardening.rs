@@ -8,6 +8,7 @@ use std::path::Path;
 
 use rusqlite::Connection;
 use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::job::Outcome;
 use tychora_core::{ErrorCode, Workspace};
 
 fn request(paths: &[&Path]) -> AddRequest {
@@ -67,7 +68,7 @@ fn an_agent_never_widens_the_capture_roots() {
     let job = ws
         .enqueue_add(&request(&[&docs.join("inner")]), Requester::Agent)
         .unwrap();
-    assert_eq!(ws.run_job(job, &|_| {}).unwrap().status, "succeeded");
+    assert_eq!(ws.run_job(job, &|_| {}).unwrap().status, Outcome::Succeeded);
     for outside in [
         dotdot.as_path(),
         elsewhere.as_path(),
@@ -98,8 +99,8 @@ fn an_agent_never_widens_the_capture_roots() {
     .unwrap();
     let job = conn.last_insert_rowid();
     let receipt = ws.run_job(job, &|_| {}).unwrap();
-    assert_eq!(receipt.status, "failed");
-    assert_eq!(receipt.diagnostics[0].code, "E_FORBIDDEN");
+    assert_eq!(receipt.status, Outcome::Failed);
+    assert_eq!(receipt.diagnostics[0].code, ErrorCode::Forbidden);
     assert!(!receipt.published);
     let roots: i64 = conn
         .query_row("SELECT count(*) FROM roots", [], |r| r.get(0))
@@ -128,7 +129,7 @@ fn names_that_differ_only_in_invalid_bytes_are_two_sources_and_resync() {
         let receipt = ws
             .add(&request(&[&docs]), Requester::Owner, &|_| {})
             .unwrap();
-        assert_ne!(receipt.status, "failed", "{:?}", receipt.diagnostics);
+        assert_ne!(receipt.status, Outcome::Failed, "{:?}", receipt.diagnostics);
         assert!(receipt.diagnostics.is_empty(), "{:?}", receipt.diagnostics);
         match round {
             0 => assert_eq!(receipt.files.added, 4),

@@ -7,10 +7,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tychora_core::Workspace;
 use tychora_core::ingest::{AddRequest, Receipt, Requester};
 use tychora_core::manage::RecordQuery;
 use tychora_core::query::{QueryRequest, QueryResult};
+use tychora_core::{ErrorCode, Workspace};
 
 fn asvs(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -87,7 +87,7 @@ fn one_requirement_record_per_id_from_markdown_csv_and_json_with_its_level_as_a_
     let conflicts: Vec<&str> = receipt
         .diagnostics
         .iter()
-        .filter(|d| d.code == "E_CONFLICT")
+        .filter(|d| d.code == ErrorCode::Conflict)
         .map(|d| d.message.as_str())
         .collect();
     assert!(conflicts.len() <= 6, "{conflicts:#?}");
@@ -234,7 +234,7 @@ fn a_row_that_breaks_the_schema_is_a_diagnostic_and_disagreeing_sources_are_repo
     let conflict = receipt
         .diagnostics
         .iter()
-        .find(|d| d.code == "E_CONFLICT")
+        .find(|d| d.code == ErrorCode::Conflict)
         .unwrap_or_else(|| panic!("{:?}", receipt.diagnostics));
     assert!(
         conflict.message.contains("level is 3 here and 1 in a.csv"),
@@ -284,14 +284,14 @@ fn the_verified_profile_counts_a_record_once_reviewed_and_names_the_rest_as_gaps
             .unwrap()
             .record
             .status,
-        "reviewed"
+        tychora_core::manage::RecordStatus::Reviewed
     );
     assert_eq!(
         ws.review_record("V9.1.2", Some("standard"), "reject")
             .unwrap()
             .record
             .status,
-        "rejected"
+        tychora_core::manage::RecordStatus::Rejected
     );
     assert!(ws.review_record("V9.1.1", None, "approve").is_err());
     let after = search(&ws, "V9.1.1 V9.1.2", &[], &["exact"]);

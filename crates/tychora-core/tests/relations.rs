@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use tychora_core::ingest::{AddRequest, Requester};
 use tychora_core::manage::DeclareRelation;
+use tychora_core::manage::{Basis, Decision};
 use tychora_core::{ErrorCode, Workspace};
 
 fn rfc(name: &str) -> PathBuf {
@@ -117,20 +118,20 @@ fn rfc_headers_are_parsed_into_assertions_and_declarations_are_checked_and_revie
 
     // A proposal waits for review; its review is an event and its decision the status.
     let proposed = declare("updates", "RFC 6749", "RFC 2616", Some("unit:1"), true).unwrap();
-    assert_eq!(proposed.status, "proposed");
-    assert_eq!(proposed.method, "proposed");
+    assert_eq!(proposed.status, Decision::Proposed);
+    assert_eq!(proposed.method, Basis::Proposed);
     let commented = ws
         .review_relation(proposed.id, "comment", "reviewer", Some("checking"))
         .unwrap();
-    assert_eq!(commented.status, "proposed");
+    assert_eq!(commented.status, Decision::Proposed);
     let rejected = ws
         .review_relation(proposed.id, "reject", "reviewer", Some("it does not"))
         .unwrap();
-    assert_eq!(rejected.status, "rejected");
+    assert_eq!(rejected.status, Decision::Rejected);
     let accepted = ws
         .review_relation(proposed.id, "accept", "reviewer", None)
         .unwrap();
-    assert_eq!(accepted.status, "accepted");
+    assert_eq!(accepted.status, Decision::Accepted);
     assert_eq!(
         ws.review_relation(proposed.id, "approve", "x", None)
             .unwrap_err()

@@ -217,7 +217,7 @@ fn nothing_above_the_ceiling_is_captured_and_relabelling_past_it_erases_the_sour
         .filter(|d| d.path == "beta.md")
         .collect();
     assert_eq!(withheld.len(), 1, "{:?}", sync.diagnostics);
-    assert_eq!(withheld[0].code, "E_FORBIDDEN");
+    assert_eq!(withheld[0].code, ErrorCode::Forbidden);
     assert!(
         withheld[0]
             .message
@@ -262,7 +262,7 @@ fn a_ceiling_lowered_after_capture_hides_what_is_now_above_it_and_the_next_sync_
     assert!(
         sync.diagnostics
             .iter()
-            .any(|d| d.path == "confidential.md" && d.code == "E_FORBIDDEN"),
+            .any(|d| d.path == "confidential.md" && d.code == ErrorCode::Forbidden),
         "{:?}",
         sync.diagnostics
     );

@@ -321,7 +321,7 @@ fn a_damaged_vector_file_is_detected_and_rebuilt_from_the_records() {
         report
             .problems
             .iter()
-            .any(|p| p.code == "E_CORRUPT" && p.message.contains("manage rebuild")),
+            .any(|p| p.code == ErrorCode::Corrupt && p.message.contains("manage rebuild")),
         "{:?}",
         report.problems
     );
@@ -661,7 +661,7 @@ fn a_layer_whose_base_is_gone_is_reported_and_rebuilt_whole() {
         report
             .problems
             .iter()
-            .any(|p| p.code == "E_CORRUPT" && p.message.contains("manage rebuild")),
+            .any(|p| p.code == ErrorCode::Corrupt && p.message.contains("manage rebuild")),
         "{:?}",
         report.problems
     );

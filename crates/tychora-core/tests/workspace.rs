@@ -4,6 +4,7 @@ use std::fs;
 use std::path::Path;
 
 use tychora_core::ingest::{AddRequest, Requester};
+use tychora_core::job::Outcome;
 use tychora_core::manage::{Evidence, SourceQuery};
 use tychora_core::query::QueryRequest;
 use tychora_core::{ErrorCode, Workspace};
@@ -40,7 +41,12 @@ fn add_search_cite_and_resync() {
     let (_tmp, ws_dir, docs) = setup();
     let ws = Workspace::open(&ws_dir).unwrap();
     let receipt = add(&ws, &docs);
-    assert_eq!(receipt.status, "succeeded", "{:?}", receipt.diagnostics);
+    assert_eq!(
+        receipt.status,
+        Outcome::Succeeded,
+        "{:?}",
+        receipt.diagnostics
+    );
     assert_eq!(receipt.files.added, 3);
     let first_snapshot = receipt.snapshot_id.unwrap();
 
@@ -158,7 +164,7 @@ fn bad_inputs_get_one_diagnostic_each_and_lose_nothing() {
     fs::write(bad.join("good.md"), "# Good\n\nStill indexed.\n").unwrap();
 
     let receipt = add(&ws, &docs);
-    assert_eq!(receipt.status, "partial");
+    assert_eq!(receipt.status, Outcome::Partial);
     let by_path = |p: &str| {
         receipt
             .diagnostics
@@ -166,7 +172,10 @@ fn bad_inputs_get_one_diagnostic_each_and_lose_nothing() {
             .filter(|d| d.path == p)
             .collect::<Vec<_>>()
     };
-    assert_eq!(by_path("bad/binary.md")[0].code, "E_UNSUPPORTED_FORMAT");
+    assert_eq!(
+        by_path("bad/binary.md")[0].code,
+        ErrorCode::UnsupportedFormat
+    );
     assert!(
         by_path("bad/latin1.txt")[0]
             .message
@@ -222,7 +231,7 @@ fn outside_roots_and_oversize_are_refused_when_configured() {
             &|_| {},
         )
         .unwrap();
-    assert_eq!(receipt.status, "failed");
+    assert_eq!(receipt.status, Outcome::Failed);
     let codes: Vec<_> = receipt
         .diagnostics
         .iter()
@@ -276,7 +285,7 @@ fn queued_jobs_are_durable_and_run_in_order() {
     let again = ws.run_job(second, &|_| {}).unwrap();
     assert_eq!(again.files.unchanged, 3);
     let status = ws.job_status(second).unwrap();
-    assert_eq!(status.status, "succeeded");
+    assert_eq!(status.status, tychora_core::job::JobState::Succeeded);
     assert_eq!(status.receipt.unwrap().files.unchanged, 3);
     assert!(ws.queued_jobs().unwrap().is_empty());
 }
@@ -319,6 +328,52 @@ fn old_generations_are_collected_beyond_retention() {
         })
         .unwrap();
     assert_eq!(sources.total, 3);
+    assert!(ws.verify().unwrap().ok);
+}
+
+/// Opening collects generations no snapshot row references, and only those: a snapshot that
+/// retention has not released yet (a lowered `retain`, or a process killed between publishing
+/// and retention) keeps its index files and answers until purge releases its row.
+#[test]
+fn collection_on_open_leaves_every_snapshot_row_its_generation() {
+    let (_tmp, ws_dir, docs) = setup();
+    {
+        let ws = Workspace::open(&ws_dir).unwrap();
+        for i in 0..3 {
+            fs::write(
+                docs.join("notes.txt"),
+                format!("revision {i} of the notes\n"),
+            )
+            .unwrap();
+            add(&ws, &docs);
+        }
+    }
+    let config = ws_dir.join("workspace.toml");
+    let text = fs::read_to_string(&config).unwrap();
+    assert!(
+        text.contains("retain = 5"),
+        "the default workspace.toml sets retain"
+    );
+    fs::write(&config, text.replace("retain = 5", "retain = 1")).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let report = ws.verify().unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!(report.snapshots_checked, 3);
+    let oldest = ws
+        .search(&QueryRequest {
+            query: "revision notes".into(),
+            snapshot_id: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(!oldest.segments.is_empty());
+    // Retention releases the two rows, then their files go.
+    ws.purge().unwrap();
+    assert_eq!(ws.list_snapshots().unwrap().snapshots.len(), 1);
+    let generations = fs::read_dir(ws_dir.join("indexes/lexical"))
+        .unwrap()
+        .count();
+    assert_eq!(generations, 1);
     assert!(ws.verify().unwrap().ok);
 }
 
@@ -394,7 +449,7 @@ fn vendored_folders_and_minified_code_are_skipped_with_diagnostics() {
         .filter(|d| d.path == "src/bundle.js")
         .collect();
     assert_eq!(minified.len(), 1);
-    assert_eq!(minified[0].code, "E_LIMIT_EXCEEDED");
+    assert_eq!(minified[0].code, ErrorCode::LimitExceeded);
     assert!(
         receipt
             .diagnostics

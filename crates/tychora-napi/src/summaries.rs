@@ -237,7 +237,7 @@ impl From<core::SummaryReport> for SummaryReport {
                     SummaryDiagnostic {
                         path,
                         level: level.as_str().into(),
-                        code,
+                        code: code.as_str().into(),
                         message,
                     }
                 })

@@ -196,7 +196,7 @@ mod tests {
             "the outside name is not repeated"
         );
         let big = read_confined(&root, &root.join("ok.md"), "ok.md", 3).unwrap_err();
-        assert_eq!(big.code, "E_LIMIT_EXCEEDED");
+        assert_eq!(big.code, ErrorCode::LimitExceeded);
 
         let fifo = root.join("pipe.md");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
@@ -206,7 +206,7 @@ mod tests {
             read_confined(&root, &fifo, "pipe.md", 100)
                 .unwrap_err()
                 .code,
-            "E_UNSUPPORTED_FORMAT"
+            ErrorCode::UnsupportedFormat
         );
 
         let found = walk(&root, &root, Path::new("/nonexistent"), &[]);

@@ -751,7 +751,7 @@ mod tests {
             walked
                 .diagnostics
                 .iter()
-                .any(|d| d.code == "E_LIMIT_EXCEEDED")
+                .any(|d| d.code == ErrorCode::LimitExceeded)
         );
         let everything = format!("{:?} {:?}", walked.candidates, walked.diagnostics);
         assert!(!everything.contains("secret-name"));

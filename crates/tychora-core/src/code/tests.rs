@@ -497,7 +497,7 @@ fn syntax_errors_keep_the_intact_declarations() {
     assert_eq!(parsed.diagnostics.len(), 1);
     let diagnostic = &parsed.diagnostics[0];
     assert_eq!(diagnostic.level, crate::Level::Warning);
-    assert_eq!(diagnostic.code, ErrorCode::UnsupportedFormat.as_str());
+    assert_eq!(diagnostic.code, ErrorCode::UnsupportedFormat);
     assert_eq!(diagnostic.path, "broken.ts");
     assert_eq!(diagnostic.locator.as_deref(), Some("5:33"));
 

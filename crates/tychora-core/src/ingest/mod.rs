@@ -197,7 +197,7 @@ pub struct Receipt {
     pub job_id: i64,
     /// `succeeded`, `partial` (some files failed) or `failed` (nothing could be captured and
     /// nothing was published).
-    pub status: String,
+    pub status: crate::job::Outcome,
     pub snapshot_id: Option<i64>,
     pub previous_snapshot_id: Option<i64>,
     /// Whether this job published a new snapshot.

@@ -103,6 +103,30 @@ fn record_type(
     Ok(())
 }
 
+crate::wire::wire_enum! {
+    /// How an assertion came to be.
+    pub enum Basis {
+        /// Read from a document by the pack's parser (an RFC header's `Obsoletes:`).
+        Parsed = "parsed",
+        /// Declared by the owner.
+        Declared = "declared",
+        /// Proposed, by the owner or an agent, for review.
+        Proposed = "proposed",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// Where an assertion stands: only accepted ones are evidence.
+    pub enum Decision {
+        /// Waiting for review.
+        Proposed = "proposed",
+        /// Parsed, declared, or accepted on review.
+        Accepted = "accepted",
+        /// Rejected on review (kept, with the review, for the record).
+        Rejected = "rejected",
+    }
+}
+
 /// One assertion to store.
 pub(crate) struct Assertion<'a> {
     pub relation: &'a str,
@@ -110,8 +134,7 @@ pub(crate) struct Assertion<'a> {
     pub from_key: &'a str,
     pub to_kind: &'a str,
     pub to_key: &'a str,
-    /// `parsed`, `declared` or `proposed`.
-    pub method: &'a str,
+    pub method: Basis,
     pub revision_id: Option<i64>,
     pub support_unit_id: Option<i64>,
     pub actor: &'a str,
@@ -139,7 +162,7 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
                 .join(", ")
         ))
     })?;
-    if !definition.creation.iter().any(|m| m == a.method) {
+    if !definition.creation.iter().any(|m| m == a.method.as_str()) {
         return Err(Error::InvalidArgument(format!(
             "{} assertions cannot be {}: the type allows {}",
             a.relation,
@@ -180,10 +203,10 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
         return Err(Error::Conflict(breach));
     }
     record_type(tx, pack, a.relation, definition)?;
-    let status = if a.method == "proposed" {
-        "proposed"
+    let status = if a.method == Basis::Proposed {
+        Decision::Proposed
     } else {
-        "accepted"
+        Decision::Accepted
     };
     tx.execute(
         "INSERT INTO relation_assertions (relation, from_kind, from_key, to_kind, to_key, method, status, revision_id, support_unit_id, actor, note, created_at)
@@ -268,7 +291,7 @@ pub(super) fn store_parsed(
                 // An RFC's header names RFCs.
                 to_kind: from_kind,
                 to_key: &p.to_key,
-                method: "parsed",
+                method: Basis::Parsed,
                 revision_id: Some(revision_id),
                 support_unit_id: Some(unit_id),
                 actor: "parser",

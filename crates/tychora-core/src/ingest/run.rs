@@ -836,15 +836,15 @@ impl<'a> AddJob<'a> {
         // every file fails): it is partial at worst. `failed` means nothing was captured and
         // nothing published, so the job's row never says failed beside a published snapshot.
         let status = if errors == 0 {
-            "succeeded"
+            crate::job::Outcome::Succeeded
         } else if captured > 0 || published {
-            "partial"
+            crate::job::Outcome::Partial
         } else {
-            "failed"
+            crate::job::Outcome::Failed
         };
         Receipt {
             job_id: self.job_id,
-            status: status.into(),
+            status,
             snapshot_id,
             previous_snapshot_id: self.previous,
             published,

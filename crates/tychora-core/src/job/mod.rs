@@ -24,6 +24,49 @@ pub enum Phase {
     Publish,
 }
 
+crate::wire::wire_enum! {
+    /// Where a job stands: `queued` until the writer takes it, `running`, then how it ended
+    /// ([`Outcome`]) or `interrupted` when its process died first.
+    pub enum JobState {
+        /// Waiting for the single writer.
+        Queued = "queued",
+        /// On the writer now.
+        Running = "running",
+        /// Ended; everything it was asked for was captured.
+        Succeeded = "succeeded",
+        /// Ended; some items failed (see the receipt's diagnostics).
+        Partial = "partial",
+        /// Ended with nothing published.
+        Failed = "failed",
+        /// Its process exited before it ended (found when the workspace is next opened).
+        Interrupted = "interrupted",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// How a job that ran to its end ended (a receipt's `status`).
+    pub enum Outcome {
+        /// Everything it was asked for was captured.
+        Succeeded = "succeeded",
+        /// Some items failed; the rest was captured and published.
+        Partial = "partial",
+        /// Nothing could be captured and nothing was published.
+        Failed = "failed",
+    }
+}
+
+impl JobState {
+    /// The state a job that ended with `outcome` is left in.
+    #[must_use]
+    pub const fn from_outcome(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::Succeeded => Self::Succeeded,
+            Outcome::Partial => Self::Partial,
+            Outcome::Failed => Self::Failed,
+        }
+    }
+}
+
 /// Progress of a running job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Progress {

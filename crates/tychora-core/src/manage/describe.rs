@@ -40,6 +40,18 @@ pub struct DescriptionSubject {
     pub max_tokens: u32,
 }
 
+crate::wire::wire_enum! {
+    /// A person's verdict on a picture's description.
+    pub enum ReviewStatus {
+        /// Nobody has looked yet.
+        Unreviewed = "unreviewed",
+        /// Looked at and kept.
+        Accepted = "accepted",
+        /// Looked at and refused: it no longer answers.
+        Rejected = "rejected",
+    }
+}
+
 /// What a model said a picture shows, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[allow(missing_docs)]
@@ -57,7 +69,7 @@ pub struct DescriptionEntry {
     pub output_tokens: i64,
     pub created_at: i64,
     /// `unreviewed`, `accepted` or `rejected`.
-    pub review_status: String,
+    pub review_status: ReviewStatus,
     pub reviewed_at: Option<i64>,
     pub review_note: Option<String>,
 }
@@ -205,15 +217,15 @@ pub(crate) fn review(
     status: &str,
     note: Option<&str>,
 ) -> Result<DescriptionEntry> {
-    if !["accepted", "rejected", "unreviewed"].contains(&status) {
+    let Ok(status) = status.parse::<ReviewStatus>() else {
         return Err(Error::InvalidArgument(format!(
             "review status {status:?}; expected accepted, rejected or unreviewed"
         )));
-    }
+    };
     let conn = engine.writer()?;
     let changed = conn.execute(
         "UPDATE asset_descriptions SET review_status = ?2, reviewed_at = ?3, review_note = ?4 WHERE id = ?1",
-        params![id, status, (status != "unreviewed").then(now_ms), note.map(clean)],
+        params![id, status, (status != ReviewStatus::Unreviewed).then(now_ms), note.map(clean)],
     )?;
     if changed == 0 {
         return Err(Error::NotFound {

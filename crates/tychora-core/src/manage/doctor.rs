@@ -17,16 +17,28 @@ use crate::error::Result;
 pub struct Finding {
     pub check: String,
     /// `ok`, `warn` or `fail`.
-    pub status: String,
+    pub status: Verdict,
     pub detail: String,
     /// What to do about it (empty when ok).
     pub fix: String,
 }
 
-fn finding(check: &str, status: &str, detail: String, fix: &str) -> Finding {
+crate::wire::wire_enum! {
+    /// What a check concluded.
+    pub enum Verdict {
+        /// Nothing to do.
+        Ok = "ok",
+        /// Worth a look; the workspace works.
+        Warn = "warn",
+        /// Something is damaged; the fix says what to run.
+        Fail = "fail",
+    }
+}
+
+fn finding(check: &str, status: Verdict, detail: String, fix: &str) -> Finding {
     Finding {
         check: check.into(),
-        status: status.into(),
+        status,
         detail,
         fix: fix.into(),
     }
@@ -46,11 +58,9 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
     let report = crate::manage::verify(engine)?;
     findings.push(if report.ok {
-        finding("verify", "ok", format!("{} originals re-hashed, {} snapshots checked", report.artifacts_checked, report.snapshots_checked), "")
+        finding("verify", Verdict::Ok, format!("{} originals re-hashed, {} snapshots checked", report.artifacts_checked, report.snapshots_checked), "")
     } else {
-        finding(
-            "verify",
-            "fail",
+        finding("verify", Verdict::Fail,
             report.problems.iter().take(5).map(|p| format!("{} {}: {}", p.code, p.object, p.message)).collect::<Vec<_>>().join("; "),
             "`tychora manage rebuild` rewrites damaged index files; a damaged original can only come back from a backup (`tychora manage restore`)",
         )
@@ -58,14 +68,12 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
     let status = crate::manage::status(engine)?;
     let used = status.bytes.corpus + status.bytes.artifacts + status.bytes.indexes;
     match free_bytes(engine.dir()) {
-        Some(free) if free < used / 2 || free < 256 * 1024 * 1024 => findings.push(finding(
-            "disk space",
-            "warn",
+        Some(free) if free < used / 2 || free < 256 * 1024 * 1024 => findings.push(finding("disk space", Verdict::Warn,
             format!("{} MB free beside a {} MB workspace", free / 1_000_000, used / 1_000_000),
             "free space or move the workspace: a full add writes a new index generation and a backup copies everything",
         )),
-        Some(free) => findings.push(finding("disk space", "ok", format!("{} MB free, workspace {} MB", free / 1_000_000, used / 1_000_000), "")),
-        None => findings.push(finding("disk space", "warn", "free space could not be read".into(), "")),
+        Some(free) => findings.push(finding("disk space", Verdict::Ok, format!("{} MB free, workspace {} MB", free / 1_000_000, used / 1_000_000), "")),
+        None => findings.push(finding("disk space", Verdict::Warn, "free space could not be read".into(), "")),
     }
     let (referenced, artifacts, interrupted) = engine.with_reader(|conn| {
         let generations: HashSet<String> = conn
@@ -92,9 +100,9 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
         }
     }
     findings.push(if stale == 0 {
-        finding("stale generations", "ok", "every index generation on disk belongs to a snapshot".into(), "")
+        finding("stale generations", Verdict::Ok, "every index generation on disk belongs to a snapshot".into(), "")
     } else {
-        finding("stale generations", "warn", format!("{stale} index generation(s) on disk belong to no snapshot (a crash, or a reader held them at the last collection)"), "`tychora manage purge` collects them (so does the next add)")
+        finding("stale generations", Verdict::Warn, format!("{stale} index generation(s) on disk belong to no snapshot (a crash, or a reader held them at the last collection)"), "`tychora manage purge` collects them (so does the next add)")
     });
     let mut orphans = 0usize;
     if let Ok(shards) = std::fs::read_dir(engine.dir().join("artifacts").join("sha256")) {
@@ -108,14 +116,14 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
         }
     }
     findings.push(if orphans == 0 {
-        finding("orphaned originals", "ok", "every original on disk belongs to a revision".into(), "")
+        finding("orphaned originals", Verdict::Ok, "every original on disk belongs to a revision".into(), "")
     } else {
-        finding("orphaned originals", "warn", format!("{orphans} file(s) under artifacts/ belong to no revision (an add interrupted between storing bytes and committing rows)"), "harmless; the next add of the same bytes reuses them")
+        finding("orphaned originals", Verdict::Warn, format!("{orphans} file(s) under artifacts/ belong to no revision (an add interrupted between storing bytes and committing rows)"), "harmless; the next add of the same bytes reuses them")
     });
     findings.push(if interrupted == 0 {
-        finding("jobs", "ok", "no interrupted job".into(), "")
+        finding("jobs", Verdict::Ok, "no interrupted job".into(), "")
     } else {
-        finding("jobs", "warn", format!("{interrupted} job(s) were interrupted (the process died); what they captured was never published"), "run the same `tychora add` again")
+        finding("jobs", Verdict::Warn, format!("{interrupted} job(s) were interrupted (the process died); what they captured was never published"), "run the same `tychora add` again")
     });
     Ok(findings)
 }

@@ -347,7 +347,7 @@ pub struct JobStatus {
     pub id: i64,
     pub kind: String,
     /// `queued`, `running`, `succeeded`, `partial`, `failed` or `interrupted`.
-    pub status: String,
+    pub status: crate::job::JobState,
     pub request: JobRequest,
     pub receipt: Option<Receipt>,
     pub error: Option<String>,
@@ -986,7 +986,7 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
     type Row = (
         i64,
         String,
-        String,
+        crate::job::JobState,
         String,
         Option<String>,
         Option<String>,

@@ -14,10 +14,11 @@ mod runs;
 mod status;
 mod verify;
 
+pub use crate::ingest::relations::{Basis, Decision};
 pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
 pub use clone::{CloneReport, clone_workspace};
-pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription};
-pub use doctor::Finding;
+pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription, ReviewStatus};
+pub use doctor::{Finding, Verdict};
 pub use evidence::{
     CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
     ExtractionEvidence, FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep,
@@ -26,7 +27,9 @@ pub use evidence::{
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;
-pub use records::{RecordDetail, RecordEvidence, RecordList, RecordQuery, RecordSummary};
+pub use records::{
+    RecordDetail, RecordEvidence, RecordList, RecordQuery, RecordStatus, RecordSummary,
+};
 pub use relations::{DeclareRelation, RelationAssertion};
 pub use runs::RunRecord;
 pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, KindUse, Status, TableBytes};

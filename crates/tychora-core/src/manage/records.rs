@@ -21,6 +21,18 @@ pub struct RecordQuery {
     pub limit: Option<usize>,
 }
 
+crate::wire::wire_enum! {
+    /// Where a structured record stands: the verified profile counts only reviewed ones.
+    pub enum RecordStatus {
+        /// Read from a source; not yet looked at.
+        Captured = "captured",
+        /// Accepted by a person.
+        Reviewed = "reviewed",
+        /// Rejected by a person.
+        Rejected = "rejected",
+    }
+}
+
 /// A record as listed.
 #[derive(Debug, Clone, Serialize)]
 #[allow(missing_docs)]
@@ -29,7 +41,7 @@ pub struct RecordSummary {
     pub kind: String,
     pub record_type: String,
     pub key: String,
-    pub status: String,
+    pub status: RecordStatus,
     pub body: serde_json::Value,
     /// Units that state it.
     pub evidence_count: i64,
@@ -209,8 +221,8 @@ pub(crate) fn review_record(
     action: &str,
 ) -> Result<RecordDetail> {
     let status = match action {
-        "accept" => "reviewed",
-        "reject" => "rejected",
+        "accept" => RecordStatus::Reviewed,
+        "reject" => RecordStatus::Rejected,
         _ => {
             return Err(Error::InvalidArgument(format!(
                 "review action {action:?}: expected accept or reject"

@@ -43,8 +43,8 @@ pub struct RelationAssertion {
     pub from_key: String,
     pub to_kind: String,
     pub to_key: String,
-    pub method: String,
-    pub status: String,
+    pub method: crate::ingest::relations::Basis,
+    pub status: crate::ingest::relations::Decision,
     pub actor: String,
     pub note: Option<String>,
     /// `path:line-line` of the unit that supports it.
@@ -212,9 +212,9 @@ pub(crate) fn declare_relation(
                 to_kind: &to_kind,
                 to_key: &request.to,
                 method: if request.propose {
-                    "proposed"
+                    crate::ingest::relations::Basis::Proposed
                 } else {
-                    "declared"
+                    crate::ingest::relations::Basis::Declared
                 },
                 revision_id: backing.map(|b| b.1),
                 support_unit_id: backing.map(|b| b.0),
@@ -257,7 +257,7 @@ pub(crate) fn review_relation(
                 id: id.to_string(),
             })?;
         if action == "accept"
-            && current.status != "accepted"
+            && current.status != crate::ingest::relations::Decision::Accepted
             && let Some(definition) = engine.pack().relations.get(&current.relation)
             && let Some(breach) = cardinality_breach(
                 &tx,
@@ -277,9 +277,9 @@ pub(crate) fn review_relation(
         let event = tx.last_insert_rowid();
         if action != "comment" {
             let decision = if action == "accept" {
-                "accepted"
+                crate::ingest::relations::Decision::Accepted
             } else {
-                "rejected"
+                crate::ingest::relations::Decision::Rejected
             };
             tx.execute(
                 "INSERT INTO assertion_decisions (assertion_id, decision, event_id, decided_at) VALUES (?1, ?2, ?3, ?4)

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::vector::VectorIndex;
 
 /// One problem `verify` found.
@@ -14,7 +14,7 @@ pub struct Problem {
     /// What was checked.
     pub object: String,
     /// Stable code.
-    pub code: String,
+    pub code: ErrorCode,
     /// What is wrong.
     pub message: String,
 }
@@ -60,7 +60,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         for (sha, size) in &artifacts {
             if erased.contains(sha) {
                 if engine.artifacts().path_of(sha).exists() {
-                    problems.push(Problem { object: format!("artifact {sha}"), code: "E_CONFLICT".into(), message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() });
+                    problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::Conflict, message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() });
                 }
                 sizes.insert(sha.clone(), *size);
                 continue;
@@ -69,8 +69,8 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                 Ok(bytes) if bytes.len() as i64 == *size => {
                     sizes.insert(sha.clone(), *size);
                 }
-                Ok(bytes) => problems.push(Problem { object: format!("artifact {sha}"), code: "E_CHECKSUM_MISMATCH".into(), message: format!("size {} but {} recorded", bytes.len(), size) }),
-                Err(e) => problems.push(Problem { object: format!("artifact {sha}"), code: e.code().as_str().into(), message: e.to_string() }),
+                Ok(bytes) => problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::ChecksumMismatch, message: format!("size {} but {} recorded", bytes.len(), size) }),
+                Err(e) => problems.push(Problem { object: format!("artifact {sha}"), code: e.code(), message: e.to_string() }),
             }
         }
         let references: Vec<(String, String, i64)> = conn
@@ -84,9 +84,9 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             .collect::<rusqlite::Result<_>>()?;
         for (object, sha, size) in &references {
             match sizes.get(sha) {
-                None => problems.push(Problem { object: object.clone(), code: "E_NOT_FOUND".into(), message: format!("references artifact {sha}, which is missing or damaged") }),
+                None => problems.push(Problem { object: object.clone(), code: ErrorCode::NotFound, message: format!("references artifact {sha}, which is missing or damaged") }),
                 Some(actual) if *size >= 0 && actual != size => {
-                    problems.push(Problem { object: object.clone(), code: "E_CHECKSUM_MISMATCH".into(), message: format!("records size {size}, artifact has {actual}") });
+                    problems.push(Problem { object: object.clone(), code: ErrorCode::ChecksumMismatch, message: format!("records size {size}, artifact has {actual}") });
                 }
                 Some(_) => {}
             }
@@ -99,7 +99,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
              WHERE c.byte_end > COALESCE(a.size, r.size) OR c.byte_start > c.byte_end",
         )?;
         if out_of_range > 0 {
-            problems.push(Problem { object: "chunks".into(), code: "E_CORRUPT".into(), message: format!("{out_of_range} chunk spans fall outside their revision's bytes") });
+            problems.push(Problem { object: "chunks".into(), code: ErrorCode::Corrupt, message: format!("{out_of_range} chunk spans fall outside their revision's bytes") });
         }
         let snapshots: Vec<(i64, i64, String, i64)> = conn
             .prepare(
@@ -117,7 +117,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         for revision in crate::snapshot::pending_erasures(conn)? {
             problems.push(Problem {
                 object: format!("revision {revision}"),
-                code: "E_CONFLICT".into(),
+                code: ErrorCode::Conflict,
                 message: "erased on request, but a snapshot or extraction rows still hold its text; run `manage purge` to finish the erasure".into(),
             });
         }
@@ -128,23 +128,23 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                     Ok(false) => {}
                     Ok(true) => problems.push(Problem {
                         object: format!("snapshot {id}"),
-                        code: "E_CONFLICT".into(),
+                        code: ErrorCode::Conflict,
                         message: format!("lexical generation {generation} still holds text erased on request; run `manage purge` to finish the erasure"),
                     }),
-                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
                 }
             }
             if chunk_count != member_chunks {
-                problems.push(Problem { object: format!("snapshot {id}"), code: "E_CORRUPT".into(), message: format!("records {chunk_count} chunks, its members have {member_chunks}") });
+                problems.push(Problem { object: format!("snapshot {id}"), code: ErrorCode::Corrupt, message: format!("records {chunk_count} chunks, its members have {member_chunks}") });
             }
             match engine.lexical(generation) {
                 Ok(index) if index.num_docs() as i64 == *chunk_count => {}
                 Ok(index) => problems.push(Problem {
                     object: format!("snapshot {id}"),
-                    code: "E_CORRUPT".into(),
+                    code: ErrorCode::Corrupt,
                     message: format!("lexical generation {generation} holds {} documents, the snapshot {chunk_count} chunks; rebuild it", index.num_docs()),
                 }),
-                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
             }
             // The vector generation is re-read and re-hashed from disk, not taken from the cache.
             match crate::snapshot::text_generation(conn, *id) {
@@ -152,13 +152,13 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                     Ok(index) if index.len() as i64 == *chunk_count => {}
                     Ok(index) => problems.push(Problem {
                         object: format!("snapshot {id}"),
-                        code: "E_CORRUPT".into(),
+                        code: ErrorCode::Corrupt,
                         message: format!("vector generation {} holds {} vectors, the snapshot {chunk_count} chunks; run `tychora manage rebuild`", text.generation, index.len()),
                     }),
-                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                    Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
                 },
                 Ok(None) => {}
-                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code().as_str().into(), message: e.to_string() }),
+                Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
             }
         }
         Ok(VerifyReport { ok: problems.is_empty(), artifacts_checked: artifacts.len(), references_checked: references.len(), snapshots_checked: snapshots.len(), erasures_checked: erased.len(), problems })

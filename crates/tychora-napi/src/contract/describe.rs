@@ -130,7 +130,7 @@ impl From<core::DescriptionEntry> for DescriptionEntry {
             input_tokens,
             output_tokens,
             created_at,
-            review_status,
+            review_status: review_status.as_str().into(),
             reviewed_at: nullable(reviewed_at),
             review_note: nullable(review_note),
         }

@@ -23,9 +23,7 @@ pub struct AddRequest {
     /// is taken as `format`.
     pub kind: Option<String>,
     /// The format every file is parsed as, instead of the one its name implies.
-    #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
-    )]
+    #[napi(ts_type = "SourceFormat")]
     pub format: Option<String>,
     /// Facet values every file gets (`{ level: 2 }`), typed by the facets `kind` declares.
     #[napi(ts_type = "Record<string, string | number | boolean>")]
@@ -108,9 +106,7 @@ pub struct JobRequest {
     pub paths: Vec<String>,
     pub collection: Option<String>,
     pub kind: Option<String>,
-    #[napi(
-        ts_type = "'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'"
-    )]
+    #[napi(ts_type = "SourceFormat")]
     pub format: Option<String>,
     #[napi(ts_type = "Record<string, string | number | boolean>")]
     pub facets: Option<serde_json::Value>,
@@ -208,7 +204,7 @@ impl From<tychora_core::Diagnostic> for Diagnostic {
         Self {
             path,
             level: level.as_str().into(),
-            code,
+            code: code.as_str().into(),
             message,
             locator,
         }
@@ -377,7 +373,7 @@ impl From<core::Receipt> for Receipt {
         } = value;
         Self {
             job_id,
-            status,
+            status: status.as_str().into(),
             snapshot_id: nullable(snapshot_id),
             previous_snapshot_id: nullable(previous_snapshot_id),
             published,

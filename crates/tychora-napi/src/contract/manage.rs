@@ -301,7 +301,7 @@ impl From<core::VerifyReport> for VerifyReport {
                     } = p;
                     Problem {
                         object,
-                        code,
+                        code: code.as_str().into(),
                         message,
                     }
                 })
@@ -996,7 +996,7 @@ impl From<core::JobStatus> for JobStatus {
             r#type: "job".into(),
             id,
             kind,
-            status,
+            status: status.as_str().into(),
             request: request.into(),
             receipt: nullable(receipt.map(Into::into)),
             error: nullable(error),

@@ -299,7 +299,7 @@ impl From<tychora_core::manage::Finding> for Finding {
         } = value;
         Self {
             check,
-            status,
+            status: status.as_str().into(),
             detail,
             fix,
         }

@@ -67,7 +67,7 @@ impl From<core::RecordSummary> for RecordSummary {
             kind,
             record_type,
             key,
-            status,
+            status: status.as_str().into(),
             body,
             evidence_count,
         }
