@@ -281,23 +281,8 @@ fn extract_pdf(
     path: &str,
     options: &ReadOptions<'_>,
 ) -> Result<DocumentText, ParseFailure> {
-    let reader = options.pdf;
+    let reader = pdf_reader(bytes, options)?;
     let limits = options.limits;
-    let found = sniff(bytes);
-    if found != "a PDF" {
-        return Err(ParseFailure {
-            code: ErrorCode::UnsupportedFormat,
-            message: format!("named as a PDF but its bytes are {found}"),
-            locator: None,
-        });
-    }
-    let Some(reader) = reader else {
-        return Err(ParseFailure {
-            code: ErrorCode::UnsupportedFormat,
-            message: "PDFs are read by pdf.js, which this process did not load (use the tychora library, CLI or daemon)".into(),
-            locator: None,
-        });
-    };
     let preflight = super::preflight::check(
         bytes,
         super::preflight::PdfLimits {
@@ -306,16 +291,99 @@ fn extract_pdf(
             max_image_pixels: limits.max_image_pixels,
         },
     )?;
-    // An image declaring more pixels than the limit costs the file its images, not its text:
-    // pdf.js finds a page's text without decoding any image, and no pass decodes one here.
-    let oversized = preflight.oversized.map(|(w, h, at)| {
+    let oversized = oversized_images(&preflight, path, options);
+    let (pdf, figure_note) = read_pdf(
+        reader,
+        bytes,
+        path,
+        options,
+        &preflight,
+        oversized.is_some(),
+    )?;
+    let (mut out, unit_of_block) = lay_out_blocks(&pdf.blocks);
+    let mut figure_notes = Vec::new();
+    let (figure_units, ocr_extractor) =
+        read_figures(&pdf, path, options, &mut out, &mut figure_notes);
+    let mut diagnostics: Vec<Diagnostic> = pdf
+        .diagnostics
+        .iter()
+        .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
+        .collect();
+    diagnostics.append(&mut figure_notes);
+    diagnostics.extend(oversized);
+    if let Some(note) = figure_note {
+        diagnostics.push(Diagnostic::warning(path, ErrorCode::LimitExceeded, note));
+    }
+    diagnostics.extend(page_diagnostics(&pdf, path, options));
+    let title = pdf
+        .blocks
+        .iter()
+        .find(|b| b.kind == "heading")
+        .map(|b| clean(&b.text));
+    let assets = figure_assets(pdf.pictures, &pdf.blocks, &unit_of_block, figure_units);
+    let (text, units, locators) = out.finish();
+    Ok(DocumentText {
+        format: "pdf",
+        extractor: match ocr_extractor {
+            Some(ocr) if !pdf.extractor.contains(&ocr) => format!("{}+{ocr}", pdf.extractor),
+            _ => pdf.extractor,
+        },
+        pages: Some(pdf.pages),
+        text,
+        parsed: Parsed {
+            units,
+            diagnostics,
+            title,
+        },
+        locators,
+        furniture: pdf
+            .furniture
+            .into_iter()
+            .map(|f| Furniture {
+                text: clean(&f.text),
+                ..f
+            })
+            .collect(),
+        external_targets: Vec::new(),
+        assets,
+    })
+}
+
+/// The reader for bytes that are a PDF, or why they cannot be read.
+fn pdf_reader<'a>(
+    bytes: &[u8],
+    options: &ReadOptions<'a>,
+) -> Result<&'a dyn PdfReader, ParseFailure> {
+    let found = sniff(bytes);
+    if found != "a PDF" {
+        return Err(ParseFailure {
+            code: ErrorCode::UnsupportedFormat,
+            message: format!("named as a PDF but its bytes are {found}"),
+            locator: None,
+        });
+    }
+    options.pdf.ok_or_else(|| ParseFailure {
+        code: ErrorCode::UnsupportedFormat,
+        message: "PDFs are read by pdf.js, which this process did not load (use the tychora library, CLI or daemon)".into(),
+        locator: None,
+    })
+}
+
+/// An image declaring more pixels than the limit costs the file its images, not its text:
+/// pdf.js finds a page's text without decoding any image, and no pass decodes one then.
+fn oversized_images(
+    preflight: &super::preflight::Preflight,
+    path: &str,
+    options: &ReadOptions<'_>,
+) -> Option<Diagnostic> {
+    preflight.oversized.map(|(w, h, at)| {
         Diagnostic::warning(
             path,
             ErrorCode::LimitExceeded,
             format!(
                 "{} image(s) over [documents] max_image_pixels = {}, the first of {w}×{h} pixels at byte {at}: no image of the file is decoded (its figures are not kept{}); its text is read",
                 preflight.oversized_count,
-                limits.max_image_pixels,
+                options.limits.max_image_pixels,
                 if options.ocr.enabled {
                     " and pages without a text layer are not read by OCR"
                 } else {
@@ -323,14 +391,29 @@ fn extract_pdf(
                 }
             ),
         )
-    });
+    })
+}
+
+/// The text pass and, beside it, the figures pass: a pass of its own, so a file whose images are
+/// too much loses them, not its text. The two run at once (the reader's pool has a worker for
+/// each), so a file's figures cost it the longer of the two passes, not their sum. Returns the
+/// document with its pictures captioned, and why its figures were not kept, if they were not.
+fn read_pdf(
+    reader: &dyn PdfReader,
+    bytes: &[u8],
+    path: &str,
+    options: &ReadOptions<'_>,
+    preflight: &super::preflight::Preflight,
+    oversized: bool,
+) -> Result<(PdfDocument, Option<String>), ParseFailure> {
+    let limits = options.limits;
     let request = PdfRequest {
         path,
         password: options.password,
         max_pages: limits.max_pages,
         page_timeout_ms: limits.page_timeout_ms,
         worker_memory_mb: limits.worker_memory_mb,
-        max_image_pixels: if oversized.is_some() {
+        max_image_pixels: if oversized {
             1
         } else {
             limits.max_image_pixels
@@ -343,16 +426,13 @@ fn extract_pdf(
         image: false,
         pictures: false,
     };
-    // Figures: a pass of its own, so a file whose images are too much loses them, not its text.
-    // It runs beside the text pass (the reader's pool has a worker for each), so a file's figures
-    // cost it the longer of the two passes, not their sum.
     let figures_request = PdfRequest {
         ocr: None,
         pictures: true,
         ..request
     };
     let (text, figures) = std::thread::scope(|scope| {
-        let figures = (limits.pdf_figures && preflight.images > 0 && oversized.is_none())
+        let figures = (limits.pdf_figures && preflight.images > 0 && !oversized)
             .then(|| scope.spawn(|| reader.read(bytes, &figures_request)));
         let text = reader.read(bytes, &request);
         (
@@ -379,21 +459,26 @@ fn extract_pdf(
             figure_note = found.diagnostics.into_iter().next();
         }
         Some(Err(fail)) => {
-            figure_note = Some(format!("its figures were not kept: {}", fail.message))
+            figure_note = Some(format!("its figures were not kept: {}", fail.message));
         }
         None => {}
     }
     for picture in &mut pdf.pictures {
         picture.caption = caption_of(&pdf.blocks, picture);
     }
+    Ok((pdf, figure_note))
+}
+
+/// The blocks as units, in reading order, each under its heading path and, for a table row, its
+/// table's header rows (also on the pages the table continues on). Returns the layout and the
+/// unit each block became (a block whose text cleans to nothing becomes none).
+fn lay_out_blocks(blocks: &[PdfBlock]) -> (Layout, Vec<Option<usize>>) {
     let mut out = Layout::default();
     let mut heading_path: Vec<(u8, String)> = Vec::new();
     let mut heading_at: Option<usize> = None;
-    // Each table's header rows, for the rows below them (also on the pages it continues on).
     let mut headers: std::collections::HashMap<usize, String> = std::collections::HashMap::new();
-    // The unit each block became (a block whose text cleans to nothing becomes none).
-    let mut unit_of_block: Vec<Option<usize>> = Vec::with_capacity(pdf.blocks.len());
-    for block in &pdf.blocks {
+    let mut unit_of_block: Vec<Option<usize>> = Vec::with_capacity(blocks.len());
+    for block in blocks {
         let before = out.count();
         let unit_type = match block.kind.as_str() {
             _ if block.hidden.is_some() => HIDDEN_TEXT,
@@ -424,7 +509,6 @@ fn extract_pdf(
             heading_path.push((level, clean(&block.text)));
             heading_at = Some(out.count());
         }
-        let [x0, y0, x1, y1] = block.bbox;
         out.push(
             unit_type,
             &text,
@@ -434,44 +518,43 @@ fn extract_pdf(
                 .map(|(_, t)| t.clone())
                 .collect::<Vec<_>>(),
             table_header,
-            DocLocator {
-                part: "page".into(),
-                table: block.row.as_ref().map(|r| r.table),
-                row: block.row.as_ref().map(|r| r.row),
-                header: block.row.as_ref().is_some_and(|r| r.header),
-                cells: block
-                    .row
-                    .as_ref()
-                    .map(|r| r.cells.clone())
-                    .unwrap_or_default(),
-                level: block.level,
-                page: Some(block.page),
-                boxes: vec![[f64::from(block.page), x0, y0, x1, y1]],
-                flags: block
-                    .hidden
-                    .iter()
-                    .map(|why| format!("hidden: {why}"))
-                    .collect(),
-                origin: block.ocr_confidence.map(|_| "ocr".to_string()),
-                confidence: block.ocr_confidence,
-                ..DocLocator::default()
-            },
+            block_place(block),
         );
         unit_of_block.push((out.count() > before).then_some(before));
     }
-    let mut figure_notes = Vec::new();
-    let (figure_units, ocr_extractor) =
-        read_figures(&pdf, path, options, &mut out, &mut figure_notes);
-    let mut diagnostics: Vec<Diagnostic> = pdf
-        .diagnostics
-        .iter()
-        .map(|d| Diagnostic::info(path, ErrorCode::UnsupportedFormat, d.clone()))
-        .collect();
-    diagnostics.append(&mut figure_notes);
-    diagnostics.extend(oversized);
-    if let Some(note) = figure_note {
-        diagnostics.push(Diagnostic::warning(path, ErrorCode::LimitExceeded, note));
+    (out, unit_of_block)
+}
+
+/// Where a block sits: its page and box, its table cell, and whether it was hidden or read by OCR.
+fn block_place(block: &PdfBlock) -> DocLocator {
+    let [x0, y0, x1, y1] = block.bbox;
+    DocLocator {
+        part: "page".into(),
+        table: block.row.as_ref().map(|r| r.table),
+        row: block.row.as_ref().map(|r| r.row),
+        header: block.row.as_ref().is_some_and(|r| r.header),
+        cells: block
+            .row
+            .as_ref()
+            .map(|r| r.cells.clone())
+            .unwrap_or_default(),
+        level: block.level,
+        page: Some(block.page),
+        boxes: vec![[f64::from(block.page), x0, y0, x1, y1]],
+        flags: block
+            .hidden
+            .iter()
+            .map(|why| format!("hidden: {why}"))
+            .collect(),
+        origin: block.ocr_confidence.map(|_| "ocr".to_string()),
+        confidence: block.ocr_confidence,
+        ..DocLocator::default()
     }
+}
+
+/// What the pages cost: those that could not be read, and those without a text layer.
+fn page_diagnostics(pdf: &PdfDocument, path: &str, options: &ReadOptions<'_>) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
     if let Some((first, why)) = pdf.unreadable_pages.first() {
         let list = page_list(pdf.unreadable_pages.iter().map(|(p, _)| *p));
         diagnostics.push(Diagnostic::warning(
@@ -502,17 +585,22 @@ fn extract_pdf(
             ),
         ));
     }
-    let title = pdf
-        .blocks
-        .iter()
-        .find(|b| b.kind == "heading")
-        .map(|b| clean(&b.text));
-    let assets = pdf
-        .pictures
+    diagnostics
+}
+
+/// The figures as visual assets, each tied to its caption's unit or, failing that, to the first
+/// unit OCR read from it.
+fn figure_assets(
+    pictures: Vec<PdfPicture>,
+    blocks: &[PdfBlock],
+    unit_of_block: &[Option<usize>],
+    figure_units: Vec<Option<usize>>,
+) -> Vec<VisualAsset> {
+    pictures
         .into_iter()
         .zip(figure_units)
         .map(|(picture, read_unit)| {
-            let caption = picture.caption.and_then(|b| pdf.blocks.get(b));
+            let caption = picture.caption.and_then(|b| blocks.get(b));
             // PNG for drawings and charts, JPEG for photographs: the header says which.
             let info = super::image::probe(&picture.png, u64::MAX).ok();
             VisualAsset {
@@ -531,33 +619,7 @@ fn extract_pdf(
                 ..VisualAsset::default()
             }
         })
-        .collect();
-    let (text, units, locators) = out.finish();
-    Ok(DocumentText {
-        format: "pdf",
-        extractor: match ocr_extractor {
-            Some(ocr) if !pdf.extractor.contains(&ocr) => format!("{}+{ocr}", pdf.extractor),
-            _ => pdf.extractor,
-        },
-        pages: Some(pdf.pages),
-        text,
-        parsed: Parsed {
-            units,
-            diagnostics,
-            title,
-        },
-        locators,
-        furniture: pdf
-            .furniture
-            .into_iter()
-            .map(|f| Furniture {
-                text: clean(&f.text),
-                ..f
-            })
-            .collect(),
-        external_targets: Vec::new(),
-        assets,
-    })
+        .collect()
 }
 
 /// An embedded picture on its way to an asset: where it sits, for its context.
@@ -1218,7 +1280,7 @@ mod tests {
             .parsed
             .diagnostics
             .iter()
-            .filter(|d| d.code == ErrorCode::LimitExceeded.as_str())
+            .filter(|d| d.code == ErrorCode::LimitExceeded)
             .collect();
         assert_eq!(warned.len(), 1, "{:?}", doc.parsed.diagnostics);
         assert_eq!(warned[0].level, crate::Level::Warning);
