@@ -100,6 +100,10 @@ describe.skipIf(nativeMissing)('operations (CLI)', () => {
     const withdrawn = await cli(['manage', 'withdraw', 'glossary.json', '--reason', 'outdated terms', '-w', ws, '--format', 'json'])
     expect(withdrawn.code).toBe(0)
     expect(JSON.parse(withdrawn.stdout).receipt.removed).toEqual(['glossary.json'])
+    // The withdrawal's job reads back with what it named (it stores a selector, not paths).
+    const job = await cli(['inspect', `job:${JSON.parse(withdrawn.stdout).receipt.job_id}`, '-w', ws, '--format', 'json'])
+    expect(job.code).toBe(0)
+    expect(JSON.parse(job.stdout)).toMatchObject({ kind: 'withdraw', request: { paths: [], selector: 'glossary.json', reason: 'outdated terms', requester: 'owner' } })
     const sync = JSON.parse((await cli(['add', '-w', ws, docs, '--format', 'json'])).stdout)
     expect(sync.diagnostics.some((d: { path: string; message: string }) => d.path === 'glossary.json' && d.message.includes('outdated terms'))).toBe(true)
     const erased = await cli(['manage', 'delete-original', 'field-notes.txt', '--reason', 'legal request 17', '-w', ws, '--format', 'json'])

@@ -37,6 +37,9 @@ export const JobRequestSchema = z.object({
   stamp: StampSchema.optional(),
   sensitivity: z.string().optional(),
   requester: RequesterSchema,
+  selector: z.string().optional().describe('withdraw and delete-original: what they took out (source:N, revision:N, a URI or a path); such jobs have no paths'),
+  reason: z.string().optional().describe('withdraw and delete-original: the reason recorded with the withdrawal or tombstone'),
+  snapshot_id: z.number().int().optional().describe('rebuild: the snapshot that was current when it started'),
 })
 
 export const ExclusionSchema = z.object({

@@ -151,8 +151,8 @@ export const PackSchema = z
       relations: z
         .array(z.enum(['calls', 'references', 'inherits', 'implements']))
         .optional()
-        .describe('Relation kinds followed (default: all four)'),
-      callers: z.boolean().optional().describe('Also follow relations backwards, to callers and subclasses (default true)'),
+        .describe('Relation kinds followed (default: calls, inherits, implements; plain name references were noise on the code dev set)'),
+      callers: z.boolean().optional().describe('Also follow relations backwards, to callers and subclasses (default false: callers are mostly tests)'),
     }).describe('Bounded expansion of the code graph channel'),
     text: section({
       representation: z.enum(['window', 'window+capsule']).describe('What is embedded: the window, or its capsule (title, headings, signature) then the window'),

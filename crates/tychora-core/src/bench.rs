@@ -16,58 +16,84 @@ use crate::error::Diagnostic;
 
 /// One symbol definition: a unit with an anchor.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
 pub struct Definition {
+    /// The unit's anchor (`pkg.mod.Class.method`, `src/a.ts#Class.method`), as a resolved
+    /// target names it.
     pub anchor: String,
+    /// The file, relative to the analyzed root.
     pub path: String,
+    /// `module`, `class`, `interface`, `type`, `function` or `method`.
     pub unit_type: &'static str,
+    /// Line of its first byte (1-based).
     pub line_start: usize,
+    /// Line of its last byte (1-based).
     pub line_end: usize,
+    /// Offset of its first byte in the file.
     pub byte_start: usize,
+    /// Offset one past its last byte.
     pub byte_end: usize,
 }
 
 /// One reference site with its outcome.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
 pub struct ReferenceOutcome {
+    /// The referring file, relative to the analyzed root.
     pub path: String,
     /// `call`, `attribute` or `name`.
     pub kind: &'static str,
+    /// The referring expression as written (`self.parse`, `os.path.join`).
     pub text: String,
+    /// Symbol path of the enclosing function, method or class; `None` at module level.
     pub enclosing: Option<String>,
+    /// Line of the expression's first byte (1-based).
     pub line: usize,
+    /// Column of its first byte (1-based, in bytes).
     pub col: usize,
+    /// Offset of its first byte in the file.
     pub byte_start: usize,
+    /// Offset one past its last byte.
     pub byte_end: usize,
     /// `resolved`, `ambiguous` or `unresolved`.
     pub outcome: &'static str,
+    /// The target's anchor, when resolved.
     pub target: Option<String>,
+    /// The candidates' anchors, sorted, when ambiguous; empty otherwise.
     pub candidates: Vec<String>,
+    /// Why it is unresolved (`external module os`, `builtin`, …); `None` otherwise.
     pub reason: Option<String>,
 }
 
 /// What [`analyze_tree`] found.
 #[derive(Debug, Serialize)]
-#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
 pub struct TreeReport {
+    /// What the resolution is: `syntactic` (not compiler-checked).
     pub resolution: &'static str,
+    /// Code files read and analyzed.
     pub files: usize,
+    /// Their total size in bytes.
     pub bytes: usize,
+    /// Every unit with an anchor: modules and symbols.
     pub definitions: Vec<Definition>,
+    /// Every reference site, with its outcome.
     pub references: Vec<ReferenceOutcome>,
+    /// What the walk skipped and the files that could not be read or analyzed.
     pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Parse statistics of [`analyze_sources`].
 #[derive(Debug, Serialize)]
-#[allow(missing_docs)] // Serialized for the benchmarks; the fields name themselves.
 pub struct ParseStats {
+    /// Files given, including those in no known language (skipped).
     pub files: usize,
+    /// Their total size in bytes.
     pub bytes: usize,
+    /// Evidence units extracted, of every type; with [`Work::Parse`], syntax tree nodes instead.
     pub units: usize,
+    /// Reference sites extracted (0 with [`Work::Parse`]).
     pub references: usize,
+    /// Threads it ran on, as given.
     pub threads: usize,
+    /// Wall-clock seconds the parsing (and extraction) took.
     pub seconds: f64,
 }
 

@@ -189,6 +189,16 @@ fn an_erasure_takes_the_text_out_of_every_snapshot_pinned_ones_included() {
         report.erased_from_snapshots, 2,
         "the two snapshots that held it"
     );
+    // `inspect job:N` reads the erasure's job back (it stores a selector, not paths).
+    let job = ws.job_status(report.receipt.job_id).unwrap();
+    assert_eq!(
+        (job.kind.as_str(), job.request.reason.as_deref()),
+        ("delete-original", Some("legal request 2026-311"))
+    );
+    assert!(
+        ws.inspect(&format!("job:{}", report.receipt.job_id))
+            .is_ok()
+    );
     for snapshot in [Some(pinned), Some(second), None] {
         assert!(
             search(&ws, "zanzibar ledger", snapshot).segments.is_empty(),

@@ -208,6 +208,15 @@ fn withdrawal_leaves_history_and_keeps_the_source_out_of_later_syncs() {
     assert_eq!(report.withdrawn.len(), 1);
     assert_eq!(report.receipt.removed, ["gamma.md"]);
     assert!(report.receipt.published);
+    // Its job reads back with what it named (a withdraw stores no paths).
+    let job = ws.job_status(report.receipt.job_id).unwrap();
+    assert_eq!(job.kind, tychora_core::job::JobKind::Withdraw);
+    assert_eq!(job.request.selector.as_deref(), Some("gamma.md"));
+    assert_eq!(
+        job.request.reason.as_deref(),
+        Some("superseded by the reef survey")
+    );
+    assert!(job.request.request.paths.is_empty());
     assert!(
         search_in(&ws, "coral reefs bleach", None)
             .segments

@@ -16,13 +16,21 @@ pub const ANALYZER_VERSION: &str = "words.2";
 
 /// sha256 (first 16 bytes, hex) of each stage's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[allow(missing_docs)] // The stages are DESIGN §4's.
 pub struct StageFingerprints {
+    /// The `[capture]` settings.
     pub acquisition: String,
+    /// The pack's formats, chunking and identifier patterns, each kind's normalisation and
+    /// formats, `[documents]` and `[ocr]`.
     pub extraction: String,
+    /// The pack's `lexical` settings with [`ANALYZER_VERSION`], the `[embeddings]` family, the
+    /// text representation and the `[visual]` model.
     pub indexing: String,
+    /// Each kind's version, lane, facets and schemas, the pack's lane order, and `[sensitivity]`.
     pub eligibility: String,
+    /// The pack's fusion and graph settings, text depth, rerank depth and rerank model;
+    /// `[rerank]` and `[summaries]`.
     pub query: String,
+    /// The pack's `output` and `request_overrides`.
     pub output: String,
 }
 

@@ -467,27 +467,39 @@ pub struct Agents {
 
 /// Optional overrides of [`Lexical`]; unset fields keep the pack's value.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct LexicalOverride {
+    /// `[lexical] stemmer`: whether index and query terms are stemmed.
     pub stemmer: Option<bool>,
+    /// `[lexical] stopwords`: whether the language's stop words are left out.
     pub stopwords: Option<bool>,
+    /// `[lexical] capsule_boost`: weight of a match in the context capsule relative to the body.
     pub capsule_boost: Option<f32>,
+    /// `[lexical] split_identifiers`: whether camelCase / letter-digit parts are indexed too.
     pub split_identifiers: Option<bool>,
+    /// `[lexical] idf`: `lucene` or `probabilistic`.
     pub idf: Option<Idf>,
+    /// `[lexical] max_query_terms`: the most terms a query keeps, the rarest first.
     pub max_query_terms: Option<usize>,
 }
 
 /// Optional overrides of [`Graph`] and the graph channel's fusion weight.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(missing_docs)]
 pub struct GraphOverride {
+    /// `[graph] depth`: hops followed from each seed symbol.
     pub depth: Option<usize>,
+    /// `[graph] fanout`: relations followed per symbol and direction.
     pub fanout: Option<usize>,
+    /// `[graph] seeds`: top fused candidates expanded from.
     pub seeds: Option<usize>,
+    /// `[graph] max_nodes`: symbols reached per query at most.
     pub max_nodes: Option<usize>,
+    /// `[graph] relations`: relation kinds followed (`calls`, `references`, `inherits`,
+    /// `implements`).
     pub relations: Option<Vec<String>>,
+    /// `[graph] callers`: whether relations are also followed backwards.
     pub callers: Option<bool>,
+    /// `[graph] weight`: the graph channel's fusion weight (the pack's `fusion.weights.graph`).
     pub weight: Option<f64>,
 }
 

@@ -105,17 +105,17 @@ const REVIEWED: &str = " AND EXISTS (SELECT 1 FROM structured_records sr WHERE s
 /// How a condition compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
-    #[allow(missing_docs)]
+    /// `=`.
     Eq,
-    #[allow(missing_docs)]
+    /// `!=`: a value of the facet other than this one (lacking the facet does not satisfy it).
     Ne,
-    #[allow(missing_docs)]
+    /// `>=` (numbers and dates; also the low end of a range).
     Ge,
-    #[allow(missing_docs)]
+    /// `<=` (numbers and dates; also the high end of a range).
     Le,
-    #[allow(missing_docs)]
+    /// `>` (numbers and dates).
     Gt,
-    #[allow(missing_docs)]
+    /// `<` (numbers and dates).
     Lt,
 }
 

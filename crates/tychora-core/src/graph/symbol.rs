@@ -13,14 +13,18 @@ const MAX_ROWS: usize = 200;
 
 /// Where something is: file, lines, commit.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct Site {
+    /// The file, relative to its capture root.
     pub path: String,
     /// The repository (capture root) the file was captured from.
     pub root: String,
+    /// First line (1-based).
     pub line_start: i64,
+    /// Last line (1-based).
     pub line_end: i64,
+    /// The revision of the file the site was read from.
     pub revision_id: i64,
+    /// The repository commit the file was captured at, when it came from a Git checkout.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
     /// `path:line` or `path:start-end`.
@@ -29,53 +33,71 @@ pub struct Site {
 
 /// One definition and its relations.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct Definition {
+    /// The definition's evidence unit (`evidence_units.id`).
     pub unit_id: i64,
+    /// Its symbol path (`pkg.mod.Class.method`, `src/a.ts#Class.method`); empty if the unit has no
+    /// anchor.
     pub symbol: String,
+    /// The unit's type (`class`, `function`, `method`, …).
     pub unit_type: String,
+    /// Where the definition is (leading comments and decorators included).
     pub site: Site,
-    /// The first line of the definition (its signature, for functions and classes).
+    /// The definition's head, past leading comments and decorators: up to four lines, ending at
+    /// the first that ends in `:`, `{` or `;`, joined by spaces (a wrapped parameter list stays
+    /// whole).
     pub signature: String,
     /// References that resolve here, by kind (`calls`, `references`, `inherits`, …).
     pub references: Vec<Relation>,
+    /// All references that resolve here; `references` lists at most 200.
     pub references_total: usize,
     /// Distinct symbols calling this one.
     pub callers: Vec<Relation>,
+    /// All distinct calling symbols; `callers` lists at most 200.
     pub callers_total: usize,
     /// Calls made from this symbol, with their outcome.
     pub callees: Vec<Relation>,
+    /// All calls made from this symbol; `callees` lists at most 200.
     pub callees_total: usize,
 }
 
 /// One relation row as `inspect symbol` lists it.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct Relation {
+    /// `calls`, `references`, `inherits`, `implements` or `imports`.
     pub kind: String,
     /// The other symbol: the referring one for references/callers, the target for callees.
     pub symbol: Option<String>,
     /// The site as written (`self.parse`).
     pub text: String,
+    /// `resolved`, `ambiguous` or `unresolved`.
     pub outcome: String,
+    /// Why it did not resolve (`external module os`, `no visible binding for x`); `None` when it
+    /// resolved or is ambiguous.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The anchors an ambiguous site could mean, sorted; empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<String>,
+    /// Where the site is written.
     pub site: Site,
 }
 
 /// What `inspect symbol` returns.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct SymbolReport {
+    /// The name asked for, trimmed.
     pub name: String,
+    /// The snapshot searched (`None`: nothing is published, and the report is empty).
     pub snapshot_id: Option<i64>,
     /// `syntactic`: scope rules and import bindings, not a compiler.
     pub resolution: &'static str,
+    /// The definitions of `name` in the snapshot, by path and line (only those under the requested
+    /// repository, when one was given).
     pub definitions: Vec<Definition>,
     /// Sites naming `NAME` that did not resolve to one definition (ambiguous or unresolved).
     pub unresolved: Vec<Relation>,
+    /// All such sites; `unresolved` lists at most 200.
     pub unresolved_total: usize,
 }
 

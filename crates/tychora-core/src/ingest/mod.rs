@@ -166,50 +166,109 @@ impl Requester {
 }
 
 /// A job's stored request: what to add and who asked. Only the engine writes `requester`; the
-/// caller's request body cannot carry it (it is not a field of [`AddRequest`]).
+/// caller's request body cannot carry it (it is not a field of [`AddRequest`]). The jobs that
+/// are not adds (withdraw, delete-original, rebuild) have no paths: what they name is in
+/// `selector`, `reason` and `snapshot_id`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobRequest {
-    /// What to add.
+    /// What to add (no paths for a job that is not an add).
     #[serde(flatten)]
     pub request: AddRequest,
     /// Who asked.
     #[serde(default)]
     pub requester: Requester,
+    /// Withdraw and delete-original: what they took out (`source:N`, `revision:N`, a URI or a
+    /// path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// Withdraw and delete-original: the reason recorded with the withdrawal or tombstone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Rebuild: the snapshot that was current when it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_id: Option<i64>,
+}
+
+impl JobRequest {
+    /// The request a job of `kind` stored, read back. An add stores a [`JobRequest`]; the other
+    /// kinds store what they name, and only the owner's CLI or library runs them.
+    ///
+    /// # Errors
+    /// serde's, for a request that does not parse as its kind's.
+    pub(crate) fn read(kind: crate::job::JobKind, stored: &str) -> serde_json::Result<Self> {
+        if kind == crate::job::JobKind::Add {
+            return serde_json::from_str(stored);
+        }
+        #[derive(Deserialize)]
+        struct Named {
+            selector: Option<String>,
+            reason: Option<String>,
+            snapshot_id: Option<i64>,
+        }
+        let named: Named = serde_json::from_str(stored)?;
+        Ok(Self {
+            request: AddRequest::default(),
+            requester: Requester::Owner,
+            selector: named.selector,
+            reason: named.reason,
+            snapshot_id: named.snapshot_id,
+        })
+    }
 }
 
 /// File counts of a job.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[allow(missing_docs)] // Each count names its files: scanned by the walk, then one outcome each.
 pub struct FileCounts {
+    /// Files the walk found and the job took up (a file two targets reach counts once).
     pub scanned: usize,
+    /// Files captured as sources the current snapshot did not hold.
     pub added: usize,
+    /// Files of published sources read again: new bytes, or a changed extraction fingerprint.
     pub changed: usize,
+    /// Files whose bytes equal their published revision's (not parsed again).
     pub unchanged: usize,
+    /// Published sources taken out: not found by a sync of their directory, or withdrawn.
     pub removed: usize,
+    /// Files left out with a warning (limits, refusals, a label above the sensitivity ceiling).
     pub skipped: usize,
+    /// Files that failed with an error (a published source keeps its revision).
     pub failed: usize,
 }
 
 /// The receipt of a finished add/sync job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Receipt {
+    /// The job's row id (`job:N`).
     pub job_id: i64,
     /// `succeeded`, `partial` (some files failed) or `failed` (nothing could be captured and
     /// nothing was published).
     pub status: crate::job::Outcome,
+    /// The current snapshot after the job: the one it published, else the one already current
+    /// (`None`: nothing has been published).
     pub snapshot_id: Option<i64>,
+    /// The snapshot current when the job started (`None`: there was none).
     pub previous_snapshot_id: Option<i64>,
     /// Whether this job published a new snapshot.
     pub published: bool,
+    /// Files by outcome.
     pub files: FileCounts,
+    /// Bytes of the files read in full (unchanged ones included).
     pub bytes_read: u64,
+    /// Evidence units extracted from the added and changed files.
     pub units: usize,
+    /// Chunk windows of the added and changed files.
     pub chunks: usize,
+    /// Wall time from the job's start, in milliseconds (to the snapshot's commit when it
+    /// published).
     pub duration_ms: f64,
+    /// Paths of the added files, relative to their root.
     pub added: Vec<String>,
+    /// Paths of the changed files, relative to their root.
     pub changed: Vec<String>,
+    /// Paths of the sources taken out of the snapshot, relative to their root.
     pub removed: Vec<String>,
+    /// What reading the files reported (skips, failures, parser warnings; an unchanged file's
+    /// earlier findings are repeated).
     pub diagnostics: Vec<Diagnostic>,
     /// Entries the walk left out, counted per rule (hidden names, ignore files, `capture.exclude`).
     #[serde(default)]
@@ -474,6 +533,9 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
     let queued = JobRequest {
         request: request.clone(),
         requester,
+        selector: None,
+        reason: None,
+        snapshot_id: None,
     };
     let json = serde_json::to_string(&queued).map_err(|e| Error::Internal(e.to_string()))?;
     engine.with_reader(|conn| {
@@ -523,7 +585,9 @@ pub(crate) fn run_job(
             "job {job_id} is {status}, not queued"
         )));
     }
-    let JobRequest { request, requester } = serde_json::from_str(&request_json)
+    let JobRequest {
+        request, requester, ..
+    } = serde_json::from_str(&request_json)
         .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
     conn.execute(
         "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1",

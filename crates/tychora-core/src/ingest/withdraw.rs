@@ -18,9 +18,10 @@ use crate::store::now_ms;
 
 /// A source a withdrawal or erasure took out of new snapshots.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct WithdrawnSource {
+    /// The source's row id (`source:N`).
     pub source_id: i64,
+    /// Its identity: `file://` and its absolute path, reversibly escaped.
     pub uri: String,
     /// Relative to its root.
     pub path: String,
@@ -28,13 +29,19 @@ pub struct WithdrawnSource {
 
 /// Original bytes erased, as their tombstone records them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Tombstone {
+    /// sha256 of the bytes erased: a revision's original, or a text or picture derived from it.
     pub sha256: String,
+    /// Their size in bytes.
     pub size: i64,
+    /// The source whose revision held them.
     pub source_id: i64,
+    /// The revision that held them (`revision:N`).
     pub revision_id: i64,
+    /// The reason given; for derived bytes, `derived from an erased original:` and that reason.
     pub reason: String,
+    /// When the tombstone was written, in milliseconds since the Unix epoch (the file is removed
+    /// after that commits).
     pub deleted_at: i64,
 }
 

@@ -13,14 +13,20 @@ use crate::store::now_ms;
 /// The phases of an add job, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[allow(missing_docs)]
 pub enum Phase {
+    /// Listing the files under each target (items: files found).
     Walk,
+    /// Reading, hashing, parsing and chunking each file, on all cores (items: files).
     Prepare,
+    /// Writing each prepared file's original and canonical rows (interleaved with prepare,
+    /// whose count covers it).
     Commit,
     /// Embedding windows that have no vector yet (text channel).
     Embed,
+    /// Building the snapshot's index generations and checking their document count (items:
+    /// chunks).
     Index,
+    /// Switching the current snapshot to the new one (one item).
     Publish,
 }
 
@@ -52,6 +58,30 @@ crate::wire::wire_enum! {
         Partial = "partial",
         /// Nothing could be captured and nothing was published.
         Failed = "failed",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// What a job does.
+    pub enum JobKind {
+        /// Capture paths and publish a snapshot (`tychora add`, a sync, an HTTP or MCP add).
+        Add = "add",
+        /// Rewrite derived index data (`tychora manage rebuild`).
+        Rebuild = "rebuild",
+        /// Take sources out of new snapshots (`tychora manage withdraw`).
+        Withdraw = "withdraw",
+        /// Erase original bytes (`tychora manage delete-original`, or a relabel above the ceiling).
+        DeleteOriginal = "delete-original",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// Where a job's step stands.
+    pub enum StepState {
+        /// Started; a step its job died in stays here.
+        Running = "running",
+        /// Finished.
+        Done = "done",
     }
 }
 

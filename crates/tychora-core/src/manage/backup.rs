@@ -30,22 +30,31 @@ const FORMAT: &str = "tychora-backup/1";
 
 /// One file of a backup.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct ManifestEntry {
+    /// Its path relative to the backup folder, with `/` separators (the same path in the
+    /// workspace).
     pub path: String,
+    /// Its size in bytes, as copied.
     pub size: u64,
+    /// sha256 of its bytes, computed as it was copied.
     pub sha256: String,
 }
 
 /// `manifest.json`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Manifest {
+    /// `tychora-backup/1`; restore refuses any other.
     pub format: String,
+    /// The version of the engine that wrote the backup.
     pub engine_version: String,
+    /// The copied database's schema version (its newest applied migration).
     pub schema_version: i64,
+    /// When the manifest was written, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// The snapshot readers see in the copy (`None`: nothing was published yet).
     pub current_snapshot_id: Option<i64>,
+    /// Every file of the backup but the manifest: the database, `workspace.toml`, the
+    /// artifacts and the index generation files it references.
     pub files: Vec<ManifestEntry>,
 }
 

@@ -17,26 +17,34 @@ use crate::store::now_ms;
 
 /// A picture someone asked to have described, checked and ready to upload.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct DescriptionSubject {
     /// The asset's sha256 (its retained bytes, re-hashed when read).
     pub sha256: String,
+    /// Its media type as the newest holder recorded it (`image/png`, …).
     pub media_type: String,
     /// Where it is: the file that is or holds it, relative to its root (the newest holder).
     pub path: String,
+    /// Its page (1-based) when the newest holder is a PDF; `None` otherwise.
     pub page: Option<i64>,
     /// Every collection that holds it (each permits upload, or the subject is refused).
     pub collections: Vec<String>,
+    /// Its alt text in the newest holder (DOCX `descr` or `title`; `None`: it has none).
     pub alt_text: Option<String>,
+    /// Its caption in the newest holder (an image file's: the words of its name; `None`: none
+    /// was found).
     pub caption: Option<String>,
     /// The form uploaded: the asset itself, or its PNG re-encoding.
     pub upload_media_type: String,
+    /// sha256 of `upload`, recorded as the description's `sent_sha256`.
     pub upload_sha256: String,
+    /// The bytes to upload, in `upload_media_type` (not serialized).
     #[serde(skip)]
     pub upload: Vec<u8>,
     /// From `[descriptions]`.
     pub provider: String,
+    /// The model to ask (`[descriptions] model`).
     pub model: String,
+    /// Most tokens the description may take (`[descriptions] max_tokens`).
     pub max_tokens: u32,
 }
 
@@ -54,39 +62,64 @@ crate::wire::wire_enum! {
 
 /// What a model said a picture shows, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct DescriptionEntry {
+    /// The description's row id.
     pub id: i64,
+    /// sha256 of the visual asset described.
     pub sha256: String,
+    /// sha256 of the bytes uploaded: the asset itself, or its PNG re-encoding.
     pub sent_sha256: String,
+    /// Media type of the bytes uploaded.
     pub sent_media_type: String,
+    /// The provider that answered (`anthropic`).
     pub provider: String,
+    /// The model, as the provider reported it.
     pub model: String,
+    /// sha256 of the instructions, the model asked for and `max_tokens`.
     pub prompt_fingerprint: String,
+    /// What the model said the picture shows (control characters other than line breaks and
+    /// tabs dropped, at most 20,000 characters).
     pub text: String,
+    /// Why the model stopped (`end_turn`, or `max_tokens` when the text was cut short; `None`:
+    /// the provider did not say).
     pub stop_reason: Option<String>,
+    /// Input tokens the provider reported for the call.
     pub input_tokens: i64,
+    /// Output tokens the provider reported for the call.
     pub output_tokens: i64,
+    /// When it was recorded, in milliseconds since the Unix epoch.
     pub created_at: i64,
     /// `unreviewed`, `accepted` or `rejected`.
     pub review_status: ReviewStatus,
+    /// When the last review accepted or rejected it, in milliseconds since the Unix epoch
+    /// (`None`: unreviewed).
     pub reviewed_at: Option<i64>,
+    /// The last review's note (`None`: it gave none, or there was no review).
     pub review_note: Option<String>,
 }
 
 /// A provider's answer, to be recorded against the subject it was asked about.
 #[derive(Debug, Clone)]
-#[allow(missing_docs)]
 pub struct NewDescription {
+    /// sha256 of the visual asset described (the subject's `sha256`).
     pub sha256: String,
+    /// sha256 of the bytes uploaded (the subject's `upload_sha256`).
     pub sent_sha256: String,
+    /// Media type of the bytes uploaded (the subject's `upload_media_type`).
     pub sent_media_type: String,
+    /// The provider that answered (`anthropic`).
     pub provider: String,
+    /// The model, as the provider reported it.
     pub model: String,
+    /// sha256 of the instructions, the model asked for and `max_tokens`.
     pub prompt_fingerprint: String,
+    /// The model's answer as received (cleaned and bounded when recorded; empty is refused).
     pub text: String,
+    /// Why the model stopped (`end_turn`, `max_tokens`; `None`: the provider did not say).
     pub stop_reason: Option<String>,
+    /// Input tokens the provider reported for the call.
     pub input_tokens: i64,
+    /// Output tokens the provider reported for the call.
     pub output_tokens: i64,
 }
 

@@ -13,11 +13,13 @@ use crate::error::Result;
 
 /// One check and what it found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Finding {
+    /// The check's name: `verify`, `disk space`, `stale generations`, `orphaned originals` or
+    /// `jobs`.
     pub check: String,
     /// `ok`, `warn` or `fail`.
     pub status: Verdict,
+    /// What it found, in words (counts, sizes in MB, or the first five problems).
     pub detail: String,
     /// What to do about it (empty when ok).
     pub fix: String,

@@ -11,26 +11,64 @@ use crate::error::{Diagnostic, Error, Result};
 use crate::ingest::{JobRequest, Receipt};
 use crate::job::Progress;
 
+crate::wire::wire_enum! {
+    /// Whether a source is in new snapshots.
+    pub enum SourceStatus {
+        /// Captured; new snapshots hold it.
+        Active = "active",
+        /// A sync no longer found its file, or it was withdrawn; its history stays.
+        Removed = "removed",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// Why a revision's bytes are gone.
+    pub enum TombstoneKind {
+        /// Erased on request (a legal request): its text is out of every snapshot.
+        Erasure = "erasure",
+        /// The retention policy expired the original; what was derived from it stays.
+        Retention = "retention",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// Where an index generation stands.
+    pub enum BatchStatus {
+        /// Built and checked against its snapshot's chunk count.
+        Verified = "verified",
+        /// Its files were removed (no snapshot references it any more).
+        Retired = "retired",
+    }
+}
+
 /// A revision as listed under its source.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct RevisionBrief {
+    /// The revision's row id (`revision:N`).
     pub id: i64,
+    /// Its number among its source's revisions, from 1 in capture order.
     pub seq: i64,
+    /// Hex sha256 of the captured bytes (the original artifact).
     pub sha256: String,
+    /// Size of those bytes, in bytes.
     pub size: i64,
+    /// When it was captured, in milliseconds since the Unix epoch.
     pub captured_at: i64,
 }
 
 /// `source:N`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "source")]
-#[allow(missing_docs)]
 pub struct SourceEvidence {
+    /// The source's row id (`source:N`).
     pub id: i64,
+    /// Its identity in its collection: `file://` and its absolute path, reversibly escaped.
     pub uri: String,
+    /// Its path relative to `root`, with `/` separators.
     pub path: String,
+    /// The capture root it was first captured under.
     pub root: String,
+    /// The name of its collection.
     pub collection: String,
     /// The kind it was assigned (`None`: none, only its format).
     pub kind: Option<String>,
@@ -39,21 +77,33 @@ pub struct SourceEvidence {
     /// Its facet values, by name.
     #[serde(default)]
     pub facets: serde_json::Map<String, serde_json::Value>,
-    pub status: String,
+    /// `active`, or `removed` once a sync no longer finds its file or it is withdrawn.
+    pub status: SourceStatus,
+    /// When it was first captured, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// When its row last changed (a capture, a removal, a relabel), in milliseconds
+    /// since the Unix epoch.
     pub updated_at: i64,
+    /// Every revision of it, oldest first (by `seq`).
     pub revisions: Vec<RevisionBrief>,
 }
 
 /// An extraction as listed under its revision.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct ExtractionBrief {
+    /// The extraction's row id (`extraction:N`).
     pub id: i64,
+    /// What read it: `<format>@<parser version>` (`markdown@2`), or a document's reader and
+    /// its version (`tychora-docx@2`).
     pub parser: String,
+    /// Hex hash of what it was read with (parser and reader versions, kind, chunking,
+    /// tokenizer, identifier patterns): a change to any of them re-extracts.
     pub fingerprint: String,
+    /// How many units it made, sections included.
     pub units: i64,
+    /// How many chunk windows it made.
     pub chunks: i64,
+    /// What its parser reported about the file (what was left out and why).
     pub diagnostics: Vec<Diagnostic>,
     /// For a document: its reader, derived text and what was kept out of units.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,9 +112,11 @@ pub struct ExtractionBrief {
 
 /// A document extraction's reader, derived text, furniture and outside references.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct DocumentBrief {
+    /// `docx`, `pdf` or `image`.
     pub format: String,
+    /// The reader and its version (`tychora-docx@2`), with `+` and the OCR engine's when
+    /// it recognized text.
     pub extractor: String,
     /// A PDF's page count.
     pub pages: Option<i64>,
@@ -81,12 +133,17 @@ pub struct DocumentBrief {
 
 /// A picture kept as a visual asset: its bytes are the artifact `sha256`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct AssetEntry {
+    /// Its position among the extraction's pictures (1-based).
     pub ordinal: i64,
+    /// The artifact of its bytes: the embedded picture, a PDF figure drawn to PNG, or an
+    /// image file's original.
     pub sha256: String,
+    /// `image/png`, `image/jpeg`, ….
     pub media_type: String,
+    /// Pixels across (`None` when its header could not be read).
     pub width: Option<i64>,
+    /// Pixels down (`None` when its header could not be read).
     pub height: Option<i64>,
     /// `image` (the file itself), or the DOCX part that draws it.
     pub part: String,
@@ -94,8 +151,12 @@ pub struct AssetEntry {
     pub relationship: Option<String>,
     /// PDF: its page and box `[x0, y0, x1, y1]` in points, origin bottom-left.
     pub page: Option<i64>,
+    /// PDF: where it is drawn, `[x0, y0, x1, y1]` in points (`None` for other formats).
     pub bbox: Option<[f64; 4]>,
+    /// Its alt text (DOCX `descr`, or `title`); `None` when it has none.
     pub alt_text: Option<String>,
+    /// Its caption (a PDF figure's `Figure 3: …` block; for an image file, the words of
+    /// its name).
     pub caption: Option<String>,
     /// Text of the paragraph it is anchored in.
     pub context: Option<String>,
@@ -108,25 +169,37 @@ pub struct AssetEntry {
 
 /// One header, footer or page-number block.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct FurnitureEntry {
+    /// Where it was found: the DOCX part (`header1`, `footer2`, …) or a PDF page (`p.3`).
     pub part: String,
+    /// Its text.
     pub text: String,
 }
 
 /// Where a unit sits in its document, with a table row's cells.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct UnitDocument {
+    /// `body`, `textbox`, `footnotes`, `endnotes`, `comments` (DOCX; `header1`, … for text a
+    /// header hides), `page` (PDF) or `image` (an image file).
     pub part: String,
+    /// DOCX: the index of its paragraph (`w:p`) in the part, 1-based; `None` for a table
+    /// row and for PDF and image units.
     pub paragraph: Option<i64>,
+    /// A table row's table, 1-based: in its part (DOCX) or in the document (PDF, where a
+    /// table continued on the next page keeps its number).
     pub table: Option<i64>,
+    /// A table row's row in its table, 1-based (PDF: counted across the pages it continues
+    /// on).
     pub row: Option<i64>,
+    /// Whether it is a header row of its table.
     pub header: bool,
+    /// A list item's (or numbered heading's) rendered marker: `1.`, `a)`, `•`.
     pub marker: Option<String>,
+    /// A heading's level (1 = top) or a list item's depth (1 = outermost).
     pub level: Option<i64>,
     /// PDF pages (first and last).
     pub page_start: Option<i64>,
+    /// The last PDF page: written equal to `page_start`, as a unit is read from one page.
     pub page_end: Option<i64>,
     /// PDF boxes `[page, x0, y0, x1, y1]` in points, origin bottom-left.
     pub boxes: Vec<[f64; 5]>,
@@ -136,6 +209,7 @@ pub struct UnitDocument {
     pub origin: String,
     /// OCR: the recognizer's confidence, 0 to 1.
     pub confidence: Option<f64>,
+    /// A table row's cells in grid-column order; empty for any other unit.
     pub cells: Vec<CellEntry>,
 }
 
@@ -158,11 +232,14 @@ impl UnitDocument {
 
 /// A table cell.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct CellEntry {
+    /// Its first grid column (0-based).
     pub col: i64,
+    /// Grid columns it spans (1 when not merged).
     pub col_span: i64,
+    /// Whether it continues a vertical merge with the cell above.
     pub continues_above: bool,
+    /// Its text.
     pub text: String,
     /// PDF: the cell's box `[x0, y0, x1, y1]` in points on its row's page.
     pub bbox: Option<[f64; 4]>,
@@ -171,17 +248,24 @@ pub struct CellEntry {
 /// `revision:N`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "revision")]
-#[allow(missing_docs)]
 pub struct RevisionEvidence {
+    /// The revision's row id (`revision:N`).
     pub id: i64,
+    /// Its source's row id (`source:N`).
     pub source_id: i64,
+    /// Its source's path relative to its root, with `/` separators.
     pub path: String,
+    /// Its number among its source's revisions, from 1 in capture order.
     pub seq: i64,
+    /// Hex sha256 of the captured bytes (the original artifact).
     pub sha256: String,
+    /// Size of those bytes, in bytes.
     pub size: i64,
     /// Capture provenance (path, kind, Git commit and branch…): open-ended by design.
     pub metadata: serde_json::Value,
+    /// When it was captured, in milliseconds since the Unix epoch.
     pub captured_at: i64,
+    /// Its extractions, oldest first: one per fingerprint it was read with.
     pub extractions: Vec<ExtractionBrief>,
     /// Why its bytes (or what was derived from them) are gone, when they are: an erasure on
     /// request takes the text out of every snapshot, a retention tombstone only the original.
@@ -190,80 +274,114 @@ pub struct RevisionEvidence {
 
 /// A tombstone on a revision, as `inspect revision:N` shows it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct RevisionTombstone {
     /// `erasure` (on request) or `retention` (the policy).
-    pub kind: String,
+    pub kind: TombstoneKind,
+    /// The erased artifact: the original bytes or, on erasure, a document's derived text
+    /// or a picture taken from them.
     pub sha256: String,
+    /// Why: the reason given with the request, or the retention rule that expired it.
     pub reason: String,
+    /// When it was erased, in milliseconds since the Unix epoch.
     pub deleted_at: i64,
+    /// The erasure's job (`job:N`); `None` for a retention tombstone.
     pub job_id: Option<i64>,
 }
 
 /// A unit's exact place in its revision's bytes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct UnitLocator {
+    /// Offset of its first byte (for a document, in its derived text:
+    /// `DocumentBrief::derived_sha256`).
     pub byte_start: i64,
+    /// Offset one past its last byte.
     pub byte_end: i64,
+    /// Line of its first byte (1-based).
     pub line_start: i64,
+    /// Column of its first byte (1-based, in bytes).
     pub col_start: i64,
+    /// Line of its last byte (1-based).
     pub line_end: i64,
+    /// Column one past its last byte (1-based, in bytes).
     pub col_end: i64,
+    /// A JSON record's pointer (`/requirements/3`); `None` for other units.
     pub json_pointer: Option<String>,
 }
 
 /// An identifier a unit registers for the exact channel.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct IdentifierEntry {
+    /// What registered it: its parser (`anchor`, `json_id`, `symbol`, `document`, …), or
+    /// `heading:P` / `mention:P` for a pack pattern `P` matched in a leaf unit's text.
     pub kind: String,
+    /// The identifier as written, or as its pattern's canonical template spells it.
     pub value: String,
 }
 
 /// `unit:N`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "unit")]
-#[allow(missing_docs)]
 pub struct UnitEvidence {
+    /// The unit's row id (`unit:N`).
     pub id: i64,
+    /// What its parser made of it: `section`, `heading`, `paragraph`, `list_item`,
+    /// `table_row`, `code_block`, `record`, `hidden_text`, ….
     pub unit_type: String,
+    /// The extraction it belongs to (`extraction:N`).
     pub extraction_id: i64,
+    /// The revision that extraction read (`revision:N`).
     pub revision_id: i64,
+    /// Its source's path relative to its root, with `/` separators.
     pub path: String,
+    /// Hex sha256 of the revision's original bytes.
     pub sha256: String,
+    /// The headings from the document's root down to its section.
     pub heading_path: Vec<String>,
+    /// A stable anchor (a heading's slug, a JSON record's id); `None` when it has none.
     pub anchor: Option<String>,
+    /// `cl100k_base` tokens in its text (0 for a section unit: only leaves are counted).
     pub tokens: i64,
+    /// Its span in the revision's bytes, or in a document's derived text.
     pub locator: UnitLocator,
     /// For a document's unit: its part, paragraph, table row and cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<UnitDocument>,
     /// `path:12-14`, or for a document `file.docx ¶34`.
     pub citation: String,
+    /// The identifiers it registers for the exact channel, in the order written.
     pub identifiers: Vec<IdentifierEntry>,
+    /// Its indexed and displayed text.
     pub text: String,
 }
 
 /// A chunk's place in its revision's bytes.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct ChunkLocator {
+    /// Offset of its first byte (for a document, in its derived text:
+    /// `DocumentBrief::derived_sha256`).
     pub byte_start: i64,
+    /// Offset one past its last byte.
     pub byte_end: i64,
+    /// Line of its first byte (1-based).
     pub line_start: i64,
+    /// Line of its last byte (1-based).
     pub line_end: i64,
 }
 
 /// The context capsule indexed with a chunk.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct CapsuleView {
+    /// The document's title: the one its parser found, else its file name (empty for JSON
+    /// and JSON Lines records).
     pub title: String,
+    /// The source's format (the field predates the format/kind split).
     pub kind: String,
+    /// The heading path of the window's first unit.
     pub heading_path: Vec<String>,
+    /// The table's header row, when the window starts inside a table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table_header: Option<String>,
+    /// The declaration of the code symbol the window belongs to (`def f(a, b) -> int:`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
 }
@@ -271,21 +389,32 @@ pub struct CapsuleView {
 /// `chunk:N`, or a segment id `seg_S_C`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "chunk")]
-#[allow(missing_docs)]
 pub struct ChunkEvidence {
+    /// The chunk's row id (`chunk:N`).
     pub id: i64,
+    /// The extraction it belongs to (`extraction:N`).
     pub extraction_id: i64,
+    /// The revision that extraction read (`revision:N`).
     pub revision_id: i64,
+    /// Its source's path relative to its root, with `/` separators.
     pub path: String,
+    /// Hex sha256 of the revision's original bytes.
     pub sha256: String,
+    /// Its evidence owner, by unit ordinal (`s12`: a section, `r3`: a record, `u7`: a code
+    /// unit, `h4`: hidden text; `doc`: none, the window stands alone). Windows of one owner
+    /// consolidate to one vote per channel.
     pub owner: String,
     /// First and last unit id.
     pub units: (i64, i64),
+    /// `cl100k_base` tokens in its text.
     pub tokens: i64,
+    /// Its span in the revision's bytes, or in a document's derived text.
     pub locator: ChunkLocator,
     /// `path:12-30`, or for a document `file.docx ¶34–36`.
     pub citation: String,
+    /// The context capsule indexed with it (never part of its text).
     pub capsule: CapsuleView,
+    /// Its indexed text (read from its unit when the window is exactly that one unit).
     pub text: String,
     /// PDF and image windows: the region covered on each page, `[page, x0, y0, x1, y1]`.
     #[serde(default)]
@@ -294,46 +423,64 @@ pub struct ChunkEvidence {
 
 /// One index generation a snapshot pins.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct IndexBrief {
+    /// `lexical`, or `text:<id>` for a text-embedding family.
     pub family: String,
+    /// Its name: the lexical directory (`g<ms>-<job>`) or vector file (`….tyv`) under
+    /// `indexes/`.
     pub generation: String,
+    /// How many documents it holds (one per chunk of the snapshot when published).
     pub documents: i64,
-    pub status: String,
+    /// `verified` (built and checked against the chunk count), or `retired` once its
+    /// files are removed.
+    pub status: BatchStatus,
 }
 
 /// A snapshot member.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct MemberBrief {
+    /// The member source's row id (`source:N`).
     pub source_id: i64,
+    /// Its path relative to its root, with `/` separators.
     pub path: String,
+    /// The revision of it the snapshot pins (`revision:N`).
     pub revision_id: i64,
+    /// Hex sha256 of that revision's original bytes.
     pub sha256: String,
 }
 
 /// `snapshot:N`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "snapshot")]
-#[allow(missing_docs)]
 pub struct SnapshotEvidence {
+    /// The snapshot's row id (`snapshot:N`).
     pub id: i64,
+    /// The snapshot that was current when it was published; `None` for the first.
     pub parent_id: Option<i64>,
+    /// The job that published it (`job:N`; every snapshot this engine publishes has one).
     pub job_id: Option<i64>,
+    /// How many chunks (windows) it publishes.
     pub chunks: i64,
+    /// When it was published, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// Whether it is the workspace's current snapshot, the one queries read by default.
     pub current: bool,
+    /// The index generations it pins, one per family.
     pub indexes: Vec<IndexBrief>,
+    /// Its sources, each with the revision it pins.
     pub members: Vec<MemberBrief>,
 }
 
 /// One recorded step of a job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct JobStep {
+    /// `walk`, `prepare`, `commit`, `resolve` or `publish`; `repair` in a rebuild.
     pub name: String,
-    pub status: String,
+    /// `running` until it finishes, then `done`; a step its job died in stays `running`.
+    pub status: crate::job::StepState,
+    /// When it started, in milliseconds since the Unix epoch.
     pub started_at: i64,
+    /// When it finished, in milliseconds since the Unix epoch; `None` while it runs.
     pub finished_at: Option<i64>,
     /// What the step reports (files, units, snapshot id…): open-ended per step.
     pub detail: serde_json::Value,
@@ -342,17 +489,26 @@ pub struct JobStep {
 /// `job:N`: a job's row, steps and receipt, and its live progress while it runs in this process.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "job")]
-#[allow(missing_docs)]
 pub struct JobStatus {
+    /// The job's row id (`job:N`).
     pub id: i64,
-    pub kind: String,
+    /// `add`, `rebuild`, `withdraw` or `delete-original`.
+    pub kind: crate::job::JobKind,
     /// `queued`, `running`, `succeeded`, `partial`, `failed` or `interrupted`.
     pub status: crate::job::JobState,
+    /// What it was asked to do, as stored when it was created.
     pub request: JobRequest,
+    /// What it did, once it ended (`None` before, and for a job that failed before
+    /// writing one).
     pub receipt: Option<Receipt>,
+    /// Why it failed (`E_…: message`) or was interrupted; `None` when no error was
+    /// recorded.
     pub error: Option<String>,
+    /// When it was created, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// When it ended, in milliseconds since the Unix epoch; `None` while queued or running.
     pub finished_at: Option<i64>,
+    /// Its recorded steps, in the order they were recorded.
     pub steps: Vec<JobStep>,
     /// The latest progress while it runs in this process (`null` otherwise).
     #[serde(default)]
@@ -363,14 +519,20 @@ pub struct JobStatus {
 /// is built once per call, and a job's status is far larger than a source's.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
-#[allow(missing_docs)]
 pub enum Evidence {
+    /// A source (`source:N`).
     Source(Box<SourceEvidence>),
+    /// A revision (`revision:N`).
     Revision(Box<RevisionEvidence>),
+    /// A unit (`unit:N`).
     Unit(Box<UnitEvidence>),
+    /// A chunk (`chunk:N` or `seg_S_C`).
     Chunk(Box<ChunkEvidence>),
+    /// A snapshot (`snapshot:N`).
     Snapshot(Box<SnapshotEvidence>),
+    /// A job (`job:N`).
     Job(Box<JobStatus>),
+    /// An extraction (`extraction:N`).
     Extraction(Box<ExtractionEvidence>),
 }
 
@@ -378,26 +540,36 @@ pub enum Evidence {
 /// `tychora inspect` shows to check a reader's work against the file).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "extraction")]
-#[allow(missing_docs)]
 pub struct ExtractionEvidence {
+    /// The extraction's row id (`extraction:N`).
     pub id: i64,
+    /// The revision it read (`revision:N`).
     pub revision_id: i64,
+    /// Its source's path relative to its root, with `/` separators.
     pub path: String,
+    /// What read it: `<format>@<parser version>` (`markdown@2`), or a document's reader and
+    /// its version (`tychora-docx@2`).
     pub parser: String,
+    /// For a document: its reader, derived text and what was kept out of units.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<DocumentBrief>,
+    /// Every unit it made, sections included, in document order.
     pub units: Vec<UnitBrief>,
 }
 
 /// One unit as listed under its extraction.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct UnitBrief {
+    /// The unit's row id (`unit:N`).
     pub id: i64,
+    /// What its parser made of it (`section`, `heading`, `paragraph`, `table_row`, …).
     pub unit_type: String,
+    /// The headings from the document's root down to its section.
     pub heading_path: Vec<String>,
+    /// For a document's unit: its part, paragraph, table row and cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document: Option<UnitDocument>,
+    /// Its indexed and displayed text.
     pub text: String,
 }
 
@@ -985,7 +1157,7 @@ fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> {
 fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
     type Row = (
         i64,
-        String,
+        crate::job::JobKind,
         crate::job::JobState,
         String,
         Option<String>,
@@ -1023,7 +1195,7 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
         |r| {
             Ok((
                 r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
+                r.get::<_, crate::job::StepState>(1)?,
                 r.get::<_, i64>(2)?,
                 r.get::<_, Option<i64>>(3)?,
                 r.get::<_, Option<String>>(4)?,
@@ -1048,7 +1220,8 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
         id,
         kind,
         status,
-        request: json(&request, "job request")?,
+        request: crate::ingest::JobRequest::read(kind, &request)
+            .map_err(|e| Error::Corrupt(format!("job {id} request: {e}")))?,
         receipt: receipt
             .map(|r| -> Result<Receipt> {
                 let mut receipt: Receipt = json(&r, "job receipt")?;

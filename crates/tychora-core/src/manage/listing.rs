@@ -9,20 +9,28 @@ use crate::snapshot;
 
 /// A source as a snapshot holds it: its member revision.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct SourceSummary {
+    /// The source's row id (`source:N`).
     pub id: i64,
+    /// Its path relative to its capture root, with `/` separators.
     pub path: String,
+    /// Its identity: `file://` and its absolute path, reversibly escaped.
     pub uri: String,
+    /// The collection it belongs to.
     pub collection: String,
     /// The kind it was assigned (`None`: none, only its format).
     pub kind: Option<String>,
     /// How its bytes are parsed.
     pub format: String,
+    /// The revision the snapshot holds of it (`revision:N`).
     pub revision_id: i64,
+    /// That revision's number within its source (1 for the first capture).
     pub seq: i64,
+    /// sha256 of the revision's original bytes.
     pub sha256: String,
+    /// Size of the original, in bytes.
     pub size: i64,
+    /// When the revision was captured, in milliseconds since the Unix epoch.
     pub captured_at: i64,
 }
 
@@ -39,13 +47,19 @@ pub struct SourceList {
 
 /// A published snapshot.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct SnapshotSummary {
+    /// The snapshot's row id (`snapshot:N`).
     pub id: i64,
+    /// The snapshot current when it was published (`None` for the first, or once retention
+    /// has purged that one).
     pub parent_id: Option<i64>,
+    /// The job that published it (`None`: no job was recorded with it).
     pub job_id: Option<i64>,
+    /// Chunks it indexes (its verified index generation's document count).
     pub chunks: i64,
+    /// Sources it holds (its `snapshot_members` rows).
     pub sources: i64,
+    /// When it was published, in milliseconds since the Unix epoch.
     pub created_at: i64,
     /// Whether the pointer names it.
     pub current: bool,
@@ -55,8 +69,8 @@ pub struct SnapshotSummary {
 
 /// The published snapshots, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct SnapshotList {
+    /// Every snapshot retention has not purged, newest first.
     pub snapshots: Vec<SnapshotSummary>,
 }
 

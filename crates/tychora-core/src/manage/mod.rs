@@ -20,10 +20,11 @@ pub use clone::{CloneReport, clone_workspace};
 pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription, ReviewStatus};
 pub use doctor::{Finding, Verdict};
 pub use evidence::{
-    CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence, ExtractionBrief,
-    ExtractionEvidence, FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus, JobStep,
-    MemberBrief, RevisionBrief, RevisionEvidence, RevisionTombstone, SnapshotEvidence,
-    SourceEvidence, UnitBrief, UnitDocument, UnitEvidence, UnitLocator,
+    BatchStatus, CapsuleView, CellEntry, ChunkEvidence, ChunkLocator, DocumentBrief, Evidence,
+    ExtractionBrief, ExtractionEvidence, FurnitureEntry, IdentifierEntry, IndexBrief, JobStatus,
+    JobStep, MemberBrief, RevisionBrief, RevisionEvidence, RevisionTombstone, SnapshotEvidence,
+    SourceEvidence, SourceStatus, TombstoneKind, UnitBrief, UnitDocument, UnitEvidence,
+    UnitLocator,
 };
 pub use listing::{SnapshotList, SnapshotSummary, SourceList, SourceQuery, SourceSummary};
 pub use purge::PurgeReport;

@@ -25,19 +25,27 @@ use crate::error::Result;
 
 /// What a purge removed.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct PurgeReport {
+    /// Snapshots released: neither among the newest `[snapshots] retain` nor younger than
+    /// `keep_days`, and never the current one.
     pub snapshots: usize,
+    /// Query runs older than `[history] query_days` deleted.
     pub query_runs: usize,
+    /// Code relation sets no snapshot pins any more, deleted with their relations.
     pub relation_sets: usize,
+    /// Extractions no remaining snapshot has as a member, deleted.
     pub extractions: usize,
+    /// Evidence units of those extractions, deleted.
     pub evidence_units: usize,
+    /// Chunks of those extractions, deleted.
     pub chunks: usize,
     /// Revisions whose original bytes were erased by the policy (each with a tombstone).
     pub revisions_expired: usize,
     /// Files of retained originals removed, and their bytes.
     pub artifacts_removed: usize,
+    /// Bytes of those files (their artifact rows' sizes).
     pub artifact_bytes: u64,
+    /// Index generations (lexical and vector) that no snapshot references, removed from disk.
     pub generations_removed: usize,
     /// Finished jobs past `[history] job_days` removed with their steps and events.
     pub jobs: usize,
@@ -46,6 +54,7 @@ pub struct PurgeReport {
     pub erased_revisions: usize,
     /// Snapshots that held them.
     pub erased_from_snapshots: usize,
+    /// Wall time in milliseconds.
     pub duration_ms: f64,
 }
 

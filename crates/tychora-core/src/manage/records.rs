@@ -35,13 +35,19 @@ crate::wire::wire_enum! {
 
 /// A record as listed.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct RecordSummary {
+    /// The record's row id.
     pub id: i64,
+    /// The kind whose definition declares its record type.
     pub kind: String,
+    /// Its record type (`requirement`), one of the kind's schemas.
     pub record_type: String,
+    /// Its key (`V1.2.3`), unique within its kind and record type.
     pub key: String,
+    /// Captured, reviewed or rejected.
     pub status: RecordStatus,
+    /// The merged body: each capture's fields laid over the earlier ones, so a field holds its
+    /// newest captured value.
     pub body: serde_json::Value,
     /// Units that state it.
     pub evidence_count: i64,
@@ -49,8 +55,8 @@ pub struct RecordSummary {
 
 /// A page of records.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct RecordList {
+    /// The matching records by kind, record type and key, at most the query's limit.
     pub records: Vec<RecordSummary>,
     /// How many match in all.
     pub total: i64,
@@ -58,19 +64,27 @@ pub struct RecordList {
 
 /// One unit that states a record.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct RecordEvidence {
+    /// The source the unit was read from.
     pub source_id: i64,
+    /// The source's path, relative to its root.
     pub path: String,
+    /// The source's collection.
     pub collection: String,
+    /// The format its bytes were parsed as (`markdown`, `csv`, `json`…).
     pub format: String,
+    /// The revision the unit was read from.
     pub revision_id: i64,
+    /// That revision's number within its source (1 for the first capture).
     pub seq: i64,
     /// Whether this is the source's newest revision.
     pub current: bool,
+    /// The evidence unit that states the record.
     pub unit_id: i64,
     /// `path:line-line`.
     pub citation: String,
+    /// The unit's JSON Pointer in its document (`/0`) for a JSON or JSON Lines record; `None`
+    /// for other formats.
     pub json_pointer: Option<String>,
     /// The record as this unit states it.
     pub body: serde_json::Value,
@@ -78,10 +92,11 @@ pub struct RecordEvidence {
 
 /// A record with its evidence.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct RecordDetail {
+    /// The record as listed (its fields serialized inline).
     #[serde(flatten)]
     pub record: RecordSummary,
+    /// Every unit that states it, by path, then newest revision first, then line.
     pub evidence: Vec<RecordEvidence>,
 }
 

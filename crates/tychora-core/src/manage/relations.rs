@@ -22,8 +22,8 @@ pub struct DeclareRelation {
     /// The evidence that supports it: `unit:N`, `chunk:N` or a segment id `seg_S_C`.
     #[serde(default)]
     pub evidence: Option<String>,
+    /// A note stored with the assertion.
     #[serde(default)]
-    #[allow(missing_docs)]
     pub note: Option<String>,
     /// Propose (status `proposed`, for review) instead of declare.
     #[serde(default)]
@@ -35,21 +35,33 @@ pub struct DeclareRelation {
 
 /// A stored assertion and where it stands.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct RelationAssertion {
+    /// The assertion's row id (what a review names).
     pub id: i64,
+    /// The relation type (`supersedes`).
     pub relation: String,
+    /// The subject's kind: that of the record or document its key names (`rfc`).
     pub from_kind: String,
+    /// The subject's key (`ADR-7`, `RFC 3986`).
     pub from_key: String,
+    /// The object's kind, found the same way.
     pub to_kind: String,
+    /// The object's key.
     pub to_key: String,
+    /// How it came to be: parsed, declared or proposed.
     pub method: crate::ingest::relations::Basis,
+    /// Where it stands: proposed, accepted or rejected (an accept or reject review sets it).
     pub status: crate::ingest::relations::Decision,
+    /// Who made it: `parser`, `owner`, or the proposing agent.
     pub actor: String,
+    /// The note given with it (`None`: none).
     pub note: Option<String>,
     /// `path:line-line` of the unit that supports it.
     pub support: Option<String>,
+    /// The revision it was read from (parsed) or declared against (`None`: declared or proposed
+    /// without evidence).
     pub revision_id: Option<i64>,
+    /// When it was stored, in milliseconds since the Unix epoch.
     pub created_at: i64,
 }
 

@@ -9,8 +9,8 @@ use crate::error::{Error, Result};
 
 /// A recorded query run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct RunRecord {
+    /// The run's id (`qr_` and 20 hex digits), as the query's result gave it.
     pub run_id: String,
     /// The snapshot it read (null once retention purged that snapshot).
     pub snapshot_id: Option<i64>,
@@ -18,9 +18,13 @@ pub struct RunRecord {
     pub request: serde_json::Value,
     /// Segment ids and citations, applied scope, coverage, trace and warnings.
     pub summary: serde_json::Value,
+    /// The agent the request named (`None`: it named none).
     pub agent_id: Option<String>,
+    /// The task the request named (`None`: it named none).
     pub task_id: Option<String>,
+    /// Wall time of the query, in milliseconds.
     pub duration_ms: f64,
+    /// When the run was logged (as the query finished), in milliseconds since the Unix epoch.
     pub created_at: i64,
 }
 

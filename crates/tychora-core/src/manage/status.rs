@@ -10,32 +10,40 @@ use crate::store::migrate;
 
 /// The current snapshot, as `status` shows it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct CurrentSnapshot {
+    /// The snapshot's row id (`snapshot:N`).
     pub id: i64,
+    /// When it was published, in milliseconds since the Unix epoch.
     pub created_at: i64,
+    /// Chunks it indexes (its verified index generation's document count).
     pub chunks: i64,
+    /// Sources it holds (its `snapshot_members` rows).
     pub sources: i64,
+    /// The job that published it (`None`: no job was recorded with it).
     pub job_id: Option<i64>,
 }
 
 /// Active sources of one collection.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct CollectionCount {
+    /// The collection's name.
     pub name: String,
+    /// Its sources with status `active`.
     pub active_sources: i64,
 }
 
 /// A kind the store's sources use, with the definition recorded when it was last used.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct KindUse {
+    /// The kind's name (`law`, `standard`…).
     pub name: String,
+    /// The recorded definition's version, as its pack numbers it.
     pub version: i64,
     /// sha256 of the definition (all zeros: recorded by a migration, before kinds had one).
     pub fingerprint: String,
+    /// The pack the definition came from (`core` for one recorded by a migration).
     pub pack: String,
+    /// The lane its evidence is grouped in by default (`authority`, `guidance`…).
     pub lane: String,
     /// Active sources of this kind.
     pub sources: i64,
@@ -43,18 +51,28 @@ pub struct KindUse {
 
 /// Row counts of the canonical tables.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Counts {
+    /// Sources with status `active`.
     pub sources: i64,
+    /// Sources with status `removed`: withdrawn, or no longer found by a sync of their directory.
     pub removed_sources: i64,
+    /// Revisions captured, of every source.
     pub revisions: i64,
+    /// Extractions kept: one per revision and parser fingerprint.
     pub extractions: i64,
+    /// Evidence units (leaf and section) of every kept extraction.
     pub evidence_units: i64,
+    /// Chunk windows of every kept extraction, not only the current snapshot's.
     pub chunks: i64,
+    /// Identifiers read from units for the exact channel.
     pub identifiers: i64,
+    /// Artifact rows, by sha256 (an erased original's row stays; its file is gone).
     pub artifacts: i64,
+    /// Snapshots kept (published and not yet purged by retention).
     pub snapshots: i64,
+    /// Jobs kept, of any status.
     pub jobs: i64,
+    /// Logged queries (`query_runs` rows).
     pub query_runs: i64,
     /// Embedded inputs, all families.
     pub vector_records: i64,
@@ -84,25 +102,34 @@ pub struct Bytes {
 
 /// One table's share of `corpus.sqlite3`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct TableBytes {
+    /// The table's name (pages with no `sqlite_schema` entry, such as the schema's own, count
+    /// under their `dbstat` name).
     pub table: String,
+    /// Bytes of the pages of the table and its indexes.
     pub bytes: u64,
 }
 
 /// What `manage status` reports.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[allow(missing_docs)]
 pub struct Status {
+    /// The workspace directory (canonical path).
     pub dir: String,
+    /// The newest schema version this engine knows; an open workspace is at it.
     pub schema_version: i64,
+    /// This engine's version (the crate version), not the one that created the workspace.
     pub engine_version: String,
+    /// The profile used when a call names none (`default_profile` in `workspace.toml`).
     pub profile: String,
+    /// The snapshot readers see by default (`None` before the first publication).
     pub current_snapshot: Option<CurrentSnapshot>,
+    /// Every collection with its active sources, by name.
     pub collections: Vec<CollectionCount>,
     /// The kinds sources were assigned, by name.
     pub kinds: Vec<KindUse>,
+    /// Row counts of the canonical tables.
     pub counts: Counts,
+    /// Bytes on disk.
     pub bytes: Bytes,
 }
 

@@ -25,17 +25,23 @@ pub use scrub::{pending_erasures, scrub};
 
 /// One member of a snapshot: a source at one revision and extraction.
 #[derive(Debug, Clone)]
-#[allow(missing_docs)]
 pub struct Member {
+    /// The source (`sources.id`).
     pub source_id: i64,
+    /// The revision of the source it holds.
     pub revision_id: i64,
+    /// The extraction of that revision whose units and windows it holds.
     pub extraction_id: i64,
+    /// The source's collection.
     pub collection_id: i64,
+    /// The registered root the source was first captured under.
     pub root_id: i64,
+    /// Its path relative to that root, with `/` separators.
     pub rel_path: String,
     /// The source's identity in its collection (`file://` and the exact path): one file is one
     /// source whichever registered root it was walked from.
     pub uri: String,
+    /// Hex SHA-256 of the revision's captured bytes.
     pub sha256: String,
 }
 

@@ -30,12 +30,12 @@ pub struct SummaryBuildOptions {
 
 /// What a build did.
 #[derive(Debug, Clone, Serialize, Default)]
-#[allow(missing_docs)]
 pub struct SummaryReport {
     /// The tree written (`None` for a dry run).
     pub tree_id: Option<i64>,
     /// The snapshot whose windows were clustered.
     pub snapshot_id: i64,
+    /// Whether this was a dry run: clustered and counted, nothing sent or written.
     pub dry_run: bool,
     /// Windows clustered.
     pub windows: usize,
@@ -45,22 +45,35 @@ pub struct SummaryReport {
     pub documents: usize,
     /// Summary nodes, and per level (index 0 is level 1).
     pub nodes: usize,
+    /// Nodes at each level; index 0 is level 1.
     pub levels: Vec<usize>,
     /// `extractive`, or the provider that summarised the permitted collections.
     pub summarizer: String,
+    /// The configured `[summaries]` model (`None` when the summarizer is `extractive`).
     pub model: Option<String>,
     /// Nodes summarised by the model, taken from the cache, and summarised extractively.
     pub by_model: usize,
+    /// Nodes whose summary came from the summary cache (same inputs, summarizer, model and prompt).
     pub cached: usize,
+    /// Nodes summarised extractively: all of them without a model, else those of collections not
+    /// permitted to it and those whose answer was declined or rejected (in a dry run, also those
+    /// that would have been sent).
     pub extractive: usize,
     /// Provider requests, and the tokens they took.
     pub calls: usize,
+    /// Input tokens the provider counted, over all requests.
     pub input_tokens: u64,
+    /// Tokens the model wrote, over all requests.
     pub output_tokens: u64,
     /// Tokens of the model inputs a dry run would send (cache hits excluded).
     pub planned_input_tokens: u64,
+    /// Milliseconds spent clustering the windows into the tree.
     pub cluster_ms: f64,
+    /// Milliseconds spent summarising every level (extractive summaries, cache lookups, provider
+    /// calls).
     pub summarize_ms: f64,
+    /// Milliseconds for the whole build, through writing the tree (through summarising, for a dry
+    /// run).
     pub build_ms: f64,
     /// Clusters the model declined or answered with something else, and why.
     pub diagnostics: Vec<Diagnostic>,

@@ -114,6 +114,13 @@ pub struct JobRequest {
     pub sensitivity: Option<String>,
     #[napi(ts_type = "'owner' | 'agent'")]
     pub requester: String,
+    /// Withdraw and delete-original: what they took out.
+    pub selector: Option<String>,
+    /// Withdraw and delete-original: the reason recorded.
+    pub reason: Option<String>,
+    /// Rebuild: the snapshot that was current when it started.
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Option<i64>,
 }
 
 impl From<core::JobRequest> for JobRequest {
@@ -130,6 +137,9 @@ impl From<core::JobRequest> for JobRequest {
                     sensitivity,
                 },
             requester,
+            selector,
+            reason,
+            snapshot_id,
         } = value;
         Self {
             paths,
@@ -141,6 +151,9 @@ impl From<core::JobRequest> for JobRequest {
             stamp: stamp.map(Stamp::from_core),
             sensitivity,
             requester: requester.as_str().into(),
+            selector,
+            reason,
+            snapshot_id,
         }
     }
 }

@@ -995,7 +995,7 @@ impl From<core::JobStatus> for JobStatus {
         Self {
             r#type: "job".into(),
             id,
-            kind,
+            kind: kind.as_str().into(),
             status: status.as_str().into(),
             request: request.into(),
             receipt: nullable(receipt.map(Into::into)),
@@ -1014,7 +1014,7 @@ impl From<core::JobStatus> for JobStatus {
                     } = s;
                     JobStep {
                         name,
-                        status,
+                        status: status.as_str().into(),
                         started_at,
                         finished_at: nullable(finished_at),
                         detail,
@@ -1064,7 +1064,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         kind: nullable(kind),
         format,
         facets: serde_json::Value::Object(facets),
-        status,
+        status: status.as_str().into(),
         created_at,
         updated_at,
         revisions: revisions
@@ -1115,7 +1115,7 @@ fn revision(value: core::RevisionEvidence) -> RevisionEvidence {
                     job_id,
                 } = t;
                 RevisionTombstone {
-                    kind,
+                    kind: kind.as_str().into(),
                     sha256,
                     reason,
                     deleted_at,
@@ -1306,7 +1306,7 @@ fn snapshot(value: core::SnapshotEvidence) -> SnapshotEvidence {
                     family,
                     generation,
                     documents,
-                    status,
+                    status: status.as_str().into(),
                 }
             })
             .collect(),
