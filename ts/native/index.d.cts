@@ -698,6 +698,12 @@ export interface JobRequest {
   stamp?: Stamp
   sensitivity?: string
   requester: 'owner' | 'agent'
+  /** Withdraw and delete-original: what they took out. */
+  selector?: string
+  /** Withdraw and delete-original: the reason recorded. */
+  reason?: string
+  /** Rebuild: the snapshot that was current when it started. */
+  snapshot_id?: number
 }
 
 /** `job:N`: a job's row, steps and receipt, with its live progress while it runs. */
