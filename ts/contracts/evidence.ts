@@ -81,7 +81,7 @@ export const SourceEvidenceSchema = z.object({
   kind: z.string().nullable().describe('The kind it was assigned; null: none'),
   format: z.string().describe('How its bytes are parsed'),
   facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('Its facet values, by name'),
-  status: z.string(),
+  status: z.enum(['active', 'removed']).describe('active, or removed once a sync no longer finds its file or it is withdrawn'),
   created_at: z.number().int(),
   updated_at: z.number().int(),
   revisions: z.array(RevisionBriefSchema),
@@ -178,21 +178,21 @@ export const SnapshotEvidenceSchema = z.object({
   chunks: z.number().int(),
   created_at: z.number().int(),
   current: z.boolean(),
-  indexes: z.array(z.object({ family: z.string(), generation: z.string(), documents: z.number().int(), status: z.string() })),
+  indexes: z.array(z.object({ family: z.string(), generation: z.string(), documents: z.number().int(), status: z.enum(['verified', 'retired']) })),
   members: z.array(z.object({ source_id: z.number().int(), path: z.string(), revision_id: z.number().int(), sha256: z.string() })),
 })
 
 export const JobStatusSchema = z.object({
   type: z.literal('job'),
   id: z.number().int(),
-  kind: z.string(),
+  kind: z.enum(['add', 'rebuild', 'withdraw', 'delete-original']),
   status: z.enum(['queued', 'running', 'succeeded', 'partial', 'failed', 'interrupted']),
   request: JobRequestSchema,
   receipt: ReceiptSchema.nullable(),
   error: z.string().nullable(),
   created_at: z.number().int(),
   finished_at: z.number().int().nullable(),
-  steps: z.array(z.object({ name: z.string(), status: z.string(), started_at: z.number().int(), finished_at: z.number().int().nullable(), detail: z.unknown() })),
+  steps: z.array(z.object({ name: z.string(), status: z.enum(['running', 'done']), started_at: z.number().int(), finished_at: z.number().int().nullable(), detail: z.unknown() })),
   progress: ProgressSchema.nullable().describe('The latest progress while the job runs in the serving process'),
 })
 

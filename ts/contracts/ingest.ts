@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorCodeSchema } from '../errors.js'
 import { FormatSchema, KindSchema, SensitivitySchema } from './query.js'
 
 /** Facet values by name: strings, numbers or booleans, typed against the kind's facets. */
@@ -51,7 +52,7 @@ export const ExclusionSchema = z.object({
 export const DiagnosticSchema = z.object({
   path: z.string(),
   level: z.enum(['info', 'warning', 'error']),
-  code: z.string(),
+  code: ErrorCodeSchema,
   message: z.string(),
   locator: z.string().optional(),
 })

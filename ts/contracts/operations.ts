@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorCodeSchema } from '../errors.js'
 import { ReceiptSchema } from './ingest.js'
 
 /** What `manage compact` did: the current snapshot's lexical generation merged, and its vector layer folded, or left as they were. */
@@ -105,7 +106,7 @@ export type RunRecord = z.output<typeof RunRecordSchema>
 /** One `manage doctor` check: what it found and the fix. */
 export const FindingSchema = z.object({
   check: z.string(),
-  status: z.string().describe('ok | warn | fail'),
+  status: z.enum(['ok', 'warn', 'fail']),
   detail: z.string(),
   fix: z.string(),
 })
@@ -134,7 +135,7 @@ export const SummaryReportSchema = z.object({
   summarize_ms: z.number(),
   build_ms: z.number(),
   diagnostics: z
-    .array(z.object({ path: z.string(), level: z.string(), code: z.string(), message: z.string() }))
+    .array(z.object({ path: z.string(), level: z.enum(['info', 'warning', 'error']), code: ErrorCodeSchema, message: z.string() }))
     .describe('clusters the model declined or answered with something that is not a summary (each kept its extractive summary)'),
 })
 export type SummaryReport = z.output<typeof SummaryReportSchema>

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ErrorCodeSchema } from '../errors.js'
 
 export const InitReportSchema = z.object({
   dir: z.string(),
@@ -12,7 +13,7 @@ export const VerifyReportSchema = z.object({
   references_checked: z.number().int(),
   snapshots_checked: z.number().int(),
   erasures_checked: z.number().int().describe('revisions erased on request checked to be out of every snapshot, row and lexical generation'),
-  problems: z.array(z.object({ object: z.string(), code: z.string(), message: z.string() })),
+  problems: z.array(z.object({ object: z.string(), code: ErrorCodeSchema, message: z.string() })),
 })
 
 export const StatusSchema = z.object({

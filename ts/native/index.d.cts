@@ -9,6 +9,12 @@
 export type SourceFormat = 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'code_file' | 'docx' | 'pdf' | 'image' | 'legal' | 'rfc'
 
 /**
+ * A stable error code, as the core's `ErrorCode` serializes it. `ts/errors.ts` has the table (exit
+ * and HTTP status per code); `test/types/native-contract.test-d.ts` holds this union to it.
+ */
+export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_NOT_FOUND' | 'E_CONFLICT' | 'E_LOCKED' | 'E_MIGRATION_REQUIRED' | 'E_CHECKSUM_MISMATCH' | 'E_CORRUPT' | 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_CANCELLED' | 'E_CLOSED' | 'E_IO' | 'E_INTERNAL' | 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_PROVIDER' | 'E_BUDGET_EXCEEDED'
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -444,7 +450,7 @@ export interface DescriptionSubject {
 export interface Diagnostic {
   path: string
   level: 'info' | 'warning' | 'error'
-  code: string
+  code: ErrorCode
   message: string
   /** `line:col`, when known. */
   locator?: string
@@ -623,7 +629,7 @@ export interface FileCounts {
 export interface Finding {
   check: string
   /** `ok`, `warn` or `fail`. */
-  status: string
+  status: 'ok' | 'warn' | 'fail'
   detail: string
   fix: string
 }
@@ -665,7 +671,7 @@ export interface IndexBrief {
   family: string
   generation: string
   documents: number
-  status: string
+  status: 'verified' | 'retired'
 }
 
 /** What `init` created. */
@@ -710,7 +716,7 @@ export interface JobRequest {
 export interface JobStatus {
   type: 'job'
   id: number
-  kind: string
+  kind: 'add' | 'rebuild' | 'withdraw' | 'delete-original'
   status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'
   request: JobRequest
   receipt: Receipt | null
@@ -724,7 +730,7 @@ export interface JobStatus {
 /** One recorded step of a job. */
 export interface JobStep {
   name: string
-  status: string
+  status: 'running' | 'done'
   started_at: number
   finished_at: number | null
   /** What the step reports: open-ended per step. */
@@ -952,7 +958,7 @@ export interface PdfUnreadablePage {
 /** One problem `verify` found. */
 export interface Problem {
   object: string
-  code: string
+  code: ErrorCode
   message: string
 }
 
@@ -1407,7 +1413,7 @@ export interface SourceEvidence {
   format: string
   /** Its facet values, by name. */
   facets: Record<string, string | number | boolean | null>
-  status: string
+  status: 'active' | 'removed'
   created_at: number
   updated_at: number
   revisions: Array<RevisionBrief>
@@ -1532,8 +1538,8 @@ export interface SummaryCluster {
 /** A cluster the model declined, or answered with something else. */
 export interface SummaryDiagnostic {
   path: string
-  level: string
-  code: string
+  level: 'info' | 'warning' | 'error'
+  code: ErrorCode
   message: string
 }
 

@@ -131,7 +131,9 @@ pub struct SummaryBuildOptions {
 #[napi(object)]
 pub struct SummaryDiagnostic {
     pub path: String,
+    #[napi(ts_type = "'info' | 'warning' | 'error'")]
     pub level: String,
+    #[napi(ts_type = "ErrorCode")]
     pub code: String,
     pub message: String,
 }

@@ -199,6 +199,7 @@ pub struct Diagnostic {
     pub path: String,
     #[napi(ts_type = "'info' | 'warning' | 'error'")]
     pub level: String,
+    #[napi(ts_type = "ErrorCode")]
     pub code: String,
     pub message: String,
     /// `line:col`, when known.

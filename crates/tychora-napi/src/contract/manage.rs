@@ -256,6 +256,7 @@ impl From<core::Status> for Status {
 #[napi(object)]
 pub struct Problem {
     pub object: String,
+    #[napi(ts_type = "ErrorCode")]
     pub code: String,
     pub message: String,
 }
@@ -478,6 +479,7 @@ pub struct SourceEvidence {
     /// Its facet values, by name.
     #[napi(ts_type = "Record<string, string | number | boolean | null>")]
     pub facets: serde_json::Value,
+    #[napi(ts_type = "'active' | 'removed'")]
     pub status: String,
     #[napi(js_name = "created_at")]
     pub created_at: i64,
@@ -837,6 +839,7 @@ pub struct IndexBrief {
     pub family: String,
     pub generation: String,
     pub documents: i64,
+    #[napi(ts_type = "'verified' | 'retired'")]
     pub status: String,
 }
 
@@ -873,6 +876,7 @@ pub struct SnapshotEvidence {
 #[napi(object)]
 pub struct JobStep {
     pub name: String,
+    #[napi(ts_type = "'running' | 'done'")]
     pub status: String,
     #[napi(js_name = "started_at")]
     pub started_at: i64,
@@ -889,6 +893,7 @@ pub struct JobStatus {
     #[napi(ts_type = "'job'")]
     pub r#type: String,
     pub id: i64,
+    #[napi(ts_type = "'add' | 'rebuild' | 'withdraw' | 'delete-original'")]
     pub kind: String,
     #[napi(ts_type = "'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'")]
     pub status: String,

@@ -284,6 +284,7 @@ impl From<tychora_core::manage::PurgeReport> for PurgeReport {
 pub struct Finding {
     pub check: String,
     /// `ok`, `warn` or `fail`.
+    #[napi(ts_type = "'ok' | 'warn' | 'fail'")]
     pub status: String,
     pub detail: String,
     pub fix: String,
