@@ -5,92 +5,44 @@
 
 use std::path::PathBuf;
 
-/// Stable error codes shared by every surface. Adding one is an API change. Serialized in its
-/// wire form (`E_NOT_FOUND`), as receipts and reports store and send it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum ErrorCode {
-    /// Bad input from the caller.
-    #[serde(rename = "E_INVALID_ARGUMENT")]
-    InvalidArgument,
-    /// No such object.
-    #[serde(rename = "E_NOT_FOUND")]
-    NotFound,
-    /// Already exists, or a stale snapshot.
-    #[serde(rename = "E_CONFLICT")]
-    Conflict,
-    /// The workspace is owned by another process.
-    #[serde(rename = "E_LOCKED")]
-    Locked,
-    /// The workspace needs an explicit `tychora manage migrate`.
-    #[serde(rename = "E_MIGRATION_REQUIRED")]
-    MigrationRequired,
-    /// A migration or artifact failed its integrity check.
-    #[serde(rename = "E_CHECKSUM_MISMATCH")]
-    ChecksumMismatch,
-    /// A derived index is damaged; rebuild it.
-    #[serde(rename = "E_CORRUPT")]
-    Corrupt,
-    /// The input format is not supported.
-    #[serde(rename = "E_UNSUPPORTED_FORMAT")]
-    UnsupportedFormat,
-    /// A size or budget limit was exceeded.
-    #[serde(rename = "E_LIMIT_EXCEEDED")]
-    LimitExceeded,
-    /// The call was cancelled.
-    #[serde(rename = "E_CANCELLED")]
-    Cancelled,
-    /// The handle was closed.
-    #[serde(rename = "E_CLOSED")]
-    Closed,
-    /// An I/O failure.
-    #[serde(rename = "E_IO")]
-    Io,
-    /// A bug, including caught panics.
-    #[serde(rename = "E_INTERNAL")]
-    Internal,
-    /// Missing or wrong bearer token (raised by the HTTP and MCP surfaces).
-    #[serde(rename = "E_UNAUTHORIZED")]
-    Unauthorized,
-    /// Refused: foreign Host or Origin, or not allowed by the workspace config.
-    #[serde(rename = "E_FORBIDDEN")]
-    Forbidden,
-    /// An embedding or rerank provider failed (HTTP status, timeout, malformed answer), after retries.
-    #[serde(rename = "E_PROVIDER")]
-    Provider,
-    /// A job would exceed a configured cap on paid provider use; nothing was sent.
-    #[serde(rename = "E_BUDGET_EXCEEDED")]
-    BudgetExceeded,
-}
-
-impl ErrorCode {
-    /// The wire form, e.g. `E_NOT_FOUND`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::InvalidArgument => "E_INVALID_ARGUMENT",
-            Self::NotFound => "E_NOT_FOUND",
-            Self::Conflict => "E_CONFLICT",
-            Self::Locked => "E_LOCKED",
-            Self::MigrationRequired => "E_MIGRATION_REQUIRED",
-            Self::ChecksumMismatch => "E_CHECKSUM_MISMATCH",
-            Self::Corrupt => "E_CORRUPT",
-            Self::UnsupportedFormat => "E_UNSUPPORTED_FORMAT",
-            Self::LimitExceeded => "E_LIMIT_EXCEEDED",
-            Self::Cancelled => "E_CANCELLED",
-            Self::Closed => "E_CLOSED",
-            Self::Io => "E_IO",
-            Self::Internal => "E_INTERNAL",
-            Self::Unauthorized => "E_UNAUTHORIZED",
-            Self::Forbidden => "E_FORBIDDEN",
-            Self::Provider => "E_PROVIDER",
-            Self::BudgetExceeded => "E_BUDGET_EXCEEDED",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+crate::wire::wire_enum! {
+    /// Stable error codes shared by every surface. Adding one is an API change. Serialized in its
+    /// wire form (`E_NOT_FOUND`), as receipts and reports store and send it.
+    pub enum ErrorCode {
+        /// Bad input from the caller.
+        InvalidArgument = "E_INVALID_ARGUMENT",
+        /// No such object.
+        NotFound = "E_NOT_FOUND",
+        /// Already exists, or a stale snapshot.
+        Conflict = "E_CONFLICT",
+        /// The workspace is owned by another process.
+        Locked = "E_LOCKED",
+        /// The workspace needs an explicit `tychora manage migrate`.
+        MigrationRequired = "E_MIGRATION_REQUIRED",
+        /// A migration or artifact failed its integrity check.
+        ChecksumMismatch = "E_CHECKSUM_MISMATCH",
+        /// A derived index is damaged; rebuild it.
+        Corrupt = "E_CORRUPT",
+        /// The input format is not supported.
+        UnsupportedFormat = "E_UNSUPPORTED_FORMAT",
+        /// A size or budget limit was exceeded.
+        LimitExceeded = "E_LIMIT_EXCEEDED",
+        /// The call was cancelled.
+        Cancelled = "E_CANCELLED",
+        /// The handle was closed.
+        Closed = "E_CLOSED",
+        /// An I/O failure.
+        Io = "E_IO",
+        /// A bug, including caught panics.
+        Internal = "E_INTERNAL",
+        /// Missing or wrong bearer token (raised by the HTTP and MCP surfaces).
+        Unauthorized = "E_UNAUTHORIZED",
+        /// Refused: foreign Host or Origin, or not allowed by the workspace config.
+        Forbidden = "E_FORBIDDEN",
+        /// An embedding or rerank provider failed (HTTP status, timeout, malformed answer), after retries.
+        Provider = "E_PROVIDER",
+        /// A job would exceed a configured cap on paid provider use; nothing was sent.
+        BudgetExceeded = "E_BUDGET_EXCEEDED",
     }
 }
 
@@ -311,39 +263,5 @@ impl Diagnostic {
     pub fn at(mut self, locator: impl Into<String>) -> Self {
         self.locator = Some(locator.into());
         self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ErrorCode;
-
-    /// Receipts and reports store codes through serde, the surfaces read `as_str`: one spelling.
-    #[test]
-    fn an_error_code_serializes_as_its_wire_form() {
-        use ErrorCode::*;
-        for code in [
-            InvalidArgument,
-            NotFound,
-            Conflict,
-            Locked,
-            MigrationRequired,
-            ChecksumMismatch,
-            Corrupt,
-            UnsupportedFormat,
-            LimitExceeded,
-            Cancelled,
-            Closed,
-            Io,
-            Internal,
-            Unauthorized,
-            Forbidden,
-            Provider,
-            BudgetExceeded,
-        ] {
-            let json = serde_json::to_string(&code).unwrap();
-            assert_eq!(json, format!("\"{}\"", code.as_str()));
-            assert_eq!(serde_json::from_str::<ErrorCode>(&json).unwrap(), code);
-        }
     }
 }

@@ -32,7 +32,8 @@
 // the work are `pub(crate)`; everything else is internal to the crate. The module graph is acyclic
 // and layered; a module uses only modules of lower layers. Layers, lowest first (tests/architecture.rs
 // enforces its table on the sources and checks that this list is the same table):
-// error, scripts, wire
+// wire
+// error, scripts
 // unit, tokenize, parallel, safety, fusion, config, store, artifact, capture, trust
 // facet
 // code, job, lexical, vector

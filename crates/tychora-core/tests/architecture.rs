@@ -9,8 +9,10 @@ use std::path::Path;
 
 /// Top-level modules by layer, lowest first. Within a layer, modules do not depend on each other.
 const LAYERS: &[&[&str]] = &[
+    // The closed sets' declaration macro.
+    &["wire"],
     // Vocabulary and storage primitives.
-    &["error", "scripts", "wire"],
+    &["error", "scripts"],
     &[
         "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
         "capture", "trust",
