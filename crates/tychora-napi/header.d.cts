@@ -13,3 +13,9 @@ export type SourceFormat = 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'cod
  * and HTTP status per code); `test/types/native-contract.test-d.ts` holds this union to it.
  */
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_NOT_FOUND' | 'E_CONFLICT' | 'E_LOCKED' | 'E_MIGRATION_REQUIRED' | 'E_CHECKSUM_MISMATCH' | 'E_CORRUPT' | 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_CANCELLED' | 'E_CLOSED' | 'E_IO' | 'E_INTERNAL' | 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_PROVIDER' | 'E_BUDGET_EXCEEDED'
+
+/**
+ * What an evidence unit is, as the core's `UnitType` serializes it; `ts/contracts/evidence.ts`
+ * checks the same set with zod (`UnitTypeSchema`).
+ */
+export type UnitType = 'section' | 'heading' | 'paragraph' | 'list_item' | 'code_block' | 'table_row' | 'record' | 'block_quote' | 'html' | 'footnote' | 'hidden_text' | 'ocr_text' | 'recital' | 'point' | 'subpoint' | 'image' | 'module' | 'class' | 'interface' | 'type' | 'function' | 'method' | 'header' | 'statement'

@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import type { ChunkEvidenceSchema, JobStatusSchema, RevisionEvidenceSchema, SnapshotEvidenceSchema, SourceEvidenceSchema, UnitEvidenceSchema } from '../../ts/contracts/evidence.js'
+import type { ChunkEvidenceSchema, JobStatusSchema, RevisionEvidenceSchema, SnapshotEvidenceSchema, SourceEvidenceSchema, UnitEvidenceSchema, UnitTypeSchema } from '../../ts/contracts/evidence.js'
 import type { AddRequestSchema, ProgressSchema, ReceiptSchema, StampSchema } from '../../ts/contracts/ingest.js'
 import type { QueryRequestSchema } from '../../ts/contracts/query.js'
 import type { QueryResultSchema } from '../../ts/contracts/result.js'
@@ -32,6 +32,7 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.SourceEvidence>().toEqualTypeOf<Out<typeof SourceEvidenceSchema>>()
     expectTypeOf<Native.RevisionEvidence>().toEqualTypeOf<Out<typeof RevisionEvidenceSchema>>()
     expectTypeOf<Native.UnitEvidence>().toEqualTypeOf<Out<typeof UnitEvidenceSchema>>()
+    expectTypeOf<Native.UnitType>().toEqualTypeOf<Out<typeof UnitTypeSchema>>()
     expectTypeOf<Native.ChunkEvidence>().toEqualTypeOf<Out<typeof ChunkEvidenceSchema>>()
     expectTypeOf<Native.SnapshotEvidence>().toEqualTypeOf<Out<typeof SnapshotEvidenceSchema>>()
     expectTypeOf<Native.JobStatus>().toEqualTypeOf<Out<typeof JobStatusSchema>>()

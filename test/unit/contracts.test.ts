@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { z } from 'zod'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { UnitTypeSchema } from '../../ts/contracts/evidence.js'
 import { PackSchema } from '../../ts/contracts/pack.js'
 import { QueryRequestSchema } from '../../ts/contracts/query.js'
 import { ERROR_CODES, formatIssues, toTychoraError } from '../../ts/errors.js'
@@ -29,6 +30,16 @@ describe('contracts', () => {
     const rust = readFileSync('crates/tychora-core/src/error.rs', 'utf8')
     const rustCodes = [...rust.matchAll(/ = "(E_[A-Z_]+)",/g)].map((m) => m[1]).sort()
     expect(rustCodes).toEqual(Object.keys(ERROR_CODES).sort())
+  })
+
+  it('the zod unit types and the Rust UnitType enum name the same set', () => {
+    const rust = readFileSync('crates/tychora-core/src/unit/mod.rs', 'utf8')
+    const declared = rust.slice(rust.indexOf('pub enum UnitType {'))
+    const body = declared.slice(0, declared.indexOf('\n    }\n'))
+    const rustTypes = [...body.matchAll(/ = "([a-z_]+)",/g)].map((m) => m[1])
+    expect(rustTypes.length).toBeGreaterThan(20)
+    expect(rustTypes).toEqual(UnitTypeSchema.options)
+    expect(UnitTypeSchema.safeParse('paragraf').success).toBe(false)
   })
 
   it('query requests reject unknown fields and bad values', () => {

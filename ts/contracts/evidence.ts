@@ -121,10 +121,40 @@ export const RevisionEvidenceSchema = z.object({
     .describe('why its bytes are gone: an erasure on request (its text is out of every snapshot) or retention (the original only)'),
 })
 
+/** What an evidence unit is: the closed set the core's parsers emit (`UnitType` in the core). */
+export const UnitTypeSchema = z
+  .enum([
+    'section',
+    'heading',
+    'paragraph',
+    'list_item',
+    'code_block',
+    'table_row',
+    'record',
+    'block_quote',
+    'html',
+    'footnote',
+    'hidden_text',
+    'ocr_text',
+    'recital',
+    'point',
+    'subpoint',
+    'image',
+    'module',
+    'class',
+    'interface',
+    'type',
+    'function',
+    'method',
+    'header',
+    'statement',
+  ])
+  .describe('What the unit is: a section, heading, paragraph, table row, record, code symbol (module, class, function, …), hidden or OCR text, …')
+
 export const UnitEvidenceSchema = z.object({
   type: z.literal('unit'),
   id: z.number().int(),
-  unit_type: z.string(),
+  unit_type: UnitTypeSchema,
   extraction_id: z.number().int(),
   revision_id: z.number().int(),
   path: z.string(),
@@ -206,7 +236,7 @@ export const ExtractionEvidenceSchema = z.object({
   units: z.array(
     z.object({
       id: z.number().int(),
-      unit_type: z.string(),
+      unit_type: UnitTypeSchema,
       heading_path: z.array(z.string()),
       document: UnitDocumentSchema.optional(),
       text: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { UnitTypeSchema } from './evidence.js'
 
 /** `inspect symbol`: what to look up. */
 export const InspectSymbolRequestSchema = z
@@ -32,7 +33,7 @@ export const SymbolRelationSchema = z.object({
 export const SymbolDefinitionSchema = z.object({
   unit_id: z.number().int(),
   symbol: z.string().describe('Symbol path'),
-  unit_type: z.string(),
+  unit_type: UnitTypeSchema,
   site: SiteSchema,
   signature: z.string().describe('The declaration line'),
   references: z.array(SymbolRelationSchema).describe('Sites that resolve to this definition'),

@@ -15,6 +15,12 @@ export type SourceFormat = 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'cod
 export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_NOT_FOUND' | 'E_CONFLICT' | 'E_LOCKED' | 'E_MIGRATION_REQUIRED' | 'E_CHECKSUM_MISMATCH' | 'E_CORRUPT' | 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_CANCELLED' | 'E_CLOSED' | 'E_IO' | 'E_INTERNAL' | 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_PROVIDER' | 'E_BUDGET_EXCEEDED'
 
 /**
+ * What an evidence unit is, as the core's `UnitType` serializes it; `ts/contracts/evidence.ts`
+ * checks the same set with zod (`UnitTypeSchema`).
+ */
+export type UnitType = 'section' | 'heading' | 'paragraph' | 'list_item' | 'code_block' | 'table_row' | 'record' | 'block_quote' | 'html' | 'footnote' | 'hidden_text' | 'ocr_text' | 'recital' | 'point' | 'subpoint' | 'image' | 'module' | 'class' | 'interface' | 'type' | 'function' | 'method' | 'header' | 'statement'
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -1572,7 +1578,7 @@ export interface SummaryReport {
 export interface SymbolDefinition {
   unit_id: number
   symbol: string
-  unit_type: string
+  unit_type: UnitType
   site: Site
   signature: string
   references: Array<SymbolRelation>
@@ -1633,7 +1639,7 @@ export interface TraceStage {
 /** One unit as listed under its extraction. */
 export interface UnitBrief {
   id: number
-  unit_type: string
+  unit_type: UnitType
   heading_path: Array<string>
   document?: UnitDocument
   text: string
@@ -1666,7 +1672,7 @@ export interface UnitDocument {
 export interface UnitEvidence {
   type: 'unit'
   id: number
-  unit_type: string
+  unit_type: UnitType
   extraction_id: number
   revision_id: number
   path: string

@@ -4,6 +4,7 @@
 //! throughput benchmark times [`analyze_sources`] against other tree-sitter runtimes on the same
 //! strings. Nothing here writes anything.
 
+use crate::unit::UnitType;
 use std::path::Path;
 use std::time::Instant;
 
@@ -23,7 +24,7 @@ pub struct Definition {
     /// The file, relative to the analyzed root.
     pub path: String,
     /// `module`, `class`, `interface`, `type`, `function` or `method`.
-    pub unit_type: &'static str,
+    pub unit_type: UnitType,
     /// Line of its first byte (1-based).
     pub line_start: usize,
     /// Line of its last byte (1-based).

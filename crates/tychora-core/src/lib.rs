@@ -77,6 +77,7 @@ pub mod workspace;
 pub mod bench;
 
 pub use error::{Diagnostic, Error, ErrorCode, Level, Result};
+pub use unit::UnitType;
 
 /// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
 pub mod documents {

@@ -136,7 +136,11 @@ fn a_docx_is_cited_by_paragraph_and_table_row_over_its_derived_text() {
         .unit_ids
         .iter()
         .find_map(|id| match ws.inspect(&format!("unit:{id}")).unwrap() {
-            Evidence::Unit(u) if u.unit_type == "table_row" && u.text.contains("1.2.3") => Some(u),
+            Evidence::Unit(u)
+                if u.unit_type == tychora_core::UnitType::TableRow && u.text.contains("1.2.3") =>
+            {
+                Some(u)
+            }
             _ => None,
         })
         .expect("the row's unit");

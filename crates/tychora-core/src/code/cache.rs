@@ -1,6 +1,7 @@
 //! The syntax cache's payload: one [`Analysis`] as JSON, without the unit texts (each is the exact
 //! slice of its span, so it is cut again from the source on load).
 
+use crate::unit::UnitType;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -28,7 +29,7 @@ pub fn key(content_sha256: &str, language: Language, path: &str, module: &str) -
 
 #[derive(Serialize, Deserialize)]
 struct CachedUnit {
-    unit_type: String,
+    unit_type: UnitType,
     is_leaf: bool,
     parent: Option<usize>,
     span: Span,
@@ -50,21 +51,6 @@ struct Payload {
     default_export: Option<String>,
 }
 
-/// The unit types code extraction emits, as the `'static` names [`Unit`] carries.
-fn unit_type(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "module" => "module",
-        "class" => "class",
-        "interface" => "interface",
-        "type" => "type",
-        "function" => "function",
-        "method" => "method",
-        "header" => "header",
-        "statement" => "statement",
-        _ => return None,
-    })
-}
-
 /// Serializes an analysis for the cache.
 #[must_use]
 pub fn encode(analysis: &Analysis) -> String {
@@ -74,7 +60,7 @@ pub fn encode(analysis: &Analysis) -> String {
             .units
             .iter()
             .map(|u| CachedUnit {
-                unit_type: u.unit_type.to_string(),
+                unit_type: u.unit_type,
                 is_leaf: u.is_leaf,
                 parent: u.parent,
                 span: u.span,
@@ -107,7 +93,7 @@ pub fn decode(payload: &str, source: &str) -> Option<Analysis> {
         .into_iter()
         .map(|u| {
             Some(Unit {
-                unit_type: unit_type(&u.unit_type)?,
+                unit_type: u.unit_type,
                 is_leaf: u.is_leaf,
                 parent: u.parent,
                 text: source.get(u.span.byte_start..u.span.byte_end)?.to_string(),

@@ -95,16 +95,6 @@ pub fn analyze(language: Language, source: &str, path: &str, module: &str) -> An
     }
 }
 
-/// Whether a code unit type names a symbol (`module`, `class`, `function`, …) rather than a run of
-/// code (`header`, `statement`).
-#[must_use]
-pub fn is_symbol_unit(unit_type: &str) -> bool {
-    matches!(
-        unit_type,
-        "module" | "class" | "interface" | "type" | "function" | "method"
-    )
-}
-
 /// The directories holding an `__init__.py` among `paths` (relative, `/`-separated): the Python
 /// packages [`module_of`] needs (`""` when the root itself is one).
 pub fn python_packages<'a>(

@@ -2,6 +2,7 @@
 //! them, as byte ranges. Language adapters classify tree-sitter nodes; [`collect`] turns a run of
 //! sibling nodes into items and applies the attachment rules every language shares.
 
+use crate::unit::UnitType;
 use tree_sitter::Node;
 
 /// Class nesting deeper than this is kept inside one leaf: the outline recurses per level, and
@@ -20,13 +21,13 @@ pub(super) enum SymbolKind {
 }
 
 impl SymbolKind {
-    pub(super) fn unit_type(self) -> &'static str {
+    pub(super) fn unit_type(self) -> UnitType {
         match self {
-            Self::Class => "class",
-            Self::Interface => "interface",
-            Self::Type => "type",
-            Self::Function => "function",
-            Self::Method => "method",
+            Self::Class => UnitType::Class,
+            Self::Interface => UnitType::Interface,
+            Self::Type => UnitType::Type,
+            Self::Function => UnitType::Function,
+            Self::Method => UnitType::Method,
         }
     }
 }

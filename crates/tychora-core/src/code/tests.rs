@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::unit::Unit;
+use crate::unit::UnitType;
 
 const SHAPES_PY: &str = include_str!("../../tests/fixtures/code/geometry/shapes.py");
 const INIT_PY: &str = include_str!("../../tests/fixtures/code/geometry/__init__.py");
@@ -20,7 +21,7 @@ fn extract_checked(language: Language, source: &str, path: &str) -> Parsed {
 fn assert_invariants(source: &str, parsed: &Parsed) {
     let index = LineIndex::new(source);
     let units = &parsed.units;
-    assert_eq!(units[0].unit_type, "module");
+    assert_eq!(units[0].unit_type, UnitType::Module);
     assert!(!units[0].is_leaf && units[0].parent.is_none());
     assert_eq!(
         parsed.title.as_deref(),
@@ -111,7 +112,7 @@ fn outline(parsed: &Parsed) -> Vec<(&'static str, bool, String)> {
                 .anchor
                 .clone()
                 .unwrap_or_else(|| u.text.lines().next().unwrap_or("").to_string());
-            (u.unit_type, u.is_leaf, label)
+            (u.unit_type.as_str(), u.is_leaf, label)
         })
         .collect()
 }
@@ -238,7 +239,7 @@ fn python_package_init_names_the_package() {
     let parsed = extract_checked(Language::Python, INIT_PY, "geometry/__init__.py");
     assert_eq!(parsed.title.as_deref(), Some("geometry"));
     assert_eq!(parsed.units[0].anchor.as_deref(), Some("geometry"));
-    let kinds: Vec<_> = parsed.units.iter().map(|u| u.unit_type).collect();
+    let kinds: Vec<_> = parsed.units.iter().map(|u| u.unit_type.as_str()).collect();
     assert_eq!(kinds, ["module", "statement", "statement", "statement"]);
 }
 
@@ -419,7 +420,7 @@ fn tsx_components_and_generic_arrows() {
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(parsed.title.as_deref(), Some("ui/Hello"));
     let hello = symbol(&parsed, "ui/Hello.tsx#Hello");
-    assert_eq!(hello.unit_type, "function");
+    assert_eq!(hello.unit_type, UnitType::Function);
     assert!(
         hello
             .text
@@ -428,7 +429,7 @@ fn tsx_components_and_generic_arrows() {
     assert!(ids(hello).contains(&("export", "Hello")));
     assert_eq!(
         symbol(&parsed, "ui/Hello.tsx#identity").unit_type,
-        "function"
+        UnitType::Function
     );
 }
 
@@ -446,7 +447,7 @@ fn export_clauses_and_anonymous_defaults() {
         "d.js",
     );
     let unit = symbol(&parsed, "d.js#default");
-    assert_eq!(unit.unit_type, "function");
+    assert_eq!(unit.unit_type, UnitType::Function);
     assert!(ids(unit).contains(&("export", "default")));
     let parsed = extract_checked(
         Language::TypeScript,
@@ -454,21 +455,24 @@ fn export_clauses_and_anonymous_defaults() {
         "e.ts",
     );
     assert!(!symbol(&parsed, "e.ts#default").is_leaf);
-    assert_eq!(symbol(&parsed, "e.ts#default.run").unit_type, "method");
+    assert_eq!(
+        symbol(&parsed, "e.ts#default.run").unit_type,
+        UnitType::Method
+    );
 }
 
 #[test]
 fn python_type_aliases_and_annotated_lambdas() {
     let source = "type Vector = list[float]\ntype Pair[T] = tuple[T, T]\nnorm: Callable = lambda v: sum(v)\na = b = lambda: 1\n";
     let parsed = extract_checked(Language::Python, source, "vec.py");
-    assert_eq!(symbol(&parsed, "vec.Vector").unit_type, "type");
+    assert_eq!(symbol(&parsed, "vec.Vector").unit_type, UnitType::Type);
     assert_eq!(
         symbol(&parsed, "vec.Pair").text,
         "type Pair[T] = tuple[T, T]"
     );
-    assert_eq!(symbol(&parsed, "vec.norm").unit_type, "function");
+    assert_eq!(symbol(&parsed, "vec.norm").unit_type, UnitType::Function);
     // A chained assignment names no single function.
-    assert_eq!(parsed.units.last().unwrap().unit_type, "statement");
+    assert_eq!(parsed.units.last().unwrap().unit_type, UnitType::Statement);
 }
 
 #[test]
@@ -506,7 +510,7 @@ fn syntax_errors_keep_the_intact_declarations() {
         "def ok():\n    return 1\n\n)))) = (\n\nclass K:\n    def m(self):\n        return 2\n";
     let parsed = extract_checked(Language::Python, source, "k.py");
     assert_eq!(symbol(&parsed, "k.ok").text, "def ok():\n    return 1");
-    assert_eq!(symbol(&parsed, "k.K.m").unit_type, "method");
+    assert_eq!(symbol(&parsed, "k.K.m").unit_type, UnitType::Method);
     assert_eq!(parsed.diagnostics.len(), 1);
     assert_eq!(
         parsed.diagnostics[0].locator.as_deref().map(|l| &l[..2]),
@@ -548,7 +552,7 @@ fn deep_class_nesting_is_bounded() {
     let containers = parsed
         .units
         .iter()
-        .filter(|u| u.unit_type == "class" && !u.is_leaf)
+        .filter(|u| u.unit_type == UnitType::Class && !u.is_leaf)
         .count();
     assert!(containers <= outline::MAX_NESTING);
 }
@@ -597,7 +601,7 @@ fn decorators_and_comments_attach_to_members() {
     // In TS class bodies decorators are siblings of their member, not children.
     let source = "class B {\n  @HostListener('click')\n  onClick() {}\n  // about get\n  get v(): number { return 1 }\n  ;\n  static { init(); }\n}\n";
     let parsed = extract_checked(Language::TypeScript, source, "b.ts");
-    let kinds: Vec<_> = parsed.units.iter().map(|u| u.unit_type).collect();
+    let kinds: Vec<_> = parsed.units.iter().map(|u| u.unit_type.as_str()).collect();
     assert_eq!(
         kinds,
         ["module", "class", "header", "method", "method", "statement"]
@@ -618,13 +622,18 @@ fn decorators_and_comments_attach_to_members() {
 fn ambient_declarations_and_top_level_overloads() {
     let source = "declare function d(a: string): void;\nexport declare class E { m(): void; }\ndeclare module 'm' { export function g(): void; }\nnamespace N { export const x = 1; }\nexport function over(a: string): void;\nexport function over(a: any) {}\n";
     let parsed = extract_checked(Language::TypeScript, source, "amb.ts");
-    assert_eq!(symbol(&parsed, "amb.ts#d").unit_type, "function");
+    assert_eq!(symbol(&parsed, "amb.ts#d").unit_type, UnitType::Function);
     assert!(ids(symbol(&parsed, "amb.ts#E")).contains(&("export", "E")));
     assert_eq!(symbol(&parsed, "amb.ts#E.m").text, "m(): void;");
     // Module and namespace blocks stay statements (their members are not symbols yet).
-    assert!(parsed.units.iter().any(|u| u.unit_type == "statement"
-        && u.text.starts_with("declare module 'm'")
-        && u.text.ends_with("export const x = 1; }")));
+    assert!(
+        parsed
+            .units
+            .iter()
+            .any(|u| u.unit_type == UnitType::Statement
+                && u.text.starts_with("declare module 'm'")
+                && u.text.ends_with("export const x = 1; }"))
+    );
     let over = symbol(&parsed, "amb.ts#over");
     assert_eq!(
         over.text,

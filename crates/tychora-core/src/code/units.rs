@@ -3,6 +3,7 @@
 //! symbols, so that every byte of code outside a symbol is still indexed.
 
 use super::outline::{Body, Item, MAX_NESTING, Symbol, blank_line};
+use crate::unit::UnitType;
 use crate::unit::{Identifier, LineIndex, Unit};
 
 /// How symbol paths are spelled in one file.
@@ -35,7 +36,7 @@ impl<'s> Emitter<'s> {
         let end = self.source.trim_end().len();
         let module = self.naming.module.clone();
         self.push(Unit {
-            unit_type: "module",
+            unit_type: UnitType::Module,
             is_leaf: false,
             parent: None,
             span: self.index.span(0, end),
@@ -137,7 +138,11 @@ impl<'s> Emitter<'s> {
         };
         let text = &self.source[start..end];
         self.push(Unit::leaf(
-            if header { "header" } else { "statement" },
+            if header {
+                UnitType::Header
+            } else {
+                UnitType::Statement
+            },
             Some(parent),
             self.index.span(start, end),
             text.to_string(),

@@ -18,6 +18,7 @@ use crate::error::Result;
 use crate::snapshot::Member;
 use crate::store::now_ms;
 use crate::unit::Span;
+use crate::unit::UnitType;
 
 /// A code member with what the resolver needs.
 struct CodeMember<'m> {
@@ -35,7 +36,7 @@ type Recorded<'m> = (&'m Member, String, String, String);
 struct UnitRow {
     id: i64,
     parent_ordinal: Option<usize>,
-    unit_type: String,
+    unit_type: UnitType,
     anchor: Option<String>,
     span: Span,
 }
@@ -198,7 +199,7 @@ fn build_set(
     for rows in units.values() {
         for u in rows {
             if let Some(anchor) = &u.anchor
-                && crate::code::is_symbol_unit(&u.unit_type)
+                && u.unit_type.is_symbol()
             {
                 by_anchor.entry(anchor.as_str()).or_insert(u.id);
             }
@@ -221,10 +222,7 @@ fn build_set(
             format!("{}#{path}", crate::code::normalize_path(&c.member.rel_path))
         };
         rows.iter()
-            .find(|u| {
-                u.anchor.as_deref() == Some(anchor.as_str())
-                    && crate::code::is_symbol_unit(&u.unit_type)
-            })
+            .find(|u| u.anchor.as_deref() == Some(anchor.as_str()) && u.unit_type.is_symbol())
             .map(|u| u.id)
             .or(module_unit)
     };
@@ -291,13 +289,13 @@ fn build_set(
             let (Some(parent), Some(anchor)) = (u.parent_ordinal, &u.anchor) else {
                 continue;
             };
-            if !crate::code::is_symbol_unit(&u.unit_type) {
+            if !u.unit_type.is_symbol() {
                 continue;
             }
             let Some(owner) = rows.get(parent) else {
                 continue;
             };
-            let kind = if owner.unit_type == "module" {
+            let kind = if owner.unit_type == UnitType::Module {
                 "defines"
             } else {
                 "contains"

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::unit::UnitType;
 
 /// Expansion limits: the pack's `graph` section.
 pub use crate::config::Graph as Limits;
@@ -72,10 +73,10 @@ fn sets(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<Vec<i64>
 }
 
 /// A symbol unit's display name (`Class.method`) and whether it is a module.
-fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, String)>> {
+fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>> {
     let mut stmt = conn
         .prepare_cached("SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1")?;
-    let row: Option<(String, String)> = stmt
+    let row: Option<(String, UnitType)> = stmt
         .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     Ok(row.map(|(path, unit_type)| {
@@ -99,20 +100,18 @@ fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
          LEFT JOIN evidence_units p ON p.extraction_id = u.extraction_id AND p.ordinal = u.parent_ordinal
          WHERE c.id = ?1 ORDER BY u.id",
     )?;
-    let rows: Vec<(i64, String, Option<i64>, Option<String>)> = stmt
+    let rows: Vec<(i64, UnitType, Option<i64>, Option<UnitType>)> = stmt
         .query_map(params![chunk_id], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
     let mut out = Vec::new();
     for (id, unit_type, parent, parent_type) in rows {
-        let unit = match unit_type.as_str() {
-            "module" => None,
-            t if crate::code::is_symbol_unit(t) => Some(id),
-            "header" | "statement" => parent.filter(|_| {
-                parent_type
-                    .as_deref()
-                    .is_some_and(|t| t != "module" && t != "section")
+        let unit = match unit_type {
+            UnitType::Module => None,
+            t if t.is_symbol() => Some(id),
+            UnitType::Header | UnitType::Statement => parent.filter(|_| {
+                parent_type.is_some_and(|t| t != UnitType::Module && t != UnitType::Section)
             }),
             _ => None,
         };
@@ -215,8 +214,8 @@ pub fn expand(
     if followed.is_empty() {
         return Ok(Vec::new());
     }
-    let mut names: HashMap<i64, Option<(String, String)>> = HashMap::new();
-    let mut name = |conn: &Connection, id: i64| -> Result<Option<(String, String)>> {
+    let mut names: HashMap<i64, Option<(String, UnitType)>> = HashMap::new();
+    let mut name = |conn: &Connection, id: i64| -> Result<Option<(String, UnitType)>> {
         if let Some(found) = names.get(&id) {
             return Ok(found.clone());
         }
@@ -258,7 +257,7 @@ pub fn expand(
             let Some((other_name, other_type)) = name(conn, other)? else {
                 continue;
             };
-            if other_type == "module" {
+            if other_type == UnitType::Module {
                 continue;
             }
             let (from, to) = if incoming {

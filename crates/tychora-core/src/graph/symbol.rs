@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::exact::normalize_identifier;
+use crate::unit::UnitType;
 
 /// Most rows listed per section; the counts are always complete.
 const MAX_ROWS: usize = 200;
@@ -40,7 +41,7 @@ pub struct Definition {
     /// anchor.
     pub symbol: String,
     /// The unit's type (`class`, `function`, `method`, …).
-    pub unit_type: String,
+    pub unit_type: UnitType,
     /// Where the definition is (leading comments and decorators included).
     pub site: Site,
     /// The definition's head, past leading comments and decorators: up to four lines, ending at
@@ -225,7 +226,7 @@ pub(crate) fn inspect(
              WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
              ORDER BY s.rel_path, l.line_start",
         )?;
-        let found: Vec<(i64, String, String, String, Site)> = stmt
+        let found: Vec<(i64, String, UnitType, String, Site)> = stmt
             .query_map(params![normalize_identifier(name), snapshot_id], |r| {
                 Ok((
                     r.get(0)?,

@@ -1,5 +1,6 @@
 //! Canonical rows for one job: sources, revisions, extractions, units, locators, identifiers, chunks.
 
+use crate::unit::UnitType;
 use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -592,7 +593,7 @@ fn write_extraction(
                 ])?;
             }
             if unit.is_leaf {
-                let scope = if unit.unit_type == "heading" {
+                let scope = if unit.unit_type == UnitType::Heading {
                     "heading"
                 } else {
                     "mention"
@@ -669,7 +670,7 @@ fn write_extraction(
                 chunk.token_count,
                 render_tokens,
                 (chunk.first_unit..=chunk.last_unit)
-                    .any(|i| extraction.units[i].unit_type == "code_block"),
+                    .any(|i| extraction.units[i].unit_type == UnitType::CodeBlock),
                 // Text drawn where a reader cannot see it is where instructions hide.
                 crate::safety::may_contain_instructions(&chunk.text)
                     || (chunk.first_unit..=chunk.last_unit)

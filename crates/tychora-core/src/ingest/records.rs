@@ -5,6 +5,7 @@
 //! the file proceeds. Each record's key becomes an identifier of its unit, so the exact channel
 //! finds `V1.2.3` where a chapter table writes `**1.2.3**`.
 
+use crate::unit::UnitType;
 use serde_json::{Map, Value};
 
 use crate::config::{KindDefinition, RecordRule};
@@ -220,11 +221,11 @@ fn same_statement(a: &Value, b: &Value) -> bool {
 fn row_fields(format: Format, text: &str, unit: &Unit) -> Option<Vec<(String, String)>> {
     let slice = text.get(unit.span.byte_start..unit.span.byte_end)?;
     match (format, unit.unit_type) {
-        (Format::Markdown, "table_row") => {
+        (Format::Markdown, UnitType::TableRow) => {
             let header = markdown_cells(unit.table_header.as_deref()?.lines().next()?);
             Some(header.into_iter().zip(markdown_cells(slice)).collect())
         }
-        (Format::Csv, "table_row") => {
+        (Format::Csv, UnitType::TableRow) => {
             let header = crate::parse::csv::fields(unit.table_header.as_deref()?);
             Some(
                 header
@@ -233,7 +234,7 @@ fn row_fields(format: Format, text: &str, unit: &Unit) -> Option<Vec<(String, St
                     .collect(),
             )
         }
-        (Format::Json | Format::Jsonl, "record") => {
+        (Format::Json | Format::Jsonl, UnitType::Record) => {
             let Ok(Value::Object(map)) = serde_json::from_str::<Value>(slice) else {
                 return None;
             };

@@ -10,6 +10,7 @@ use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::ingest::{JobRequest, Receipt};
 use crate::job::Progress;
+use crate::unit::UnitType;
 
 crate::wire::wire_enum! {
     /// Whether a source is in new snapshots.
@@ -326,7 +327,7 @@ pub struct UnitEvidence {
     pub id: i64,
     /// What its parser made of it: `section`, `heading`, `paragraph`, `list_item`,
     /// `table_row`, `code_block`, `record`, `hidden_text`, ….
-    pub unit_type: String,
+    pub unit_type: UnitType,
     /// The extraction it belongs to (`extraction:N`).
     pub extraction_id: i64,
     /// The revision that extraction read (`revision:N`).
@@ -563,7 +564,7 @@ pub struct UnitBrief {
     /// The unit's row id (`unit:N`).
     pub id: i64,
     /// What its parser made of it (`section`, `heading`, `paragraph`, `table_row`, …).
-    pub unit_type: String,
+    pub unit_type: UnitType,
     /// The headings from the document's root down to its section.
     pub heading_path: Vec<String>,
     /// For a document's unit: its part, paragraph, table row and cells.
@@ -890,7 +891,7 @@ fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidence>> 
         |r| {
             Ok((
                 r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
+                r.get::<_, UnitType>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
             ))

@@ -4,6 +4,7 @@
 //! and reported; quoted fields may span lines.
 
 use crate::error::Diagnostic;
+use crate::unit::UnitType;
 use crate::unit::{LineIndex, Parsed, Unit};
 
 /// The fields of one CSV line or record (`line` holds exactly one record).
@@ -86,7 +87,7 @@ pub(super) fn parse(text: &str, index: &LineIndex, path: &str) -> Parsed {
         }
         let row = &text[start..end];
         let mut unit = Unit::leaf(
-            "table_row",
+            UnitType::TableRow,
             None,
             index.span(start, end),
             format!("{header}\n{row}"),

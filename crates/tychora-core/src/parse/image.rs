@@ -17,13 +17,14 @@ use super::reading::{
 };
 use crate::error::{Diagnostic, ErrorCode};
 use crate::unit::Parsed;
+use crate::unit::UnitType;
 
 /// The image reader's name and version in every extraction it makes.
 pub const IMAGE_EXTRACTOR: &str = "tychora-image@1";
 
 /// The unit type of text about a picture (its alt text, title or file name): it finds the
 /// picture, it quotes nothing.
-pub const IMAGE: &str = "image";
+pub const IMAGE: UnitType = UnitType::Image;
 
 /// OCR reads at most this many pixels; a larger image is scaled down first (a 300 dpi A4 page
 /// is 8.7 million).

@@ -3,6 +3,7 @@
 //! serde_json exposes no source offsets, but a borrowed `&RawValue` is a slice of the input, so
 //! its pointer offset gives the record's exact byte range without a hand-written scanner.
 
+use crate::unit::UnitType;
 use std::fmt;
 
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
@@ -213,7 +214,7 @@ fn record(
     let end = start + raw.len();
     debug_assert_eq!(&text[start..end], raw);
     Ok(Unit {
-        unit_type: "record",
+        unit_type: UnitType::Record,
         is_leaf: true,
         parent: None,
         span: index.span(start, end),

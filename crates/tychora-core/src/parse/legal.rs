@@ -11,6 +11,7 @@
 //! starting `2016.` is then text, not structure. Running headers and footnotes are page furniture:
 //! kept in the retained bytes (spans still slice them), left out of every unit's text.
 
+use crate::unit::UnitType;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -65,7 +66,7 @@ struct Leaf {
     start: usize,
     end: usize,
     text: String,
-    unit_type: &'static str,
+    unit_type: UnitType,
     citation: Option<String>,
 }
 
@@ -224,13 +225,13 @@ impl Parser<'_> {
         if WHEREAS.is_match(clean) && self.numbering.article.is_none() {
             self.flush();
             self.numbering.in_recitals = true;
-            self.start_leaf(start, end, clean, "paragraph", None);
+            self.start_leaf(start, end, clean, UnitType::Paragraph, None);
             return;
         }
         if ENACTING.is_match(clean) && self.numbering.article.is_none() {
             self.flush();
             self.numbering.in_recitals = false;
-            self.start_leaf(start, end, clean, "paragraph", None);
+            self.start_leaf(start, end, clean, UnitType::Paragraph, None);
             return;
         }
         if self.structure(start, end, clean) {
@@ -244,7 +245,13 @@ impl Parser<'_> {
                 }
                 leaf.text.push_str(clean);
             }
-            None => self.start_leaf(start, end, clean, "paragraph", self.article_citation()),
+            None => self.start_leaf(
+                start,
+                end,
+                clean,
+                UnitType::Paragraph,
+                self.article_citation(),
+            ),
         }
     }
 
@@ -262,7 +269,7 @@ impl Parser<'_> {
                     start,
                     end,
                     line,
-                    "recital",
+                    UnitType::Recital,
                     Some(format!("Recital {number}")),
                 );
                 return true;
@@ -280,7 +287,7 @@ impl Parser<'_> {
             n.point = None;
             n.subpoint = None;
             let citation = format!("Article {article}({expected_paragraph})");
-            self.start_leaf(start, end, line, "paragraph", Some(citation));
+            self.start_leaf(start, end, line, UnitType::Paragraph, Some(citation));
             return true;
         }
         let Some(c) = MARKER.captures(line) else {
@@ -296,7 +303,7 @@ impl Parser<'_> {
             n.point = None;
             n.subpoint = None;
             let citation = format!("Article {article}({expected_paragraph})");
-            self.start_leaf(start, end, line, "paragraph", Some(citation));
+            self.start_leaf(start, end, line, UnitType::Paragraph, Some(citation));
             return true;
         }
         let base = match n.paragraph {
@@ -307,7 +314,13 @@ impl Parser<'_> {
         if next_letter(n.point.as_deref()).as_deref() == Some(marker.as_str()) {
             n.point = Some(marker.clone());
             n.subpoint = None;
-            self.start_leaf(start, end, line, "point", Some(format!("{base}({marker})")));
+            self.start_leaf(
+                start,
+                end,
+                line,
+                UnitType::Point,
+                Some(format!("{base}({marker})")),
+            );
             return true;
         }
         let expected_roman = ROMANS.get(n.subpoint.map_or(0, |s| s as usize));
@@ -319,7 +332,7 @@ impl Parser<'_> {
                 start,
                 end,
                 line,
-                "subpoint",
+                UnitType::Subpoint,
                 Some(format!("{base}({point})({marker})")),
             );
             return true;
@@ -339,7 +352,7 @@ impl Parser<'_> {
         start: usize,
         end: usize,
         line: &str,
-        unit_type: &'static str,
+        unit_type: UnitType,
         citation: Option<String>,
     ) {
         self.flush();
@@ -427,7 +440,7 @@ impl Parser<'_> {
         self.open.push(Open { ordinal, level });
         let heading = self.units.len();
         self.units.push(Unit::leaf(
-            "heading",
+            UnitType::Heading,
             Some(ordinal),
             self.index.span(start, end),
             label.to_string(),
@@ -504,7 +517,7 @@ mod tests {
                 .iter()
                 .find(|u| u.anchor.as_deref() == Some("article-171b"))
                 .expect("Article 17(1)(b)");
-            assert_eq!(point.unit_type, "point");
+            assert_eq!(point.unit_type, UnitType::Point);
             assert_eq!(
                 point.heading_path.first().map(String::as_str),
                 Some("CHAPTER III Rights of the data subject")
@@ -537,7 +550,7 @@ mod tests {
         let recital = noisy
             .units
             .iter()
-            .find(|u| u.unit_type == "recital" && u.text.contains("principles"))
+            .find(|u| u.unit_type == UnitType::Recital && u.text.contains("principles"))
             .unwrap();
         assert_eq!(recital.text, "(2)  The principles.");
     }
@@ -550,7 +563,7 @@ mod tests {
         let paragraph = parsed
             .units
             .iter()
-            .find(|u| u.unit_type == "paragraph")
+            .find(|u| u.unit_type == UnitType::Paragraph)
             .unwrap();
         assert!(
             paragraph.text.contains("2016. processed") && paragraph.text.contains("(a) never came")

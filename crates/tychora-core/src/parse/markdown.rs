@@ -4,6 +4,7 @@
 //! headings, paragraphs, list items of top-level lists, code blocks, block quotes, HTML blocks and
 //! table rows (each row's text keeps the table's header row).
 
+use crate::unit::UnitType;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use super::slugify;
@@ -32,7 +33,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
     let mut in_table = false;
     let mut table_header: Option<String> = None;
 
-    let leaf = |unit_type: &'static str,
+    let leaf = |unit_type: UnitType,
                 start: usize,
                 end: usize,
                 sections: &[OpenSection],
@@ -59,31 +60,35 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                         heading_text.clear();
                     }
                     (Tag::Paragraph, 0) => units.extend(leaf(
-                        "paragraph",
+                        UnitType::Paragraph,
                         range.start,
                         range.end,
                         &sections,
                         &headings,
                     )),
                     (Tag::CodeBlock(_), 0) => units.extend(leaf(
-                        "code_block",
+                        UnitType::CodeBlock,
                         range.start,
                         range.end,
                         &sections,
                         &headings,
                     )),
                     (Tag::BlockQuote(_), 0) => units.extend(leaf(
-                        "block_quote",
+                        UnitType::BlockQuote,
                         range.start,
                         range.end,
                         &sections,
                         &headings,
                     )),
-                    (Tag::HtmlBlock, 0) => {
-                        units.extend(leaf("html", range.start, range.end, &sections, &headings))
-                    }
+                    (Tag::HtmlBlock, 0) => units.extend(leaf(
+                        UnitType::Html,
+                        range.start,
+                        range.end,
+                        &sections,
+                        &headings,
+                    )),
                     (Tag::FootnoteDefinition(_), 0) => units.extend(leaf(
-                        "footnote",
+                        UnitType::Footnote,
                         range.start,
                         range.end,
                         &sections,
@@ -91,7 +96,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                     )),
                     (Tag::List(_), 0) => in_list = true,
                     (Tag::Item, 1) if in_list => units.extend(leaf(
-                        "list_item",
+                        UnitType::ListItem,
                         range.start,
                         range.end,
                         &sections,
@@ -103,9 +108,13 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                         table_header = Some(text[range.start..end].to_string());
                     }
                     (Tag::TableRow, 1) if in_table => {
-                        if let Some(mut unit) =
-                            leaf("table_row", range.start, range.end, &sections, &headings)
-                        {
+                        if let Some(mut unit) = leaf(
+                            UnitType::TableRow,
+                            range.start,
+                            range.end,
+                            &sections,
+                            &headings,
+                        ) {
                             if let Some(header) = &table_header {
                                 unit.text = format!("{header}\n{}", unit.text);
                                 unit.table_header = Some(header.clone());
@@ -137,7 +146,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                                 title = Some(name.clone());
                             }
                             if let Some(mut unit) =
-                                leaf("heading", start, end, &sections, &headings)
+                                leaf(UnitType::Heading, start, end, &sections, &headings)
                             {
                                 let slug = slugify(&name);
                                 if !slug.is_empty() {
@@ -161,7 +170,13 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
             }
             Event::Text(t) | Event::Code(t) if heading.is_some() => heading_text.push_str(&t),
             Event::Html(_) | Event::Text(_) if depth == 0 => {
-                units.extend(leaf("html", range.start, range.end, &sections, &headings));
+                units.extend(leaf(
+                    UnitType::Html,
+                    range.start,
+                    range.end,
+                    &sections,
+                    &headings,
+                ));
             }
             _ => {}
         }
@@ -200,7 +215,7 @@ fn open_section(
     headings.push(name.to_string());
     let ordinal = units.len();
     units.push(Unit {
-        unit_type: "section",
+        unit_type: UnitType::Section,
         is_leaf: false,
         parent: sections.last().map(|s| s.ordinal),
         span: index.span(start, start),
@@ -234,7 +249,7 @@ mod tests {
         let parsed = parse(DOC, &LineIndex::new(DOC));
         for unit in &parsed.units {
             let slice = &DOC[unit.span.byte_start..unit.span.byte_end];
-            if unit.unit_type == "table_row" {
+            if unit.unit_type == UnitType::TableRow {
                 assert!(unit.text.ends_with(slice), "{unit:?}");
             } else {
                 assert_eq!(slice, unit.text, "{unit:?}");
@@ -246,7 +261,7 @@ mod tests {
     #[test]
     fn sections_lists_tables_and_headings() {
         let parsed = parse(DOC, &LineIndex::new(DOC));
-        let types: Vec<_> = parsed.units.iter().map(|u| u.unit_type).collect();
+        let types: Vec<_> = parsed.units.iter().map(|u| u.unit_type.as_str()).collect();
         assert_eq!(
             types,
             [

@@ -4,6 +4,7 @@
 //! other's files.
 
 use crate::config::Documents;
+use crate::unit::UnitType;
 use crate::unit::{LineIndex, Parsed, Unit};
 
 use super::{ParseFailure, slugify};
@@ -293,11 +294,11 @@ fn looks_like_text(head: &[u8]) -> bool {
 
 /// The unit type of text a document draws where a reader cannot see it: its own window, flagged,
 /// never part of a paragraph a person can check against the page.
-pub const HIDDEN_TEXT: &str = "hidden_text";
+pub const HIDDEN_TEXT: UnitType = UnitType::HiddenText;
 
 /// The unit type of text recognized (OCR) from an image of a page with no text layer: derived
 /// evidence with its confidence, cited as OCR of its page.
-pub const OCR_TEXT: &str = "ocr_text";
+pub const OCR_TEXT: UnitType = UnitType::OcrText;
 
 /// What reading one document may use: the workspace's bounds, the PDF reader, the file's password.
 #[derive(Clone, Copy)]
@@ -448,7 +449,7 @@ impl Layout {
 
     pub(super) fn push(
         &mut self,
-        unit_type: &'static str,
+        unit_type: UnitType,
         text: &str,
         parent: Option<usize>,
         heading_path: &[String],
@@ -469,7 +470,7 @@ impl Layout {
         let start = self.text.len();
         self.text.push_str(&text);
         let end = self.text.len();
-        let is_heading = unit_type == "heading";
+        let is_heading = unit_type == UnitType::Heading;
         self.units.push((
             Unit {
                 unit_type,

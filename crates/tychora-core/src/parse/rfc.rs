@@ -10,6 +10,7 @@
 //! ancestor), so the table of contents, a numbered list or a wrapped line starting with a number is
 //! never mistaken for a section.
 
+use crate::unit::UnitType;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -113,7 +114,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
         if let Some(p) = paragraph.take() {
             units.push(leaf(
                 index,
-                "paragraph",
+                UnitType::Paragraph,
                 p.start,
                 p.end,
                 p.lines.join("\n"),
@@ -193,7 +194,15 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
                     .collect(),
             ));
             open.push(Open { ordinal, depth });
-            units.push(leaf(index, "heading", start, end, name, &open, &headings));
+            units.push(leaf(
+                index,
+                UnitType::Heading,
+                start,
+                end,
+                name,
+                &open,
+                &headings,
+            ));
             outline = parts;
             continue;
         }
@@ -241,7 +250,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
 
 fn leaf(
     index: &LineIndex,
-    unit_type: &'static str,
+    unit_type: UnitType,
     start: usize,
     end: usize,
     text: String,
@@ -302,7 +311,7 @@ mod tests {
             parsed
                 .units
                 .iter()
-                .any(|u| u.unit_type == "paragraph"
+                .any(|u| u.unit_type == UnitType::Paragraph
                     && u.text.contains("4.  Obtaining Authorization"))
         );
         assert!(
@@ -328,7 +337,7 @@ mod shared {
         parse(&text, &LineIndex::new(&text))
             .units
             .iter()
-            .filter(|u| u.unit_type == "section")
+            .filter(|u| u.unit_type == UnitType::Section)
             .filter_map(|u| u.identifiers.first().map(|i| i.value.clone()))
             .collect()
     }

@@ -1,5 +1,6 @@
 //! Plain text: one unit per paragraph (runs of non-blank lines).
 
+use crate::unit::UnitType;
 use crate::unit::{LineIndex, Parsed, Unit};
 
 pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
@@ -33,7 +34,7 @@ pub(super) fn parse(text: &str, index: &LineIndex) -> Parsed {
 
 fn paragraph(text: &str, index: &LineIndex, start: usize, end: usize) -> Unit {
     Unit::leaf(
-        "paragraph",
+        UnitType::Paragraph,
         None,
         index.span(start, end),
         text[start..end].to_string(),

@@ -74,11 +74,83 @@ impl IdentifierRule {
     }
 }
 
+crate::wire::wire_enum! {
+    /// What an evidence unit is: the closed set every parser emits, stored in
+    /// `evidence_units.unit_type` and sent on the wire.
+    pub enum UnitType {
+        /// A heading's container: its span covers the subtree (never a chunk window by itself).
+        Section = "section",
+        /// A heading line.
+        Heading = "heading",
+        /// A paragraph of prose.
+        Paragraph = "paragraph",
+        /// One item of a list.
+        ListItem = "list_item",
+        /// A fenced or indented code block in prose.
+        CodeBlock = "code_block",
+        /// One table row, read with its header.
+        TableRow = "table_row",
+        /// A JSON or JSONL record.
+        Record = "record",
+        /// A block quote.
+        BlockQuote = "block_quote",
+        /// A raw HTML block in Markdown.
+        Html = "html",
+        /// A footnote definition.
+        Footnote = "footnote",
+        /// Text a reader never sees (white on white, hidden runs, off-page): flagged, kept apart.
+        HiddenText = "hidden_text",
+        /// Text read by OCR from a scanned page or a picture.
+        OcrText = "ocr_text",
+        /// A recital of a legal act ("(1) Whereas …").
+        Recital = "recital",
+        /// A lettered point of a legal paragraph ("(a) …").
+        Point = "point",
+        /// A numbered point under a lettered one ("(i) …").
+        Subpoint = "subpoint",
+        /// A picture: its caption, alt text or description.
+        Image = "image",
+        /// A code file's module unit (its container).
+        Module = "module",
+        /// A class, struct or trait.
+        Class = "class",
+        /// An interface.
+        Interface = "interface",
+        /// A type alias or enum.
+        Type = "type",
+        /// A free function.
+        Function = "function",
+        /// A method of a class.
+        Method = "method",
+        /// A code file's imports and leading declarations.
+        Header = "header",
+        /// Top-level code between symbols.
+        Statement = "statement",
+    }
+}
+
+impl UnitType {
+    /// Whether this names a code symbol (`module`, `class`, `function`, …) rather than a run of
+    /// code (`header`, `statement`) or prose.
+    #[must_use]
+    pub const fn is_symbol(self) -> bool {
+        matches!(
+            self,
+            Self::Module
+                | Self::Class
+                | Self::Interface
+                | Self::Type
+                | Self::Function
+                | Self::Method
+        )
+    }
+}
+
 /// One evidence unit.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unit {
-    /// `section`, `heading`, `paragraph`, `list_item`, `code_block`, `table_row`, `record`, `block_quote`, `html`, `rule`.
-    pub unit_type: &'static str,
+    /// What the unit is.
+    pub unit_type: UnitType,
     /// Leaf units are covered by chunk windows; sections are containers.
     pub is_leaf: bool,
     /// The ordinal of the enclosing section unit, if any.
@@ -109,7 +181,7 @@ impl Unit {
     /// A leaf unit of prose (no anchor, pointer, header, breaks, signature or identifiers yet).
     #[must_use]
     pub fn leaf(
-        unit_type: &'static str,
+        unit_type: UnitType,
         parent: Option<usize>,
         span: Span,
         text: String,
@@ -145,7 +217,7 @@ impl Unit {
             is_leaf: false,
             anchor,
             identifiers,
-            ..Self::leaf("section", parent, span, String::new(), heading_path)
+            ..Self::leaf(UnitType::Section, parent, span, String::new(), heading_path)
         }
     }
 }

@@ -760,7 +760,7 @@ pub struct UnitEvidence {
     #[napi(ts_type = "'unit'")]
     pub r#type: String,
     pub id: i64,
-    #[napi(js_name = "unit_type")]
+    #[napi(js_name = "unit_type", ts_type = "UnitType")]
     pub unit_type: String,
     #[napi(js_name = "extraction_id")]
     pub extraction_id: i64,
@@ -937,7 +937,7 @@ pub struct ExtractionEvidence {
 #[napi(object)]
 pub struct UnitBrief {
     pub id: i64,
-    #[napi(js_name = "unit_type")]
+    #[napi(js_name = "unit_type", ts_type = "UnitType")]
     pub unit_type: String,
     #[napi(js_name = "heading_path")]
     pub heading_path: Vec<String>,
@@ -973,7 +973,7 @@ fn extraction(value: core::ExtractionEvidence) -> ExtractionEvidence {
                 } = u;
                 UnitBrief {
                     id,
-                    unit_type,
+                    unit_type: unit_type.to_string(),
                     heading_path,
                     document: document.map(unit_document),
                     text,
@@ -1191,7 +1191,7 @@ fn unit(value: core::UnitEvidence) -> UnitEvidence {
     UnitEvidence {
         r#type: "unit".into(),
         id,
-        unit_type,
+        unit_type: unit_type.to_string(),
         extraction_id,
         revision_id,
         path,

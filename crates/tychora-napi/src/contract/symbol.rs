@@ -52,7 +52,7 @@ pub struct SymbolDefinition {
     #[napi(js_name = "unit_id")]
     pub unit_id: i64,
     pub symbol: String,
-    #[napi(js_name = "unit_type")]
+    #[napi(js_name = "unit_type", ts_type = "UnitType")]
     pub unit_type: String,
     pub site: Site,
     pub signature: String,
@@ -119,7 +119,7 @@ fn definition(value: core::Definition) -> SymbolDefinition {
     SymbolDefinition {
         unit_id,
         symbol,
-        unit_type,
+        unit_type: unit_type.to_string(),
         site: site(at),
         signature,
         references: references.into_iter().map(relation).collect(),
