@@ -467,6 +467,7 @@ pub struct Agents {
 
 /// Optional overrides of [`Lexical`]; unset fields keep the pack's value.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LexicalOverride {
     /// `[lexical] stemmer`: whether index and query terms are stemmed.
     pub stemmer: Option<bool>,
@@ -1117,6 +1118,10 @@ mod tests {
             (
                 with("max_pages = 2000", "max_pagez = 3"),
                 "unknown field `max_pagez`",
+            ),
+            (
+                format!("{base}\n[lexical]\nmax_query_term = 16\n"),
+                "unknown field `max_query_term`",
             ),
             (
                 format!("{base}\n[[documents.passwords]]\npath = \"a/[b\"\nenv = \"P\"\n"),
