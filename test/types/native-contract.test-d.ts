@@ -1,6 +1,17 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import type { ChunkEvidenceSchema, JobStatusSchema, RevisionEvidenceSchema, SnapshotEvidenceSchema, SourceEvidenceSchema, UnitEvidenceSchema, UnitTypeSchema } from '../../ts/contracts/evidence.js'
+import type {
+  ChunkEvidenceSchema,
+  JobListSchema,
+  JobStatusSchema,
+  RevisionEvidenceSchema,
+  RunBriefSchema,
+  RunListSchema,
+  SnapshotEvidenceSchema,
+  SourceEvidenceSchema,
+  UnitEvidenceSchema,
+  UnitTypeSchema,
+} from '../../ts/contracts/evidence.js'
 import type { AddRequestSchema, ProgressSchema, ReceiptSchema, StampSchema } from '../../ts/contracts/ingest.js'
 import type { QueryRequestSchema } from '../../ts/contracts/query.js'
 import type { QueryResultSchema } from '../../ts/contracts/result.js'
@@ -36,6 +47,9 @@ describe('native results are exactly the zod contracts', () => {
     expectTypeOf<Native.ChunkEvidence>().toEqualTypeOf<Out<typeof ChunkEvidenceSchema>>()
     expectTypeOf<Native.SnapshotEvidence>().toEqualTypeOf<Out<typeof SnapshotEvidenceSchema>>()
     expectTypeOf<Native.JobStatus>().toEqualTypeOf<Out<typeof JobStatusSchema>>()
+    expectTypeOf<Native.JobList>().toEqualTypeOf<Out<typeof JobListSchema>>()
+    expectTypeOf<Native.RunBrief>().toEqualTypeOf<Out<typeof RunBriefSchema>>()
+    expectTypeOf<Native.RunList>().toEqualTypeOf<Out<typeof RunListSchema>>()
   })
 
   it('packs: listed, shown and resolved', () => {

@@ -28,7 +28,7 @@ interface Edge {
 /** The real import graph of ts/, read from the sources; paths relative to ts/, as written (`.js`). */
 function imports(): Edge[] {
   const edges: Edge[] = []
-  for (const path of files('ts', /(?<!\.d)\.c?ts$/)) {
+  for (const path of files('ts', /(?<!\.d)\.c?tsx?$/)) {
     for (const m of readFileSync(path, 'utf8').matchAll(SPECIFIER)) {
       edges.push({ from: relative('ts', path), to: relative('ts', resolve(dirname(path), (m[1] ?? m[2]) as string)) })
     }
@@ -37,7 +37,11 @@ function imports(): Edge[] {
 }
 
 /** The source file an import names: `x.js` is compiled from `x.ts`; anything else is itself. */
-const sourceOf = (to: string) => (to.endsWith('.js') && existsSync(join('ts', to.replace(/\.js$/, '.ts'))) ? to.replace(/\.js$/, '.ts') : to)
+const sourceOf = (to: string) => {
+  if (!to.endsWith('.js')) return to
+  for (const ext of ['.ts', '.tsx']) if (existsSync(join('ts', to.replace(/\.js$/, ext)))) return to.replace(/\.js$/, ext)
+  return to
+}
 
 /** A folder under ts/ is a layer; so is each top-level file (errors.ts, index.ts) and each file outside ts/. */
 const layer = (file: string) => (file.startsWith('../') ? file.slice(3) : file.includes('/') ? (file.split('/')[0] as string) : file.replace(/\.[cm]?[jt]s$/, ''))
@@ -77,6 +81,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   mcp: ['contracts', 'errors', 'format', 'service', 'package-root'],
   // Runs where no native addon is installed.
   client: ['contracts', 'errors'],
+  // The owner's dashboard: browser code, bundled by Vite. It knows the daemon only through the
+  // contracts' types (every such import is `import type`: no zod in the page).
+  dashboard: ['contracts'],
   eval: ['contracts', 'errors', 'engine', 'format'],
   // Composition roots: the daemon (HTTP + MCP over a registry) and stdio MCP.
   daemon: [...BELOW_SURFACES, 'http', 'mcp'],
@@ -95,7 +102,7 @@ describe('dependency direction', () => {
   })
 
   it('places every layer of ts/ in the table', () => {
-    const layers = new Set(files('ts', /(?<!\.d)\.c?ts$/).map((f) => layer(relative('ts', f))))
+    const layers = new Set(files('ts', /(?<!\.d)\.c?tsx?$/).map((f) => layer(relative('ts', f))))
     expect([...layers].filter((l) => !(l in ALLOWED))).toEqual([])
   })
 
@@ -105,6 +112,14 @@ describe('dependency direction', () => {
       expect(bad.map((e) => `${e.from} → ${e.to}`)).toEqual([])
     })
   }
+
+  it('the dashboard takes only types from the contracts: no zod (or any server module) is bundled into the page', () => {
+    const runtime = files('ts/dashboard', /\.tsx?$/).flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(/^import\s+(?!type\b)[^'"]*from\s+['"](\.\.\/\.\.\/[^'"]+)['"]/gm)].map((m) => `${relative('ts', f)} → ${m[1]}`),
+    )
+    expect(files('ts/dashboard', /\.tsx$/).length).toBeGreaterThan(3)
+    expect(runtime).toEqual([])
+  })
 
   it('loads the voyageai SDK only in providers/', () => {
     const importers = files('ts', /\.ts$/)
@@ -118,7 +133,7 @@ describe('dependency direction', () => {
     const graph = new Map<string, string[]>()
     for (const e of edges) {
       const to = sourceOf(e.to)
-      if (to.endsWith('.ts')) graph.set(e.from, [...(graph.get(e.from) ?? []), to])
+      if (/\.tsx?$/.test(to)) graph.set(e.from, [...(graph.get(e.from) ?? []), to])
     }
     const cycles: string[] = []
     const state = new Map<string, 'open' | 'done'>()

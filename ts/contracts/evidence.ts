@@ -226,6 +226,30 @@ export const JobStatusSchema = z.object({
   progress: ProgressSchema.nullable().describe('The latest progress while the job runs in the serving process'),
 })
 
+/** One page of the workspace's jobs, newest first (`listJobs`). */
+export const JobListSchema = z.object({
+  jobs: z.array(JobStatusSchema).describe('Each job exactly as job status shows it, by descending id'),
+  next_before: z.number().int().nullable().describe('The `before` of the next page; null when no older job is left'),
+})
+
+/** A recorded query run as the runs listing shows it (`inspect run` has the rest). */
+export const RunBriefSchema = z.object({
+  id: z.string().describe('The run id (`qr_` and 20 hex digits)'),
+  created_at: z.number().int().describe('When the run was logged, in ms since the Unix epoch'),
+  snapshot_id: z.number().int().nullable().describe('The snapshot it read; null once retention purged it'),
+  query: z.string().describe('The query text of its request'),
+  duration_ms: z.number(),
+  results: z.number().int().nonnegative().describe('Segments it returned'),
+  agent_id: z.string().nullable(),
+  task_id: z.string().nullable(),
+})
+
+/** One page of the recorded query runs, newest first (`listRuns`). */
+export const RunListSchema = z.object({
+  runs: z.array(RunBriefSchema),
+  next_before: z.string().nullable().describe('The `before` (a run id) of the next page; null when no older run is left'),
+})
+
 export const ExtractionEvidenceSchema = z.object({
   type: z.literal('extraction'),
   id: z.number().int(),
@@ -261,4 +285,7 @@ export type ExtractionEvidence = z.infer<typeof ExtractionEvidenceSchema>
 export type ChunkEvidence = z.infer<typeof ChunkEvidenceSchema>
 export type SnapshotEvidence = z.infer<typeof SnapshotEvidenceSchema>
 export type JobStatus = z.infer<typeof JobStatusSchema>
+export type JobList = z.infer<typeof JobListSchema>
+export type RunBrief = z.infer<typeof RunBriefSchema>
+export type RunList = z.infer<typeof RunListSchema>
 export type Evidence = z.infer<typeof EvidenceSchema>

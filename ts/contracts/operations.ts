@@ -103,6 +103,24 @@ export const RunRecordSchema = z.object({
 })
 export type RunRecord = z.output<typeof RunRecordSchema>
 
+/** A recorded run replayed (`search --replay`, the dashboard's history), and how its results moved. */
+export const ReplayDiffSchema = z.object({
+  run_id: z.string(),
+  replay_run_id: z.string().describe('The replay is itself a recorded run'),
+  recorded_snapshot_id: z.number().int().nullable(),
+  snapshot_id: z.number().int().nullable().describe('The snapshot the replay read'),
+  same: z.boolean().describe('The same chunks in the same order'),
+  before: z.array(z.string()).describe("The recorded run's segment ids"),
+  after: z.array(z.string()).describe("The replay's segment ids"),
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  moved: z.array(z.string()),
+  before_citations: z.array(z.string()).describe("The recorded citations, in `before`'s order (empty for runs recorded before citations were kept)"),
+  after_citations: z.array(z.string()),
+  warnings: z.array(z.string()),
+})
+export type ReplayDiff = z.output<typeof ReplayDiffSchema>
+
 /** One `manage doctor` check: what it found and the fix. */
 export const FindingSchema = z.object({
   check: z.string(),

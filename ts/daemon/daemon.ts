@@ -7,6 +7,7 @@ import type { Workspace } from '../engine/workspace.js'
 import { openConfigured } from '../service/providers.js'
 import { TychoraError } from '../errors.js'
 import { createHttpApp } from '../http/app.js'
+import { Dashboard } from '../http/dashboard/dashboard.js'
 import { startHttpServer } from '../http/server.js'
 import { createMcpHttpHandler } from '../mcp/http.js'
 import { ProjectRegistry } from '../service/registry.js'
@@ -69,11 +70,14 @@ export class Daemon {
   readonly registry: ProjectRegistry
   readonly url: string
   readonly port: number
+  /** The owner's dashboard at `/` (`loginUrl()` for the one-time link `serve` prints). */
+  readonly dashboard: Dashboard
   readonly #close: () => Promise<void>
   #stopping: Promise<void> | undefined
 
-  private constructor(registry: ProjectRegistry, url: string, port: number, close: () => Promise<void>) {
+  private constructor(registry: ProjectRegistry, url: string, port: number, close: () => Promise<void>, dashboard: Dashboard) {
     this.registry = registry
+    this.dashboard = dashboard
     this.url = url
     this.port = port
     this.#close = close
@@ -105,7 +109,8 @@ export class Daemon {
         for (const ws of opened) watches.push(await startWatch(ws, options.watch))
       }
       const instance = randomUUID()
-      const app = createHttpApp(registry, { port, instance, mcp: createMcpHttpHandler(registry) })
+      const dashboard = new Dashboard(registry)
+      const app = createHttpApp(registry, { port, instance, mcp: createMcpHttpHandler(registry), dashboard })
       const server = await startHttpServer(app, { host, port })
       const started = new Date().toISOString()
       /** Announces a served workspace to CLIs (they route through the daemon) and resumes its queue. */
@@ -131,13 +136,14 @@ export class Daemon {
       const close = async () => {
         // Unsubscribed first, so no batch starts while the jobs drain; one in progress ends with its job.
         const watching = Promise.all(watches.map((w) => w.stop()))
+        dashboard.close() // open event streams would keep the server from closing
         await server.close()
         for (const ws of opened) await ws.stopJobs() // no new job starts; a running one finishes (queued ones stay queued)
         await watching
         announcements.stop()
         for (const ws of opened) ws.close()
       }
-      return new Daemon(registry, server.url, server.port, close)
+      return new Daemon(registry, server.url, server.port, close, dashboard)
     } catch (error) {
       announcements.stop()
       const watching = Promise.all(watches.map((w) => w.stop()))
@@ -149,6 +155,11 @@ export class Daemon {
   }
 
   /** Stops accepting, lets in-flight requests finish and running jobs reach their end, then releases the locks. */
+  /** A fresh one-time login URL for the dashboard. */
+  loginUrl(): string {
+    return this.dashboard.loginUrl(this.url)
+  }
+
   stop(): Promise<void> {
     this.#stopping ??= this.#close()
     return this.#stopping

@@ -1,6 +1,12 @@
 import type { Progress, Receipt } from '../contracts/ingest.js'
 import { oneLine } from '../format/terminal.js'
 
+/** What happens to a job on the queue, as the runner sees it (for live views such as the dashboard). */
+export type JobEvent = { job_id: number; phase: 'queued' | 'started' | 'finished' } | { job_id: number; phase: 'progress'; progress: Progress }
+
+/** Progress events a running job sends at most this often (a job of 50k files reports every file). */
+const PROGRESS_EVERY_MS = 250
+
 /**
  * Runs a workspace's queued jobs one at a time (the single writer), oldest first. Jobs are
  * durable rows in the corpus, so the queue itself is the database: `kick()` drains it.
@@ -13,6 +19,7 @@ export class JobRunner {
   #stopped = false
   /** The end of the last turn on the writer: a job, the maintenance, or an exclusive task. */
   #turn: Promise<unknown> = Promise.resolve()
+  readonly #listeners = new Set<(event: JobEvent) => void>()
 
   constructor(run: (jobId: number, onProgress?: (p: Progress) => void) => Promise<Receipt>) {
     this.#run = run
@@ -26,6 +33,23 @@ export class JobRunner {
   /** What runs once a drain that ran jobs finds the queue empty (index compaction). */
   maintain(task: () => Promise<unknown>): void {
     this.#maintain = task
+  }
+
+  /** Calls `listener` for each job event from now on; the returned function unsubscribes. */
+  watch(listener: (event: JobEvent) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Tells the listeners; one that throws is reported and the rest still hear of it. */
+  notify(event: JobEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        this.#report('a job listener', error)
+      }
+    }
   }
 
   kick(): void {
@@ -55,8 +79,28 @@ export class JobRunner {
       for (const id of ids) {
         if (this.#stopped) return
         // A failed job is recorded on its row (status failed, error); the runner says so and moves on.
-        await this.#take(() => this.#run(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
+        await this.#take(() => this.#runWatched(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
       }
+    }
+  }
+
+  /** Runs one job, telling listeners when it starts, how it progresses (throttled) and when it ends. */
+  async #runWatched(id: number): Promise<Receipt> {
+    this.notify({ job_id: id, phase: 'started' })
+    let last = 0
+    const onProgress =
+      this.#listeners.size === 0
+        ? undefined
+        : (progress: Progress) => {
+            const now = Date.now()
+            if (now - last < PROGRESS_EVERY_MS) return
+            last = now
+            this.notify({ job_id: id, phase: 'progress', progress })
+          }
+    try {
+      return await this.#run(id, onProgress)
+    } finally {
+      this.notify({ job_id: id, phase: 'finished' })
     }
   }
 

@@ -9,6 +9,7 @@ import { type QueryRequest, QueryRequestSchema } from '../contracts/query.js'
 import type { QueryResult } from '../contracts/result.js'
 import type { InspectSymbolRequest, SymbolReport } from '../contracts/symbol.js'
 import type { Evidence, JobRef, JobStatus, ListSourcesRequest, SnapshotList, SourceList } from '../contracts/service.js'
+import type { JobList, RunList } from '../contracts/evidence.js'
 import type { InitReport, Status, VerifyReport } from '../contracts/workspace.js'
 import type { BackupReport, CompactReport, Finding, PurgeReport, RelabelReport, RunRecord, SummaryReport, WithdrawReport } from '../contracts/operations.js'
 import type { ListRecordsRequest, RecordDetail, RecordList } from '../contracts/records.js'
@@ -17,7 +18,8 @@ import type { AdminClient, EvidenceClient } from '../contracts/client.js'
 import type { CitedEvidence, Proposal, ProposalList, ProposeRequest } from '../contracts/knowledge.js'
 import { PROJECT_FILE, type ProjectPaths, projectPaths } from '../knowledge/paths.js'
 import { ensureValid } from '../contracts/validate.js'
-import { JobRunner } from './job-runner.js'
+import { type JobEvent, JobRunner } from './job-runner.js'
+export type { JobEvent } from './job-runner.js'
 import type { PdfCall, Stamp, SummarizeCall } from '../native/index.cjs'
 import type { RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
@@ -43,6 +45,7 @@ const contracts = {
   description: () => import('../contracts/description.js'),
   symbol: () => import('../contracts/symbol.js'),
   service: () => import('../contracts/service.js'),
+  evidence: () => import('../contracts/evidence.js'),
   workspace: () => import('../contracts/workspace.js'),
   operations: () => import('../contracts/operations.js'),
   records: () => import('../contracts/records.js'),
@@ -445,6 +448,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   /** Records an add request as a durable queued job; it runs in the background on the single writer. */
   async addSource(request: AddRequest, options: RequestOptions = {}): Promise<JobRef> {
     const jobId = await this.enqueueAdd(request, options)
+    this.#jobs.notify({ job_id: jobId, phase: 'queued' })
     this.#jobs.kick()
     return { project: this.name, job_id: jobId, status: 'queued' }
   }
@@ -469,6 +473,11 @@ export class Workspace implements EvidenceClient, AdminClient {
     this.#jobs.kick()
   }
 
+  /** Calls `listener` as jobs are queued (through this handle), start, progress and finish; returns the unsubscribe. */
+  watchJobs(listener: (event: JobEvent) => void): () => void {
+    return this.#jobs.watch(listener)
+  }
+
   /** Resolves when no job is queued or running. */
   async idle(): Promise<void> {
     await this.#jobs.idle()
@@ -482,6 +491,32 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   async jobStatus(jobId: number): Promise<JobStatus> {
     return answer('service', 'JobStatusSchema', () => this.#native.jobStatus(jobId))
+  }
+
+  /**
+   * The workspace's jobs, newest first, each exactly as `jobStatus` returns it (receipt included).
+   * `limit` is 1 to 500 (default 50; outside it, `E_INVALID_ARGUMENT`); `before` pages on from
+   * the previous page's `next_before`.
+   *
+   * @example
+   * const page = await ws.listJobs({ limit: 20 })
+   * const older = page.next_before === null ? null : await ws.listJobs({ limit: 20, before: page.next_before })
+   */
+  async listJobs(options: { limit?: number; before?: number } = {}): Promise<JobList> {
+    return answer('evidence', 'JobListSchema', () => this.#native.listJobs(options))
+  }
+
+  /**
+   * The recorded query runs, newest first: each run's query text, result count, snapshot, time
+   * and caller. `limit` is 1 to 500 (default 50; outside it, `E_INVALID_ARGUMENT`); `before` (a
+   * run id: the previous page's `next_before`) pages on; an unknown one is `E_NOT_FOUND`.
+   *
+   * @example
+   * const { runs } = await ws.listRuns({ limit: 10 })
+   * const full = await ws.inspectRun(runs[0]!.id)
+   */
+  async listRuns(options: { limit?: number; before?: string } = {}): Promise<RunList> {
+    return answer('evidence', 'RunListSchema', () => this.#native.listRuns(options))
   }
 
   /** Whether agents may add sources inside existing roots (`[agents] allow_add_source`, off by default). */

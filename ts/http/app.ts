@@ -1,6 +1,7 @@
 import { H3 } from 'h3'
 import type { ProjectRegistry } from '../service/registry.js'
 import { DEFAULT_MAX_BODY_BYTES } from './body.js'
+import type { Dashboard } from './dashboard/dashboard.js'
 import { errorResponse } from './errors.js'
 import { guard } from './guards.js'
 import { openApiDocument } from './openapi.js'
@@ -30,6 +31,8 @@ export interface HttpOptions {
   mcp?: McpHandler
   /** The daemon run's random id, answered by `/health` so a CLI can tell this daemon from a reused pid. */
   instance?: string
+  /** The owner's dashboard, mounted at `/` behind its own login (see `dashboard/dashboard.ts`). */
+  dashboard?: Dashboard
 }
 
 /**
@@ -69,7 +72,10 @@ export function createHttpApp(registry: ProjectRegistry, options: HttpOptions): 
   const all: Route[] = [...routes, openapi(() => (document ??= openApiDocument(all, { port: options.port })))]
 
   const app = new H3({ silent: true, onError: (error) => errorResponse(error) })
-  app.use(guard(registry, options))
-  register(app, all, { registry, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES })
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const { dashboard, ...guarded } = options
+  app.use(guard(registry, { ...guarded, dashboard: dashboard !== undefined }))
+  options.dashboard?.mount(app, registry, { port: options.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] }, maxBodyBytes)
+  register(app, all, { registry, maxBodyBytes })
   return app
 }

@@ -2,6 +2,7 @@ import type { H3Event, Middleware } from 'h3'
 import type { Scope } from '../contracts/runtime.js'
 import { TychoraError } from '../errors.js'
 import type { ProjectRegistry } from '../service/registry.js'
+import { isDashboardPath } from './dashboard/paths.js'
 
 /**
  * The checks every request passes before a route runs (DESIGN §11, §14): a Host the daemon
@@ -14,6 +15,8 @@ export interface GuardOptions {
   port: number
   allowedHosts?: string[]
   allowedOrigins?: string[]
+  /** Whether the dashboard is mounted: its paths are then left to its own guard. */
+  dashboard?: boolean
 }
 
 /** Routes that reveal nothing about content and need no check. */
@@ -121,6 +124,8 @@ export function requestToken(event: H3Event): string {
 export function guard(registry: ProjectRegistry, options: GuardOptions): Middleware {
   return (event, next) => {
     if (isPublic(event)) return next()
+    // The dashboard's own guard (same Host/Origin checks, then its session cookie) answers these.
+    if (options.dashboard && isDashboardPath(event.url.pathname)) return next()
     checkHost(event, options)
     checkFetchSite(event)
     checkOrigin(event, options)

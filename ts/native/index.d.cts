@@ -75,6 +75,11 @@ export declare class NativeWorkspace {
   inspect(id: string): Promise<SourceEvidence | RevisionEvidence | UnitEvidence | ChunkEvidence | SnapshotEvidence | JobStatus>
   /** A job's row, steps, receipt and live progress. */
   jobStatus(jobId: number): Promise<JobStatus>
+  /**
+   * The workspace's jobs, newest first, each as `jobStatus` returns it; page on with
+   * `next_before`.
+   */
+  listJobs(options?: ListJobsOptions | undefined | null): Promise<JobList>
   /** One page of a snapshot's sources. */
   listSources(options: ListSourcesOptions): Promise<SourceList>
   /** Structured records (requirements, decisions…) matching `options`. */
@@ -104,6 +109,11 @@ export declare class NativeWorkspace {
   doctor(): Promise<Array<Finding>>
   /** A recorded query run as JSON (request, applied scope, snapshot, results, trace). */
   inspectRun(runId: string): Promise<string>
+  /**
+   * The recorded query runs, newest first (request time, then id); page on with
+   * `next_before`.
+   */
+  listRuns(options?: ListRunsOptions | undefined | null): Promise<RunList>
   /** Withdraws a source from new snapshots (its history stays). */
   withdraw(selector: string, reason: string, progress?: (progress: Progress) => void): Promise<WithdrawReport>
   /**
@@ -700,6 +710,14 @@ export interface InspectSymbolRequest {
   snapshot_id?: number
 }
 
+/** One page of the workspace's jobs, newest first. */
+export interface JobList {
+  /** Each job exactly as `jobStatus` returns it, by descending id. */
+  jobs: Array<JobStatus>
+  /** The `before` of the next page; null when no older job is left. */
+  next_before: number | null
+}
+
 /** A job's stored request: what to add and who asked. */
 export interface JobRequest {
   paths: Array<string>
@@ -753,6 +771,14 @@ export interface KindUse {
   sources: number
 }
 
+/** Which page of jobs `listJobs` returns. */
+export interface ListJobsOptions {
+  /** Page size (default 50, 1 to 500). */
+  limit?: number
+  /** Only jobs with an id below this one: the previous page's `next_before`. */
+  before?: number
+}
+
 /**
  * Every pack visible from `dir` (built-in ones, then the workspace's `packs/`), each checked
  * and resolved.
@@ -775,6 +801,14 @@ export interface ListRelationsOptions {
   key?: string
   relation?: string
   status?: 'proposed' | 'accepted' | 'rejected'
+}
+
+/** Which page of recorded query runs `listRuns` returns. */
+export interface ListRunsOptions {
+  /** Page size (default 50, 1 to 500). */
+  limit?: number
+  /** Only runs older than this run (a run id): the previous page's `next_before`. */
+  before?: string
 }
 
 /** Which page of a snapshot's sources to list. */
@@ -1331,6 +1365,28 @@ export interface RevisionTombstone {
   reason: string
   deleted_at: number
   job_id: number | null
+}
+
+/** A recorded query run as a listing shows it (`inspectRun` has the rest). */
+export interface RunBrief {
+  id: string
+  created_at: number
+  /** The snapshot it read; null once retention purged that snapshot. */
+  snapshot_id: number | null
+  /** The query text of its request. */
+  query: string
+  duration_ms: number
+  /** Segments it returned. */
+  results: number
+  agent_id: string | null
+  task_id: string | null
+}
+
+/** One page of the recorded query runs, newest first. */
+export interface RunList {
+  runs: Array<RunBrief>
+  /** The `before` of the next page; null when no older run is left. */
+  next_before: string | null
 }
 
 /** Evidence assembled at query time. */

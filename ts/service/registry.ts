@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Scope } from '../contracts/runtime.js'
 import type { ProjectInfo } from '../contracts/service.js'
 import type { Workspace } from '../engine/workspace.js'
@@ -109,6 +110,12 @@ export class ProjectRegistry implements EvidenceService {
     return this.#entry(name).workspace
   }
 
+  /** The workspace `name` stands for now (an alias resolves to its current project), for its owner. */
+  async ownerWorkspace(name: string): Promise<Workspace> {
+    const alias = this.#aliases.get(name)
+    return this.#entry(alias ? await alias.current() : name).workspace
+  }
+
   allowsAgentAdd(name: string): boolean {
     // An alias stands for knowledge states, which no agent adds to.
     return this.#aliases.has(name) ? false : this.#entry(name).allowAgentAdd
@@ -124,6 +131,18 @@ export class ProjectRegistry implements EvidenceService {
     const owner = tokenEquals(token, tokens.owner)
     const agent = tokenEquals(token, tokens.agent)
     return owner ? 'owner' : agent ? 'agent' : undefined
+  }
+
+  /**
+   * Each served project's owner token, digested (SHA-256): what the dashboard binds its sessions
+   * to, so that a changed owner token ends them. The tokens themselves never leave the registry.
+   */
+  ownerDigests(): Map<string, Buffer> {
+    const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest()
+    const out = new Map<string, Buffer>()
+    for (const [name, e] of this.#entries) out.set(name, digest(e.tokens.owner))
+    for (const [name, a] of this.#aliases) out.set(name, digest(a.tokens.owner))
+    return out
   }
 
   names(): string[] {

@@ -5,7 +5,8 @@ use napi_derive::napi;
 use tychora_core::manage::SourceQuery;
 
 use crate::contract::{
-    self, Evidence, JobStatus, ListSourcesOptions, SnapshotList, SourceList, Status, VerifyReport,
+    self, Evidence, JobList, JobStatus, ListJobsOptions, ListSourcesOptions, SnapshotList,
+    SourceList, Status, VerifyReport,
 };
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
@@ -44,6 +45,23 @@ impl NativeWorkspace {
     pub fn job_status(&self, job_id: i64) -> Result<AsyncTask<Blocking<JobStatus>>> {
         let ws = self.inner_ref()?;
         Ok(blocking(None, move || Ok(ws.job_status(job_id)?.into())))
+    }
+
+    /// The workspace's jobs, newest first, each as `jobStatus` returns it; page on with
+    /// `next_before`.
+    #[napi(catch_unwind, ts_return_type = "Promise<JobList>")]
+    pub fn list_jobs(
+        &self,
+        options: Option<ListJobsOptions>,
+    ) -> Result<AsyncTask<Blocking<JobList>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            let ListJobsOptions { limit, before } = options.unwrap_or(ListJobsOptions {
+                limit: None,
+                before: None,
+            });
+            Ok(ws.list_jobs(limit, before)?.into())
+        }))
     }
 
     /// One page of a snapshot's sources.

@@ -73,6 +73,24 @@ impl NativeWorkspace {
         }))
     }
 
+    /// The recorded query runs, newest first (request time, then id); page on with
+    /// `next_before`.
+    #[napi(catch_unwind, ts_return_type = "Promise<RunList>")]
+    pub fn list_runs(
+        &self,
+        options: Option<contract::ListRunsOptions>,
+    ) -> Result<AsyncTask<Blocking<contract::RunList>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            let contract::ListRunsOptions { limit, before } =
+                options.unwrap_or(contract::ListRunsOptions {
+                    limit: None,
+                    before: None,
+                });
+            Ok(ws.list_runs(limit, before.as_deref())?.into())
+        }))
+    }
+
     /// Withdraws a source from new snapshots (its history stays).
     #[napi(
         catch_unwind,

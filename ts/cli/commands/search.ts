@@ -6,6 +6,7 @@ import { FORMATS, type Format, render } from '../../format/render.js'
 import { deferWarnings, repeatedFlag, takeWorkspaceWarnings, workspaceArg, writeOut } from '../context.js'
 import { withLocalWorkspace, withTarget } from '../route.js'
 import { visibleLines } from '../../format/terminal.js'
+import { chunkOf, replayRun } from '../../service/replay.js'
 
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined
@@ -98,50 +99,23 @@ export default defineCommand({
   },
 })
 
-/** The chunk a segment id (`seg_S_C`) stands for: what stays the same across snapshots. */
-function chunkOf(segmentId: string): string {
-  return /^seg_\d+_(\d+)$/.exec(segmentId)?.[1] ?? segmentId
-}
-
 /**
- * `search --replay RUN_ID`: the recorded request run again — on the snapshot it read, on the one
- * `--snapshot N` names, or on the current one (`--snapshot current`) — and its results diffed
- * against the recorded ones. Segment ids carry their snapshot, so results are matched by chunk:
- * the same evidence is the same result on any snapshot, and changed text is a different chunk.
+ * `search --replay RUN_ID`: the recorded request run again (`replayRun`) — on the snapshot it
+ * read, on the one `--snapshot N` names, or on the current one (`--snapshot current`) — and its
+ * results diffed against the recorded ones.
  */
 async function replay(flag: string | undefined, runId: string, json: boolean, snapshot: number | 'current' | undefined): Promise<void> {
   await withLocalWorkspace(flag, async (ws) => {
-    const run = await ws.inspectRun(runId)
-    if (snapshot === undefined && run.snapshot_id === null) {
-      throw new TychoraError('E_NOT_FOUND', `run ${runId} read a snapshot that retention has purged; replay it on another with --snapshot N or --snapshot current`)
-    }
-    const recorded = Object.fromEntries(Object.entries(run.request).filter(([key, v]) => v !== null && key !== 'snapshot_id'))
-    const pin = snapshot === 'current' ? undefined : (snapshot ?? run.snapshot_id ?? undefined)
-    const request = validate(QueryRequestSchema, { ...recorded, ...(pin === undefined ? {} : { snapshot_id: pin }) })
-    const result = await ws.search(request)
-    const before = run.summary.segments
-    const after = result.segments.map((s) => s.id)
-    const was = before.map(chunkOf)
-    const now = after.map(chunkOf)
-    const citations = run.summary.citations ?? []
-    const diff = {
-      run_id: runId,
-      replay_run_id: result.run_id,
-      recorded_snapshot_id: run.snapshot_id,
-      snapshot_id: result.snapshot_id,
-      same: was.length === now.length && was.every((chunk, i) => now[i] === chunk),
-      before,
-      after,
-      added: after.filter((_, i) => !was.includes(now[i]!)),
-      removed: before.filter((_, i) => !now.includes(was[i]!)),
-      moved: after.filter((_, i) => was.includes(now[i]!) && was[i] !== now[i]),
-      warnings: [...takeWorkspaceWarnings(), ...result.warnings],
-    }
+    const replayed = await replayRun(ws, runId, snapshot)
+    const { before_citations: citations, after_citations: cites, ...rest } = replayed
+    const diff = { ...rest, warnings: [...takeWorkspaceWarnings(), ...replayed.warnings] }
     if (json) return writeOut(JSON.stringify(diff, null, 2))
-    const on = diff.snapshot_id === run.snapshot_id ? `snapshot ${diff.snapshot_id}` : `snapshot ${diff.snapshot_id ?? 'none'} (recorded on ${run.snapshot_id ?? 'a purged snapshot'})`
+    const { before, after, recorded_snapshot_id: recorded } = diff
+    const was = before.map(chunkOf)
+    const on = diff.snapshot_id === recorded ? `snapshot ${diff.snapshot_id}` : `snapshot ${diff.snapshot_id ?? 'none'} (recorded on ${recorded ?? 'a purged snapshot'})`
     const lines = [`replayed ${runId} on ${on} as ${diff.replay_run_id}: ${diff.same ? `the same ${after.length} results in the same order` : 'results differ'}`]
     if (!diff.same) {
-      const cited = (id: string) => result.segments.find((s) => s.id === id)?.citation
+      const cited = (id: string) => cites[after.indexOf(id)]
       for (const id of diff.added) lines.push(`  + ${id}${cited(id) ? `  ${cited(id)}` : ''}`)
       for (const id of diff.removed) lines.push(`  - ${id}${citations[before.indexOf(id)] ? `  ${citations[before.indexOf(id)]}` : ''}`)
       for (const id of diff.moved) lines.push(`  ~ ${id} (rank ${was.indexOf(chunkOf(id)) + 1} -> ${after.indexOf(id) + 1})`)

@@ -81,6 +81,8 @@ export default defineCommand({
       ...(knowledge ? { knowledge: { root: knowledge } } : {}),
     })
     process.stdout.write(`tychora daemon listening on ${daemon.url} (pid ${process.pid})\n`)
+    // One use: opening it sets the owner's session cookie and the key is spent (as Jupyter's token URL).
+    process.stdout.write(`  dashboard: ${daemon.loginUrl()} (one-time login link for the owner)\n`)
     if (knowledge) {
       process.stdout.write(
         visible(

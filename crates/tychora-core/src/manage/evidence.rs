@@ -1,6 +1,7 @@
 //! `inspect ID`: one object of the corpus with its provenance (source, revision, unit, chunk,
 //! snapshot, job), and a job's status with its live progress.
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -658,6 +659,75 @@ pub(crate) fn job_status(engine: &Engine, job_id: i64) -> Result<JobStatus> {
     Ok(with_progress(engine, status))
 }
 
+/// One page of the workspace's jobs, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JobList {
+    /// This page: each job exactly as `job_status` shows it, by descending id.
+    pub jobs: Vec<JobStatus>,
+    /// The `before` cursor of the next page (the last job's id here); `None` when no older
+    /// job is left.
+    pub next_before: Option<i64>,
+}
+
+/// The workspace's jobs, newest first: at most `limit` (see [`super::page_limit`]), only those
+/// whose id is below `before` when given. Each is what [`job_status`] returns for it.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for a limit outside 1..=500; `E_CORRUPT` for a row whose JSON does not
+/// parse.
+pub(crate) fn list_jobs(
+    engine: &Engine,
+    limit: Option<u32>,
+    before: Option<i64>,
+) -> Result<JobList> {
+    let limit = super::page_limit(limit)?;
+    let page = limit as usize;
+    let (jobs, more) = engine.with_reader(|conn| {
+        // One read transaction: the rows and their steps from the same state of the corpus.
+        let tx = conn.unchecked_transaction()?;
+        let mut rows = tx
+            .prepare_cached(&format!(
+                "SELECT {JOB_COLUMNS} FROM jobs WHERE ?1 IS NULL OR id < ?1 ORDER BY id DESC LIMIT ?2"
+            ))?
+            .query_map(params![before, i64::from(limit) + 1], job_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let more = rows.len() > page;
+        rows.truncate(page);
+        // The page's steps in one query: `job_steps` has no index on `job_id`, so a query per
+        // job (what `job_status` does) would scan the table once per job. The page is every job
+        // between its first and last id, so the range is exactly its jobs.
+        let mut steps: HashMap<i64, Vec<StepRow>> = HashMap::new();
+        if let (Some(newest), Some(oldest)) = (rows.first(), rows.last()) {
+            let found = tx
+                .prepare_cached(&format!(
+                    "SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id BETWEEN ?1 AND ?2 ORDER BY id"
+                ))?
+                .query_map(params![oldest.id, newest.id], step_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            for step in found {
+                steps.entry(step.0).or_default().push(step);
+            }
+        }
+        let jobs = rows
+            .into_iter()
+            .map(|row| {
+                let own = steps.remove(&row.id).unwrap_or_default();
+                job_of(&tx, row, own)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((jobs, more))
+    })?;
+    let next_before = if more {
+        jobs.last().map(|j| j.id)
+    } else {
+        None
+    };
+    Ok(JobList {
+        jobs: jobs.into_iter().map(|j| with_progress(engine, j)).collect(),
+        next_before,
+    })
+}
+
 fn with_progress(engine: &Engine, mut status: JobStatus) -> JobStatus {
     status.progress = engine.progress().get(status.id);
     status
@@ -1155,69 +1225,106 @@ fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> {
     Ok(Some(found))
 }
 
+/// The `jobs` columns [`job_row`] reads, in its order.
+const JOB_COLUMNS: &str = "id, kind, status, request_json, receipt_json, error, created_at, finished_at, diagnostics_sha256";
+
+/// The `job_steps` columns [`step_row`] reads, in its order.
+const STEP_COLUMNS: &str = "job_id, name, status, started_at, finished_at, detail_json";
+
+/// A `jobs` row as stored, before its JSON columns are read.
+struct JobRow {
+    id: i64,
+    kind: crate::job::JobKind,
+    status: crate::job::JobState,
+    request: String,
+    receipt: Option<String>,
+    error: Option<String>,
+    created_at: i64,
+    finished_at: Option<i64>,
+    diagnostics: Option<String>,
+}
+
+fn job_row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
+    Ok(JobRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        status: r.get(2)?,
+        request: r.get(3)?,
+        receipt: r.get(4)?,
+        error: r.get(5)?,
+        created_at: r.get(6)?,
+        finished_at: r.get(7)?,
+        diagnostics: r.get(8)?,
+    })
+}
+
+/// A `job_steps` row as stored: its job, and the step before its detail is read.
+type StepRow = (
+    i64,
+    String,
+    crate::job::StepState,
+    i64,
+    Option<i64>,
+    Option<String>,
+);
+
+fn step_row(r: &Row<'_>) -> rusqlite::Result<StepRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+    ))
+}
+
 fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
-    type Row = (
-        i64,
-        crate::job::JobKind,
-        crate::job::JobState,
-        String,
-        Option<String>,
-        Option<String>,
-        i64,
-        Option<i64>,
-        Option<String>,
-    );
-    let Some((id, kind, status, request, receipt, error, created_at, finished_at, diagnostics)) =
-        conn.query_row(
-            "SELECT id, kind, status, request_json, receipt_json, error, created_at, finished_at, diagnostics_sha256 FROM jobs WHERE id = ?1",
-            params![id],
-            |r| -> rusqlite::Result<Row> {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
-            },
-        )
+    let Some(row) = conn
+        .prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
+        .query_row(params![id], job_row)
         .optional()?
     else {
         return Ok(None);
     };
     let steps = list(
         conn,
-        "SELECT name, status, started_at, finished_at, detail_json FROM job_steps WHERE job_id = ?1 ORDER BY id",
+        &format!("SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id = ?1 ORDER BY id"),
         id,
-        |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, crate::job::StepState>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, Option<i64>>(3)?,
-                r.get::<_, Option<String>>(4)?,
-            ))
-        },
-    )?
-    .into_iter()
-    .map(|(name, status, started_at, finished_at, detail)| {
-        Ok(JobStep {
-            name,
-            status,
-            started_at,
-            finished_at,
-            detail: detail
-                .map(|d| json(&d, "job step detail"))
-                .transpose()?
-                .unwrap_or(serde_json::Value::Null),
+        step_row,
+    )?;
+    job_of(conn, row, steps).map(Some)
+}
+
+/// A job's status from its row and its steps (in the order they were recorded).
+fn job_of(conn: &Connection, row: JobRow, steps: Vec<StepRow>) -> Result<JobStatus> {
+    let JobRow {
+        id,
+        kind,
+        status,
+        request,
+        receipt,
+        error,
+        created_at,
+        finished_at,
+        diagnostics,
+    } = row;
+    let steps = steps
+        .into_iter()
+        .map(|(_, name, status, started_at, finished_at, detail)| {
+            Ok(JobStep {
+                name,
+                status,
+                started_at,
+                finished_at,
+                detail: detail
+                    .map(|d| json(&d, "job step detail"))
+                    .transpose()?
+                    .unwrap_or(serde_json::Value::Null),
+            })
         })
-    })
-    .collect::<Result<_>>()?;
-    Ok(Some(JobStatus {
+        .collect::<Result<_>>()?;
+    Ok(JobStatus {
         id,
         kind,
         status,
@@ -1237,5 +1344,5 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
         finished_at,
         steps,
         progress: None,
-    }))
+    })
 }

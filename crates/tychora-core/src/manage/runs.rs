@@ -70,3 +70,135 @@ pub(crate) fn run_record(engine: &Engine, run_id: &str) -> Result<RunRecord> {
         })
     })
 }
+
+/// A recorded query run as a listing shows it: what was asked, when, and how many results came
+/// back (`inspect_run` has the rest).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunBrief {
+    /// The run's id (`qr_` and 20 hex digits).
+    pub id: String,
+    /// When the run was logged, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// The snapshot it read (null once retention purged that snapshot).
+    pub snapshot_id: Option<i64>,
+    /// The query text of its request.
+    pub query: String,
+    /// Wall time of the query, in milliseconds.
+    pub duration_ms: f64,
+    /// Segments it returned.
+    pub results: u32,
+    /// The agent the request named (`None`: it named none).
+    pub agent_id: Option<String>,
+    /// The task the request named (`None`: it named none).
+    pub task_id: Option<String>,
+}
+
+/// One page of the recorded query runs, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunList {
+    /// This page, newest first (by `created_at`, then id).
+    pub runs: Vec<RunBrief>,
+    /// The `before` cursor of the next page (the last run's id here); `None` when no older run
+    /// is left.
+    pub next_before: Option<String>,
+}
+
+/// The recorded query runs, newest first (`created_at` descending, then id descending): at most
+/// `limit` (see [`super::page_limit`]), and only those after the run `before` in that order when
+/// given.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for a limit outside 1..=500; `E_NOT_FOUND` for a `before` run that is
+/// not (or no longer) recorded; `E_CORRUPT` for a row whose JSON does not parse.
+pub(crate) fn list_runs(
+    engine: &Engine,
+    limit: Option<u32>,
+    before: Option<&str>,
+) -> Result<RunList> {
+    let limit = super::page_limit(limit)?;
+    let page = limit as usize;
+    engine.query_log().flush();
+    engine.with_reader(|conn| {
+        let tx = conn.unchecked_transaction()?;
+        let cursor = match before {
+            Some(id) => Some(
+                tx.query_row(
+                    "SELECT created_at, id FROM query_runs WHERE id = ?1",
+                    params![id],
+                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
+                )
+                .optional()?
+                .ok_or_else(|| Error::NotFound {
+                    what: "query run (the `before` cursor; or expired by [history] query_days)",
+                    id: id.to_string(),
+                })?,
+            ),
+            None => None,
+        };
+        let (at, id) = cursor.unzip();
+        let mut rows = tx
+            .prepare_cached(
+                "SELECT id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at FROM query_runs
+                 WHERE ?1 IS NULL OR (created_at, id) < (?1, ?2)
+                 ORDER BY created_at DESC, id DESC LIMIT ?3",
+            )?
+            .query_map(params![at, id, i64::from(limit) + 1], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, f64>(6)?,
+                    r.get::<_, i64>(7)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let more = rows.len() > page;
+        rows.truncate(page);
+        let runs = rows
+            .into_iter()
+            .map(|(id, snapshot_id, request, summary, agent_id, task_id, duration_ms, created_at)| {
+                let (query, results) = brief(&id, &request, &summary)?;
+                Ok(RunBrief {
+                    id,
+                    created_at,
+                    snapshot_id,
+                    query,
+                    duration_ms,
+                    results,
+                    agent_id,
+                    task_id,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let next_before = if more { runs.last().map(|r| r.id.clone()) } else { None };
+        Ok(RunList { runs, next_before })
+    })
+}
+
+/// A run's query text (its request's `query`) and result count (its summary's `returned`; the
+/// length of `segments` for a summary without one).
+fn brief(run_id: &str, request: &str, summary: &str) -> Result<(String, u32)> {
+    #[derive(Deserialize)]
+    struct Request {
+        #[serde(default)]
+        query: String,
+    }
+    #[derive(Deserialize)]
+    struct Summary {
+        returned: Option<u32>,
+        #[serde(default)]
+        segments: Vec<serde::de::IgnoredAny>,
+    }
+    let corrupt = |what: &str, e: serde_json::Error| {
+        Error::Corrupt(format!("query run {run_id}: {what}: {e}"))
+    };
+    let request: Request = serde_json::from_str(request).map_err(|e| corrupt("request", e))?;
+    let summary: Summary = serde_json::from_str(summary).map_err(|e| corrupt("summary", e))?;
+    let results = summary
+        .returned
+        .unwrap_or_else(|| u32::try_from(summary.segments.len()).unwrap_or(u32::MAX));
+    Ok((request.query, results))
+}

@@ -662,6 +662,35 @@ impl Workspace {
         crate::manage::job_status(&self.engine, job_id)
     }
 
+    /// The workspace's jobs, newest first (by id): at most `limit` (default 50, at most 500),
+    /// only those with an id below `before` when given. Each is exactly what
+    /// [`Self::job_status`] returns for it; `next_before` is the cursor of the next page.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a limit outside 1..=500.
+    pub fn list_jobs(
+        &self,
+        limit: Option<u32>,
+        before: Option<i64>,
+    ) -> Result<crate::manage::JobList> {
+        crate::manage::list_jobs(&self.engine, limit, before)
+    }
+
+    /// The recorded query runs, newest first (by `created_at`, then id): at most `limit`
+    /// (default 50, at most 500), only those after the run `before` in that order when given;
+    /// `next_before` is the cursor of the next page.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a limit outside 1..=500; `E_NOT_FOUND` for a `before` run that
+    /// is not recorded (or expired).
+    pub fn list_runs(
+        &self,
+        limit: Option<u32>,
+        before: Option<&str>,
+    ) -> Result<crate::manage::RunList> {
+        crate::manage::list_runs(&self.engine, limit, before)
+    }
+
     /// One object with its provenance: `source:N`, `revision:N`, `unit:N`, `chunk:N`,
     /// `snapshot:N`, `job:N` or a segment id.
     ///

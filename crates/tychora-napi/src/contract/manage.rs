@@ -908,6 +908,35 @@ pub struct JobStatus {
     pub progress: Either<Progress, Null>,
 }
 
+/// Which page of jobs `listJobs` returns.
+#[napi(object)]
+pub struct ListJobsOptions {
+    /// Page size (default 50, 1 to 500).
+    pub limit: Option<u32>,
+    /// Only jobs with an id below this one: the previous page's `next_before`.
+    pub before: Option<i64>,
+}
+
+/// One page of the workspace's jobs, newest first.
+#[napi(object)]
+pub struct JobList {
+    /// Each job exactly as `jobStatus` returns it, by descending id.
+    pub jobs: Vec<JobStatus>,
+    /// The `before` of the next page; null when no older job is left.
+    #[napi(js_name = "next_before")]
+    pub next_before: Either<i64, Null>,
+}
+
+impl From<core::JobList> for JobList {
+    fn from(value: core::JobList) -> Self {
+        let core::JobList { jobs, next_before } = value;
+        Self {
+            jobs: jobs.into_iter().map(Into::into).collect(),
+            next_before: nullable(next_before),
+        }
+    }
+}
+
 /// One object with its provenance; `type` says which.
 pub type Evidence = Either7<
     SourceEvidence,

@@ -306,3 +306,76 @@ impl From<tychora_core::manage::Finding> for Finding {
         }
     }
 }
+
+/// Which page of recorded query runs `listRuns` returns.
+#[napi(object)]
+pub struct ListRunsOptions {
+    /// Page size (default 50, 1 to 500).
+    pub limit: Option<u32>,
+    /// Only runs older than this run (a run id): the previous page's `next_before`.
+    pub before: Option<String>,
+}
+
+/// A recorded query run as a listing shows it (`inspectRun` has the rest).
+#[napi(object)]
+pub struct RunBrief {
+    pub id: String,
+    #[napi(js_name = "created_at")]
+    pub created_at: i64,
+    /// The snapshot it read; null once retention purged that snapshot.
+    #[napi(js_name = "snapshot_id")]
+    pub snapshot_id: Either<i64, Null>,
+    /// The query text of its request.
+    pub query: String,
+    #[napi(js_name = "duration_ms")]
+    pub duration_ms: f64,
+    /// Segments it returned.
+    pub results: u32,
+    #[napi(js_name = "agent_id")]
+    pub agent_id: Either<String, Null>,
+    #[napi(js_name = "task_id")]
+    pub task_id: Either<String, Null>,
+}
+
+/// One page of the recorded query runs, newest first.
+#[napi(object)]
+pub struct RunList {
+    pub runs: Vec<RunBrief>,
+    /// The `before` of the next page; null when no older run is left.
+    #[napi(js_name = "next_before")]
+    pub next_before: Either<String, Null>,
+}
+
+impl From<tychora_core::manage::RunList> for RunList {
+    fn from(value: tychora_core::manage::RunList) -> Self {
+        let tychora_core::manage::RunList { runs, next_before } = value;
+        Self {
+            runs: runs
+                .into_iter()
+                .map(|r| {
+                    let tychora_core::manage::RunBrief {
+                        id,
+                        created_at,
+                        snapshot_id,
+                        query,
+                        duration_ms,
+                        results,
+                        agent_id,
+                        task_id,
+                    } = r;
+                    RunBrief {
+                        id,
+                        created_at,
+                        snapshot_id: nullable(snapshot_id),
+                        query,
+                        duration_ms,
+                        results,
+                        agent_id: nullable(agent_id),
+                        task_id: nullable(task_id),
+                    }
+                })
+                .collect(),
+            next_before: nullable(next_before),
+        }
+    }
+}

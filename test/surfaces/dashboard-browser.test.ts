@@ -1,0 +1,213 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { copyFile, cp, mkdir, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureTokens } from '../../ts/engine/tokens.js'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { createHttpApp } from '../../ts/http/app.js'
+import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
+import { startHttpServer } from '../../ts/http/server.js'
+import { ProjectRegistry } from '../../ts/service/registry.js'
+import { FIXTURE_CODE, FIXTURE_DOCS, ROOT, dataMissing, nativeMissing, sharedData } from '../native/_setup.js'
+import { unless } from '../support/requirements.js'
+
+/** Debian's chromium (apt, installed by `.ci/run`); playwright-core drives it and downloads nothing. */
+const CHROMIUM = process.env.TYCHORA_CHROMIUM ?? '/usr/bin/chromium'
+const browserMissing = unless('browser', existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)`)
+const bundleMissing = unless('native', existsSync(join(ROOT, 'dist/dashboard/index.html')) ? false : 'dist/dashboard not built: run `npm run build:ui`')
+const skip = nativeMissing || browserMissing || bundleMissing || dataMissing('docs/pdf/docling/2305.03393v1-pg9.pdf')
+
+/**
+ * Screenshots of every view. `TYCHORA_SCREENSHOTS=docs` writes them to docs/dashboard/ (which its
+ * README shows); otherwise to a temp folder, so a test run leaves the tree as it found it.
+ */
+const SHOTS = process.env.TYCHORA_SCREENSHOTS === 'docs' ? join(ROOT, 'docs/dashboard') : join(tmpdir(), 'tychora-dashboard-shots')
+
+/** Names and contents from a stranger: each must show as the literal text, never as markup. */
+const HOSTILE = {
+  script: '<script>alert(1)</script>',
+  img: '<img src=x onerror=alert(2)>',
+  /** A file name cannot hold a slash: the markup a name can carry. */
+  name: '<svg onload=alert(4)><img src=x onerror=alert(5)>',
+  link: 'javascript:alert(3)',
+  rtl: 'invoice\u202Egpj.exe',
+}
+
+describe.skipIf(skip)('the dashboard in a real browser', () => {
+  let browser: Browser
+  let page: Page
+  let base: string
+  let loginUrl: string
+  let docs: string
+  const dialogs: string[] = []
+  const cspViolations: string[] = []
+  const cleanup: Array<() => Promise<void> | void> = []
+
+  beforeAll(async () => {
+    const { mkdtemp } = await import('node:fs/promises')
+    const dir = await mkdtemp(join(tmpdir(), 'tychora-dashboard-'))
+    docs = join(dir, 'docs')
+    await cp(FIXTURE_DOCS, docs, { recursive: true })
+    await cp(FIXTURE_CODE, join(docs, 'code'), { recursive: true })
+    await copyFile(sharedData('docs/pdf/docling/2305.03393v1-pg9.pdf'), join(docs, 'paper.pdf'))
+    await copyFile(sharedData('docs/docx/docling/word_sample.docx'), join(docs, 'word_sample.docx'))
+    await mkdir(join(docs, 'hostile'))
+    await writeFile(join(docs, 'hostile', `${HOSTILE.name}.md`), `# ${HOSTILE.img}\n\nRetention ${HOSTILE.link} and ${HOSTILE.script} in the body.\n`)
+    await writeFile(join(docs, 'hostile', `${HOSTILE.rtl}.md`), '# Retention invoice\n\nThe retention invoice text.\n')
+    const wsDir = join(dir, 'ws')
+    await Workspace.init(wsDir)
+    const ws = await Workspace.open(wsDir)
+    cleanup.push(async () => {
+      ws.close()
+      await ws.idle()
+    })
+    const receipt = await ws.add({ paths: [docs] })
+    expect(receipt.files.failed).toBe(0)
+    const registry = new ProjectRegistry()
+    registry.register(ws, { tokens: await ensureTokens(wsDir) })
+    const dashboard = new Dashboard(registry)
+    const server = await startHttpServer(createHttpApp(registry, { port: 0, dashboard }), { port: 0 })
+    cleanup.push(async () => {
+      dashboard.close()
+      await server.close()
+    })
+    base = server.url
+    loginUrl = dashboard.loginUrl(base)
+    const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    page.on('dialog', async (d) => {
+      dialogs.push(d.message())
+      await d.dismiss()
+    })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text())
+    })
+    await mkdir(SHOTS, { recursive: true })
+  }, 180_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    for (const step of cleanup.reverse()) await step()
+  })
+
+  /** axe-core on the page as it is now: no serious or critical violation. */
+  async function accessible(view: string): Promise<void> {
+    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern: the page
+    // itself keeps its policy (no inline script), and the test loads no file into it.
+    await page.evaluate(source)
+    const violations = await page.evaluate(async () => {
+      const result = await (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe.run(document)
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`)
+    })
+    expect({ view, violations }).toEqual({ view, violations: [] })
+  }
+
+  it('logs in through the one-time URL, which lands on a URL without the key and works once', async () => {
+    await page.goto(loginUrl)
+    expect(page.url()).toBe(`${base}/`)
+    await page.getByRole('navigation', { name: 'Views' }).waitFor()
+    const again = await (await browser.newPage()).goto(loginUrl)
+    expect(again?.status()).toBe(401)
+  })
+
+  it('search: cited evidence with its lines, the explain table and the stage timings', async () => {
+    await page.goto(`${base}/#/search`)
+    await page.getByLabel('Query').fill('cache freshness retention invoice')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('heading', { name: 'Explain' }).waitFor()
+    expect(await page.locator('table.explain tbody tr').count()).toBeGreaterThan(0)
+    expect(await page.locator('.trace li').count()).toBeGreaterThan(0)
+    expect(await page.locator('.line.cited').count()).toBeGreaterThan(0)
+    await accessible('search')
+    await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true })
+  })
+
+  it('ingestion: a sync started in the page appears live and finishes, with its receipt', async () => {
+    await page.goto(`${base}/#/jobs`)
+    await page.locator('.job').first().waitFor()
+    const before = await page.locator('.job').count()
+    await writeFile(join(docs, 'added-live.md'), '# Live\n\nA file added while the dashboard watched.\n')
+    await page.getByLabel('Root or file to sync').fill(docs)
+    await page.getByRole('button', { name: 'Sync' }).click()
+    await page.locator('output', { hasText: /queued job \d+/ }).waitFor()
+    const jobId = /queued job (\d+)/.exec((await page.locator('output').textContent()) ?? '')?.[1]
+    const job = page.locator('.job', { hasText: `job ${jobId} ` })
+    await job.locator('.status.succeeded').waitFor({ timeout: 60_000 })
+    await expect.poll(() => page.locator('.job').count()).toBe(before + 1)
+    if (!(await job.evaluate((d) => (d as HTMLDetailsElement).open))) await job.locator('summary').first().click()
+    await expect.poll(() => job.textContent()).toContain('1 added')
+    await accessible('ingestion')
+    await page.screenshot({ path: join(SHOTS, 'ingestion.png'), fullPage: true })
+  })
+
+  it('corpus: sources, then a source with its revisions; a PDF unit is drawn from its page', async () => {
+    await page.goto(`${base}/#/corpus`)
+    await page.locator('table.sources tbody tr').first().waitFor()
+    await page.getByRole('button', { name: 'paper.pdf' }).click()
+    await page.getByRole('complementary', { name: /^Evidence source:/ }).waitFor()
+    await page
+      .getByRole('button', { name: /^revision:\d+$/ })
+      .first()
+      .click()
+    await page.getByRole('complementary', { name: /^Evidence revision:/ }).waitFor()
+    await page
+      .getByRole('button', { name: /^extraction:\d+$/ })
+      .first()
+      .click()
+    await page.getByRole('complementary', { name: /^Evidence extraction:/ }).waitFor()
+    await page
+      .getByRole('button', { name: /^unit:\d+$/ })
+      .nth(1)
+      .click()
+    const drawn = page.locator('img.page')
+    await drawn.waitFor()
+    await page.waitForFunction(() => (document.querySelector('img.page') as HTMLImageElement | null)?.complete === true)
+    expect(await drawn.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(100)
+    await accessible('corpus')
+    await page.screenshot({ path: join(SHOTS, 'corpus.png'), fullPage: true })
+  })
+
+  it('hostile names and contents render as text: no dialog, no injected element, the literal text in the DOM', async () => {
+    await page.goto(`${base}/#/corpus`)
+    await page.locator('table.sources tbody tr').first().waitFor()
+    const names = await page.locator('table.sources .name').allTextContents()
+    expect(names).toContain(`hostile/${HOSTILE.name}.md`)
+    // The override is shown as its code point, so the name reads in its stored order.
+    expect(names).toContain('hostile/invoiceU+202Egpj.exe.md')
+    await page.goto(`${base}/#/search`)
+    await page.getByLabel('Query').fill(`${HOSTILE.script} ${HOSTILE.img} retention`)
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('heading', { name: 'Evidence' }).waitFor()
+    const text = (await page.locator('main').textContent()) ?? ''
+    expect(text).toContain(HOSTILE.script)
+    expect(text).toContain(HOSTILE.img)
+    expect(await page.locator('main img[src="x"], main script, main svg').count()).toBe(0)
+    expect(await page.evaluate(() => document.scripts.length)).toBe(1)
+    expect(dialogs).toEqual([])
+    expect(cspViolations).toEqual([])
+  })
+
+  it('retrieval history: a run with its request and trace, replayed with the diff', async () => {
+    await page.goto(`${base}/#/history`)
+    await page.locator('table.runs tbody tr').first().waitFor()
+    await page.locator('table.runs tbody tr button.link').first().click()
+    await page.getByRole('button', { name: 'Replay on its snapshot' }).click()
+    await page.getByRole('region', { name: 'Replay diff' }).waitFor()
+    expect(await page.getByRole('region', { name: 'Replay diff' }).textContent()).toMatch(/The same \d+ results in the same order|Results differ/)
+    await accessible('history')
+    await page.screenshot({ path: join(SHOTS, 'history.png'), fullPage: true })
+  })
+
+  it('operations: status with the size breakdown, doctor and snapshots', async () => {
+    await page.goto(`${base}/#/operations`)
+    await page.getByRole('heading', { name: 'Doctor' }).waitFor()
+    expect(await page.locator('table.doctor tbody tr').count()).toBeGreaterThan(0)
+    await accessible('operations')
+    await page.screenshot({ path: join(SHOTS, 'operations.png'), fullPage: true })
+  })
+})

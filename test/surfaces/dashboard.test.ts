@@ -1,0 +1,268 @@
+import { request as httpRequest } from 'node:http'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ensureTokens } from '../../ts/engine/tokens.js'
+import { Workspace } from '../../ts/engine/workspace.js'
+import { createHttpApp } from '../../ts/http/app.js'
+import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
+import { CONTENT_SECURITY_POLICY } from '../../ts/http/dashboard/assets.js'
+import { startHttpServer } from '../../ts/http/server.js'
+import { ProjectRegistry } from '../../ts/service/registry.js'
+import { nativeMissing, scratch } from '../native/_setup.js'
+
+interface Served {
+  url: string
+  port: number
+  docs: string
+  ws: Workspace
+  dashboard: Dashboard
+  owner: string
+  agent: string
+  project: string
+}
+
+const teardown: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const step of teardown.splice(0).reverse()) await step()
+})
+
+/** A real workspace with the fixture docs, served with the dashboard on a free loopback port. */
+async function serve(): Promise<Served> {
+  const { dir, docs } = await scratch()
+  const wsDir = join(dir, 'ws')
+  await Workspace.init(wsDir)
+  const ws = await Workspace.open(wsDir)
+  teardown.push(async () => {
+    ws.close()
+    await ws.idle()
+  })
+  expect((await ws.add({ paths: [docs] })).status).toBe('succeeded')
+  const tokens = await ensureTokens(wsDir)
+  const registry = new ProjectRegistry()
+  registry.register(ws, { tokens })
+  const dashboard = new Dashboard(registry)
+  const server = await startHttpServer(createHttpApp(registry, { port: 0, dashboard }), { port: 0 })
+  teardown.push(async () => {
+    dashboard.close()
+    await server.close()
+  })
+  return { url: server.url, port: server.port, docs, ws, dashboard, owner: tokens.owner, agent: tokens.agent, project: ws.name }
+}
+
+/** Logs in through a fresh one-time URL; the session cookie (name=value) and the CSRF token. */
+async function login(s: Served): Promise<{ cookie: string; csrf: string }> {
+  const response = await fetch(s.dashboard.loginUrl(s.url), { redirect: 'manual' })
+  expect(response.status).toBe(303)
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] as string
+  const session = (await (await fetch(`${s.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string }
+  return { cookie, csrf: session.csrf }
+}
+
+/** A request through node:http, which (unlike fetch) lets a test set Host. */
+function raw(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+const PROJECT_ROUTES = (project: string) =>
+  [
+    ['GET', '/'],
+    ['GET', '/ui/api/session'],
+    ['GET', `/ui/api/projects/${project}/status`],
+    ['GET', `/ui/api/projects/${project}/doctor`],
+    ['GET', `/ui/api/projects/${project}/snapshots`],
+    ['POST', `/ui/api/projects/${project}/search`],
+    ['GET', `/ui/api/projects/${project}/evidence/source:1`],
+    ['GET', `/ui/api/projects/${project}/sources`],
+    ['GET', `/ui/api/projects/${project}/jobs`],
+    ['GET', `/ui/api/projects/${project}/jobs/1`],
+    ['POST', `/ui/api/projects/${project}/sync`],
+    ['GET', `/ui/api/projects/${project}/events`],
+    ['GET', `/ui/api/projects/${project}/runs`],
+    ['GET', `/ui/api/projects/${project}/runs/qr_00000000000000000000`],
+    ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
+    ['GET', `/ui/api/projects/${project}/render/unit:1`],
+  ] as const
+
+describe.skipIf(nativeMissing)('the dashboard: access', () => {
+  it('the one-time login URL sets an HttpOnly, SameSite=Strict session cookie, moves to a URL without the key, and works once', async () => {
+    const s = await serve()
+    const url = s.dashboard.loginUrl(s.url)
+    const first = await fetch(url, { redirect: 'manual' })
+    expect(first.status).toBe(303)
+    expect(first.headers.get('location')).toBe('/')
+    const cookie = first.headers.get('set-cookie') ?? ''
+    expect(cookie).toMatch(/^tychora_session=[A-Za-z0-9_-]{43}; /)
+    expect(cookie).toContain('HttpOnly')
+    expect(cookie).toContain('SameSite=Strict')
+    expect(cookie).toContain('Path=/')
+    const again = await fetch(url, { redirect: 'manual' })
+    expect(again.status).toBe(401)
+    expect(again.headers.get('set-cookie')).toBeNull()
+    // The cookie opens the page, which carries the strict policy.
+    const page = await fetch(`${s.url}/`, { headers: { cookie: cookie.split(';')[0] as string } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY)
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|https?:/)
+    const html = await page.text()
+    expect(html).toContain('<div id="app">')
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/) // no inline script
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1] as string
+    const asset = await fetch(`${s.url}${script}`, { headers: { cookie: cookie.split(';')[0] as string } })
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('content-type')).toContain('text/javascript')
+  })
+
+  it('agent and owner bearer tokens, a missing cookie and a forged one are refused on every dashboard route', async () => {
+    const s = await serve()
+    const { csrf } = await login(s)
+    for (const [method, path] of PROJECT_ROUTES(s.project)) {
+      const variants: Array<Record<string, string>> = [
+        {},
+        { authorization: `Bearer ${s.agent}` },
+        { authorization: `Bearer ${s.owner}` },
+        { cookie: 'tychora_session=forged-value-forged-value-forged-value-forg' },
+        { cookie: `tychora_session=${s.owner}` },
+      ]
+      for (const headers of variants) {
+        const response = await fetch(`${s.url}${path}`, { method, headers: { ...headers, 'x-tychora-csrf': csrf, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
+        expect({ path, status: response.status, headers: Object.keys(headers) }).toEqual({ path, status: 401, headers: Object.keys(headers) })
+        expect(((await response.json()) as { code: string }).code).toBe('E_UNAUTHORIZED')
+      }
+    }
+  })
+
+  it('a state-changing call needs the CSRF token; cross-site requests and foreign hosts are refused', async () => {
+    const s = await serve()
+    const { cookie, csrf } = await login(s)
+    const search = `${s.url}/ui/api/projects/${s.project}/search`
+    const body = JSON.stringify({ query: 'retention' })
+    const post = (headers: Record<string, string>) => fetch(search, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body })
+    expect((await post({})).status).toBe(403)
+    expect((await post({ 'x-tychora-csrf': 'not-the-token' })).status).toBe(403)
+    expect((await post({ 'x-tychora-csrf': csrf, 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+    expect((await post({ 'x-tychora-csrf': csrf, origin: 'http://evil.example' })).status).toBe(403)
+    expect((await post({ 'x-tychora-csrf': csrf })).status).toBe(200)
+    // A page of another site cannot even read what a GET answers.
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
+    expect(await raw(s.port, '/', { cookie, host: 'evil.example' })).toBe(403)
+    expect(await raw(s.port, '/ui/api/session', { cookie, host: `attacker.test:${s.port}` })).toBe(403)
+    expect(await raw(s.port, '/login?key=x', { host: 'evil.example' })).toBe(403)
+  })
+
+  it('the evidence API still takes only bearer tokens: a dashboard cookie opens nothing there', async () => {
+    const s = await serve()
+    const { cookie } = await login(s)
+    const response = await fetch(`${s.url}/v1/projects/${s.project}/sources`, { headers: { cookie } })
+    expect(response.status).toBe(401)
+  })
+
+  it('logging out ends the session', async () => {
+    const s = await serve()
+    const { cookie, csrf } = await login(s)
+    expect((await fetch(`${s.url}/logout`, { method: 'POST', headers: { cookie } })).status).toBe(403)
+    const out = await fetch(`${s.url}/logout`, { method: 'POST', headers: { cookie, 'x-tychora-csrf': csrf } })
+    expect(out.status).toBe(204)
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0')
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie } })).status).toBe(401)
+  })
+})
+
+describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspace', () => {
+  it('search with explain, evidence, sources, jobs, runs and a replay diff', async () => {
+    const s = await serve()
+    const { cookie, csrf } = await login(s)
+    const get = async (path: string) => {
+      const response = await fetch(`${s.url}/ui/api/projects/${s.project}${path}`, { headers: { cookie } })
+      expect({ path, status: response.status }).toEqual({ path, status: 200 })
+      return (await response.json()) as any
+    }
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${s.url}/ui/api/projects/${s.project}${path}`, {
+        method: 'POST',
+        headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      expect({ path, status: response.status }).toEqual({ path, status: 200 })
+      return (await response.json()) as any
+    }
+    const result = await post('/search', { query: 'cache freshness lifetime', explain: true })
+    expect(result.segments.length).toBeGreaterThan(0)
+    expect(result.segments[0].channels[0].score).toEqual(expect.any(Number))
+    expect(result.trace.length).toBeGreaterThan(0)
+
+    const sources = await get('/sources?limit=2')
+    expect(sources.sources).toHaveLength(2)
+    expect(sources.total).toBe((await s.ws.listSources({})).total)
+    const source = await get(`/evidence/source:${sources.sources[0].id}`)
+    expect(source.type).toBe('source')
+
+    const jobs = await get('/jobs')
+    expect(jobs.jobs[0]).toMatchObject({ type: 'job', kind: 'add', status: 'succeeded' })
+    expect((await get(`/jobs/${jobs.jobs[0].id}`)).id).toBe(jobs.jobs[0].id)
+
+    const runs = await get('/runs')
+    expect(runs.runs[0]).toMatchObject({ id: result.run_id, query: 'cache freshness lifetime', results: result.segments.length })
+    const run = await get(`/runs/${result.run_id}`)
+    expect(run.summary.segments).toEqual(result.segments.map((x: { id: string }) => x.id))
+    const diff = await post(`/runs/${result.run_id}/replay`, { snapshot: 'recorded' })
+    expect(diff).toMatchObject({ run_id: result.run_id, same: true, added: [], removed: [] })
+    expect(diff.after_citations).toEqual(result.segments.map((x: { citation: string }) => x.citation))
+
+    const status = await get('/status')
+    expect(status.counts.sources).toBe(sources.total)
+    const doctor = await get('/doctor')
+    expect(doctor.findings.length).toBeGreaterThan(0)
+  })
+
+  it('bad input gets a precise error: an unknown project, a bad job id, an unknown search field', async () => {
+    const s = await serve()
+    const { cookie, csrf } = await login(s)
+    const status = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${s.url}${path}`, { ...init, headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json', ...(init.headers ?? {}) } })
+      return { status: response.status, code: ((await response.json()) as { code: string }).code }
+    }
+    expect(await status('/ui/api/projects/nope/status')).toEqual({ status: 404, code: 'E_NOT_FOUND' })
+    expect(await status(`/ui/api/projects/${s.project}/jobs/abc`)).toEqual({ status: 400, code: 'E_INVALID_ARGUMENT' })
+    expect(await status(`/ui/api/projects/${s.project}/jobs?limit=100000`)).toEqual({ status: 400, code: 'E_INVALID_ARGUMENT' })
+    expect(await status(`/ui/api/projects/${s.project}/search`, { method: 'POST', body: JSON.stringify({ query: 'x', limti: 3 }) })).toEqual({ status: 400, code: 'E_INVALID_ARGUMENT' })
+    expect(await status(`/ui/api/projects/${s.project}/search`, { method: 'POST', body: '{not json' })).toEqual({ status: 400, code: 'E_INVALID_ARGUMENT' })
+  })
+
+  it('jobs arrive live as server-sent events: a sync is queued, starts and finishes; closing the dashboard ends the stream', async () => {
+    const s = await serve()
+    const { cookie, csrf } = await login(s)
+    const stream = await fetch(`${s.url}/ui/api/projects/${s.project}/events`, { headers: { cookie } })
+    expect(stream.status).toBe(200)
+    expect(stream.headers.get('content-type')).toContain('text/event-stream')
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`stream ended before ${pattern}:\n${text}`)
+        text += decoder.decode(value)
+      }
+    }
+    await until(/event: ready/)
+    const queued = await fetch(`${s.url}/ui/api/projects/${s.project}/sync`, {
+      method: 'POST',
+      headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ paths: [s.docs] }),
+    })
+    expect(queued.status).toBe(200)
+    const { job_id } = (await queued.json()) as { job_id: number }
+    await until(new RegExp(`"phase":"finished","status":\\{"type":"job","id":${job_id}[^\\n]*"status":"succeeded"`))
+    const phases = [...text.matchAll(new RegExp(`"phase":"(\\w+)","status":\\{"type":"job","id":${job_id}`, 'g'))].map((m) => m[1])
+    expect(phases).toEqual(['queued', 'started', 'finished'])
+    s.dashboard.close()
+    for (;;) if ((await reader.read()).done) break
+  })
+})

@@ -1,0 +1,67 @@
+import type { Status, VerifyReport } from '../../contracts/workspace.js'
+import type { QueryRequest } from '../../contracts/query.js'
+import type { QueryResult } from '../../contracts/result.js'
+import type { JobList, JobStatus, RunList } from '../../contracts/evidence.js'
+import type { Finding, ReplayDiff, RunRecord } from '../../contracts/operations.js'
+import type { SourceList, SnapshotList } from '../../contracts/service.js'
+
+export type { Finding, JobList, JobStatus, QueryRequest, QueryResult, ReplayDiff, RunList, RunRecord, SnapshotList, SourceList, Status, VerifyReport }
+
+/** An error the daemon answered: its stable code and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message)
+  }
+}
+
+interface Session {
+  csrf: string
+  projects: Array<{ name: string; alias: boolean }>
+}
+
+let session: Promise<Session> | undefined
+
+/** The session: its CSRF token and the projects served (read once per page). */
+export function currentSession(): Promise<Session> {
+  session ??= call<Session>('GET', '/ui/api/session')
+  return session
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (method !== 'GET') {
+    headers['content-type'] = 'application/json'
+    headers['x-tychora-csrf'] = (await currentSession()).csrf
+  }
+  const response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const text = await response.text()
+  const parsed: unknown = text ? JSON.parse(text) : undefined
+  if (!response.ok) {
+    const error = (parsed ?? {}) as { code?: string; message?: string }
+    throw new ApiError(error.code ?? 'E_INTERNAL', error.message ?? response.statusText, response.status)
+  }
+  return parsed as T
+}
+
+const p = (project: string) => `/ui/api/projects/${encodeURIComponent(project)}`
+
+/** The dashboard API, one function per call (`ts/http/dashboard/api.ts` answers them). */
+export const api = {
+  status: (project: string) => call<Status>('GET', `${p(project)}/status`),
+  doctor: (project: string) => call<{ findings: Finding[] }>('GET', `${p(project)}/doctor`),
+  snapshots: (project: string) => call<SnapshotList>('GET', `${p(project)}/snapshots`),
+  search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),
+  evidence: (project: string, id: string) => call<Record<string, unknown>>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
+  sources: (project: string, offset = 0, limit = 100) => call<SourceList>('GET', `${p(project)}/sources?offset=${offset}&limit=${limit}`),
+  jobs: (project: string, before?: number) => call<JobList>('GET', `${p(project)}/jobs?limit=50${before ? `&before=${before}` : ''}`),
+  sync: (project: string, paths: string[]) => call<{ job_id: number }>('POST', `${p(project)}/sync`, { paths }),
+  runs: (project: string, before?: string) => call<RunList>('GET', `${p(project)}/runs?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
+  run: (project: string, id: string) => call<RunRecord>('GET', `${p(project)}/runs/${encodeURIComponent(id)}`),
+  replay: (project: string, id: string, snapshot: 'recorded' | 'current') => call<ReplayDiff>('POST', `${p(project)}/runs/${encodeURIComponent(id)}/replay`, { snapshot }),
+  renderUrl: (project: string, id: string) => `${p(project)}/render/${encodeURIComponent(id)}?dpi=110`,
+  events: (project: string) => new EventSource(`${p(project)}/events`),
+}

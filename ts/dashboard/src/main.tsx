@@ -1,0 +1,81 @@
+import { render } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, currentSession } from './api.js'
+import { Corpus } from './views/corpus.js'
+import { History } from './views/history.js'
+import { Jobs } from './views/jobs.js'
+import { Operations } from './views/operations.js'
+import { Search } from './views/search.js'
+import './style.css'
+
+const VIEWS = [
+  { id: 'search', label: 'Search', View: Search },
+  { id: 'jobs', label: 'Ingestion', View: Jobs },
+  { id: 'corpus', label: 'Corpus', View: Corpus },
+  { id: 'history', label: 'Retrieval history', View: History },
+  { id: 'operations', label: 'Operations', View: Operations },
+] as const
+
+/** `#/<view>/<project>`: the view and project live in the URL, so a reload or a link keeps them. */
+function readHash(): { view: string; project: string | undefined } {
+  const [, view = 'search', project] = location.hash.split('/')
+  return { view, project: project === undefined ? undefined : decodeURIComponent(project) }
+}
+
+function App() {
+  const [where, setWhere] = useState(readHash)
+  const [projects, setProjects] = useState<string[]>([])
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    const onHash = () => setWhere(readHash())
+    addEventListener('hashchange', onHash)
+    currentSession().then(
+      (s) => setProjects(s.projects.map((p) => p.name)),
+      (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
+    )
+    return () => removeEventListener('hashchange', onHash)
+  }, [])
+  const project = where.project ?? projects[0]
+  const go = (view: string, to = project) => {
+    location.hash = `#/${view}/${encodeURIComponent(to ?? '')}`
+  }
+  const current = VIEWS.find((v) => v.id === where.view) ?? VIEWS[0]
+  return (
+    <>
+      <header class="top">
+        <span class="brand">Tychora</span>
+        <nav aria-label="Views">
+          {VIEWS.map((v) => (
+            <a key={v.id} href={`#/${v.id}/${encodeURIComponent(project ?? '')}`} aria-current={v.id === current.id ? 'page' : undefined}>
+              {v.label}
+            </a>
+          ))}
+        </nav>
+        <label class="project">
+          Project{' '}
+          <select value={project} onChange={(e) => go(current.id, (e.target as HTMLSelectElement).value)}>
+            {projects.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+      </header>
+      <main>
+        {error ? (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        ) : project ? (
+          <current.View key={`${current.id}:${project}`} project={project} />
+        ) : (
+          <p>Loading…</p>
+        )}
+      </main>
+    </>
+  )
+}
+
+const root = document.getElementById('app')
+if (root) render(<App />, root)

@@ -1,0 +1,174 @@
+import type { H3Event, HTTPMethod } from 'h3'
+import { z } from 'zod'
+import { AddRequestSchema } from '../../contracts/ingest.js'
+import { QueryRequestSchema } from '../../contracts/query.js'
+import { TychoraError } from '../../errors.js'
+import type { ProjectRegistry } from '../../service/registry.js'
+import { replayRun } from '../../service/replay.js'
+import { readJson, validate } from '../body.js'
+import { errorResponse, json } from '../errors.js'
+import type { DashboardAccess, DashboardSession } from './access.js'
+import { PAGE_HEADERS } from './assets.js'
+
+export interface ApiDeps {
+  registry: ProjectRegistry
+  access: DashboardAccess
+  maxBodyBytes: number
+  /** Open event streams, each with the function that ends it (the daemon ends them on stop). */
+  streams: Set<() => void>
+}
+
+type Handler = (event: H3Event) => Promise<Response>
+type Workspace = Awaited<ReturnType<ProjectRegistry['ownerWorkspace']>>
+
+interface Call {
+  event: H3Event
+  session: DashboardSession
+  /** The project in the path, as its owner. */
+  ws(): Promise<Workspace>
+  param(name: string): string
+  body<S extends z.ZodType>(schema: S): Promise<z.output<S>>
+}
+
+/** Keep-alive comment on an idle event stream (proxies and browsers drop silent connections). */
+const STREAM_PING_MS = 15_000
+
+const Paging = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  before: z.string().min(1).max(200).optional(),
+})
+const SourcePaging = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional(), offset: z.coerce.number().int().min(0).optional() })
+const ReplayBody = z.object({ snapshot: z.union([z.literal('recorded'), z.literal('current'), z.number().int().positive()]) }).strict()
+const RenderQuery = z
+  .object({ dpi: z.coerce.number().int().min(72).max(300).optional(), page: z.coerce.number().int().min(1).optional(), margin: z.coerce.number().min(0).max(200).optional() })
+  .strict()
+
+/**
+ * The dashboard's JSON API: what each view reads, as the owner of the project in the path. Every
+ * call needs the session cookie; POSTs also the session's CSRF header. Request bodies and query
+ * strings are validated as the evidence API's are; errors are `{ code, message }`.
+ */
+export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]> {
+  const { registry } = deps
+  const route = (method: HTTPMethod, path: string, run: (call: Call) => Promise<unknown>): [HTTPMethod, string, Handler] => [
+    method,
+    path,
+    async (event) => {
+      try {
+        const session = deps.access.session(event)
+        if (method !== 'GET') deps.access.checkCsrf(event, session)
+        const params = event.context.params ?? {}
+        const param = (name: string) => decodeURIComponent(params[name] ?? '')
+        const call: Call = {
+          event,
+          session,
+          param,
+          ws: () => project(registry, param('project')),
+          body: async (schema) => validate(schema, await readJson(event, deps.maxBodyBytes), 'request body'),
+        }
+        const result = await run(call)
+        return result instanceof Response ? result : json(200, result, PAGE_HEADERS)
+      } catch (error) {
+        return refuse(error)
+      }
+    },
+  ]
+  const query = <S extends z.ZodType>(event: H3Event, schema: S): z.output<S> => validate(schema, Object.fromEntries(event.url.searchParams), 'query parameter')
+
+  return [
+    route('GET', '/ui/api/session', async ({ session }) => ({
+      csrf: session.csrf,
+      projects: registry.names().map((name) => ({ name, alias: registry.aliases().includes(name) })),
+    })),
+    route('GET', '/ui/api/projects/:project/status', async ({ ws }) => (await ws()).status()),
+    route('GET', '/ui/api/projects/:project/doctor', async ({ ws }) => ({ findings: await (await ws()).doctor() })),
+    route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
+    route('POST', '/ui/api/projects/:project/search', async ({ ws, body }) => (await ws()).search(await body(QueryRequestSchema))),
+    route('GET', '/ui/api/projects/:project/evidence/:id', async ({ ws, param }) => (await ws()).getEvidence(param('id'))),
+    route('GET', '/ui/api/projects/:project/sources', async ({ ws, event }) => (await ws()).listSources(query(event, SourcePaging))),
+    route('GET', '/ui/api/projects/:project/jobs', async ({ ws, event }) => {
+      const { limit, before } = query(event, Paging)
+      return (await ws()).listJobs({ ...(limit ? { limit } : {}), ...(before ? { before: positive(before, 'before') } : {}) })
+    }),
+    route('GET', '/ui/api/projects/:project/jobs/:id', async ({ ws, param }) => (await ws()).jobStatus(positive(param('id'), 'job id'))),
+    route('POST', '/ui/api/projects/:project/sync', async ({ ws, body }) => (await ws()).addSource(await body(AddRequestSchema))),
+    route('GET', '/ui/api/projects/:project/events', async ({ ws, event }) => jobStream(await ws(), event, deps.streams)),
+    route('GET', '/ui/api/projects/:project/runs', async ({ ws, event }) => {
+      const { limit, before } = query(event, Paging)
+      return (await ws()).listRuns({ ...(limit ? { limit } : {}), ...(before ? { before } : {}) })
+    }),
+    route('GET', '/ui/api/projects/:project/runs/:id', async ({ ws, param }) => (await ws()).inspectRun(param('id'))),
+    route('POST', '/ui/api/projects/:project/runs/:id/replay', async ({ ws, param, body }) => {
+      const { snapshot } = await body(ReplayBody)
+      return replayRun(await ws(), param('id'), snapshot === 'recorded' ? undefined : snapshot)
+    }),
+    route('GET', '/ui/api/projects/:project/render/:id', async ({ ws, param, event }) => {
+      const options = Object.fromEntries(Object.entries(query(event, RenderQuery)).filter(([, v]) => v !== undefined))
+      const region = await (await ws()).render(param('id'), options)
+      return new Response(new Uint8Array(region.png), { status: 200, headers: { ...PAGE_HEADERS, 'content-type': 'image/png', 'cache-control': 'no-store' } })
+    }),
+  ]
+}
+
+async function project(registry: ProjectRegistry, name: string): Promise<Workspace> {
+  if (!registry.names().includes(name)) throw new TychoraError('E_NOT_FOUND', `project not served here: ${name}`)
+  return registry.ownerWorkspace(name)
+}
+
+function positive(text: string, what: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(text)) throw new TychoraError('E_INVALID_ARGUMENT', `${what} must be a positive integer`)
+  return Number(text)
+}
+
+/**
+ * The job queue as server-sent events: `job` with a job's status each time one is queued, starts
+ * or finishes, `progress` while it runs. The stream ends when the client goes or the daemon stops.
+ */
+function jobStream(ws: Workspace, event: H3Event, streams: Set<() => void>): Response {
+  const encoder = new TextEncoder()
+  let end = () => {}
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true
+      const send = (name: string, data: unknown) => {
+        if (open) controller.enqueue(encoder.encode(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`))
+      }
+      // Statuses are read one after another, so events leave in the order they happened.
+      let order: Promise<unknown> = Promise.resolve()
+      const unwatch = ws.watchJobs((e) => {
+        if (e.phase === 'progress') return send('progress', e)
+        order = order
+          .then(() => ws.jobStatus(e.job_id))
+          .then(
+            (status) => send('job', { phase: e.phase, status }),
+            () => undefined, // a job row that cannot be read now is read on the next event
+          )
+      })
+      const ping = setInterval(() => open && controller.enqueue(encoder.encode(': ping\n\n')), STREAM_PING_MS)
+      end = () => {
+        if (!open) return
+        open = false
+        clearInterval(ping)
+        unwatch()
+        streams.delete(end)
+        controller.close()
+      }
+      streams.add(end)
+      event.req.signal?.addEventListener('abort', () => end())
+      send('ready', { project: ws.name })
+    },
+    cancel() {
+      end()
+    },
+  })
+  return new Response(body, { status: 200, headers: { ...PAGE_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store' } })
+}
+
+/** An error as the evidence API answers it (`{ code, message }`), with the page headers and no bearer challenge. */
+export function refuse(error: unknown): Response {
+  const response = errorResponse(error)
+  const headers = new Headers(response.headers)
+  headers.delete('www-authenticate')
+  for (const [k, v] of Object.entries(PAGE_HEADERS)) headers.set(k, v)
+  return new Response(response.body, { status: response.status, headers })
+}

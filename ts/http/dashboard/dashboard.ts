@@ -1,0 +1,104 @@
+import type { H3, H3Event } from 'h3'
+import { TychoraError } from '../../errors.js'
+import type { ProjectRegistry } from '../../service/registry.js'
+import { type GuardOptions, checkFetchSite, checkHost, checkOrigin } from '../guards.js'
+import { isDashboardPath } from './paths.js'
+import { DashboardAccess, clearedCookie, sessionCookie } from './access.js'
+import { type Asset, PAGE_HEADERS, loadAssets } from './assets.js'
+import { type ApiDeps, dashboardApi, refuse } from './api.js'
+
+/**
+ * The owner's dashboard at `/` on the daemon's listener: the built single-page app, its JSON API
+ * under `/ui/api`, the one-time login. Every request passes the same Host, Sec-Fetch-Site and
+ * Origin checks as the evidence API; everything but `/login` then needs the session cookie, and
+ * every state-changing call its CSRF header. Bearer tokens (the agents') open nothing here.
+ */
+export class Dashboard {
+  readonly access: DashboardAccess
+  readonly #assets: Map<string, Asset> | undefined
+  readonly #streams = new Set<() => void>()
+
+  constructor(registry: ProjectRegistry, options: { assetsDir?: string } = {}) {
+    this.access = new DashboardAccess(() => registry.ownerDigests())
+    this.#assets = loadAssets(options.assetsDir)
+  }
+
+  /** Whether the app bundle was found (`npm run build:ui`); the API works either way. */
+  get built(): boolean {
+    return this.#assets !== undefined
+  }
+
+  /** A one-time login URL for `base` (`http://127.0.0.1:7419`). */
+  loginUrl(base: string): string {
+    return `${base}/login?key=${this.access.issueLoginKey()}`
+  }
+
+  /** Ends every open event stream (the daemon stops: open streams would hold the server open). */
+  close(): void {
+    for (const end of this.#streams) end()
+    this.#streams.clear()
+  }
+
+  /** Registers the dashboard's routes and its guard on `app`. */
+  mount(app: H3, registry: ProjectRegistry, guard: GuardOptions, maxBodyBytes: number): void {
+    app.use((event, next) => {
+      if (!isDashboardPath(event.url.pathname)) return next()
+      try {
+        checkHost(event, guard)
+        checkFetchSite(event)
+        checkOrigin(event, guard)
+      } catch (error) {
+        return this.#refuse(error)
+      }
+      return next()
+    })
+    app.get('/login', (event) => this.#login(event))
+    app.post('/logout', (event) => this.#logout(event))
+    const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams }
+    for (const [method, path, handler] of dashboardApi(deps)) app.on(method, path, handler)
+    const page = (event: H3Event) => this.#page(event)
+    app.get('/', page)
+    app.get('/favicon.ico', page)
+    app.get('/assets/**', page)
+  }
+
+  /** Redeems the key once, sets the session cookie, and moves to a URL without the secret. */
+  #login(event: H3Event): Response {
+    const key = event.url.searchParams.get('key') ?? ''
+    try {
+      const id = this.access.redeem(key)
+      return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id), 'cache-control': 'no-store' } })
+    } catch (error) {
+      return this.#refuse(error)
+    }
+  }
+
+  #logout(event: H3Event): Response {
+    try {
+      const session = this.access.session(event)
+      this.access.checkCsrf(event, session)
+      this.access.end(event)
+      return new Response(null, { status: 204, headers: { ...PAGE_HEADERS, 'set-cookie': clearedCookie(), 'cache-control': 'no-store' } })
+    } catch (error) {
+      return this.#refuse(error)
+    }
+  }
+
+  #page(event: H3Event): Response {
+    try {
+      this.access.session(event)
+    } catch (error) {
+      return this.#refuse(error)
+    }
+    if (!this.#assets) return this.#refuse(new TychoraError('E_NOT_FOUND', 'the dashboard is not built in this installation (npm run build:ui)'))
+    const path = event.url.pathname === '/' ? '/index.html' : event.url.pathname
+    const asset = this.#assets.get(path)
+    if (!asset) return this.#refuse(new TychoraError('E_NOT_FOUND', 'no such dashboard file'))
+    const cache = asset.immutable ? 'public, max-age=31536000, immutable' : 'no-store'
+    return new Response(asset.body, { status: 200, headers: { ...PAGE_HEADERS, 'content-type': asset.type, 'cache-control': cache } })
+  }
+
+  #refuse(error: unknown): Response {
+    return refuse(error)
+  }
+}
