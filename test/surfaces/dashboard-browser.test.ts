@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Daemon, KNOWLEDGE_ALIAS } from '../../ts/daemon/daemon.js'
 import { ensureTokens } from '../../ts/engine/tokens.js'
+import { initProject } from '../../ts/knowledge/layout.js'
+import { accept, propose } from '../../ts/knowledge/lifecycle.js'
+import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
 import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
@@ -36,12 +40,26 @@ const HOSTILE = {
   rtl: 'invoice\u202Egpj.exe',
 }
 
+/** axe-core on the page as it is now: no serious or critical violation. */
+async function axe(page: Page, view: string): Promise<void> {
+  const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern: the page
+  // itself keeps its policy (no inline script), and the test loads no file into it.
+  await page.evaluate(source)
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe.run(document)
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`)
+  })
+  expect({ view, violations }).toEqual({ view, violations: [] })
+}
+
 describe.skipIf(skip)('the dashboard in a real browser', () => {
   let browser: Browser
   let page: Page
   let base: string
   let loginUrl: string
   let docs: string
+  let codeProject: string
   const dialogs: string[] = []
   const cspViolations: string[] = []
   const cleanup: Array<() => Promise<void> | void> = []
@@ -51,7 +69,6 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tychora-dashboard-'))
     docs = join(dir, 'docs')
     await cp(FIXTURE_DOCS, docs, { recursive: true })
-    await cp(FIXTURE_CODE, join(docs, 'code'), { recursive: true })
     await copyFile(sharedData('docs/pdf/docling/2305.03393v1-pg9.pdf'), join(docs, 'paper.pdf'))
     await copyFile(sharedData('docs/docx/docling/word_sample.docx'), join(docs, 'word_sample.docx'))
     await mkdir(join(docs, 'hostile'))
@@ -68,6 +85,17 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(receipt.files.failed).toBe(0)
     const registry = new ProjectRegistry()
     registry.register(ws, { tokens: await ensureTokens(wsDir) })
+    // Code lives in a workspace of the code profile, served beside it (the project picker switches).
+    const codeDir = join(dir, 'code-ws')
+    await Workspace.init(codeDir, { profile: 'code' })
+    const code = await Workspace.open(codeDir)
+    cleanup.push(async () => {
+      code.close()
+      await code.idle()
+    })
+    expect((await code.add({ paths: [FIXTURE_CODE] })).files.added).toBeGreaterThan(2)
+    registry.register(code, { tokens: await ensureTokens(codeDir) })
+    codeProject = code.name
     const dashboard = new Dashboard(registry)
     const server = await startHttpServer(createHttpApp(registry, { port: 0, dashboard }), { port: 0 })
     cleanup.push(async () => {
@@ -94,19 +122,6 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     for (const step of cleanup.reverse()) await step()
   })
 
-  /** axe-core on the page as it is now: no serious or critical violation. */
-  async function accessible(view: string): Promise<void> {
-    const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern: the page
-    // itself keeps its policy (no inline script), and the test loads no file into it.
-    await page.evaluate(source)
-    const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: Array<{ id: string; impact: string | null; nodes: unknown[] }> }> } }).axe.run(document)
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes)`)
-    })
-    expect({ view, violations }).toEqual({ view, violations: [] })
-  }
-
   it('logs in through the one-time URL, which lands on a URL without the key and works once', async () => {
     await page.goto(loginUrl)
     expect(page.url()).toBe(`${base}/`)
@@ -123,7 +138,7 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(await page.locator('table.explain tbody tr').count()).toBeGreaterThan(0)
     expect(await page.locator('.trace li').count()).toBeGreaterThan(0)
     expect(await page.locator('.line.cited').count()).toBeGreaterThan(0)
-    await accessible('search')
+    await axe(page, 'search')
     await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true })
   })
 
@@ -141,7 +156,7 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await expect.poll(() => page.locator('.job').count()).toBe(before + 1)
     if (!(await job.evaluate((d) => (d as HTMLDetailsElement).open))) await job.locator('summary').first().click()
     await expect.poll(() => job.textContent()).toContain('1 added')
-    await accessible('ingestion')
+    await axe(page, 'ingestion')
     await page.screenshot({ path: join(SHOTS, 'ingestion.png'), fullPage: true })
   })
 
@@ -168,7 +183,7 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await drawn.waitFor()
     await page.waitForFunction(() => (document.querySelector('img.page') as HTMLImageElement | null)?.complete === true)
     expect(await drawn.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(100)
-    await accessible('corpus')
+    await axe(page, 'corpus')
     await page.screenshot({ path: join(SHOTS, 'corpus.png'), fullPage: true })
   })
 
@@ -199,15 +214,90 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Replay on its snapshot' }).click()
     await page.getByRole('region', { name: 'Replay diff' }).waitFor()
     expect(await page.getByRole('region', { name: 'Replay diff' }).textContent()).toMatch(/The same \d+ results in the same order|Results differ/)
-    await accessible('history')
+    await axe(page, 'history')
     await page.screenshot({ path: join(SHOTS, 'history.png'), fullPage: true })
+  })
+
+  it('code symbols: a definition with its callers and callees; a callee opens its own definition', async () => {
+    await page.goto(`${base}/#/symbols/${encodeURIComponent(codeProject)}`)
+    await page.getByRole('textbox', { name: 'Symbol' }).fill('tokenize')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    const definition = page.getByRole('article', { name: /^Definition .*tokenize$/ })
+    await definition.waitFor()
+    const callers = definition.getByRole('region', { name: 'Callers' })
+    await callers.waitFor()
+    expect(await callers.textContent()).toContain('Parser.parse')
+    await axe(page, 'symbols')
+    await page.screenshot({ path: join(SHOTS, 'symbols.png'), fullPage: true })
+    await callers.getByRole('button', { name: /Parser\.parse$/ }).first().click()
+    await page.getByRole('article', { name: /^Definition .*Parser\.parse$/ }).waitFor()
   })
 
   it('operations: status with the size breakdown, doctor and snapshots', async () => {
     await page.goto(`${base}/#/operations`)
     await page.getByRole('heading', { name: 'Doctor' }).waitFor()
     expect(await page.locator('table.doctor tbody tr').count()).toBeGreaterThan(0)
-    await accessible('operations')
+    await axe(page, 'operations')
     await page.screenshot({ path: join(SHOTS, 'operations.png'), fullPage: true })
   })
+})
+
+describe.skipIf(skip)('knowledge review in a real browser', () => {
+  it('shows a pending proposal with its diff, evidence and checks; accepting it writes the migration', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises')
+    const repo = await mkdtemp(join(tmpdir(), 'tychora-dashboard-knowledge-'))
+    const paths = await initProject(repo)
+    const first = await propose(
+      paths,
+      { change: { op: 'create', item: 'release-freeze', title: 'Release freeze', kind: 'decision', body: 'No releases in December.\nAsk the release lead.\n' }, rationale: 'r' },
+      async () => undefined,
+    )
+    await accept(paths, { proposal: first.id, reviewer: 'ana' }, async () => undefined)
+    await applyMigrations(paths)
+    const daemon = await Daemon.start({ workspaces: builtStates(paths), port: 0, knowledge: { root: paths.root } })
+    const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    try {
+      const hit = (await daemon.registry.project(KNOWLEDGE_ALIAS, 'owner').search({ query: 'releases December', limit: 1 })).segments[0]
+      expect(hit).toBeDefined()
+      const edit = await propose(
+        paths,
+        {
+          change: { op: 'edit', item: 'release-freeze', body: 'No releases from 15 December.\nAsk the release lead.\n' },
+          rationale: 'The freeze starts mid-month.',
+          agent: `agent ${HOSTILE.script}`,
+          evidence: [hit?.id as string],
+        },
+        async (id) => daemon.registry.workspace(daemon.registry.names().find((n) => n !== KNOWLEDGE_ALIAS) as string).cite(id),
+      )
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+      const dialogs: string[] = []
+      page.on('dialog', async (d) => {
+        dialogs.push(d.message())
+        await d.dismiss()
+      })
+      await page.goto(daemon.loginUrl())
+      await page.goto(`${daemon.url}/#/review`)
+      const card = page.getByRole('article', { name: `Proposal ${edit.id}` })
+      await card.waitFor()
+      expect(await card.locator('.line.del').allTextContents()).toEqual(['-No releases in December.\n'])
+      expect(await card.locator('.line.add').allTextContents()).toEqual(['+No releases from 15 December.\n'])
+      expect(await card.textContent()).toContain(`agent ${HOSTILE.script}`)
+      expect(await card.locator('.checks .status.ok').count()).toBe(3)
+      await axe(page, 'review')
+      await page.screenshot({ path: join(SHOTS, 'review.png'), fullPage: true })
+      await card.getByRole('button', { name: 'Accept' }).click()
+      await page.getByRole('status').waitFor()
+      const decided = (await page.getByRole('status').textContent()) ?? ''
+      const id = /migrations\/(\S+)\.json/.exec(decided)?.[1] as string
+      expect(decided).toMatch(/^accepted: migrations\//)
+      expect(existsSync(join(paths.migrations, `${id}.json`))).toBe(true)
+      await page.getByText('No proposal waits for review.').waitFor()
+      expect(dialogs).toEqual([])
+    } finally {
+      await browser.close()
+      await daemon.stop()
+      await rm(repo, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -1,7 +1,15 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runtimePath } from '../../ts/contracts/runtime.js'
+import { Daemon } from '../../ts/daemon/daemon.js'
 import { ensureTokens } from '../../ts/engine/tokens.js'
+import { initProject } from '../../ts/knowledge/layout.js'
+import { accept, propose } from '../../ts/knowledge/lifecycle.js'
+import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
 import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
@@ -88,6 +96,8 @@ const PROJECT_ROUTES = (project: string) =>
     ['GET', `/ui/api/projects/${project}/runs/qr_00000000000000000000`],
     ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
     ['GET', `/ui/api/projects/${project}/render/unit:1`],
+    ['GET', '/ui/api/review'],
+    ['POST', '/ui/api/review/p-20260101-x-abcdef'],
   ] as const
 
 describe.skipIf(nativeMissing)('the dashboard: access', () => {
@@ -264,5 +274,68 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     expect(phases).toEqual(['queued', 'started', 'finished'])
     s.dashboard.close()
     for (;;) if ((await reader.read()).done) break
+  })
+})
+
+describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
+  it('lists a pending proposal with its diff and checks; rejecting needs a reason; accepting writes the migration', async () => {
+    const repo = await mkdtemp(join(tmpdir(), 'tychora-dashboard-review-'))
+    teardown.push(() => rm(repo, { recursive: true, force: true }))
+    const paths = await initProject(repo)
+    const first = await propose(
+      paths,
+      { change: { op: 'create', item: 'release-freeze', title: 'Release freeze', kind: 'decision', body: 'No releases in December.\nAsk the release lead.\n' }, rationale: 'r' },
+      async () => undefined,
+    )
+    await accept(paths, { proposal: first.id, reviewer: 'ana' }, async () => undefined)
+    await applyMigrations(paths)
+    const daemon = await Daemon.start({ workspaces: builtStates(paths), port: 0, knowledge: { root: paths.root } })
+    teardown.push(() => daemon.stop())
+    const edit = await propose(
+      paths,
+      { change: { op: 'edit', item: 'release-freeze', body: 'No releases from 15 December.\nAsk the release lead.\n' }, rationale: 'the freeze starts mid-month', agent: 'agent-7' },
+      async () => undefined,
+    )
+
+    const login = await fetch(daemon.loginUrl(), { redirect: 'manual' })
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string
+    const { csrf } = (await (await fetch(`${daemon.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string }
+    const listed = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie } })).json()) as any
+    expect(listed.enabled).toBe(true)
+    expect(listed.reviews).toHaveLength(1)
+    const review = listed.reviews[0]
+    expect(review.proposal.id).toBe(edit.id)
+    expect(review.current).toMatchObject({ title: 'Release freeze', body: 'No releases in December.\nAsk the release lead.\n' })
+    expect(review.diff).toEqual([
+      { op: '-', text: 'No releases in December.' },
+      { op: '+', text: 'No releases from 15 December.' },
+      { op: ' ', text: 'Ask the release lead.' },
+    ])
+    expect(review.checks.map((c: { check: string; ok: boolean }) => [c.check, c.ok])).toEqual([
+      ['fits the approved items', true],
+      ['evidence still holds', true],
+      ['within the ceiling', true],
+    ])
+
+    const decide = (body: unknown) =>
+      fetch(`${daemon.url}/ui/api/review/${edit.id}`, { method: 'POST', headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const noReason = await decide({ decision: 'reject' })
+    expect(noReason.status).toBe(400)
+    // The agents' token never reaches a decision.
+    const agent = readFileSync(runtimePath(paths.root, 'agentToken'), 'utf8').trim()
+    const asAgent = await fetch(`${daemon.url}/ui/api/review/${edit.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}`, 'content-type': 'application/json' },
+      body: '{"decision":"accept"}',
+    })
+    expect(asAgent.status).toBe(401)
+    const accepted = await decide({ decision: 'accept' })
+    expect(accepted.status).toBe(200)
+    const { migration } = (await accepted.json()) as { migration: { id: string; decision: string; proposal: string } }
+    expect(migration).toMatchObject({ decision: 'accepted', proposal: edit.id })
+    expect(existsSync(join(paths.migrations, `${migration.id}.json`))).toBe(true)
+    expect(readFileSync(join(paths.knowledge, 'release-freeze.md'), 'utf8')).toContain('15 December')
+    const after = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie } })).json()) as any
+    expect(after.reviews).toEqual([])
   })
 })

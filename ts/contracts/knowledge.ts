@@ -165,3 +165,28 @@ export type ReviewDecision = z.infer<typeof ReviewDecisionSchema>
 export type MigrationState = z.infer<typeof MigrationStateSchema>
 export type ApplyReport = z.infer<typeof ApplyReportSchema>
 export type ProposalList = z.infer<typeof ProposalListSchema>
+
+/** One line of a proposal's change against the approved item: kept, added or removed. */
+export interface DiffLine {
+  op: ' ' | '+' | '-'
+  text: string
+}
+
+/** What a reviewer checks before deciding; `ok: false` is what would stop (or should stop) an accept. */
+export interface ReviewCheck {
+  check: 'fits the approved items' | 'evidence still holds' | 'within the ceiling'
+  ok: boolean
+  detail: string
+}
+
+/** A pending proposal as a person reviews it: the change, its diff, its cited evidence, the checks. */
+export interface PendingReview {
+  proposal: Proposal
+  /** The approved item it changes, as it stands (null for a new item). */
+  current: { title: string; body: string; sensitivity: string } | null
+  /** The body's change, line by line (a new item: every line added). */
+  diff: DiffLine[]
+  checks: ReviewCheck[]
+  /** Cited segment ids whose text the answering state no longer holds. */
+  stale_evidence: string[]
+}

@@ -109,7 +109,7 @@ export class Daemon {
         for (const ws of opened) watches.push(await startWatch(ws, options.watch))
       }
       const instance = randomUUID()
-      const dashboard = new Dashboard(registry)
+      const dashboard = new Dashboard(registry, options.knowledge ? { knowledge: { root: options.knowledge.root, project: KNOWLEDGE_ALIAS } } : {})
       const app = createHttpApp(registry, { port, instance, mcp: createMcpHttpHandler(registry), dashboard })
       const server = await startHttpServer(app, { host, port })
       const started = new Date().toISOString()

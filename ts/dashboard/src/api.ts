@@ -3,9 +3,11 @@ import type { QueryRequest } from '../../contracts/query.js'
 import type { QueryResult } from '../../contracts/result.js'
 import type { JobList, JobStatus, RunList } from '../../contracts/evidence.js'
 import type { Finding, ReplayDiff, RunRecord } from '../../contracts/operations.js'
+import type { Migration, PendingReview } from '../../contracts/knowledge.js'
 import type { SourceList, SnapshotList } from '../../contracts/service.js'
+import type { SymbolReport } from '../../contracts/symbol.js'
 
-export type { Finding, JobList, JobStatus, QueryRequest, QueryResult, ReplayDiff, RunList, RunRecord, SnapshotList, SourceList, Status, VerifyReport }
+export type { SymbolReport, Migration, PendingReview, Finding, JobList, JobStatus, QueryRequest, QueryResult, ReplayDiff, RunList, RunRecord, SnapshotList, SourceList, Status, VerifyReport }
 
 /** An error the daemon answered: its stable code and message. */
 export class ApiError extends Error {
@@ -56,6 +58,7 @@ export const api = {
   snapshots: (project: string) => call<SnapshotList>('GET', `${p(project)}/snapshots`),
   search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),
   evidence: (project: string, id: string) => call<Record<string, unknown>>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
+  symbol: (project: string, name: string) => call<SymbolReport>('GET', `${p(project)}/symbols?name=${encodeURIComponent(name)}`),
   sources: (project: string, offset = 0, limit = 100) => call<SourceList>('GET', `${p(project)}/sources?offset=${offset}&limit=${limit}`),
   jobs: (project: string, before?: number) => call<JobList>('GET', `${p(project)}/jobs?limit=50${before ? `&before=${before}` : ''}`),
   sync: (project: string, paths: string[]) => call<{ job_id: number }>('POST', `${p(project)}/sync`, { paths }),
@@ -64,4 +67,7 @@ export const api = {
   replay: (project: string, id: string, snapshot: 'recorded' | 'current') => call<ReplayDiff>('POST', `${p(project)}/runs/${encodeURIComponent(id)}/replay`, { snapshot }),
   renderUrl: (project: string, id: string) => `${p(project)}/render/${encodeURIComponent(id)}?dpi=110`,
   events: (project: string) => new EventSource(`${p(project)}/events`),
+  reviews: () => call<{ enabled: boolean; reviews: PendingReview[]; unreadable: string[] }>('GET', '/ui/api/review'),
+  decide: (id: string, decision: 'accept' | 'reject', reason: string, allowStale: boolean) =>
+    call<{ migration: Migration }>('POST', `/ui/api/review/${encodeURIComponent(id)}`, { decision, ...(reason.trim() ? { reason } : {}), ...(allowStale ? { allow_stale_evidence: true } : {}) }),
 }

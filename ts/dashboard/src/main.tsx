@@ -5,14 +5,18 @@ import { Corpus } from './views/corpus.js'
 import { History } from './views/history.js'
 import { Jobs } from './views/jobs.js'
 import { Operations } from './views/operations.js'
+import { Review } from './views/review.js'
 import { Search } from './views/search.js'
+import { Symbols } from './views/symbols.js'
 import './style.css'
 
 const VIEWS = [
   { id: 'search', label: 'Search', View: Search },
   { id: 'jobs', label: 'Ingestion', View: Jobs },
   { id: 'corpus', label: 'Corpus', View: Corpus },
+  { id: 'symbols', label: 'Code symbols', View: Symbols },
   { id: 'history', label: 'Retrieval history', View: History },
+  { id: 'review', label: 'Knowledge review', View: Review },
   { id: 'operations', label: 'Operations', View: Operations },
 ] as const
 

@@ -2,9 +2,11 @@ import type { H3Event, HTTPMethod } from 'h3'
 import { z } from 'zod'
 import { AddRequestSchema } from '../../contracts/ingest.js'
 import { QueryRequestSchema } from '../../contracts/query.js'
+import { InspectSymbolRequestSchema } from '../../contracts/symbol.js'
 import { TychoraError } from '../../errors.js'
 import type { ProjectRegistry } from '../../service/registry.js'
 import { replayRun } from '../../service/replay.js'
+import type { ReviewDesk } from '../../service/review.js'
 import { readJson, validate } from '../body.js'
 import { errorResponse, json } from '../errors.js'
 import type { DashboardAccess, DashboardSession } from './access.js'
@@ -16,6 +18,8 @@ export interface ApiDeps {
   maxBodyBytes: number
   /** Open event streams, each with the function that ends it (the daemon ends them on stop). */
   streams: Set<() => void>
+  /** The knowledge project's review, when the daemon serves one. */
+  review: ReviewDesk | undefined
 }
 
 type Handler = (event: H3Event) => Promise<Response>
@@ -39,6 +43,13 @@ const Paging = z.object({
 })
 const SourcePaging = z.object({ limit: z.coerce.number().int().min(1).max(1000).optional(), offset: z.coerce.number().int().min(0).optional() })
 const ReplayBody = z.object({ snapshot: z.union([z.literal('recorded'), z.literal('current'), z.number().int().positive()]) }).strict()
+const ReviewBody = z
+  .object({
+    decision: z.enum(['accept', 'reject']),
+    reason: z.string().trim().min(1).max(2000).optional(),
+    allow_stale_evidence: z.boolean().optional(),
+  })
+  .strict()
 const RenderQuery = z
   .object({ dpi: z.coerce.number().int().min(72).max(300).optional(), page: z.coerce.number().int().min(1).optional(), margin: z.coerce.number().min(0).max(200).optional() })
   .strict()
@@ -80,11 +91,17 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
       csrf: session.csrf,
       projects: registry.names().map((name) => ({ name, alias: registry.aliases().includes(name) })),
     })),
+    route('GET', '/ui/api/review', async () => (deps.review ? { enabled: true, ...(await deps.review.pending()) } : { enabled: false, reviews: [], unreadable: [] })),
+    route('POST', '/ui/api/review/:id', async ({ param, body }) => {
+      if (!deps.review) throw new TychoraError('E_NOT_FOUND', 'this daemon serves no knowledge project (run `tychora serve` inside one)')
+      return { migration: await deps.review.decide(param('id'), await body(ReviewBody)) }
+    }),
     route('GET', '/ui/api/projects/:project/status', async ({ ws }) => (await ws()).status()),
     route('GET', '/ui/api/projects/:project/doctor', async ({ ws }) => ({ findings: await (await ws()).doctor() })),
     route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
     route('POST', '/ui/api/projects/:project/search', async ({ ws, body }) => (await ws()).search(await body(QueryRequestSchema))),
     route('GET', '/ui/api/projects/:project/evidence/:id', async ({ ws, param }) => (await ws()).getEvidence(param('id'))),
+    route('GET', '/ui/api/projects/:project/symbols', async ({ ws, event }) => (await ws()).inspectSymbol(query(event, InspectSymbolRequestSchema))),
     route('GET', '/ui/api/projects/:project/sources', async ({ ws, event }) => (await ws()).listSources(query(event, SourcePaging))),
     route('GET', '/ui/api/projects/:project/jobs', async ({ ws, event }) => {
       const { limit, before } = query(event, Paging)

@@ -1,6 +1,7 @@
 import type { H3, H3Event } from 'h3'
 import { TychoraError } from '../../errors.js'
 import type { ProjectRegistry } from '../../service/registry.js'
+import { ReviewDesk } from '../../service/review.js'
 import { type GuardOptions, checkFetchSite, checkHost, checkOrigin } from '../guards.js'
 import { isDashboardPath } from './paths.js'
 import { DashboardAccess, clearedCookie, sessionCookie } from './access.js'
@@ -18,9 +19,23 @@ export class Dashboard {
   readonly #assets: Map<string, Asset> | undefined
   readonly #streams = new Set<() => void>()
 
-  constructor(registry: ProjectRegistry, options: { assetsDir?: string } = {}) {
+  readonly #review: ReviewDesk | undefined
+
+  /**
+   * `knowledge`: the knowledge project the daemon serves (its `.tychora` folder and the name its
+   * answering state is served under), for the review view.
+   */
+  constructor(registry: ProjectRegistry, options: { assetsDir?: string; knowledge?: { root: string; project: string } } = {}) {
     this.access = new DashboardAccess(() => registry.ownerDigests())
     this.#assets = loadAssets(options.assetsDir)
+    const knowledge = options.knowledge
+    this.#review = knowledge
+      ? new ReviewDesk(knowledge.root, async () => {
+          // Before the first state is built nothing is citable: every cited segment reads as gone.
+          const ws = await registry.ownerWorkspace(knowledge.project).catch(() => undefined)
+          return ws ? (id: string) => ws.cite(id) : async () => undefined
+        })
+      : undefined
   }
 
   /** Whether the app bundle was found (`npm run build:ui`); the API works either way. */
@@ -54,7 +69,7 @@ export class Dashboard {
     })
     app.get('/login', (event) => this.#login(event))
     app.post('/logout', (event) => this.#logout(event))
-    const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams }
+    const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams, review: this.#review }
     for (const [method, path, handler] of dashboardApi(deps)) app.on(method, path, handler)
     const page = (event: H3Event) => this.#page(event)
     app.get('/', page)

@@ -1,0 +1,109 @@
+import { userInfo } from 'node:os'
+import { diffLines } from 'diff'
+import type { DiffLine, Migration, PendingReview, Proposal, ReviewCheck } from '../contracts/knowledge.js'
+import { TychoraError } from '../errors.js'
+import { applyChange, foldItems } from '../knowledge/items.js'
+import { type ProjectPaths, projectPaths, readProjectConfig } from '../knowledge/layout.js'
+import { type EvidenceLookup, accept, listProposals, reject } from '../knowledge/lifecycle.js'
+import { readMigrations } from '../knowledge/migrations.js'
+
+/** Someone's decision on a proposal: accept or reject, with the reason (required to reject). */
+export interface ReviewAct {
+  decision: 'accept' | 'reject'
+  reason?: string
+  allow_stale_evidence?: boolean
+}
+
+/** Who decides from this machine: `$TYCHORA_REVIEWER`, else the user the daemon runs as. */
+export const localReviewer = () => process.env.TYCHORA_REVIEWER ?? userInfo().username
+
+/**
+ * The person's side of a knowledge project (its root holding `.tychora/`): the pending proposals
+ * with what a reviewer needs, and the decision, which writes the migration as `review accept|reject`
+ * does. `lookup` resolves cited evidence against the state that answers now.
+ */
+export class ReviewDesk {
+  readonly paths: ProjectPaths
+  readonly #lookup: () => Promise<EvidenceLookup>
+
+  constructor(root: string, lookup: () => Promise<EvidenceLookup>) {
+    this.paths = projectPaths(root)
+    this.#lookup = lookup
+  }
+
+  async pending(): Promise<{ reviews: PendingReview[]; unreadable: string[] }> {
+    const { proposals, unreadable } = listProposals(this.paths)
+    const lookup = await this.#lookup()
+    const reviews: PendingReview[] = []
+    for (const proposal of proposals) reviews.push(await this.#review(proposal, lookup))
+    return { reviews, unreadable }
+  }
+
+  async decide(id: string, act: ReviewAct): Promise<Migration> {
+    const decision = {
+      proposal: id,
+      reviewer: localReviewer(),
+      ...(act.reason ? { reason: act.reason } : {}),
+      ...(act.allow_stale_evidence ? { allow_stale_evidence: true } : {}),
+    }
+    if (act.decision === 'reject') return reject(this.paths, decision)
+    return accept(this.paths, decision, await this.#lookup())
+  }
+
+  async #review(proposal: Proposal, lookup: EvidenceLookup): Promise<PendingReview> {
+    const config = readProjectConfig(this.paths)
+    const items = foldItems(
+      readMigrations(this.paths).map((m) => m.migration),
+      config,
+    )
+    const change = proposal.change
+    const item = items.get(change.item)
+    const checks: ReviewCheck[] = []
+    try {
+      applyChange(items, change, '(review)', config)
+      checks.push({ check: 'fits the approved items', ok: true, detail: `${change.op} ${change.item} applies to the approved items` })
+    } catch (error) {
+      checks.push({ check: 'fits the approved items', ok: false, detail: error instanceof TychoraError ? error.message : String(error) })
+    }
+    const stale: string[] = []
+    for (const cited of proposal.evidence) {
+      const now = await lookup(cited.segment_id)
+      if (!now || now.sha256 !== cited.sha256) stale.push(cited.segment_id)
+    }
+    checks.push({
+      check: 'evidence still holds',
+      ok: stale.length === 0,
+      detail:
+        proposal.evidence.length === 0
+          ? 'cites no evidence'
+          : stale.length === 0
+            ? `all ${proposal.evidence.length} cited segments hold`
+            : `${stale.length} of ${proposal.evidence.length} cited segments changed or left: ${stale.join(', ')}`,
+    })
+    const level = change.op === 'create' ? (change.sensitivity ?? config.sensitivity.default) : change.op === 'sensitivity' ? change.sensitivity : item?.sensitivity
+    if (level !== undefined) {
+      const within = config.sensitivity.levels.indexOf(level) <= config.sensitivity.levels.indexOf(config.sensitivity.ceiling)
+      checks.push({ check: 'within the ceiling', ok: within, detail: `${level} (ceiling ${config.sensitivity.ceiling})` })
+    }
+    const before = item?.body ?? ''
+    const after = change.op === 'create' || change.op === 'edit' ? change.body : before
+    return {
+      proposal,
+      current: item ? { title: item.title, body: item.body, sensitivity: item.sensitivity } : null,
+      diff: lineDiff(before, after),
+      checks,
+      stale_evidence: stale,
+    }
+  }
+}
+
+/** `before` → `after` line by line (jsdiff's Myers diff). */
+export function lineDiff(before: string, after: string): DiffLine[] {
+  const out: DiffLine[] = []
+  for (const part of diffLines(before, after)) {
+    const op = part.added ? '+' : part.removed ? '-' : ' '
+    const lines = part.value.endsWith('\n') ? part.value.slice(0, -1).split('\n') : part.value.split('\n')
+    for (const text of lines) out.push({ op, text })
+  }
+  return out
+}
