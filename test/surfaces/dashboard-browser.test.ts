@@ -7,6 +7,8 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Daemon, KNOWLEDGE_ALIAS } from '../../ts/daemon/daemon.js'
 import { ensureTokens } from '../../ts/engine/tokens.js'
+import { evalBeir } from '../../ts/eval/beir.js'
+import { recordEval } from '../../ts/eval/records.js'
 import { initProject } from '../../ts/knowledge/layout.js'
 import { accept, propose } from '../../ts/knowledge/lifecycle.js'
 import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
@@ -60,6 +62,7 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
   let loginUrl: string
   let docs: string
   let codeProject: string
+  let served: Workspace
   const dialogs: string[] = []
   const cspViolations: string[] = []
   const cleanup: Array<() => Promise<void> | void> = []
@@ -81,8 +84,14 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
       ws.close()
       await ws.idle()
     })
+    served = ws
     const receipt = await ws.add({ paths: [docs] })
     expect(receipt.files.failed).toBe(0)
+    // Two recorded evaluations of the same set, a day apart (the chart plots them; a run drills down).
+    const beir = await evalBeir(join(ROOT, 'test/fixtures/beir-mini'), { split: 'test', perQuery: true })
+    const checkout = { root: ROOT, version: '0.0.0-test' }
+    await recordEval(wsDir, { kind: 'beir', report: beir, settings: { split: 'test' }, checkout, now: Date.now() - 86_400_000 })
+    await recordEval(wsDir, { kind: 'beir', report: beir, settings: { split: 'test' }, checkout })
     const registry = new ProjectRegistry()
     registry.register(ws, { tokens: await ensureTokens(wsDir) })
     // Code lives in a workspace of the code profile, served beside it (the project picker switches).
@@ -160,6 +169,17 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await page.screenshot({ path: join(SHOTS, 'ingestion.png'), fullPage: true })
   })
 
+  it('ingestion: a queued job is cancelled from the page', async () => {
+    // Enqueued without waking the runner, so it stays queued until the owner decides.
+    const id = await served.enqueueAdd({ paths: [docs] })
+    await page.goto(`${base}/#/jobs`)
+    await page.getByRole('button', { name: 'Refresh' }).click()
+    await page.getByRole('button', { name: `Cancel job ${id}` }).click()
+    const job = page.locator('.job', { hasText: `job ${id} ` })
+    await job.locator('.status.cancelled').waitFor()
+    expect((await served.jobStatus(id)).status).toBe('cancelled')
+  })
+
   it('corpus: sources, then a source with its revisions; a PDF unit is drawn from its page', async () => {
     await page.goto(`${base}/#/corpus`)
     await page.locator('table.sources tbody tr').first().waitFor()
@@ -175,16 +195,33 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
       .first()
       .click()
     await page.getByRole('complementary', { name: /^Evidence extraction:/ }).waitFor()
-    await page
-      .getByRole('button', { name: /^unit:\d+$/ })
-      .nth(1)
-      .click()
+    // The page, drawn whole, with every unit's box over it: a box opens its unit.
+    const sheet = page.locator('figure.pdf-page').first()
+    await sheet.locator('.box').first().waitFor()
+    expect(await sheet.locator('.box').count()).toBeGreaterThan(5)
+    await page.screenshot({ path: join(SHOTS, 'corpus-pdf-page.png'), fullPage: true })
+    await sheet.locator('.box').nth(1).click()
+    await page.getByRole('complementary', { name: /^Evidence unit:/ }).waitFor()
     const drawn = page.locator('img.page')
     await drawn.waitFor()
     await page.waitForFunction(() => (document.querySelector('img.page') as HTMLImageElement | null)?.complete === true)
     expect(await drawn.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(100)
     await axe(page, 'corpus')
     await page.screenshot({ path: join(SHOTS, 'corpus.png'), fullPage: true })
+    // A DOCX extraction lists its units by part.
+    await page.getByRole('button', { name: 'word_sample.docx' }).click()
+    await page.getByRole('complementary', { name: /^Evidence source:/ }).waitFor()
+    await page
+      .getByRole('button', { name: /^revision:\d+$/ })
+      .first()
+      .click()
+    await page
+      .getByRole('button', { name: /^extraction:\d+$/ })
+      .first()
+      .click()
+    const parts = page.getByRole('region', { name: 'Units by part' })
+    await parts.waitFor()
+    expect(await parts.locator('summary').first().textContent()).toMatch(/^body \(\d+\)$/)
   })
 
   it('hostile names and contents render as text: no dialog, no injected element, the literal text in the DOM', async () => {
@@ -229,8 +266,27 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(await callers.textContent()).toContain('Parser.parse')
     await axe(page, 'symbols')
     await page.screenshot({ path: join(SHOTS, 'symbols.png'), fullPage: true })
-    await callers.getByRole('button', { name: /Parser\.parse$/ }).first().click()
+    await callers
+      .getByRole('button', { name: /Parser\.parse$/ })
+      .first()
+      .click()
     await page.getByRole('article', { name: /^Definition .*Parser\.parse$/ }).waitFor()
+  })
+
+  it('evaluation: recorded runs plotted over time, and a run drilled down to its queries', async () => {
+    await page.goto(`${base}/#/evaluation`)
+    const chart = page.getByRole('figure', { name: 'ndcg@10 over time' })
+    await chart.waitFor()
+    await chart.locator('canvas').waitFor()
+    expect(await page.locator('table.evals tbody tr').count()).toBe(2)
+    await page.locator('table.evals tbody tr button.link').first().click()
+    const run = page.getByRole('region', { name: /^Run \d{8}T/ })
+    await run.waitFor()
+    await run.getByLabel(/only queries whose first result/).uncheck()
+    await run.locator('table.queries tbody tr').first().waitFor()
+    expect(await run.locator('table.queries tbody tr').count()).toBeGreaterThan(0)
+    await axe(page, 'evaluation')
+    await page.screenshot({ path: join(SHOTS, 'evaluation.png'), fullPage: true })
   })
 
   it('operations: status with the size breakdown, doctor and snapshots', async () => {

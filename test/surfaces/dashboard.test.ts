@@ -16,7 +16,8 @@ import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
 import { CONTENT_SECURITY_POLICY } from '../../ts/http/dashboard/assets.js'
 import { startHttpServer } from '../../ts/http/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
-import { nativeMissing, scratch } from '../native/_setup.js'
+import { cli, nativeMissing, scratch } from '../native/_setup.js'
+import { startDaemon } from './_daemon.js'
 
 interface Served {
   url: string
@@ -91,6 +92,7 @@ const PROJECT_ROUTES = (project: string) =>
     ['GET', `/ui/api/projects/${project}/jobs`],
     ['GET', `/ui/api/projects/${project}/jobs/1`],
     ['POST', `/ui/api/projects/${project}/sync`],
+    ['POST', `/ui/api/projects/${project}/jobs/1/cancel`],
     ['GET', `/ui/api/projects/${project}/events`],
     ['GET', `/ui/api/projects/${project}/runs`],
     ['GET', `/ui/api/projects/${project}/runs/qr_00000000000000000000`],
@@ -225,6 +227,17 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     expect(diff).toMatchObject({ run_id: result.run_id, same: true, added: [], removed: [] })
     expect(diff.after_citations).toEqual(result.segments.map((x: { citation: string }) => x.citation))
 
+    // A queued job (enqueued, not kicked) is cancelled; a cancelled one cannot be cancelled again.
+    const queued = await s.ws.enqueueAdd({ paths: [s.docs] })
+    const cancelled = await post(`/jobs/${queued}/cancel`, { reason: 'wrong folder' })
+    expect(cancelled).toMatchObject({ id: queued, status: 'cancelled', error: 'cancelled by the owner: wrong folder' })
+    const again = await fetch(`${s.url}/ui/api/projects/${s.project}/jobs/${queued}/cancel`, {
+      method: 'POST',
+      headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(again.status).toBe(409)
+
     const status = await get('/status')
     expect(status.counts.sources).toBe(sources.total)
     const doctor = await get('/doctor')
@@ -337,5 +350,32 @@ describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
     expect(readFileSync(join(paths.knowledge, 'release-freeze.md'), 'utf8')).toContain('15 December')
     const after = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie } })).json()) as any
     expect(after.reviews).toEqual([])
+  })
+})
+
+describe.skipIf(nativeMissing)('the dashboard: login links from the CLI', () => {
+  it('`serve` prints a one-time login link; `tychora dashboard` asks the daemon for a fresh one with the owner token; an agent token gets none', async () => {
+    const { ws } = await scratch()
+    expect((await cli(['init', ws])).code).toBe(0)
+    const daemon = await startDaemon([ws])
+    teardown.push(async () => {
+      await daemon.stop()
+    })
+    // The line follows the one `startDaemon` waits for.
+    await expect.poll(() => /dashboard: (http:\/\/\S+\/login\?key=[A-Za-z0-9_-]{43})/.exec(daemon.output())?.[1]).toBeDefined()
+    const printed = /dashboard: (http:\/\/\S+\/login\?key=[A-Za-z0-9_-]{43})/.exec(daemon.output())?.[1]
+    const fresh = await cli(['dashboard', '-w', ws])
+    expect(fresh.code).toBe(0)
+    const link = fresh.stdout.trim()
+    expect(link).toMatch(new RegExp(`^${daemon.url.replaceAll('.', '\\.')}/login\\?key=[A-Za-z0-9_-]{43}$`))
+    expect(link).not.toBe(printed)
+    for (const url of [printed as string, link]) {
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(303)
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(401)
+    }
+    const agent = readFileSync(runtimePath(ws, 'agentToken'), 'utf8').trim()
+    const refused = await fetch(`${daemon.url}/ui/login-link`, { method: 'POST', headers: { authorization: `Bearer ${agent}` } })
+    expect(refused.status).toBe(403)
+    expect((await fetch(`${daemon.url}/ui/login-link`, { method: 'POST' })).status).toBe(401)
   })
 })

@@ -295,6 +295,7 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
           'GET /v1/projects/{project}/status',
           'POST /v1/projects/{project}/verify',
           'POST /v1/projects/{project}/backup',
+          'POST /v1/projects/{project}/jobs/{job_id}/cancel',
           'GET /mcp',
           'POST /mcp',
           'DELETE /mcp',
@@ -520,6 +521,7 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
         { method: 'POST', path: '/v1/projects/alpha/sources', body: { paths: [s.docs] } },
         { method: 'GET', path: '/v1/projects/alpha/status' },
         { method: 'POST', path: '/v1/projects/alpha/verify' },
+        { method: 'POST', path: '/v1/projects/alpha/jobs/1/cancel', body: { reason: 'r' } },
       ]
       const credentials: Array<[string, string | undefined]> = [
         ['owner', s.alpha.token],
@@ -544,14 +546,15 @@ describe.skipIf(nativeMissing)('HTTP surface', () => {
       }
       // Reads: both tokens of alpha; the other project's tokens see 404 (as if alpha did not exist);
       // no or a wrong token, 401. Adds: owner 202; agent 403 (this workspace does not allow agents to add).
-      // Administration (status, verify): the owner only; the agents' token is 403.
+      // Administration (status, verify, cancel): the owner only; the agents' token is 403. Job 1
+      // has ended, so the owner's cancel is 409.
       expect(seen).toEqual({
-        owner: [200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 200],
-        agent: [200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403],
-        'other owner': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
-        'other agent': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
-        wrong: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
-        none: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
+        owner: [200, 200, 200, 200, 200, 200, 200, 200, 202, 200, 200, 409],
+        agent: [200, 200, 200, 200, 200, 200, 200, 200, 403, 403, 403, 403],
+        'other owner': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+        'other agent': [200, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404, 404],
+        wrong: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
+        none: [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
       })
       // The agent token lists only its own project too.
       const listed = await raw(s, { path: '/v1/projects', headers: { authorization: `Bearer ${s.alpha.agentToken}` } })

@@ -121,6 +121,8 @@ describe.skipIf(nativeMissing)('no surface mutates approved knowledge', () => {
       workspaceStatus: [{ method: 'GET', path: `${p}/status` }],
       verifyWorkspace: [{ method: 'POST', path: `${p}/verify` }],
       backupWorkspace: [{ method: 'POST', path: `${p}/backup`, body: { dest: join(repo, 'backup') } }],
+      // Only a queued job is cancelled, and a cancellation changes a job's row, never knowledge.
+      cancelJob: [{ method: 'POST', path: `${p}/jobs/1/cancel`, body: { reason: 'no longer wanted' } }],
     }
     expect(Object.keys(calls).sort()).toEqual(API_ROUTES.map((r) => r.operationId).sort())
     const before = await approved()
@@ -140,6 +142,7 @@ describe.skipIf(nativeMissing)('no surface mutates approved knowledge', () => {
     expect(statuses.addSource).toEqual([202, 202])
     expect(statuses.proposeChange).toEqual([201])
     expect([statuses.workspaceStatus, statuses.verifyWorkspace, statuses.backupWorkspace]).toEqual([[200], [200], [200]])
+    expect(statuses.cancelJob).toEqual([409])
     // The queued capture into `knowledge` failed on the core's trust check.
     const jobs = await Promise.all([2, 3].map((id) => ws.jobStatus(id).catch(() => undefined)))
     expect(jobs.some((j) => j?.error?.includes('only `tychora migrate apply`') || j?.receipt?.diagnostics.some((d) => d.code === 'E_FORBIDDEN'))).toBe(true)

@@ -27,6 +27,7 @@ export const main = defineCommand({
     migrate: lazy(() => import('./commands/knowledge.js').then((m) => ({ default: m.migrate }))),
     eval: lazy(() => import('./commands/eval.js')),
     serve: lazy(() => import('./commands/serve.js')),
+    dashboard: lazy(() => import('./commands/dashboard.js')),
     mcp: lazy(() => import('./commands/mcp.js')),
   },
 })

@@ -87,7 +87,7 @@ export async function withLocalWorkspace<T>(flag: string | undefined, fn: (ws: W
 }
 
 /** The CLI is the workspace owner's tool: it talks to the daemon with the owner's token. */
-function ownerToken(dir: string): string {
+export function ownerToken(dir: string): string {
   return readFileSync(runtimePath(dir, 'ownerToken'), 'utf8').trim()
 }
 

@@ -2,12 +2,13 @@ import { request } from 'node:http'
 import type { z } from 'zod'
 import type { AdminClient } from '../contracts/client.js'
 import { type BackupReport, BackupReportSchema } from '../contracts/operations.js'
+import { type JobStatus, JobStatusSchema } from '../contracts/service.js'
 import { type Status, StatusSchema, type VerifyReport, VerifyReportSchema } from '../contracts/workspace.js'
 import { TychoraError } from '../errors.js'
 import { toError } from './http-client.js'
 
 /**
- * A project's administration on a running daemon (status, verify, backup), with the owner's
+ * A project's administration on a running daemon (status, verify, backup, cancel), with the owner's
  * token (`runtime/token`; the agents' token is refused with E_FORBIDDEN). A verify or backup takes
  * as long as the workspace is large, so the call waits for the answer with no deadline of its own
  * (fetch gives up on a response that has not started within 300 s); a daemon that goes away
@@ -54,5 +55,7 @@ export function connectAdmin(baseUrl: string, options: { token: string; project:
     status: (): Promise<Status> => call(StatusSchema, 'GET', `${projectPath}/status`),
     verify: (): Promise<VerifyReport> => call(VerifyReportSchema, 'POST', `${projectPath}/verify`),
     backup: (dest: string): Promise<BackupReport> => call(BackupReportSchema, 'POST', `${projectPath}/backup`, { dest }),
+    cancelJob: (jobId: number, reason?: string): Promise<JobStatus> =>
+      call(JobStatusSchema, 'POST', `${projectPath}/jobs/${encodeURIComponent(String(jobId))}/cancel`, reason === undefined ? {} : { reason }),
   }
 }

@@ -34,7 +34,7 @@ export interface EvidenceClient {
 /**
  * The administration of one project that needs no exclusive lock, the same in-process (an open
  * `Workspace`) and through a daemon (`connectAdmin`, the owner's token only): what `manage
- * status`, `verify` and `backup` do, so they work while the workspace serves.
+ * status`, `verify`, `backup` and `cancel` do, so they work while the workspace serves.
  */
 export interface AdminClient {
   status(): Promise<Status>
@@ -42,6 +42,11 @@ export interface AdminClient {
   verify(): Promise<VerifyReport>
   /** Writes a verified copy to `dest` (an absolute path on the machine that owns the workspace). */
   backup(dest: string): Promise<BackupReport>
+  /**
+   * Cancels a queued job before it runs (`cancelled`, `error` says why); E_CONFLICT for a running
+   * job (a job stops only at its safe points) or one that has ended, E_NOT_FOUND for an unknown one.
+   */
+  cancelJob(jobId: number, reason?: string): Promise<JobStatus>
 }
 
 /** Many projects behind one daemon. There is no implicit current project. */

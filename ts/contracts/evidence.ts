@@ -216,7 +216,9 @@ export const JobStatusSchema = z.object({
   type: z.literal('job'),
   id: z.number().int(),
   kind: z.enum(['add', 'rebuild', 'withdraw', 'delete-original']),
-  status: z.enum(['queued', 'running', 'succeeded', 'partial', 'failed', 'interrupted']),
+  status: z
+    .enum(['queued', 'running', 'succeeded', 'partial', 'failed', 'interrupted', 'cancelled'])
+    .describe('`cancelled`: taken off the queue by the owner before it ran (`finished_at` says when, `error` why)'),
   request: JobRequestSchema,
   receipt: ReceiptSchema.nullable(),
   error: z.string().nullable(),
@@ -225,6 +227,14 @@ export const JobStatusSchema = z.object({
   steps: z.array(z.object({ name: z.string(), status: z.enum(['running', 'done']), started_at: z.number().int(), finished_at: z.number().int().nullable(), detail: z.unknown() })),
   progress: ProgressSchema.nullable().describe('The latest progress while the job runs in the serving process'),
 })
+
+/** `POST /v1/projects/:project/jobs/:job_id/cancel` (`cancelJob`): why the owner cancels a queued job. */
+export const CancelJobRequestSchema = z
+  .object({
+    reason: z.string().max(500).optional().describe('Why, recorded in the job\'s `error` after "cancelled by the owner: " (at most 500 characters)'),
+  })
+  .strict()
+export type CancelJobRequest = z.output<typeof CancelJobRequestSchema>
 
 /** One page of the workspace's jobs, newest first (`listJobs`). */
 export const JobListSchema = z.object({

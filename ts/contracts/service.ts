@@ -97,4 +97,4 @@ export type ProjectInfo = z.infer<typeof ProjectInfoSchema>
 export const ProjectListSchema = z.object({ projects: z.array(ProjectInfoSchema) })
 export type ProjectList = z.infer<typeof ProjectListSchema>
 
-export { EvidenceSchema, JobStatusSchema, type Evidence, type JobStatus } from './evidence.js'
+export { CancelJobRequestSchema, EvidenceSchema, JobStatusSchema, type CancelJobRequest, type Evidence, type JobStatus } from './evidence.js'

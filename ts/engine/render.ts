@@ -73,13 +73,7 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
     regions = regions.filter((r) => r.page === options.page)
     if (regions.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', `--page ${options.page} is not a page this evidence covers (p.${covered.join(', ')})`)
   }
-  let bytes: Buffer
-  try {
-    bytes = await readFile(join(workspaceDir, 'artifacts/sha256', sha256.slice(0, 2), sha256))
-  } catch {
-    throw new TychoraError('E_NOT_FOUND', `${path}: its original bytes are no longer retained (erased or purged); nothing to draw`)
-  }
-  if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: only PDF pages are drawn (an image file is its own picture: artifact ${sha256})`)
+  const bytes = await originalPdf(workspaceDir, sha256, path)
   const wanted = regions.map(({ page, box }) => ({ page, box: [box[0]! - margin, box[1]! - margin, box[2]! + margin, box[3]! + margin] }))
   const out = await readPdf({
     bytes,
@@ -102,4 +96,45 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
     width,
     height,
   }
+}
+
+/** A revision's retained original, when it is a PDF. */
+async function originalPdf(workspaceDir: string, sha256: string, path: string): Promise<Buffer> {
+  let bytes: Buffer
+  try {
+    bytes = await readFile(join(workspaceDir, 'artifacts/sha256', sha256.slice(0, 2), sha256))
+  } catch {
+    throw new TychoraError('E_NOT_FOUND', `${path}: its original bytes are no longer retained (erased or purged); nothing to draw`)
+  }
+  if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: only PDF pages are drawn (an image file is its own picture: artifact ${sha256})`)
+  return bytes
+}
+
+/** A whole PDF page drawn, for a view that lays every unit's box over it. */
+export interface DrawnPage {
+  png: Buffer
+  page: number
+  dpi: number
+  /** Pixels; the page in points is `width * 72 / dpi` by `height * 72 / dpi`. */
+  width: number
+  height: number
+}
+
+/** Page `page` of a revision's PDF (its sha256 and path), whole: the renderer clips any region to the page. */
+export async function renderWholePage(workspaceDir: string, revision: { sha256: string; path: string }, page: number, dpi: number): Promise<DrawnPage> {
+  if (!Number.isInteger(dpi) || dpi < 36 || dpi > 300) throw new TychoraError('E_INVALID_ARGUMENT', 'dpi must be an integer from 36 to 300')
+  if (!Number.isInteger(page) || page < 1) throw new TychoraError('E_INVALID_ARGUMENT', 'page must be a positive integer')
+  const bytes = await originalPdf(workspaceDir, revision.sha256, revision.path)
+  const everything = [-1e6, -1e6, 1e6, 1e6]
+  const out = await readPdf({
+    bytes,
+    path: revision.path,
+    max_pages: Number.MAX_SAFE_INTEGER,
+    page_timeout_ms: 30_000,
+    worker_memory_mb: 256,
+    render: { regions: [{ page, box: everything }], dpi },
+  })
+  if (out.failure || !out.rendered) throw new TychoraError(out.failure?.code ?? 'E_INTERNAL', `${revision.path}: ${out.failure?.message ?? 'the page was not drawn'}`)
+  const { png, width, height } = out.rendered
+  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), page, dpi, width, height }
 }

@@ -21,7 +21,7 @@ import { ensureValid } from '../contracts/validate.js'
 import { type JobEvent, JobRunner } from './job-runner.js'
 export type { JobEvent } from './job-runner.js'
 import type { PdfCall, Stamp, SummarizeCall } from '../native/index.cjs'
-import type { RenderOptions, RenderedRegion } from './render.js'
+import type { DrawnPage, RenderOptions, RenderedRegion } from './render.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -209,6 +209,14 @@ export class Workspace implements EvidenceClient, AdminClient {
   async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
     const { renderEvidence } = await import('./render.js')
     return renderEvidence(this.dir, await this.inspect(id), options)
+  }
+
+  /** Page `page` of a PDF revision (`revision:N`), whole, at `dpi` (36–300). */
+  async renderPage(revisionId: number, page: number, dpi = 96): Promise<DrawnPage> {
+    const { renderWholePage } = await import('./render.js')
+    const revision = await this.inspect(`revision:${revisionId}`)
+    if (revision.type !== 'revision') throw new TychoraError('E_NOT_FOUND', `no revision ${revisionId}`)
+    return renderWholePage(this.dir, revision, page, dpi)
   }
 
   /**
@@ -491,6 +499,23 @@ export class Workspace implements EvidenceClient, AdminClient {
 
   async jobStatus(jobId: number): Promise<JobStatus> {
     return answer('service', 'JobStatusSchema', () => this.#native.jobStatus(jobId))
+  }
+
+  /**
+   * Cancels a queued job before it runs (the owner's call): it becomes `cancelled`, with
+   * `finished_at` now and `error` "cancelled by the owner" (then ": reason", at most 500
+   * characters); the job runner never takes it, and job watchers hear it `finished`.
+   * `E_CONFLICT` for a running job (a job stops only at its safe points) or one that has ended;
+   * `E_NOT_FOUND` for an unknown one.
+   *
+   * @example
+   * const jobId = await ws.enqueueAdd({ paths: ['/data/wrong-folder'] })
+   * await ws.cancelJob(jobId, 'wrong folder')
+   */
+  async cancelJob(jobId: number, reason?: string): Promise<JobStatus> {
+    const status = await answer('service', 'JobStatusSchema', () => this.#native.cancelJob(jobId, reason ?? null))
+    this.#jobs.notify({ job_id: jobId, phase: 'finished' })
+    return status
   }
 
   /**

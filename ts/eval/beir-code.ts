@@ -1,10 +1,12 @@
 import { basename, extname, join } from 'node:path'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { EVAL_RETURNED_CAP } from '../contracts/eval.js'
 import { initWorkspace, openWorkspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
 import { type BeirOptions, type BeirReport, appendEmbeddings, appendLexical, lines, locate, readQrels } from './beir.js'
 import { type Qrels, type Run, percentile, score } from './metrics.js'
+import { type RankedDoc, beirQuery, channelRanks } from './per-query.js'
 
 export interface BeirCodeOptions {
   split?: 'test' | 'dev' | 'train'
@@ -16,6 +18,8 @@ export interface BeirCodeOptions {
   lexical?: BeirOptions['lexical']
   /** The text (dense) channel with the local model, as for `evalBeir`. */
   embeddings?: BeirOptions['embeddings']
+  /** Also report each query's details (`per_query`), as for `evalBeir`. */
+  perQuery?: boolean
 }
 
 export interface BeirCodeReport extends BeirReport {
@@ -60,6 +64,7 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
     const ingestSeconds = (performance.now() - started) / 1000
     if (receipt.status === 'failed') throw new TychoraError('E_INVALID_ARGUMENT', `corpus could not be ingested: ${receipt.diagnostics[0]?.message ?? 'unknown'}`)
     const run: Run = new Map()
+    const details = new Map<string, RankedDoc[]>()
     const latencies: number[] = []
     const channels = new Set<string>()
     const ids = [...queries.keys()]
@@ -72,11 +77,15 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
         latencies.push(result.duration_ms)
         for (const c of result.applied_scope.channels) channels.add(c)
         const ranked: string[] = []
+        const detail: RankedDoc[] = []
         for (const s of result.segments) {
           const doc = basename(s.source.path, extname(s.source.path))
-          if (!ranked.includes(doc)) ranked.push(doc)
+          if (ranked.includes(doc)) continue
+          ranked.push(doc)
+          if (options.perQuery && detail.length < EVAL_RETURNED_CAP) detail.push({ doc, channels: channelRanks(s) })
         }
         run.set(batch[j] as string, ranked)
+        if (options.perQuery) details.set(batch[j] as string, detail)
       }
     }
     const judged: Qrels = new Map([...qrels].filter(([qid]) => queries.has(qid)))
@@ -94,6 +103,7 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
       ignore_identical_ids: false,
       ...(receipt.embedding ? { embedding: receipt.embedding } : {}),
       ...(options.keep ? { workspace: wsDir } : {}),
+      ...(options.perQuery ? { per_query: [...judged].map(([qid, j]) => beirQuery(qid, queries.get(qid) ?? '', j, details.get(qid) ?? [])) } : {}),
     }
   } finally {
     ws.close()

@@ -5,9 +5,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createGunzip } from 'node:zlib'
 import { Workspace } from '../engine/workspace.js'
+import { EVAL_RETURNED_CAP, type EvalQuery } from '../contracts/eval.js'
 import type { Receipt } from '../contracts/ingest.js'
 import { TychoraError } from '../errors.js'
 import { type Qrels, type Run, type Scores, percentile, score } from './metrics.js'
+import { type RankedDoc, beirQuery, channelRanks } from './per-query.js'
 
 export interface BeirOptions {
   split?: 'test' | 'dev' | 'train'
@@ -44,6 +46,8 @@ export interface BeirOptions {
    * segment (at least 30), so a smaller limit measures fusion as an agent's 10-result query sees it.
    */
   limit?: number
+  /** Also report each query's details (`per_query`): what it expected, what came back and from which channel. */
+  perQuery?: boolean
 }
 
 export interface BeirReport extends Scores {
@@ -57,6 +61,8 @@ export interface BeirReport extends Scores {
   /** What embedding the corpus did (text channel). */
   embedding?: Receipt['embedding']
   channels?: string[]
+  /** With `perQuery`: each judged query, in the qrels file's order. */
+  per_query?: EvalQuery[]
 }
 
 /** Finds `name` or `name.gz` in `dir`. */
@@ -124,6 +130,7 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
     const ingestSeconds = (performance.now() - started) / 1000
     if (receipt.status === 'failed') throw new TychoraError('E_INVALID_ARGUMENT', `corpus could not be ingested: ${receipt.diagnostics[0]?.message ?? 'unknown'}`)
     const run: Run = new Map()
+    const details = new Map<string, RankedDoc[]>()
     const latencies: number[] = []
     const ids = [...queries.keys()]
     const batchSize = options.batchSize ?? 50
@@ -142,13 +149,16 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
         const qid = batch[j] as string
         latencies.push(result.duration_ms)
         const ranked: string[] = []
+        const detail: RankedDoc[] = []
         for (const s of result.segments) {
           const doc = s.locator.anchor
           if (doc === undefined || ranked.includes(doc)) continue
           if (options.ignoreIdenticalIds && doc === qid) continue
           ranked.push(doc)
+          if (options.perQuery && detail.length < EVAL_RETURNED_CAP) detail.push({ doc, channels: channelRanks(s) })
         }
         run.set(qid, ranked)
+        if (options.perQuery) details.set(qid, detail)
       }
     }
     const judged: Qrels = new Map([...qrels].filter(([qid]) => queries.has(qid)))
@@ -164,6 +174,7 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
       ...(receipt.embedding ? { embedding: receipt.embedding } : {}),
       ...(options.channels ? { channels: options.channels } : {}),
       ...(options.keep ? { workspace: wsDir } : {}),
+      ...(options.perQuery ? { per_query: [...judged].map(([qid, j]) => beirQuery(qid, queries.get(qid) ?? '', j, details.get(qid) ?? [])) } : {}),
     }
   } finally {
     ws.close()

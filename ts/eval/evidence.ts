@@ -3,6 +3,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { z } from 'zod'
+import { EVAL_RETURNED_CAP, type EvalQuery } from '../contracts/eval.js'
 import type { Segment } from '../contracts/result.js'
 import { Workspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
@@ -59,6 +60,8 @@ export interface EvidenceReport extends EvidenceScores {
   ingest_seconds: number
   /** Questions whose top segment missed, with what came first instead. */
   misses: { id: string; query: string; top: string | null }[]
+  /** With `perQuery`: each question, in the set's order: expected and forbidden evidence, the first segments and their channels. */
+  per_query?: EvalQuery[]
 }
 
 const overlaps = (s: Segment, l: Locator) => basename(s.source.path) === basename(l.path) && s.locator.line_start <= l.lines[1] && s.locator.line_end >= l.lines[0]
@@ -86,6 +89,27 @@ function judge(segments: Segment[], expected: Locator[], forbidden: Locator[]): 
   return { accuracy, ndcg: ndcgAt(ranked, judged, 10), forbidden: hitForbidden }
 }
 
+/** One question's details: its evidence, the segments it returned (judged), and its own metrics. */
+function questionDetail(q: EvidenceSet['questions'][number], segments: Segment[], j: Omit<Judged, 'type'>): EvalQuery {
+  return {
+    id: q.id,
+    query: q.query,
+    type: q.type,
+    expected: q.expected.map((l) => ({ path: l.path, lines: l.lines })),
+    forbidden: q.forbidden.map((l) => ({ path: l.path, lines: l.lines })),
+    returned: segments.slice(0, EVAL_RETURNED_CAP).map((s, i) => ({
+      rank: i + 1,
+      citation: s.citation,
+      path: s.source.path,
+      lines: [s.locator.line_start, s.locator.line_end] as [number, number],
+      channels: s.channels.map((c) => ({ channel: c.channel, rank: c.rank })),
+      ...(q.expected.some((l) => overlaps(s, l)) ? { relevance: 1 } : {}),
+      ...(q.forbidden.some((l) => overlaps(s, l)) ? { forbidden: true } : {}),
+    })),
+    metrics: { 'accuracy@1': j.accuracy, 'ndcg@10': j.ndcg, 'forbidden@10': j.forbidden },
+  }
+}
+
 function mean(items: Judged[]): EvidenceScores {
   const n = items.length || 1
   const sum = (f: (j: Judged) => number) => items.reduce((a, j) => a + f(j), 0) / n
@@ -97,7 +121,7 @@ function mean(items: Judged[]): EvidenceScores {
  * question through the production query path, each answer judged against the expected and
  * forbidden evidence by file and line overlap.
  */
-export async function evalEvidence(setFile: string, options: { data?: string } = {}): Promise<EvidenceReport> {
+export async function evalEvidence(setFile: string, options: { data?: string; perQuery?: boolean } = {}): Promise<EvidenceReport> {
   const set = EvidenceSetSchema.parse(JSON.parse(await readFile(setFile, 'utf8')))
   const data = resolve(options.data ?? resolve(dirname(setFile), set.data))
   const missing = set.corpus.filter((c) => !existsSync(join(data, c.path)))
@@ -122,12 +146,14 @@ export async function evalEvidence(setFile: string, options: { data?: string } =
       const judged: Judged[] = []
       const latencies: number[] = []
       const misses: EvidenceReport['misses'] = []
+      const details: EvalQuery[] = []
       const results = await ws.searchBatch(set.questions.map((q) => ({ query: q.query, limit: 10, max_per_source: 0, budget_tokens: 100_000_000 })))
       for (const [i, result] of results.entries()) {
         const q = set.questions[i]!
         latencies.push(result.duration_ms)
         const j = judge(result.segments, q.expected, q.forbidden)
         judged.push({ type: q.type, ...j })
+        if (options.perQuery) details.push(questionDetail(q, result.segments, j))
         if (j.accuracy === 0) {
           const top = result.segments[0]
           misses.push({ id: q.id, query: q.query, top: top ? `${top.citation}` : null })
@@ -143,6 +169,7 @@ export async function evalEvidence(setFile: string, options: { data?: string } =
         query_latency_ms: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
         ingest_seconds: ingestSeconds,
         misses,
+        ...(options.perQuery ? { per_query: details } : {}),
       }
     } finally {
       ws.close()

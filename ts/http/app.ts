@@ -9,7 +9,7 @@ import { type Route, register } from './route.js'
 import { backupWorkspace, verifyWorkspace, workspaceStatus } from './routes/admin.js'
 import { getEvidence } from './routes/evidence.js'
 import { inspectSymbol } from './routes/symbols.js'
-import { jobStatus } from './routes/jobs.js'
+import { cancelJob, jobStatus } from './routes/jobs.js'
 import { type McpHandler, mcpRoutes } from './routes/mcp.js'
 import { health, openapi } from './routes/meta.js'
 import { listProjects } from './routes/projects.js'
@@ -37,7 +37,8 @@ export interface HttpOptions {
 
 /**
  * The versioned evidence API. Only `addSource` writes to a workspace, and it only queues a
- * capture job; the owner's administration (status, verify, backup) writes only a backup copy.
+ * capture job; the owner's administration (status, verify, backup, cancel) writes only a backup
+ * copy, or takes a queued job off the queue.
  */
 export const API_ROUTES: Route[] = [
   listProjects,
@@ -54,6 +55,7 @@ export const API_ROUTES: Route[] = [
   workspaceStatus,
   verifyWorkspace,
   backupWorkspace,
+  cancelJob,
 ]
 
 /**

@@ -5,7 +5,7 @@ import { BackupReportSchema, BackupRequestSchema } from '../contracts/operations
 import { StatusSchema, VerifyReportSchema } from '../contracts/workspace.js'
 import { QueryRequestSchema } from '../contracts/query.js'
 import { QueryResultSchema } from '../contracts/result.js'
-import { EvidenceSchema, JobRefSchema, JobStatusSchema, ProjectListSchema, ProjectSchema, SnapshotListSchema, SourceListSchema } from '../contracts/service.js'
+import { CancelJobRequestSchema, EvidenceSchema, JobRefSchema, JobStatusSchema, ProjectListSchema, ProjectSchema, SnapshotListSchema, SourceListSchema } from '../contracts/service.js'
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { ErrorBodySchema } from './errors.js'
 import type { Route } from './route.js'
@@ -20,6 +20,7 @@ const NAMED = new Map<z.ZodType, string>([
   [AddRequestSchema, 'AddRequest'],
   [JobRefSchema, 'JobRef'],
   [JobStatusSchema, 'JobStatus'],
+  [CancelJobRequestSchema, 'CancelJobRequest'],
   [SourceListSchema, 'SourceList'],
   [SnapshotListSchema, 'SnapshotList'],
   [EvidenceSchema, 'Evidence'],

@@ -76,6 +76,14 @@ export declare class NativeWorkspace {
   /** A job's row, steps, receipt and live progress. */
   jobStatus(jobId: number): Promise<JobStatus>
   /**
+   * Cancels a queued job before it runs (the owner's call): its status becomes `cancelled`,
+   * `finished_at` now and `error` "cancelled by the owner", then ": reason" when given
+   * (at most 500 characters, else `E_INVALID_ARGUMENT`). `E_CONFLICT` for a running job (a
+   * job stops only at its safe points) or one that has ended; `E_NOT_FOUND` for an unknown
+   * one.
+   */
+  cancelJob(jobId: number, reason?: string | undefined | null): Promise<JobStatus>
+  /**
    * The workspace's jobs, newest first, each as `jobStatus` returns it; page on with
    * `next_before`.
    */
@@ -741,7 +749,7 @@ export interface JobStatus {
   type: 'job'
   id: number
   kind: 'add' | 'rebuild' | 'withdraw' | 'delete-original'
-  status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'
+  status: 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted' | 'cancelled'
   request: JobRequest
   receipt: Receipt | null
   error: string | null

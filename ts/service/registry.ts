@@ -92,7 +92,7 @@ export class ProjectRegistry implements EvidenceService {
   }
 
   /**
-   * The named project's administration (status, verify, backup), for its owner only: the caller
+   * The named project's administration (status, verify, backup, cancel), for its owner only: the caller
    * has authorised the owner's token. An alias resolves on every call, like its client.
    */
   admin(name: string): AdminClient {
@@ -103,6 +103,7 @@ export class ProjectRegistry implements EvidenceService {
       status: async () => (await now()).status(),
       verify: async () => (await now()).verify(),
       backup: async (dest) => (await now()).backup(dest),
+      cancelJob: async (jobId, reason) => (await now()).cancelJob(jobId, reason),
     }
   }
 

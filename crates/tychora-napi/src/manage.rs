@@ -47,6 +47,23 @@ impl NativeWorkspace {
         Ok(blocking(None, move || Ok(ws.job_status(job_id)?.into())))
     }
 
+    /// Cancels a queued job before it runs (the owner's call): its status becomes `cancelled`,
+    /// `finished_at` now and `error` "cancelled by the owner", then ": reason" when given
+    /// (at most 500 characters, else `E_INVALID_ARGUMENT`). `E_CONFLICT` for a running job (a
+    /// job stops only at its safe points) or one that has ended; `E_NOT_FOUND` for an unknown
+    /// one.
+    #[napi(catch_unwind, ts_return_type = "Promise<JobStatus>")]
+    pub fn cancel_job(
+        &self,
+        job_id: i64,
+        reason: Option<String>,
+    ) -> Result<AsyncTask<Blocking<JobStatus>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || {
+            Ok(ws.cancel_job(job_id, reason.as_deref())?.into())
+        }))
+    }
+
     /// The workspace's jobs, newest first, each as `jobStatus` returns it; page on with
     /// `next_before`.
     #[napi(catch_unwind, ts_return_type = "Promise<JobList>")]

@@ -141,6 +141,7 @@ export default defineCommand({
         const status = await target.client.jobStatus(job.job_id)
         if (status.progress) progress.update(status.progress as Progress)
         if (status.receipt) return { receipt: status.receipt, printed: false }
+        if (status.status === 'cancelled') throw new TychoraError('E_CONFLICT', `job ${job.job_id} ${status.error ?? 'cancelled'} before it ran`)
         if (status.status === 'failed' || status.status === 'interrupted') {
           throw new TychoraError('E_INTERNAL', `job ${job.job_id} ${status.status}: ${status.error ?? 'no receipt'}`)
         }

@@ -1,13 +1,14 @@
-import { packageRoot } from '../../package-root.js'
+import { packageRoot, packageVersion } from '../../package-root.js'
 import { existsSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { defineCommand } from 'citty'
 import { type BeirOptions, type BeirReport, evalBeir } from '../../eval/beir.js'
 import { evalBeirAsCode } from '../../eval/beir-code.js'
+import { type EvalRecordInput, assertRecordWorkspace, recordEval } from '../../eval/records.js'
 import { TychoraError } from '../../errors.js'
-import { writeOut } from '../context.js'
-import { visible } from '../../format/terminal.js'
+import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
+import { oneLine, visible } from '../../format/terminal.js'
 
 type Split = 'test' | 'dev' | 'train'
 
@@ -23,6 +24,54 @@ function dataDir(given: string | undefined, fallback: string): string {
   if (existsSync(fromCwd)) return fromCwd
   // Next to the package's checkout (the shared data sits beside the repository).
   return resolve(packageRoot() ?? '.', fallback)
+}
+
+/** `--record` and the workspace that keeps the records (`--workspace`, else the usual resolution). */
+const recordArgs = {
+  record: {
+    type: 'boolean',
+    description: "Keep the run's record (metrics, settings, commit, each query's results) in the workspace's evals/ folder",
+    default: false,
+  },
+  ...workspaceArg,
+} as const
+
+/**
+ * The workspace a `--record` run writes into, resolved before the evaluation starts so a run with
+ * nowhere to be kept fails at once; null without `--record`.
+ */
+async function recordTarget(args: { record?: boolean; workspace?: string }): Promise<string | null> {
+  if (!args.record) return null
+  let dir: string
+  try {
+    dir = await resolveWorkspace(args.workspace)
+  } catch (error) {
+    if (error instanceof TychoraError && error.code === 'E_NOT_FOUND')
+      throw new TychoraError('E_INVALID_ARGUMENT', `--record needs a workspace to keep the record in: pass --workspace DIR or set TYCHORA_WORKSPACE (${error.message})`)
+    throw error
+  }
+  try {
+    assertRecordWorkspace(dir)
+  } catch (error) {
+    throw new TychoraError('E_INVALID_ARGUMENT', `--record: ${(error as Error).message}`)
+  }
+  return dir
+}
+
+/** What a command knows of its run: the record's input, less the checkout (this package's). */
+type RunToRecord = EvalRecordInput extends infer T ? (T extends unknown ? Omit<T, 'checkout'> : never) : never
+
+/** Writes the run's record into the workspace and names the file on stderr. */
+async function keepRecord(workspace: string | null, input: RunToRecord): Promise<void> {
+  if (!workspace) return
+  const { path } = await recordEval(workspace, { ...input, checkout: { root: packageRoot(), version: packageVersion() } })
+  process.stderr.write(`recorded ${oneLine(path)}\n`)
+}
+
+/** A report as `--out` and `--format json` have always written it: without the per-query details a record keeps. */
+function withoutPerQuery<T extends { per_query?: unknown }>(report: T): Omit<T, 'per_query'> {
+  const { per_query: _, ...rest } = report
+  return rest
 }
 
 const num = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? '-' : v.toFixed(digits))
@@ -68,29 +117,46 @@ const beir = defineCommand({
     channels: { type: 'string', description: 'Channels per query, comma-separated: exact, lexical, text, graph (default: the profile’s)' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-<set>-<split>.json)' },
     keep: { type: 'boolean', description: 'Keep the scratch workspace', default: false },
+    ...recordArgs,
   },
   async run({ args }) {
     const split = parseSplit(args.split)
     if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be documents or code')
     if (args.embeddings !== undefined && args.embeddings !== 'local') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings must be local (evaluations run offline)')
     const channels = args.channels?.split(',') as BeirOptions['channels']
+    const workspace = await recordTarget(args)
+    const perQuery = workspace !== null
     const report =
       args.profile === 'code'
         ? await evalBeirAsCode(resolve(args.dir), {
             split,
             extension: args.extension,
             keep: args.keep,
+            perQuery,
             ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
           })
         : await evalBeir(resolve(args.dir), {
             split,
             ignoreIdenticalIds: args['ignore-identical-ids'],
             keep: args.keep,
+            perQuery,
             ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
             ...(channels ? { channels } : {}),
           })
     const out = resolve(args.out ?? `tychora-eval-${basename(resolve(args.dir))}-${split}${args.profile === 'code' ? '-code' : ''}.json`)
-    await writeFile(out, `${JSON.stringify(report, null, 2)}\n`)
+    await writeFile(out, `${JSON.stringify(withoutPerQuery(report), null, 2)}\n`)
+    await keepRecord(workspace, {
+      kind: 'beir',
+      report,
+      settings: {
+        dataset: resolve(args.dir),
+        split,
+        profile: args.profile,
+        ...(args.profile === 'code' ? { extension: args.extension } : { ignore_identical_ids: args['ignore-identical-ids'] }),
+        ...(args.embeddings ? { embeddings: { provider: args.embeddings, ...(args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {}) } } : {}),
+        ...(channels ? { channels } : {}),
+      },
+    })
     writeOut([...beirLines(report), `  written to ${out}`].join('\n'))
   },
 })
@@ -107,14 +173,17 @@ const cosqa = defineCommand({
     data: { type: 'string', description: 'CoSQA in BEIR format (default ../shared/data/cosqa)' },
     split: { type: 'string', description: 'test | dev | train', default: 'dev' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-cosqa-code.json)' },
+    ...recordArgs,
   },
   async run({ args }) {
     const split = parseSplit(args.split)
     const dir = dataDir(args.data, '../shared/data/cosqa')
+    const workspace = await recordTarget(args)
     const baseline = await evalBeir(dir, { split })
-    const code = await evalBeirAsCode(dir, { split })
+    const code = await evalBeirAsCode(dir, { split, perQuery: workspace !== null })
     const out = resolve(args.out ?? 'tychora-eval-cosqa-code.json')
-    await writeFile(out, `${JSON.stringify({ dataset: dir, split, baseline: { profile: 'documents', ...baseline }, code, reference_fts5: COSQA_FTS5 }, null, 2)}\n`)
+    await writeFile(out, `${JSON.stringify({ dataset: dir, split, baseline: { profile: 'documents', ...baseline }, code: withoutPerQuery(code), reference_fts5: COSQA_FTS5 }, null, 2)}\n`)
+    await keepRecord(workspace, { kind: 'cosqa', report: { baseline, code }, settings: { dataset: dir, split, profiles: ['documents', 'code'] } })
     const row = (label: string, key: 'mrr_at_10' | 'recall_at_10' | 'ndcg_at_10' | 'recall_at_100', ref?: number) => [label, num(ref), num(baseline[key]), num(code[key])]
     writeOut(
       [
@@ -146,12 +215,16 @@ const evidence = defineCommand({
     data: { type: 'string', description: 'The corpus directory (default: the set’s `data`, relative to the set file)' },
     out: { type: 'string', description: 'Also write the JSON report here' },
     format: { type: 'string', description: 'text | json', default: 'text' },
+    ...recordArgs,
   },
   async run({ args }) {
     const { evalEvidence } = await import('../../eval/evidence.js')
     const set = resolve(args.set ? String(args.set) : resolve(packageRoot() ?? '.', 'test/eval/structure.questions.json'))
-    const report = await evalEvidence(set, args.data ? { data: resolve(args.data) } : {})
+    const workspace = await recordTarget(args)
+    const full = await evalEvidence(set, { ...(args.data ? { data: resolve(args.data) } : {}), perQuery: workspace !== null })
+    const report = withoutPerQuery(full)
     if (args.out) await writeFile(resolve(args.out), `${JSON.stringify(report, null, 2)}\n`)
+    await keepRecord(workspace, { kind: 'evidence', report: full, setFile: set, settings: { set, ...(args.data ? { data: resolve(args.data) } : {}) } })
     if (args.format === 'json') return writeOut(JSON.stringify(report, null, 2))
     const row = (label: string, s: { questions: number; accuracy_at_1: number; ndcg_at_10: number; forbidden_at_10: number }) => [
       label,

@@ -153,6 +153,29 @@ const backup = defineCommand({
   },
 })
 
+const cancel = defineCommand({
+  meta: {
+    name: 'cancel',
+    description: 'Cancel a queued job before it runs (through the daemon while the workspace serves); a running job stops only at its safe points and is refused',
+  },
+  args: {
+    job: { type: 'positional', required: true, description: 'The job id: N or job:N (as add, status and the dashboard show it)' },
+    reason: { type: 'string', description: "Why (recorded in the job's error; at most 500 characters)" },
+    ...workspaceArg,
+    format: { type: 'string', description: 'text | json', default: 'text' },
+  },
+  async run({ args }) {
+    const raw = String(args.job)
+    const id = /^(job:)?[0-9]+$/.test(raw) ? Number(raw.replace(/^job:/, '')) : Number.NaN
+    if (!Number.isSafeInteger(id) || id <= 0) throw new TychoraError('E_INVALID_ARGUMENT', `not a job id: ${JSON.stringify(raw)} (N or job:N)`)
+    await withAdmin(args.workspace, async (ws) => {
+      const job = await ws.cancelJob(id, args.reason === undefined ? undefined : String(args.reason))
+      if (args.format === 'json') return writeOut(JSON.stringify(job, null, 2))
+      writeOut(oneLine(`job ${job.id} (${job.kind}) ${job.status}: ${job.error ?? ''}`))
+    })
+  },
+})
+
 const restore = defineCommand({
   meta: { name: 'restore', description: 'Verify the backup in SRC against its manifest and make it the workspace DIR' },
   args: {
@@ -290,7 +313,7 @@ const migrate = defineCommand({
 export default defineCommand({
   meta: {
     name: 'manage',
-    description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, withdraw, delete-original, sensitivity, migrate',
+    description: 'Workspace administration: status, verify, doctor, rebuild, compact, purge, backup, restore, cancel, withdraw, delete-original, sensitivity, migrate',
   },
   subCommands: {
     status,
@@ -301,6 +324,7 @@ export default defineCommand({
     doctor,
     backup,
     restore,
+    cancel,
     withdraw: removalCommand('withdraw', 'Take a source out of new snapshots; its history stays and older snapshots keep answering from it'),
     'delete-original': removalCommand(
       'delete-original',

@@ -40,6 +40,7 @@ export default defineCommand({
         for (;;) {
           const status = await client.jobStatus(job.job_id)
           if (status.receipt) return status.receipt
+          if (status.status === 'cancelled') throw new TychoraError('E_CONFLICT', `job ${job.job_id} ${status.error ?? 'cancelled'} before it ran`)
           if (status.status === 'failed' || status.status === 'interrupted') throw new TychoraError('E_INTERNAL', `job ${job.job_id} ${status.status}: ${status.error ?? ''}`)
           await new Promise((r) => setTimeout(r, 100))
         }

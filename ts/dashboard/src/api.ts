@@ -1,13 +1,33 @@
 import type { Status, VerifyReport } from '../../contracts/workspace.js'
 import type { QueryRequest } from '../../contracts/query.js'
 import type { QueryResult } from '../../contracts/result.js'
-import type { JobList, JobStatus, RunList } from '../../contracts/evidence.js'
+import type { Evidence, JobList, JobStatus, RunList } from '../../contracts/evidence.js'
 import type { Finding, ReplayDiff, RunRecord } from '../../contracts/operations.js'
 import type { Migration, PendingReview } from '../../contracts/knowledge.js'
 import type { SourceList, SnapshotList } from '../../contracts/service.js'
 import type { SymbolReport } from '../../contracts/symbol.js'
+import type { EvalRecord, EvalRecordList } from '../../contracts/eval.js'
 
-export type { SymbolReport, Migration, PendingReview, Finding, JobList, JobStatus, QueryRequest, QueryResult, ReplayDiff, RunList, RunRecord, SnapshotList, SourceList, Status, VerifyReport }
+export type {
+  EvalRecord,
+  EvalRecordList,
+  Evidence,
+  SymbolReport,
+  Migration,
+  PendingReview,
+  Finding,
+  JobList,
+  JobStatus,
+  QueryRequest,
+  QueryResult,
+  ReplayDiff,
+  RunList,
+  RunRecord,
+  SnapshotList,
+  SourceList,
+  Status,
+  VerifyReport,
+}
 
 /** An error the daemon answered: its stable code and message. */
 export class ApiError extends Error {
@@ -57,14 +77,18 @@ export const api = {
   doctor: (project: string) => call<{ findings: Finding[] }>('GET', `${p(project)}/doctor`),
   snapshots: (project: string) => call<SnapshotList>('GET', `${p(project)}/snapshots`),
   search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),
-  evidence: (project: string, id: string) => call<Record<string, unknown>>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
+  evidence: (project: string, id: string) => call<Evidence>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
   symbol: (project: string, name: string) => call<SymbolReport>('GET', `${p(project)}/symbols?name=${encodeURIComponent(name)}`),
+  evals: (project: string) => call<EvalRecordList>('GET', `${p(project)}/evals`),
+  evalRecord: (project: string, id: string) => call<EvalRecord>('GET', `${p(project)}/evals/${encodeURIComponent(id)}`),
   sources: (project: string, offset = 0, limit = 100) => call<SourceList>('GET', `${p(project)}/sources?offset=${offset}&limit=${limit}`),
   jobs: (project: string, before?: number) => call<JobList>('GET', `${p(project)}/jobs?limit=50${before ? `&before=${before}` : ''}`),
+  cancel: (project: string, id: number) => call<JobStatus>('POST', `${p(project)}/jobs/${id}/cancel`, {}),
   sync: (project: string, paths: string[]) => call<{ job_id: number }>('POST', `${p(project)}/sync`, { paths }),
   runs: (project: string, before?: string) => call<RunList>('GET', `${p(project)}/runs?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
   run: (project: string, id: string) => call<RunRecord>('GET', `${p(project)}/runs/${encodeURIComponent(id)}`),
   replay: (project: string, id: string, snapshot: 'recorded' | 'current') => call<ReplayDiff>('POST', `${p(project)}/runs/${encodeURIComponent(id)}/replay`, { snapshot }),
+  pageUrl: (project: string, revision: number, page: number, dpi: number) => `${p(project)}/pages/${revision}/${page}?dpi=${dpi}`,
   renderUrl: (project: string, id: string) => `${p(project)}/render/${encodeURIComponent(id)}?dpi=110`,
   events: (project: string) => new EventSource(`${p(project)}/events`),
   reviews: () => call<{ enabled: boolean; reviews: PendingReview[]; unreadable: string[] }>('GET', '/ui/api/review'),

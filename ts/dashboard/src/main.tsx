@@ -1,4 +1,4 @@
-import { render } from 'preact'
+import { type FunctionComponent, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, currentSession } from './api.js'
 import { Corpus } from './views/corpus.js'
@@ -10,12 +10,25 @@ import { Search } from './views/search.js'
 import { Symbols } from './views/symbols.js'
 import './style.css'
 
+/**
+ * The evaluation view carries the chart library (uPlot): loaded when first opened, so the first
+ * view's bytes stay small.
+ */
+function Evaluation(props: { project: string }) {
+  const [View, setView] = useState<FunctionComponent<{ project: string }>>()
+  useEffect(() => {
+    import('./views/evaluation.js').then((m) => setView(() => m.Evaluation))
+  }, [])
+  return View ? <View {...props} /> : <p>Loading…</p>
+}
+
 const VIEWS = [
   { id: 'search', label: 'Search', View: Search },
   { id: 'jobs', label: 'Ingestion', View: Jobs },
   { id: 'corpus', label: 'Corpus', View: Corpus },
   { id: 'symbols', label: 'Code symbols', View: Symbols },
   { id: 'history', label: 'Retrieval history', View: History },
+  { id: 'evaluation', label: 'Evaluation', View: Evaluation },
   { id: 'review', label: 'Knowledge review', View: Review },
   { id: 'operations', label: 'Operations', View: Operations },
 ] as const

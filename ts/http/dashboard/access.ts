@@ -64,7 +64,7 @@ export class DashboardAccess {
     const found = this.#keys.get(key)
     this.#keys.delete(key)
     if (!found || found.expires <= this.#now() || !this.#holds(found.owner))
-      throw new TychoraError('E_UNAUTHORIZED', 'this login link was used already, has expired, or is not from this daemon: restart `tychora serve` for a new one')
+      throw new TychoraError('E_UNAUTHORIZED', 'this login link was used already, has expired, or is not from this daemon: run `tychora dashboard` for a new one')
     const id = secret()
     this.#sessions.set(id, { csrf: secret(), owner: found.owner, expires: this.#now() + SESSION_TTL_MS })
     dropOldest(this.#sessions, MAX_SESSIONS)
@@ -77,7 +77,7 @@ export class DashboardAccess {
     const found = id === undefined ? undefined : this.#sessions.get(id)
     if (!found || found.expires <= this.#now() || !this.#holds(found.owner)) {
       if (id !== undefined) this.#sessions.delete(id)
-      throw new TychoraError('E_UNAUTHORIZED', 'no dashboard session: open the one-time login link `tychora serve` printed')
+      throw new TychoraError('E_UNAUTHORIZED', 'no dashboard session: open the one-time login link `tychora serve` printed, or run `tychora dashboard` for a new one')
     }
     return { csrf: found.csrf }
   }

@@ -5,6 +5,7 @@ import { QueryRequestSchema } from '../../contracts/query.js'
 import { InspectSymbolRequestSchema } from '../../contracts/symbol.js'
 import { TychoraError } from '../../errors.js'
 import type { ProjectRegistry } from '../../service/registry.js'
+import { listEvalRecords, readEvalRecord } from '../../service/eval-records.js'
 import { replayRun } from '../../service/replay.js'
 import type { ReviewDesk } from '../../service/review.js'
 import { readJson, validate } from '../body.js'
@@ -50,6 +51,8 @@ const ReviewBody = z
     allow_stale_evidence: z.boolean().optional(),
   })
   .strict()
+const CancelBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict()
+const PageQuery = z.object({ dpi: z.coerce.number().int().min(36).max(300).optional() }).strict()
 const RenderQuery = z
   .object({ dpi: z.coerce.number().int().min(72).max(300).optional(), page: z.coerce.number().int().min(1).optional(), margin: z.coerce.number().min(0).max(200).optional() })
   .strict()
@@ -96,6 +99,8 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
       if (!deps.review) throw new TychoraError('E_NOT_FOUND', 'this daemon serves no knowledge project (run `tychora serve` inside one)')
       return { migration: await deps.review.decide(param('id'), await body(ReviewBody)) }
     }),
+    route('GET', '/ui/api/projects/:project/evals', async ({ ws }) => listEvalRecords((await ws()).dir)),
+    route('GET', '/ui/api/projects/:project/evals/:id', async ({ ws, param }) => readEvalRecord((await ws()).dir, param('id'))),
     route('GET', '/ui/api/projects/:project/status', async ({ ws }) => (await ws()).status()),
     route('GET', '/ui/api/projects/:project/doctor', async ({ ws }) => ({ findings: await (await ws()).doctor() })),
     route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
@@ -108,6 +113,10 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
       return (await ws()).listJobs({ ...(limit ? { limit } : {}), ...(before ? { before: positive(before, 'before') } : {}) })
     }),
     route('GET', '/ui/api/projects/:project/jobs/:id', async ({ ws, param }) => (await ws()).jobStatus(positive(param('id'), 'job id'))),
+    route('POST', '/ui/api/projects/:project/jobs/:id/cancel', async ({ ws, param, body }) => {
+      const { reason } = await body(CancelBody)
+      return (await ws()).cancelJob(positive(param('id'), 'job id'), reason)
+    }),
     route('POST', '/ui/api/projects/:project/sync', async ({ ws, body }) => (await ws()).addSource(await body(AddRequestSchema))),
     route('GET', '/ui/api/projects/:project/events', async ({ ws, event }) => jobStream(await ws(), event, deps.streams)),
     route('GET', '/ui/api/projects/:project/runs', async ({ ws, event }) => {
@@ -118,6 +127,11 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     route('POST', '/ui/api/projects/:project/runs/:id/replay', async ({ ws, param, body }) => {
       const { snapshot } = await body(ReplayBody)
       return replayRun(await ws(), param('id'), snapshot === 'recorded' ? undefined : snapshot)
+    }),
+    route('GET', '/ui/api/projects/:project/pages/:revision/:page', async ({ ws, param, event }) => {
+      const { dpi } = query(event, PageQuery)
+      const drawn = await (await ws()).renderPage(positive(param('revision'), 'revision'), positive(param('page'), 'page'), dpi ?? 96)
+      return new Response(new Uint8Array(drawn.png), { status: 200, headers: { ...PAGE_HEADERS, 'content-type': 'image/png', 'cache-control': 'no-store' } })
     }),
     route('GET', '/ui/api/projects/:project/render/:id', async ({ ws, param, event }) => {
       const options = Object.fromEntries(Object.entries(query(event, RenderQuery)).filter(([, v]) => v !== undefined))

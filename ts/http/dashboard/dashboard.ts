@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3'
 import { TychoraError } from '../../errors.js'
 import type { ProjectRegistry } from '../../service/registry.js'
 import { ReviewDesk } from '../../service/review.js'
-import { type GuardOptions, checkFetchSite, checkHost, checkOrigin } from '../guards.js'
+import { type GuardOptions, bearerToken, checkFetchSite, checkHost, checkOrigin } from '../guards.js'
 import { isDashboardPath } from './paths.js'
 import { DashboardAccess, clearedCookie, sessionCookie } from './access.js'
 import { type Asset, PAGE_HEADERS, loadAssets } from './assets.js'
@@ -68,6 +68,7 @@ export class Dashboard {
       return next()
     })
     app.get('/login', (event) => this.#login(event))
+    app.post('/ui/login-link', (event) => this.#loginLink(event, registry))
     app.post('/logout', (event) => this.#logout(event))
     const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams, review: this.#review }
     for (const [method, path, handler] of dashboardApi(deps)) app.on(method, path, handler)
@@ -83,6 +84,28 @@ export class Dashboard {
     try {
       const id = this.access.redeem(key)
       return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id), 'cache-control': 'no-store' } })
+    } catch (error) {
+      return this.#refuse(error)
+    }
+  }
+
+  /**
+   * A fresh one-time login link, for `tychora dashboard`: the caller proves it is the owner with
+   * an owner token of a served project (read from `runtime/token`, 0600). An agent token is
+   * refused: agents never open the dashboard.
+   */
+  #loginLink(event: H3Event, registry: ProjectRegistry): Response {
+    try {
+      const token = bearerToken(event)
+      const scopes = registry.names().map((name) => registry.scopeFor(name, token))
+      if (!scopes.includes('owner')) {
+        throw scopes.includes('agent') ? new TychoraError('E_FORBIDDEN', "the dashboard is the owner's: an agent token cannot open it") : new TychoraError('E_UNAUTHORIZED', 'wrong bearer token')
+      }
+      const host = event.req.headers.get('host') as string // checked by the guard
+      return new Response(JSON.stringify({ url: this.loginUrl(`http://${host}`) }), {
+        status: 200,
+        headers: { ...PAGE_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      })
     } catch (error) {
       return this.#refuse(error)
     }

@@ -10,7 +10,7 @@ export function defineJobStatus(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Capture job status',
       description: [
-        'Status of a capture job, by the job_id add_source returned: queued, running, succeeded, partial, failed or interrupted,',
+        'Status of a capture job, by the job_id add_source returned: queued, running, succeeded, partial, failed, interrupted or cancelled (by the owner, before it ran),',
         'with progress {phase, done, total} while it runs and, once done, its receipt: files added/changed/unchanged/removed/failed,',
         'per-file diagnostics, and the snapshot it published (search it with snapshot_id). Returns structuredContent = the job.',
       ].join(' '),

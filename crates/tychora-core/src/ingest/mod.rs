@@ -589,10 +589,17 @@ pub(crate) fn run_job(
         request, requester, ..
     } = serde_json::from_str(&request_json)
         .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
-    conn.execute(
-        "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1",
+    // Claimed only while still queued: an owner's cancellation committed since the read above
+    // wins, and the job never runs.
+    let claimed = conn.execute(
+        "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1 AND status = 'queued'",
         params![job_id, std::process::id(), now_ms()],
     )?;
+    if claimed == 0 {
+        return Err(Error::Conflict(format!(
+            "job {job_id} is no longer queued (cancelled meanwhile)"
+        )));
+    }
     let record = |p: Progress| {
         engine.progress().record(job_id, &p);
         on_progress(p);

@@ -32,7 +32,8 @@ pub enum Phase {
 
 crate::wire::wire_enum! {
     /// Where a job stands: `queued` until the writer takes it, `running`, then how it ended
-    /// ([`Outcome`]) or `interrupted` when its process died first.
+    /// ([`Outcome`]) or `interrupted` when its process died first; `cancelled` when the owner
+    /// took it off the queue before it ran.
     pub enum JobState {
         /// Waiting for the single writer.
         Queued = "queued",
@@ -46,6 +47,9 @@ crate::wire::wire_enum! {
         Failed = "failed",
         /// Its process exited before it ended (found when the workspace is next opened).
         Interrupted = "interrupted",
+        /// Taken off the queue by the owner before it ran; it never runs (`finished_at` is when,
+        /// `error` why).
+        Cancelled = "cancelled",
     }
 }
 

@@ -496,19 +496,20 @@ pub struct JobStatus {
     pub id: i64,
     /// `add`, `rebuild`, `withdraw` or `delete-original`.
     pub kind: crate::job::JobKind,
-    /// `queued`, `running`, `succeeded`, `partial`, `failed` or `interrupted`.
+    /// `queued`, `running`, `succeeded`, `partial`, `failed`, `interrupted` or `cancelled`.
     pub status: crate::job::JobState,
     /// What it was asked to do, as stored when it was created.
     pub request: JobRequest,
     /// What it did, once it ended (`None` before, and for a job that failed before
     /// writing one).
     pub receipt: Option<Receipt>,
-    /// Why it failed (`E_…: message`) or was interrupted; `None` when no error was
-    /// recorded.
+    /// Why it failed (`E_…: message`), was interrupted or was cancelled (`cancelled by the
+    /// owner[: reason]`); `None` when no error was recorded.
     pub error: Option<String>,
     /// When it was created, in milliseconds since the Unix epoch.
     pub created_at: i64,
-    /// When it ended, in milliseconds since the Unix epoch; `None` while queued or running.
+    /// When it ended (or was cancelled), in milliseconds since the Unix epoch; `None` while
+    /// queued or running.
     pub finished_at: Option<i64>,
     /// Its recorded steps, in the order they were recorded.
     pub steps: Vec<JobStep>,

@@ -2,6 +2,7 @@
 //! the paged listings the agent surfaces serve. Every result is a typed struct.
 
 mod backup;
+mod cancel;
 mod clone;
 mod describe;
 mod doctor;
@@ -16,6 +17,7 @@ mod verify;
 
 pub use crate::ingest::relations::{Basis, Decision};
 pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
+pub use cancel::MAX_CANCEL_REASON;
 pub use clone::{CloneReport, clone_workspace};
 pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription, ReviewStatus};
 pub use doctor::{Finding, Verdict};
@@ -37,6 +39,7 @@ pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, KindUse, Statu
 pub use verify::{Problem, VerifyReport};
 
 pub(crate) use backup::backup;
+pub(crate) use cancel::cancel_job;
 pub(crate) use describe::{
     of_asset as descriptions_of_asset, record as record_description, review as review_description,
     subject as description_subject,

@@ -122,6 +122,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0020_retention.sql",
         sql: include_str!("../../../../migrations/0020_retention.sql"),
     },
+    Migration {
+        version: 21,
+        name: "0021_job_cancellation.sql",
+        sql: include_str!("../../../../migrations/0021_job_cancellation.sql"),
+    },
 ];
 
 /// The newest schema version.
@@ -257,6 +262,91 @@ mod tests {
                 .unwrap_err()
                 .code(),
             crate::ErrorCode::ChecksumMismatch
+        );
+    }
+
+    /// Migration 21 rebuilds `jobs` (a new status in its CHECK) under the children that name it.
+    #[test]
+    fn cancellation_rebuilds_jobs_under_its_children() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        // As every workspace connection is (`store::configure`).
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        conn.execute_batch(LEDGER).unwrap();
+        for migration in MIGRATIONS.iter().filter(|m| m.version <= 20) {
+            conn.execute_batch(migration.sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, 0)",
+                rusqlite::params![migration.version, migration.name, checksum(migration.sql)],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO diagnostic_lists (sha256, count, json) VALUES (printf('%064d', 1), 0, '[]');
+             INSERT INTO jobs (id, kind, status, request_json, receipt_json, pid, error, created_at, started_at, finished_at, diagnostics_sha256)
+               VALUES (1, 'add', 'succeeded', '{}', '{\"status\":\"succeeded\"}', 7, NULL, 10, 11, 12, printf('%064d', 1)),
+                      (2, 'add', 'queued', '{\"request\":{}}', NULL, NULL, NULL, 20, NULL, NULL, NULL),
+                      (3, 'rebuild', 'interrupted', '{}', NULL, 8, 'died', 30, 31, 32, NULL);
+             INSERT INTO job_steps (job_id, name, status, started_at, finished_at, detail_json) VALUES (1, 'walk', 'done', 11, 12, '{}');
+             INSERT INTO job_events (job_id, at, level, code, message) VALUES (3, 31, 'error', 'E_IO', 'gone');
+             INSERT INTO snapshots (id, parent_id, job_id, chunk_count, created_at) VALUES (1, NULL, 1, 0, 12);",
+        )
+        .unwrap();
+        let rows = |conn: &Connection| -> Vec<String> {
+            conn.prepare("SELECT id || kind || status || request_json || ifnull(receipt_json, '-') || ifnull(pid, '-') || ifnull(error, '-') || created_at || ifnull(started_at, '-') || ifnull(finished_at, '-') || ifnull(diagnostics_sha256, '-') FROM jobs ORDER BY id")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        let before = rows(&conn);
+        let cancel = "UPDATE jobs SET status = 'cancelled' WHERE id = 2";
+        assert!(
+            conn.execute(cancel, []).is_err(),
+            "schema 20 has no 'cancelled'"
+        );
+
+        assert_eq!(apply(&mut conn).unwrap(), vec![21]);
+        check(&conn, std::path::Path::new("/ws")).unwrap();
+        assert_eq!(rows(&conn), before);
+        let orphans: i64 = conn
+            .query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(orphans, 0);
+        let index: String = conn
+            .query_row(
+                "SELECT tbl_name FROM sqlite_schema WHERE type = 'index' AND name = 'jobs_by_finished'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(index, "jobs");
+        // The children still name `jobs`, and their keys are still enforced against it.
+        let dangling: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_schema WHERE sql LIKE '%jobs_v20%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(dangling, 0);
+        assert!(
+            conn.execute(
+                "INSERT INTO job_steps (job_id, name, status, started_at) VALUES (99, 'walk', 'running', 0)",
+                []
+            )
+            .is_err()
+        );
+        assert!(
+            conn.execute("DELETE FROM jobs WHERE id = 1", []).is_err(),
+            "a snapshot names job 1"
+        );
+        assert_eq!(conn.execute(cancel, []).unwrap(), 1);
+        assert!(
+            conn.execute("UPDATE jobs SET status = 'paused' WHERE id = 2", [])
+                .is_err()
         );
     }
 

@@ -662,6 +662,19 @@ impl Workspace {
         crate::manage::job_status(&self.engine, job_id)
     }
 
+    /// Cancels a queued job before it runs: in one write transaction its status becomes
+    /// `cancelled`, `finished_at` now and `error` "cancelled by the owner", followed by
+    /// ": `reason`" when one is given. The job runner never takes it. Returns the job as
+    /// [`Self::job_status`] shows it.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a reason over [`crate::manage::MAX_CANCEL_REASON`] characters;
+    /// `E_NOT_FOUND` for an unknown job; `E_CONFLICT` for a running job (a job stops only at its
+    /// safe points) or one that has already ended or been cancelled.
+    pub fn cancel_job(&self, job_id: i64, reason: Option<&str>) -> Result<JobStatus> {
+        crate::manage::cancel_job(&self.engine, job_id, reason)
+    }
+
     /// The workspace's jobs, newest first (by id): at most `limit` (default 50, at most 500),
     /// only those with an id below `before` when given. Each is exactly what
     /// [`Self::job_status`] returns for it; `next_before` is the cursor of the next page.

@@ -895,7 +895,9 @@ pub struct JobStatus {
     pub id: i64,
     #[napi(ts_type = "'add' | 'rebuild' | 'withdraw' | 'delete-original'")]
     pub kind: String,
-    #[napi(ts_type = "'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted'")]
+    #[napi(
+        ts_type = "'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'interrupted' | 'cancelled'"
+    )]
     pub status: String,
     pub request: JobRequest,
     pub receipt: Either<Receipt, Null>,

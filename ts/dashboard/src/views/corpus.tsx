@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api.js'
+import { type Evidence, api } from '../api.js'
 import { Failure, Name, useLoad, when } from '../util.js'
 
 const PAGE = 100
@@ -59,7 +59,7 @@ export function Corpus({ project }: { project: string }) {
           </>
         )}
       </div>
-      {open && <Evidence project={project} id={open} onOpen={setOpen} />}
+      {open && <EvidencePanel project={project} id={open} onOpen={setOpen} />}
     </div>
   )
 }
@@ -74,7 +74,7 @@ const ITEMS: Record<string, string> = { revisions: 'revision', extractions: 'ext
  * `{ type, id }` or `*_id` of a known kind is a link to that evidence, and a unit or chunk of a PDF
  * is drawn from its page by the daemon's renderer.
  */
-function Evidence({ project, id, onOpen }: { project: string; id: string; onOpen: (id: string) => void }) {
+function EvidencePanel({ project, id, onOpen }: { project: string; id: string; onOpen: (id: string) => void }) {
   const { value, error } = useLoad(() => api.evidence(project, id), [project, id])
   const type = id.split(':')[0] ?? ''
   const pdf = value && (type === 'unit' || type === 'chunk') && JSON.stringify(value).includes('"page_start"')
@@ -83,7 +83,9 @@ function Evidence({ project, id, onOpen }: { project: string; id: string; onOpen
       <h2>{id}</h2>
       <Failure error={error} />
       {pdf && <img class="page" src={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
-      {value && <Tree value={value as Json} onOpen={onOpen} />}
+      {value?.type === 'extraction' && <ExtractionView project={project} extraction={value} onOpen={onOpen} />}
+      {value?.type === 'unit' && value.document && value.document.cells.length > 0 && <Cells cells={value.document.cells} />}
+      {value && <Tree value={value as unknown as Json} onOpen={onOpen} />}
     </aside>
   )
 }
@@ -130,4 +132,121 @@ function Tree({ value, onOpen, name, of }: { value: Json; onOpen: (id: string) =
   if (typeof value === 'string' && (name?.endsWith('path') || name === 'uri' || name === 'root')) return <Name>{value}</Name>
   if (typeof value === 'number' && name?.endsWith('_at')) return <span>{when(value)}</span>
   return <span>{String(value)}</span>
+}
+
+type Extraction = Extract<Evidence, { type: 'extraction' }>
+type UnitBrief = Extraction['units'][number]
+type Cell = NonNullable<Extract<Evidence, { type: 'unit' }>['document']>['cells'][number]
+
+/** Pages drawn at this resolution: sharp enough to read, small enough to send. */
+const PAGE_DPI = 110
+const PAGES_SHOWN = 10
+
+/**
+ * An extraction as its document has it: a PDF's pages drawn with every unit's box laid over them
+ * (click a box to open the unit; hidden text marked), or a DOCX's units grouped by part.
+ */
+function ExtractionView({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
+  const format = extraction.document?.format
+  if (format === 'pdf') {
+    const pages = Math.min(extraction.document?.pages ?? 0, PAGES_SHOWN)
+    return (
+      <section aria-label="Pages">
+        <h3>Pages{(extraction.document?.pages ?? 0) > PAGES_SHOWN ? ` (the first ${PAGES_SHOWN} of ${extraction.document?.pages})` : ''}</h3>
+        {Array.from({ length: pages }, (_, i) => (
+          <PdfPage key={i} project={project} revision={extraction.revision_id} page={i + 1} units={extraction.units} onOpen={onOpen} />
+        ))}
+      </section>
+    )
+  }
+  if (format === 'docx') {
+    const parts = new Map<string, UnitBrief[]>()
+    for (const u of extraction.units) {
+      const part = u.document?.part ?? 'body'
+      parts.set(part, [...(parts.get(part) ?? []), u])
+    }
+    return (
+      <section aria-label="Units by part">
+        <h3>Units by part</h3>
+        {[...parts].map(([part, units]) => (
+          <details key={part} open={part === 'body'}>
+            <summary>
+              {part} ({units.length})
+            </summary>
+            <ol class="units">
+              {units.map((u) => (
+                <li key={u.id} class={isHidden(u) ? 'hidden-text' : undefined}>
+                  <button type="button" class="link" onClick={() => onOpen(`unit:${u.id}`)}>
+                    unit:{u.id}
+                  </button>{' '}
+                  <span class="muted">{u.unit_type}</span> {isHidden(u) && <span class="flag">hidden</span>} {u.text.length > 160 ? `${u.text.slice(0, 160)}…` : u.text}
+                </li>
+              ))}
+            </ol>
+          </details>
+        ))}
+      </section>
+    )
+  }
+  return null
+}
+
+const isHidden = (u: UnitBrief) => u.unit_type === 'hidden_text' || (u.document?.flags ?? []).some((f) => f.startsWith('hidden'))
+
+function PdfPage({ project, revision, page, units, onOpen }: { project: string; revision: number; page: number; units: UnitBrief[]; onOpen: (id: string) => void }) {
+  const [size, setSize] = useState<{ w: number; h: number }>()
+  const boxes = units.flatMap((u) => (u.document?.boxes ?? []).filter((b) => b[0] === page).map((b) => ({ unit: u, box: b })))
+  return (
+    <figure class="pdf-page">
+      <div class="sheet">
+        <img
+          src={api.pageUrl(project, revision, page, PAGE_DPI)}
+          alt={`Page ${page}`}
+          onLoad={(e) => {
+            const img = e.currentTarget as HTMLImageElement
+            setSize({ w: (img.naturalWidth * 72) / PAGE_DPI, h: (img.naturalHeight * 72) / PAGE_DPI })
+          }}
+        />
+        {size &&
+          boxes.map(({ unit, box: [, x0, y0, x1, y1] }, i) => (
+            <button
+              key={`${unit.id}-${i}`}
+              type="button"
+              class={`box ${isHidden(unit) ? 'hidden-text' : ''}`}
+              title={`unit:${unit.id} ${unit.unit_type}`}
+              aria-label={`unit ${unit.id}, ${unit.unit_type}${isHidden(unit) ? ', hidden text' : ''}`}
+              style={{
+                left: `${((x0 as number) / size.w) * 100}%`,
+                top: `${((size.h - (y1 as number)) / size.h) * 100}%`,
+                width: `${(((x1 as number) - (x0 as number)) / size.w) * 100}%`,
+                height: `${(((y1 as number) - (y0 as number)) / size.h) * 100}%`,
+              }}
+              onClick={() => onOpen(`unit:${unit.id}`)}
+            />
+          ))}
+      </div>
+      <figcaption>
+        Page {page} · {boxes.length} unit boxes
+      </figcaption>
+    </figure>
+  )
+}
+
+/** A table row's cells as a table (a PDF cell with its box, a DOCX cell with its span). */
+function Cells({ cells }: { cells: Cell[] }) {
+  return (
+    <table class="cells">
+      <caption>Cells</caption>
+      <tbody>
+        <tr>
+          {cells.map((c, i) => (
+            <td key={i} colSpan={c.col_span}>
+              {c.text}
+              {c.continues_above ? <span class="muted"> (continues above)</span> : null}
+            </td>
+          ))}
+        </tr>
+      </tbody>
+    </table>
+  )
 }

@@ -51,7 +51,7 @@ export function Jobs({ project }: { project: string }) {
       <ul class="jobs">
         {jobs.map((job) => (
           <li key={job.id}>
-            <Job job={job} progress={live[job.id]} />
+            <Job project={project} job={job} progress={live[job.id]} />
           </li>
         ))}
       </ul>
@@ -59,7 +59,7 @@ export function Jobs({ project }: { project: string }) {
   )
 }
 
-function Job({ job, progress }: { job: JobStatus; progress: string | undefined }) {
+function Job({ project, job, progress }: { project: string; job: JobStatus; progress: string | undefined }) {
   const receipt = job.receipt
   const diagnostics = receipt?.diagnostics ?? []
   const byCode = new Map<string, typeof diagnostics>()
@@ -71,7 +71,8 @@ function Job({ job, progress }: { job: JobStatus; progress: string | undefined }
         <span class={`status ${job.status}`}>{job.status}</span> job {job.id} · {job.kind} · {when(job.created_at)}
         {job.status === 'running' && running ? ` · ${running}` : ''}
       </summary>
-      {job.error && <p class="error">{job.error}</p>}
+      {job.status === 'queued' && <CancelJob project={project} job={job} />}
+      {job.error && <p class={job.status === 'cancelled' ? 'muted' : 'error'}>{job.error}</p>}
       {receipt && (
         <dl class="receipt">
           <dt>Files</dt>
@@ -154,5 +155,26 @@ function Paths({ title, paths }: { title: string; paths: string[] }) {
         ))}
       </ul>
     </details>
+  )
+}
+
+/** Cancels a job that has not started (a running one stops only at its safe points, so it cannot be). */
+function CancelJob({ project, job }: { project: string; job: JobStatus }) {
+  const [error, setError] = useState<string>()
+  return (
+    <p>
+      <button
+        type="button"
+        onClick={() =>
+          api.cancel(project, job.id).then(
+            () => setError(undefined),
+            (e: unknown) => setError(describe(e)),
+          )
+        }
+      >
+        Cancel job {job.id}
+      </button>
+      {error && <span class="error"> {error}</span>}
+    </p>
   )
 }
