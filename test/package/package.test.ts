@@ -40,13 +40,16 @@ import { unless } from '../support/requirements.js'
 // 2026-12-04: everyday paths (retention and purge, snapshot scrub, source selectors) and long
 // queries (the bigram tokenizer, mentions): the binary reached 50,350,776 B, past its 48 MiB; the
 // root package 1,519,100 B in 291 files. The binary's budget is raised to 52 MiB (+3%).
+// Later that day the dashboard (issue 35: its built page in dist/dashboard, 139 kB in 16 files,
+// and its server in dist/http/dashboard), job cancellation and kept evaluation records: the root
+// package 1,810,616 B in 323 files. Its budgets are raised to 2.0 MB and 360 files (+10%).
 // Budgets: the measured figures plus 10–25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
 /** Unpacked size of the root `tychora` package (what `npm install tychora` puts in node_modules/tychora). */
-const PACKAGE_UNPACKED_BUDGET = 1_600_000
+const PACKAGE_UNPACKED_BUDGET = 2_000_000
 /** Files in the root package. */
-const PACKAGE_FILES_BUDGET = 320
+const PACKAGE_FILES_BUDGET = 360
 /** The platform binary, `tychora.<platform>.node`. */
 const BINARY_BUDGET = 52 * 1024 * 1024
 
@@ -274,6 +277,8 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
       'dist/index.d.ts',
       'dist/bin/tychora.cjs',
       'dist/native/index.cjs',
+      // The dashboard's built page: the daemon serves it from the installed package, offline.
+      'dist/dashboard/index.html',
       'migrations/0001_initial.sql',
       'packs/documents/pack.json',
       'packs/code/pack.json',
@@ -281,6 +286,7 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
       expect(paths).toContain(needed)
     }
     expect(paths.filter((p) => p.endsWith('.node'))).toEqual([])
+    expect(paths.some((p) => /^dist\/dashboard\/assets\/index-[\w-]+\.js$/.test(p))).toBe(true)
     expect(binding.files.map((f) => f.path).sort()).toEqual([BINARY_NAME, 'README.md', 'package.json'].sort())
   })
 
