@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { copyFile, cp, mkdir, writeFile } from 'node:fs/promises'
+import { copyFile, cp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -156,6 +156,8 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await page.locator('.job').first().waitFor()
     const before = await page.locator('.job').count()
     await writeFile(join(docs, 'added-live.md'), '# Live\n\nA file added while the dashboard watched.\n')
+    const changed = join(docs, 'field-notes.txt')
+    await writeFile(changed, `${await readFile(changed, 'utf8')}\nA line added for the revision diff.\n`)
     await page.getByLabel('Root or file to sync').fill(docs)
     await page.getByRole('button', { name: 'Sync' }).click()
     await page.locator('output', { hasText: /queued job \d+/ }).waitFor()
@@ -208,6 +210,13 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(await drawn.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(100)
     await axe(page, 'corpus')
     await page.screenshot({ path: join(SHOTS, 'corpus.png'), fullPage: true })
+    // A changed file: its two revisions compared.
+    await page.getByRole('button', { name: 'field-notes.txt' }).click()
+    await page.getByRole('button', { name: 'Compare 1 → 2' }).click()
+    const diff = page.getByRole('region', { name: 'Revision diff' })
+    await diff.locator('.line.add').first().waitFor()
+    expect(await diff.locator('.line.add').allTextContents()).toContain('+A line added for the revision diff.\n')
+    await page.screenshot({ path: join(SHOTS, 'corpus-revision-diff.png'), fullPage: true })
     // A DOCX extraction lists its units by part.
     await page.getByRole('button', { name: 'word_sample.docx' }).click()
     await page.getByRole('complementary', { name: /^Evidence source:/ }).waitFor()

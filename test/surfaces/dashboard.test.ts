@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -237,6 +237,28 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
       body: '{}',
     })
     expect(again.status).toBe(409)
+
+    // A changed file has two revisions; their diff is the changed text, line by line.
+    const file = join(s.docs, 'http-caching.md')
+    await writeFile(file, (await readFile(file, 'utf8')).replace('A response is fresh', 'A stored response is fresh'))
+    expect((await s.ws.add({ paths: [s.docs] })).files.changed).toBe(1)
+    const changed = (await get('/sources?limit=100')).sources.find((x: { path: string }) => x.path === 'http-caching.md')
+    const revisions = (await get(`/evidence/source:${changed.id}`)).revisions.map((r: { id: number }) => r.id).sort((a: number, b: number) => a - b)
+    expect(revisions).toHaveLength(2)
+    const changes = await get(`/diff?from=${revisions[0]}&to=${revisions[1]}`)
+    expect(changes.added).toBeGreaterThan(0)
+    expect(
+      changes.lines
+        .filter((l: { op: string }) => l.op === '+')
+        .map((l: { text: string }) => l.text)
+        .join('\n'),
+    ).toContain('A stored response is fresh')
+    expect(
+      changes.lines
+        .filter((l: { op: string }) => l.op === '-')
+        .map((l: { text: string }) => l.text)
+        .join('\n'),
+    ).toContain('A response is fresh')
 
     const status = await get('/status')
     expect(status.counts.sources).toBe(sources.total)

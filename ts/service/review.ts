@@ -97,10 +97,12 @@ export class ReviewDesk {
   }
 }
 
-/** `before` → `after` line by line (jsdiff's Myers diff). */
+/** `before` → `after` line by line (jsdiff's Myers diff); the texts' last newline is not a change. */
 export function lineDiff(before: string, after: string): DiffLine[] {
   const out: DiffLine[] = []
-  for (const part of diffLines(before, after)) {
+  // A last line without its newline would differ from the same line with one.
+  const ended = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
+  for (const part of diffLines(ended(before), ended(after))) {
     const op = part.added ? '+' : part.removed ? '-' : ' '
     const lines = part.value.endsWith('\n') ? part.value.slice(0, -1).split('\n') : part.value.split('\n')
     for (const text of lines) out.push({ op, text })

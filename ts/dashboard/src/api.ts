@@ -3,7 +3,7 @@ import type { QueryRequest } from '../../contracts/query.js'
 import type { QueryResult } from '../../contracts/result.js'
 import type { Evidence, JobList, JobStatus, RunList } from '../../contracts/evidence.js'
 import type { Finding, ReplayDiff, RunRecord } from '../../contracts/operations.js'
-import type { Migration, PendingReview } from '../../contracts/knowledge.js'
+import type { DiffLine, Migration, PendingReview } from '../../contracts/knowledge.js'
 import type { SourceList, SnapshotList } from '../../contracts/service.js'
 import type { SymbolReport } from '../../contracts/symbol.js'
 import type { EvalRecord, EvalRecordList } from '../../contracts/eval.js'
@@ -27,6 +27,15 @@ export type {
   SourceList,
   Status,
   VerifyReport,
+}
+
+/** Two revisions of a source compared by their extracted text (`ts/service/revision-diff.ts`). */
+export interface RevisionDiff {
+  from: { revision_id: number; seq: number; extraction_id: number | null }
+  to: { revision_id: number; seq: number; extraction_id: number | null }
+  added: number
+  removed: number
+  lines: DiffLine[]
 }
 
 /** An error the daemon answered: its stable code and message. */
@@ -78,6 +87,7 @@ export const api = {
   snapshots: (project: string) => call<SnapshotList>('GET', `${p(project)}/snapshots`),
   search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),
   evidence: (project: string, id: string) => call<Evidence>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
+  diff: (project: string, from: number, to: number) => call<RevisionDiff>('GET', `${p(project)}/diff?from=${from}&to=${to}`),
   symbol: (project: string, name: string) => call<SymbolReport>('GET', `${p(project)}/symbols?name=${encodeURIComponent(name)}`),
   evals: (project: string) => call<EvalRecordList>('GET', `${p(project)}/evals`),
   evalRecord: (project: string, id: string) => call<EvalRecord>('GET', `${p(project)}/evals/${encodeURIComponent(id)}`),

@@ -7,6 +7,7 @@ import { TychoraError } from '../../errors.js'
 import type { ProjectRegistry } from '../../service/registry.js'
 import { listEvalRecords, readEvalRecord } from '../../service/eval-records.js'
 import { replayRun } from '../../service/replay.js'
+import { revisionDiff } from '../../service/revision-diff.js'
 import type { ReviewDesk } from '../../service/review.js'
 import { readJson, validate } from '../body.js'
 import { errorResponse, json } from '../errors.js'
@@ -51,6 +52,7 @@ const ReviewBody = z
     allow_stale_evidence: z.boolean().optional(),
   })
   .strict()
+const DiffQuery = z.object({ from: z.coerce.number().int().positive(), to: z.coerce.number().int().positive() }).strict()
 const CancelBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict()
 const PageQuery = z.object({ dpi: z.coerce.number().int().min(36).max(300).optional() }).strict()
 const RenderQuery = z
@@ -106,6 +108,10 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
     route('POST', '/ui/api/projects/:project/search', async ({ ws, body }) => (await ws()).search(await body(QueryRequestSchema))),
     route('GET', '/ui/api/projects/:project/evidence/:id', async ({ ws, param }) => (await ws()).getEvidence(param('id'))),
+    route('GET', '/ui/api/projects/:project/diff', async ({ ws, event }) => {
+      const { from, to } = query(event, DiffQuery)
+      return revisionDiff(await ws(), from, to)
+    }),
     route('GET', '/ui/api/projects/:project/symbols', async ({ ws, event }) => (await ws()).inspectSymbol(query(event, InspectSymbolRequestSchema))),
     route('GET', '/ui/api/projects/:project/sources', async ({ ws, event }) => (await ws()).listSources(query(event, SourcePaging))),
     route('GET', '/ui/api/projects/:project/jobs', async ({ ws, event }) => {

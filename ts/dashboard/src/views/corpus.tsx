@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
-import { type Evidence, api } from '../api.js'
-import { Failure, Name, useLoad, when } from '../util.js'
+import { type Evidence, type RevisionDiff, api } from '../api.js'
+import { Failure, Name, describe, useLoad, when } from '../util.js'
 
 const PAGE = 100
 
@@ -83,6 +83,7 @@ function EvidencePanel({ project, id, onOpen }: { project: string; id: string; o
       <h2>{id}</h2>
       <Failure error={error} />
       {pdf && <img class="page" src={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
+      {value?.type === 'source' && value.revisions.length > 1 && <Revisions project={project} revisions={value.revisions} />}
       {value?.type === 'extraction' && <ExtractionView project={project} extraction={value} onOpen={onOpen} />}
       {value?.type === 'unit' && value.document && value.document.cells.length > 0 && <Cells cells={value.document.cells} />}
       {value && <Tree value={value as unknown as Json} onOpen={onOpen} />}
@@ -248,5 +249,53 @@ function Cells({ cells }: { cells: Cell[] }) {
         </tr>
       </tbody>
     </table>
+  )
+}
+
+type RevisionBrief = Extract<Evidence, { type: 'source' }>['revisions'][number]
+
+/** A source's revisions, each comparable with the one before it (their extracted text, line by line). */
+function Revisions({ project, revisions }: { project: string; revisions: RevisionBrief[] }) {
+  const ordered = [...revisions].sort((a, b) => a.seq - b.seq)
+  const [diff, setDiff] = useState<RevisionDiff>()
+  const [error, setError] = useState<string>()
+  const compare = (from: number, to: number) =>
+    api.diff(project, from, to).then(
+      (d) => {
+        setDiff(d)
+        setError(undefined)
+      },
+      (e: unknown) => setError(describe(e)),
+    )
+  return (
+    <section aria-label="Revision diff">
+      <h3>Revisions</h3>
+      <div class="actions">
+        {ordered.slice(1).map((r, i) => (
+          <button key={r.id} type="button" onClick={() => compare((ordered[i] as RevisionBrief).id, r.id)}>
+            Compare {(ordered[i] as RevisionBrief).seq} → {r.seq}
+          </button>
+        ))}
+      </div>
+      <Failure error={error} />
+      {diff && (
+        <>
+          <p>
+            revision {diff.from.seq} → {diff.to.seq}: {diff.added} lines added, {diff.removed} removed
+          </p>
+          <pre class="code diff-lines">
+            {diff.lines.map((line, i) => (
+              <span key={i} class={`line ${line.op === '+' ? 'add' : line.op === '-' ? 'del' : ''}`}>
+                <span class="ln" aria-hidden="true">
+                  {line.op}
+                </span>
+                {line.text}
+                {'\n'}
+              </span>
+            ))}
+          </pre>
+        </>
+      )}
+    </section>
   )
 }
