@@ -231,6 +231,12 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     const parts = page.getByRole('region', { name: 'Units by part' })
     await parts.waitFor()
     expect(await parts.locator('summary').first().textContent()).toMatch(/^body \(\d+\)$/)
+    // Its picture, drawn from the retained bytes the daemon serves (a raster type only).
+    const picture = page.getByRole('region', { name: 'Pictures' }).locator('img.thumb').first()
+    await picture.waitFor()
+    await page.waitForFunction(() => (document.querySelector('img.thumb') as HTMLImageElement | null)?.complete === true)
+    expect(await picture.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
+    await axe(page, 'corpus (docx)')
   })
 
   it('hostile names and contents render as text: no dialog, no injected element, the literal text in the DOM', async () => {

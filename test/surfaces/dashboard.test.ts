@@ -98,7 +98,14 @@ const PROJECT_ROUTES = (project: string) =>
     ['GET', `/ui/api/projects/${project}/runs/qr_00000000000000000000`],
     ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
     ['GET', `/ui/api/projects/${project}/render/unit:1`],
-    ['GET', '/ui/api/review'],
+    ['GET', `/ui/api/projects/${project}/pages/1/1`],
+  ['GET', `/ui/api/projects/${project}/pictures/1/1`],
+  ['POST', `/ui/api/projects/${project}/descriptions/1/review`],
+  ['GET', `/ui/api/projects/${project}/diff?from=1&to=2`],
+  ['GET', `/ui/api/projects/${project}/symbols?name=parse`],
+  ['GET', `/ui/api/projects/${project}/evals`],
+  ['GET', `/ui/api/projects/${project}/evals/20260101T000000000Z-beir-00000000`],
+  ['GET', '/ui/api/review'],
     ['POST', '/ui/api/review/p-20260101-x-abcdef'],
   ] as const
 

@@ -138,3 +138,26 @@ export async function renderWholePage(workspaceDir: string, revision: { sha256: 
   const { png, width, height } = out.rendered
   return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), page, dpi, width, height }
 }
+
+/** Picture types a browser draws without running anything (SVG, which can hold script, is left out). */
+const DRAWABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp'])
+
+/**
+ * The bytes of picture `ordinal` of an extraction, for a view that shows it: only a raster type a
+ * browser draws inert, only an asset the extraction lists, and only while its bytes are retained.
+ */
+export async function pictureBytes(
+  workspaceDir: string,
+  extraction: { path: string; document?: { assets: Array<{ ordinal: number; sha256: string; media_type: string }> } | undefined },
+  ordinal: number,
+): Promise<{ bytes: Buffer; media_type: string }> {
+  const asset = extraction.document?.assets.find((a) => a.ordinal === ordinal)
+  if (!asset) throw new TychoraError('E_NOT_FOUND', `${extraction.path} has no picture ${ordinal}`)
+  if (!DRAWABLE.has(asset.media_type)) throw new TychoraError('E_UNSUPPORTED_FORMAT', `${extraction.path}: picture ${ordinal} is ${asset.media_type}, which is not shown (only raster pictures are)`)
+  if (!/^[0-9a-f]{64}$/.test(asset.sha256)) throw new TychoraError('E_CORRUPT', `picture ${ordinal} names no artifact`)
+  try {
+    return { bytes: await readFile(join(workspaceDir, 'artifacts/sha256', asset.sha256.slice(0, 2), asset.sha256)), media_type: asset.media_type }
+  } catch {
+    throw new TychoraError('E_NOT_FOUND', `${extraction.path}: the bytes of picture ${ordinal} are no longer retained`)
+  }
+}

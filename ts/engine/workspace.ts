@@ -211,6 +211,14 @@ export class Workspace implements EvidenceClient, AdminClient {
     return renderEvidence(this.dir, await this.inspect(id), options)
   }
 
+  /** Picture `ordinal` of extraction `extractionId` (a raster type only), for a view that shows it. */
+  async picture(extractionId: number, ordinal: number): Promise<{ bytes: Buffer; media_type: string }> {
+    const { pictureBytes } = await import('./render.js')
+    const extraction = await this.inspect(`extraction:${extractionId}`)
+    if (extraction.type !== 'extraction') throw new TychoraError('E_NOT_FOUND', `no extraction ${extractionId}`)
+    return pictureBytes(this.dir, extraction, ordinal)
+  }
+
   /** Page `page` of a PDF revision (`revision:N`), whole, at `dpi` (36–300). */
   async renderPage(revisionId: number, page: number, dpi = 96): Promise<DrawnPage> {
     const { renderWholePage } = await import('./render.js')

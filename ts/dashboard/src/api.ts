@@ -98,6 +98,8 @@ export const api = {
   runs: (project: string, before?: string) => call<RunList>('GET', `${p(project)}/runs?limit=50${before ? `&before=${encodeURIComponent(before)}` : ''}`),
   run: (project: string, id: string) => call<RunRecord>('GET', `${p(project)}/runs/${encodeURIComponent(id)}`),
   replay: (project: string, id: string, snapshot: 'recorded' | 'current') => call<ReplayDiff>('POST', `${p(project)}/runs/${encodeURIComponent(id)}/replay`, { snapshot }),
+  pictureUrl: (project: string, extraction: number, ordinal: number) => `${p(project)}/pictures/${extraction}/${ordinal}`,
+  reviewDescription: (project: string, id: number, status: 'accepted' | 'rejected' | 'unreviewed') => call<unknown>('POST', `${p(project)}/descriptions/${id}/review`, { status }),
   pageUrl: (project: string, revision: number, page: number, dpi: number) => `${p(project)}/pages/${revision}/${page}?dpi=${dpi}`,
   renderUrl: (project: string, id: string) => `${p(project)}/render/${encodeURIComponent(id)}?dpi=110`,
   events: (project: string) => new EventSource(`${p(project)}/events`),

@@ -52,6 +52,7 @@ const ReviewBody = z
     allow_stale_evidence: z.boolean().optional(),
   })
   .strict()
+const DescriptionReviewBody = z.object({ status: z.enum(['accepted', 'rejected', 'unreviewed']), note: z.string().trim().min(1).max(2000).optional() }).strict()
 const DiffQuery = z.object({ from: z.coerce.number().int().positive(), to: z.coerce.number().int().positive() }).strict()
 const CancelBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict()
 const PageQuery = z.object({ dpi: z.coerce.number().int().min(36).max(300).optional() }).strict()
@@ -133,6 +134,14 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     route('POST', '/ui/api/projects/:project/runs/:id/replay', async ({ ws, param, body }) => {
       const { snapshot } = await body(ReplayBody)
       return replayRun(await ws(), param('id'), snapshot === 'recorded' ? undefined : snapshot)
+    }),
+    route('GET', '/ui/api/projects/:project/pictures/:extraction/:ordinal', async ({ ws, param }) => {
+      const picture = await (await ws()).picture(positive(param('extraction'), 'extraction'), positive(param('ordinal'), 'picture'))
+      return new Response(new Uint8Array(picture.bytes), { status: 200, headers: { ...PAGE_HEADERS, 'content-type': picture.media_type, 'cache-control': 'no-store' } })
+    }),
+    route('POST', '/ui/api/projects/:project/descriptions/:id/review', async ({ ws, param, body }) => {
+      const { status, note } = await body(DescriptionReviewBody)
+      return (await ws()).reviewDescription(positive(param('id'), 'description'), status, note)
     }),
     route('GET', '/ui/api/projects/:project/pages/:revision/:page', async ({ ws, param, event }) => {
       const { dpi } = query(event, PageQuery)

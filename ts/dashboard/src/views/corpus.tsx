@@ -147,7 +147,17 @@ const PAGES_SHOWN = 10
  * An extraction as its document has it: a PDF's pages drawn with every unit's box laid over them
  * (click a box to open the unit; hidden text marked), or a DOCX's units grouped by part.
  */
-function ExtractionView({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
+function ExtractionView(props: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
+  const assets = props.extraction.document?.assets ?? []
+  return (
+    <>
+      <DocumentView {...props} />
+      {assets.length > 0 && <Pictures project={props.project} extraction={props.extraction} onOpen={props.onOpen} />}
+    </>
+  )
+}
+
+function DocumentView({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
   const format = extraction.document?.format
   if (format === 'pdf') {
     const pages = Math.min(extraction.document?.pages ?? 0, PAGES_SHOWN)
@@ -296,6 +306,62 @@ function Revisions({ project, revisions }: { project: string; revisions: Revisio
           </pre>
         </>
       )}
+    </section>
+  )
+}
+
+/** Raster types the daemon serves for drawing (others are listed, not drawn). */
+const DRAWN = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp'])
+
+/** The pictures a document holds, with what vision models said of them and whether a person agreed. */
+function Pictures({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
+  const [reviewed, setReviewed] = useState<Record<number, string>>({})
+  const [error, setError] = useState<string>()
+  const review = (id: number, status: 'accepted' | 'rejected') =>
+    api.reviewDescription(project, id, status).then(
+      () => setReviewed((now) => ({ ...now, [id]: status })),
+      (e: unknown) => setError(describe(e)),
+    )
+  return (
+    <section aria-label="Pictures">
+      <h3>Pictures ({extraction.document?.assets.length})</h3>
+      <Failure error={error} />
+      {extraction.document?.assets.map((a) => (
+        <figure key={a.ordinal} class="picture">
+          {DRAWN.has(a.media_type) ? (
+            <img class="thumb" src={api.pictureUrl(project, extraction.id, a.ordinal)} alt={a.alt_text ?? a.caption ?? `Picture ${a.ordinal}`} />
+          ) : (
+            <p class="muted">{a.media_type}: not drawn here</p>
+          )}
+          <figcaption>
+            Picture {a.ordinal} · {a.media_type}
+            {a.width && a.height ? ` · ${a.width}×${a.height}` : ''}
+            {a.page ? ` · p.${a.page}` : ''} · {a.part}
+            {a.alt_text && <div>alt: {a.alt_text}</div>}
+            {a.caption && <div>caption: {a.caption}</div>}
+            {a.unit_id !== null && (
+              <div>
+                <button type="button" class="link" onClick={() => onOpen(`unit:${a.unit_id}`)}>
+                  unit:{a.unit_id}
+                </button>
+              </div>
+            )}
+            {a.descriptions.map((d) => (
+              <div key={d.id} class="description">
+                <span class={`status ${reviewed[d.id] ?? d.review_status}`}>{reviewed[d.id] ?? d.review_status}</span> {d.model}: {d.text}
+                <span class="actions">
+                  <button type="button" onClick={() => review(d.id, 'accepted')}>
+                    Accept description {d.id}
+                  </button>
+                  <button type="button" onClick={() => review(d.id, 'rejected')}>
+                    Reject description {d.id}
+                  </button>
+                </span>
+              </div>
+            ))}
+          </figcaption>
+        </figure>
+      ))}
     </section>
   )
 }
