@@ -133,7 +133,12 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
 
   it('logs in through the one-time URL, which lands on a URL without the key and works once', async () => {
     await page.goto(loginUrl)
-    expect(page.url()).toBe(`${base}/`)
+    await page.getByRole('navigation', { name: 'Views' }).waitFor()
+    // The page took its session key from the fragment and dropped it from the address and history.
+    expect(page.url()).toBe(`${base}/#/search`)
+    expect(await page.evaluate(() => sessionStorage.getItem('tychora.key'))).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // The session cookie is HttpOnly: the page's script cannot read it.
+    expect(await page.evaluate(() => document.cookie)).toBe('')
     await page.getByRole('navigation', { name: 'Views' }).waitFor()
     const again = await (await browser.newPage()).goto(loginUrl)
     expect(again?.status()).toBe(401)

@@ -17,7 +17,7 @@ import { CONTENT_SECURITY_POLICY } from '../../ts/http/dashboard/assets.js'
 import { startHttpServer } from '../../ts/http/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
 import { cli, nativeMissing, scratch } from '../native/_setup.js'
-import { startDaemon } from './_daemon.js'
+import { projectOf, startDaemon } from './_daemon.js'
 
 interface Served {
   url: string
@@ -58,13 +58,16 @@ async function serve(): Promise<Served> {
   return { url: server.url, port: server.port, docs, ws, dashboard, owner: tokens.owner, agent: tokens.agent, project: ws.name }
 }
 
-/** Logs in through a fresh one-time URL; the session cookie (name=value) and the CSRF token. */
+/**
+ * Logs in through a fresh one-time URL as a browser would: the session cookie (name=value) and the
+ * session key the redirect hands the page in its fragment (sent as `x-tychora-key` on every call).
+ */
 async function login(s: Served): Promise<{ cookie: string; csrf: string }> {
   const response = await fetch(s.dashboard.loginUrl(s.url), { redirect: 'manual' })
   expect(response.status).toBe(303)
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0] as string
-  const session = (await (await fetch(`${s.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string }
-  return { cookie, csrf: session.csrf }
+  const key = /^\/#key=([A-Za-z0-9_-]{43})$/.exec(response.headers.get('location') ?? '')?.[1] as string
+  return { cookie, csrf: key }
 }
 
 /** A request through node:http, which (unlike fetch) lets a test set Host. */
@@ -99,13 +102,13 @@ const PROJECT_ROUTES = (project: string) =>
     ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
     ['GET', `/ui/api/projects/${project}/render/unit:1`],
     ['GET', `/ui/api/projects/${project}/pages/1/1`],
-  ['GET', `/ui/api/projects/${project}/pictures/1/1`],
-  ['POST', `/ui/api/projects/${project}/descriptions/1/review`],
-  ['GET', `/ui/api/projects/${project}/diff?from=1&to=2`],
-  ['GET', `/ui/api/projects/${project}/symbols?name=parse`],
-  ['GET', `/ui/api/projects/${project}/evals`],
-  ['GET', `/ui/api/projects/${project}/evals/20260101T000000000Z-beir-00000000`],
-  ['GET', '/ui/api/review'],
+    ['GET', `/ui/api/projects/${project}/pictures/1/1`],
+    ['POST', `/ui/api/projects/${project}/descriptions/1/review`],
+    ['GET', `/ui/api/projects/${project}/diff?from=1&to=2`],
+    ['GET', `/ui/api/projects/${project}/symbols?name=parse`],
+    ['GET', `/ui/api/projects/${project}/evals`],
+    ['GET', `/ui/api/projects/${project}/evals/20260101T000000000Z-beir-00000000`],
+    ['GET', '/ui/api/review'],
     ['POST', '/ui/api/review/p-20260101-x-abcdef'],
   ] as const
 
@@ -115,9 +118,10 @@ describe.skipIf(nativeMissing)('the dashboard: access', () => {
     const url = s.dashboard.loginUrl(s.url)
     const first = await fetch(url, { redirect: 'manual' })
     expect(first.status).toBe(303)
-    expect(first.headers.get('location')).toBe('/')
+    // The page gets the session's key in the fragment (never sent to a server), not in the cookie.
+    expect(first.headers.get('location')).toMatch(/^\/#key=[A-Za-z0-9_-]{43}$/)
     const cookie = first.headers.get('set-cookie') ?? ''
-    expect(cookie).toMatch(/^tychora_session=[A-Za-z0-9_-]{43}; /)
+    expect(cookie).toMatch(new RegExp(`^tychora_session_${s.port}=[A-Za-z0-9_-]{43}; `))
     expect(cookie).toContain('HttpOnly')
     expect(cookie).toContain('SameSite=Strict')
     expect(cookie).toContain('Path=/')
@@ -146,13 +150,15 @@ describe.skipIf(nativeMissing)('the dashboard: access', () => {
         {},
         { authorization: `Bearer ${s.agent}` },
         { authorization: `Bearer ${s.owner}` },
-        { cookie: 'tychora_session=forged-value-forged-value-forged-value-forg' },
-        { cookie: `tychora_session=${s.owner}` },
+        { cookie: `tychora_session_${s.port}=forged-value-forged-value-forged-value-forg` },
+        { cookie: `tychora_session_${s.port}=${s.owner}` },
       ]
       for (const headers of variants) {
-        const response = await fetch(`${s.url}${path}`, { method, headers: { ...headers, 'x-tychora-csrf': csrf, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
+        const response = await fetch(`${s.url}${path}`, { method, headers: { ...headers, 'x-tychora-key': csrf, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
         expect({ path, status: response.status, headers: Object.keys(headers) }).toEqual({ path, status: 401, headers: Object.keys(headers) })
-        expect(((await response.json()) as { code: string }).code).toBe('E_UNAUTHORIZED')
+        // `/` answers a page that says how to log in; every other route the error as JSON.
+        if (path === '/') expect(await response.text()).toContain('tychora dashboard')
+        else expect(((await response.json()) as { code: string }).code).toBe('E_UNAUTHORIZED')
       }
     }
   })
@@ -164,12 +170,16 @@ describe.skipIf(nativeMissing)('the dashboard: access', () => {
     const body = JSON.stringify({ query: 'retention' })
     const post = (headers: Record<string, string>) => fetch(search, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body })
     expect((await post({})).status).toBe(403)
-    expect((await post({ 'x-tychora-csrf': 'not-the-token' })).status).toBe(403)
-    expect((await post({ 'x-tychora-csrf': csrf, 'sec-fetch-site': 'cross-site' })).status).toBe(403)
-    expect((await post({ 'x-tychora-csrf': csrf, origin: 'http://evil.example' })).status).toBe(403)
-    expect((await post({ 'x-tychora-csrf': csrf })).status).toBe(200)
+    expect((await post({ 'x-tychora-key': 'not-the-token' })).status).toBe(403)
+    expect((await post({ 'x-tychora-key': csrf, 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+    expect((await post({ 'x-tychora-key': csrf, origin: 'http://evil.example' })).status).toBe(403)
+    expect((await post({ 'x-tychora-key': csrf })).status).toBe(200)
     // A page of another site cannot even read what a GET answers.
-    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie, 'x-tychora-key': csrf, 'sec-fetch-site': 'cross-site' } })).status).toBe(403)
+    // The cookie alone (what any server on another port of this host would receive) opens no call, reads included.
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie } })).status).toBe(403)
+    expect((await fetch(`${s.url}/ui/api/projects/${s.project}/sources`, { headers: { cookie } })).status).toBe(403)
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie, 'x-tychora-key': csrf } })).status).toBe(200)
     expect(await raw(s.port, '/', { cookie, host: 'evil.example' })).toBe(403)
     expect(await raw(s.port, '/ui/api/session', { cookie, host: `attacker.test:${s.port}` })).toBe(403)
     expect(await raw(s.port, '/login?key=x', { host: 'evil.example' })).toBe(403)
@@ -186,10 +196,10 @@ describe.skipIf(nativeMissing)('the dashboard: access', () => {
     const s = await serve()
     const { cookie, csrf } = await login(s)
     expect((await fetch(`${s.url}/logout`, { method: 'POST', headers: { cookie } })).status).toBe(403)
-    const out = await fetch(`${s.url}/logout`, { method: 'POST', headers: { cookie, 'x-tychora-csrf': csrf } })
+    const out = await fetch(`${s.url}/logout`, { method: 'POST', headers: { cookie, 'x-tychora-key': csrf } })
     expect(out.status).toBe(204)
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0')
-    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie } })).status).toBe(401)
+    expect((await fetch(`${s.url}/ui/api/session`, { headers: { cookie, 'x-tychora-key': csrf } })).status).toBe(401)
   })
 })
 
@@ -198,14 +208,14 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     const s = await serve()
     const { cookie, csrf } = await login(s)
     const get = async (path: string) => {
-      const response = await fetch(`${s.url}/ui/api/projects/${s.project}${path}`, { headers: { cookie } })
+      const response = await fetch(`${s.url}/ui/api/projects/${s.project}${path}`, { headers: { cookie, 'x-tychora-key': csrf } })
       expect({ path, status: response.status }).toEqual({ path, status: 200 })
       return (await response.json()) as any
     }
     const post = async (path: string, body: unknown) => {
       const response = await fetch(`${s.url}/ui/api/projects/${s.project}${path}`, {
         method: 'POST',
-        headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+        headers: { cookie, 'x-tychora-key': csrf, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       })
       expect({ path, status: response.status }).toEqual({ path, status: 200 })
@@ -240,7 +250,7 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     expect(cancelled).toMatchObject({ id: queued, status: 'cancelled', error: 'cancelled by the owner: wrong folder' })
     const again = await fetch(`${s.url}/ui/api/projects/${s.project}/jobs/${queued}/cancel`, {
       method: 'POST',
-      headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+      headers: { cookie, 'x-tychora-key': csrf, 'content-type': 'application/json' },
       body: '{}',
     })
     expect(again.status).toBe(409)
@@ -277,7 +287,7 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     const s = await serve()
     const { cookie, csrf } = await login(s)
     const status = async (path: string, init: RequestInit = {}) => {
-      const response = await fetch(`${s.url}${path}`, { ...init, headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json', ...(init.headers ?? {}) } })
+      const response = await fetch(`${s.url}${path}`, { ...init, headers: { cookie, 'x-tychora-key': csrf, 'content-type': 'application/json', ...(init.headers ?? {}) } })
       return { status: response.status, code: ((await response.json()) as { code: string }).code }
     }
     expect(await status('/ui/api/projects/nope/status')).toEqual({ status: 404, code: 'E_NOT_FOUND' })
@@ -290,7 +300,7 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
   it('jobs arrive live as server-sent events: a sync is queued, starts and finishes; closing the dashboard ends the stream', async () => {
     const s = await serve()
     const { cookie, csrf } = await login(s)
-    const stream = await fetch(`${s.url}/ui/api/projects/${s.project}/events`, { headers: { cookie } })
+    const stream = await fetch(`${s.url}/ui/api/projects/${s.project}/events`, { headers: { cookie, 'x-tychora-key': csrf } })
     expect(stream.status).toBe(200)
     expect(stream.headers.get('content-type')).toContain('text/event-stream')
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader()
@@ -306,7 +316,7 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     await until(/event: ready/)
     const queued = await fetch(`${s.url}/ui/api/projects/${s.project}/sync`, {
       method: 'POST',
-      headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' },
+      headers: { cookie, 'x-tychora-key': csrf, 'content-type': 'application/json' },
       body: JSON.stringify({ paths: [s.docs] }),
     })
     expect(queued.status).toBe(200)
@@ -341,8 +351,8 @@ describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
 
     const login = await fetch(daemon.loginUrl(), { redirect: 'manual' })
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string
-    const { csrf } = (await (await fetch(`${daemon.url}/ui/api/session`, { headers: { cookie } })).json()) as { csrf: string }
-    const listed = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie } })).json()) as any
+    const csrf = /#key=(.+)$/.exec(login.headers.get('location') ?? '')?.[1] as string
+    const listed = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie, 'x-tychora-key': csrf } })).json()) as any
     expect(listed.enabled).toBe(true)
     expect(listed.reviews).toHaveLength(1)
     const review = listed.reviews[0]
@@ -360,7 +370,7 @@ describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
     ])
 
     const decide = (body: unknown) =>
-      fetch(`${daemon.url}/ui/api/review/${edit.id}`, { method: 'POST', headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      fetch(`${daemon.url}/ui/api/review/${edit.id}`, { method: 'POST', headers: { cookie, 'x-tychora-key': csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const noReason = await decide({ decision: 'reject' })
     expect(noReason.status).toBe(400)
     // The agents' token never reaches a decision.
@@ -377,16 +387,18 @@ describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
     expect(migration).toMatchObject({ decision: 'accepted', proposal: edit.id })
     expect(existsSync(join(paths.migrations, `${migration.id}.json`))).toBe(true)
     expect(readFileSync(join(paths.knowledge, 'release-freeze.md'), 'utf8')).toContain('15 December')
-    const after = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie } })).json()) as any
+    const after = (await (await fetch(`${daemon.url}/ui/api/review`, { headers: { cookie, 'x-tychora-key': csrf } })).json()) as any
     expect(after.reviews).toEqual([])
   })
 })
 
 describe.skipIf(nativeMissing)('the dashboard: login links from the CLI', () => {
   it('`serve` prints a one-time login link; `tychora dashboard` asks the daemon for a fresh one with the owner token; an agent token gets none', async () => {
-    const { ws } = await scratch()
+    const { ws, dir } = await scratch()
+    const other = join(dir, 'other')
     expect((await cli(['init', ws])).code).toBe(0)
-    const daemon = await startDaemon([ws])
+    expect((await cli(['init', other])).code).toBe(0)
+    const daemon = await startDaemon([ws, other])
     teardown.push(async () => {
       await daemon.stop()
     })
@@ -398,10 +410,22 @@ describe.skipIf(nativeMissing)('the dashboard: login links from the CLI', () => 
     const link = fresh.stdout.trim()
     expect(link).toMatch(new RegExp(`^${daemon.url.replaceAll('.', '\\.')}/login\\?key=[A-Za-z0-9_-]{43}$`))
     expect(link).not.toBe(printed)
+    // A HEAD (a link preview) does not spend a link.
+    expect((await fetch(link, { method: 'HEAD', redirect: 'manual' })).status).toBe(404)
+    const sessions: Array<{ cookie: string; key: string }> = []
     for (const url of [printed as string, link]) {
-      expect((await fetch(url, { redirect: 'manual' })).status).toBe(303)
+      const redeemed = await fetch(url, { redirect: 'manual' })
+      expect(redeemed.status).toBe(303)
+      sessions.push({ cookie: (redeemed.headers.get('set-cookie') ?? '').split(';')[0] as string, key: /#key=(.+)$/.exec(redeemed.headers.get('location') ?? '')?.[1] as string })
       expect((await fetch(url, { redirect: 'manual' })).status).toBe(401)
     }
+    // The printed link opens every project; the owner token of one opens that one only, as on the API.
+    const opens = async ({ cookie, key }: { cookie: string; key: string }) =>
+      ((await (await fetch(`${daemon.url}/ui/api/session`, { headers: { cookie, 'x-tychora-key': key } })).json()) as { projects: string[] }).projects.sort()
+    expect(await opens(sessions[0] as { cookie: string; key: string })).toEqual([projectOf(ws), projectOf(other)].sort())
+    expect(await opens(sessions[1] as { cookie: string; key: string })).toEqual([projectOf(ws)])
+    const elsewhere = await fetch(`${daemon.url}/ui/api/projects/${projectOf(other)}/status`, { headers: { cookie: sessions[1]?.cookie as string, 'x-tychora-key': sessions[1]?.key as string } })
+    expect(elsewhere.status).toBe(404)
     const agent = readFileSync(runtimePath(ws, 'agentToken'), 'utf8').trim()
     const refused = await fetch(`${daemon.url}/ui/login-link`, { method: 'POST', headers: { authorization: `Bearer ${agent}` } })
     expect(refused.status).toBe(403)

@@ -166,9 +166,9 @@ export type MigrationState = z.infer<typeof MigrationStateSchema>
 export type ApplyReport = z.infer<typeof ApplyReportSchema>
 export type ProposalList = z.infer<typeof ProposalListSchema>
 
-/** One line of a proposal's change against the approved item: kept, added or removed. */
+/** One line of a change: kept, added or removed; `…` stands for a run of kept lines left out (its text counts them). */
 export interface DiffLine {
-  op: ' ' | '+' | '-'
+  op: ' ' | '+' | '-' | '…'
   text: string
 }
 

@@ -154,12 +154,12 @@ export class Daemon {
     }
   }
 
-  /** Stops accepting, lets in-flight requests finish and running jobs reach their end, then releases the locks. */
-  /** A fresh one-time login URL for the dashboard. */
+  /** A fresh one-time login URL for the dashboard, as the owner of every project served. */
   loginUrl(): string {
     return this.dashboard.loginUrl(this.url)
   }
 
+  /** Stops accepting, lets in-flight requests finish and running jobs reach their end, then releases the locks. */
   stop(): Promise<void> {
     this.#stopping ??= this.#close()
     return this.#stopping

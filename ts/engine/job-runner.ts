@@ -76,11 +76,10 @@ export class JobRunner {
         continue
       }
       ran = true
-      for (const id of ids) {
-        if (this.#stopped) return
-        // A failed job is recorded on its row (status failed, error); the runner says so and moves on.
-        await this.#take(() => this.#runWatched(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
-      }
+      // One job, then the queue is read again: a job cancelled while another ran is not taken.
+      const id = ids[0] as number
+      // A failed job is recorded on its row (status failed, error); the runner says so and moves on.
+      await this.#take(() => this.#runWatched(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
     }
   }
 

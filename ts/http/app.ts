@@ -75,9 +75,9 @@ export function createHttpApp(registry: ProjectRegistry, options: HttpOptions): 
 
   const app = new H3({ silent: true, onError: (error) => errorResponse(error) })
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const { dashboard, ...guarded } = options
-  app.use(guard(registry, { ...guarded, dashboard: dashboard !== undefined }))
-  options.dashboard?.mount(app, registry, { port: options.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] }, maxBodyBytes)
+  const { port, allowedHosts, allowedOrigins, dashboard } = options
+  app.use(guard(registry, { port, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}), dashboard: dashboard !== undefined }))
+  options.dashboard?.mount(app, { port: options.port, allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] }, maxBodyBytes)
   register(app, all, { registry, maxBodyBytes })
   return app
 }

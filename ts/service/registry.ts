@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { Scope } from '../contracts/runtime.js'
 import type { ProjectInfo } from '../contracts/service.js'
 import type { Workspace } from '../engine/workspace.js'
@@ -132,18 +131,6 @@ export class ProjectRegistry implements EvidenceService {
     const owner = tokenEquals(token, tokens.owner)
     const agent = tokenEquals(token, tokens.agent)
     return owner ? 'owner' : agent ? 'agent' : undefined
-  }
-
-  /**
-   * Each served project's owner token, digested (SHA-256): what the dashboard binds its sessions
-   * to, so that a changed owner token ends them. The tokens themselves never leave the registry.
-   */
-  ownerDigests(): Map<string, Buffer> {
-    const digest = (token: string) => createHash('sha256').update(token, 'utf8').digest()
-    const out = new Map<string, Buffer>()
-    for (const [name, e] of this.#entries) out.set(name, digest(e.tokens.owner))
-    for (const [name, a] of this.#aliases) out.set(name, digest(a.tokens.owner))
-    return out
   }
 
   names(): string[] {

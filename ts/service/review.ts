@@ -1,8 +1,8 @@
 import { userInfo } from 'node:os'
 import { diffLines } from 'diff'
-import type { DiffLine, Migration, PendingReview, Proposal, ReviewCheck } from '../contracts/knowledge.js'
+import type { DiffLine, Migration, PendingReview, ProjectConfig, Proposal, ReviewCheck } from '../contracts/knowledge.js'
 import { TychoraError } from '../errors.js'
-import { applyChange, foldItems } from '../knowledge/items.js'
+import { type Item, applyChange, foldItems } from '../knowledge/items.js'
 import { type ProjectPaths, projectPaths, readProjectConfig } from '../knowledge/layout.js'
 import { type EvidenceLookup, accept, listProposals, reject } from '../knowledge/lifecycle.js'
 import { readMigrations } from '../knowledge/migrations.js'
@@ -24,22 +24,39 @@ export const localReviewer = () => process.env.TYCHORA_REVIEWER ?? userInfo().us
  */
 export class ReviewDesk {
   readonly paths: ProjectPaths
+  /** The name the project is served under: whose owner may decide. */
+  readonly project: string
   readonly #lookup: () => Promise<EvidenceLookup>
+  /** Decisions one at a time: each reads the migrations and writes the next one. */
+  #deciding: Promise<unknown> = Promise.resolve()
 
-  constructor(root: string, lookup: () => Promise<EvidenceLookup>) {
+  constructor(root: string, project: string, lookup: () => Promise<EvidenceLookup>) {
     this.paths = projectPaths(root)
+    this.project = project
     this.#lookup = lookup
   }
 
   async pending(): Promise<{ reviews: PendingReview[]; unreadable: string[] }> {
     const { proposals, unreadable } = listProposals(this.paths)
     const lookup = await this.#lookup()
+    const config = readProjectConfig(this.paths)
+    const items = foldItems(
+      readMigrations(this.paths).map((m) => m.migration),
+      config,
+    )
     const reviews: PendingReview[] = []
-    for (const proposal of proposals) reviews.push(await this.#review(proposal, lookup))
+    for (const proposal of proposals) reviews.push(await this.#review(proposal, lookup, config, items))
     return { reviews, unreadable }
   }
 
-  async decide(id: string, act: ReviewAct): Promise<Migration> {
+  /** A decision, after any in flight: two at once (a double click, two tabs) would both take the same sequence number. */
+  decide(id: string, act: ReviewAct): Promise<Migration> {
+    const next = this.#deciding.then(() => this.#decide(id, act))
+    this.#deciding = next.catch(() => undefined)
+    return next
+  }
+
+  async #decide(id: string, act: ReviewAct): Promise<Migration> {
     const decision = {
       proposal: id,
       reviewer: localReviewer(),
@@ -50,12 +67,7 @@ export class ReviewDesk {
     return accept(this.paths, decision, await this.#lookup())
   }
 
-  async #review(proposal: Proposal, lookup: EvidenceLookup): Promise<PendingReview> {
-    const config = readProjectConfig(this.paths)
-    const items = foldItems(
-      readMigrations(this.paths).map((m) => m.migration),
-      config,
-    )
+  async #review(proposal: Proposal, lookup: EvidenceLookup, config: ProjectConfig, items: Map<string, Item>): Promise<PendingReview> {
     const change = proposal.change
     const item = items.get(change.item)
     const checks: ReviewCheck[] = []
@@ -97,12 +109,18 @@ export class ReviewDesk {
   }
 }
 
+/** Bounds on a line diff, which runs on the event loop: edits (lines added plus removed) and time. */
+const MAX_EDIT_LENGTH = 20_000
+const DIFF_TIMEOUT_MS = 250
+
 /** `before` → `after` line by line (jsdiff's Myers diff); the texts' last newline is not a change. */
 export function lineDiff(before: string, after: string): DiffLine[] {
   const out: DiffLine[] = []
   // A last line without its newline would differ from the same line with one.
   const ended = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
-  for (const part of diffLines(ended(before), ended(after))) {
+  const parts = diffLines(ended(before), ended(after), { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
+  if (!parts) throw new TychoraError('E_LIMIT_EXCEEDED', `the two texts differ too much to compare line by line (over ${MAX_EDIT_LENGTH} edits or ${DIFF_TIMEOUT_MS} ms)`)
+  for (const part of parts) {
     const op = part.added ? '+' : part.removed ? '-' : ' '
     const lines = part.value.endsWith('\n') ? part.value.slice(0, -1).split('\n') : part.value.split('\n')
     for (const text of lines) out.push({ op, text })

@@ -32,8 +32,8 @@ export async function revisionDiff(ws: EvidenceReader, from: number, to: number)
   const [textA, textB] = await Promise.all([text(ws, a), text(ws, b)])
   const all = lineDiff(textA, textB)
   return {
-    from: { revision_id: a.id, seq: a.seq, extraction_id: a.extractions[0]?.id ?? null },
-    to: { revision_id: b.id, seq: b.seq, extraction_id: b.extractions[0]?.id ?? null },
+    from: { revision_id: a.id, seq: a.seq, extraction_id: a.extractions.at(-1)?.id ?? null },
+    to: { revision_id: b.id, seq: b.seq, extraction_id: b.extractions.at(-1)?.id ?? null },
     added: all.filter((l) => l.op === '+').length,
     removed: all.filter((l) => l.op === '-').length,
     lines: fold(all),
@@ -48,29 +48,35 @@ async function revision(ws: EvidenceReader, id: number): Promise<Revision> {
   return found
 }
 
+/** The text of the revision's newest extraction (a parser change re-extracts; the older one is stale). */
 async function text(ws: EvidenceReader, r: Revision): Promise<string> {
-  const extraction = r.extractions[0]
+  const extraction = r.extractions.at(-1)
   if (!extraction) return ''
   const found = await ws.getEvidence(`extraction:${extraction.id}`)
   if (found.type !== 'extraction') return ''
-  return found.units
+  const joined = found.units
     .filter((u) => u.unit_type !== 'section')
     .map((u) => u.text)
     .join('\n\n')
+  if (joined.length > MAX_TEXT) throw new TychoraError('E_LIMIT_EXCEEDED', `revision ${r.id} has ${joined.length} characters of text; revisions over ${MAX_TEXT} are not compared here`)
+  return joined
 }
 
-/** Keeps `CONTEXT` unchanged lines around each change and folds the rest into `…` lines. */
+/** Revisions with more text than this are not compared (the diff runs on the daemon's event loop). */
+const MAX_TEXT = 4_000_000
+
+/** Keeps `CONTEXT` unchanged lines around each change and folds the rest into one `…` line per run (its text counts them). */
 function fold(lines: DiffLine[]): DiffLine[] {
   const near = lines.map((l, i) => l.op !== ' ' || lines.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((x) => x.op !== ' '))
   const out: DiffLine[] = []
   let skipped = 0
   lines.forEach((line, i) => {
     if (near[i]) {
-      if (skipped > 0) out.push({ op: ' ', text: `… ${skipped} unchanged lines` })
+      if (skipped > 0) out.push({ op: '…', text: `${skipped} unchanged lines` })
       skipped = 0
       out.push(line)
     } else skipped++
   })
-  if (skipped > 0) out.push({ op: ' ', text: `… ${skipped} unchanged lines` })
+  if (skipped > 0) out.push({ op: '…', text: `${skipped} unchanged lines` })
   return out
 }

@@ -1,6 +1,6 @@
 import { defineCommand } from 'citty'
 import { runningDaemon } from '../../daemon/discovery.js'
-import { TychoraError } from '../../errors.js'
+import { ErrorCodeSchema, TychoraError } from '../../errors.js'
 import { resolveWorkspace, workspaceArg, writeOut } from '../context.js'
 import { ownerToken } from '../route.js'
 
@@ -17,8 +17,12 @@ export default defineCommand({
     const daemon = await runningDaemon(dir)
     if (!daemon) throw new TychoraError('E_NOT_FOUND', `no daemon serves ${dir}: start one with \`tychora serve\` (it prints a login link)`)
     const response = await fetch(`${daemon.url}/ui/login-link`, { method: 'POST', headers: { authorization: `Bearer ${ownerToken(dir)}` } })
-    const body = (await response.json()) as { url?: string; code?: string; message?: string }
-    if (!response.ok || !body.url) throw new TychoraError('E_PROVIDER', `the daemon at ${daemon.url} refused: ${body.message ?? response.status}`)
+    const body = (await response.json().catch(() => ({}))) as { url?: string; code?: string; message?: string }
+    if (!response.ok || typeof body.url !== 'string') {
+      const parsed = ErrorCodeSchema.safeParse(body.code)
+      const code = parsed.success ? parsed.data : 'E_INTERNAL'
+      throw new TychoraError(code, `the daemon at ${daemon.url} gave no login link: ${body.message ?? `HTTP ${response.status}`}`)
+    }
     writeOut(body.url)
   },
 })

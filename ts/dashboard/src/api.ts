@@ -50,32 +50,85 @@ export class ApiError extends Error {
 }
 
 interface Session {
-  csrf: string
-  projects: Array<{ name: string; alias: boolean }>
+  /** The projects this login opens. */
+  projects: string[]
 }
+
+/** Where the page keeps its session key: this origin's tab storage (not a cookie: see ts/http/dashboard/access.ts). */
+const KEY_STORE = 'tychora.key'
+
+/**
+ * Takes the session key from the address the login redirected to (`/#key=…`) into tab storage and
+ * drops it from the address bar and history. Call once, before anything else.
+ */
+export function adoptLoginKey(): void {
+  const found = /^#key=([A-Za-z0-9_-]{20,})$/.exec(location.hash)
+  if (!found) return
+  sessionStorage.setItem(KEY_STORE, found[1] as string)
+  history.replaceState(null, '', '/#/search')
+}
+
+const sessionKey = () => sessionStorage.getItem(KEY_STORE) ?? ''
 
 let session: Promise<Session> | undefined
 
-/** The session: its CSRF token and the projects served (read once per page). */
+/** The session: the projects it opens (read once per page). */
 export function currentSession(): Promise<Session> {
   session ??= call<Session>('GET', '/ui/api/session')
   return session
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (method !== 'GET') {
-    headers['content-type'] = 'application/json'
-    headers['x-tychora-csrf'] = (await currentSession()).csrf
-  }
+async function send(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json', 'x-tychora-key': sessionKey() }
+  if (method !== 'GET') headers['content-type'] = 'application/json'
   const response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-  const text = await response.text()
-  const parsed: unknown = text ? JSON.parse(text) : undefined
   if (!response.ok) {
-    const error = (parsed ?? {}) as { code?: string; message?: string }
+    const text = await response.text()
+    let error: { code?: string; message?: string } = {}
+    try {
+      error = JSON.parse(text) as typeof error
+    } catch {
+      // Not the daemon's JSON (a proxy's page): the status says enough.
+    }
     throw new ApiError(error.code ?? 'E_INTERNAL', error.message ?? response.statusText, response.status)
   }
-  return parsed as T
+  return response
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const text = await (await send(method, path, body)).text()
+  return (text ? JSON.parse(text) : undefined) as T
+}
+
+/**
+ * An image the API draws (a page, a region, a picture), fetched with the session key and shown
+ * from a `blob:` URL (an `<img src>` cannot send the header). The caller revokes it.
+ */
+export async function imageUrl(path: string): Promise<string> {
+  return URL.createObjectURL(await (await send('GET', path)).blob())
+}
+
+/**
+ * The job queue's server-sent events, read with `fetch` (an `EventSource` cannot send the session
+ * key): calls `on(event, data)` for each event until `signal` aborts or the stream ends.
+ */
+export async function streamEvents(path: string, on: (event: string, data: unknown) => void, signal: AbortSignal): Promise<void> {
+  const response = await fetch(path, { headers: { accept: 'text/event-stream', 'x-tychora-key': sessionKey() }, credentials: 'same-origin', signal })
+  if (!response.ok || !response.body) throw new ApiError('E_UNAUTHORIZED', `the event stream was refused (${response.status})`, response.status)
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buffer += value
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const name = /^event: (.*)$/m.exec(block)?.[1]
+      const data = /^data: (.*)$/m.exec(block)?.[1]
+      if (name && data !== undefined) on(name, JSON.parse(data))
+    }
+  }
 }
 
 const p = (project: string) => `/ui/api/projects/${encodeURIComponent(project)}`
@@ -102,7 +155,7 @@ export const api = {
   reviewDescription: (project: string, id: number, status: 'accepted' | 'rejected' | 'unreviewed') => call<unknown>('POST', `${p(project)}/descriptions/${id}/review`, { status }),
   pageUrl: (project: string, revision: number, page: number, dpi: number) => `${p(project)}/pages/${revision}/${page}?dpi=${dpi}`,
   renderUrl: (project: string, id: string) => `${p(project)}/render/${encodeURIComponent(id)}?dpi=110`,
-  events: (project: string) => new EventSource(`${p(project)}/events`),
+  eventsUrl: (project: string) => `${p(project)}/events`,
   reviews: () => call<{ enabled: boolean; reviews: PendingReview[]; unreadable: string[] }>('GET', '/ui/api/review'),
   decide: (id: string, decision: 'accept' | 'reject', reason: string, allowStale: boolean) =>
     call<{ migration: Migration }>('POST', `/ui/api/review/${encodeURIComponent(id)}`, { decision, ...(reason.trim() ? { reason } : {}), ...(allowStale ? { allow_stale_evidence: true } : {}) }),

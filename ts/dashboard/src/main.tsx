@@ -1,6 +1,6 @@
 import { type FunctionComponent, render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, currentSession } from './api.js'
+import { ApiError, adoptLoginKey, currentSession } from './api.js'
 import { Corpus } from './views/corpus.js'
 import { History } from './views/history.js'
 import { Jobs } from './views/jobs.js'
@@ -16,9 +16,19 @@ import './style.css'
  */
 function Evaluation(props: { project: string }) {
   const [View, setView] = useState<FunctionComponent<{ project: string }>>()
+  const [error, setError] = useState<string>()
   useEffect(() => {
-    import('./views/evaluation.js').then((m) => setView(() => m.Evaluation))
+    import('./views/evaluation.js').then(
+      (m) => setView(() => m.Evaluation),
+      (e: unknown) => setError(String(e)),
+    )
   }, [])
+  if (error)
+    return (
+      <p role="alert" class="error">
+        The evaluation view did not load: {error}
+      </p>
+    )
   return View ? <View {...props} /> : <p>Loading…</p>
 }
 
@@ -36,7 +46,11 @@ const VIEWS = [
 /** `#/<view>/<project>`: the view and project live in the URL, so a reload or a link keeps them. */
 function readHash(): { view: string; project: string | undefined } {
   const [, view = 'search', project] = location.hash.split('/')
-  return { view, project: project === undefined ? undefined : decodeURIComponent(project) }
+  try {
+    return { view, project: project === undefined ? undefined : decodeURIComponent(project) }
+  } catch {
+    return { view, project: undefined } // a hand-typed `%ZZ`: the first project instead
+  }
 }
 
 function App() {
@@ -47,7 +61,7 @@ function App() {
     const onHash = () => setWhere(readHash())
     addEventListener('hashchange', onHash)
     currentSession().then(
-      (s) => setProjects(s.projects.map((p) => p.name)),
+      (s) => setProjects(s.projects),
       (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
     )
     return () => removeEventListener('hashchange', onHash)
@@ -94,5 +108,6 @@ function App() {
   )
 }
 
+adoptLoginKey()
 const root = document.getElementById('app')
 if (root) render(<App />, root)

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError } from './api.js'
+import { ApiError, imageUrl } from './api.js'
 
 /** A value loaded once per `deps`, with its error as text (never as HTML). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | undefined; error: string | undefined; reload: () => void } {
@@ -33,26 +33,40 @@ export function Failure({ error }: { error: string | undefined }) {
   ) : null
 }
 
-/** Bidirectional and invisible format controls: in a name they can make `gpj.exe` read as `exe.jpg`. */
-const CONTROLS = /([\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF])/
-
 /**
- * A file path or other name from a stranger: shown as text (never markup), isolated for bidi, and
- * with every bidi or invisible control shown as its code point, so a name reads as it is stored.
+ * Bidirectional and invisible format characters: in a name they make `gpj.exe` read as `exe.jpg`,
+ * in a proposal's text they can hide what it says (Trojan Source), and tag characters can carry
+ * instructions nobody sees.
  */
-export function Name({ children }: { children: string }) {
-  const parts = children.split(CONTROLS)
+const CONTROLS = /([\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2069\u3164\uFEFF\uFFF9-\uFFFB]|[\u{E0000}-\u{E007F}])/u
+
+/** Text with every such character shown as its code point (a block of prose, a quote, a diff line). */
+export function Shown({ text }: { text: string }) {
+  const parts = text.split(CONTROLS)
+  if (parts.length === 1) return <>{text}</>
   return (
-    <bdi class="name" dir="ltr">
+    <>
       {parts.map((part, i) =>
         i % 2 === 1 ? (
-          <abbr key={i} class="control" title="an invisible formatting character in the name">
+          <abbr key={i} class="control" title="an invisible formatting character">
             {`U+${(part.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`}
           </abbr>
         ) : (
           part
         ),
       )}
+    </>
+  )
+}
+
+/**
+ * A file path or other name from a stranger: shown as text (never markup), isolated for bidi, and
+ * with every bidi or invisible control shown as its code point, so a name reads as it is stored.
+ */
+export function Name({ children }: { children: string }) {
+  return (
+    <bdi class="name" dir="ltr">
+      <Shown text={children} />
     </bdi>
   )
 }
@@ -66,4 +80,28 @@ export function Section({ title, children }: { title: string; children: Componen
       {children}
     </section>
   )
+}
+
+/** An image the API draws, loaded with the session key (see `imageUrl`); its `blob:` URL is revoked when it goes. */
+export function ApiImage({ path, alt, class: className, onLoad }: { path: string; alt: string; class?: string; onLoad?: (img: HTMLImageElement) => void }) {
+  const [src, setSrc] = useState<string>()
+  const [error, setError] = useState<string>()
+  useEffect(() => {
+    let live = true
+    let made: string | undefined
+    imageUrl(path).then(
+      (url) => {
+        made = url
+        if (live) setSrc(url)
+        else URL.revokeObjectURL(url)
+      },
+      (e: unknown) => live && setError(describe(e)),
+    )
+    return () => {
+      live = false
+      if (made) URL.revokeObjectURL(made)
+    }
+  }, [path])
+  if (error) return <Failure error={error} />
+  return src ? <img class={className} src={src} alt={alt} onLoad={(e) => onLoad?.(e.currentTarget as HTMLImageElement)} /> : <p class="muted">Drawing…</p>
 }

@@ -1,4 +1,4 @@
-import type { H3Event, HTTPMethod } from 'h3'
+import { type H3Event, type HTTPMethod, getRouterParams } from 'h3'
 import { z } from 'zod'
 import { AddRequestSchema } from '../../contracts/ingest.js'
 import { QueryRequestSchema } from '../../contracts/query.js'
@@ -22,6 +22,8 @@ export interface ApiDeps {
   streams: Set<() => void>
   /** The knowledge project's review, when the daemon serves one. */
   review: ReviewDesk | undefined
+  /** Whether the daemon is stopping (no new event stream opens then). */
+  closed: () => boolean
 }
 
 type Handler = (event: H3Event) => Promise<Response>
@@ -72,15 +74,15 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     path,
     async (event) => {
       try {
-        const session = deps.access.session(event)
-        if (method !== 'GET') deps.access.checkCsrf(event, session)
-        const params = event.context.params ?? {}
-        const param = (name: string) => decodeURIComponent(params[name] ?? '')
+        // Every call, reads too: the cookie reaches other servers of this host, the key does not.
+        const session = deps.access.call(event)
+        const params = getRouterParams(event, { decode: true })
+        const param = (name: string) => params[name] ?? ''
         const call: Call = {
           event,
           session,
           param,
-          ws: () => project(registry, param('project')),
+          ws: () => project(registry, session, param('project')),
           body: async (schema) => validate(schema, await readJson(event, deps.maxBodyBytes), 'request body'),
         }
         const result = await run(call)
@@ -93,13 +95,12 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
   const query = <S extends z.ZodType>(event: H3Event, schema: S): z.output<S> => validate(schema, Object.fromEntries(event.url.searchParams), 'query parameter')
 
   return [
-    route('GET', '/ui/api/session', async ({ session }) => ({
-      csrf: session.csrf,
-      projects: registry.names().map((name) => ({ name, alias: registry.aliases().includes(name) })),
-    })),
-    route('GET', '/ui/api/review', async () => (deps.review ? { enabled: true, ...(await deps.review.pending()) } : { enabled: false, reviews: [], unreadable: [] })),
-    route('POST', '/ui/api/review/:id', async ({ param, body }) => {
-      if (!deps.review) throw new TychoraError('E_NOT_FOUND', 'this daemon serves no knowledge project (run `tychora serve` inside one)')
+    route('GET', '/ui/api/session', async ({ session }) => ({ projects: registry.names().filter((name) => session.owns(name)) })),
+    route('GET', '/ui/api/review', async ({ session }) =>
+      deps.review && session.owns(deps.review.project) ? { enabled: true, ...(await deps.review.pending()) } : { enabled: false, reviews: [], unreadable: [] },
+    ),
+    route('POST', '/ui/api/review/:id', async ({ session, param, body }) => {
+      if (!deps.review || !session.owns(deps.review.project)) throw new TychoraError('E_NOT_FOUND', 'no knowledge project of yours is served here (run `tychora serve` inside one)')
       return { migration: await deps.review.decide(param('id'), await body(ReviewBody)) }
     }),
     route('GET', '/ui/api/projects/:project/evals', async ({ ws }) => listEvalRecords((await ws()).dir)),
@@ -125,7 +126,10 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
       return (await ws()).cancelJob(positive(param('id'), 'job id'), reason)
     }),
     route('POST', '/ui/api/projects/:project/sync', async ({ ws, body }) => (await ws()).addSource(await body(AddRequestSchema))),
-    route('GET', '/ui/api/projects/:project/events', async ({ ws, event }) => jobStream(await ws(), event, deps.streams)),
+    route('GET', '/ui/api/projects/:project/events', async ({ ws, event }) => {
+      if (deps.closed()) throw new TychoraError('E_CLOSED', 'the daemon is stopping')
+      return jobStream(await ws(), event, deps.streams)
+    }),
     route('GET', '/ui/api/projects/:project/runs', async ({ ws, event }) => {
       const { limit, before } = query(event, Paging)
       return (await ws()).listRuns({ ...(limit ? { limit } : {}), ...(before ? { before } : {}) })
@@ -156,8 +160,9 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
   ]
 }
 
-async function project(registry: ProjectRegistry, name: string): Promise<Workspace> {
-  if (!registry.names().includes(name)) throw new TychoraError('E_NOT_FOUND', `project not served here: ${name}`)
+/** The project `name` as its owner, if the session's login proved that ownership (else as unknown). */
+async function project(registry: ProjectRegistry, session: DashboardSession, name: string): Promise<Workspace> {
+  if (!registry.names().includes(name) || !session.owns(name)) throw new TychoraError('E_NOT_FOUND', `project not served here: ${name}`)
   return registry.ownerWorkspace(name)
 }
 

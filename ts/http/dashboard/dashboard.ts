@@ -11,26 +11,29 @@ import { type ApiDeps, dashboardApi, refuse } from './api.js'
 /**
  * The owner's dashboard at `/` on the daemon's listener: the built single-page app, its JSON API
  * under `/ui/api`, the one-time login. Every request passes the same Host, Sec-Fetch-Site and
- * Origin checks as the evidence API; everything but `/login` then needs the session cookie, and
- * every state-changing call its CSRF header. Bearer tokens (the agents') open nothing here.
+ * Origin checks as the evidence API; the page's files then need the session cookie, and every API
+ * call the cookie and the session's key header (`access.ts` says why both). Bearer tokens (the
+ * agents') open nothing here.
  */
 export class Dashboard {
   readonly access: DashboardAccess
   readonly #assets: Map<string, Asset> | undefined
   readonly #streams = new Set<() => void>()
-
   readonly #review: ReviewDesk | undefined
+  readonly #registry: ProjectRegistry
+  #closed = false
 
   /**
    * `knowledge`: the knowledge project the daemon serves (its `.tychora` folder and the name its
    * answering state is served under), for the review view.
    */
   constructor(registry: ProjectRegistry, options: { assetsDir?: string; knowledge?: { root: string; project: string } } = {}) {
-    this.access = new DashboardAccess(() => registry.ownerDigests())
+    this.access = new DashboardAccess()
+    this.#registry = registry
     this.#assets = loadAssets(options.assetsDir)
     const knowledge = options.knowledge
     this.#review = knowledge
-      ? new ReviewDesk(knowledge.root, async () => {
+      ? new ReviewDesk(knowledge.root, knowledge.project, async () => {
           // Before the first state is built nothing is citable: every cited segment reads as gone.
           const ws = await registry.ownerWorkspace(knowledge.project).catch(() => undefined)
           return ws ? (id: string) => ws.cite(id) : async () => undefined
@@ -43,19 +46,21 @@ export class Dashboard {
     return this.#assets !== undefined
   }
 
-  /** A one-time login URL for `base` (`http://127.0.0.1:7419`). */
+  /** A one-time login URL for `base` (`http://127.0.0.1:7419`), as the owner of every project served (the link `serve` prints). */
   loginUrl(base: string): string {
-    return `${base}/login?key=${this.access.issueLoginKey()}`
+    return `${base}/login?key=${this.access.issueLoginKey('all')}`
   }
 
-  /** Ends every open event stream (the daemon stops: open streams would hold the server open). */
+  /** Ends every open event stream and refuses new ones (the daemon stops: open streams would hold the server open). */
   close(): void {
+    this.#closed = true
     for (const end of this.#streams) end()
     this.#streams.clear()
   }
 
   /** Registers the dashboard's routes and its guard on `app`. */
-  mount(app: H3, registry: ProjectRegistry, guard: GuardOptions, maxBodyBytes: number): void {
+  mount(app: H3, guard: GuardOptions, maxBodyBytes: number): void {
+    const registry = this.#registry
     app.use((event, next) => {
       if (!isDashboardPath(event.url.pathname)) return next()
       try {
@@ -67,10 +72,11 @@ export class Dashboard {
       }
       return next()
     })
-    app.get('/login', (event) => this.#login(event))
-    app.post('/ui/login-link', (event) => this.#loginLink(event, registry))
+    // GET only: h3 answers HEAD with a GET route, and a HEAD (a link preview) must not spend the key.
+    app.on('GET', '/login', (event) => (event.req.method === 'GET' ? this.#login(event) : this.#refuse(new TychoraError('E_NOT_FOUND', 'open the login link with GET'))))
+    app.post('/ui/login-link', (event) => this.#loginLink(event))
     app.post('/logout', (event) => this.#logout(event))
-    const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams, review: this.#review }
+    const deps: ApiDeps = { registry, access: this.access, maxBodyBytes, streams: this.#streams, review: this.#review, closed: () => this.#closed }
     for (const [method, path, handler] of dashboardApi(deps)) app.on(method, path, handler)
     const page = (event: H3Event) => this.#page(event)
     app.get('/', page)
@@ -78,31 +84,39 @@ export class Dashboard {
     app.get('/assets/**', page)
   }
 
-  /** Redeems the key once, sets the session cookie, and moves to a URL without the secret. */
+  /**
+   * Redeems the login key once, sets the session cookie, and moves to the page with the session's
+   * key in the fragment (never sent to a server; the page moves it to its storage and drops it from
+   * the address bar).
+   */
   #login(event: H3Event): Response {
-    const key = event.url.searchParams.get('key') ?? ''
+    const loginKey = event.url.searchParams.get('key') ?? ''
     try {
-      const id = this.access.redeem(key)
-      return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, location: '/', 'set-cookie': sessionCookie(id), 'cache-control': 'no-store' } })
+      const { id, key } = this.access.redeem(loginKey)
+      return new Response(null, { status: 303, headers: { ...PAGE_HEADERS, location: `/#key=${key}`, 'set-cookie': sessionCookie(event, id), 'cache-control': 'no-store' } })
     } catch (error) {
       return this.#refuse(error)
     }
   }
 
   /**
-   * A fresh one-time login link, for `tychora dashboard`: the caller proves it is the owner with
-   * an owner token of a served project (read from `runtime/token`, 0600). An agent token is
-   * refused: agents never open the dashboard.
+   * A fresh one-time login link, for `tychora dashboard`: the caller proves it owns projects with
+   * an owner token (read from `runtime/token`, 0600), and the session opens those projects only,
+   * as the token does on the evidence API. An agent token is refused: agents never open the
+   * dashboard.
    */
-  #loginLink(event: H3Event, registry: ProjectRegistry): Response {
+  #loginLink(event: H3Event): Response {
     try {
       const token = bearerToken(event)
-      const scopes = registry.names().map((name) => registry.scopeFor(name, token))
-      if (!scopes.includes('owner')) {
-        throw scopes.includes('agent') ? new TychoraError('E_FORBIDDEN', "the dashboard is the owner's: an agent token cannot open it") : new TychoraError('E_UNAUTHORIZED', 'wrong bearer token')
+      const names = this.#registry.names()
+      const owned = new Set(names.filter((name) => this.#registry.scopeFor(name, token) === 'owner'))
+      if (owned.size === 0) {
+        throw names.some((name) => this.#registry.scopeFor(name, token) === 'agent')
+          ? new TychoraError('E_FORBIDDEN', "the dashboard is the owner's: an agent token cannot open it")
+          : new TychoraError('E_UNAUTHORIZED', 'wrong bearer token')
       }
       const host = event.req.headers.get('host') as string // checked by the guard
-      return new Response(JSON.stringify({ url: this.loginUrl(`http://${host}`) }), {
+      return new Response(JSON.stringify({ url: `http://${host}/login?key=${this.access.issueLoginKey(owned)}` }), {
         status: 200,
         headers: { ...PAGE_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
       })
@@ -113,10 +127,9 @@ export class Dashboard {
 
   #logout(event: H3Event): Response {
     try {
-      const session = this.access.session(event)
-      this.access.checkCsrf(event, session)
+      this.access.call(event)
       this.access.end(event)
-      return new Response(null, { status: 204, headers: { ...PAGE_HEADERS, 'set-cookie': clearedCookie(), 'cache-control': 'no-store' } })
+      return new Response(null, { status: 204, headers: { ...PAGE_HEADERS, 'set-cookie': clearedCookie(event), 'cache-control': 'no-store' } })
     } catch (error) {
       return this.#refuse(error)
     }
@@ -124,8 +137,10 @@ export class Dashboard {
 
   #page(event: H3Event): Response {
     try {
-      this.access.session(event)
+      this.access.page(event)
     } catch (error) {
+      // Someone opening the address by hand gets a page that says what to do, not JSON.
+      if (event.url.pathname === '/') return new Response(SIGNED_OUT, { status: 401, headers: { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } })
       return this.#refuse(error)
     }
     if (!this.#assets) return this.#refuse(new TychoraError('E_NOT_FOUND', 'the dashboard is not built in this installation (npm run build:ui)'))
@@ -140,3 +155,11 @@ export class Dashboard {
     return refuse(error)
   }
 }
+
+/** What `/` answers without a session: static text, no script. */
+const SIGNED_OUT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tychora</title></head>
+<body><main><h1>Tychora dashboard</h1>
+<p>Open the one-time login link <code>tychora serve</code> printed, or run <code>tychora dashboard</code> for a new one.</p>
+</main></body></html>
+`

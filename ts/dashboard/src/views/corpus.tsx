@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Evidence, type RevisionDiff, api } from '../api.js'
-import { Failure, Name, describe, useLoad, when } from '../util.js'
+import { ApiImage, Failure, Name, describe, useLoad, when } from '../util.js'
 
 const PAGE = 100
 
@@ -76,13 +76,12 @@ const ITEMS: Record<string, string> = { revisions: 'revision', extractions: 'ext
  */
 function EvidencePanel({ project, id, onOpen }: { project: string; id: string; onOpen: (id: string) => void }) {
   const { value, error } = useLoad(() => api.evidence(project, id), [project, id])
-  const type = id.split(':')[0] ?? ''
-  const pdf = value && (type === 'unit' || type === 'chunk') && JSON.stringify(value).includes('"page_start"')
+  const pdf = (value?.type === 'unit' && (value.document?.boxes.length ?? 0) > 0) || (value?.type === 'chunk' && value.regions.length > 0)
   return (
     <aside class="evidence" aria-label={`Evidence ${id}`}>
       <h2>{id}</h2>
       <Failure error={error} />
-      {pdf && <img class="page" src={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
+      {pdf && <ApiImage class="page" path={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
       {value?.type === 'source' && value.revisions.length > 1 && <Revisions project={project} revisions={value.revisions} />}
       {value?.type === 'extraction' && <ExtractionView project={project} extraction={value} onOpen={onOpen} />}
       {value?.type === 'unit' && value.document && value.document.cells.length > 0 && <Cells cells={value.document.cells} />}
@@ -210,13 +209,10 @@ function PdfPage({ project, revision, page, units, onOpen }: { project: string; 
   return (
     <figure class="pdf-page">
       <div class="sheet">
-        <img
-          src={api.pageUrl(project, revision, page, PAGE_DPI)}
+        <ApiImage
+          path={api.pageUrl(project, revision, page, PAGE_DPI)}
           alt={`Page ${page}`}
-          onLoad={(e) => {
-            const img = e.currentTarget as HTMLImageElement
-            setSize({ w: (img.naturalWidth * 72) / PAGE_DPI, h: (img.naturalHeight * 72) / PAGE_DPI })
-          }}
+          onLoad={(img) => setSize({ w: (img.naturalWidth * 72) / PAGE_DPI, h: (img.naturalHeight * 72) / PAGE_DPI })}
         />
         {size &&
           boxes.map(({ unit, box: [, x0, y0, x1, y1] }, i) => (
@@ -295,7 +291,7 @@ function Revisions({ project, revisions }: { project: string; revisions: Revisio
           </p>
           <pre class="code diff-lines">
             {diff.lines.map((line, i) => (
-              <span key={i} class={`line ${line.op === '+' ? 'add' : line.op === '-' ? 'del' : ''}`}>
+              <span key={i} class={`line ${line.op === '+' ? 'add' : line.op === '-' ? 'del' : line.op === '…' ? 'fold' : ''}`}>
                 <span class="ln" aria-hidden="true">
                   {line.op}
                 </span>
@@ -329,7 +325,7 @@ function Pictures({ project, extraction, onOpen }: { project: string; extraction
       {extraction.document?.assets.map((a) => (
         <figure key={a.ordinal} class="picture">
           {DRAWN.has(a.media_type) ? (
-            <img class="thumb" src={api.pictureUrl(project, extraction.id, a.ordinal)} alt={a.alt_text ?? a.caption ?? `Picture ${a.ordinal}`} />
+            <ApiImage class="thumb" path={api.pictureUrl(project, extraction.id, a.ordinal)} alt={a.alt_text ?? a.caption ?? `Picture ${a.ordinal}`} />
           ) : (
             <p class="muted">{a.media_type}: not drawn here</p>
           )}

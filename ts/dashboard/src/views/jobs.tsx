@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { type JobStatus, api } from '../api.js'
+import { type JobStatus, api, streamEvents } from '../api.js'
 import { Failure, Name, describe, useLoad, when } from '../util.js'
 
 /** Jobs live from the daemon's job queue (server-sent events), each with its receipt; start a sync. */
@@ -9,18 +9,29 @@ export function Jobs({ project }: { project: string }) {
   const [live, setLive] = useState<Record<number, string>>({})
   const [path, setPath] = useState('')
   const [message, setMessage] = useState<string>()
-  useEffect(() => setJobs(value?.jobs ?? []), [value])
+  // The list as read, merged with what the stream said since: a job's newer status wins.
   useEffect(() => {
-    const events = api.events(project)
-    events.addEventListener('job', (e) => {
-      const { status } = JSON.parse((e as MessageEvent).data) as { status: JobStatus }
-      setJobs((now) => [status, ...now.filter((j) => j.id !== status.id)].sort((a, b) => b.id - a.id))
+    if (value) setJobs((now) => merge(value.jobs, now))
+  }, [value])
+  const [streamError, setStreamError] = useState<string>()
+  useEffect(() => {
+    const stop = new AbortController()
+    streamEvents(
+      api.eventsUrl(project),
+      (event, data) => {
+        if (event === 'job') {
+          const { status } = data as { status: JobStatus }
+          setJobs((now) => merge(now, [status]))
+        } else if (event === 'progress') {
+          const { job_id, progress } = data as { job_id: number; progress: { phase: string; done: number; total: number } }
+          setLive((now) => ({ ...now, [job_id]: `${progress.phase} ${progress.done}/${progress.total}` }))
+        }
+      },
+      stop.signal,
+    ).catch((e: unknown) => {
+      if (!stop.signal.aborted) setStreamError(`live updates stopped: ${describe(e)}`)
     })
-    events.addEventListener('progress', (e) => {
-      const { job_id, progress } = JSON.parse((e as MessageEvent).data) as { job_id: number; progress: { phase: string; done: number; total: number } }
-      setLive((now) => ({ ...now, [job_id]: `${progress.phase} ${progress.done}/${progress.total}` }))
-    })
-    return () => events.close()
+    return () => stop.abort()
   }, [project])
 
   const sync = async (e: Event) => {
@@ -44,7 +55,7 @@ export function Jobs({ project }: { project: string }) {
         <button type="submit">Sync</button>
         {message && <output>{message}</output>}
       </form>
-      <Failure error={error} />
+      <Failure error={error ?? streamError} />
       <button type="button" onClick={reload}>
         Refresh
       </button>
@@ -177,4 +188,15 @@ function CancelJob({ project, job }: { project: string; job: JobStatus }) {
       {error && <span class="error"> {error}</span>}
     </p>
   )
+}
+
+/** Jobs by id, newest first; where both lists hold a job, the later status wins (a finished job never goes back to running). */
+function merge(a: JobStatus[], b: JobStatus[]): JobStatus[] {
+  const rank = (j: JobStatus) => (j.status === 'queued' ? 0 : j.status === 'running' ? 1 : 2)
+  const byId = new Map<number, JobStatus>()
+  for (const job of [...a, ...b]) {
+    const had = byId.get(job.id)
+    if (!had || rank(job) >= rank(had)) byId.set(job.id, job)
+  }
+  return [...byId.values()].sort((x, y) => y.id - x.id)
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Migration, type PendingReview, api } from '../api.js'
-import { Failure, Name, describe, useLoad } from '../util.js'
+import { Failure, Name, Shown, describe, useLoad } from '../util.js'
 
 /** A knowledge project's pending proposals with their diff, evidence and checks; a person accepts or rejects. */
 export function Review(_: { project: string }) {
@@ -41,13 +41,17 @@ function Proposal({ review, onDecided }: { review: PendingReview; onDecided: (m:
   const [reason, setReason] = useState('')
   const [allowStale, setAllowStale] = useState(false)
   const [error, setError] = useState<string>()
+  const [pending, setPending] = useState(false)
   const change = proposal.change
   const decide = async (decision: 'accept' | 'reject') => {
     setError(undefined)
+    setPending(true)
     try {
       onDecided((await api.decide(proposal.id, decision, reason, allowStale)).migration)
     } catch (e) {
       setError(describe(e))
+    } finally {
+      setPending(false)
     }
   }
   const reasonId = `reason-${proposal.id}`
@@ -72,7 +76,9 @@ function Proposal({ review, onDecided }: { review: PendingReview; onDecided: (m:
         ) : null}
       </p>
       <h3>Rationale</h3>
-      <pre class="text">{proposal.rationale}</pre>
+      <pre class="text">
+        <Shown text={proposal.rationale} />
+      </pre>
       <h3>Checks</h3>
       <ul class="checks">
         {checks.map((c) => (
@@ -88,7 +94,7 @@ function Proposal({ review, onDecided }: { review: PendingReview; onDecided: (m:
             <span class="ln" aria-hidden="true">
               {line.op}
             </span>
-            {line.text}
+            <Shown text={line.text} />
             {'\n'}
           </span>
         ))}
@@ -98,7 +104,9 @@ function Proposal({ review, onDecided }: { review: PendingReview; onDecided: (m:
         {proposal.evidence.map((e) => (
           <li key={e.segment_id}>
             <code>{e.segment_id}</code> <Name>{e.citation}</Name> {review.stale_evidence.includes(e.segment_id) && <span class="flag">no longer in the current state</span>}
-            <pre class="text">{e.quote}</pre>
+            <pre class="text">
+              <Shown text={e.quote} />
+            </pre>
           </li>
         ))}
       </ul>
@@ -111,10 +119,10 @@ function Proposal({ review, onDecided }: { review: PendingReview; onDecided: (m:
           </label>
         )}
         <div class="actions">
-          <button type="button" class="accept" onClick={() => decide('accept')}>
+          <button type="button" class="accept" onClick={() => decide('accept')} disabled={pending}>
             Accept
           </button>
-          <button type="button" class="reject" onClick={() => decide('reject')} disabled={!reason.trim()}>
+          <button type="button" class="reject" onClick={() => decide('reject')} disabled={pending || !reason.trim()}>
             Reject
           </button>
         </div>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type QueryRequest, type QueryResult, api } from '../api.js'
-import { Failure, Name, describe } from '../util.js'
+import { Failure, Name, Shown, describe } from '../util.js'
 
 const CHANNELS = ['exact', 'lexical', 'text', 'graph', 'summary'] as const
 const list = (text: string) =>
@@ -159,7 +159,7 @@ function Results({ result }: { result: QueryResult }) {
                 <span class="ln" aria-hidden="true">
                   {s.locator.line_start + i}
                 </span>
-                {line}
+                <Shown text={line} />
                 {'\n'}
               </span>
             ))}
