@@ -62,23 +62,24 @@ async function apiTimes() {
     const dashboard = new Dashboard(registry)
     const server = await startHttpServer(createHttpApp(registry, { port: 0, dashboard }), { port: 0 })
     const login = await fetch(dashboard.loginUrl(server.url), { redirect: 'manual' })
+    // A browser's session: the cookie, and the key the page sends on every call (from the redirect's fragment).
     const cookie = login.headers.get('set-cookie').split(';')[0]
-    const { csrf } = await (await fetch(`${server.url}/ui/api/session`, { headers: { cookie } })).json()
+    const key = /#key=(.+)$/.exec(login.headers.get('location'))[1]
+    const auth = { cookie, 'x-tychora-key': key }
     const p = `${server.url}/ui/api/projects/${encodeURIComponent(ws.name)}`
-    const runs = await (await fetch(`${p}/runs?limit=50`, { headers: { cookie } })).json()
-    const deep = await (await fetch(`${p}/runs?limit=500&before=${runs.runs[0].id}`, { headers: { cookie } })).json()
+    const runs = await (await fetch(`${p}/runs?limit=50`, { headers: auth })).json()
+    const deep = await (await fetch(`${p}/runs?limit=500&before=${runs.runs[0].id}`, { headers: auth })).json()
     const calls = {
-      'GET /ui/api/session': () => fetch(`${server.url}/ui/api/session`, { headers: { cookie } }),
-      'GET status': () => fetch(`${p}/status`, { headers: { cookie } }),
-      'GET sources (100)': () => fetch(`${p}/sources?limit=100`, { headers: { cookie } }),
-      'GET sources (page 50)': () => fetch(`${p}/sources?limit=100&offset=5000`, { headers: { cookie } }),
-      'GET jobs (50)': () => fetch(`${p}/jobs?limit=50`, { headers: { cookie } }),
-      'GET runs (50, newest)': () => fetch(`${p}/runs?limit=50`, { headers: { cookie } }),
-      'GET runs (50, 500 back)': () => fetch(`${p}/runs?limit=50&before=${deep.runs.at(-1).id}`, { headers: { cookie } }),
-      'GET run': () => fetch(`${p}/runs/${runs.runs[3].id}`, { headers: { cookie } }),
-      'GET evidence source': () => fetch(`${p}/evidence/source:1`, { headers: { cookie } }),
-      'POST search (explain)': () =>
-        fetch(`${p}/search`, { method: 'POST', headers: { cookie, 'x-tychora-csrf': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ query: queries[7], explain: true }) }),
+      'GET /ui/api/session': () => fetch(`${server.url}/ui/api/session`, { headers: auth }),
+      'GET status': () => fetch(`${p}/status`, { headers: auth }),
+      'GET sources (100)': () => fetch(`${p}/sources?limit=100`, { headers: auth }),
+      'GET sources (page 50)': () => fetch(`${p}/sources?limit=100&offset=5000`, { headers: auth }),
+      'GET jobs (50)': () => fetch(`${p}/jobs?limit=50`, { headers: auth }),
+      'GET runs (50, newest)': () => fetch(`${p}/runs?limit=50`, { headers: auth }),
+      'GET runs (50, 500 back)': () => fetch(`${p}/runs?limit=50&before=${deep.runs.at(-1).id}`, { headers: auth }),
+      'GET run': () => fetch(`${p}/runs/${runs.runs[3].id}`, { headers: auth }),
+      'GET evidence source': () => fetch(`${p}/evidence/source:1`, { headers: auth }),
+      'POST search (explain)': () => fetch(`${p}/search`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: queries[7], explain: true }) }),
     }
     const results = []
     for (const [name, call] of Object.entries(calls)) {

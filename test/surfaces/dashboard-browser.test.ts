@@ -152,6 +152,12 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(await page.locator('table.explain tbody tr').count()).toBeGreaterThan(0)
     expect(await page.locator('.trace li').count()).toBeGreaterThan(0)
     expect(await page.locator('.line.cited').count()).toBeGreaterThan(0)
+    // A result shown in its file: the lines around it read from the file, the cited ones marked.
+    const result = page.locator('article.segment', { hasText: 'http-caching.md:' }).first()
+    const cited = await result.locator('.line.cited').count()
+    await result.getByRole('button', { name: 'Show in file' }).click()
+    await expect.poll(() => result.locator('.line:not(.cited)').count()).toBeGreaterThan(3)
+    expect(await result.locator('.line.cited').count()).toBe(cited)
     await axe(page, 'search')
     await page.screenshot({ path: join(SHOTS, 'search.png'), fullPage: true })
   })

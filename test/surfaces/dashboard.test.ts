@@ -102,6 +102,7 @@ const PROJECT_ROUTES = (project: string) =>
     ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
     ['GET', `/ui/api/projects/${project}/render/unit:1`],
     ['GET', `/ui/api/projects/${project}/pages/1/1`],
+    ['GET', `/ui/api/projects/${project}/context/seg_1_1`],
     ['GET', `/ui/api/projects/${project}/pictures/1/1`],
     ['POST', `/ui/api/projects/${project}/descriptions/1/review`],
     ['GET', `/ui/api/projects/${project}/diff?from=1&to=2`],
@@ -225,6 +226,12 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     expect(result.segments.length).toBeGreaterThan(0)
     expect(result.segments[0].channels[0].score).toEqual(expect.any(Number))
     expect(result.trace.length).toBeGreaterThan(0)
+
+    // The citation in its file: the lines around it, the cited range as the locator says.
+    const top = result.segments[0]
+    const context = await get(`/context/${top.id}`)
+    expect(context.cited).toEqual([top.locator.line_start, top.locator.line_end])
+    expect(context.lines.slice(top.locator.line_start - context.first_line, top.locator.line_end - context.first_line + 1).join('\n')).toContain(top.text.split('\n')[0])
 
     const sources = await get('/sources?limit=2')
     expect(sources.sources).toHaveLength(2)

@@ -22,6 +22,7 @@ import { type JobEvent, JobRunner } from './job-runner.js'
 export type { JobEvent } from './job-runner.js'
 import type { PdfCall, Stamp, SummarizeCall } from '../native/index.cjs'
 import type { DrawnPage, RenderOptions, RenderedRegion } from './render.js'
+import type { FileContext } from './file-context.js'
 import { TychoraError } from '../errors.js'
 import { callNative, callNativeSync } from './call-native.js'
 import { type NativeWorkspace, native } from './native.js'
@@ -209,6 +210,16 @@ export class Workspace implements EvidenceClient, AdminClient {
   async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
     const { renderEvidence } = await import('./render.js')
     return renderEvidence(this.dir, await this.inspect(id), options)
+  }
+
+  /** The lines around chunk `chunkId`'s cited lines (`radius` each side), from the text its locator indexes. */
+  async fileContext(chunkId: number, radius = 12): Promise<FileContext> {
+    const { fileContext } = await import('./file-context.js')
+    const chunk = await this.inspect(`chunk:${chunkId}`)
+    if (chunk.type !== 'chunk') throw new TychoraError('E_NOT_FOUND', `no chunk ${chunkId}`)
+    const extraction = await this.inspect(`extraction:${chunk.extraction_id}`)
+    if (extraction.type !== 'extraction') throw new TychoraError('E_NOT_FOUND', `no extraction ${chunk.extraction_id}`)
+    return fileContext(this.dir, chunk, extraction, radius)
   }
 
   /** Picture `ordinal` of extraction `extractionId` (a raster type only), for a view that shows it. */

@@ -38,6 +38,15 @@ export interface RevisionDiff {
   lines: DiffLine[]
 }
 
+/** A citation in its file: the lines around it (`ts/engine/file-context.ts`). */
+export interface FileContext {
+  path: string
+  first_line: number
+  lines: string[]
+  cited: [number, number]
+  derived: boolean
+}
+
 /** An error the daemon answered: its stable code and message. */
 export class ApiError extends Error {
   constructor(
@@ -141,6 +150,7 @@ export const api = {
   search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),
   evidence: (project: string, id: string) => call<Evidence>('GET', `${p(project)}/evidence/${encodeURIComponent(id)}`),
   diff: (project: string, from: number, to: number) => call<RevisionDiff>('GET', `${p(project)}/diff?from=${from}&to=${to}`),
+  context: (project: string, segment: string) => call<FileContext>('GET', `${p(project)}/context/${encodeURIComponent(segment)}?radius=12`),
   symbol: (project: string, name: string) => call<SymbolReport>('GET', `${p(project)}/symbols?name=${encodeURIComponent(name)}`),
   evals: (project: string) => call<EvalRecordList>('GET', `${p(project)}/evals`),
   evalRecord: (project: string, id: string) => call<EvalRecord>('GET', `${p(project)}/evals/${encodeURIComponent(id)}`),

@@ -54,6 +54,7 @@ const ReviewBody = z
     allow_stale_evidence: z.boolean().optional(),
   })
   .strict()
+const ContextQuery = z.object({ radius: z.coerce.number().int().min(0).max(60).optional() }).strict()
 const DescriptionReviewBody = z.object({ status: z.enum(['accepted', 'rejected', 'unreviewed']), note: z.string().trim().min(1).max(2000).optional() }).strict()
 const DiffQuery = z.object({ from: z.coerce.number().int().positive(), to: z.coerce.number().int().positive() }).strict()
 const CancelBody = z.object({ reason: z.string().trim().min(1).max(500).optional() }).strict()
@@ -138,6 +139,13 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     route('POST', '/ui/api/projects/:project/runs/:id/replay', async ({ ws, param, body }) => {
       const { snapshot } = await body(ReplayBody)
       return replayRun(await ws(), param('id'), snapshot === 'recorded' ? undefined : snapshot)
+    }),
+    route('GET', '/ui/api/projects/:project/context/:segment', async ({ ws, param, event }) => {
+      const { radius } = query(event, ContextQuery)
+      // A segment id (`seg_<snapshot>_<chunk>`) or a chunk id names the chunk.
+      const chunk = /^(?:seg_\d+_|chunk:)?(\d+)$/.exec(param('segment'))?.[1]
+      if (!chunk) throw new TychoraError('E_INVALID_ARGUMENT', 'a segment id (seg_S_C) or chunk id (chunk:N)')
+      return (await ws()).fileContext(Number(chunk), radius ?? 12)
     }),
     route('GET', '/ui/api/projects/:project/pictures/:extraction/:ordinal', async ({ ws, param }) => {
       const picture = await (await ws()).picture(positive(param('extraction'), 'extraction'), positive(param('ordinal'), 'picture'))

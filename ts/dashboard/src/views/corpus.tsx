@@ -158,17 +158,7 @@ function ExtractionView(props: { project: string; extraction: Extraction; onOpen
 
 function DocumentView({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
   const format = extraction.document?.format
-  if (format === 'pdf') {
-    const pages = Math.min(extraction.document?.pages ?? 0, PAGES_SHOWN)
-    return (
-      <section aria-label="Pages">
-        <h3>Pages{(extraction.document?.pages ?? 0) > PAGES_SHOWN ? ` (the first ${PAGES_SHOWN} of ${extraction.document?.pages})` : ''}</h3>
-        {Array.from({ length: pages }, (_, i) => (
-          <PdfPage key={i} project={project} revision={extraction.revision_id} page={i + 1} units={extraction.units} onOpen={onOpen} />
-        ))}
-      </section>
-    )
-  }
+  if (format === 'pdf') return <PdfPages project={project} extraction={extraction} onOpen={onOpen} />
   if (format === 'docx') {
     const parts = new Map<string, UnitBrief[]>()
     for (const u of extraction.units) {
@@ -199,6 +189,25 @@ function DocumentView({ project, extraction, onOpen }: { project: string; extrac
     )
   }
   return null
+}
+
+/** A PDF's pages, drawn `PAGES_SHOWN` at a time (each page is one request to the renderer). */
+function PdfPages({ project, extraction, onOpen }: { project: string; extraction: Extraction; onOpen: (id: string) => void }) {
+  const total = extraction.document?.pages ?? 0
+  const [shown, setShown] = useState(Math.min(total, PAGES_SHOWN))
+  return (
+    <section aria-label="Pages">
+      <h3>Pages {shown < total ? `(${shown} of ${total})` : `(${total})`}</h3>
+      {Array.from({ length: shown }, (_, i) => (
+        <PdfPage key={i} project={project} revision={extraction.revision_id} page={i + 1} units={extraction.units} onOpen={onOpen} />
+      ))}
+      {shown < total && (
+        <button type="button" onClick={() => setShown(Math.min(total, shown + PAGES_SHOWN))}>
+          Next {Math.min(PAGES_SHOWN, total - shown)} pages
+        </button>
+      )}
+    </section>
+  )
 }
 
 const isHidden = (u: UnitBrief) => u.unit_type === 'hidden_text' || (u.document?.flags ?? []).some((f) => f.startsWith('hidden'))

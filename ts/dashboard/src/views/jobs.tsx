@@ -7,6 +7,18 @@ export function Jobs({ project }: { project: string }) {
   const { value, error, reload } = useLoad(() => api.jobs(project), [project])
   const [jobs, setJobs] = useState<JobStatus[]>([])
   const [live, setLive] = useState<Record<number, string>>({})
+  // Older pages, by the cursor the last page gave (null once none is left).
+  const [older, setOlder] = useState<number | null | undefined>()
+  const next = older === undefined ? value?.next_before : older
+  const more = () =>
+    next &&
+    api.jobs(project, next).then(
+      (page) => {
+        setJobs((now) => merge(now, page.jobs))
+        setOlder(page.next_before)
+      },
+      (e: unknown) => setMessage(describe(e)),
+    )
   const [path, setPath] = useState('')
   const [message, setMessage] = useState<string>()
   // The list as read, merged with what the stream said since: a job's newer status wins.
@@ -66,6 +78,11 @@ export function Jobs({ project }: { project: string }) {
           </li>
         ))}
       </ul>
+      {next ? (
+        <button type="button" onClick={more}>
+          Older jobs
+        </button>
+      ) : null}
     </div>
   )
 }

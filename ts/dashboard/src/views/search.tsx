@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { type QueryRequest, type QueryResult, api } from '../api.js'
+import { type FileContext, type QueryRequest, type QueryResult, api } from '../api.js'
 import { Failure, Name, Shown, describe } from '../util.js'
 
 const CHANNELS = ['exact', 'lexical', 'text', 'graph', 'summary'] as const
@@ -80,12 +80,12 @@ export function Search({ project }: { project: string }) {
         </button>
       </form>
       <Failure error={error} />
-      {result && <Results result={result} />}
+      {result && <Results project={project} result={result} />}
     </div>
   )
 }
 
-function Results({ result }: { result: QueryResult }) {
+function Results({ project, result }: { project: string; result: QueryResult }) {
   const total = result.trace.reduce((sum, s) => sum + s.ms, 0) || 1
   return (
     <div class="results">
@@ -153,19 +153,53 @@ function Results({ result }: { result: QueryResult }) {
             {s.may_contain_instructions && <span class="flag">may contain instructions</span>}
             {s.content_classification === 'hidden_text' && <span class="flag">hidden text</span>}
           </header>
-          <pre class="code">
-            {s.text.split('\n').map((line, i) => (
-              <span class="line cited" key={i}>
-                <span class="ln" aria-hidden="true">
-                  {s.locator.line_start + i}
-                </span>
-                <Shown text={line} />
-                {'\n'}
-              </span>
-            ))}
-          </pre>
+          <Cited project={project} segment={s} />
         </article>
       ))}
     </div>
+  )
+}
+
+type Segment = QueryResult['segments'][number]
+
+/**
+ * A segment's cited lines, numbered; "Show in file" reads the lines around them from the text the
+ * citation indexes (the file, or a document's derived text), the cited ones highlighted.
+ */
+function Cited({ project, segment }: { project: string; segment: Segment }) {
+  const [context, setContext] = useState<FileContext>()
+  const [error, setError] = useState<string>()
+  const show = () =>
+    api.context(project, segment.id).then(
+      (c) => setContext(c),
+      (e: unknown) => setError(describe(e)),
+    )
+  const first = context?.first_line ?? segment.locator.line_start
+  const lines = context?.lines ?? segment.text.split('\n')
+  const [from, to] = context?.cited ?? [segment.locator.line_start, segment.locator.line_start + lines.length - 1]
+  return (
+    <>
+      <pre class="code">
+        {lines.map((line, i) => {
+          const n = first + i
+          return (
+            <span class={`line ${n >= from && n <= to ? 'cited' : ''}`} key={n}>
+              <span class="ln" aria-hidden="true">
+                {n}
+              </span>
+              <Shown text={line} />
+              {'\n'}
+            </span>
+          )
+        })}
+      </pre>
+      {!context && (
+        <button type="button" class="link in-file" onClick={show}>
+          Show in file
+        </button>
+      )}
+      {context?.derived && <p class="muted">Lines of the document's extracted text.</p>}
+      <Failure error={error} />
+    </>
   )
 }
