@@ -196,8 +196,11 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
   it('corpus: sources, then a source with its revisions; a PDF unit is drawn from its page', async () => {
     await page.goto(`${base}/#/corpus`)
     await page.locator('table.sources tbody tr').first().waitFor()
-    await page.getByRole('button', { name: 'paper.pdf' }).click()
+    // By keyboard: Enter on a source opens it and moves focus to the opened panel's heading.
+    await page.getByRole('button', { name: 'paper.pdf' }).focus()
+    await page.keyboard.press('Enter')
     await page.getByRole('complementary', { name: /^Evidence source:/ }).waitFor()
+    await expect.poll(() => page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.textContent}`)).toMatch(/^H2 source:\d+$/)
     await page
       .getByRole('button', { name: /^revision:\d+$/ })
       .first()

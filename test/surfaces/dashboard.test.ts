@@ -12,6 +12,8 @@ import { accept, propose } from '../../ts/knowledge/lifecycle.js'
 import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
+import { DashboardAccess } from '../../ts/http/dashboard/access.js'
+import { dashboardApi } from '../../ts/http/dashboard/api.js'
 import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
 import { CONTENT_SECURITY_POLICY } from '../../ts/http/dashboard/assets.js'
 import { startHttpServer } from '../../ts/http/server.js'
@@ -82,36 +84,26 @@ function raw(port: number, path: string, headers: Record<string, string>): Promi
   })
 }
 
-const PROJECT_ROUTES = (project: string) =>
-  [
-    ['GET', '/'],
-    ['GET', '/ui/api/session'],
-    ['GET', `/ui/api/projects/${project}/status`],
-    ['GET', `/ui/api/projects/${project}/doctor`],
-    ['GET', `/ui/api/projects/${project}/snapshots`],
-    ['POST', `/ui/api/projects/${project}/search`],
-    ['GET', `/ui/api/projects/${project}/evidence/source:1`],
-    ['GET', `/ui/api/projects/${project}/sources`],
-    ['GET', `/ui/api/projects/${project}/jobs`],
-    ['GET', `/ui/api/projects/${project}/jobs/1`],
-    ['POST', `/ui/api/projects/${project}/sync`],
-    ['POST', `/ui/api/projects/${project}/jobs/1/cancel`],
-    ['GET', `/ui/api/projects/${project}/events`],
-    ['GET', `/ui/api/projects/${project}/runs`],
-    ['GET', `/ui/api/projects/${project}/runs/qr_00000000000000000000`],
-    ['POST', `/ui/api/projects/${project}/runs/qr_00000000000000000000/replay`],
-    ['GET', `/ui/api/projects/${project}/render/unit:1`],
-    ['GET', `/ui/api/projects/${project}/pages/1/1`],
-    ['GET', `/ui/api/projects/${project}/context/seg_1_1`],
-    ['GET', `/ui/api/projects/${project}/pictures/1/1`],
-    ['POST', `/ui/api/projects/${project}/descriptions/1/review`],
-    ['GET', `/ui/api/projects/${project}/diff?from=1&to=2`],
-    ['GET', `/ui/api/projects/${project}/symbols?name=parse`],
-    ['GET', `/ui/api/projects/${project}/evals`],
-    ['GET', `/ui/api/projects/${project}/evals/20260101T000000000Z-beir-00000000`],
-    ['GET', '/ui/api/review'],
-    ['POST', '/ui/api/review/p-20260101-x-abcdef'],
-  ] as const
+/** Values for a route's parameters that would pass validation, so a refusal can only come from access. */
+const SAMPLE: Record<string, string> = {
+  id: '1',
+  revision: '1',
+  page: '1',
+  extraction: '1',
+  ordinal: '1',
+  segment: 'seg_1_1',
+}
+
+/**
+ * Every route the dashboard's API registers (read from `dashboardApi`, so a new one cannot be
+ * forgotten here), with sample parameters, plus the page itself.
+ */
+function dashboardRoutes(project: string): Array<[string, string]> {
+  const api = dashboardApi({ registry: new ProjectRegistry(), access: new DashboardAccess(), maxBodyBytes: 1024, streams: new Set(), review: undefined, closed: () => false })
+  const routes = api.map(([method, path]): [string, string] => [method, path.replace(':project', project).replace(/:(\w+)/g, (_, name: string) => SAMPLE[name] ?? 'x')])
+  expect(routes.length).toBeGreaterThan(25)
+  return [['GET', '/'], ...routes]
+}
 
 describe.skipIf(nativeMissing)('the dashboard: access', () => {
   it('the one-time login URL sets an HttpOnly, SameSite=Strict session cookie, moves to a URL without the key, and works once', async () => {
@@ -146,7 +138,7 @@ describe.skipIf(nativeMissing)('the dashboard: access', () => {
   it('agent and owner bearer tokens, a missing cookie and a forged one are refused on every dashboard route', async () => {
     const s = await serve()
     const { csrf } = await login(s)
-    for (const [method, path] of PROJECT_ROUTES(s.project)) {
+    for (const [method, path] of dashboardRoutes(s.project)) {
       const variants: Array<Record<string, string>> = [
         {},
         { authorization: `Bearer ${s.agent}` },

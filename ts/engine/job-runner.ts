@@ -87,15 +87,13 @@ export class JobRunner {
   async #runWatched(id: number): Promise<Receipt> {
     this.notify({ job_id: id, phase: 'started' })
     let last = 0
-    const onProgress =
-      this.#listeners.size === 0
-        ? undefined
-        : (progress: Progress) => {
-            const now = Date.now()
-            if (now - last < PROGRESS_EVERY_MS) return
-            last = now
-            this.notify({ job_id: id, phase: 'progress', progress })
-          }
+    // Always passed: a view that starts watching mid-job gets this job's progress too.
+    const onProgress = (progress: Progress) => {
+      const now = Date.now()
+      if (this.#listeners.size === 0 || now - last < PROGRESS_EVERY_MS) return
+      last = now
+      this.notify({ job_id: id, phase: 'progress', progress })
+    }
     try {
       return await this.#run(id, onProgress)
     } finally {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, imageUrl } from './api.js'
 
 /** A value loaded once per `deps`, with its error as text (never as HTML). */
@@ -104,4 +104,18 @@ export function ApiImage({ path, alt, class: className, onLoad }: { path: string
   }, [path])
   if (error) return <Failure error={error} />
   return src ? <img class={className} src={src} alt={alt} onLoad={(e) => onLoad?.(e.currentTarget as HTMLImageElement)} /> : <p class="muted">Drawing…</p>
+}
+
+/**
+ * The heading of a panel that opens beside a list (a piece of evidence, a run): focus moves to it
+ * when it opens or changes, so a keyboard or screen-reader user lands on what they opened.
+ */
+export function PanelHeading({ children }: { children: string }) {
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [children])
+  return (
+    <h2 ref={heading} tabIndex={-1}>
+      {children}
+    </h2>
+  )
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Evidence, type RevisionDiff, api } from '../api.js'
-import { ApiImage, Failure, Name, describe, useLoad, when } from '../util.js'
+import { ApiImage, Failure, Name, PanelHeading, describe, useLoad, when } from '../util.js'
 
 const PAGE = 100
 
@@ -79,7 +79,7 @@ function EvidencePanel({ project, id, onOpen }: { project: string; id: string; o
   const pdf = (value?.type === 'unit' && (value.document?.boxes.length ?? 0) > 0) || (value?.type === 'chunk' && value.regions.length > 0)
   return (
     <aside class="evidence" aria-label={`Evidence ${id}`}>
-      <h2>{id}</h2>
+      <PanelHeading>{id}</PanelHeading>
       <Failure error={error} />
       {pdf && <ApiImage class="page" path={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
       {value?.type === 'source' && value.revisions.length > 1 && <Revisions project={project} revisions={value.revisions} />}

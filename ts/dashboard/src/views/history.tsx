@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type ReplayDiff, api } from '../api.js'
-import { Failure, Name, describe, useLoad, when } from '../util.js'
+import { Failure, Name, PanelHeading, describe, useLoad, when } from '../util.js'
 
 /** Every recorded run with its request, scope, snapshot, results and trace; replay with the diff. */
 export function History({ project }: { project: string }) {
@@ -66,7 +66,7 @@ function Run({ project, id }: { project: string; id: string }) {
   }
   return (
     <aside class="evidence" aria-label={`Run ${id}`}>
-      <h2>{id}</h2>
+      <PanelHeading>{id}</PanelHeading>
       <Failure error={error} />
       {value && (
         <>
