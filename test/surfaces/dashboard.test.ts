@@ -230,6 +230,8 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
     expect(sources.total).toBe((await s.ws.listSources({})).total)
     const source = await get(`/evidence/source:${sources.sources[0].id}`)
     expect(source.type).toBe('source')
+    // Its sensitivity label: the workspace's default level for a source added without one.
+    expect(source.sensitivity).toBe('internal')
 
     const jobs = await get('/jobs')
     expect(jobs.jobs[0]).toMatchObject({ type: 'job', kind: 'add', status: 'succeeded' })

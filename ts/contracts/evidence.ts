@@ -82,6 +82,7 @@ export const SourceEvidenceSchema = z.object({
   format: z.string().describe('How its bytes are parsed'),
   facets: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).describe('Its facet values, by name'),
   status: z.enum(['active', 'removed']).describe('active, or removed once a sync no longer finds its file or it is withdrawn'),
+  sensitivity: z.string().nullable().describe("Its sensitivity label, one of the workspace's [sensitivity] levels (null: captured before labels existed)"),
   created_at: z.number().int(),
   updated_at: z.number().int(),
   revisions: z.array(RevisionBriefSchema),

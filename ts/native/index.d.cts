@@ -1484,6 +1484,8 @@ export interface SourceEvidence {
   /** Its facet values, by name. */
   facets: Record<string, string | number | boolean | null>
   status: 'active' | 'removed'
+  /** Its sensitivity label (`null`: captured before labels existed). */
+  sensitivity: string | null
   created_at: number
   updated_at: number
   revisions: Array<RevisionBrief>

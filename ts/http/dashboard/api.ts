@@ -106,7 +106,7 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     }),
     route('GET', '/ui/api/projects/:project/evals', async ({ ws }) => listEvalRecords((await ws()).dir)),
     route('GET', '/ui/api/projects/:project/evals/:id', async ({ ws, param }) => readEvalRecord((await ws()).dir, param('id'))),
-    route('GET', '/ui/api/projects/:project/status', async ({ ws }) => (await ws()).status()),
+    route('GET', '/ui/api/projects/:project/status', async ({ ws }) => statusOf(await ws())),
     route('GET', '/ui/api/projects/:project/doctor', async ({ ws }) => ({ findings: await (await ws()).doctor() })),
     route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
     route('POST', '/ui/api/projects/:project/search', async ({ ws, body }) => (await ws()).search(await body(QueryRequestSchema))),
@@ -166,6 +166,28 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
       return new Response(new Uint8Array(region.png), { status: 200, headers: { ...PAGE_HEADERS, 'content-type': 'image/png', 'cache-control': 'no-store' } })
     }),
   ]
+}
+
+/** How long a workspace's status is reused: its size breakdown walks every page of the corpus (140 ms at 84k chunks). */
+const STATUS_TTL_MS = 5_000
+const statuses = new WeakMap<Workspace, { at: number; value: Promise<unknown> }>()
+const watched = new WeakSet<Workspace>()
+
+/**
+ * The workspace's status, reused for `STATUS_TTL_MS` and until a job finishes (what its sizes and
+ * counts measure changes with jobs; a search adds one query run, which the next read counts).
+ */
+function statusOf(ws: Workspace): Promise<unknown> {
+  const cached = statuses.get(ws)
+  if (cached && Date.now() - cached.at < STATUS_TTL_MS) return cached.value
+  if (!watched.has(ws)) {
+    watched.add(ws)
+    ws.watchJobs((e) => e.phase === 'finished' && statuses.delete(ws))
+  }
+  const value = ws.status()
+  statuses.set(ws, { at: Date.now(), value })
+  value.catch(() => statuses.delete(ws))
+  return value
 }
 
 /** The project `name` as its owner, if the session's login proved that ownership (else as unknown). */

@@ -81,6 +81,9 @@ pub struct SourceEvidence {
     pub facets: serde_json::Map<String, serde_json::Value>,
     /// `active`, or `removed` once a sync no longer finds its file or it is withdrawn.
     pub status: SourceStatus,
+    /// Its sensitivity label (`add --sensitivity`, `manage sensitivity`); `None` for a source
+    /// captured before labels existed.
+    pub sensitivity: Option<String>,
     /// When it was first captured, in milliseconds since the Unix epoch.
     pub created_at: i64,
     /// When its row last changed (a capture, a removal, a relabel), in milliseconds
@@ -754,7 +757,7 @@ fn list<T>(
 fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
     let Some(mut found) = conn
         .query_row(
-            "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at, s.format
+            "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at, s.format, s.sensitivity
              FROM sources s JOIN collections c ON c.id = s.collection_id JOIN roots ro ON ro.id = s.root_id WHERE s.id = ?1",
             params![id],
             |r| {
@@ -768,6 +771,7 @@ fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
                     format: r.get(9)?,
                     facets: serde_json::Map::new(),
                     status: r.get(6)?,
+                    sensitivity: r.get(10)?,
                     created_at: r.get(7)?,
                     updated_at: r.get(8)?,
                     revisions: Vec::new(),

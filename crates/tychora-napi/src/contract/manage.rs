@@ -481,6 +481,8 @@ pub struct SourceEvidence {
     pub facets: serde_json::Value,
     #[napi(ts_type = "'active' | 'removed'")]
     pub status: String,
+    /// Its sensitivity label (`null`: captured before labels existed).
+    pub sensitivity: Either<String, Null>,
     #[napi(js_name = "created_at")]
     pub created_at: i64,
     #[napi(js_name = "updated_at")]
@@ -1086,6 +1088,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         format,
         facets,
         status,
+        sensitivity,
         created_at,
         updated_at,
         revisions,
@@ -1101,6 +1104,7 @@ fn source(value: core::SourceEvidence) -> SourceEvidence {
         format,
         facets: serde_json::Value::Object(facets),
         status: status.as_str().into(),
+        sensitivity: nullable(sensitivity),
         created_at,
         updated_at,
         revisions: revisions
