@@ -9,15 +9,15 @@ import { Daemon, KNOWLEDGE_ALIAS } from '../../ts/daemon/daemon.js'
 import { ensureTokens } from '../../ts/engine/tokens.js'
 import { evalBeir } from '../../ts/eval/beir.js'
 import { recordEval } from '../../ts/eval/records.js'
-import { initProject } from '../../ts/knowledge/layout.js'
-import { accept, propose } from '../../ts/knowledge/lifecycle.js'
-import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
+import { propose } from '../../ts/knowledge/lifecycle.js'
+import { builtStates } from '../../ts/service/knowledge-state.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
 import { Dashboard } from '../../ts/http/dashboard/dashboard.js'
 import { startHttpServer } from '../../ts/http/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
 import { FIXTURE_CODE, FIXTURE_DOCS, ROOT, dataMissing, nativeMissing, sharedData } from '../native/_setup.js'
+import { approvedKnowledge } from '../support/knowledge.js'
 import { unless } from '../support/requirements.js'
 
 /** Debian's chromium (apt, installed by `.ci/run`); playwright-core drives it and downloads nothing. */
@@ -329,16 +329,8 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
 
 describe.skipIf(skip)('knowledge review in a real browser', () => {
   it('shows a pending proposal with its diff, evidence and checks; accepting it writes the migration', async () => {
-    const { mkdtemp, rm } = await import('node:fs/promises')
-    const repo = await mkdtemp(join(tmpdir(), 'tychora-dashboard-knowledge-'))
-    const paths = await initProject(repo)
-    const first = await propose(
-      paths,
-      { change: { op: 'create', item: 'release-freeze', title: 'Release freeze', kind: 'decision', body: 'No releases in December.\nAsk the release lead.\n' }, rationale: 'r' },
-      async () => undefined,
-    )
-    await accept(paths, { proposal: first.id, reviewer: 'ana' }, async () => undefined)
-    await applyMigrations(paths)
+    const { rm } = await import('node:fs/promises')
+    const { repo, paths } = await approvedKnowledge('tychora-dashboard-knowledge-')
     const daemon = await Daemon.start({ workspaces: builtStates(paths), port: 0, knowledge: { root: paths.root } })
     const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core')
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })

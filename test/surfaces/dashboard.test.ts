@@ -1,15 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runtimePath } from '../../ts/contracts/runtime.js'
 import { Daemon } from '../../ts/daemon/daemon.js'
 import { ensureTokens } from '../../ts/engine/tokens.js'
-import { initProject } from '../../ts/knowledge/layout.js'
-import { accept, propose } from '../../ts/knowledge/lifecycle.js'
-import { applyMigrations, builtStates } from '../../ts/service/knowledge-state.js'
+import { propose } from '../../ts/knowledge/lifecycle.js'
+import { builtStates } from '../../ts/service/knowledge-state.js'
 import { Workspace } from '../../ts/engine/workspace.js'
 import { createHttpApp } from '../../ts/http/app.js'
 import { DashboardAccess } from '../../ts/http/dashboard/access.js'
@@ -19,6 +17,7 @@ import { CONTENT_SECURITY_POLICY } from '../../ts/http/dashboard/assets.js'
 import { startHttpServer } from '../../ts/http/server.js'
 import { ProjectRegistry } from '../../ts/service/registry.js'
 import { cli, nativeMissing, scratch } from '../native/_setup.js'
+import { approvedKnowledge } from '../support/knowledge.js'
 import { projectOf, startDaemon } from './_daemon.js'
 
 interface Served {
@@ -332,16 +331,8 @@ describe.skipIf(nativeMissing)('the dashboard: its API answers from the workspac
 
 describe.skipIf(nativeMissing)('the dashboard: knowledge review', () => {
   it('lists a pending proposal with its diff and checks; rejecting needs a reason; accepting writes the migration', async () => {
-    const repo = await mkdtemp(join(tmpdir(), 'tychora-dashboard-review-'))
+    const { repo, paths } = await approvedKnowledge('tychora-dashboard-review-')
     teardown.push(() => rm(repo, { recursive: true, force: true }))
-    const paths = await initProject(repo)
-    const first = await propose(
-      paths,
-      { change: { op: 'create', item: 'release-freeze', title: 'Release freeze', kind: 'decision', body: 'No releases in December.\nAsk the release lead.\n' }, rationale: 'r' },
-      async () => undefined,
-    )
-    await accept(paths, { proposal: first.id, reviewer: 'ana' }, async () => undefined)
-    await applyMigrations(paths)
     const daemon = await Daemon.start({ workspaces: builtStates(paths), port: 0, knowledge: { root: paths.root } })
     teardown.push(() => daemon.stop())
     const edit = await propose(

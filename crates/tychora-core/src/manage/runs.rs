@@ -39,18 +39,7 @@ pub(crate) fn run_record(engine: &Engine, run_id: &str) -> Result<RunRecord> {
             .query_row(
                 "SELECT id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at FROM query_runs WHERE id = ?1",
                 params![run_id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<i64>>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                        r.get::<_, Option<String>>(5)?,
-                        r.get::<_, f64>(6)?,
-                        r.get::<_, i64>(7)?,
-                    ))
-                },
+                run_row,
             )
             .optional()?
             .ok_or_else(|| Error::NotFound { what: "query run (or expired by [history] query_days)", id: run_id.to_string() })?;
@@ -142,18 +131,7 @@ pub(crate) fn list_runs(
                  WHERE ?1 IS NULL OR (created_at, id) < (?1, ?2)
                  ORDER BY created_at DESC, id DESC LIMIT ?3",
             )?
-            .query_map(params![at, id, i64::from(limit) + 1], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<i64>>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    r.get::<_, Option<String>>(5)?,
-                    r.get::<_, f64>(6)?,
-                    r.get::<_, i64>(7)?,
-                ))
-            })?
+            .query_map(params![at, id, i64::from(limit) + 1], run_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let more = rows.len() > page;
         rows.truncate(page);
@@ -180,6 +158,32 @@ pub(crate) fn list_runs(
 
 /// A run's query text (its request's `query`) and result count (its summary's `returned`; the
 /// length of `segments` for a summary without one).
+/// A `query_runs` row as both readers select it: id, snapshot, request and summary JSON, agent,
+/// task, duration, time.
+type RunRow = (
+    String,
+    Option<i64>,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    f64,
+    i64,
+);
+
+fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    Ok((
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+        r.get(6)?,
+        r.get(7)?,
+    ))
+}
+
 fn brief(run_id: &str, request: &str, summary: &str) -> Result<(String, u32)> {
     #[derive(Deserialize)]
     struct Request {
