@@ -62,6 +62,9 @@ describe.skipIf(nativeMissing)('cancelling a queued job', () => {
     try {
       const [project] = daemon.registry.names() as [string]
       const served = daemon.registry.workspace(project)
+      // The start's resume of the queue reads it asynchronously: let it finish before enqueueing, or
+      // it may take the job this test means to cancel.
+      await served.idle()
       const token = (name: 'ownerToken' | 'agentToken') => readFileSync(runtimePath(dir, name), 'utf8').trim()
 
       const viaHttp = await served.enqueueAdd({ paths: [docs] })
