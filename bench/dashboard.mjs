@@ -1,13 +1,18 @@
 // `npm run bench:dashboard`: the dashboard's page weight (first view: HTML, JS and CSS, gzip and
 // brotli) and each of its API calls' time on loopback (p50/p95 of REPEAT calls) over a workspace of
-// SciFact's 5,183 abstracts COPIES times over (16: 84k chunks) with RUNS recorded query runs. Writes bench/results/dashboard.{json,md}.
+// SciFact's 5,183 abstracts COPIES times over (16: 84k chunks) with RUNS recorded query runs and
+// EVALS evaluation records, and each view opened in Chromium when it is installed. Writes
+// bench/results/dashboard.{json,md}.
 // Needs `npm run build` (dist/) and ../shared/data/scifact.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { ensureTokens } from '../dist/engine/tokens.js'
+import { evalBeir } from '../dist/eval/beir.js'
+import { recordEval } from '../dist/eval/records.js'
 import { Workspace } from '../dist/engine/workspace.js'
 import { createHttpApp } from '../dist/http/app.js'
 import { Dashboard } from '../dist/http/dashboard/dashboard.js'
@@ -18,6 +23,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 10_000)
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 50)
 const COPIES = Number(process.env.BENCH_COPIES ?? 16)
+const EVALS = Number(process.env.BENCH_EVALS ?? 30)
+const VIEW_REPEAT = Number(process.env.BENCH_VIEW_REPEAT ?? 7)
 const BUDGET = 200 * 1024
 
 /** The first view's bytes: index.html and every script and stylesheet it loads (the whole app is one view bundle). */
@@ -74,8 +81,13 @@ async function apiTimes() {
     for (let done = 0; done < RUNS; done += 500) {
       await ws.searchBatch(Array.from({ length: Math.min(500, RUNS - done) }, (_, i) => ({ query: queries[(done + i) % queries.length], limit: 10 })))
     }
-    // A fresh status (what the dashboard's status route reuses for 5 s or until a job ends): its
-    // size breakdown walks every page of the corpus.
+    // EVALS recorded evaluations: one real SciFact test run (300 queries, per query), kept as if run
+    // on EVALS days, so the evaluation view lists and plots records of their real size.
+    const report = await evalBeir(scifact, { split: 'test', perQuery: true })
+    const checkout = { root, version: JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version }
+    for (let day = 0; day < EVALS; day++) await recordEval(wsDir, { kind: 'beir', report, settings: { split: 'test' }, checkout, now: Date.UTC(2026, 0, 1) + day * 86_400_000 })
+    // A status with the per-table breakdown, which reads every page of the corpus: what the
+    // sizes route measures off the request path (after each job, at most once a minute).
     const fresh = []
     for (let i = 0; i < 10; i++) {
       const t = performance.now()
@@ -97,6 +109,9 @@ async function apiTimes() {
     const calls = {
       'GET /ui/api/session': () => fetch(`${server.url}/ui/api/session`, { headers: auth }),
       'GET status': () => fetch(`${p}/status`, { headers: auth }),
+      'GET sizes': () => fetch(`${p}/sizes`, { headers: auth }),
+      'GET snapshots': () => fetch(`${p}/snapshots`, { headers: auth }),
+      'GET evals': () => fetch(`${p}/evals`, { headers: auth }),
       'GET sources (100)': () => fetch(`${p}/sources?limit=100`, { headers: auth }),
       'GET sources (100, offset 1500)': () => fetch(`${p}/sources?limit=100&offset=1500`, { headers: auth }),
       'GET jobs (50)': () => fetch(`${p}/jobs?limit=50`, { headers: auth }),
@@ -106,6 +121,7 @@ async function apiTimes() {
       'GET evidence source': () => fetch(`${p}/evidence/source:1`, { headers: auth }),
       'POST search (explain)': () => fetch(`${p}/search`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: queries[7], explain: true }) }),
     }
+    const views = await viewTimes(dashboard.loginUrl(server.url), ws.name, queries[7])
     const results = []
     for (const [name, call] of Object.entries(calls)) {
       const times = []
@@ -120,16 +136,88 @@ async function apiTimes() {
     }
     dashboard.close()
     await server.close()
+    // Doctor runs when the person asks (a button): it re-hashes every original.
+    const doctor = []
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now()
+      await ws.doctor()
+      doctor.push(performance.now() - t)
+    }
     const status = await ws.status()
     ws.close()
-    results.push({ call: 'status, fresh (engine, 10 calls; the route reuses one for 5 s or until a job ends)', p50_ms: pct(fresh, 50), p95_ms: pct(fresh, 95) })
+    results.push({ call: 'status with the table breakdown (engine, 10 calls; measured off the request path for GET sizes)', p50_ms: pct(fresh, 50), p95_ms: pct(fresh, 95) })
+    results.push({ call: 'doctor (engine, 3 calls; on request only)', p50_ms: pct(doctor, 50), p95_ms: pct(doctor, 95) })
     return {
-      corpus: `SciFact corpus ×${COPIES} (${receipt.files.added} files, ${status.counts.chunks} chunks, ingested in ${(receipt.duration_ms / 1000).toFixed(0)} s), ${status.counts.query_runs} recorded runs`,
+      corpus: `SciFact corpus ×${COPIES} (${receipt.files.added} files, ${status.counts.chunks} chunks, ingested in ${(receipt.duration_ms / 1000).toFixed(0)} s), ${status.counts.query_runs} recorded runs, ${EVALS} evaluation records (SciFact test, ${report.queries} queries each)`,
       repeat: REPEAT,
       results,
+      views,
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Each view opened in Debian's Chromium (driven by playwright-core, as the browser tests do), from
+ * the click that opens it to its data on screen: median and max of VIEW_REPEAT openings. Null when
+ * there is no Chromium here.
+ */
+async function viewTimes(loginUrl, project, query) {
+  const chromiumPath = process.env.TYCHORA_CHROMIUM ?? '/usr/bin/chromium'
+  if (!existsSync(chromiumPath)) return null
+  const { chromium } = createRequire(import.meta.url)('playwright-core')
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] })
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    let t = performance.now()
+    await page.goto(loginUrl)
+    await page.getByLabel('Query').waitFor()
+    const firstLoad = performance.now() - t
+    const p = encodeURIComponent(project)
+    // What each view shows once its data is in: the list's first row, the status and sizes.
+    const opened = {
+      'Ingestion (jobs)': [`#/jobs/${p}`, '.job'],
+      'Corpus (sources, 100 a page)': [`#/corpus/${p}`, 'table.sources tbody tr'],
+      'Retrieval history (runs, 50 a page)': [`#/history/${p}`, 'table.runs tbody tr'],
+      'Evaluation (records, chart drawn)': [`#/evaluation/${p}`, 'figure.chart canvas'],
+      'Operations (status, sizes, snapshots)': [`#/operations/${p}`, 'section[aria-label="corpus.sqlite3 by table"] tbody tr'],
+    }
+    const rows = [{ view: 'first load (login link to the search view)', median_ms: firstLoad, max_ms: firstLoad }]
+    for (const [view, [hash, selector]] of Object.entries(opened)) {
+      const times = []
+      for (let i = 0; i < VIEW_REPEAT; i++) {
+        await page.evaluate(() => {
+          location.hash = '#/search'
+        })
+        await page.getByLabel('Query').waitFor()
+        t = performance.now()
+        await page.evaluate((h) => {
+          location.hash = h
+        }, hash)
+        await page.locator(selector).first().waitFor()
+        times.push(performance.now() - t)
+      }
+      rows.push({ view, median_ms: pct(times, 50), max_ms: Math.max(...times) })
+    }
+    const times = []
+    for (let i = 0; i < VIEW_REPEAT; i++) {
+      await page.evaluate((h) => {
+        location.hash = h
+      }, `#/search/${p}`)
+      await page.getByLabel('Query').fill(`${query} ${i}`)
+      t = performance.now()
+      await page.getByRole('button', { name: 'Search' }).click()
+      await page.getByRole('heading', { name: 'Explain' }).waitFor()
+      times.push(performance.now() - t)
+      await page.evaluate(() => {
+        location.hash = '#/jobs'
+      })
+    }
+    rows.push({ view: 'Search (query with explain, results drawn)', median_ms: pct(times, 50), max_ms: Math.max(...times) })
+    return rows
+  } finally {
+    await browser.close()
   }
 }
 
@@ -150,6 +238,16 @@ const md = [
   '|---|---:|---:|',
   ...api.results.map((r) => `| ${r.call} | ${r.p50_ms.toFixed(2)} | ${r.p95_ms.toFixed(2)} |`),
   '',
+  ...(api.views
+    ? [
+        `Views in Chromium (median and max of ${VIEW_REPEAT} openings; from the navigation to its data on screen, same workspace):`,
+        '',
+        '| view | median ms | max ms |',
+        '|---|---:|---:|',
+        ...api.views.map((v) => `| ${v.view} | ${v.median_ms.toFixed(0)} | ${v.max_ms.toFixed(0)} |`),
+        '',
+      ]
+    : ['Views in a browser: not measured (no Chromium here).', '']),
 ]
 writeFileSync(join(root, 'bench/results/dashboard.md'), md.join('\n'))
 process.stdout.write(md.join('\n'))

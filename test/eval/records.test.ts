@@ -172,6 +172,17 @@ describe('evaluation records: writing, listing, reading', () => {
     expect(reason[`${misnamed}.json`]).toMatch(/file name/)
     expect(reason[`${escapee}.json`]).toMatch(/symlink/)
     expect(reason['notes.json']).toMatch(/not an evaluation record name/)
+
+    // A second listing reuses what it parsed, yet sees a record replaced, corrupted or removed since.
+    const replaced = { ...made[1]!, created_at: made[1]!.created_at + 1, settings: { changed: true } }
+    await writeFile(join(dir, `${made[1]!.id}.json.new`), JSON.stringify(replaced))
+    const { rename, unlink } = await import('node:fs/promises')
+    await rename(join(dir, `${made[1]!.id}.json.new`), join(dir, `${made[1]!.id}.json`))
+    await writeFile(join(dir, `${made[2]!.id}.json`), '{"version": 1, "id": ')
+    await unlink(join(dir, `${made[0]!.id}.json`))
+    const again = await listEvalRecords(ws)
+    expect(again.records.map((r) => [r.id, r.settings])).toEqual([[made[1]!.id, { changed: true }]])
+    expect(again.skipped.map((s) => s.file)).toContain(`${made[2]!.id}.json`)
   })
 
   it('reads one record, refusing ids that are not record ids before touching the disk', async () => {

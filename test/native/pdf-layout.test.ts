@@ -107,6 +107,46 @@ describe.skipIf(nativeMissing)('PDF layout on real documents', () => {
     expect(cells.every((c) => c.length === 3)).toBe(true)
   })
 
+  it('draws a rotated page whole with the matrix that puts its boxes on the picture (the dashboard lays unit boxes over it)', async () => {
+    // senate-expenditures: /Rotate 90. Its rows run up the page in PDF points; drawn upright, a
+    // row is wide and short, and its box lands on the row's ink.
+    const bytes = await readFile(join(PLUMBER, 'senate-expenditures.pdf'))
+    const base = { bytes, path: 'senate.pdf', max_pages: 2000, page_timeout_ms: 30_000, worker_memory_mb: 256 }
+    const rows = (await readPdf(base)).blocks.filter((b) => b.kind === 'table_row')
+    const drawn = await readPdf({ ...base, render: { regions: [{ page: 1, box: [-1e6, -1e6, 1e6, 1e6] }], dpi: 72 } })
+    const { width, height, parts, png } = drawn.rendered!
+    expect(width).toBeGreaterThan(height) // landscape once drawn
+    const [a, b, c, d, e, f] = parts[0]!.transform as [number, number, number, number, number, number]
+    const onPicture = ([x0, y0, x1, y1]: number[]) => {
+      const corners = [
+        [x0!, y0!],
+        [x1!, y0!],
+        [x0!, y1!],
+        [x1!, y1!],
+      ].map(([x, y]) => [a * x! + c * y! + e, b * x! + d * y! + f])
+      const xs = corners.map((p) => p[0]!)
+      const ys = corners.map((p) => p[1]!)
+      return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)]
+    }
+    const { loadImage, createCanvas } = await import('@napi-rs/canvas')
+    const picture = await loadImage(Buffer.from(png))
+    const canvas = createCanvas(picture.width, picture.height)
+    canvas.getContext('2d').drawImage(picture, 0, 0)
+    const inked = ([l, t, r, bottom]: number[]) => {
+      const pixels = canvas.getContext('2d').getImageData(Math.floor(l!), Math.floor(t!), Math.ceil(r! - l!), Math.ceil(bottom! - t!)).data
+      let dark = 0
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i]! < 128) dark++
+      return dark / (pixels.length / 4)
+    }
+    for (const row of rows.slice(-3)) {
+      const [l, t, r, bottom] = onPicture(row.bbox)
+      expect(r! - l!).toBeGreaterThan(500)
+      expect(bottom! - t!).toBeLessThan(20)
+      expect(l! >= -1 && t! >= -1 && r! <= width + 1 && bottom! <= height + 1).toBe(true)
+      expect(inked([l!, t!, r!, bottom!])).toBeGreaterThan(0.02)
+    }
+  })
+
   it('reads a landscape page printed sideways upright, tables drawn without rules and headers set sideways, while prose stays prose', async () => {
     const read = async (dir: string, name: string) => {
       const out = await readPdf({

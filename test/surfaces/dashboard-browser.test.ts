@@ -282,6 +282,10 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     expect(await page.getByRole('region', { name: 'Replay diff' }).textContent()).toMatch(/The same \d+ results in the same order|Results differ/)
     await axe(page, 'history')
     await page.screenshot({ path: join(SHOTS, 'history.png'), fullPage: true })
+    // Escape closes the run and gives focus back to the row that opened it.
+    await page.keyboard.press('Escape')
+    await page.getByRole('complementary', { name: /^Run / }).waitFor({ state: 'detached' })
+    expect(await page.evaluate(() => document.activeElement?.closest('table.runs') !== null)).toBe(true)
   })
 
   it('code symbols: a definition with its callers and callees; a callee opens its own definition', async () => {
@@ -318,9 +322,12 @@ describe.skipIf(skip)('the dashboard in a real browser', () => {
     await page.screenshot({ path: join(SHOTS, 'evaluation.png'), fullPage: true })
   })
 
-  it('operations: status with the size breakdown, doctor and snapshots', async () => {
+  it('operations: status with the size breakdown, doctor on request and snapshots', async () => {
     await page.goto(`${base}/#/operations`)
-    await page.getByRole('heading', { name: 'Doctor' }).waitFor()
+    await page.getByRole('heading', { name: 'corpus.sqlite3 by table' }).waitFor()
+    expect(await page.getByRole('cell', { name: 'chunks', exact: true }).count()).toBe(1)
+    await page.getByRole('button', { name: 'Run doctor' }).click()
+    await page.locator('table.doctor tbody tr').first().waitFor()
     expect(await page.locator('table.doctor tbody tr').count()).toBeGreaterThan(0)
     await axe(page, 'operations')
     await page.screenshot({ path: join(SHOTS, 'operations.png'), fullPage: true })

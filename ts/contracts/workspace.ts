@@ -66,7 +66,10 @@ export const StatusSchema = z.object({
       indexes: z.number().int(),
       lexical: z.number().int(),
       vectors: z.number().int(),
-      tables: z.array(z.object({ table: z.string(), bytes: z.number().int() })).describe('corpus.sqlite3 by table, each with its indexes, largest first'),
+      tables: z
+        .array(z.object({ table: z.string(), bytes: z.number().int() }))
+        .optional()
+        .describe('corpus.sqlite3 by table, each with its indexes, largest first (absent when not asked for)'),
     })
     .describe('bytes on disk; a file hard-linked into several index generations counts once'),
 })

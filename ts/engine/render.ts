@@ -115,9 +115,14 @@ export interface DrawnPage {
   png: Buffer
   page: number
   dpi: number
-  /** Pixels; the page in points is `width * 72 / dpi` by `height * 72 / dpi`. */
+  /** Pixels. */
   width: number
   height: number
+  /**
+   * PDF points to pixels, `[a, b, c, d, e, f]`: a point `[x, y]` of a unit's box is drawn at
+   * `[a·x + c·y + e, b·x + d·y + f]` (the page's rotation and the origin of its box included).
+   */
+  transform: number[]
 }
 
 /** Page `page` of a revision's PDF (its sha256 and path), whole: the renderer clips any region to the page. */
@@ -135,8 +140,8 @@ export async function renderWholePage(workspaceDir: string, revision: { sha256: 
     render: { regions: [{ page, box: everything }], dpi },
   })
   if (out.failure || !out.rendered) throw new TychoraError(out.failure?.code ?? 'E_INTERNAL', `${revision.path}: ${out.failure?.message ?? 'the page was not drawn'}`)
-  const { png, width, height } = out.rendered
-  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), page, dpi, width, height }
+  const { png, width, height, parts } = out.rendered
+  return { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), page, dpi, width, height, transform: parts[0]!.transform }
 }
 
 /** Picture types a browser draws without running anything (SVG, which can hold script, is left out). */

@@ -64,7 +64,13 @@ export interface PdfOutput {
   /** Where each page draws its figures (a `place` call within the pool). */
   placements?: NonNullable<PdfCall['draw']>
   /** Regions drawn to PNG, stacked (a `render` call): where each page's region sits in it. */
-  rendered?: { png: Uint8Array; width: number; height: number; parts: Array<{ page: number; top: number; width: number; height: number }> }
+  rendered?: {
+    png: Uint8Array
+    width: number
+    height: number
+    /** Each page's part; `transform` maps PDF points `[x, y]` to the part's pixels: `[a·x + c·y + e, b·x + d·y + f]`. */
+    parts: Array<{ page: number; top: number; width: number; height: number; transform: number[] }>
+  }
   /** The worker's largest heap (V8 heap plus the buffers it holds) while it read this file. */
   peak_memory_bytes?: number
   failure?: { code: 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_INVALID_ARGUMENT' | 'E_INTERNAL'; message: string }

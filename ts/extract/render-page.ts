@@ -95,7 +95,10 @@ export async function renderRegions(bytes: Uint8Array, password: string | undefi
       }).promise
       page.cleanup()
       ctx.drawImage(sheet, 0, y)
-      parts.push({ page: p.page, top: y, width: p.width, height: p.height })
+      // Where PDF points land in this part's pixels (rotation and the page's origin included):
+      // the viewport's matrix, shifted as the drawing was.
+      const [a, b, c, d, e, f] = p.viewport.transform as number[]
+      parts.push({ page: p.page, top: y, width: p.width, height: p.height, transform: [a!, b!, c!, d!, e! - p.left, f! - p.top] })
       y += p.height
     }
     const png = new Uint8Array(await canvas.encode('png'))

@@ -16,7 +16,7 @@ const MAX_RECORD_BYTES = 128 * 1024 * 1024
 /** Reads at a time while listing. */
 const PARALLEL_READS = 16
 
-type Outcome = { ok: true; text: string } | { ok: false; code: 'E_NOT_FOUND' | 'E_FORBIDDEN' | 'E_CORRUPT' | 'E_IO'; reason: string }
+type Outcome = { ok: true; text: string; stamp?: string } | { ok: false; code: 'E_NOT_FOUND' | 'E_FORBIDDEN' | 'E_CORRUPT' | 'E_IO'; reason: string }
 
 const errno = (error: unknown) => (error as NodeJS.ErrnoException).code
 
@@ -60,7 +60,9 @@ async function readConfined(folder: { dir: string; real: string }, name: string)
     const stat = await handle.stat()
     if (!stat.isFile()) return { ok: false, code: 'E_CORRUPT', reason: 'not a regular file' }
     if (stat.size > MAX_RECORD_BYTES) return { ok: false, code: 'E_CORRUPT', reason: `${stat.size} bytes: larger than ${MAX_RECORD_BYTES}` }
-    return { ok: true, text: await handle.readFile('utf8') }
+    const text = await handle.readFile('utf8')
+    // The stamp of what was read, for the listing's cache: only for a file read by its own name.
+    return { ok: true, text, ...(path === join(folder.dir, name) ? { stamp: stampOf(stat) } : {}) }
   } catch (error) {
     if (errno(error) === 'ENOENT') return { ok: false, code: 'E_NOT_FOUND', reason: 'no such record' }
     if (errno(error) === 'ELOOP') return { ok: false, code: 'E_FORBIDDEN', reason: 'a symlink; not followed' }
@@ -84,6 +86,15 @@ function parseRecord<T extends { id: string }>(text: string, id: string, schema:
   return { ok: true, record: parsed.data }
 }
 
+/**
+ * Briefs already parsed, by record file's real path, with the file's identity and size when read:
+ * a listing re-reads only records written (or replaced) since, not every record's queries again
+ * (a record is written once, by rename; a changed file has a new inode or mtime). Bounded by the
+ * records one process has listed.
+ */
+const briefs = new Map<string, { stamp: string; brief: EvalRecordBrief }>()
+const stampOf = (s: { ino: number; size: number; mtimeMs: number }) => `${s.ino}:${s.size}:${s.mtimeMs}`
+
 /** Whether a folder entry is a record's file at all: temp files (`.<id>….tmp`) and other names are not. */
 const isCandidate = (name: string) => name.endsWith('.json') && !name.startsWith('.')
 
@@ -103,11 +114,20 @@ export async function listEvalRecords(workspaceDir: string): Promise<EvalRecordL
   const one = async (file: string) => {
     const id = file.slice(0, -'.json'.length)
     if (!EVAL_RECORD_ID.test(id)) return skipped.push({ file, reason: 'not an evaluation record name (<time>-<kind>-<8 hex>.json)' })
+    const key = join(folder.real, file)
+    const known = briefs.get(key)
+    if (known) {
+      // A plain file unchanged since it was read (a symlink goes through the full read, which confines it).
+      const stat = await lstat(key).catch(() => undefined)
+      if (stat?.isFile() && stampOf(stat) === known.stamp) return records.push(known.brief)
+    }
     const read = await readConfined(folder, file)
     // Removed between the listing and the read: nothing to report.
     if (!read.ok) return read.code === 'E_NOT_FOUND' ? undefined : skipped.push({ file, reason: read.reason })
     const parsed = parseRecord(read.text, id, EvalRecordBriefSchema)
-    return parsed.ok ? records.push(parsed.record) : skipped.push({ file, reason: parsed.reason })
+    if (!parsed.ok) return skipped.push({ file, reason: parsed.reason })
+    if (read.stamp) briefs.set(key, { stamp: read.stamp, brief: parsed.record })
+    return records.push(parsed.record)
   }
   for (let i = 0; i < names.length; i += PARALLEL_READS) await Promise.all(names.slice(i, i + PARALLEL_READS).map(one))
   records.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))

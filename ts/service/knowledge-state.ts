@@ -202,7 +202,7 @@ export async function applyMigrations(paths: ProjectPaths, options: ApplyOptions
         applied.push(migration.id)
         await options.onMigration?.(migration.id, applied.length, migrations.length - done)
       }
-      snapshot = (await ws.status()).current_snapshot?.id ?? null
+      snapshot = (await ws.status({ tables: false })).current_snapshot?.id ?? null
     } finally {
       ws.close()
     }

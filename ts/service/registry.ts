@@ -52,12 +52,12 @@ export class ProjectRegistry implements EvidenceService {
   async projects(): Promise<ProjectInfo[]> {
     const out: ProjectInfo[] = []
     for (const [name, e] of this.#entries) {
-      const status = await e.workspace.status()
+      const status = await e.workspace.status({ tables: false })
       out.push({ name, dir: e.workspace.dir, snapshot_id: status.current_snapshot?.id ?? null })
     }
     for (const [name, alias] of this.#aliases) {
       const target = this.#entry(await alias.current())
-      const status = await target.workspace.status()
+      const status = await target.workspace.status({ tables: false })
       out.push({ name, dir: target.workspace.dir, snapshot_id: status.current_snapshot?.id ?? null })
     }
     return out

@@ -127,6 +127,17 @@ fn add_search_cite_and_resync() {
     let status = ws.status().unwrap();
     assert_eq!(status.counts.revisions, 4);
     assert_eq!(status.counts.query_runs, 6);
+    let tables = status.bytes.tables.as_deref().unwrap();
+    assert!(tables.iter().any(|t| t.table == "chunks"), "{tables:?}");
+    // Without the per-table breakdown: the same counts, no table measured.
+    let brief = ws
+        .status_with(tychora_core::manage::StatusOptions { tables: false })
+        .unwrap();
+    assert!(brief.bytes.tables.is_none());
+    assert_eq!(
+        serde_json::to_value(&brief.counts).unwrap(),
+        serde_json::to_value(&status.counts).unwrap()
+    );
 }
 
 #[test]

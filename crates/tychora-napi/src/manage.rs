@@ -6,18 +6,22 @@ use tychora_core::manage::SourceQuery;
 
 use crate::contract::{
     self, Evidence, JobList, JobStatus, ListJobsOptions, ListSourcesOptions, SnapshotList,
-    SourceList, Status, VerifyReport,
+    SourceList, Status, StatusOptions, VerifyReport,
 };
 use crate::task::{Blocking, blocking};
 use crate::workspace::NativeWorkspace;
 
 #[napi]
 impl NativeWorkspace {
-    /// Counts, sizes and the current snapshot.
+    /// Counts, sizes and the current snapshot (with the per-table breakdown unless `options` say
+    /// `tables: false`).
     #[napi(catch_unwind, ts_return_type = "Promise<Status>")]
-    pub fn status(&self) -> Result<AsyncTask<Blocking<Status>>> {
+    pub fn status(&self, options: Option<StatusOptions>) -> Result<AsyncTask<Blocking<Status>>> {
         let ws = self.inner_ref()?;
-        Ok(blocking(None, move || Ok(ws.status()?.into())))
+        let options = tychora_core::manage::StatusOptions {
+            tables: options.and_then(|o| o.tables).unwrap_or(true),
+        };
+        Ok(blocking(None, move || Ok(ws.status_with(options)?.into())))
     }
 
     /// Re-hashes artifacts and checks snapshots against their indexes.

@@ -35,7 +35,7 @@ const status = defineCommand({
               ]
             : []),
           `bytes: corpus ${mb(s.bytes.corpus)}, artifacts (originals) ${mb(s.bytes.artifacts)}, indexes ${mb(s.bytes.indexes)} (lexical ${mb(s.bytes.lexical)}, vectors ${mb(s.bytes.vectors)})`,
-          `corpus by table: ${s.bytes.tables
+          `corpus by table: ${(s.bytes.tables ?? [])
             .slice(0, 8)
             .map((t) => `${t.table} ${mb(t.bytes)}`)
             .join(', ')}`,
@@ -277,7 +277,7 @@ const doctor = defineCommand({
       let ws: Workspace | undefined
       try {
         ws = await Workspace.open(dir)
-        add('migrations', 'ok', `schema ${(await ws.status()).schema_version}`)
+        add('migrations', 'ok', `schema ${(await ws.status({ tables: false })).schema_version}`)
         findings.push(...(await ws.doctor()))
       } catch (error) {
         if (error instanceof TychoraError && error.code === 'E_MIGRATION_REQUIRED') add('migrations', 'fail', error.message, `tychora manage migrate ${dir}`)

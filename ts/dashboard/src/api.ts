@@ -113,8 +113,9 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
  * An image the API draws (a page, a region, a picture), fetched with the session key and shown
  * from a `blob:` URL (an `<img src>` cannot send the header). The caller revokes it.
  */
-export async function imageUrl(path: string): Promise<string> {
-  return URL.createObjectURL(await (await send('GET', path)).blob())
+export async function imageUrl(path: string): Promise<{ url: string; headers: Headers }> {
+  const response = await send('GET', path)
+  return { url: URL.createObjectURL(await response.blob()), headers: response.headers }
 }
 
 /**
@@ -145,6 +146,7 @@ const p = (project: string) => `/ui/api/projects/${encodeURIComponent(project)}`
 /** The dashboard API, one function per call (`ts/http/dashboard/api.ts` answers them). */
 export const api = {
   status: (project: string) => call<Status>('GET', `${p(project)}/status`),
+  sizes: (project: string) => call<{ measured_at: number; tables: { table: string; bytes: number }[] }>('GET', `${p(project)}/sizes`),
   doctor: (project: string) => call<{ findings: Finding[] }>('GET', `${p(project)}/doctor`),
   snapshots: (project: string) => call<SnapshotList>('GET', `${p(project)}/snapshots`),
   search: (project: string, request: QueryRequest) => call<QueryResult>('POST', `${p(project)}/search`, request),

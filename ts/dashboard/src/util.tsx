@@ -83,17 +83,17 @@ export function Section({ title, children }: { title: string; children: Componen
 }
 
 /** An image the API draws, loaded with the session key (see `imageUrl`); its `blob:` URL is revoked when it goes. */
-export function ApiImage({ path, alt, class: className, onLoad }: { path: string; alt: string; class?: string; onLoad?: (img: HTMLImageElement) => void }) {
-  const [src, setSrc] = useState<string>()
+export function ApiImage({ path, alt, class: className, onLoad }: { path: string; alt: string; class?: string; onLoad?: (img: HTMLImageElement, headers: Headers) => void }) {
+  const [src, setSrc] = useState<{ url: string; headers: Headers }>()
   const [error, setError] = useState<string>()
   useEffect(() => {
     let live = true
     let made: string | undefined
     imageUrl(path).then(
-      (url) => {
-        made = url
-        if (live) setSrc(url)
-        else URL.revokeObjectURL(url)
+      (image) => {
+        made = image.url
+        if (live) setSrc(image)
+        else URL.revokeObjectURL(image.url)
       },
       (e: unknown) => live && setError(describe(e)),
     )
@@ -103,19 +103,48 @@ export function ApiImage({ path, alt, class: className, onLoad }: { path: string
     }
   }, [path])
   if (error) return <Failure error={error} />
-  return src ? <img class={className} src={src} alt={alt} onLoad={(e) => onLoad?.(e.currentTarget as HTMLImageElement)} /> : <p class="muted">Drawing…</p>
+  return src ? <img class={className} src={src.url} alt={alt} onLoad={(e) => onLoad?.(e.currentTarget as HTMLImageElement, src.headers)} /> : <p class="muted">Drawing…</p>
 }
 
 /**
- * The heading of a panel that opens beside a list (a piece of evidence, a run): focus moves to it
- * when it opens or changes, so a keyboard or screen-reader user lands on what they opened.
+ * A panel that opens beside a list (a piece of evidence, a run). Focus moves to its heading when it
+ * opens or shows something else, so a keyboard or screen-reader user lands on what they opened;
+ * Escape or its Close button closes it and gives focus back to what opened it.
  */
-export function PanelHeading({ children }: { children: string }) {
+export function Panel({ label, title, onClose, children }: { label: string; title: string; onClose: () => void; children: ComponentChildren }) {
+  const panel = useRef<HTMLElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
-  useEffect(() => heading.current?.focus(), [children])
+  const opener = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    const active = document.activeElement
+    if (active instanceof HTMLElement && !panel.current?.contains(active)) opener.current = active
+    heading.current?.focus()
+  }, [title])
+  const close = () => {
+    const back = opener.current
+    onClose()
+    if (back?.isConnected) back.focus()
+  }
   return (
-    <h2 ref={heading} tabIndex={-1}>
+    <aside
+      ref={panel}
+      class="evidence"
+      aria-label={label}
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return
+        e.stopPropagation()
+        close()
+      }}
+    >
+      <div class="panel-head">
+        <h2 ref={heading} tabIndex={-1}>
+          {title}
+        </h2>
+        <button type="button" class="close" onClick={close} aria-label={`Close ${label}`}>
+          Close
+        </button>
+      </div>
       {children}
-    </h2>
+    </aside>
   )
 }

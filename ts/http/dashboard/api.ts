@@ -106,7 +106,8 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     }),
     route('GET', '/ui/api/projects/:project/evals', async ({ ws }) => listEvalRecords((await ws()).dir)),
     route('GET', '/ui/api/projects/:project/evals/:id', async ({ ws, param }) => readEvalRecord((await ws()).dir, param('id'))),
-    route('GET', '/ui/api/projects/:project/status', async ({ ws }) => statusOf(await ws())),
+    route('GET', '/ui/api/projects/:project/status', async ({ ws }) => (await ws()).status({ tables: false })),
+    route('GET', '/ui/api/projects/:project/sizes', async ({ ws }) => sizesOf(await ws())),
     route('GET', '/ui/api/projects/:project/doctor', async ({ ws }) => ({ findings: await (await ws()).doctor() })),
     route('GET', '/ui/api/projects/:project/snapshots', async ({ ws }) => (await ws()).listSnapshots()),
     route('POST', '/ui/api/projects/:project/search', async ({ ws, body }) => (await ws()).search(await body(QueryRequestSchema))),
@@ -158,7 +159,12 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
     route('GET', '/ui/api/projects/:project/pages/:revision/:page', async ({ ws, param, event }) => {
       const { dpi } = query(event, PageQuery)
       const drawn = await (await ws()).renderPage(positive(param('revision'), 'revision'), positive(param('page'), 'page'), dpi ?? 96)
-      return new Response(new Uint8Array(drawn.png), { status: 200, headers: { ...PAGE_HEADERS, 'content-type': 'image/png', 'cache-control': 'no-store' } })
+      // Where a box's PDF points fall on the picture (rotation and origin included), for the page view's boxes.
+      const transform = drawn.transform.map((n) => Number(n.toFixed(6))).join(' ')
+      return new Response(new Uint8Array(drawn.png), {
+        status: 200,
+        headers: { ...PAGE_HEADERS, 'content-type': 'image/png', 'cache-control': 'no-store', 'x-tychora-page-transform': transform },
+      })
     }),
     route('GET', '/ui/api/projects/:project/render/:id', async ({ ws, param, event }) => {
       const options = Object.fromEntries(Object.entries(query(event, RenderQuery)).filter(([, v]) => v !== undefined))
@@ -168,25 +174,43 @@ export function dashboardApi(deps: ApiDeps): Array<[HTTPMethod, string, Handler]
   ]
 }
 
-/** How long a workspace's status is reused: its size breakdown walks every page of the corpus (140 ms at 84k chunks). */
-const STATUS_TTL_MS = 5_000
-const statuses = new WeakMap<Workspace, { at: number; value: Promise<unknown> }>()
+/** How long a measured size breakdown is served as it is before the next call measures again (in the background). */
+const SIZES_TTL_MS = 60_000
+type Sizes = { measured_at: number; tables: { table: string; bytes: number }[] }
+const sizes = new WeakMap<Workspace, { at: number; value: Promise<Sizes>; refreshing: boolean }>()
 const watched = new WeakSet<Workspace>()
 
 /**
- * The workspace's status, reused for `STATUS_TTL_MS` and until a job finishes (what its sizes and
- * counts measure changes with jobs; a search adds one query run, which the next read counts).
+ * corpus.sqlite3 by table. Measuring reads every page (70 ms at 84k chunks), so a measurement is
+ * served stale while the next one runs off the request path: one is taken when a job finishes
+ * (what changes sizes most), and a call finding it older than `SIZES_TTL_MS` starts another
+ * (query runs and reviews grow the corpus between jobs). Only the first call waits for one.
  */
-function statusOf(ws: Workspace): Promise<unknown> {
-  const cached = statuses.get(ws)
-  if (cached && Date.now() - cached.at < STATUS_TTL_MS) return cached.value
+function sizesOf(ws: Workspace): Promise<Sizes> {
+  const measure = (): Promise<Sizes> => ws.status().then((s) => ({ measured_at: Date.now(), tables: s.bytes.tables ?? [] }))
+  const refresh = () => {
+    const entry = sizes.get(ws)
+    if (!entry || entry.refreshing) return
+    entry.refreshing = true
+    measure().then(
+      (fresh) => sizes.set(ws, { at: fresh.measured_at, value: Promise.resolve(fresh), refreshing: false }),
+      () => {
+        entry.refreshing = false
+      },
+    )
+  }
   if (!watched.has(ws)) {
     watched.add(ws)
-    ws.watchJobs((e) => e.phase === 'finished' && statuses.delete(ws))
+    ws.watchJobs((e) => e.phase === 'finished' && refresh())
   }
-  const value = ws.status()
-  statuses.set(ws, { at: Date.now(), value })
-  value.catch(() => statuses.delete(ws))
+  const cached = sizes.get(ws)
+  if (cached) {
+    if (Date.now() - cached.at >= SIZES_TTL_MS) refresh()
+    return cached.value
+  }
+  const value = measure()
+  sizes.set(ws, { at: Date.now(), value, refreshing: false })
+  value.catch(() => sizes.delete(ws))
   return value
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
             "`tychora manage rebuild` rewrites damaged index files; a damaged original can only come back from a backup (`tychora manage restore`)",
         )
     });
-    let status = crate::manage::status(engine)?;
+    let status = crate::manage::status(engine, crate::manage::StatusOptions::default())?;
     let used = status.bytes.corpus + status.bytes.artifacts + status.bytes.indexes;
     match free_bytes(engine.dir()) {
         Some(free) if free < used / 2 || free < 256 * 1024 * 1024 => findings.push(finding("disk space", Verdict::Warn,

@@ -35,7 +35,9 @@ pub use records::{
 };
 pub use relations::{DeclareRelation, RelationAssertion};
 pub use runs::{RunBrief, RunList, RunRecord};
-pub use status::{Bytes, CollectionCount, Counts, CurrentSnapshot, KindUse, Status, TableBytes};
+pub use status::{
+    Bytes, CollectionCount, Counts, CurrentSnapshot, KindUse, Status, StatusOptions, TableBytes,
+};
 pub use verify::{Problem, VerifyReport};
 
 pub(crate) use backup::backup;

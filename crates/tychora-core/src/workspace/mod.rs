@@ -15,7 +15,7 @@ use crate::graph::symbol::SymbolReport;
 use crate::ingest::{AddRequest, Receipt, Requester};
 use crate::job::Progress;
 use crate::manage::{
-    Evidence, JobStatus, SnapshotList, SourceList, SourceQuery, Status, VerifyReport,
+    Evidence, JobStatus, SnapshotList, SourceList, SourceQuery, Status, StatusOptions, VerifyReport,
 };
 use crate::query::{QueryRequest, QueryResult};
 use crate::store::{self, migrate};
@@ -546,12 +546,21 @@ impl Workspace {
         crate::graph::symbol::inspect(&self.engine, name, repo, snapshot_id)
     }
 
-    /// Counts, sizes and the current snapshot.
+    /// Counts, sizes and the current snapshot, with the corpus measured table by table.
     ///
     /// # Errors
     /// SQLite errors.
     pub fn status(&self) -> Result<Status> {
-        crate::manage::status(&self.engine)
+        self.status_with(StatusOptions { tables: true })
+    }
+
+    /// Counts, sizes and the current snapshot, measuring what `options` ask for: without the
+    /// per-table breakdown a status reads counts only (a few ms at any size).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn status_with(&self, options: StatusOptions) -> Result<Status> {
+        crate::manage::status(&self.engine, options)
     }
 
     /// Re-hashes every artifact and checks every snapshot against its index.

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type Evidence, type RevisionDiff, api } from '../api.js'
-import { ApiImage, Failure, Name, PanelHeading, describe, useLoad, when } from '../util.js'
+import { ApiImage, Failure, Name, Panel, describe, useLoad, when } from '../util.js'
 
 const PAGE = 100
 
@@ -59,7 +59,7 @@ export function Corpus({ project }: { project: string }) {
           </>
         )}
       </div>
-      {open && <EvidencePanel project={project} id={open} onOpen={setOpen} />}
+      {open && <EvidencePanel project={project} id={open} onOpen={setOpen} onClose={() => setOpen(undefined)} />}
     </div>
   )
 }
@@ -74,19 +74,18 @@ const ITEMS: Record<string, string> = { revisions: 'revision', extractions: 'ext
  * `{ type, id }` or `*_id` of a known kind is a link to that evidence, and a unit or chunk of a PDF
  * is drawn from its page by the daemon's renderer.
  */
-function EvidencePanel({ project, id, onOpen }: { project: string; id: string; onOpen: (id: string) => void }) {
+function EvidencePanel({ project, id, onOpen, onClose }: { project: string; id: string; onOpen: (id: string) => void; onClose: () => void }) {
   const { value, error } = useLoad(() => api.evidence(project, id), [project, id])
   const pdf = (value?.type === 'unit' && (value.document?.boxes.length ?? 0) > 0) || (value?.type === 'chunk' && value.regions.length > 0)
   return (
-    <aside class="evidence" aria-label={`Evidence ${id}`}>
-      <PanelHeading>{id}</PanelHeading>
+    <Panel label={`Evidence ${id}`} title={id} onClose={onClose}>
       <Failure error={error} />
       {pdf && <ApiImage class="page" path={api.renderUrl(project, id)} alt={`The page region of ${id}`} />}
       {value?.type === 'source' && value.revisions.length > 1 && <Revisions project={project} revisions={value.revisions} />}
       {value?.type === 'extraction' && <ExtractionView project={project} extraction={value} onOpen={onOpen} />}
       {value?.type === 'unit' && value.document && value.document.cells.length > 0 && <Cells cells={value.document.cells} />}
       {value && <Tree value={value as unknown as Json} onOpen={onOpen} />}
-    </aside>
+    </Panel>
   )
 }
 
@@ -213,7 +212,7 @@ function PdfPages({ project, extraction, onOpen }: { project: string; extraction
 const isHidden = (u: UnitBrief) => u.unit_type === 'hidden_text' || (u.document?.flags ?? []).some((f) => f.startsWith('hidden'))
 
 function PdfPage({ project, revision, page, units, onOpen }: { project: string; revision: number; page: number; units: UnitBrief[]; onOpen: (id: string) => void }) {
-  const [size, setSize] = useState<{ w: number; h: number }>()
+  const [sheet, setSheet] = useState<{ w: number; h: number; transform: number[] }>()
   const boxes = units.flatMap((u) => (u.document?.boxes ?? []).filter((b) => b[0] === page).map((b) => ({ unit: u, box: b })))
   return (
     <figure class="pdf-page">
@@ -221,31 +220,56 @@ function PdfPage({ project, revision, page, units, onOpen }: { project: string; 
         <ApiImage
           path={api.pageUrl(project, revision, page, PAGE_DPI)}
           alt={`Page ${page}`}
-          onLoad={(img) => setSize({ w: (img.naturalWidth * 72) / PAGE_DPI, h: (img.naturalHeight * 72) / PAGE_DPI })}
+          onLoad={(img, headers) => setSheet({ w: img.naturalWidth, h: img.naturalHeight, transform: pageTransform(headers) })}
         />
-        {size &&
-          boxes.map(({ unit, box: [, x0, y0, x1, y1] }, i) => (
-            <button
-              key={`${unit.id}-${i}`}
-              type="button"
-              class={`box ${isHidden(unit) ? 'hidden-text' : ''}`}
-              title={`unit:${unit.id} ${unit.unit_type}`}
-              aria-label={`unit ${unit.id}, ${unit.unit_type}${isHidden(unit) ? ', hidden text' : ''}`}
-              style={{
-                left: `${((x0 as number) / size.w) * 100}%`,
-                top: `${((size.h - (y1 as number)) / size.h) * 100}%`,
-                width: `${(((x1 as number) - (x0 as number)) / size.w) * 100}%`,
-                height: `${(((y1 as number) - (y0 as number)) / size.h) * 100}%`,
-              }}
-              onClick={() => onOpen(`unit:${unit.id}`)}
-            />
-          ))}
+        {sheet &&
+          boxes.map(({ unit, box }, i) => {
+            const r = onSheet(box, sheet.transform)
+            return (
+              <button
+                key={`${unit.id}-${i}`}
+                type="button"
+                class={`box ${isHidden(unit) ? 'hidden-text' : ''}`}
+                title={`unit:${unit.id} ${unit.unit_type}`}
+                aria-label={`unit ${unit.id}, ${unit.unit_type}${isHidden(unit) ? ', hidden text' : ''}`}
+                style={{
+                  left: `${(r.left / sheet.w) * 100}%`,
+                  top: `${(r.top / sheet.h) * 100}%`,
+                  width: `${(r.width / sheet.w) * 100}%`,
+                  height: `${(r.height / sheet.h) * 100}%`,
+                }}
+                onClick={() => onOpen(`unit:${unit.id}`)}
+              />
+            )
+          })}
       </div>
       <figcaption>
         Page {page} · {boxes.length} unit boxes
       </figcaption>
     </figure>
   )
+}
+
+/** The page picture's PDF-points-to-pixels matrix, as the daemon sends it (`a b c d e f`). */
+function pageTransform(headers: Headers): number[] {
+  const numbers = (headers.get('x-tychora-page-transform') ?? '').split(' ').map(Number)
+  return numbers.length === 6 && numbers.every(Number.isFinite) ? numbers : [PAGE_DPI / 72, 0, 0, -PAGE_DPI / 72, 0, 0]
+}
+
+/** A box `[page, x0, y0, x1, y1]` in PDF points as a rectangle of the picture's pixels (any rotation). */
+function onSheet(box: number[], [a, b, c, d, e, f]: number[]): { left: number; top: number; width: number; height: number } {
+  const [, x0 = 0, y0 = 0, x1 = 0, y1 = 0] = box
+  const corners = [
+    [x0, y0],
+    [x1, y0],
+    [x0, y1],
+    [x1, y1],
+  ].map(([x, y]) => [a! * x! + c! * y! + e!, b! * x! + d! * y! + f!] as const)
+  const xs = corners.map((p) => p[0])
+  const ys = corners.map((p) => p[1])
+  const left = Math.min(...xs)
+  const top = Math.min(...ys)
+  return { left, top, width: Math.max(...xs) - left, height: Math.max(...ys) - top }
 }
 
 /** A table row's cells as a table (a PDF cell with its box, a DOCX cell with its span). */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { type ReplayDiff, api } from '../api.js'
-import { Failure, Name, PanelHeading, describe, useLoad, when } from '../util.js'
+import { Failure, Name, Panel, describe, useLoad, when } from '../util.js'
 
 /** Every recorded run with its request, scope, snapshot, results and trace; replay with the diff. */
 export function History({ project }: { project: string }) {
@@ -47,12 +47,12 @@ export function History({ project }: { project: string }) {
           </button>
         </div>
       </div>
-      {open && <Run project={project} id={open} />}
+      {open && <Run project={project} id={open} onClose={() => setOpen(undefined)} />}
     </div>
   )
 }
 
-function Run({ project, id }: { project: string; id: string }) {
+function Run({ project, id, onClose }: { project: string; id: string; onClose: () => void }) {
   const { value, error } = useLoad(() => api.run(project, id), [project, id])
   const [diff, setDiff] = useState<ReplayDiff>()
   const [replayError, setReplayError] = useState<string>()
@@ -65,8 +65,7 @@ function Run({ project, id }: { project: string; id: string }) {
     }
   }
   return (
-    <aside class="evidence" aria-label={`Run ${id}`}>
-      <PanelHeading>{id}</PanelHeading>
+    <Panel label={`Run ${id}`} title={id} onClose={onClose}>
       <Failure error={error} />
       {value && (
         <>
@@ -103,7 +102,7 @@ function Run({ project, id }: { project: string; id: string }) {
           </ul>
         </>
       )}
-    </aside>
+    </Panel>
   )
 }
 
