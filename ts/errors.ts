@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   E_FORBIDDEN: { exit: 9, http: 403, meaning: 'request refused: foreign Host or Origin, or not allowed by the workspace' },
   E_PROVIDER: { exit: 12, http: 502, meaning: 'an embedding or rerank provider failed (status, timeout, malformed answer) after its retries' },
   E_BUDGET_EXCEEDED: { exit: 13, http: 402, meaning: 'a job would exceed a configured cap on paid provider use; nothing was sent' },
+  E_STORE_UNAVAILABLE: { exit: 14, http: 503, meaning: 'a configured store (the artifact bucket) is unreachable or refused the call, after its retries' },
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

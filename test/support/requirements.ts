@@ -6,7 +6,7 @@
  * collection, so CI can never pass by skipping. `TYCHORA_PACKAGE_TEST=required` (the release
  * workflow's older switch) still requires the package.
  */
-export type Need = 'native' | 'data' | 'package' | 'browser'
+export type Need = 'native' | 'data' | 'package' | 'browser' | 'servers'
 
 export function required(need: Need): boolean {
   const needs = (process.env.TYCHORA_REQUIRE ?? '').split(',').map((n) => n.trim())

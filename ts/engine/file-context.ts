@@ -1,9 +1,8 @@
 // The lines around a cited chunk, read from the text its locator indexes (the retained original of
 // a text or code file; a document's derived text), for a view that shows the citation in its file.
-import { open } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Evidence } from '../contracts/evidence.js'
 import { TychoraError } from '../errors.js'
+import type { ReadArtifact } from './artifact-reader.js'
 
 /** A cited range and the lines around it. */
 export interface FileContext {
@@ -26,25 +25,20 @@ type Chunk = Extract<Evidence, { type: 'chunk' }>
 type Extraction = Extract<Evidence, { type: 'extraction' }>
 
 /** `radius` lines each side of the chunk's cited lines, from the artifact its locator indexes. */
-export async function fileContext(workspaceDir: string, chunk: Chunk, extraction: Extraction, radius: number): Promise<FileContext> {
+export async function fileContext(read: ReadArtifact, chunk: Chunk, extraction: Extraction, radius: number): Promise<FileContext> {
   if (!Number.isInteger(radius) || radius < 0 || radius > MAX_RADIUS) throw new TychoraError('E_INVALID_ARGUMENT', `radius must be an integer from 0 to ${MAX_RADIUS}`)
   const derived = extraction.document?.derived_sha256
   const sha256 = derived ?? chunk.sha256
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new TychoraError('E_CORRUPT', `${chunk.path}: its text names no artifact`)
-  let text: string
+  let bytes: Buffer
   try {
-    const file = await open(join(workspaceDir, 'artifacts/sha256', sha256.slice(0, 2), sha256), 'r')
-    try {
-      const { size } = await file.stat()
-      if (size > MAX_BYTES) throw new TychoraError('E_LIMIT_EXCEEDED', `${chunk.path}: ${size} bytes; files over ${MAX_BYTES} are not read for context`)
-      text = new TextDecoder('utf-8', { fatal: false }).decode(await file.readFile())
-    } finally {
-      await file.close()
-    }
+    bytes = await read(sha256)
   } catch (error) {
-    if (error instanceof TychoraError) throw error
-    throw new TychoraError('E_NOT_FOUND', `${chunk.path}: its text is no longer retained (erased or purged)`)
+    if (error instanceof TychoraError && error.code === 'E_NOT_FOUND') throw new TychoraError('E_NOT_FOUND', `${chunk.path}: its text is no longer retained (erased or purged)`)
+    throw error
   }
+  if (bytes.length > MAX_BYTES) throw new TychoraError('E_LIMIT_EXCEEDED', `${chunk.path}: ${bytes.length} bytes; texts over ${MAX_BYTES} are not read for context`)
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes)
   const all = text.split(/\r?\n/)
   const { line_start: start, line_end: end } = chunk.locator
   const first = Math.max(1, start - radius)

@@ -2,11 +2,10 @@
 // it runs over, stacked) so a person can look at what the citation points to. The regions come
 // from the evidence itself (a unit's boxes, a window's regions), the bytes from the retained
 // original: nothing is re-extracted.
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Evidence } from '../contracts/evidence.js'
 import { TychoraError } from '../errors.js'
 import { readPdf } from '../extract/pdf.js'
+import type { ReadArtifact } from './artifact-reader.js'
 
 /** The region of one page drawn, and where it sits in the PNG. */
 export interface RenderedPage {
@@ -61,7 +60,7 @@ function perPage(boxes: number[][]): Array<{ page: number; box: number[] }> {
   return [...pages].map(([page, box]) => ({ page, box }))
 }
 
-export async function renderEvidence(workspaceDir: string, evidence: Evidence, options: RenderOptions = {}): Promise<RenderedRegion> {
+export async function renderEvidence(read: ReadArtifact, evidence: Evidence, options: RenderOptions = {}): Promise<RenderedRegion> {
   const dpi = options.dpi ?? 144
   if (!Number.isInteger(dpi) || dpi < 72 || dpi > 600) throw new TychoraError('E_INVALID_ARGUMENT', '--dpi must be an integer from 72 to 600')
   const margin = options.margin ?? 12
@@ -73,7 +72,7 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
     regions = regions.filter((r) => r.page === options.page)
     if (regions.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', `--page ${options.page} is not a page this evidence covers (p.${covered.join(', ')})`)
   }
-  const bytes = await originalPdf(workspaceDir, sha256, path)
+  const bytes = await originalPdf(read, sha256, path)
   const wanted = regions.map(({ page, box }) => ({ page, box: [box[0]! - margin, box[1]! - margin, box[2]! + margin, box[3]! + margin] }))
   const out = await readPdf({
     bytes,
@@ -99,12 +98,13 @@ export async function renderEvidence(workspaceDir: string, evidence: Evidence, o
 }
 
 /** A revision's retained original, when it is a PDF. */
-async function originalPdf(workspaceDir: string, sha256: string, path: string): Promise<Buffer> {
+async function originalPdf(read: ReadArtifact, sha256: string, path: string): Promise<Buffer> {
   let bytes: Buffer
   try {
-    bytes = await readFile(join(workspaceDir, 'artifacts/sha256', sha256.slice(0, 2), sha256))
-  } catch {
-    throw new TychoraError('E_NOT_FOUND', `${path}: its original bytes are no longer retained (erased or purged); nothing to draw`)
+    bytes = await read(sha256)
+  } catch (error) {
+    if (error instanceof TychoraError && error.code === 'E_NOT_FOUND') throw new TychoraError('E_NOT_FOUND', `${path}: its original bytes are no longer retained (erased or purged); nothing to draw`)
+    throw error
   }
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') throw new TychoraError('E_UNSUPPORTED_FORMAT', `${path}: only PDF pages are drawn (an image file is its own picture: artifact ${sha256})`)
   return bytes
@@ -126,10 +126,10 @@ export interface DrawnPage {
 }
 
 /** Page `page` of a revision's PDF (its sha256 and path), whole: the renderer clips any region to the page. */
-export async function renderWholePage(workspaceDir: string, revision: { sha256: string; path: string }, page: number, dpi: number): Promise<DrawnPage> {
+export async function renderWholePage(read: ReadArtifact, revision: { sha256: string; path: string }, page: number, dpi: number): Promise<DrawnPage> {
   if (!Number.isInteger(dpi) || dpi < 36 || dpi > 300) throw new TychoraError('E_INVALID_ARGUMENT', 'dpi must be an integer from 36 to 300')
   if (!Number.isInteger(page) || page < 1) throw new TychoraError('E_INVALID_ARGUMENT', 'page must be a positive integer')
-  const bytes = await originalPdf(workspaceDir, revision.sha256, revision.path)
+  const bytes = await originalPdf(read, revision.sha256, revision.path)
   const everything = [-1e6, -1e6, 1e6, 1e6]
   const out = await readPdf({
     bytes,
@@ -152,7 +152,7 @@ const DRAWABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 
  * browser draws inert, only an asset the extraction lists, and only while its bytes are retained.
  */
 export async function pictureBytes(
-  workspaceDir: string,
+  read: ReadArtifact,
   extraction: { path: string; document?: { assets: Array<{ ordinal: number; sha256: string; media_type: string }> } | undefined },
   ordinal: number,
 ): Promise<{ bytes: Buffer; media_type: string }> {
@@ -161,8 +161,9 @@ export async function pictureBytes(
   if (!DRAWABLE.has(asset.media_type)) throw new TychoraError('E_UNSUPPORTED_FORMAT', `${extraction.path}: picture ${ordinal} is ${asset.media_type}, which is not shown (only raster pictures are)`)
   if (!/^[0-9a-f]{64}$/.test(asset.sha256)) throw new TychoraError('E_CORRUPT', `picture ${ordinal} names no artifact`)
   try {
-    return { bytes: await readFile(join(workspaceDir, 'artifacts/sha256', asset.sha256.slice(0, 2), asset.sha256)), media_type: asset.media_type }
-  } catch {
-    throw new TychoraError('E_NOT_FOUND', `${extraction.path}: the bytes of picture ${ordinal} are no longer retained`)
+    return { bytes: await read(asset.sha256), media_type: asset.media_type }
+  } catch (error) {
+    if (error instanceof TychoraError && error.code === 'E_NOT_FOUND') throw new TychoraError('E_NOT_FOUND', `${extraction.path}: the bytes of picture ${ordinal} are no longer retained`)
+    throw error
   }
 }

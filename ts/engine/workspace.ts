@@ -209,7 +209,7 @@ export class Workspace implements EvidenceClient, AdminClient {
   /** The page region a unit, chunk or segment of a PDF covers, drawn to PNG (`inspect --render`). */
   async render(id: string, options: RenderOptions = {}): Promise<RenderedRegion> {
     const { renderEvidence } = await import('./render.js')
-    return renderEvidence(this.dir, await this.inspect(id), options)
+    return renderEvidence(this.#readArtifact, await this.inspect(id), options)
   }
 
   /** The lines around chunk `chunkId`'s cited lines (`radius` each side), from the text its locator indexes. */
@@ -219,7 +219,7 @@ export class Workspace implements EvidenceClient, AdminClient {
     if (chunk.type !== 'chunk') throw new TychoraError('E_NOT_FOUND', `no chunk ${chunkId}`)
     const extraction = await this.inspect(`extraction:${chunk.extraction_id}`)
     if (extraction.type !== 'extraction') throw new TychoraError('E_NOT_FOUND', `no extraction ${chunk.extraction_id}`)
-    return fileContext(this.dir, chunk, extraction, radius)
+    return fileContext(this.#readArtifact, chunk, extraction, radius)
   }
 
   /** Picture `ordinal` of extraction `extractionId` (a raster type only), for a view that shows it. */
@@ -227,7 +227,7 @@ export class Workspace implements EvidenceClient, AdminClient {
     const { pictureBytes } = await import('./render.js')
     const extraction = await this.inspect(`extraction:${extractionId}`)
     if (extraction.type !== 'extraction') throw new TychoraError('E_NOT_FOUND', `no extraction ${extractionId}`)
-    return pictureBytes(this.dir, extraction, ordinal)
+    return pictureBytes(this.#readArtifact, extraction, ordinal)
   }
 
   /** Page `page` of a PDF revision (`revision:N`), whole, at `dpi` (36–300). */
@@ -235,7 +235,7 @@ export class Workspace implements EvidenceClient, AdminClient {
     const { renderWholePage } = await import('./render.js')
     const revision = await this.inspect(`revision:${revisionId}`)
     if (revision.type !== 'revision') throw new TychoraError('E_NOT_FOUND', `no revision ${revisionId}`)
-    return renderWholePage(this.dir, revision, page, dpi)
+    return renderWholePage(this.#readArtifact, revision, page, dpi)
   }
 
   /**
@@ -371,6 +371,16 @@ export class Workspace implements EvidenceClient, AdminClient {
   async inspectRun(runId: string): Promise<RunRecord> {
     return parseJson(async () => (await contracts.operations()).RunRecordSchema, await callNative(() => this.#native.inspectRun(runId)))
   }
+
+  /**
+   * An artifact's bytes (an original, a derived text, a picture) by sha256, from wherever the
+   * workspace keeps them (its folder or its bucket), verified against the name.
+   */
+  async readArtifact(sha256: string): Promise<Buffer> {
+    return callNative(() => this.#native.readArtifact(sha256))
+  }
+
+  readonly #readArtifact = (sha256: string) => this.readArtifact(sha256)
 
   /** Re-hashes every artifact and checks snapshots against their indexes, between jobs (it sees the workspace at rest). */
   async verify(): Promise<VerifyReport> {

@@ -12,7 +12,7 @@ export type SourceFormat = 'markdown' | 'text' | 'json' | 'jsonl' | 'csv' | 'cod
  * A stable error code, as the core's `ErrorCode` serializes it. `ts/errors.ts` has the table (exit
  * and HTTP status per code); `test/types/native-contract.test-d.ts` holds this union to it.
  */
-export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_NOT_FOUND' | 'E_CONFLICT' | 'E_LOCKED' | 'E_MIGRATION_REQUIRED' | 'E_CHECKSUM_MISMATCH' | 'E_CORRUPT' | 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_CANCELLED' | 'E_CLOSED' | 'E_IO' | 'E_INTERNAL' | 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_PROVIDER' | 'E_BUDGET_EXCEEDED'
+export type ErrorCode = 'E_INVALID_ARGUMENT' | 'E_NOT_FOUND' | 'E_CONFLICT' | 'E_LOCKED' | 'E_MIGRATION_REQUIRED' | 'E_CHECKSUM_MISMATCH' | 'E_CORRUPT' | 'E_UNSUPPORTED_FORMAT' | 'E_LIMIT_EXCEEDED' | 'E_CANCELLED' | 'E_CLOSED' | 'E_IO' | 'E_INTERNAL' | 'E_UNAUTHORIZED' | 'E_FORBIDDEN' | 'E_PROVIDER' | 'E_BUDGET_EXCEEDED' | 'E_STORE_UNAVAILABLE'
 
 /**
  * What an evidence unit is, as the core's `UnitType` serializes it; `ts/contracts/evidence.ts`
@@ -69,6 +69,11 @@ export declare class NativeWorkspace {
    * `tables: false`).
    */
   status(options?: StatusOptions | undefined | null): Promise<Status>
+  /**
+   * An artifact's bytes by sha256 (original, derived text or picture), verified, from wherever
+   * the workspace keeps them (its folder or its bucket).
+   */
+  readArtifact(sha256: string): Promise<Buffer>
   /** Re-hashes artifacts and checks snapshots against their indexes. */
   verify(): Promise<VerifyReport>
   /**

@@ -43,6 +43,9 @@ crate::wire::wire_enum! {
         Provider = "E_PROVIDER",
         /// A job would exceed a configured cap on paid provider use; nothing was sent.
         BudgetExceeded = "E_BUDGET_EXCEEDED",
+        /// A store the workspace is configured with (the artifact bucket) cannot be reached or
+        /// refuses the call, after its retries; nothing was half written.
+        StoreUnavailable = "E_STORE_UNAVAILABLE",
     }
 }
 
@@ -111,6 +114,9 @@ pub enum Error {
     /// A job would exceed a cap on paid provider use.
     #[error("{0}")]
     BudgetExceeded(String),
+    /// A configured store (the artifact bucket) is unreachable or refused the call.
+    #[error("{0}")]
+    StoreUnavailable(String),
     /// The work was cancelled.
     #[error("cancelled")]
     Cancelled,
@@ -154,6 +160,7 @@ impl Error {
             Self::Forbidden(_) => ErrorCode::Forbidden,
             Self::Provider(_) => ErrorCode::Provider,
             Self::BudgetExceeded(_) => ErrorCode::BudgetExceeded,
+            Self::StoreUnavailable(_) => ErrorCode::StoreUnavailable,
             Self::Cancelled => ErrorCode::Cancelled,
             Self::Closed(_) => ErrorCode::Closed,
             Self::Io { .. } => ErrorCode::Io,

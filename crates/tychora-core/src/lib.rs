@@ -43,7 +43,7 @@
 // query, ingest
 // manage
 // workspace, bench
-pub(crate) mod artifact;
+pub mod artifact;
 pub(crate) mod capture;
 pub(crate) mod chunk;
 pub(crate) mod code;

@@ -24,6 +24,14 @@ impl NativeWorkspace {
         Ok(blocking(None, move || Ok(ws.status_with(options)?.into())))
     }
 
+    /// An artifact's bytes by sha256 (original, derived text or picture), verified, from wherever
+    /// the workspace keeps them (its folder or its bucket).
+    #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
+    pub fn read_artifact(&self, sha256: String) -> Result<AsyncTask<Blocking<Buffer>>> {
+        let ws = self.inner_ref()?;
+        Ok(blocking(None, move || Ok(ws.artifact(&sha256)?.into())))
+    }
+
     /// Re-hashes artifacts and checks snapshots against their indexes.
     #[napi(catch_unwind, ts_return_type = "Promise<VerifyReport>")]
     pub fn verify(&self) -> Result<AsyncTask<Blocking<VerifyReport>>> {

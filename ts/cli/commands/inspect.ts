@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { defineCommand } from 'citty'
+import { folderArtifacts } from '../../engine/artifact-reader.js'
 import { renderEvidence } from '../../engine/render.js'
 import { TychoraError } from '../../errors.js'
 import { symbolToMarkdown } from '../../format/symbol.js'
@@ -47,8 +48,10 @@ export default defineCommand({
       const dpi = args.dpi === undefined ? undefined : Number(args.dpi)
       const page = args.page === undefined ? undefined : Number(args.page)
       if (page !== undefined && !(Number.isInteger(page) && page >= 1)) throw new TychoraError('E_INVALID_ARGUMENT', '--page must be a page number (1 or more)')
-      await withTarget(args.workspace, async ({ client }) => {
-        const drawn = await renderEvidence(await resolveWorkspace(args.workspace), await client.getEvidence(String(args.id)), {
+      await withTarget(args.workspace, async (target) => {
+        // The workspace reads its artifacts wherever it keeps them; beside a daemon, from the folder.
+        const read = target.mode === 'local' ? (sha256: string) => target.workspace.readArtifact(sha256) : folderArtifacts(await resolveWorkspace(args.workspace))
+        const drawn = await renderEvidence(read, await target.client.getEvidence(String(args.id)), {
           ...(dpi === undefined ? {} : { dpi }),
           ...(page === undefined ? {} : { page }),
         })

@@ -1,12 +1,24 @@
-//! The content-addressed artifact store: `artifacts/sha256/ab/<64 hex>`, written once, never rewritten.
+//! The content-addressed artifact store: every original, derived text and picture under its
+//! sha256, written once, never rewritten, read back only when its bytes still hash to their name.
+//!
+//! One port, two adapters: the workspace's own folder (`artifacts/sha256/ab/<64 hex>`, the
+//! embedded default, [`LocalArtifacts`]) and an S3-compatible bucket ([`S3Artifacts`], configured
+//! by `[artifacts] url = "s3://bucket/prefix"`). Callers see only [`ArtifactStore`]: what a
+//! revision references, retention and erasure decide in the canonical store, never by listing.
 
-use std::fs::{self, File};
-use std::io::{Read, Write};
+mod local;
+mod s3;
+
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+
+pub use local::LocalArtifacts;
+pub use s3::{S3Artifacts, S3Location};
 
 /// sha256 of `bytes`, lowercase hex.
 #[must_use]
@@ -14,75 +26,151 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// A store rooted at `WORKSPACE/artifacts`.
+/// What an artifact adapter does. Names are sha256 hex strings the store has already checked.
+pub trait ArtifactBackend: Send + Sync + std::fmt::Debug {
+    /// Stores `bytes` under `sha256` unless an object of that name exists (create-only: an
+    /// existing one is left as it is, a no-op).
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    fn put(&self, sha256: &str, bytes: &[u8]) -> Result<()>;
+    /// The stored bytes, as stored (the store verifies them).
+    ///
+    /// # Errors
+    /// `E_NOT_FOUND` when absent; I/O or store errors.
+    fn read(&self, sha256: &str) -> Result<Vec<u8>>;
+    /// Whether an object of that name is stored.
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    fn exists(&self, sha256: &str) -> Result<bool>;
+    /// Removes the object; `false` when there was none.
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    fn delete(&self, sha256: &str) -> Result<bool>;
+    /// Every stored object's name with its size, in no order (for doctor's orphan count).
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    fn list(&self) -> Result<Vec<(String, u64)>>;
+    /// The object's file, where the adapter keeps files (a backup copies or links it).
+    fn local_path(&self, sha256: &str) -> Option<PathBuf>;
+    /// The folder holding every object, where the adapter keeps files.
+    fn local_root(&self) -> Option<PathBuf> {
+        None
+    }
+    /// Where the objects live, for messages (`artifacts/` or `s3://bucket/prefix`; never a secret).
+    fn location(&self) -> String;
+}
+
+/// The workspace's artifacts, behind whichever adapter its configuration names.
 #[derive(Debug, Clone)]
 pub struct ArtifactStore {
-    root: PathBuf,
+    backend: Arc<dyn ArtifactBackend>,
 }
 
 impl ArtifactStore {
-    /// A store rooted at `root`.
+    /// The embedded store: files under `root` (`WORKSPACE/artifacts`).
     #[must_use]
     pub fn new(root: PathBuf) -> Self {
-        Self { root }
+        Self::with(Arc::new(LocalArtifacts::new(root)))
     }
 
-    /// Where an artifact lives.
+    /// A store over `backend`.
     #[must_use]
-    pub fn path_of(&self, sha256: &str) -> PathBuf {
-        self.root.join("sha256").join(&sha256[..2]).join(sha256)
+    pub fn with(backend: Arc<dyn ArtifactBackend>) -> Self {
+        Self { backend }
     }
 
-    /// Writes `bytes` under their hash unless already present: temp file, fsync, rename, fsync dir.
+    fn checked(sha256: &str) -> Result<&str> {
+        if sha256.len() == 64
+            && sha256
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            Ok(sha256)
+        } else {
+            Err(Error::InvalidArgument(format!(
+                "{sha256:?} is not an artifact name (64 lowercase hex digits)"
+            )))
+        }
+    }
+
+    /// Writes `bytes` under their hash unless already present. The name must be their sha256
+    /// (every caller hashed them already; debug builds check it again).
     ///
     /// # Errors
-    /// I/O errors, with the path.
-    pub fn put(&self, sha256: &str, bytes: &[u8]) -> Result<PathBuf> {
-        let path = self.path_of(sha256);
-        if path.exists() {
-            return Ok(path);
-        }
-        let dir = path.parent().unwrap_or(&self.root);
-        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let tmp = dir.join(format!(".{sha256}.{}.tmp", std::process::id()));
-        let mut file = File::create(&tmp).map_err(|e| Error::io(&tmp, e))?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(&tmp, e))?;
-        drop(file);
-        fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        sync_dir(dir)?;
-        Ok(path)
+    /// `E_INVALID_ARGUMENT` for a name that is not a sha256; I/O or store errors.
+    pub fn put(&self, sha256: &str, bytes: &[u8]) -> Result<()> {
+        let sha256 = Self::checked(sha256)?;
+        debug_assert_eq!(
+            sha256_hex(bytes),
+            sha256,
+            "artifact put under a name that is not its bytes' sha256"
+        );
+        self.backend.put(sha256, bytes)
     }
 
     /// Reads an artifact and checks its hash.
     ///
     /// # Errors
-    /// `E_NOT_FOUND` if missing, `E_CHECKSUM_MISMATCH` if its bytes changed.
+    /// `E_NOT_FOUND` if missing, `E_CHECKSUM_MISMATCH` if its bytes changed, I/O or store errors.
     pub fn get(&self, sha256: &str) -> Result<Vec<u8>> {
-        let path = self.path_of(sha256);
-        let mut bytes = Vec::new();
-        File::open(&path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    Error::NotFound {
-                        what: "artifact",
-                        id: sha256.to_string(),
-                    }
-                } else {
-                    Error::io(&path, e)
-                }
-            })?;
+        let bytes = self.backend.read(Self::checked(sha256)?)?;
         let computed = sha256_hex(&bytes);
         if computed != sha256 {
             return Err(Error::ChecksumMismatch {
-                what: format!("artifact {}", path.display()),
+                what: format!("artifact {sha256} in {}", self.backend.location()),
                 recorded: sha256.to_string(),
                 computed,
             });
         }
         Ok(bytes)
+    }
+
+    /// Whether the artifact is stored (its bytes are not read).
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    pub fn exists(&self, sha256: &str) -> Result<bool> {
+        self.backend.exists(Self::checked(sha256)?)
+    }
+
+    /// Removes an artifact (erasure, retention); `false` when it was not stored.
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    pub fn delete(&self, sha256: &str) -> Result<bool> {
+        self.backend.delete(Self::checked(sha256)?)
+    }
+
+    /// Every stored artifact with its size.
+    ///
+    /// # Errors
+    /// I/O or store errors.
+    pub fn list(&self) -> Result<Vec<(String, u64)>> {
+        self.backend.list()
+    }
+
+    /// The artifact's file, when the adapter keeps files.
+    #[must_use]
+    pub fn local_path(&self, sha256: &str) -> Option<PathBuf> {
+        Self::checked(sha256)
+            .ok()
+            .and_then(|s| self.backend.local_path(s))
+    }
+
+    /// The folder holding every artifact, for the embedded adapter.
+    #[must_use]
+    pub fn local_root(&self) -> Option<PathBuf> {
+        self.backend.local_root()
+    }
+
+    /// Where the artifacts live (`artifacts/`, `s3://bucket/prefix`).
+    #[must_use]
+    pub fn location(&self) -> String {
+        self.backend.location()
     }
 }
 
@@ -110,13 +198,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = ArtifactStore::new(dir.path().join("artifacts"));
         let sha = sha256_hex(b"hello");
-        let path = store.put(&sha, b"hello").unwrap();
+        store.put(&sha, b"hello").unwrap();
         store.put(&sha, b"hello").unwrap();
         assert_eq!(store.get(&sha).unwrap(), b"hello");
-        fs::write(&path, b"tampered").unwrap();
+        let path = store.local_path(&sha).unwrap();
+        std::fs::write(&path, b"tampered").unwrap();
         assert_eq!(
             store.get(&sha).unwrap_err().code(),
             crate::ErrorCode::ChecksumMismatch
+        );
+        assert_eq!(
+            store.get("../../etc/passwd").unwrap_err().code(),
+            crate::ErrorCode::InvalidArgument
         );
     }
 }

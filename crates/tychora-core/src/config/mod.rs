@@ -76,6 +76,31 @@ pub struct Config {
     /// The summary tree (`tychora index build --raptor`) and its channel, when present.
     #[serde(default)]
     pub summaries: Option<Summaries>,
+    /// Where originals, derived texts and pictures are kept (absent: the workspace's
+    /// `artifacts/` folder).
+    #[serde(default)]
+    pub artifacts: Option<Artifacts>,
+}
+
+/// `[artifacts]`: artifacts in an S3-compatible bucket instead of the workspace's folder, so
+/// several daemons on several machines read and write the same ones. Credentials never go here:
+/// they come from the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+/// `AWS_SESSION_TOKEN`) or the machine's role.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Artifacts {
+    /// `s3://bucket` or `s3://bucket/prefix`.
+    pub url: String,
+    /// The service's endpoint for a store that is not AWS (`http://127.0.0.1:8333`); absent:
+    /// AWS, or `AWS_ENDPOINT_URL` from the environment.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// The bucket's region (absent: `AWS_REGION`, else `us-east-1`).
+    #[serde(default)]
+    pub region: Option<String>,
+    /// Allow a plain `http://` endpoint (a loopback or private store). Default false.
+    #[serde(default)]
+    pub allow_http: bool,
 }
 
 /// `[descriptions]`: a vision model describes a visual asset someone selected (`tychora describe`).

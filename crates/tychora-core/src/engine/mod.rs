@@ -181,7 +181,17 @@ impl Engine {
             current: Mutex::new(None),
             snapshot_meta: Mutex::new(HashMap::new()),
             summary_tree: Mutex::new(None),
-            artifacts: ArtifactStore::new(dir.join("artifacts")),
+            artifacts: match &config.artifacts {
+                None => ArtifactStore::new(dir.join("artifacts")),
+                Some(bucket) => ArtifactStore::with(std::sync::Arc::new(
+                    crate::artifact::S3Artifacts::open(&crate::artifact::S3Location {
+                        url: bucket.url.clone(),
+                        endpoint: bucket.endpoint.clone(),
+                        region: bucket.region.clone(),
+                        allow_http: bucket.allow_http,
+                    })?,
+                )),
+            },
             dir,
             config,
             pack,

@@ -256,15 +256,8 @@ fn erase_files(engine: &Engine, erased: &[Tombstone]) -> Result<()> {
             continue;
         }
         done.push(&t.sha256);
-        let path = engine.artifacts().path_of(&t.sha256);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(&path, e)),
-        }
-        if let Some(parent) = path.parent() {
-            crate::artifact::sync_dir(parent)?;
-        }
+        // Durable on return (the local adapter syncs the folder); absent already is fine.
+        engine.artifacts().delete(&t.sha256)?;
     }
     Ok(())
 }

@@ -208,6 +208,19 @@ fn copy_hashed(from: &Path, to: &Path) -> Result<(u64, String)> {
     Ok((size, hex::encode(hasher.finalize())))
 }
 
+/// Writes `bytes` to a new file `to` (fsynced), returning their size and sha256.
+fn write_new(to: &Path, bytes: &[u8]) -> Result<(u64, String)> {
+    if let Some(parent) = to.parent() {
+        fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    let mut output = File::create_new(to).map_err(|e| Error::io(to, e))?;
+    output
+        .write_all(bytes)
+        .and_then(|()| output.sync_all())
+        .map_err(|e| Error::io(to, e))?;
+    Ok((bytes.len() as u64, crate::artifact::sha256_hex(bytes)))
+}
+
 fn hash_file(path: &Path) -> Result<(u64, String)> {
     let mut input = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut hasher = Sha256::new();
@@ -313,13 +326,13 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
         sha256,
     });
     for sha in &artifacts {
-        let from = engine.artifacts().path_of(sha);
-        let rel = from
-            .strip_prefix(engine.dir())
-            .map_err(|_| Error::Internal("artifact outside the workspace".into()))?
-            .to_string_lossy()
-            .replace('\\', "/");
-        let (size, actual) = copy_hashed(&from, &staging.dir.join(&rel))?;
+        // A backup holds its artifacts as files in the embedded layout, wherever the workspace
+        // keeps them: it restores anywhere.
+        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
+        let (size, actual) = match engine.artifacts().local_path(sha) {
+            Some(from) => copy_hashed(&from, &staging.dir.join(&rel))?,
+            None => write_new(&staging.dir.join(&rel), &engine.artifacts().get(sha)?)?,
+        };
         if &actual != sha {
             return Err(Error::ChecksumMismatch {
                 what: format!("artifact {sha} (run `manage verify` before backing up)"),

@@ -212,8 +212,7 @@ pub(crate) fn record(engine: &Engine, new: &NewDescription) -> Result<Descriptio
         ));
     }
     let conn = engine.writer()?;
-    if holders(&conn, &new.sha256)?.is_empty() || !engine.artifacts().path_of(&new.sha256).exists()
-    {
+    if holders(&conn, &new.sha256)?.is_empty() || !engine.artifacts().exists(&new.sha256)? {
         return Err(Error::NotFound {
             what: "visual asset (erased or purged while it was being described)",
             id: new.sha256.clone(),

@@ -106,21 +106,13 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
     } else {
         finding("stale generations", Verdict::Warn, format!("{stale} index generation(s) on disk belong to no snapshot (a crash, or a reader held them at the last collection)"), "`tychora manage purge` collects them (so does the next add)")
     });
-    let mut orphans = 0usize;
-    if let Ok(shards) = std::fs::read_dir(engine.dir().join("artifacts").join("sha256")) {
-        for shard in shards.flatten() {
-            if let Ok(files) = std::fs::read_dir(shard.path()) {
-                orphans += files
-                    .flatten()
-                    .filter(|f| !artifacts.contains(&f.file_name().to_string_lossy().into_owned()))
-                    .count();
-            }
-        }
-    }
-    findings.push(if orphans == 0 {
-        finding("orphaned originals", Verdict::Ok, "every original on disk belongs to a revision".into(), "")
-    } else {
-        finding("orphaned originals", Verdict::Warn, format!("{orphans} file(s) under artifacts/ belong to no revision (an add interrupted between storing bytes and committing rows)"), "harmless; the next add of the same bytes reuses them")
+    let location = engine.artifacts().location();
+    findings.push(match engine.artifacts().list() {
+        Ok(stored) => match stored.iter().filter(|(sha, _)| !artifacts.contains(sha)).count() {
+            0 => finding("orphaned originals", Verdict::Ok, format!("every original in {location} belongs to a revision"), ""),
+            orphans => finding("orphaned originals", Verdict::Warn, format!("{orphans} object(s) in {location} belong to no revision (an add interrupted between storing bytes and committing rows)"), "harmless; the next add of the same bytes reuses them"),
+        },
+        Err(e) => finding("orphaned originals", Verdict::Fail, format!("the artifact store cannot be listed: {e}"), "check that the store is reachable and the credentials in the environment can list the bucket"),
     });
     findings.push(if interrupted == 0 {
         finding("jobs", Verdict::Ok, "no interrupted job".into(), "")

@@ -512,14 +512,13 @@ fn remove_files(
         if !removed.insert(sha.as_str()) {
             continue;
         }
-        let path = engine.artifacts().path_of(sha);
-        match std::fs::remove_file(&path) {
-            Ok(()) => {
+        match engine.artifacts().delete(sha) {
+            Ok(true) => {
                 report.artifacts_removed += 1;
                 report.artifact_bytes += u64::try_from(*size).unwrap_or_default();
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => log::warn!("cannot remove expired original {}: {e}", path.display()),
+            Ok(false) => {}
+            Err(e) => log::warn!("cannot remove expired original {sha}: {e}"),
         }
     }
 }

@@ -88,7 +88,7 @@ pub struct Counts {
 pub struct Bytes {
     /// `corpus.sqlite3` and its WAL.
     pub corpus: u64,
-    /// Retained originals.
+    /// Retained originals (in a bucket: the sizes the store recorded, not a listing).
     pub artifacts: u64,
     /// Index generations (lexical and vector).
     pub indexes: u64,
@@ -281,7 +281,16 @@ pub(crate) fn status(engine: &Engine, options: StatusOptions) -> Result<Status> 
                 );
                 Bytes {
                     corpus,
-                    artifacts: dir_size(&engine.dir().join("artifacts")),
+                    artifacts: match engine.artifacts().local_root() {
+                        Some(root) => dir_size(&root),
+                        // A bucket is not listed on every status: what the store recorded it
+                        // holds (erased originals are gone from it).
+                        None => conn.query_row(
+                            "SELECT COALESCE(SUM(size), 0) FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM tombstones)",
+                            [],
+                            |r| r.get::<_, i64>(0),
+                        )?.try_into().unwrap_or_default(),
+                    },
                     indexes: lexical + vectors,
                     lexical,
                     vectors,

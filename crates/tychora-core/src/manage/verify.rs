@@ -59,7 +59,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         let mut sizes = std::collections::HashMap::new();
         for (sha, size) in &artifacts {
             if erased.contains(sha) {
-                if engine.artifacts().path_of(sha).exists() {
+                if engine.artifacts().exists(sha)? {
                     problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::Conflict, message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() });
                 }
                 sizes.insert(sha.clone(), *size);

