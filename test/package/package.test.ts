@@ -43,6 +43,9 @@ import { unless } from '../support/requirements.js'
 // Later that day the dashboard (issue 35: its built page in dist/dashboard, 139 kB in 16 files,
 // and its server in dist/http/dashboard), job cancellation and kept evaluation records: the root
 // package 1,810,616 B in 323 files. Its budgets are raised to 2.0 MB and 360 files (+10%).
+// 2026-12-04, night: artifacts on S3 (issue 36: the `object_store` crate with its HTTP client,
+// rustls with ring, and a tokio runtime): the release binary 55,804,280 B (53.2 MiB), +5.5 MB. The
+// binary's budget is raised to 56 MiB (+5%): an S3 client belongs in the one binary `serve` runs.
 // Budgets: the measured figures plus 10–25%, the binary's over the larger release build.
 // Other targets are not measured here; release.yml's package job checks each with its dist binary.
 // ---------------------------------------------------------------------------------------------
@@ -51,7 +54,7 @@ const PACKAGE_UNPACKED_BUDGET = 2_000_000
 /** Files in the root package. */
 const PACKAGE_FILES_BUDGET = 360
 /** The platform binary, `tychora.<platform>.node`. */
-const BINARY_BUDGET = 52 * 1024 * 1024
+const BINARY_BUDGET = 56 * 1024 * 1024
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const ROOT_PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

@@ -259,3 +259,80 @@ fn no_two_files_of_a_module_depend_on_each_other_in_a_circle() {
     }
     assert!(circles.is_empty(), "files on an import circle: {circles:?}");
 }
+
+/// SQL statement literals (`"SELECT …"`, `r#"INSERT …"#`, …) outside `store/` by top-level
+/// module, tests inside the sources left out.
+fn sql_outside_the_store() -> BTreeMap<String, usize> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let statement = regex::Regex::new(
+        r#"r?#*"\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|CREATE|DROP|ALTER|PRAGMA|REPLACE)\s"#,
+    )
+    .unwrap();
+    let mut counts = BTreeMap::new();
+    for file in files {
+        let Some(module) = module_of(file.strip_prefix(&src).unwrap()) else {
+            continue;
+        };
+        if module == "store" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        let n = statement.find_iter(code).count();
+        if n > 0 {
+            *counts.entry(module).or_insert(0) += n;
+        }
+    }
+    counts
+}
+
+/// Where canonical SQL still lives outside the store module, by module, as of the last change
+/// that moved some of it: the scale-out's store port (issue 36, docs/plans/scale-out.md) moves
+/// every statement behind `store/`'s repositories, one domain at a time, and this table may only
+/// go down. At zero everywhere the test forbids SQL outside `store/`.
+const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
+    ("engine", 9),
+    ("exact", 7),
+    ("facet", 6),
+    ("graph", 15),
+    ("ingest", 88),
+    ("job", 3),
+    ("manage", 94),
+    ("query", 16),
+    ("snapshot", 42),
+    ("summary", 15),
+    ("vector", 9),
+    ("workspace", 2),
+];
+
+#[test]
+fn sql_outside_the_store_only_shrinks() {
+    let now = sql_outside_the_store();
+    let budget: BTreeMap<String, usize> = SQL_OUTSIDE_THE_STORE
+        .iter()
+        .map(|(m, n)| ((*m).to_string(), *n))
+        .collect();
+    let grown: Vec<String> = now
+        .iter()
+        .filter(|(m, n)| budget.get(*m).is_none_or(|b| *n > b))
+        .map(|(m, n)| format!("{m}: {n} (budget {})", budget.get(m).copied().unwrap_or(0)))
+        .collect();
+    assert!(
+        grown.is_empty(),
+        "new SQL outside crates/tychora-core/src/store: put it behind a store repository instead: {grown:?}"
+    );
+    let shrunk: Vec<String> = budget
+        .iter()
+        .filter(|(m, b)| now.get(*m).copied().unwrap_or(0) < **b)
+        .map(|(m, b)| format!("(\"{m}\", {}) was {b}", now.get(m).copied().unwrap_or(0)))
+        .collect();
+    assert!(
+        shrunk.is_empty(),
+        "SQL moved into the store: lower SQL_OUTSIDE_THE_STORE in tests/architecture.rs to {shrunk:?}"
+    );
+}

@@ -181,17 +181,7 @@ impl Engine {
             current: Mutex::new(None),
             snapshot_meta: Mutex::new(HashMap::new()),
             summary_tree: Mutex::new(None),
-            artifacts: match &config.artifacts {
-                None => ArtifactStore::new(dir.join("artifacts")),
-                Some(bucket) => ArtifactStore::with(std::sync::Arc::new(
-                    crate::artifact::S3Artifacts::open(&crate::artifact::S3Location {
-                        url: bucket.url.clone(),
-                        endpoint: bucket.endpoint.clone(),
-                        region: bucket.region.clone(),
-                        allow_http: bucket.allow_http,
-                    })?,
-                )),
-            },
+            artifacts: artifact_store(&dir, &config)?,
             dir,
             config,
             pack,
@@ -659,4 +649,23 @@ fn sweep<T>(
         )?;
     }
     Ok(removed)
+}
+
+/// The artifact store `config` names for the workspace at `dir`: its `artifacts/` folder, or the
+/// bucket of `[artifacts]`.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an unusable `[artifacts]` setting.
+pub(crate) fn artifact_store(dir: &std::path::Path, config: &Config) -> Result<ArtifactStore> {
+    Ok(match &config.artifacts {
+        None => ArtifactStore::new(dir.join("artifacts")),
+        Some(bucket) => ArtifactStore::with(std::sync::Arc::new(
+            crate::artifact::S3Artifacts::open(&crate::artifact::S3Location {
+                url: bucket.url.clone(),
+                endpoint: bucket.endpoint.clone(),
+                region: bucket.region.clone(),
+                allow_http: bucket.allow_http,
+            })?,
+        )),
+    })
 }

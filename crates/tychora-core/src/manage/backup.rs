@@ -509,6 +509,23 @@ pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
             });
         }
     }
+    // A workspace that keeps its artifacts in a bucket gets them back there (create-only: an
+    // object already in the bucket stays as it is; verify reads every one back), not in its folder.
+    let config = crate::config::Config::load(&staging.dir.join("workspace.toml"))?;
+    if config.artifacts.is_some() {
+        let store = crate::engine::artifact_store(&staging.dir, &config)?;
+        for entry in manifest
+            .files
+            .iter()
+            .filter(|f| f.path.starts_with("artifacts/"))
+        {
+            let path = staging.dir.join(&entry.path);
+            let bytes = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            store.put(&entry.sha256, &bytes)?;
+        }
+        let folder = staging.dir.join("artifacts");
+        fs::remove_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+    }
     for sub in ["artifacts", "indexes/lexical", "indexes/text", "runtime"] {
         let path = staging.dir.join(sub);
         fs::create_dir_all(&path).map_err(|e| Error::io(&path, e))?;

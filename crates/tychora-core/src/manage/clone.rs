@@ -36,6 +36,15 @@ pub fn clone_workspace(src: &Path, dest: &Path) -> Result<CloneReport> {
             dest.display()
         )));
     }
+    // A clone shares its source's artifacts (hard links in the folder). In a bucket, sharing
+    // would let one workspace's erasure or retention delete the other's objects: refused.
+    if let Some(bucket) = crate::config::Config::load(&src.join("workspace.toml"))?.artifacts {
+        return Err(Error::InvalidArgument(format!(
+            "{} keeps its artifacts in {}: a clone would share (and could erase) its objects; only a workspace with its artifacts in its folder is cloned",
+            src.display(),
+            bucket.url
+        )));
+    }
     let result = copy_into(src, dest);
     if result.is_err() {
         let _ = fs::remove_dir_all(dest);

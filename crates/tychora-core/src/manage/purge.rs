@@ -132,11 +132,8 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
         Vec::new()
     };
     let query_before = now - i64::from(engine.config().history.query_days) * DAY_MS;
-    report.query_runs = delete_in_batches(
-        &conn,
-        "DELETE FROM query_runs WHERE rowid IN (SELECT rowid FROM query_runs WHERE created_at < ?1 LIMIT ?2)",
-        query_before,
-    )?;
+    report.query_runs =
+        loop_in_batches(|| crate::store::runs::expire(&conn, query_before, ROW_BATCH))?;
     report.jobs = expire_jobs(
         &mut conn,
         now - i64::from(engine.config().history.job_days) * DAY_MS,
@@ -446,11 +443,11 @@ fn expire_revisions(
         .collect())
 }
 
-/// Deletes with `sql` (taking `?1` and a `LIMIT ?2`) one batch per transaction until none is left.
-fn delete_in_batches(conn: &Connection, sql: &str, before: i64) -> Result<usize> {
+/// Runs `batch` (one deleting transaction of at most `ROW_BATCH` rows) until a batch comes short.
+fn loop_in_batches(mut batch: impl FnMut() -> Result<usize>) -> Result<usize> {
     let mut total = 0;
     loop {
-        let deleted = conn.execute(sql, params![before, ROW_BATCH])?;
+        let deleted = batch()?;
         total += deleted;
         if i64::try_from(deleted).unwrap_or(i64::MAX) < ROW_BATCH {
             return Ok(total);

@@ -1,7 +1,6 @@
 //! `inspect run RUN_ID`: a recorded query run — its request, the scope applied, the snapshot it
 //! read, its results and the full trace — as the query log stored it.
 
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -35,27 +34,23 @@ pub struct RunRecord {
 pub(crate) fn run_record(engine: &Engine, run_id: &str) -> Result<RunRecord> {
     engine.query_log().flush();
     engine.with_reader(|conn| {
-        let row = conn
-            .query_row(
-                "SELECT id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at FROM query_runs WHERE id = ?1",
-                params![run_id],
-                run_row,
-            )
-            .optional()?
-            .ok_or_else(|| Error::NotFound { what: "query run (or expired by [history] query_days)", id: run_id.to_string() })?;
-        let (run_id, snapshot_id, request, summary, agent_id, task_id, duration_ms, created_at) = row;
+        let row = crate::store::runs::get(conn, run_id)?.ok_or_else(|| Error::NotFound {
+            what: "query run (or expired by [history] query_days)",
+            id: run_id.to_string(),
+        })?;
         let parse = |text: &str, what: &str| {
-            serde_json::from_str(text).map_err(|e| Error::Corrupt(format!("query run {run_id}: {what}: {e}")))
+            serde_json::from_str(text)
+                .map_err(|e| Error::Corrupt(format!("query run {run_id}: {what}: {e}")))
         };
         Ok(RunRecord {
-            request: parse(&request, "request")?,
-            summary: parse(&summary, "summary")?,
-            run_id: run_id.clone(),
-            snapshot_id,
-            agent_id,
-            task_id,
-            duration_ms,
-            created_at,
+            request: parse(&row.request_json, "request")?,
+            summary: parse(&row.summary_json, "summary")?,
+            run_id: row.id,
+            snapshot_id: row.snapshot_id,
+            agent_id: row.agent_id,
+            task_id: row.task_id,
+            duration_ms: row.duration_ms,
+            created_at: row.created_at,
         })
     })
 }
@@ -109,81 +104,46 @@ pub(crate) fn list_runs(
     engine.query_log().flush();
     engine.with_reader(|conn| {
         let tx = conn.unchecked_transaction()?;
-        let cursor = match before {
-            Some(id) => Some(
-                tx.query_row(
-                    "SELECT created_at, id FROM query_runs WHERE id = ?1",
-                    params![id],
-                    |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-                )
-                .optional()?
-                .ok_or_else(|| Error::NotFound {
-                    what: "query run (the `before` cursor; or expired by [history] query_days)",
-                    id: id.to_string(),
-                })?,
-            ),
-            None => None,
-        };
-        let (at, id) = cursor.unzip();
-        let mut rows = tx
-            .prepare_cached(
-                "SELECT id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at FROM query_runs
-                 WHERE ?1 IS NULL OR (created_at, id) < (?1, ?2)
-                 ORDER BY created_at DESC, id DESC LIMIT ?3",
-            )?
-            .query_map(params![at, id, i64::from(limit) + 1], run_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let after =
+            match before {
+                Some(id) => Some(crate::store::runs::position(&tx, id)?.ok_or_else(|| {
+                    Error::NotFound {
+                        what: "query run (the `before` cursor; or expired by [history] query_days)",
+                        id: id.to_string(),
+                    }
+                })?),
+                None => None,
+            };
+        let mut rows = crate::store::runs::page(&tx, after, i64::from(limit) + 1)?;
         let more = rows.len() > page;
         rows.truncate(page);
         let runs = rows
             .into_iter()
-            .map(|(id, snapshot_id, request, summary, agent_id, task_id, duration_ms, created_at)| {
-                let (query, results) = brief(&id, &request, &summary)?;
+            .map(|r| {
+                let (query, results) = brief(&r.id, &r.request_json, &r.summary_json)?;
                 Ok(RunBrief {
-                    id,
-                    created_at,
-                    snapshot_id,
+                    id: r.id,
+                    created_at: r.created_at,
+                    snapshot_id: r.snapshot_id,
                     query,
-                    duration_ms,
+                    duration_ms: r.duration_ms,
                     results,
-                    agent_id,
-                    task_id,
+                    agent_id: r.agent_id,
+                    task_id: r.task_id,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let next_before = if more { runs.last().map(|r| r.id.clone()) } else { None };
+        let next_before = if more {
+            runs.last().map(|r| r.id.clone())
+        } else {
+            None
+        };
         Ok(RunList { runs, next_before })
     })
 }
 
 /// A run's query text (its request's `query`) and result count (its summary's `returned`; the
 /// length of `segments` for a summary without one).
-/// A `query_runs` row as both readers select it: id, snapshot, request and summary JSON, agent,
-/// task, duration, time.
-type RunRow = (
-    String,
-    Option<i64>,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    f64,
-    i64,
-);
-
-fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-        r.get(7)?,
-    ))
-}
-
 fn brief(run_id: &str, request: &str, summary: &str) -> Result<(String, u32)> {
     #[derive(Deserialize)]
     struct Request {

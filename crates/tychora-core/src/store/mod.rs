@@ -2,6 +2,7 @@
 
 pub mod migrate;
 pub(crate) mod query_log;
+pub(crate) mod runs;
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
