@@ -64,9 +64,21 @@ export async function startSeaweed() {
       const p = execFile(WEED, ['shell', `-master=127.0.0.1:${master}`], (_e, out, err) => resolve(`${out}${err}`))
       p.stdin?.end(`${command}\n`)
     })
+  // Up when the S3 gateway answers HTTP (it starts after the master, and later still on a busy
+  // machine) and the bucket is made.
+  const answers = () =>
+    fetch(`http://127.0.0.1:${s3}/`).then(
+      async (r) => {
+        await r.body?.cancel()
+        return true
+      },
+      () => false,
+    )
   const started = Date.now()
+  let bucket = false
   for (;;) {
-    if ((await shell('s3.bucket.create -name tychora')).includes('created bucket')) break
+    bucket ||= (await shell('s3.bucket.create -name tychora')).includes('created bucket')
+    if (bucket && (await answers())) break
     if (Date.now() - started > 60_000) {
       child.kill('SIGKILL')
       throw new Error(`SeaweedFS did not start within 60 s: ${readFileSync(join(dir, 'weed.log'), 'utf8').slice(-2000)}`)
