@@ -104,6 +104,10 @@ impl ArtifactBackend for LocalArtifacts {
         Some(self.path_of(sha256))
     }
 
+    fn concurrency(&self) -> usize {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    }
+
     fn local_root(&self) -> Option<PathBuf> {
         Some(self.root.clone())
     }

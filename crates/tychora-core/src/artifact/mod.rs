@@ -60,6 +60,8 @@ pub trait ArtifactBackend: Send + Sync + std::fmt::Debug {
     fn local_root(&self) -> Option<PathBuf> {
         None
     }
+    /// How many reads are worth running at once (a walk over every object, as verify does).
+    fn concurrency(&self) -> usize;
     /// Where the objects live, for messages (`artifacts/` or `s3://bucket/prefix`; never a secret).
     fn location(&self) -> String;
 }
@@ -159,6 +161,13 @@ impl ArtifactStore {
         Self::checked(sha256)
             .ok()
             .and_then(|s| self.backend.local_path(s))
+    }
+
+    /// How many reads are worth running at once: the cores for the folder (hashing is the
+    /// work), more for a bucket (round trips are).
+    #[must_use]
+    pub fn concurrency(&self) -> usize {
+        self.backend.concurrency()
     }
 
     /// The folder holding every artifact, for the embedded adapter.

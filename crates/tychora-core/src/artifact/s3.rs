@@ -233,6 +233,10 @@ impl ArtifactBackend for S3Artifacts {
             .collect())
     }
 
+    fn concurrency(&self) -> usize {
+        16
+    }
+
     fn local_path(&self, _sha256: &str) -> Option<PathBuf> {
         None
     }

@@ -57,20 +57,33 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         let mut sizes = std::collections::HashMap::new();
-        for (sha, size) in &artifacts {
+        // Read back several at once: hashing keeps the cores busy on the folder, and a bucket's
+        // round trips overlap (one at a time, 1,664 objects took 2.7 s on loopback).
+        let store = engine.artifacts();
+        let checked = crate::parallel::map(&artifacts, store.concurrency(), |(sha, size)| -> Result<Option<Problem>> {
             if erased.contains(sha) {
-                if engine.artifacts().exists(sha)? {
-                    problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::Conflict, message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() });
-                }
-                sizes.insert(sha.clone(), *size);
-                continue;
+                return Ok(store.exists(sha)?.then(|| Problem { object: format!("artifact {sha}"), code: ErrorCode::Conflict, message: "has a tombstone but its file is still on disk; run `manage delete-original` again".into() }));
             }
-            match engine.artifacts().get(sha) {
-                Ok(bytes) if bytes.len() as i64 == *size => {
+            Ok(match store.get(sha) {
+                Ok(bytes) if bytes.len() as i64 == *size => None,
+                Ok(bytes) => Some(Problem { object: format!("artifact {sha}"), code: ErrorCode::ChecksumMismatch, message: format!("size {} but {} recorded", bytes.len(), size) }),
+                Err(e) => Some(Problem { object: format!("artifact {sha}"), code: e.code(), message: e.to_string() }),
+            })
+        });
+        for ((sha, size), outcome) in artifacts.iter().zip(checked) {
+            match outcome {
+                Some(Ok(None)) => {
                     sizes.insert(sha.clone(), *size);
                 }
-                Ok(bytes) => problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::ChecksumMismatch, message: format!("size {} but {} recorded", bytes.len(), size) }),
-                Err(e) => problems.push(Problem { object: format!("artifact {sha}"), code: e.code(), message: e.to_string() }),
+                Some(Ok(Some(problem))) => {
+                    // A tombstoned artifact still stored counts its size: its references are fine.
+                    if erased.contains(sha) {
+                        sizes.insert(sha.clone(), *size);
+                    }
+                    problems.push(problem);
+                }
+                Some(Err(e)) => return Err(e),
+                None => problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::Internal, message: "its check panicked".into() }),
             }
         }
         let references: Vec<(String, String, i64)> = conn
