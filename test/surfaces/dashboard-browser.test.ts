@@ -361,6 +361,9 @@ describe.skipIf(skip)('knowledge review in a real browser', () => {
         await d.dismiss()
       })
       await page.goto(daemon.loginUrl())
+      // The page has taken its key from the fragment (`/#key=…` became `/#/search`) before the
+      // fragment changes: changed first (a slow script on a loaded machine), the key is lost.
+      await page.waitForURL(`${daemon.url}/#/search`)
       await page.goto(`${daemon.url}/#/review`)
       const card = page.getByRole('article', { name: `Proposal ${edit.id}` })
       await card.waitFor()
