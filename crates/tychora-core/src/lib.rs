@@ -33,10 +33,11 @@
 // and layered; a module uses only modules of lower layers. Layers, lowest first (tests/architecture.rs
 // enforces its table on the sources and checks that this list is the same table):
 // wire
-// error, scripts
-// unit, tokenize, parallel, safety, fusion, config, store, artifact, capture, trust
+// error, scripts, clock
+// unit, tokenize, parallel, safety, fusion, config, artifact, capture, trust
 // facet
 // code, job, lexical, vector
+// store
 // parse, snapshot
 // chunk, exact, engine
 // graph, summary
@@ -46,6 +47,7 @@
 pub mod artifact;
 pub(crate) mod capture;
 pub(crate) mod chunk;
+pub(crate) mod clock;
 pub(crate) mod code;
 pub mod config;
 pub(crate) mod engine;

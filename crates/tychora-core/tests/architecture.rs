@@ -12,15 +12,18 @@ const LAYERS: &[&[&str]] = &[
     // The closed sets' declaration macro.
     &["wire"],
     // Vocabulary and storage primitives.
-    &["error", "scripts"],
+    &["error", "scripts", "clock"],
     &[
-        "unit", "tokenize", "parallel", "safety", "fusion", "config", "store", "artifact",
-        "capture", "trust",
+        "unit", "tokenize", "parallel", "safety", "fusion", "config", "artifact", "capture",
+        "trust",
     ],
     // Typed facet values and conditions, read against the pack's kinds.
     &["facet"],
     // Parsing code, job bookkeeping, the lexical index, the text channel's vectors.
     &["code", "job", "lexical", "vector"],
+    // The canonical store's repositories: they speak the domain's closed sets (job states, unit
+    // types, facet values) and everything that reads or writes canonical rows sits above them.
+    &["store"],
     &["parse", "snapshot"],
     // Windows, the identifier channel, and an open workspace's state.
     &["chunk", "exact", "engine"],
@@ -69,8 +72,14 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             continue;
         };
         let text = std::fs::read_to_string(&file).unwrap();
+        // A unit test may set up with a module above its own (facet's tests build the real
+        // schema with `store::migrate`): the layering is that of the code that ships.
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
         let entry = edges.entry(from.clone()).or_default();
-        for m in pattern.captures_iter(&text) {
+        for m in pattern.captures_iter(code) {
             if m[1] != *from {
                 entry.insert(m[1].to_string());
             }
@@ -296,14 +305,13 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
 /// every statement behind `store/`'s repositories, one domain at a time, and this table may only
 /// go down. At zero everywhere the test forbids SQL outside `store/`.
 const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
-    ("engine", 9),
+    ("engine", 8),
     ("exact", 7),
     ("facet", 6),
     ("graph", 15),
-    ("ingest", 88),
-    ("job", 3),
-    ("manage", 94),
-    ("query", 16),
+    ("ingest", 76),
+    ("manage", 83),
+    ("query", 15),
     ("snapshot", 42),
     ("summary", 15),
     ("vector", 9),

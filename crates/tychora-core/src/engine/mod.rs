@@ -143,10 +143,7 @@ impl Engine {
         let conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::check(&conn, &dir)?;
         // We own the lock, so a job still marked running belongs to a process that died.
-        conn.execute(
-            "UPDATE jobs SET status = 'interrupted', error = 'the process that ran this job exited before it finished', finished_at = ?1 WHERE status = 'running'",
-            params![store::now_ms()],
-        )?;
+        store::jobs::interrupt_running(&conn)?;
         let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
         let user_cache = match config
             .embeddings
@@ -566,7 +563,7 @@ impl Engine {
             None => {
                 conn.execute(
                     "INSERT INTO collections (workspace_id, name, created_at, trust) VALUES (1, ?1, ?2, ?3)",
-                    params![name, store::now_ms(), trust.as_str()],
+                    params![name, crate::clock::now_ms(), trust.as_str()],
                 )?;
                 Ok(conn.last_insert_rowid())
             }
@@ -593,7 +590,7 @@ impl Engine {
         }
         conn.execute(
             "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
-            params![name, store::now_ms()],
+            params![name, crate::clock::now_ms()],
         )?;
         Ok(conn.last_insert_rowid())
     }

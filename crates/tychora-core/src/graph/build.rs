@@ -11,12 +11,12 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::clock::now_ms;
 use crate::code::references::{Heritage, RefKind, References};
 use crate::code::resolve::{self, Outcome, SourceFile};
 use crate::code::{Language, cache};
 use crate::error::Result;
 use crate::snapshot::Member;
-use crate::store::now_ms;
 use crate::unit::Span;
 use crate::unit::UnitType;
 

@@ -8,13 +8,14 @@ use sha2::{Digest, Sha256};
 
 use super::prepare::{DocumentPlace, Extraction, Prepared};
 use super::{Assignment, Receipt};
+use crate::clock::now_ms;
 use crate::config::{KindDefinition, Pack};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Result};
 use crate::exact::normalize_identifier;
+use crate::job::JobState;
 use crate::parse::{Format, FormatOverride, PARSER_VERSION};
 use crate::snapshot::Member;
-use crate::store::now_ms;
 use crate::tokenize::TOKENIZER;
 
 /// The extraction fingerprint: parser and document reader versions, the assigned kind and forced
@@ -795,9 +796,13 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
         {
             fields.insert("diagnostics".into(), serde_json::Value::Array(Vec::new()));
         }
-        conn.execute(
-            "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4, diagnostics_sha256 = ?5 WHERE id = ?1",
-            params![receipt.job_id, receipt.status, stored.to_string(), now, list],
+        crate::store::jobs::finish(
+            conn,
+            receipt.job_id,
+            JobState::from_outcome(receipt.status),
+            &stored.to_string(),
+            list.as_deref(),
+            now,
         )?;
         Ok(())
     })();

@@ -21,16 +21,15 @@ mod withdraw;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 pub use crate::capture::Exclusion;
 use crate::config::{KindDefinition, Pack, Strategy};
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
-use crate::job::Progress;
+use crate::job::{JobKind, JobState, Progress};
 use crate::parse::{Format, FormatOverride};
-use crate::store::now_ms;
 use targets::{agent_may_capture, capture_roots};
 
 pub(crate) use commit::stored_diagnostics;
@@ -538,10 +537,7 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
         snapshot_id: None,
     };
     let json = serde_json::to_string(&queued).map_err(|e| Error::Internal(e.to_string()))?;
-    engine.with_reader(|conn| {
-        conn.execute("INSERT INTO jobs (kind, status, request_json, created_at) VALUES ('add', 'queued', ?1, ?2)", params![json, now_ms()])?;
-        Ok(conn.last_insert_rowid())
-    })
+    engine.with_reader(|conn| crate::store::jobs::enqueue(conn, JobKind::Add, &json))
 }
 
 /// Ids of queued jobs, oldest first (to resume after a restart).
@@ -549,14 +545,7 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
 /// # Errors
 /// SQLite errors.
 pub(crate) fn queued(engine: &Engine) -> Result<Vec<i64>> {
-    engine.with_reader(|conn| {
-        let mut stmt =
-            conn.prepare_cached("SELECT id FROM jobs WHERE status = 'queued' ORDER BY id")?;
-        let ids = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(ids)
-    })
+    engine.with_reader(|conn| crate::store::jobs::queued_ids(conn))
 }
 
 /// Runs a queued job to completion on the single writer.
@@ -569,18 +558,12 @@ pub(crate) fn run_job(
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Receipt> {
     let mut conn = engine.writer()?;
-    let (status, request_json): (String, String) = conn
-        .query_row(
-            "SELECT status, request_json FROM jobs WHERE id = ?1",
-            params![job_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?
-        .ok_or_else(|| Error::NotFound {
+    let (status, request_json) =
+        crate::store::jobs::state_and_request(&conn, job_id)?.ok_or_else(|| Error::NotFound {
             what: "job",
             id: job_id.to_string(),
         })?;
-    if status != "queued" {
+    if status != JobState::Queued {
         return Err(Error::Conflict(format!(
             "job {job_id} is {status}, not queued"
         )));
@@ -591,11 +574,7 @@ pub(crate) fn run_job(
         .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
     // Claimed only while still queued: an owner's cancellation committed since the read above
     // wins, and the job never runs.
-    let claimed = conn.execute(
-        "UPDATE jobs SET status = 'running', pid = ?2, started_at = ?3 WHERE id = ?1 AND status = 'queued'",
-        params![job_id, std::process::id(), now_ms()],
-    )?;
-    if claimed == 0 {
+    if !crate::store::jobs::claim(&conn, job_id)? {
         return Err(Error::Conflict(format!(
             "job {job_id} is no longer queued (cancelled meanwhile)"
         )));
@@ -607,10 +586,7 @@ pub(crate) fn run_job(
     let result = run::AddJob::run(engine, &mut conn, job_id, &request, requester, &record);
     engine.progress().clear(job_id);
     result.inspect_err(|err| {
-        let _ = conn.execute(
-            "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
-            params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
-        );
+        let _ = crate::store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
     })
 }
 

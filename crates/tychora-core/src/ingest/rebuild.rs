@@ -13,11 +13,12 @@ use std::time::Instant;
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::job::{Progress, Steps};
+use crate::job::{JobKind, JobState, Progress};
 use crate::snapshot;
-use crate::store::now_ms;
+use crate::store::{self, jobs::Steps};
 use crate::vector::EmbedReport;
 
 /// One vector generation rewritten from the records.
@@ -68,11 +69,11 @@ pub(crate) fn rebuild(
         what: "published snapshot to rebuild",
         id: "current".into(),
     })?;
-    conn.execute(
-        "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES ('rebuild', 'running', ?1, ?2, ?3, ?3)",
-        params![serde_json::json!({ "snapshot_id": current }).to_string(), std::process::id(), now_ms()],
+    let job_id = store::jobs::start(
+        &conn,
+        JobKind::Rebuild,
+        &serde_json::json!({ "snapshot_id": current }).to_string(),
     )?;
-    let job_id = conn.last_insert_rowid();
     let record = |p: Progress| {
         engine.progress().record(job_id, &p);
         on_progress(p);
@@ -99,10 +100,7 @@ pub(crate) fn rebuild(
             Ok(report)
         }
         Err(err) => {
-            let _ = conn.execute(
-                "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
-                params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
-            );
+            let _ = store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
             Err(err)
         }
     }
@@ -147,9 +145,13 @@ fn run(
     let Some(reason) = stale else {
         report.reason = "the current snapshot's indexes match the configuration".into();
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-        conn.execute(
-            "UPDATE jobs SET status = 'succeeded', receipt_json = ?2, finished_at = ?3 WHERE id = ?1",
-            params![report.job_id, serde_json::to_string(&*report).unwrap_or_default(), now_ms()],
+        store::jobs::finish(
+            conn,
+            report.job_id,
+            JobState::Succeeded,
+            &serde_json::to_string(&*report).unwrap_or_default(),
+            None,
+            now_ms(),
         )?;
         return Ok(());
     };
@@ -183,9 +185,13 @@ fn run(
             tx,
             &serde_json::json!({ "snapshot_id": id, "members": members.len(), "embedding": published.embedding }),
         )?;
-        tx.execute(
-            "UPDATE jobs SET status = 'succeeded', receipt_json = ?2, finished_at = ?3 WHERE id = ?1",
-            params![report.job_id, serde_json::to_string(&*report).unwrap_or_default(), now_ms()],
+        store::jobs::finish(
+            tx,
+            report.job_id,
+            JobState::Succeeded,
+            &serde_json::to_string(&*report).unwrap_or_default(),
+            None,
+            now_ms(),
         )?;
         Ok(())
     };

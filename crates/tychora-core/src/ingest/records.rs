@@ -370,7 +370,7 @@ pub(super) fn store(
     path: &str,
 ) -> crate::Result<Vec<Diagnostic>> {
     use rusqlite::{OptionalExtension as _, params};
-    let now = crate::store::now_ms();
+    let now = crate::clock::now_ms();
     let mut diagnostics = Vec::new();
     for candidate in candidates {
         let unit_id = super::unit_id(tx, extraction_id, candidate.unit)?;

@@ -8,10 +8,10 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::withdraw::{Removal, WithdrawReport, resolve, withdraw};
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::Progress;
-use crate::store::now_ms;
 
 /// What `manage sensitivity` did.
 #[derive(Debug, Clone, Serialize, Deserialize)]

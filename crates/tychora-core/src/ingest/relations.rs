@@ -98,7 +98,7 @@ fn record_type(
         "INSERT INTO relation_types (name, fingerprint, pack, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, pack = excluded.pack, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
          WHERE relation_types.fingerprint != excluded.fingerprint",
-        params![relation, fingerprint, pack.name, json, crate::store::now_ms()],
+        params![relation, fingerprint, pack.name, json, crate::clock::now_ms()],
     )?;
     Ok(())
 }
@@ -213,7 +213,7 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, status, a.revision_id,
-            a.support_unit_id, a.actor, a.note, crate::store::now_ms()
+            a.support_unit_id, a.actor, a.note, crate::clock::now_ms()
         ],
     )?;
     Ok(tx.last_insert_rowid())

@@ -14,11 +14,12 @@ use super::targets::{Target, resolve_target};
 use super::{AddPlan, AddRequest, FileCounts, Receipt, Requester, commit};
 use crate::capture::{self, Candidate, Exclusion};
 use crate::chunk::ChunkOptions;
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Level, Result};
-use crate::job::{Phase, Progress, Steps, failpoint};
+use crate::job::{Phase, Progress, failpoint};
 use crate::snapshot::{self, Member};
-use crate::store::now_ms;
+use crate::store::jobs::Steps;
 
 /// What a job learns as it goes, turned into the receipt at the end.
 #[derive(Default)]
@@ -990,7 +991,7 @@ fn refusal(
             crate::error::ErrorCode::Forbidden,
             format!(
                 "these bytes were erased on request at {}: {reason}; not captured again",
-                crate::store::iso_utc(at)
+                crate::clock::iso_utc(at)
             ),
         )));
     }
@@ -1000,7 +1001,7 @@ fn refusal(
             crate::error::ErrorCode::Forbidden,
             format!(
                 "withdrawn at {}: {reason}; not captured",
-                crate::store::iso_utc(at)
+                crate::clock::iso_utc(at)
             ),
         )));
     }

@@ -7,10 +7,10 @@ use std::time::Instant;
 use rusqlite::{Connection, params};
 
 use crate::artifact::ArtifactStore;
+use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::parse::image;
 use crate::snapshot::Member;
-use crate::store::now_ms;
 use crate::vector::records::to_blob;
 use crate::vector::visual::family_key;
 use crate::vector::{Embedded, FamilySpec, Picture, VisualEmbedder, VisualReport};

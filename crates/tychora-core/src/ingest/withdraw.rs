@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Receipt;
 use super::run::AddJob;
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::job::Progress;
-use crate::store::now_ms;
+use crate::job::{JobKind, Progress};
 
 /// A source a withdrawal or erasure took out of new snapshots.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -93,16 +93,12 @@ pub(crate) fn withdraw(
     let mut conn = engine.writer()?;
     let (sources, revisions) = resolve(&conn, selector, removal)?;
     let kind = match removal {
-        Removal::Withdraw => "withdraw",
-        Removal::Erase => "delete-original",
+        Removal::Withdraw => JobKind::Withdraw,
+        Removal::Erase => JobKind::DeleteOriginal,
     };
     let request = serde_json::json!({ "selector": selector, "reason": reason }).to_string();
     let now = now_ms();
-    conn.execute(
-        "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES (?1, 'running', ?2, ?3, ?4, ?4)",
-        params![kind, request, std::process::id(), now],
-    )?;
-    let job_id = conn.last_insert_rowid();
+    let job_id = crate::store::jobs::start(&conn, kind, &request)?;
     let result = (|| -> Result<WithdrawReport> {
         // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
         // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
@@ -241,10 +237,7 @@ pub(crate) fn withdraw(
         })
     })();
     result.inspect_err(|err| {
-        let _ = conn.execute(
-            "UPDATE jobs SET status = 'failed', error = ?2, finished_at = ?3 WHERE id = ?1",
-            params![job_id, format!("{}: {err}", err.code().as_str()), now_ms()],
-        );
+        let _ = crate::store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
     })
 }
 

@@ -4,11 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
-
-use crate::error::Result;
-use crate::store::now_ms;
 
 /// The phases of an add job, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,49 +127,6 @@ impl ProgressBoard {
 
     pub(crate) fn get(&self, job_id: i64) -> Option<Progress> {
         self.0.lock().ok().and_then(|m| m.get(&job_id).cloned())
-    }
-}
-
-/// Records a job's steps (`job_steps` rows) as they start and finish.
-pub(crate) struct Steps {
-    job_id: i64,
-    open: Option<i64>,
-}
-
-impl Steps {
-    pub(crate) fn new(job_id: i64) -> Self {
-        Self { job_id, open: None }
-    }
-
-    pub(crate) fn begin(&mut self, conn: &Connection, name: &str) -> Result<()> {
-        conn.execute("INSERT INTO job_steps (job_id, name, status, started_at) VALUES (?1, ?2, 'running', ?3)", params![self.job_id, name, now_ms()])?;
-        self.open = Some(conn.last_insert_rowid());
-        Ok(())
-    }
-
-    /// A finished step whose span the caller measured (steps that overlap, such as prepare and
-    /// commit, are recorded once both are done).
-    pub(crate) fn record(
-        &mut self,
-        conn: &Connection,
-        name: &str,
-        started_at: i64,
-        finished_at: i64,
-        detail: &serde_json::Value,
-    ) -> Result<()> {
-        conn.execute(
-            "INSERT INTO job_steps (job_id, name, status, started_at, finished_at, detail_json) VALUES (?1, ?2, 'done', ?3, ?4, ?5)",
-            params![self.job_id, name, started_at, finished_at, detail.to_string()],
-        )?;
-        Ok(())
-    }
-
-    /// Closes the open step with its details.
-    pub(crate) fn finish(&mut self, conn: &Connection, detail: &serde_json::Value) -> Result<()> {
-        if let Some(id) = self.open.take() {
-            conn.execute("UPDATE job_steps SET status = 'done', finished_at = ?2, detail_json = ?3 WHERE id = ?1", params![id, now_ms(), detail.to_string()])?;
-        }
-        Ok(())
     }
 }
 

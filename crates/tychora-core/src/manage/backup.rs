@@ -378,7 +378,7 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
         format: FORMAT.into(),
         engine_version: crate::engine::ENGINE_VERSION.into(),
         schema_version: schema,
-        created_at: crate::store::now_ms(),
+        created_at: crate::clock::now_ms(),
         current_snapshot_id: current,
         files,
     };

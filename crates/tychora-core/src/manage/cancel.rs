@@ -6,12 +6,11 @@
 //! runner claims a job only while it is still `queued` (`ingest::run_job`), so a job is either
 //! cancelled or run, never both.
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Transaction, TransactionBehavior};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::JobState;
-use crate::store::now_ms;
 
 use super::JobStatus;
 
@@ -33,13 +32,7 @@ fn cancellation_text(reason: Option<&str>) -> Result<String> {
 
 /// The job's state, or `E_NOT_FOUND`.
 fn state_of(conn: &rusqlite::Connection, job_id: i64) -> Result<JobState> {
-    conn.query_row(
-        "SELECT status FROM jobs WHERE id = ?1",
-        params![job_id],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or_else(|| Error::NotFound {
+    crate::store::jobs::state(conn, job_id)?.ok_or_else(|| Error::NotFound {
         what: "job",
         id: job_id.to_string(),
     })
@@ -81,10 +74,7 @@ pub(crate) fn cancel_job(engine: &Engine, job_id: i64, reason: Option<&str>) -> 
         if let Some(refused) = refusal(job_id, state_of(&tx, job_id)?) {
             return Err(refused);
         }
-        tx.execute(
-            "UPDATE jobs SET status = ?2, finished_at = ?3, error = ?4 WHERE id = ?1",
-            params![job_id, JobState::Cancelled, now_ms(), error],
-        )?;
+        crate::store::jobs::cancel(&tx, job_id, &error)?;
         tx.commit()?;
         Ok(())
     })?;

@@ -10,10 +10,10 @@ use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::sha256_hex;
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::parse::image;
-use crate::store::now_ms;
 
 /// A picture someone asked to have described, checked and ready to upload.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -89,7 +89,7 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
             .prepare("SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts UNION SELECT derived_sha256 FROM doc_extractions UNION SELECT sha256 FROM visual_assets")?
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
-        let interrupted: i64 = conn.query_row("SELECT COUNT(*) FROM jobs WHERE status = 'interrupted'", [], |r| r.get(0))?;
+        let interrupted = crate::store::jobs::count_in(conn, crate::job::JobState::Interrupted)?;
         Ok((generations, artifacts, interrupted))
     })?;
     let mut stale = 0usize;

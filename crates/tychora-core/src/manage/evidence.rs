@@ -11,6 +11,7 @@ use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::ingest::{JobRequest, Receipt};
 use crate::job::Progress;
+use crate::store::jobs::{self, JobRow, StepRow};
 use crate::unit::UnitType;
 
 crate::wire::wire_enum! {
@@ -689,27 +690,15 @@ pub(crate) fn list_jobs(
     let (jobs, more) = engine.with_reader(|conn| {
         // One read transaction: the rows and their steps from the same state of the corpus.
         let tx = conn.unchecked_transaction()?;
-        let mut rows = tx
-            .prepare_cached(&format!(
-                "SELECT {JOB_COLUMNS} FROM jobs WHERE ?1 IS NULL OR id < ?1 ORDER BY id DESC LIMIT ?2"
-            ))?
-            .query_map(params![before, i64::from(limit) + 1], job_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut rows = jobs::page(&tx, before, i64::from(limit) + 1)?;
         let more = rows.len() > page;
         rows.truncate(page);
-        // The page's steps in one query: `job_steps` has no index on `job_id`, so a query per
-        // job (what `job_status` does) would scan the table once per job. The page is every job
-        // between its first and last id, so the range is exactly its jobs.
+        // The page's steps in one query. The page is every job between its first and last id,
+        // so the range is exactly its jobs.
         let mut steps: HashMap<i64, Vec<StepRow>> = HashMap::new();
         if let (Some(newest), Some(oldest)) = (rows.first(), rows.last()) {
-            let found = tx
-                .prepare_cached(&format!(
-                    "SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id BETWEEN ?1 AND ?2 ORDER BY id"
-                ))?
-                .query_map(params![oldest.id, newest.id], step_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            for step in found {
-                steps.entry(step.0).or_default().push(step);
+            for step in jobs::steps_between(&tx, oldest.id, newest.id)? {
+                steps.entry(step.job_id).or_default().push(step);
             }
         }
         let jobs = rows
@@ -1230,74 +1219,11 @@ fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> {
     Ok(Some(found))
 }
 
-/// The `jobs` columns [`job_row`] reads, in its order.
-const JOB_COLUMNS: &str = "id, kind, status, request_json, receipt_json, error, created_at, finished_at, diagnostics_sha256";
-
-/// The `job_steps` columns [`step_row`] reads, in its order.
-const STEP_COLUMNS: &str = "job_id, name, status, started_at, finished_at, detail_json";
-
-/// A `jobs` row as stored, before its JSON columns are read.
-struct JobRow {
-    id: i64,
-    kind: crate::job::JobKind,
-    status: crate::job::JobState,
-    request: String,
-    receipt: Option<String>,
-    error: Option<String>,
-    created_at: i64,
-    finished_at: Option<i64>,
-    diagnostics: Option<String>,
-}
-
-fn job_row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
-    Ok(JobRow {
-        id: r.get(0)?,
-        kind: r.get(1)?,
-        status: r.get(2)?,
-        request: r.get(3)?,
-        receipt: r.get(4)?,
-        error: r.get(5)?,
-        created_at: r.get(6)?,
-        finished_at: r.get(7)?,
-        diagnostics: r.get(8)?,
-    })
-}
-
-/// A `job_steps` row as stored: its job, and the step before its detail is read.
-type StepRow = (
-    i64,
-    String,
-    crate::job::StepState,
-    i64,
-    Option<i64>,
-    Option<String>,
-);
-
-fn step_row(r: &Row<'_>) -> rusqlite::Result<StepRow> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-    ))
-}
-
 fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
-    let Some(row) = conn
-        .prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
-        .query_row(params![id], job_row)
-        .optional()?
-    else {
+    let Some(row) = jobs::get(conn, id)? else {
         return Ok(None);
     };
-    let steps = list(
-        conn,
-        &format!("SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id = ?1 ORDER BY id"),
-        id,
-        step_row,
-    )?;
+    let steps = jobs::steps_between(conn, id, id)?;
     job_of(conn, row, steps).map(Some)
 }
 
@@ -1316,7 +1242,15 @@ fn job_of(conn: &Connection, row: JobRow, steps: Vec<StepRow>) -> Result<JobStat
     } = row;
     let steps = steps
         .into_iter()
-        .map(|(_, name, status, started_at, finished_at, detail)| {
+        .map(|step| {
+            let StepRow {
+                name,
+                status,
+                started_at,
+                finished_at,
+                detail,
+                ..
+            } = step;
             Ok(JobStep {
                 name,
                 status,

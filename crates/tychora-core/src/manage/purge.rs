@@ -462,26 +462,7 @@ fn expire_jobs(conn: &mut Connection, before: i64) -> Result<usize> {
     let mut total = 0;
     loop {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS purge_jobs (id INTEGER PRIMARY KEY); DELETE FROM purge_jobs;",
-        )?;
-        let taken = tx.execute(
-            "INSERT INTO purge_jobs (id) SELECT j.id FROM jobs j
-             WHERE j.finished_at IS NOT NULL AND j.finished_at < ?1
-               AND j.status NOT IN ('queued', 'running')
-               AND NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.job_id = j.id)
-               AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.job_id = j.id)
-               AND NOT EXISTS (SELECT 1 FROM source_withdrawals w WHERE w.job_id = j.id)
-             ORDER BY j.finished_at LIMIT ?2",
-            params![before, ROW_BATCH],
-        )?;
-        if taken > 0 {
-            tx.execute_batch(
-                "DELETE FROM job_steps WHERE job_id IN (SELECT id FROM purge_jobs);
-                 DELETE FROM job_events WHERE job_id IN (SELECT id FROM purge_jobs);
-                 DELETE FROM jobs WHERE id IN (SELECT id FROM purge_jobs);",
-            )?;
-        }
+        let taken = crate::store::jobs::expire(&tx, before, ROW_BATCH)?;
         tx.commit()?;
         total += taken;
         if i64::try_from(taken).unwrap_or(i64::MAX) < ROW_BATCH {
@@ -489,10 +470,7 @@ fn expire_jobs(conn: &mut Connection, before: i64) -> Result<usize> {
         }
     }
     if total > 0 {
-        conn.execute(
-            "DELETE FROM diagnostic_lists WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.diagnostics_sha256 = diagnostic_lists.sha256)",
-            [],
-        )?;
+        crate::store::jobs::drop_unreferenced_diagnostics(conn)?;
     }
     Ok(total)
 }

@@ -247,7 +247,7 @@ pub(crate) fn review_record(
     let id = show_record(engine, key, kind)?.record.id;
     engine.writer()?.execute(
         "UPDATE structured_records SET status = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, status, crate::store::now_ms()],
+        params![id, status, crate::clock::now_ms()],
     )?;
     show_record(engine, key, kind)
 }

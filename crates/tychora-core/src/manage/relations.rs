@@ -281,7 +281,7 @@ pub(crate) fn review_relation(
         {
             return Err(Error::Conflict(breach));
         }
-        let now = crate::store::now_ms();
+        let now = crate::clock::now_ms();
         tx.execute(
             "INSERT INTO review_events (assertion_id, action, actor, note, at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![id, action, actor, note, now],

@@ -9,12 +9,15 @@ use std::time::Instant;
 
 use rusqlite::Connection;
 
+use crate::job::JobState;
+
 use super::hydrate::{self, ChunkRow};
 use super::{
     AppliedScope, BudgetContract, ChannelCoverage, ChannelRank, Citation, Coverage, Locator,
     ProviderCall, QueryRequest, QueryResult, RESULT_VERSION, RevisionRef, Segment, SourceRef,
     TraceStage,
 };
+use crate::clock::now_ms;
 use crate::config::Pack;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
@@ -23,7 +26,6 @@ use crate::fusion::{self, ChannelList};
 use crate::graph::expand::Hop;
 use crate::lexical::Filter;
 use crate::safety;
-use crate::store::now_ms;
 use crate::tokenize;
 
 /// One channel's ranked hits.
@@ -1461,21 +1463,14 @@ fn summaries(
 /// published a snapshot (still running, or failed: its id and error), so a failed first add is
 /// not mistaken for an empty workspace.
 fn nothing_published(conn: &Connection) -> Result<String> {
-    use rusqlite::OptionalExtension as _;
     let sources: i64 = conn.query_row("SELECT COUNT(*) FROM sources", [], |r| r.get(0))?;
     if sources == 0 {
         return Ok("no published snapshot yet: add sources with `tychora add PATH`".to_string());
     }
-    let last: Option<(i64, String, Option<String>)> = conn
-        .query_row(
-            "SELECT id, status, error FROM jobs ORDER BY id DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?;
+    let last = crate::store::jobs::latest(conn)?;
     let captured = format!("{sources} source(s) captured but no snapshot published yet");
     Ok(match last {
-        Some((id, status, _)) if status == "queued" || status == "running" => {
+        Some((id, status, _)) if matches!(status, JobState::Queued | JobState::Running) => {
             format!(
                 "{captured}: job {id} is {status}; its snapshot is searchable once it publishes"
             )

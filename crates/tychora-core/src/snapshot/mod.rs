@@ -11,11 +11,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use std::path::Path;
 
+use crate::clock::now_ms;
 use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::lexical::{self, LexDoc};
-use crate::store::now_ms;
 use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, UserCache};
 
 mod scrub;

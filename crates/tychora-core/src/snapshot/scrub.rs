@@ -23,10 +23,10 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 
 use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
+use crate::clock::now_ms;
 use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::lexical;
-use crate::store::now_ms;
 use crate::vector;
 
 /// What a scrub changed.

@@ -223,7 +223,7 @@ pub fn apply(conn: &mut Connection) -> Result<Vec<i64>> {
         tx.execute_batch(migration.sql)?;
         tx.execute(
             "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
-            rusqlite::params![migration.version, migration.name, checksum(migration.sql), super::now_ms()],
+            rusqlite::params![migration.version, migration.name, checksum(migration.sql), crate::clock::now_ms()],
         )?;
         tx.commit()?;
         done.push(migration.version);

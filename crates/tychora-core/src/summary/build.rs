@@ -15,9 +15,9 @@ use sha2::{Digest, Sha256};
 
 use super::cluster::{self, Tree};
 use super::{Summarizer, SummaryInput, extract};
+use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
-use crate::store::now_ms;
 
 /// What `index build --raptor` was asked.
 #[derive(Debug, Clone, Default)]

@@ -75,7 +75,7 @@ pub struct EmbedReport {
 /// # Errors
 /// SQLite errors.
 pub fn month_tokens(conn: &Connection) -> Result<u64> {
-    let now = crate::store::now_ms();
+    let now = crate::clock::now_ms();
     let day_ms = 86_400_000_i64;
     let days = now.div_euclid(day_ms);
     // Civil date from days since the epoch (Howard Hinnant's algorithm), to find the 1st.

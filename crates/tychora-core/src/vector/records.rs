@@ -8,8 +8,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::embedder::FamilySpec;
+use crate::clock::now_ms;
 use crate::error::{Error, Result};
-use crate::store::now_ms;
 
 /// The sha256 (hex) of an input text: the identity of its vector within a family.
 #[must_use]

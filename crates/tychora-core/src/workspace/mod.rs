@@ -127,7 +127,7 @@ impl Workspace {
             .collect();
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)?;
-        let now = store::now_ms();
+        let now = crate::clock::now_ms();
         let tx = conn.transaction()?;
         tx.execute(
             "INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)",
@@ -307,7 +307,7 @@ impl Workspace {
     /// the new snapshot pushed out; a failure is logged and left for the next job or
     /// `manage purge`, never the job's (its snapshot is published).
     fn retain_after_job(&self) {
-        if let Err(e) = crate::manage::retain(&self.engine, crate::store::now_ms()) {
+        if let Err(e) = crate::manage::retain(&self.engine, crate::clock::now_ms()) {
             log::warn!(
                 "retention after the job failed (the next job or `manage purge` retries): {e}"
             );
@@ -391,7 +391,7 @@ impl Workspace {
     /// # Errors
     /// SQLite errors (nothing is removed then).
     pub fn purge(&self) -> Result<crate::manage::PurgeReport> {
-        crate::manage::purge(&self.engine, crate::store::now_ms())
+        crate::manage::purge(&self.engine, crate::clock::now_ms())
     }
 
     /// Applies the retention policy as of `now` (Unix ms): snapshots outside it and what only
