@@ -66,7 +66,7 @@ pub mod query;
 pub(crate) mod safety;
 pub mod scripts;
 pub(crate) mod snapshot;
-pub(crate) mod store;
+pub mod store;
 pub mod summary;
 pub(crate) mod tokenize;
 pub mod trust;

@@ -312,7 +312,7 @@ const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
     ("ingest", 76),
     ("manage", 83),
     ("query", 15),
-    ("snapshot", 42),
+    ("snapshot", 22),
     ("summary", 15),
     ("vector", 9),
     ("workspace", 2),

@@ -545,7 +545,7 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
 /// # Errors
 /// SQLite errors.
 pub(crate) fn queued(engine: &Engine) -> Result<Vec<i64>> {
-    engine.with_reader(|conn| crate::store::jobs::queued_ids(conn))
+    engine.with_reader(crate::store::jobs::queued_ids)
 }
 
 /// Runs a queued job to completion on the single writer.

@@ -7,7 +7,7 @@
 //! transaction insert the snapshot, its members and index links, and switch the pointer.
 //! Nothing a failed step leaves behind is referenced; garbage collection removes it.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use std::path::Path;
 
@@ -16,6 +16,7 @@ use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::lexical::{self, LexDoc};
+use crate::store;
 use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, UserCache};
 
 mod scrub;
@@ -23,38 +24,14 @@ mod text_layer;
 
 pub use scrub::{pending_erasures, scrub};
 
-/// One member of a snapshot: a source at one revision and extraction.
-#[derive(Debug, Clone)]
-pub struct Member {
-    /// The source (`sources.id`).
-    pub source_id: i64,
-    /// The revision of the source it holds.
-    pub revision_id: i64,
-    /// The extraction of that revision whose units and windows it holds.
-    pub extraction_id: i64,
-    /// The source's collection.
-    pub collection_id: i64,
-    /// The registered root the source was first captured under.
-    pub root_id: i64,
-    /// Its path relative to that root, with `/` separators.
-    pub rel_path: String,
-    /// The source's identity in its collection (`file://` and the exact path): one file is one
-    /// source whichever registered root it was walked from.
-    pub uri: String,
-    /// Hex SHA-256 of the revision's captured bytes.
-    pub sha256: String,
-}
+pub use crate::store::snapshots::Member;
 
 /// The current snapshot id.
 ///
 /// # Errors
 /// SQLite errors.
 pub fn current(conn: &Connection) -> Result<Option<i64>> {
-    Ok(conn.query_row(
-        "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
-        [],
-        |r| r.get(0),
-    )?)
+    store::snapshots::current(conn)
 }
 
 /// The members of a snapshot.
@@ -62,26 +39,7 @@ pub fn current(conn: &Connection) -> Result<Option<i64>> {
 /// # Errors
 /// SQLite errors.
 pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT m.source_id, m.revision_id, m.extraction_id, s.collection_id, s.root_id, s.rel_path, r.sha256, s.uri
-         FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN revisions r ON r.id = m.revision_id
-         WHERE m.snapshot_id = ?1 ORDER BY m.source_id",
-    )?;
-    let rows = stmt
-        .query_map(params![snapshot_id], |r| {
-            Ok(Member {
-                source_id: r.get(0)?,
-                revision_id: r.get(1)?,
-                extraction_id: r.get(2)?,
-                collection_id: r.get(3)?,
-                root_id: r.get(4)?,
-                rel_path: r.get(5)?,
-                uri: r.get(7)?,
-                sha256: r.get(6)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
+    store::snapshots::members(conn, snapshot_id)
 }
 
 /// The lexical generation a snapshot uses.
@@ -89,14 +47,10 @@ pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
 /// # Errors
 /// `E_NOT_FOUND` if the snapshot does not exist or has no lexical index.
 pub fn lexical_generation(conn: &Connection, snapshot_id: i64) -> Result<String> {
-    conn.query_row(
-        "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-         WHERE si.snapshot_id = ?1 AND f.name = 'lexical' AND b.status = 'verified'",
-        params![snapshot_id],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or_else(|| Error::NotFound { what: "snapshot (or its retained index generation)", id: snapshot_id.to_string() })
+    store::snapshots::lexical_generation(conn, snapshot_id)?.ok_or_else(|| Error::NotFound {
+        what: "snapshot (or its retained index generation)",
+        id: snapshot_id.to_string(),
+    })
 }
 
 /// A snapshot's vector generation: its family, file name and recorded sha256.
@@ -115,15 +69,8 @@ pub struct TextGeneration {
 /// # Errors
 /// SQLite errors; `E_CORRUPT` for an unreadable family record.
 pub fn text_generation(conn: &Connection, snapshot_id: i64) -> Result<Option<TextGeneration>> {
-    let row = conn
-        .query_row(
-            "SELECT f.config_json, b.generation, b.file_sha256 FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-             WHERE si.snapshot_id = ?1 AND f.channel = 'text' AND b.status = 'verified'",
-            params![snapshot_id],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)),
-        )
-        .optional()?;
-    let Some((config, generation, sha256)) = row else {
+    let Some((config, generation, sha256)) = store::snapshots::text_generation(conn, snapshot_id)?
+    else {
         return Ok(None);
     };
     #[derive(serde::Deserialize)]
@@ -143,28 +90,12 @@ pub fn text_generation(conn: &Connection, snapshot_id: i64) -> Result<Option<Tex
 fn text_family(conn: &Connection, family_id: i64, spec: &FamilySpec) -> Result<i64> {
     let name = format!("text:{family_id}");
     let config = serde_json::json!({ "family_id": family_id, "spec": spec }).to_string();
-    conn.execute(
-        "INSERT INTO index_families (name, channel, config_json) VALUES (?1, 'text', ?2) ON CONFLICT (name) DO UPDATE SET config_json = excluded.config_json",
-        params![name, config],
-    )?;
-    Ok(conn.query_row(
-        "SELECT id FROM index_families WHERE name = ?1",
-        params![name],
-        |r| r.get(0),
-    )?)
+    store::snapshots::family(conn, &name, "text", &config)
 }
 
 fn lexical_family(conn: &Connection, lexical: &Lexical) -> Result<i64> {
     let config = serde_json::to_string(lexical).unwrap_or_else(|_| "{}".into());
-    conn.execute(
-        "INSERT INTO index_families (name, channel, config_json) VALUES ('lexical', 'lexical', ?1) ON CONFLICT (name) DO UPDATE SET config_json = excluded.config_json",
-        params![config],
-    )?;
-    Ok(conn.query_row(
-        "SELECT id FROM index_families WHERE name = 'lexical'",
-        [],
-        |r| r.get(0),
-    )?)
+    store::snapshots::family(conn, "lexical", "lexical", &config)
 }
 
 /// What a new snapshot holds, where it comes from, and where its index generation goes.
@@ -400,50 +331,32 @@ pub fn publish(
         (Some(t), Some(_)) => Some(text_family(conn, t.family_id, t.embedder.spec())?),
         _ => None,
     };
-    let tx = conn.transaction()?;
-    let now = now_ms();
-    tx.execute(
-        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at) VALUES (?1, ?2, ?3, 'verified', ?4)",
-        params![family, generation, expected, now],
-    )?;
-    let batch_id = tx.last_insert_rowid();
-    tx.execute("INSERT INTO snapshots (parent_id, job_id, chunk_count, created_at) VALUES (?1, ?2, ?3, ?4)", params![parent, job_id, expected, now])?;
-    let snapshot_id = tx.last_insert_rowid();
-    {
-        let mut insert = tx.prepare_cached("INSERT INTO snapshot_members (snapshot_id, source_id, revision_id, extraction_id) VALUES (?1, ?2, ?3, ?4)")?;
-        for m in members {
-            insert.execute(params![
-                snapshot_id,
-                m.source_id,
-                m.revision_id,
-                m.extraction_id
-            ])?;
-        }
-    }
-    tx.execute(
-        "INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)",
-        params![snapshot_id, family, batch_id],
-    )?;
+    let mut batches = vec![store::snapshots::NewBatch {
+        family_id: family,
+        generation: &generation,
+        file_sha256: None,
+        base_generation: None,
+    }];
     if let (Some(text_family), Some((name, sha256, base))) = (text_family, &text_file) {
-        tx.execute(
-            "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256, base_generation) VALUES (?1, ?2, ?3, 'verified', ?4, ?5, ?6)",
-            params![text_family, name, expected, now, sha256, base],
-        )?;
-        let text_batch = tx.last_insert_rowid();
-        tx.execute(
-            "INSERT INTO snapshot_indexes (snapshot_id, family_id, batch_id) VALUES (?1, ?2, ?3)",
-            params![snapshot_id, text_family, text_batch],
-        )?;
+        batches.push(store::snapshots::NewBatch {
+            family_id: text_family,
+            generation: name,
+            file_sha256: Some(sha256),
+            base_generation: base.as_deref(),
+        });
     }
-    for set_id in relation_sets {
-        tx.execute(
-            "INSERT INTO snapshot_relation_sets (snapshot_id, set_id) VALUES (?1, ?2)",
-            params![snapshot_id, set_id],
-        )?;
-    }
-    tx.execute(
-        "UPDATE workspaces SET current_snapshot_id = ?1 WHERE id = 1",
-        params![snapshot_id],
+    let tx = conn.transaction()?;
+    let snapshot_id = store::snapshots::publish(
+        &tx,
+        &store::snapshots::NewSnapshot {
+            parent,
+            job_id,
+            chunk_count: expected,
+            members,
+            batches: &batches,
+            relation_sets,
+            created_at: now_ms(),
+        },
     )?;
     // The caller's own rows (the job's end) commit with the pointer switch, or not at all.
     finish(&tx, snapshot_id, &published)?;
@@ -480,13 +393,7 @@ struct Base {
 /// # Errors
 /// SQLite errors.
 pub fn lexical_analyzer_matches(conn: &Connection, lexical: &Lexical) -> Result<Option<bool>> {
-    let recorded: Option<String> = conn
-        .query_row(
-            "SELECT config_json FROM index_families WHERE name = 'lexical'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let recorded = store::snapshots::family_config(conn, "lexical")?;
     Ok(recorded.map(|r| r == serde_json::to_string(lexical).unwrap_or_default()))
 }
 
@@ -507,17 +414,12 @@ fn incremental_base(
     if lexical_analyzer_matches(conn, lexical)? != Some(true) || !dir.join("meta.json").is_file() {
         return Ok(None);
     }
-    let documents: i64 = conn.query_row(
-        "SELECT chunk_count FROM snapshots WHERE id = ?1",
-        params![parent],
-        |r| r.get(0),
-    )?;
-    let before: std::collections::HashMap<i64, (i64, i64)> = members_of(conn, parent)?;
+    let documents = store::snapshots::chunk_count(conn, parent)?;
+    let before = store::snapshots::member_map(conn, parent)?;
     let now: std::collections::HashSet<(i64, i64)> = members
         .iter()
         .map(|m| (m.source_id, m.extraction_id))
         .collect();
-    let mut count = conn.prepare_cached("SELECT COUNT(*) FROM chunks WHERE extraction_id = ?1")?;
     let mut removed_revisions = Vec::new();
     let mut removed_extractions = Vec::new();
     let mut removed_documents = 0u64;
@@ -525,7 +427,7 @@ fn incremental_base(
         if !now.contains(&(*source, *extraction)) {
             removed_revisions.push(u64::try_from(*revision).unwrap_or_default());
             removed_extractions.push(*extraction);
-            removed_documents += count.query_row(params![extraction], |r| r.get::<_, u64>(0))?;
+            removed_documents += store::snapshots::chunks_of_extraction(conn, *extraction)?;
         }
     }
     let added: Vec<Member> = members
@@ -535,7 +437,7 @@ fn incremental_base(
         .collect();
     let mut added_documents = 0u64;
     for m in &added {
-        added_documents += count.query_row(params![m.extraction_id], |r| r.get::<_, u64>(0))?;
+        added_documents += store::snapshots::chunks_of_extraction(conn, m.extraction_id)?;
     }
     let documents = u64::try_from(documents).unwrap_or_default();
     let total = (documents + added_documents).saturating_sub(removed_documents);
@@ -551,22 +453,6 @@ fn incremental_base(
         added,
         added_documents,
     }))
-}
-
-/// `source_id → (revision_id, extraction_id)` of a snapshot's members.
-fn members_of(
-    conn: &Connection,
-    snapshot_id: i64,
-) -> Result<std::collections::HashMap<i64, (i64, i64)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT source_id, revision_id, extraction_id FROM snapshot_members WHERE snapshot_id = ?1",
-    )?;
-    let rows = stmt
-        .query_map(params![snapshot_id], |r| {
-            Ok((r.get(0)?, (r.get(1)?, r.get(2)?)))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
 }
 
 /// The embedding inputs of `rows`, one document per member, in row order.

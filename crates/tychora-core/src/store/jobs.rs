@@ -9,7 +9,8 @@ use crate::error::Result;
 use crate::job::{JobKind, JobState, StepState};
 
 /// A `jobs` row as stored, before its JSON columns are read.
-pub(crate) struct JobRow {
+#[allow(missing_docs)] // The columns of migrations/0001_initial.sql and 0021, by name.
+pub struct JobRow {
     pub id: i64,
     pub kind: JobKind,
     pub status: JobState,

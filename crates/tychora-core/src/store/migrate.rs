@@ -127,6 +127,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0021_job_cancellation.sql",
         sql: include_str!("../../../../migrations/0021_job_cancellation.sql"),
     },
+    Migration {
+        version: 22,
+        name: "0022_job_leases.sql",
+        sql: include_str!("../../../../migrations/0022_job_leases.sql"),
+    },
 ];
 
 /// The newest schema version.
@@ -306,9 +311,21 @@ mod tests {
             "schema 20 has no 'cancelled'"
         );
 
-        assert_eq!(apply(&mut conn).unwrap(), vec![21]);
+        assert_eq!(
+            apply(&mut conn).unwrap(),
+            (21..=latest()).collect::<Vec<_>>()
+        );
         check(&conn, std::path::Path::new("/ws")).unwrap();
         assert_eq!(rows(&conn), before);
+        // Migration 22: the rows kept, no lease held, no take counted.
+        let leases: (i64, Option<String>, Option<i64>) = conn
+            .query_row(
+                "SELECT attempts, worker, lease_until FROM jobs WHERE id = 2",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(leases, (0, None, None));
         let orphans: i64 = conn
             .query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |r| {
                 r.get(0)

@@ -1,9 +1,12 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
-pub(crate) mod jobs;
+pub mod jobs;
 pub mod migrate;
+pub mod postgres;
 pub(crate) mod query_log;
+pub mod queue;
 pub(crate) mod runs;
+pub(crate) mod snapshots;
 
 use std::path::Path;
 
