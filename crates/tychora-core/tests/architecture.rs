@@ -305,7 +305,6 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
 /// every statement behind `store/`'s repositories, one domain at a time, and this table may only
 /// go down. At zero everywhere the test forbids SQL outside `store/`.
 const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
-    ("engine", 8),
     ("exact", 7),
     ("facet", 6),
     ("graph", 15),
@@ -315,7 +314,6 @@ const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
     ("snapshot", 22),
     ("summary", 15),
     ("vector", 9),
-    ("workspace", 2),
 ];
 
 #[test]

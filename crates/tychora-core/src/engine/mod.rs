@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
 use crate::artifact::ArtifactStore;
 use crate::config::{Config, Pack};
@@ -244,9 +244,7 @@ impl Engine {
             return Ok(meta);
         }
         let generation = crate::snapshot::lexical_generation(conn, snapshot_id)?;
-        let members: i64 = conn
-            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
-            .query_row([snapshot_id], |r| r.get(0))?;
+        let members = store::snapshots::member_count(conn, snapshot_id)?;
         let meta = SnapshotMeta {
             generation,
             members,
@@ -470,13 +468,7 @@ impl Engine {
     /// # Errors
     /// SQLite errors.
     pub(crate) fn current_snapshot(&self) -> Result<Option<i64>> {
-        self.with_reader(|conn| {
-            Ok(conn.query_row(
-                "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
-                [],
-                |r| r.get(0),
-            )?)
-        })
+        self.with_reader(store::snapshots::current)
     }
 
     /// Compacts the current snapshot's lexical generation (see `snapshot::compact`) and collects what it replaced.
@@ -511,14 +503,7 @@ impl Engine {
     /// [`Self::collect_garbage`] on a writer connection the caller already holds.
     pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
         self.invalidate_snapshot_cache();
-        let keep: Vec<String> = conn
-            .prepare(
-                "WITH kept AS (SELECT b.generation, b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id)
-                 -- a layer keeps its base generation
-                 SELECT generation FROM kept UNION SELECT base_generation FROM kept WHERE base_generation IS NOT NULL",
-            )?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let keep = store::snapshots::referenced_generations(conn)?;
         let mut removed = sweep(
             conn,
             &self.text_dir(),
@@ -542,14 +527,7 @@ impl Engine {
     /// `E_FORBIDDEN` when the collection exists with another trust: approved knowledge is written
     /// only by `migrate apply`, and a capture is never dressed up as approved.
     pub(crate) fn collection_for(conn: &Connection, name: &str, trust: Trust) -> Result<i64> {
-        let found: Option<(i64, String)> = conn
-            .query_row(
-                "SELECT id, trust FROM collections WHERE name = ?1",
-                params![name],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        match found {
+        match store::workspaces::collection(conn, name)? {
             Some((id, held)) if held == trust.as_str() => Ok(id),
             Some((_, held)) => Err(Error::Forbidden(format!(
                 "collection {name:?} holds {held} evidence; a capture of {} evidence cannot write into it{}",
@@ -560,26 +538,18 @@ impl Engine {
                     " (only `tychora migrate apply` writes curated knowledge)"
                 }
             ))),
-            None => {
-                conn.execute(
-                    "INSERT INTO collections (workspace_id, name, created_at, trust) VALUES (1, ?1, ?2, ?3)",
-                    params![name, crate::clock::now_ms(), trust.as_str()],
-                )?;
-                Ok(conn.last_insert_rowid())
-            }
+            None => store::workspaces::create_collection(
+                conn,
+                name,
+                Some(trust),
+                crate::clock::now_ms(),
+            ),
         }
     }
 
     /// Looks up a collection id by name, creating it when `create` is set.
     pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
-        if let Some(id) = conn
-            .query_row(
-                "SELECT id FROM collections WHERE name = ?1",
-                params![name],
-                |r| r.get(0),
-            )
-            .optional()?
-        {
+        if let Some((id, _)) = store::workspaces::collection(conn, name)? {
             return Ok(id);
         }
         if !create {
@@ -588,11 +558,7 @@ impl Engine {
                 id: name.to_string(),
             });
         }
-        conn.execute(
-            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
-            params![name, crate::clock::now_ms()],
-        )?;
-        Ok(conn.last_insert_rowid())
+        store::workspaces::create_collection(conn, name, None, crate::clock::now_ms())
     }
 }
 
@@ -640,10 +606,7 @@ fn sweep<T>(
                 entry.path().display()
             ),
         }
-        conn.execute(
-            "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
-            params![name],
-        )?;
+        store::snapshots::retire_generation(conn, &name)?;
     }
     Ok(removed)
 }

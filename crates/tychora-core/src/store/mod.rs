@@ -7,6 +7,7 @@ pub(crate) mod query_log;
 pub mod queue;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
+pub(crate) mod workspaces;
 
 use std::path::Path;
 

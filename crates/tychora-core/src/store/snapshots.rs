@@ -215,3 +215,31 @@ pub(crate) fn publish(tx: &Transaction<'_>, new: &NewSnapshot<'_>) -> Result<i64
     )?;
     Ok(snapshot_id)
 }
+
+/// How many members a snapshot has.
+pub(crate) fn member_count(conn: &Connection, snapshot_id: i64) -> Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
+        .query_row([snapshot_id], |r| r.get(0))?)
+}
+
+/// Every index generation a snapshot row references, with the bases its layers build on.
+pub(crate) fn referenced_generations(conn: &Connection) -> Result<Vec<String>> {
+    Ok(conn
+        .prepare(
+            "WITH kept AS (SELECT b.generation, b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id)
+             -- a layer keeps its base generation
+             SELECT generation FROM kept UNION SELECT base_generation FROM kept WHERE base_generation IS NOT NULL",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Marks the batch of a removed generation retired.
+pub(crate) fn retire_generation(conn: &Connection, generation: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE index_batches SET status = 'retired' WHERE generation = ?1",
+        params![generation],
+    )?;
+    Ok(())
+}

@@ -6,8 +6,6 @@
 use std::fs;
 use std::path::Path;
 
-use rusqlite::params;
-
 use crate::config::{self, Config, Pack};
 use crate::engine::{Engine, WorkspaceLock};
 use crate::error::{Error, Result};
@@ -129,14 +127,7 @@ impl Workspace {
         migrate::apply(&mut conn)?;
         let now = crate::clock::now_ms();
         let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)",
-            params![name, now, ENGINE_VERSION],
-        )?;
-        tx.execute(
-            "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)",
-            params![now],
-        )?;
+        store::workspaces::create(&tx, &name, ENGINE_VERSION, now)?;
         tx.commit()?;
         // workspace.toml last: its presence marks a complete workspace.
         let tmp = dir.join("workspace.toml.tmp");
