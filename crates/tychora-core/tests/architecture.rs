@@ -60,6 +60,13 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// A source file's code that ships: what precedes its unit tests' `mod tests`.
+fn shipping(text: &str) -> &str {
+    text.split("#[cfg(test)]\nmod tests")
+        .next()
+        .unwrap_or_default()
+}
+
 /// Module → the other modules it names, from the real sources.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -74,10 +81,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         let text = std::fs::read_to_string(&file).unwrap();
         // A unit test may set up with a module above its own (facet's tests build the real
         // schema with `store::migrate`): the layering is that of the code that ships.
-        let code = text
-            .split("#[cfg(test)]\nmod tests")
-            .next()
-            .unwrap_or_default();
+        let code = shipping(&text);
         let entry = edges.entry(from.clone()).or_default();
         for m in pattern.captures_iter(code) {
             if m[1] != *from {
@@ -288,10 +292,7 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
-        let code = text
-            .split("#[cfg(test)]\nmod tests")
-            .next()
-            .unwrap_or_default();
+        let code = shipping(&text);
         let n = statement.find_iter(code).count();
         if n > 0 {
             *counts.entry(module).or_insert(0) += n;
