@@ -9,6 +9,8 @@
 #[allow(dead_code)] // the bench starts one durable cluster; the tests use the rest
 #[path = "../tests/common/postgres.rs"]
 mod postgres;
+#[path = "../tests/common/servers.rs"]
+mod servers;
 
 use std::time::{Duration, Instant};
 

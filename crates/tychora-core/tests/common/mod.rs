@@ -4,6 +4,7 @@
 
 pub mod postgres;
 pub mod seaweed;
+pub mod servers;
 
 use std::path::{Path, PathBuf};
 

@@ -23,7 +23,6 @@ pub struct Postgres {
 /// The directory holding `initdb`, `pg_ctl` and `psql`, or `None` (with the reason printed) when
 /// PostgreSQL is missing and this run does not require it; panics when `TYCHORA_REQUIRE` names
 /// `servers` (or `all`), as `.ci/run` does.
-#[allow(clippy::print_stderr)] // the reason a test did nothing must reach whoever ran it
 pub fn bin_dir() -> Option<PathBuf> {
     let from_env = std::env::var_os("TYCHORA_PG_BIN").map(PathBuf::from);
     let debian = std::fs::read_dir("/usr/lib/postgresql")
@@ -40,16 +39,10 @@ pub fn bin_dir() -> Option<PathBuf> {
     if let Some(dir) = from_env.or(debian) {
         return Some(dir);
     }
-    let require = std::env::var("TYCHORA_REQUIRE").unwrap_or_default();
-    assert!(
-        !require
-            .split(',')
-            .map(str::trim)
-            .any(|n| n == "servers" || n == "all"),
-        "no PostgreSQL under /usr/lib/postgresql and TYCHORA_REQUIRE={require} requires it (apt-get install postgresql)"
-    );
-    eprintln!("skipped: no PostgreSQL under /usr/lib/postgresql (apt-get install postgresql)");
-    None
+    super::servers::missing(
+        "no PostgreSQL under /usr/lib/postgresql",
+        "apt-get install postgresql",
+    )
 }
 
 fn is_root() -> bool {

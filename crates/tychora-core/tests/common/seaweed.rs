@@ -25,7 +25,6 @@ pub struct Seaweed {
 
 /// The `weed` binary, or `None` (with the reason printed) when it is missing and this run does
 /// not require it; panics when `TYCHORA_REQUIRE` names `servers` (or `all`), as `.ci/run` does.
-#[allow(clippy::print_stderr)] // the reason a test did nothing must reach whoever ran it
 pub fn weed() -> Option<PathBuf> {
     let path = std::env::var_os("TYCHORA_WEED").map_or_else(
         || {
@@ -37,20 +36,10 @@ pub fn weed() -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    let require = std::env::var("TYCHORA_REQUIRE").unwrap_or_default();
-    assert!(
-        !require
-            .split(',')
-            .map(str::trim)
-            .any(|n| n == "servers" || n == "all"),
-        "no SeaweedFS at {} and TYCHORA_REQUIRE={require} requires it (node scripts/fetch-servers.mjs)",
-        path.display()
-    );
-    eprintln!(
-        "skipped: no SeaweedFS at {} (node scripts/fetch-servers.mjs fetches it)",
-        path.display()
-    );
-    None
+    super::servers::missing(
+        &format!("no SeaweedFS at {}", path.display()),
+        "node scripts/fetch-servers.mjs fetches it",
+    )
 }
 
 /// A loopback port that is free, with `port + 10000` free too (SeaweedFS's gRPC port).
