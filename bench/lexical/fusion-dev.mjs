@@ -13,13 +13,12 @@ import { evalBeir, evalBeirAsCode } from '../../dist/index.js'
 import { FUSION_SETS } from './fusion-sets.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-const shared = resolve(root, '../shared/data')
 const cache = join(homedir(), '.cache', 'tychora')
 const args = process.argv.slice(2)
 const only = (args.includes('--only') ? args[args.indexOf('--only') + 1] : '').split(',').filter(Boolean)
 const embeddings = { cache_dir: join(cache, 'fusion-dev-embeddings') }
 
-const SETS = [...FUSION_SETS, { name: 'cosqa-dev', dir: join(shared, 'cosqa'), split: 'dev', metric: 'mrr_at_10', code: true }]
+const SETS = FUSION_SETS
 
 const rows = []
 for (const set of SETS) {
@@ -35,14 +34,14 @@ for (const set of SETS) {
     ['hybrid', undefined],
   ]) {
     const options = { split: set.split, embeddings, limit: 10, ...(channels ? { channels } : {}) }
-    if (set.code && channels) {
+    if (set.profile === 'code' && channels) {
       // The code profile's runner takes no channel list: its lexical run has no embeddings, and
       // the text channel alone is not measured there.
       if (label === 'text') continue
       row[label] = (await evalBeirAsCode(set.dir, { split: set.split }))[set.metric]
       continue
     }
-    const report = set.code ? await evalBeirAsCode(set.dir, { split: set.split, embeddings }) : await evalBeir(set.dir, options)
+    const report = set.profile === 'code' ? await evalBeirAsCode(set.dir, { split: set.split, embeddings }) : await evalBeir(set.dir, options)
     row[label] = report[set.metric]
     console.error(`${set.name} ${label}: ${row[label].toFixed(4)}`)
   }

@@ -8,9 +8,9 @@
 //
 //   node bench/lexical/fusion-lists.mjs [--only scifact-train,cisi,...]
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { homedir, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, extname, join } from 'node:path'
 import { Workspace } from '../../dist/index.js'
 import { appendEmbeddings, lines, locate, readQrels } from '../../dist/eval/beir.js'
 import { FUSION_SETS } from './fusion-sets.mjs'
@@ -28,19 +28,24 @@ async function dump(set) {
     if (qrels.has(String(q._id))) queries.set(String(q._id), q.text)
   }
   const scratch = await mkdtemp(join(tmpdir(), 'tychora-fusion-'))
+  // A code set is laid out as eval beir --profile code does it: one source file per document, named
+  // by its id, captured with the code profile; a document set is one JSON Lines file.
+  const data = join(scratch, set.profile === 'code' ? 'data' : 'corpus.jsonl')
   const corpus = []
+  if (set.profile === 'code') await mkdir(data)
   for await (const line of lines(locate(set.dir, 'corpus.jsonl'))) {
     const d = JSON.parse(line)
-    corpus.push(JSON.stringify({ _id: String(d._id), title: d.title ?? '', text: d.text ?? '' }))
+    if (set.profile === 'code') await writeFile(join(data, `${d._id}.py`), d.title ? `# ${d.title}\n${d.text ?? ''}\n` : `${d.text ?? ''}\n`)
+    else corpus.push(JSON.stringify({ _id: String(d._id), title: d.title ?? '', text: d.text ?? '' }))
   }
-  await writeFile(join(scratch, 'corpus.jsonl'), `${corpus.join('\n')}\n`)
+  if (set.profile !== 'code') await writeFile(data, `${corpus.join('\n')}\n`)
   const wsDir = join(scratch, 'ws')
-  await Workspace.init(wsDir, { embeddings: 'local' })
+  await Workspace.init(wsDir, { embeddings: 'local', ...(set.profile === 'code' ? { profile: 'code' } : {}) })
   await appendEmbeddings(wsDir, { cache_dir: join(cache, 'fusion-dev-embeddings') })
   const ws = await Workspace.open(wsDir)
   const out = {}
   try {
-    const receipt = await ws.add({ paths: [join(scratch, 'corpus.jsonl')], kind: 'jsonl' })
+    const receipt = await ws.add(set.profile === 'code' ? { paths: [data] } : { paths: [data], kind: 'jsonl' })
     if (receipt.status === 'failed') throw new Error(`${set.name}: ${receipt.diagnostics[0]?.message}`)
     const ids = [...queries.keys()]
     for (let i = 0; i < ids.length; i += 50) {
@@ -55,7 +60,7 @@ async function dump(set) {
           const seen = new Set()
           const list = []
           for (const s of r.segments) {
-            const doc = s.locator.anchor
+            const doc = set.profile === 'code' ? basename(s.source.path, extname(s.source.path)) : s.locator.anchor
             if (doc === undefined || seen.has(doc)) continue
             seen.add(doc)
             const own = s.channels.find((c) => c.channel === (name === 'text' ? 'text' : 'lexical')) ?? s.channels[0]

@@ -15,7 +15,7 @@ import { FUSION_SETS } from './fusion-sets.mjs'
 const dir = join(homedir(), '.cache', 'tychora', 'fusion-lists')
 const args = process.argv.slice(2)
 const only = (args.includes('--sets') ? args[args.indexOf('--sets') + 1] : '').split(',').filter(Boolean)
-const SETS = ['scifact-train', 'paragraph-dev', 'nfcorpus-page', 'cisi', 'cmrc2018-zh', 'jsquad-ja', 'iapp-wiki-qa-th']
+const SETS = ['scifact-train', 'paragraph-dev', 'nfcorpus-page', 'cisi', 'cosqa-dev', 'cmrc2018-zh', 'jsquad-ja', 'iapp-wiki-qa-th']
 
 /** How far a channel's best score stands above its own top-n (scale-free: a z-score). */
 function standout(list, n = 10) {
@@ -116,6 +116,31 @@ const RULES = {
   'rrf text clamp(chars/250,1,2)': (q) => rrf([q.lexical, q.text], [1, Math.min(2, Math.max(1, q.chars / 250))]),
   'minmax@10 sum': (q) => normSum([q.lexical.slice(0, 10), q.text.slice(0, 10)], [1, 1], minmax),
 }
+// The blend as crate::fusion runs it: each list min-max normalised between its best and its 30th
+// score, an owner a list lacks at that list's lowest, summed with the channels' weights as shares
+// (the text channel's scaled by the share of the query its model reads, off under ½).
+function blendRule(textWeight) {
+  return (q) => {
+    const share = latinShare(q.query)
+    const wt = share >= 0.5 ? textWeight * share : 0
+    if (wt === 0) return q.lexical.map((x) => x[0])
+    const lists = [q.lexical, q.text]
+    const weights = [1 / (1 + wt), wt / (1 + wt)]
+    const normed = lists.map((list) => {
+      const s = list.map((x) => x[1])
+      const top = Math.max(...s)
+      const anchor = Math.min(...s.slice(0, 30))
+      const n = new Map(list.map(([d, v]) => [d, top > anchor ? (v - anchor) / (top - anchor) : 1]))
+      return { n, floor: Math.min(0, ...n.values()) }
+    })
+    const docs = new Set(lists.flatMap((l) => l.map((x) => x[0])))
+    return [...docs]
+      .map((d) => [d, normed.reduce((a, { n, floor }, i) => a + weights[i] * (n.get(d) ?? floor), 0)])
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([d]) => d)
+  }
+}
+for (const w of [1, 1.25, 1.5, 1.75, 2]) RULES[`blend text ${w}`] = blendRule(w)
 
 const rows = []
 for (const name of SETS) {

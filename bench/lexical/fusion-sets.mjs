@@ -1,5 +1,6 @@
 // The dev sets fusion rules are chosen on (bench/lexical/fusion-lists.mjs, fusion-rules.mjs): short
-// and paragraph-length English, Chinese and Thai, each a BEIR-format directory.
+// and paragraph-length English, natural-language questions over code (code profile), Chinese,
+// Japanese and Thai, each a BEIR-format directory.
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,5 +16,6 @@ export const FUSION_SETS = [
   { name: 'cisi', dir: join(cache, 'dev-sets', 'cisi'), split: 'dev', metric: 'ndcg_at_10' },
   { name: 'cmrc2018-zh', dir: join(cache, 'dev-sets', 'cmrc2018-zh'), split: 'dev', metric: 'ndcg_at_10' },
   { name: 'iapp-wiki-qa-th', dir: join(cache, 'dev-sets', 'iapp-wiki-qa-th'), split: 'dev', metric: 'ndcg_at_10' },
+  { name: 'cosqa-dev', dir: join(shared, 'cosqa'), split: 'dev', metric: 'mrr_at_10', profile: 'code' },
   { name: 'jsquad-ja', dir: join(cache, 'dev-sets', 'jsquad-ja'), split: 'dev', metric: 'ndcg_at_10' },
 ]

@@ -45,11 +45,12 @@ describe.skipIf(nativeMissing)('the text channel from the CLI (local model)', ()
     expect(md.stdout).toMatch(/text #1 \(0\.\d{3}\) · fused 0\.\d{4}/)
     expect(md.stdout).toMatch(/- text: [\d.]+ ms · \d+ candidates · local\/all-MiniLM-L6-v2@/)
     // The weight each channel ran at: an English query, read whole by the model.
-    expect(md.stdout).toContain('_fusion weights:_ text 1')
-    // Part Chinese: the text channel counts for the share of letters the model reads (5 of 7).
+    expect(md.stdout).toContain('_fusion weights:_ text 1.25')
+    // Part Chinese: the text channel counts for the share of letters the model reads (5 of 7), and
+    // the lexical and text scores blend at the shares of those weights (1 : 1.25 × 5/7).
     const mixed = await cli(['search', '-w', ws, 'cache 缓存', '--explain'])
     expect(mixed.code, mixed.stderr).toBe(0)
-    expect(mixed.stdout).toContain('_fusion weights:_ exact 2 · lexical 1 · text 0.714')
+    expect(mixed.stdout).toContain('_fusion weights:_ exact 2 · lexical 1 (blend 0.528) · text 0.893 (blend 0.472)')
     // All Chinese: the local model does not read Han, so the text channel sits out, and says so.
     const zh = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, '缓存的新鲜度', '--format', 'json', '--explain'])).stdout))
     expect(zh.coverage.channels.map((c) => c.channel)).toEqual(['exact', 'lexical'])
@@ -57,6 +58,7 @@ describe.skipIf(nativeMissing)('the text channel from the CLI (local model)', ()
     const json = QueryResultSchema.parse(JSON.parse((await cli(['search', '-w', ws, 'cache freshness lifetime', '--format', 'json', '--explain'])).stdout))
     expect(json.applied_scope.channels).toEqual(['exact', 'lexical', 'text'])
     expect(json.coverage.channels.map((c) => c.channel)).toEqual(['exact', 'lexical', 'text'])
+    expect(json.coverage.channels.map((c) => c.blend)).toEqual([undefined, 1 / 2.25, 1.25 / 2.25])
     expect(json.segments[0]?.channels.some((c) => c.channel === 'text' && typeof c.score === 'number')).toBe(true)
 
     // A vector file damaged on disk: verify says so, rebuild rewrites it from the records.

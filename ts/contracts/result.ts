@@ -165,7 +165,14 @@ export const QueryResultSchema = z.object({
   citations: z.array(CitationSchema),
   coverage: z.object({
     eligible_sources: z.number().int(),
-    channels: z.array(z.object({ channel: z.string(), weight: z.number(), candidates: z.number().int() })),
+    channels: z.array(
+      z.object({
+        channel: z.string(),
+        weight: z.number(),
+        blend: z.number().optional().describe("The channel's share of the score blend: lexical and text scores, min-max normalised, summed with these shares before ranks fuse"),
+        candidates: z.number().int(),
+      }),
+    ),
     fused_candidates: z.number().int(),
     returned: z.number().int(),
     dropped_by_source_limit: z.number().int(),

@@ -31,7 +31,7 @@ function channels(segment: Segment): string {
  */
 function traceLines(result: QueryResult): string[] {
   return [
-    `_fusion weights:_ ${result.coverage.channels.map((c) => `${c.channel} ${Number(c.weight.toFixed(3))}`).join(' · ') || 'none'}`,
+    `_fusion weights:_ ${result.coverage.channels.map((c) => `${c.channel} ${Number(c.weight.toFixed(3))}${c.blend === undefined ? '' : ` (blend ${Number(c.blend.toFixed(3))})`}`).join(' · ') || 'none'}`,
     '_trace:_',
     ...result.trace.map((t) => {
       const call = t.provider ? ` · ${t.provider.provider}/${t.provider.model} ${t.provider.tokens} tokens ${t.provider.ms.toFixed(1)} ms` : ''

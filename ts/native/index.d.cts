@@ -287,6 +287,8 @@ export interface CellEntry {
 export interface ChannelCoverage {
   channel: string
   weight: number
+  /** Its share of the lexical/text score blend (absent: fused by rank only). */
+  blend?: number
   candidates: number
 }
 

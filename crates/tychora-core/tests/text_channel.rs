@@ -105,15 +105,31 @@ fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
     common::add(&ws, &docs);
     let all = ["exact", "lexical", "text"];
 
-    // English: all-MiniLM-L6-v2 reads it, full weight.
+    // English: all-MiniLM-L6-v2 reads it, full weight (the documents pack's 1.25), and its scores
+    // blend with the lexical channel's, each at its share of the two weights.
     let english = search(&ws, "kitten napping atop carpet", &all);
-    assert_eq!(text_weight(&english), Some(1.0));
+    assert_eq!(text_weight(&english), Some(1.25));
+    let share = |r: &tychora_core::query::QueryResult, channel: &str| {
+        r.coverage
+            .channels
+            .iter()
+            .find(|c| c.channel == channel)
+            .and_then(|c| c.blend)
+    };
+    assert!((share(&english, "text").unwrap() - 1.25 / 2.25).abs() < 1e-9);
+    assert!((share(&english, "lexical").unwrap() - 1.0 / 2.25).abs() < 1e-9);
+    assert_eq!(share(&english, "exact"), None);
     assert!(english.warnings.is_empty(), "{:?}", english.warnings);
 
     // Chinese: the model does not read Han, so the channel is off and the answer says why; the
     // lexical channel still finds the document.
     let chinese = search(&ws, "面团发酵", &all);
     assert_eq!(text_weight(&chinese), None);
+    assert_eq!(
+        share(&chinese, "lexical"),
+        None,
+        "one scored channel fuses by rank"
+    );
     assert!(
         chinese
             .warnings
@@ -128,7 +144,7 @@ fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
     // Mostly Latin: the weight is the share of letters the model reads (11 of 13).
     let mixed = search(&ws, "dough rising 面团", &all);
     let weight = text_weight(&mixed).expect("the text channel ran");
-    assert!((weight - 11.0 / 13.0).abs() < 1e-9, "{weight}");
+    assert!((weight - 1.25 * 11.0 / 13.0).abs() < 1e-9, "{weight}");
 
     // A model said to read Han too counts the Chinese query whole.
     drop(ws);
@@ -140,7 +156,7 @@ fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
         "scripts = [\"Latin\", \"Han\"]\n",
     );
     common::add(&han, &docs);
-    assert_eq!(text_weight(&search(&han, "面团发酵", &all)), Some(1.0));
+    assert_eq!(text_weight(&search(&han, "面团发酵", &all)), Some(1.25));
 }
 
 #[test]

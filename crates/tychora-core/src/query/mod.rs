@@ -266,6 +266,10 @@ pub struct ChannelCoverage {
     /// Its fusion weight: the pack's (the text channel's scaled by the share of the query the model
     /// reads).
     pub weight: f64,
+    /// Its share of the score blend, for the channels whose normalised scores are summed before
+    /// ranks fuse (lexical and text, when both ran); absent for a channel fused by rank only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blend: Option<f64>,
     /// Candidates in its list, before fusion.
     pub candidates: usize,
 }

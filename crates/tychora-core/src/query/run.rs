@@ -243,11 +243,16 @@ fn answer(
             Some(reranked.call),
         );
     }
+    let shares = fusion::blend_shares(&channel_lists(&hits));
     selection.coverage.channels = hits
         .iter()
         .map(|channel| ChannelCoverage {
             channel: channel.channel,
             weight: channel.weight,
+            blend: shares
+                .iter()
+                .find(|(c, _)| *c == channel.channel)
+                .map(|(_, share)| *share),
             candidates: channel.hits.len(),
         })
         .collect();
@@ -1604,27 +1609,42 @@ fn record_run(engine: &Engine, request: &QueryRequest, result: &QueryResult) {
         });
 }
 
+/// The channels whose scores blend before ranks fuse (crate::fusion): both score the same windows'
+/// content, BM25 and cosine, on scales a min-max normalisation makes comparable. The exact
+/// channel's lists (matches, not degrees), the graph's hops and the summary and visual channels
+/// (other spans than the windows) fuse by rank.
+const BLENDED: [&str; 2] = ["lexical", "text"];
+
 /// Weighted RRF over the channels' owners, each owner with the chunk standing for it: the first
 /// seen with the channels in order, so the exact channel (run first) wins, since it pinpoints the
 /// unit carrying the identifier.
 fn fuse(per_channel: &[ChannelHits], k: f64) -> Vec<(fusion::Fused<i64>, i64)> {
     let mut representative: HashMap<i64, i64> = HashMap::new();
-    let lists: Vec<ChannelList<i64>> = per_channel
-        .iter()
-        .map(|c| {
-            for &(chunk, owner) in &c.hits {
-                representative.entry(owner).or_insert(chunk);
-            }
-            ChannelList {
-                channel: c.channel,
-                weight: c.weight,
-                owners: c.hits.iter().map(|&(_, owner)| owner).collect(),
-            }
-        })
-        .collect();
-    fusion::rrf(&lists, k)
+    for c in per_channel {
+        for &(chunk, owner) in &c.hits {
+            representative.entry(owner).or_insert(chunk);
+        }
+    }
+    fusion::rrf(&channel_lists(per_channel), k)
         .into_iter()
         .filter_map(|f| representative.get(&f.owner).map(|&chunk| (f, chunk)))
+        .collect()
+}
+
+/// The channels' hits as fusion's lists (owners; scores for the channels that blend).
+fn channel_lists(per_channel: &[ChannelHits]) -> Vec<ChannelList<i64>> {
+    per_channel
+        .iter()
+        .map(|c| ChannelList {
+            channel: c.channel,
+            weight: c.weight,
+            owners: c.hits.iter().map(|&(_, owner)| owner).collect(),
+            scores: if BLENDED.contains(&c.channel) {
+                c.scores.iter().copied().collect()
+            } else {
+                None
+            },
+        })
         .collect()
 }
 

@@ -293,6 +293,8 @@ pub struct Citation {
 pub struct ChannelCoverage {
     pub channel: String,
     pub weight: f64,
+    /// Its share of the lexical/text score blend (absent: fused by rank only).
+    pub blend: Option<f64>,
     pub candidates: i64,
 }
 
@@ -620,11 +622,13 @@ impl From<core::QueryResult> for QueryResult {
                         let core::ChannelCoverage {
                             channel,
                             weight,
+                            blend,
                             candidates,
                         } = c;
                         ChannelCoverage {
                             channel: channel.into(),
                             weight,
+                            blend,
                             candidates: count(candidates),
                         }
                     })

@@ -111,7 +111,12 @@ function Results({ project, result }: { project: string; result: QueryResult }) 
       </ol>
       <h2>Explain</h2>
       <p class="weights">
-        Fusion weights: {result.coverage.channels.length === 0 ? 'none' : result.coverage.channels.map((c) => `${c.channel} ${Number(c.weight.toFixed(3))} (${c.candidates} candidates)`).join(' · ')}
+        Fusion weights:{' '}
+        {result.coverage.channels.length === 0
+          ? 'none'
+          : result.coverage.channels
+              .map((c) => `${c.channel} ${Number(c.weight.toFixed(3))}${c.blend === undefined ? '' : `, blend share ${Number(c.blend.toFixed(3))}`} (${c.candidates} candidates)`)
+              .join(' · ')}
       </p>
       <table class="explain">
         <caption class="sr-only">Each segment's rank and score per channel, fused and rerank scores</caption>
