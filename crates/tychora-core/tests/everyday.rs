@@ -406,3 +406,52 @@ fn a_document_without_headings_answers_window_by_window() {
         hits.len()
     );
 }
+
+/// A workspace whose lexical index was built before the tokenizer cut Thai into trigrams (its
+/// recorded analyzer has no tokenizer version): queries say to rebuild instead of silently missing
+/// Thai words, and after `rebuild` the word is found and the warning is gone.
+#[test]
+fn an_index_from_an_older_tokenizer_asks_for_a_rebuild() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws_dir = tmp.path().join("ws");
+    let docs = tmp.path().join("docs");
+    fs::create_dir_all(&docs).unwrap();
+    fs::write(
+        docs.join("thai.md"),
+        "# ภาษา\n\nภาษาไทยเป็นภาษาราชการของประเทศไทย\n",
+    )
+    .unwrap();
+    fs::write(docs.join("other.md"), "# Other\n\nNothing Thai here.\n").unwrap();
+    Workspace::init(&ws_dir).unwrap();
+    let ws = Workspace::open(&ws_dir).unwrap();
+    add(&ws, &docs);
+    let fresh = search(&ws, "ประเทศไทย", None);
+    assert!(fresh.warnings.is_empty(), "{:?}", fresh.warnings);
+    assert_eq!(fresh.segments[0].source.path, "thai.md");
+    drop(ws);
+
+    let db = rusqlite::Connection::open(ws_dir.join("corpus.sqlite3")).unwrap();
+    let changed = db
+        .execute(
+            "UPDATE index_families SET config_json = json_remove(config_json, '$.tokenizer') WHERE name = 'lexical'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    drop(db);
+
+    let ws = Workspace::open(&ws_dir).unwrap();
+    let stale = search(&ws, "ประเทศไทย", None);
+    assert!(
+        stale
+            .warnings
+            .iter()
+            .any(|w| w.contains("another analyzer") && w.contains("manage rebuild")),
+        "{:?}",
+        stale.warnings
+    );
+    ws.rebuild(&|_| {}).unwrap();
+    let rebuilt = search(&ws, "ประเทศไทย", None);
+    assert!(rebuilt.warnings.is_empty(), "{:?}", rebuilt.warnings);
+    assert_eq!(rebuilt.segments[0].source.path, "thai.md");
+}

@@ -4,7 +4,7 @@
 //! snapshot's chunk rows, committed, fsynced (tantivy syncs the directory *before* replacing
 //! `meta.json`, not after — DESIGN §14), and verified before any snapshot points at it.
 
-mod scripts;
+pub(crate) mod scripts;
 mod stem;
 mod subtokens;
 
@@ -199,9 +199,9 @@ fn fields_of(schema: &Schema) -> Result<Fields> {
     })
 }
 
-/// The analyzer the pack chose: Unicode word split (bigrams in unspaced scripts), lowercase,
+/// The analyzer the pack chose: Unicode word split (n-grams in unspaced scripts), lowercase,
 /// optional stop words and stemmer. The query side differs from the index side only in not
-/// emitting the single characters of an unspaced run (lexical/scripts.rs).
+/// emitting the shorter n-grams of an unspaced run (lexical/scripts.rs).
 fn analyzer(config: &Lexical) -> TextAnalyzer {
     analyzer_with(config, WordTokenizer::for_index())
 }

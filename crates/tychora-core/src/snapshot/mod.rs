@@ -94,8 +94,21 @@ fn text_family(conn: &Connection, family_id: i64, spec: &FamilySpec) -> Result<i
 }
 
 fn lexical_family(conn: &Connection, lexical: &Lexical) -> Result<i64> {
-    let config = serde_json::to_string(lexical).unwrap_or_else(|_| "{}".into());
-    store::snapshots::family(conn, "lexical", "lexical", &config)
+    store::snapshots::family(conn, "lexical", "lexical", &analyzer_identity(lexical))
+}
+
+/// What a lexical index was built with: the pack's settings and the word tokenizer's version, so a
+/// change to either (an upgrade that cuts Thai into trigrams) reads as another analyzer: the next
+/// build is a full one, and until then queries say to rebuild.
+fn analyzer_identity(lexical: &Lexical) -> String {
+    let mut value = serde_json::to_value(lexical).unwrap_or_default();
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert(
+            "tokenizer".into(),
+            crate::lexical::scripts::TOKENIZER_VERSION.into(),
+        );
+    }
+    value.to_string()
 }
 
 /// What a new snapshot holds, where it comes from, and where its index generation goes.
@@ -394,7 +407,7 @@ struct Base {
 /// SQLite errors.
 pub fn lexical_analyzer_matches(conn: &Connection, lexical: &Lexical) -> Result<Option<bool>> {
     let recorded = store::snapshots::family_config(conn, "lexical")?;
-    Ok(recorded.map(|r| r == serde_json::to_string(lexical).unwrap_or_default()))
+    Ok(recorded.map(|r| r == analyzer_identity(lexical)))
 }
 
 /// The parent's generation to derive from, or `None` for a full build: when the parent has no
