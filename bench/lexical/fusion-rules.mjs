@@ -117,27 +117,28 @@ const RULES = {
   'minmax@10 sum': (q) => normSum([q.lexical.slice(0, 10), q.text.slice(0, 10)], [1, 1], minmax),
 }
 // The blend as crate::fusion runs it: each list min-max normalised between its best and its 30th
-// score, an owner a list lacks at that list's lowest, summed with the channels' weights as shares
-// (the text channel's scaled by the share of the query its model reads, off under ½).
+// score and clamped to [0, 1] (an owner a list lacks counts 0), summed with the channels' weights
+// as shares (the text channel's scaled by the share of the query its model reads, off under ½);
+// ties to the better own rank.
 function blendRule(textWeight) {
   return (q) => {
     const share = latinShare(q.query)
     const wt = share >= 0.5 ? textWeight * share : 0
-    if (wt === 0) return q.lexical.map((x) => x[0])
+    if (wt === 0 || q.lexical.length === 0 || q.text.length === 0) return (q.lexical.length > 0 ? q.lexical : q.text).map((x) => x[0])
     const lists = [q.lexical, q.text]
     const weights = [1 / (1 + wt), wt / (1 + wt)]
-    const normed = lists.map((list) => {
+    const fused = new Map()
+    for (const [c, list] of lists.entries()) {
       const s = list.map((x) => x[1])
       const top = Math.max(...s)
       const anchor = Math.min(...s.slice(0, 30))
-      const n = new Map(list.map(([d, v]) => [d, top > anchor ? (v - anchor) / (top - anchor) : 1]))
-      return { n, floor: Math.min(0, ...n.values()) }
-    })
-    const docs = new Set(lists.flatMap((l) => l.map((x) => x[0])))
-    return [...docs]
-      .map((d) => [d, normed.reduce((a, { n, floor }, i) => a + weights[i] * (n.get(d) ?? floor), 0)])
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .map(([d]) => d)
+      for (const [i, [d, v]] of list.entries()) {
+        const n = top > anchor ? Math.min(1, Math.max(0, (v - anchor) / (top - anchor))) : v >= top ? 1 : 0
+        const was = fused.get(d) ?? { score: 0, best: Number.POSITIVE_INFINITY }
+        fused.set(d, { score: was.score + weights[c] * n, best: Math.min(was.best, i + 1) })
+      }
+    }
+    return [...fused].sort((a, b) => b[1].score - a[1].score || a[1].best - b[1].best || (a[0] < b[0] ? -1 : 1)).map(([d]) => d)
   }
 }
 for (const w of [1, 1.25, 1.5, 1.75, 2]) RULES[`blend text ${w}`] = blendRule(w)

@@ -6,8 +6,8 @@
 //!
 //! Ranks throw away how sure a channel is. Where two channels score the same content on scales that
 //! can be normalised (the lexical channel's BM25 and the text channel's cosine), their lists carry
-//! their scores and **blend** first: each list's scores are min-max normalised over its first
-//! [`NORM_DEPTH`] owners, summed with the channels' weights as shares (a convex combination, the
+//! their scores and **blend** first: each list's scores are min-max normalised between its best
+//! and its [`NORM_DEPTH`]-th hit (clamped to [0, 1]; an owner a list lacks counts 0), summed with the channels' weights as shares (a convex combination, the
 //! rule Bruch et al., "An Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023, found to
 //! beat RRF in and out of domain), and the blended ranking then enters RRF with the channels' summed
 //! weight. With paragraph-length queries the text channel is often far surer than BM25, and RRF
@@ -17,8 +17,9 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
-/// Owners of a blended list whose scores set its normalisation (its best and its `NORM_DEPTH`-th
-/// score): fixed, so that asking for more results (a deeper list) does not reorder the top.
+/// Hits of a blended list whose scores set its normalisation (its best and its `NORM_DEPTH`-th
+/// score): fixed, and no deeper than the fewest hits a channel is asked for, so that asking for
+/// more results (a deeper list) does not reorder the top.
 pub const NORM_DEPTH: usize = 30;
 
 /// One channel's ranked candidates (best first). Repeated owners are consolidated to their best rank.
@@ -50,19 +51,25 @@ pub struct Fused<O> {
 /// weight, when there are two or more of them (one alone fuses by rank, as before blending).
 #[must_use]
 pub fn blend_shares<O>(lists: &[ChannelList<O>]) -> Vec<(&'static str, f64)> {
-    let scored: Vec<&ChannelList<O>> = lists.iter().filter(|l| blends(l)).collect();
+    let mut scored: Vec<(&'static str, f64)> = lists
+        .iter()
+        .filter(|l| blends(l))
+        .map(|l| (l.channel, l.weight))
+        .collect();
     if scored.len() < 2 {
         return Vec::new();
     }
-    let total: f64 = scored.iter().map(|l| l.weight).sum();
-    scored
-        .iter()
-        .map(|l| (l.channel, l.weight / total))
-        .collect()
+    // Summed in channel-name order, so the shares do not depend on the order channels ran in.
+    scored.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let total: f64 = scored.iter().map(|s| s.1).sum();
+    scored.into_iter().map(|(c, w)| (c, w / total)).collect()
 }
 
+/// A list that blends: scored (one score per entry), weighted above 0, and not empty (an empty
+/// list would hand the other channel both weights).
 fn blends<O>(list: &ChannelList<O>) -> bool {
     list.weight > 0.0
+        && !list.owners.is_empty()
         && list
             .scores
             .as_ref()
@@ -88,7 +95,13 @@ pub fn rrf<O: Clone + Eq + Hash + Ord>(lists: &[ChannelList<O>], k: f64) -> Vec<
         }
     }
     if !shares.is_empty() {
-        let weight: f64 = lists.iter().filter(|l| blends(l)).map(|l| l.weight).sum();
+        let mut weights: Vec<(&'static str, f64)> = lists
+            .iter()
+            .filter(|l| blends(l))
+            .map(|l| (l.channel, l.weight))
+            .collect();
+        weights.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let weight: f64 = weights.iter().map(|w| w.1).sum();
         for (rank, owner) in blend(lists, &shares).into_iter().enumerate() {
             #[allow(clippy::cast_precision_loss)]
             entry(&mut fused, &owner)
@@ -141,69 +154,72 @@ fn consolidated<O: Eq + Hash>(owners: &[O]) -> Vec<&O> {
     owners.iter().filter(|o| seen.insert(*o)).collect()
 }
 
+/// Per owner in the blend: each channel's share of its normalised score, and its best own rank.
+type Blended = (Vec<(&'static str, f64)>, usize);
+
 /// The blended ranking of the scored lists' owners: `Σ share_c · norm_c(owner)`, best first. A
-/// channel's scores are min-max normalised between its best and its `NORM_DEPTH`-th owner (deeper
-/// owners fall below 0); an owner a channel did not return counts as that channel's lowest.
+/// channel's scores are min-max normalised between its best and its `NORM_DEPTH`-th hit (hits, not
+/// owners: a channel returns at least that many whatever the limit, however many owners they
+/// hold) and clamped to [0, 1], so an owner past the anchor and one the channel did not return
+/// count alike, 0, and a deeper list changes nothing above the anchor. A score that is not a
+/// number counts 0. Ties go to the better own rank, then the owner.
 fn blend<O: Clone + Eq + Hash + Ord>(
     lists: &[ChannelList<O>],
     shares: &[(&'static str, f64)],
 ) -> Vec<O> {
-    let mut blended: HashMap<O, Vec<(&'static str, f64)>> = HashMap::new();
-    let mut floors: Vec<(&'static str, f64)> = Vec::new();
+    let mut blended: HashMap<O, Blended> = HashMap::new();
     for list in lists.iter().filter(|l| blends(l)) {
-        let scores = list.scores.as_deref().unwrap_or_default();
-        let mut seen = HashSet::new();
-        let firsts: Vec<(&O, f64)> = list
-            .owners
+        let share = shares
             .iter()
-            .zip(scores)
-            .filter(|(o, _)| seen.insert(*o))
-            .map(|(o, &s)| (o, s))
-            .collect();
-        let top = firsts.iter().map(|f| f.1).fold(f64::NEG_INFINITY, f64::max);
-        let anchor = firsts
+            .find(|(c, _)| *c == list.channel)
+            .map_or(0.0, |s| s.1);
+        let scores = list.scores.as_deref().unwrap_or_default();
+        let finite = || scores.iter().copied().filter(|s| s.is_finite());
+        let top = finite().fold(f64::NEG_INFINITY, f64::max);
+        let anchor = scores
             .iter()
             .take(NORM_DEPTH)
-            .map(|f| f.1)
+            .copied()
+            .filter(|s| s.is_finite())
             .fold(f64::INFINITY, f64::min);
         let norm = |s: f64| {
-            if top > anchor {
-                (s - anchor) / (top - anchor)
-            } else {
+            if !s.is_finite() {
+                0.0
+            } else if top > anchor {
+                ((s - anchor) / (top - anchor)).clamp(0.0, 1.0)
+            } else if s >= top {
                 1.0
+            } else {
+                0.0
             }
         };
-        let mut floor = 0.0_f64;
-        for (owner, score) in firsts {
-            let n = norm(score);
-            floor = floor.min(n);
-            blended
+        let mut seen = HashSet::new();
+        let mut rank = 0;
+        for (owner, &score) in list.owners.iter().zip(scores) {
+            if !seen.insert(owner) {
+                continue;
+            }
+            rank += 1;
+            let entry = blended
                 .entry(owner.clone())
-                .or_default()
-                .push((list.channel, n));
+                .or_insert_with(|| (Vec::new(), usize::MAX));
+            entry.0.push((list.channel, share * norm(score)));
+            entry.1 = entry.1.min(rank);
         }
-        floors.push((list.channel, floor));
     }
-    let mut ranked: Vec<(O, f64)> = blended
+    let mut ranked: Vec<(O, f64, usize)> = blended
         .into_iter()
-        .map(|(owner, found)| {
-            let mut parts: Vec<(&'static str, f64)> = shares
-                .iter()
-                .map(|&(channel, share)| {
-                    let n = found
-                        .iter()
-                        .find(|(c, _)| *c == channel)
-                        .or_else(|| floors.iter().find(|(c, _)| *c == channel))
-                        .map_or(0.0, |(_, n)| *n);
-                    (channel, share * n)
-                })
-                .collect();
+        .map(|(owner, (mut parts, best))| {
             parts.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            (owner, parts.iter().map(|(_, p)| p).sum())
+            (owner, parts.iter().map(|(_, p)| p).sum(), best)
         })
         .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked.into_iter().map(|(o, _)| o).collect()
+    ranked.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.2.cmp(&b.2))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    ranked.into_iter().map(|(o, _, _)| o).collect()
 }
 
 fn best_rank<O>(f: &Fused<O>) -> usize {
@@ -344,10 +360,13 @@ mod tests {
             .collect();
         let text: Vec<(String, f64)> = (0..NORM_DEPTH)
             .map(|i| {
-                (
-                    format!("l{:03}", (i * 7) % NORM_DEPTH),
-                    0.9 - i as f64 / 100.0,
-                )
+                // Every third owner of the text channel is one lexical did not return.
+                let owner = if i % 3 == 0 {
+                    format!("t{i:03}")
+                } else {
+                    format!("l{:03}", (i * 7) % NORM_DEPTH)
+                };
+                (owner, 0.9 - i as f64 / 100.0)
             })
             .collect();
         let list = |channel, hits: &[(String, f64)]| ChannelList {
@@ -400,5 +419,45 @@ mod tests {
             reversed.reverse();
             assert_eq!(forward, rrf(&reversed, 60.0));
         }
+    }
+
+    #[test]
+    fn an_empty_scored_list_does_not_blend() {
+        // A lexical channel that matched nothing must not hand its weight to the text channel.
+        let lexical = scored("lexical", 1.0, &[]);
+        let text = scored("text", 1.25, &[("a", 0.9), ("b", 0.8)]);
+        let exact = ChannelList {
+            channel: "exact",
+            weight: 2.0,
+            owners: vec!["b"],
+            scores: None,
+        };
+        assert!(blend_shares(&[lexical.clone(), text.clone()]).is_empty());
+        let fused = rrf(&[lexical, text, exact], 60.0);
+        assert_eq!(fused[0].owner, "b");
+        assert!((fused[0].score - (2.0 / 61.0 + 1.25 / 62.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn scores_that_are_not_numbers_count_nothing() {
+        let lexical = scored(
+            "lexical",
+            1.0,
+            &[
+                ("a", f64::NAN),
+                ("b", 5.0),
+                ("c", 1.0),
+                ("d", f64::INFINITY),
+            ],
+        );
+        let text = scored("text", 1.0, &[("c", 0.9), ("b", 0.5), ("a", 0.1)]);
+        let fused = rrf(&[lexical.clone(), text.clone()], 60.0);
+        assert!(fused.iter().all(|f| f.score.is_finite()));
+        // b: 0.5 + 0.5·(0.4/0.8) = 0.75; c: 0 + 0.5 = 0.5; a and d: 0.
+        assert_eq!(
+            fused.iter().map(|f| f.owner).collect::<Vec<_>>()[..2],
+            ["b", "c"]
+        );
+        assert_eq!(fused, rrf(&[text, lexical], 60.0));
     }
 }

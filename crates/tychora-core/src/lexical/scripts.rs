@@ -26,10 +26,12 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation as _;
 
 /// The tokenizer's version, part of a lexical index's recorded analyzer: bump it whenever the terms
-/// this module emits for some text change (2: trigrams for Thai, Lao, Khmer and Myanmar).
+/// this module emits for some text change (2: trigrams for Thai, Lao, Khmer and Myanmar, whose
+/// sentence punctuation ends a run).
 pub const TOKENIZER_VERSION: u32 = 2;
 
-/// Whether `c` belongs to a script written without spaces between words.
+/// Whether `c` belongs to a script written without spaces between words (its punctuation and
+/// currency signs excepted: they end a run, as `。` does).
 #[must_use]
 pub fn unspaced(c: char) -> bool {
     matches!(c as u32,
@@ -43,6 +45,12 @@ pub fn unspaced(c: char) -> bool {
         | 0xF900..=0xFAFF          // CJK compatibility ideographs
         | 0xFF66..=0xFF9F          // halfwidth Katakana
         | 0x20000..=0x3FFFF        // CJK extensions B–I
+    ) && !matches!(c as u32,
+        0x0E3F                     // Thai baht sign
+        | 0x0E4F | 0x0E5A | 0x0E5B // Thai fongman, angkhankhu, khomut
+        | 0x104A..=0x104F          // Myanmar section marks and symbols
+        | 0x17D4..=0x17D6          // Khmer khan, bariyoosan, camnuc pii kuuh
+        | 0x17D8..=0x17DB          // Khmer beyyal, phnaek muan, koomuut, riel sign
     )
 }
 
@@ -256,6 +264,11 @@ mod tests {
         // Every query token is an index token: a word inside the run is found.
         assert!(q.iter().all(|t| index.contains(t)));
         assert!(index.contains(&"ไทย".to_string()) && index.contains(&"ไท".to_string()));
+        // Thai sentence punctuation (angkhankhu, U+0E5A) ends a run: no trigram spans it.
+        assert_eq!(
+            texts(&mut WordTokenizer::for_query(), "ภาษา\u{0E5A}ไทย"),
+            ["ภาษ", "าษา", "ไทย"]
+        );
         // A Thai run beside a Han run: each cut by its own size.
         let mixed = texts(&mut WordTokenizer::for_query(), "ภาษาไทย中文字");
         assert_eq!(mixed, ["ภาษ", "าษา", "ษาไ", "าไท", "ไทย", "中文", "文字"]);
