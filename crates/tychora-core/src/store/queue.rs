@@ -123,6 +123,20 @@ pub(crate) fn lease_ms(lease: Duration) -> i64 {
 /// The SQLite clock, in ms since the Unix epoch (not the process's: see the module comment).
 const SQLITE_NOW: &str = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
+/// The oldest job a worker may take: queued, or running on an expired lease. The statuses are
+/// written out, not bound, and named by the index's own condition first: SQLite uses the partial
+/// index `jobs_claimable` only when the query's `WHERE` implies the index's, which a bound `?1`
+/// cannot; without it every claim scanned every job ever run (measured on the same table and
+/// index with 20,000 finished jobs: 2.3 ms per claim scanning, 0.006 ms through the index).
+fn claimable_sql() -> String {
+    let (queued, running) = (JobState::Queued.as_str(), JobState::Running.as_str());
+    format!(
+        "SELECT id, status, attempts FROM jobs
+         WHERE status IN ('{queued}', '{running}') AND (status = '{queued}' OR lease_until < {SQLITE_NOW})
+         ORDER BY id LIMIT 1"
+    )
+}
+
 /// The queue on the embedded store: its own connection to the workspace's database, each take one
 /// `IMMEDIATE` transaction (SQLite has one writer at a time, so two takes never see the same
 /// queued job).
@@ -160,15 +174,9 @@ impl JobQueue for SqliteQueue {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let claimed = loop {
                 let next: Option<(i64, JobState, i64)> = tx
-                    .query_row(
-                        &format!(
-                            "SELECT id, status, attempts FROM jobs
-                             WHERE status = ?1 OR (status = ?2 AND lease_until < {SQLITE_NOW})
-                             ORDER BY id LIMIT 1"
-                        ),
-                        params![JobState::Queued, JobState::Running],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                    )
+                    .query_row(&claimable_sql(), [], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })
                     .optional()?;
                 let Some((id, status, attempts)) = next else {
                     break None;
@@ -282,5 +290,33 @@ impl JobQueue for SqliteQueue {
                 )
                 .optional()?)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A claim reads the claimable jobs through their partial index, however many have finished.
+    #[test]
+    fn a_claim_searches_the_claimable_index_not_every_job() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::migrate::apply(&mut conn).unwrap();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", claimable_sql()))
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|step| step.contains("USING INDEX jobs_claimable")),
+            "{plan:?}"
+        );
+        assert!(
+            !plan.iter().any(|step| step.starts_with("SCAN jobs")),
+            "{plan:?}"
+        );
     }
 }
