@@ -105,8 +105,8 @@ fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
     common::add(&ws, &docs);
     let all = ["exact", "lexical", "text"];
 
-    // English: all-MiniLM-L6-v2 reads it, full weight (the documents pack's 1.25), and its scores
-    // blend with the lexical channel's, each at its share of the two weights.
+    // English: all-MiniLM-L6-v2 reads it, full weight (the documents pack's 1.25). No word of it
+    // is in the documents, so the lexical channel has nothing to blend with: rank fusion alone.
     let english = search(&ws, "kitten napping atop carpet", &all);
     assert_eq!(text_weight(&english), Some(1.25));
     let share = |r: &tychora_core::query::QueryResult, channel: &str| {
@@ -116,9 +116,13 @@ fn the_text_channel_counts_as_far_as_the_model_reads_the_query() {
             .find(|c| c.channel == channel)
             .and_then(|c| c.blend)
     };
-    assert!((share(&english, "text").unwrap() - 1.25 / 2.25).abs() < 1e-9);
-    assert!((share(&english, "lexical").unwrap() - 1.0 / 2.25).abs() < 1e-9);
-    assert_eq!(share(&english, "exact"), None);
+    assert_eq!(share(&english, "text"), None);
+    // Found by both: their scores blend, each at its share of the two weights.
+    let both = search(&ws, "interest added back to the principal", &all);
+    assert!((share(&both, "text").unwrap() - 1.25 / 2.25).abs() < 1e-9);
+    assert!((share(&both, "lexical").unwrap() - 1.0 / 2.25).abs() < 1e-9);
+    assert_eq!(share(&both, "exact"), None);
+    assert_eq!(both.segments[0].source.path, "finance.md");
     assert!(english.warnings.is_empty(), "{:?}", english.warnings);
 
     // Chinese: the model does not read Han, so the channel is off and the answer says why; the
