@@ -255,14 +255,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn independent_of_channel_order() {
-        // Deterministic pseudo-random lists (a small LCG) instead of a proptest dependency.
-        let mut seed = 7u64;
-        let mut next = || {
+    /// Deterministic pseudo-random numbers (a small LCG) instead of a proptest dependency.
+    fn lcg(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
             seed >> 33
-        };
+        }
+    }
+
+    #[test]
+    fn independent_of_channel_order() {
+        let mut next = lcg(7);
         for _ in 0..200 {
             let lists: Vec<ChannelList<u64>> = ["a", "b", "c"]
                 .iter()
@@ -390,11 +393,7 @@ mod tests {
 
     #[test]
     fn blended_fusion_is_independent_of_channel_order() {
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            seed >> 33
-        };
+        let mut next = lcg(11);
         for _ in 0..200 {
             let lists: Vec<ChannelList<u64>> = ["lexical", "text", "exact"]
                 .iter()
