@@ -297,6 +297,19 @@ mod tests {
         }
     }
 
+    fn unscored(
+        channel: &'static str,
+        weight: f64,
+        owners: Vec<&'static str>,
+    ) -> ChannelList<&'static str> {
+        ChannelList {
+            channel,
+            weight,
+            owners,
+            scores: None,
+        }
+    }
+
     #[test]
     fn blended_channels_rank_by_how_sure_each_is() {
         // Lexical barely prefers a over b; text is sure of b. By rank alone a and b tie (1st and
@@ -325,12 +338,7 @@ mod tests {
     #[test]
     fn one_scored_list_alone_fuses_by_rank() {
         let lexical = scored("lexical", 1.0, &[("a", 3.0), ("b", 2.0)]);
-        let exact = ChannelList {
-            channel: "exact",
-            weight: 2.0,
-            owners: vec!["b"],
-            scores: None,
-        };
+        let exact = unscored("exact", 2.0, vec!["b"]);
         assert!(blend_shares(&[lexical.clone(), exact.clone()]).is_empty());
         let by_rank = ChannelList {
             scores: None,
@@ -425,12 +433,7 @@ mod tests {
         // A lexical channel that matched nothing must not hand its weight to the text channel.
         let lexical = scored("lexical", 1.0, &[]);
         let text = scored("text", 1.25, &[("a", 0.9), ("b", 0.8)]);
-        let exact = ChannelList {
-            channel: "exact",
-            weight: 2.0,
-            owners: vec!["b"],
-            scores: None,
-        };
+        let exact = unscored("exact", 2.0, vec!["b"]);
         assert!(blend_shares(&[lexical.clone(), text.clone()]).is_empty());
         let fused = rrf(&[lexical, text, exact], 60.0);
         assert_eq!(fused[0].owner, "b");
