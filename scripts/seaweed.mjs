@@ -12,6 +12,10 @@ export const WEED = process.env.TYCHORA_WEED ?? join(homedir(), '.cache/tychora/
 export const ACCESS_KEY = 'tychora-test'
 export const SECRET_KEY = 'tychora-test-secret-0123456789'
 
+// Ports handed out in this process: servers start at once, and a port one was given but has
+// not bound yet looks free to the next.
+const given = new Set()
+
 async function freePort() {
   for (;;) {
     const port = await new Promise((resolve, reject) => {
@@ -22,12 +26,30 @@ async function freePort() {
       s.on('error', reject)
     })
     // SeaweedFS opens each service's gRPC port at `port + 10000`.
-    if (port < 55_000) return port
+    if (port < 55_000 && !given.has(port)) {
+      given.add(port)
+      return port
+    }
   }
 }
 
-/** Starts a server with the bucket `tychora`; see seaweed.d.mts. */
+/**
+ * Starts a server with the bucket `tychora`; see seaweed.d.mts. Another process (a vitest worker,
+ * a Rust test) may take a chosen port before `weed` binds it; `weed` then exits, so a start that
+ * dies is retried on fresh ports.
+ */
 export async function startSeaweed() {
+  let last = ''
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const server = await tryStart()
+    if (!('failed' in server)) return server
+    last = server.failed
+  }
+  throw new Error(`SeaweedFS did not start in three tries; its log ends: ${last}`)
+}
+
+/** One start on fresh ports: `{ failed: log }` when `weed` exited. */
+async function tryStart() {
   const dir = mkdtempSync(join(tmpdir(), 'tychora-weed-'))
   const config = join(dir, 's3.json')
   writeFileSync(config, JSON.stringify({ identities: [{ name: 'tychora', credentials: [{ accessKey: ACCESS_KEY, secretKey: SECRET_KEY }], actions: ['Read', 'Write', 'List', 'Tagging'] }] }))
@@ -62,26 +84,27 @@ export async function startSeaweed() {
   const shell = (command) =>
     new Promise((resolve) => {
       const p = execFile(WEED, ['shell', `-master=127.0.0.1:${master}`], (_e, out, err) => resolve(`${out}${err}`))
+      // A shell that exits before reading (a server gone) must not throw EPIPE.
+      p.stdin?.on('error', () => {})
       p.stdin?.end(`${command}\n`)
     })
-  // Up when the S3 gateway answers HTTP (it starts after the master, and later still on a busy
-  // machine) and the bucket is made.
-  const answers = () =>
-    fetch(`http://127.0.0.1:${s3}/`).then(
-      async (r) => {
-        await r.body?.cancel()
-        return true
-      },
-      () => false,
-    )
+  const logTail = () => readFileSync(join(dir, 'weed.log'), 'utf8').slice(-2000)
+  // Up when weed itself says its S3 listener is open on our port (a connect alone could reach
+  // another server that took the port first) and the bucket is made.
+  const listening = `at http port ${s3}\n`
   const started = Date.now()
   let bucket = false
   for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const failed = logTail()
+      rmSync(dir, { recursive: true, force: true })
+      return { failed }
+    }
     bucket ||= (await shell('s3.bucket.create -name tychora')).includes('created bucket')
-    if (bucket && (await answers())) break
+    if (bucket && logTail().includes(listening)) break
     if (Date.now() - started > 60_000) {
       child.kill('SIGKILL')
-      throw new Error(`SeaweedFS did not start within 60 s: ${readFileSync(join(dir, 'weed.log'), 'utf8').slice(-2000)}`)
+      throw new Error(`SeaweedFS did not start within 60 s: ${logTail()}`)
     }
     await new Promise((r) => setTimeout(r, 250))
   }

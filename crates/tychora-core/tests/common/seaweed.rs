@@ -42,15 +42,25 @@ pub fn weed() -> Option<PathBuf> {
     )
 }
 
-/// A loopback port that is free, with `port + 10000` free too (SeaweedFS's gRPC port).
+/// A loopback port that is free, with `port + 10000` free too (SeaweedFS's gRPC port), and never
+/// handed out before in this process: tests start servers at once, and a port one server was
+/// given but has not bound yet looks free to the next.
 fn free_port() -> u16 {
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     loop {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+        if port < 55_000
+            && !given.contains(&port)
+            && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok()
+        {
+            given.push(port);
             return port;
         }
     }
@@ -58,8 +68,23 @@ fn free_port() -> u16 {
 
 impl Seaweed {
     /// Starts a server with a bucket; `None` when there is no `weed` here (see [`weed`]).
+    ///
+    /// Another process (a second test binary, a vitest worker) may take a chosen port before
+    /// `weed` binds it; `weed` then exits, so a start that dies is retried on fresh ports.
     pub fn start() -> Option<Self> {
         let weed = weed()?;
+        let mut last = String::new();
+        for _ in 0..3 {
+            match Self::try_start(weed.clone()) {
+                Ok(server) => return Some(server),
+                Err(log) => last = log,
+            }
+        }
+        panic!("SeaweedFS did not start in three tries; its log ends:\n{last}");
+    }
+
+    /// One start on fresh ports: `Err` with the log's tail when `weed` exited.
+    fn try_start(weed: PathBuf) -> Result<Self, String> {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("s3.json");
         std::fs::write(
@@ -71,6 +96,7 @@ impl Seaweed {
         .unwrap();
         let data = dir.path().join("data");
         std::fs::create_dir(&data).unwrap();
+        let log_path = dir.path().join("weed.log");
         let (s3, master, volume, filer) = (free_port(), free_port(), free_port(), free_port());
         let child = Command::new(&weed)
             .args([
@@ -96,10 +122,10 @@ impl Seaweed {
             ])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("weed.log")).unwrap())
+            .stderr(std::fs::File::create(&log_path).unwrap())
             .spawn()
             .unwrap();
-        let server = Self {
+        let mut server = Self {
             child,
             _dir: dir,
             endpoint: format!("http://127.0.0.1:{s3}"),
@@ -107,27 +133,34 @@ impl Seaweed {
             weed,
             master: format!("127.0.0.1:{master}"),
         };
-        let started = Instant::now();
+        let tail = |path: &std::path::Path| {
+            let log = std::fs::read_to_string(path).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(15).collect();
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        };
+        // Up when weed itself says its S3 listener is open on our port (a connect alone could
+        // reach another server that took the port first) and the bucket is made.
+        let listening = format!("at http port {s3}\n");
+        let (started, mut bucket) = (Instant::now(), false);
         loop {
-            if std::net::TcpStream::connect(("127.0.0.1", s3)).is_ok()
-                && server
+            if matches!(server.child.try_wait(), Ok(Some(_))) {
+                return Err(tail(&log_path));
+            }
+            bucket = bucket
+                || server
                     .shell("s3.bucket.create -name tychora")
-                    .contains("created bucket")
-            {
-                break;
+                    .contains("created bucket");
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            if bucket && log.contains(&listening) {
+                return Ok(server);
             }
-            if started.elapsed() > Duration::from_secs(60) {
-                let log = std::fs::read_to_string(server._dir.path().join("weed.log"))
-                    .unwrap_or_default();
-                let tail: Vec<&str> = log.lines().rev().take(15).collect();
-                panic!(
-                    "SeaweedFS did not start within 60 s; its log ends:\n{}",
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                );
-            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "SeaweedFS did not start within 60 s; its log ends:\n{}",
+                tail(&log_path)
+            );
             std::thread::sleep(Duration::from_millis(250));
         }
-        Some(server)
     }
 
     /// Runs one `weed shell` command against the server, returning what it printed.
@@ -140,12 +173,12 @@ impl Seaweed {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        shell
+        // A shell that exits before reading (a server gone) is answered by what it printed.
+        let _ = shell
             .stdin
             .take()
             .unwrap()
-            .write_all(format!("{command}\n").as_bytes())
-            .unwrap();
+            .write_all(format!("{command}\n").as_bytes());
         let out = shell.wait_with_output().unwrap();
         format!(
             "{}{}",
