@@ -307,14 +307,12 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
 /// go down. At zero everywhere the test forbids SQL outside `store/`.
 const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
     ("exact", 7),
-    ("facet", 6),
     ("graph", 15),
     ("ingest", 76),
     ("manage", 83),
     ("query", 15),
     ("snapshot", 22),
     ("summary", 15),
-    ("vector", 9),
 ];
 
 #[test]

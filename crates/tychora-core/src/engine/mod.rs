@@ -21,10 +21,11 @@ use crate::error::{Error, Result};
 use crate::job::ProgressBoard;
 use crate::lexical::LexicalIndex;
 use crate::store::query_log::QueryLog;
+use crate::store::vectors::UserCache;
 use crate::store::{self, migrate};
 use crate::trust::Trust;
 use crate::vector::{
-    Budget, Embedder, LocalEmbedder, Providers, Reranker, UserCache, VectorIndex, VisualEmbedder,
+    Budget, Embedder, LocalEmbedder, Providers, Reranker, VectorIndex, VisualEmbedder,
 };
 
 /// The text channel's embedder as the workspace configures it: `None` without `[embeddings]`.

@@ -197,7 +197,7 @@ pub fn search(
              WHERE m.snapshot_id = ?1",
         );
         let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-        filter.push_sql(&mut sql, &mut values);
+        crate::store::filter::push_sql(filter, &mut sql, &mut values);
         conn.prepare_cached(&sql)?
             .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?

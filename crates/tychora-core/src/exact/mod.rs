@@ -270,7 +270,7 @@ fn matching(
             " AND (i.kind != 'record' OR EXISTS (SELECT 1 FROM structured_records sr WHERE sr.key = i.value AND sr.status = 'reviewed'))",
         );
     }
-    filter.push_sql(&mut sql, &mut values);
+    crate::store::filter::push_sql(filter, &mut sql, &mut values);
     (sql, values)
 }
 

@@ -3,12 +3,7 @@
 //! conditions (`level>=2`, `decided=2024-01-01..2024-12-31`) are read against every kind of the
 //! pack that declares the name, and narrow what each channel may return before it ranks.
 
-mod store;
-
-pub use store::{set_record_values, set_source_values, source_values};
-
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use crate::config::{Facet, KindDefinition};
 use crate::{Error, Result};
@@ -60,14 +55,6 @@ impl Value {
             _ => Ok(Self::Text(raw.to_string())),
         }
     }
-
-    /// The SQL column it is compared in, and the bound value.
-    fn column(&self) -> (&'static str, rusqlite::types::Value) {
-        match self {
-            Self::Text(t) => ("fv.text", t.clone().into()),
-            Self::Number(n) => ("fv.number", (*n).into()),
-        }
-    }
 }
 
 /// Reads `YYYY-MM-DD` with a real day of a real month. (A date crate for this one check would be
@@ -99,9 +86,6 @@ fn is_iso_date(s: &str) -> bool {
     (1..=days).contains(&d)
 }
 
-/// The verified profile's condition on a record's facet value: the record was reviewed.
-const REVIEWED: &str = " AND EXISTS (SELECT 1 FROM structured_records sr WHERE sr.id = fv.record_id AND sr.status = 'reviewed')";
-
 /// How a condition compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
@@ -117,19 +101,6 @@ pub enum Op {
     Gt,
     /// `<` (numbers and dates).
     Lt,
-}
-
-impl Op {
-    fn sql(self) -> &'static str {
-        match self {
-            Self::Eq => "=",
-            Self::Ne => "!=",
-            Self::Ge => ">=",
-            Self::Le => "<=",
-            Self::Gt => ">",
-            Self::Lt => "<",
-        }
-    }
 }
 
 /// One facet condition of a query: a source is eligible when it has a value of the facet that
@@ -226,76 +197,6 @@ impl Condition {
             tests,
         })
     }
-
-    /// `fd.name = ? AND fv.number >= ? …` over `facet_values fv JOIN facet_definitions fd`.
-    pub(crate) fn tests_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
-        values.push(self.name.clone().into());
-        let _ = write!(sql, "fd.name = ?{}", values.len());
-        for (op, value) in &self.tests {
-            let (column, bound) = value.column();
-            values.push(bound);
-            let _ = write!(sql, " AND {column} {} ?{}", op.sql(), values.len());
-        }
-    }
-
-    /// Appends `AND s.id IN (…)` for a query that joins `sources s`: the sources whose own value
-    /// satisfies the condition, or that hold evidence of a record whose value does (the
-    /// channels narrow those to the record's windows; [`Condition::push_chunks_sql`]).
-    pub fn push_sql(
-        &self,
-        sql: &mut String,
-        values: &mut Vec<rusqlite::types::Value>,
-        reviewed_only: bool,
-    ) {
-        sql.push_str(
-            " AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id IS NOT NULL AND ",
-        );
-        self.tests_sql(sql, values);
-        sql.push_str(
-            " UNION SELECT r.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id JOIN record_evidence re ON re.record_id = fv.record_id JOIN revisions r ON r.id = re.revision_id WHERE ",
-        );
-        self.tests_sql(sql, values);
-        if reviewed_only {
-            sql.push_str(REVIEWED);
-        }
-        sql.push(')');
-    }
-
-    /// A query for the windows of snapshot `?1` the condition admits: every window of a source
-    /// whose own value satisfies it, and the windows holding a unit of a record whose value
-    /// does. `scope` appends the collection and kind conditions to both halves (it may name `s`
-    /// and `col`).
-    pub fn chunks_sql(
-        &self,
-        snapshot_id: i64,
-        scope: &dyn Fn(&mut String, &mut Vec<rusqlite::types::Value>),
-        reviewed_only: bool,
-    ) -> (String, Vec<rusqlite::types::Value>) {
-        let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-        let mut sql = String::from(
-            "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
-             JOIN chunks c ON c.extraction_id = m.extraction_id
-             WHERE m.snapshot_id = ?1 AND s.id IN (SELECT fv.source_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id IS NOT NULL AND ",
-        );
-        self.tests_sql(&mut sql, &mut values);
-        sql.push(')');
-        scope(&mut sql, &mut values);
-        sql.push_str(
-            " UNION SELECT c.id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id
-             JOIN record_evidence re ON re.record_id = fv.record_id
-             JOIN evidence_units u ON u.id = re.unit_id
-             JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.extraction_id = u.extraction_id
-             JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
-             JOIN chunks c ON c.extraction_id = u.extraction_id AND u.id BETWEEN c.first_unit_id AND c.last_unit_id
-             WHERE ",
-        );
-        self.tests_sql(&mut sql, &mut values);
-        if reviewed_only {
-            sql.push_str(REVIEWED);
-        }
-        scope(&mut sql, &mut values);
-        (sql, values)
-    }
 }
 
 /// Reads an add's `--facet NAME=VALUE` settings against `kind`'s facets.
@@ -351,40 +252,6 @@ mod tests {
             .unwrap()
             .pack
             .kinds
-    }
-
-    #[test]
-    fn a_record_field_its_facet_cannot_hold_is_reported_and_left_unset() {
-        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-        crate::store::migrate::apply(&mut conn).unwrap();
-        // The record alone: no kind row, source or unit is needed to set its facets.
-        conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
-        conn.execute(
-            "INSERT INTO structured_records (id, kind, record_type, key, body_json, created_at, updated_at)
-             VALUES (1, 'standard', 'requirement', 'V1.1.1', '{}', 0, 0)",
-            [],
-        )
-        .unwrap();
-        let kinds = kinds();
-        let body = serde_json::json!({ "level": "high", "text": "Verify input" });
-        let refused =
-            super::set_record_values(&conn, "standard", &kinds["standard"], 1, &body, 0).unwrap();
-        assert_eq!(refused.len(), 1, "{refused:?}");
-        assert!(refused[0].contains("level"), "{refused:?}");
-        let set: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM facet_values WHERE record_id = 1",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(set, 0);
-        let good = serde_json::json!({ "level": 2 });
-        assert!(
-            super::set_record_values(&conn, "standard", &kinds["standard"], 1, &good, 0)
-                .unwrap()
-                .is_empty()
-        );
     }
 
     #[test]

@@ -52,7 +52,7 @@ fn text_publication<'a>(
     };
     Ok(Some(crate::snapshot::TextPublication {
         dir,
-        family_id: crate::vector::records::family_id(conn, embedder.spec())?,
+        family_id: crate::store::vectors::family_id(conn, embedder.spec())?,
         embedder: embedder.as_ref(),
         cache: engine.user_cache(),
         budget: engine.embed_budget(),

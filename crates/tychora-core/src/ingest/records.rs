@@ -439,7 +439,8 @@ pub(super) fn store(
              ON CONFLICT (record_id, unit_id) DO UPDATE SET body_json = excluded.body_json",
             params![record_id, unit_id, revision_id, candidate.body.to_string()],
         )?;
-        for refused in crate::facet::set_record_values(tx, kind, definition, record_id, &body, now)?
+        for refused in
+            crate::store::facets::set_record_values(tx, kind, definition, record_id, &body, now)?
         {
             diagnostics.push(Diagnostic::warning(
                 path,

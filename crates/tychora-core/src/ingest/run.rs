@@ -199,7 +199,7 @@ impl<'a> AddJob<'a> {
             // Facet values are source metadata that eligibility reads at query time: set on
             // every file read, changed or not, they need no new snapshot.
             let tx = conn.transaction()?;
-            crate::facet::set_source_values(
+            crate::store::facets::set_source_values(
                 &tx,
                 kind,
                 definition,
@@ -354,12 +354,14 @@ impl<'a> AddJob<'a> {
             }
         }
         if let Some(embedder) = &embedder {
-            let family = crate::vector::records::family_id(&tx, embedder.spec())?;
+            let family = crate::store::vectors::family_id(&tx, embedder.spec())?;
             let estimate = crate::vector::estimate(
-                &tx,
+                &*tx,
                 Some(family),
                 embedder.as_ref(),
-                engine.user_cache(),
+                engine
+                    .user_cache()
+                    .map(|c| c as &dyn crate::vector::VectorCache),
                 &documents,
             )?;
             plan.embedding = Some(super::EmbedPlan::new(

@@ -95,59 +95,6 @@ impl Filter {
     pub fn needs_windows(&self) -> bool {
         !self.facets.is_empty() || self.sensitivity.is_some()
     }
-
-    /// Appends `AND col.name IN (…) AND COALESCE(s.kind, s.format) IN (…)` and one
-    /// `AND s.id IN (…)` per facet condition, for a query that joins `collections col` and
-    /// `sources s`, pushing the bound values.
-    pub(crate) fn push_sql(&self, sql: &mut String, values: &mut Vec<rusqlite::types::Value>) {
-        self.push_scope_sql(sql, values);
-        for condition in &self.facets {
-            condition.push_sql(sql, values, self.verified);
-        }
-    }
-
-    /// The collection, kind and sensitivity conditions of [`Filter::push_sql`], without the
-    /// facets.
-    pub(crate) fn push_scope_sql(
-        &self,
-        sql: &mut String,
-        values: &mut Vec<rusqlite::types::Value>,
-    ) {
-        for (column, wanted) in [
-            ("col.name", &self.collections),
-            ("COALESCE(s.kind, s.format)", &self.kinds),
-        ] {
-            if !wanted.is_empty() {
-                push_in(sql, values, column, wanted);
-            }
-        }
-        if let Some(scope) = &self.sensitivity {
-            values.push(scope.unlabelled.clone().into());
-            let column = format!("COALESCE(s.sensitivity, ?{})", values.len());
-            push_in(sql, values, &column, &scope.levels);
-        }
-    }
-}
-
-/// Appends ` AND {column} IN (?…)` with one bound value per wanted string.
-fn push_in(
-    sql: &mut String,
-    values: &mut Vec<rusqlite::types::Value>,
-    column: &str,
-    wanted: &[String],
-) {
-    use std::fmt::Write as _;
-    let _ = write!(sql, " AND {column} IN (");
-    for (n, w) in wanted.iter().enumerate() {
-        let _ = write!(
-            sql,
-            "{}?{}",
-            if n > 0 { ", " } else { "" },
-            values.len() + 1
-        );
-        values.push(w.clone().into());
-    }
-    sql.push(')');
 }
 
 #[derive(Clone, Copy)]

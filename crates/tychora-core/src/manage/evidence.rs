@@ -771,7 +771,7 @@ fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
     else {
         return Ok(None);
     };
-    found.facets = crate::facet::source_values(conn, id)?;
+    found.facets = crate::store::facets::source_values(conn, id)?;
     found.revisions = list(
         conn,
         "SELECT id, seq, sha256, size, captured_at FROM revisions WHERE source_id = ?1 ORDER BY seq",

@@ -134,7 +134,7 @@ pub(crate) fn list_records(engine: &Engine, query: &RecordQuery) -> Result<Recor
     for raw in &query.facets {
         let condition = crate::facet::Condition::parse(&engine.pack().kinds, raw)?;
         clause.push_str(" AND r.id IN (SELECT fv.record_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.record_id IS NOT NULL AND ");
-        condition.tests_sql(&mut clause, &mut values);
+        crate::store::facets::tests_sql(&condition, &mut clause, &mut values);
         clause.push(')');
     }
     let limit = query.limit.unwrap_or(100).min(1000);

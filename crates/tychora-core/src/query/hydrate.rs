@@ -205,7 +205,7 @@ pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) ->
         "SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id WHERE m.snapshot_id = ?1",
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-    filter.push_sql(&mut sql, &mut values);
+    crate::store::filter::push_sql(filter, &mut sql, &mut values);
     Ok(conn.query_row(&sql, params_from_iter(values), |r| r.get(0))?)
 }
 
@@ -226,14 +226,15 @@ pub fn eligible_chunks(
              JOIN chunks c ON c.extraction_id = m.extraction_id WHERE m.snapshot_id = ?1",
         );
         let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-        filter.push_scope_sql(&mut sql, &mut values);
+        crate::store::filter::push_scope_sql(filter, &mut sql, &mut values);
         admitted = Some(chunk_set(conn, &sql, values)?);
     }
     for condition in &filter.facets {
-        let (sql, values) = condition.chunks_sql(
+        let (sql, values) = crate::store::facets::chunks_sql(
+            condition,
             snapshot_id,
             &|sql, values| {
-                filter.push_scope_sql(sql, values);
+                crate::store::filter::push_scope_sql(filter, sql, values);
             },
             filter.verified,
         );

@@ -55,7 +55,7 @@ pub fn search(
          WHERE m.snapshot_id = ?1 AND v.unit_id IS NOT NULL",
     );
     let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into(), family_key(spec).into()];
-    filter.push_sql(&mut sql, &mut values);
+    crate::store::filter::push_sql(filter, &mut sql, &mut values);
     let mut stmt = conn.prepare_cached(&sql)?;
     let query_norm = norm(query);
     let mut hits: Vec<VisualHit> = Vec::new();

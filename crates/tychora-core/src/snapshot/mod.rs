@@ -17,7 +17,8 @@ use crate::error::{Error, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::lexical::{self, LexDoc};
 use crate::store;
-use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, UserCache};
+use crate::store::vectors::UserCache;
+use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec};
 
 mod scrub;
 mod text_layer;
@@ -248,7 +249,7 @@ pub fn publish(
                 conn,
                 t.family_id,
                 t.embedder,
-                t.cache,
+                t.cache.map(|c| c as &dyn vector::VectorCache),
                 &documents,
                 t.budget,
                 &|done, total| {
@@ -546,7 +547,7 @@ fn write_text(
     rows: &[Row],
     per_row: &[String],
 ) -> Result<String> {
-    let records = vector::records::lookup(conn, family, per_row)?;
+    let records = crate::store::vectors::lookup(conn, family, per_row)?;
     let mut entries = Vec::with_capacity(rows.len());
     for (row, sha) in rows.iter().zip(per_row) {
         let record = records.get(sha).ok_or_else(|| {
@@ -588,7 +589,7 @@ pub fn repair_text(
         .into_iter()
         .flat_map(|d| d.shas)
         .collect();
-    let family = vector::records::family_id(conn, &generation.spec)?;
+    let family = crate::store::vectors::family_id(conn, &generation.spec)?;
     let sha256 = write_text(conn, family, &generation.spec, &path, &rows, &per_row)?;
     conn.execute(
         "UPDATE index_batches SET file_sha256 = ?1, status = 'verified', base_generation = NULL WHERE generation = ?2",
@@ -731,7 +732,7 @@ pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
         .into_iter()
         .flat_map(|d| d.shas)
         .collect();
-    let family = vector::records::family_id(conn, &generation.spec)?;
+    let family = crate::store::vectors::family_id(conn, &generation.spec)?;
     let name = format!("g{}-c{snapshot_id}-f{family}.tyv", now_ms());
     let sha256 = write_text(
         conn,

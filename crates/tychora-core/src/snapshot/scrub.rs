@@ -142,7 +142,7 @@ pub fn scrub(
         let Some(text) = text_generation(conn, snapshot_id)? else {
             continue;
         };
-        let family = vector::records::family_id(conn, &text.spec)?;
+        let family = crate::store::vectors::family_id(conn, &text.spec)?;
         let kept_inputs: Vec<String> = row_inputs(&text.spec.representation, &kept_rows)
             .into_iter()
             .flat_map(|d| d.shas)

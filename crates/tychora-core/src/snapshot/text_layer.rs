@@ -117,7 +117,7 @@ pub(super) fn write(
     expected: u64,
 ) -> Result<(String, String, String)> {
     let spec = text.embedder.spec();
-    let records = vector::records::lookup(conn, text.family_id, per_row)?;
+    let records = crate::store::vectors::lookup(conn, text.family_id, per_row)?;
     let own = plan
         .parent
         .as_ref()

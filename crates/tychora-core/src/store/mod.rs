@@ -1,5 +1,7 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
+pub(crate) mod facets;
+pub(crate) mod filter;
 pub mod jobs;
 pub mod migrate;
 pub mod postgres;
@@ -7,6 +9,7 @@ pub(crate) mod query_log;
 pub mod queue;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
+pub mod vectors;
 pub(crate) mod workspaces;
 
 use std::path::Path;

@@ -612,7 +612,7 @@ fn write(
 ) -> Result<i64> {
     let mut conn = engine.writer()?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let family = crate::vector::records::family_id(&tx, spec)?;
+    let family = crate::store::vectors::family_id(&tx, spec)?;
     let now = now_ms();
     tx.execute(
         "INSERT INTO summary_trees (snapshot_id, family_id, summarizer, model, prompt_fingerprint, branching, windows, nodes, input_tokens, output_tokens, calls, build_ms, built_at)

@@ -16,13 +16,12 @@ pub mod visual;
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use embedder::{Embedded, Embedder, FamilySpec, InputKind, Reranked, Reranker};
 pub use index::{Eligible, Entry, VectorIndex};
 pub use local::{LocalEmbedder, LongInputs};
-pub use records::{Record, UserCache, input_sha256};
+pub use records::{Record, VectorCache, VectorRecords, input_sha256};
 pub use visual::{Picture, VisualEmbedder, VisualReport};
 
 use crate::error::{Error, Result};
@@ -73,8 +72,8 @@ pub struct EmbedReport {
 /// Tokens this workspace embedded (billed) since the start of the current UTC month.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn month_tokens(conn: &Connection) -> Result<u64> {
+/// Store errors.
+pub fn month_tokens(records: &dyn VectorRecords) -> Result<u64> {
     let now = crate::clock::now_ms();
     let day_ms = 86_400_000_i64;
     let days = now.div_euclid(day_ms);
@@ -87,12 +86,7 @@ pub fn month_tokens(conn: &Connection) -> Result<u64> {
     let mp = (5 * doy + 2) / 153;
     let day_of_month = doy - (153 * mp + 2) / 5 + 1;
     let month_start = (days - (day_of_month - 1)) * day_ms;
-    let tokens: i64 = conn.query_row(
-        "SELECT COALESCE(SUM(tokens), 0) FROM vector_records WHERE created_at >= ?1 AND json_extract(receipt_json, '$.billed') = 1",
-        [month_start],
-        |r| r.get(0),
-    )?;
-    Ok(u64::try_from(tokens).unwrap_or(0))
+    records.billed_tokens_since(month_start)
 }
 
 /// One document's embedding inputs, window by window: each window's identity (a sha256) and the
@@ -138,15 +132,15 @@ pub fn document_inputs(representation: &str, documents: &[Vec<(&str, &str)>]) ->
 
 /// The records already held for `shas`, in the workspace or (copied into it) from the user cache.
 fn resolve_cached(
-    conn: &Connection,
+    records: &dyn VectorRecords,
     family: i64,
     spec: &FamilySpec,
-    cache: Option<&UserCache>,
+    cache: Option<&dyn VectorCache>,
     shas: &[String],
     report: &mut EmbedReport,
 ) -> Result<std::collections::HashSet<String>> {
     let mut have: std::collections::HashSet<String> =
-        records::lookup(conn, family, shas)?.into_keys().collect();
+        records.lookup(family, shas)?.into_keys().collect();
     report.workspace_cached = have.len();
     let missing: Vec<String> = shas
         .iter()
@@ -163,8 +157,7 @@ fn resolve_cached(
             .collect();
         if !rows.is_empty() {
             report.user_cached = rows.len();
-            records::insert(
-                conn,
+            records.insert(
                 family,
                 &rows,
                 &serde_json::json!({ "source": "user-cache", "billed": false }),
@@ -177,7 +170,7 @@ fn resolve_cached(
 
 /// Refuses a job whose new tokens exceed a cap, before anything is sent.
 fn check_budget(
-    conn: &Connection,
+    records: &dyn VectorRecords,
     spec: &FamilySpec,
     budget: Budget,
     inputs: usize,
@@ -192,7 +185,7 @@ fn check_budget(
         )));
     }
     if let Some(cap) = budget.per_month {
-        let used = month_tokens(conn)?;
+        let used = month_tokens(records)?;
         if used + tokens > cap {
             return Err(Error::BudgetExceeded(format!(
                 "this job would embed {tokens} tokens with {}/{}; {used} were embedded this month and max_embed_tokens_per_month = {cap}; nothing was sent",
@@ -232,10 +225,10 @@ fn check_answer(spec: &FamilySpec, embedded: &Embedded, count: usize) -> Result<
 
 /// Stores one answer's vectors (workspace and user cache).
 fn store(
-    conn: &Connection,
+    records: &dyn VectorRecords,
     family: i64,
     spec: &FamilySpec,
-    cache: Option<&UserCache>,
+    cache: Option<&dyn VectorCache>,
     shas: Vec<String>,
     embedded: Embedded,
     report: &mut EmbedReport,
@@ -249,7 +242,7 @@ fn store(
     if let Some(obj) = receipt.as_object_mut() {
         obj.insert("billed".into(), serde_json::Value::from(1));
     }
-    records::insert(conn, family, &rows, &receipt)?;
+    records.insert(family, &rows, &receipt)?;
     if let Some(cache) = cache {
         cache.insert(&spec.cache_key(), &rows);
     }
@@ -269,10 +262,10 @@ fn store(
 /// `E_BUDGET_EXCEEDED`; the embedder's errors (records of calls that succeeded are kept: they are
 /// valid vectors, and the next attempt does not pay for them again); SQLite errors.
 pub fn ensure(
-    conn: &Connection,
+    records: &dyn VectorRecords,
     family: i64,
     embedder: &dyn Embedder,
-    cache: Option<&UserCache>,
+    cache: Option<&dyn VectorCache>,
     documents: &[DocInputs],
     budget: Budget,
     on_progress: &dyn Fn(usize, usize),
@@ -290,7 +283,7 @@ pub fn ensure(
         inputs: shas.len(),
         ..EmbedReport::default()
     };
-    let have = resolve_cached(conn, family, spec, cache, &shas, &mut report)?;
+    let have = resolve_cached(records, family, spec, cache, &shas, &mut report)?;
     let tokens = |text: &str| embedder.count_tokens(text).min(embedder.max_input_tokens()) as u64;
     let started = Instant::now();
     if spec.representation == "contextual" {
@@ -309,7 +302,7 @@ pub fn ensure(
             .flat_map(|d| &d.texts)
             .map(|t| tokens(t))
             .sum();
-        check_budget(conn, spec, budget, windows, cost)?;
+        check_budget(records, spec, budget, windows, cost)?;
         on_progress(0, windows);
         let mut start = 0;
         while start < missing.len() {
@@ -335,7 +328,7 @@ pub fn ensure(
             for (doc, answer) in missing[start..end].iter().zip(answers) {
                 check_answer(spec, &answer, doc.shas.len())?;
                 store(
-                    conn,
+                    records,
                     family,
                     spec,
                     cache,
@@ -353,14 +346,14 @@ pub fn ensure(
             return Ok(report);
         }
         let cost: u64 = missing.iter().map(|s| tokens(texts[s.as_str()])).sum();
-        check_budget(conn, spec, budget, missing.len(), cost)?;
+        check_budget(records, spec, budget, missing.len(), cost)?;
         on_progress(0, missing.len());
         for call in missing.chunks(CALL_INPUTS) {
             let inputs: Vec<&str> = call.iter().map(|s| texts[s.as_str()]).collect();
             let embedded = embedder.embed(&inputs, InputKind::Document)?;
             check_answer(spec, &embedded, inputs.len())?;
             store(
-                conn,
+                records,
                 family,
                 spec,
                 cache,
@@ -381,10 +374,10 @@ pub fn ensure(
 /// # Errors
 /// SQLite errors.
 pub fn estimate(
-    conn: &Connection,
+    records: &dyn VectorRecords,
     family: Option<i64>,
     embedder: &dyn Embedder,
-    cache: Option<&UserCache>,
+    cache: Option<&dyn VectorCache>,
     documents: &[DocInputs],
 ) -> Result<Estimate> {
     let mut texts: HashMap<&str, &str> = HashMap::new();
@@ -395,7 +388,7 @@ pub fn estimate(
     }
     let shas: Vec<String> = texts.keys().map(|s| (*s).to_string()).collect();
     let have = match family {
-        Some(f) => records::lookup(conn, f, &shas)?,
+        Some(f) => records.lookup(f, &shas)?,
         None => HashMap::new(),
     };
     let mut missing: Vec<String> = shas
