@@ -306,8 +306,6 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
 /// every statement behind `store/`'s repositories, one domain at a time, and this table may only
 /// go down. At zero everywhere the test forbids SQL outside `store/`.
 const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
-    ("exact", 7),
-    ("graph", 15),
     ("ingest", 76),
     ("manage", 83),
     ("query", 15),

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::Connection;
 
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::store::identifiers as identifier_rows;
 
 /// A name defined by more symbols than this names none of them.
 const MAX_DEFINITIONS: usize = 3;
@@ -190,36 +191,13 @@ pub fn search(
     let rows: Vec<(i64, String)> = if mentions.paths.is_empty() {
         Vec::new()
     } else {
-        let mut sql = String::from(
-            "SELECT s.id, s.rel_path FROM snapshot_members m
-             JOIN sources s ON s.id = m.source_id
-             JOIN collections col ON col.id = s.collection_id
-             WHERE m.snapshot_id = ?1",
-        );
-        let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-        crate::store::filter::push_sql(filter, &mut sql, &mut values);
-        conn.prepare_cached(&sql)?
-            .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?
+        identifier_rows::member_paths(conn, snapshot_id, filter)?
     };
     let files = resolve_paths(&rows, &mentions.paths);
     // Definitions of the names, with the source each is in.
     let mut defined: Vec<(String, i64, i64, i64)> = Vec::new();
     if !mentions.names.is_empty() {
-        let (mut sql, values) = super::matching(
-            "SELECT i.normalized, c.id, COALESCE(c.owner_chunk_id, c.id), s.id",
-            snapshot_id,
-            &mentions.names,
-            filter,
-            super::Narrow::NoMentionsOf(&[]),
-        );
-        sql.push_str(" AND i.kind IN ('symbol', 'symbol_name') ORDER BY c.id");
-        defined = conn
-            .prepare_cached(&sql)?
-            .query_map(params_from_iter(values), |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        defined = identifier_rows::symbol_definitions(conn, snapshot_id, &mentions.names, filter)?;
     }
     let definitions = |name: &str| -> Vec<(i64, i64, i64)> {
         let mut owners: Vec<(i64, i64, i64)> = Vec::new();
@@ -250,14 +228,7 @@ pub fn search(
         }
     }
     for source in files {
-        let first: Option<(i64, i64)> = conn
-            .prepare_cached(
-                "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM snapshot_members m
-                 JOIN chunks c ON c.extraction_id = m.extraction_id
-                 WHERE m.snapshot_id = ?1 AND m.source_id = ?2 ORDER BY c.ordinal LIMIT 1",
-            )?
-            .query_row([snapshot_id, source], |r| Ok((r.get(0)?, r.get(1)?)))
-            .ok();
+        let first = identifier_rows::first_window(conn, snapshot_id, source)?;
         if let Some(hit) = first {
             push(hit);
         }

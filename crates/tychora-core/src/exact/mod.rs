@@ -3,13 +3,12 @@
 
 pub mod mentions;
 
-use std::fmt::Write as _;
-
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::Connection;
 
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::parse::slugify;
+use crate::store::identifiers as identifier_rows;
 use crate::unit::IdentifierRule;
 
 /// Normal form of an identifier for exact matching: lowercase, no whitespace.
@@ -65,41 +64,13 @@ pub fn search(
     if identifiers.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let (sql, values) = matching(
-        "SELECT DISTINCT i.normalized",
-        snapshot_id,
-        identifiers,
-        filter,
-        Narrow::Definitions,
-    );
-    let defined: Vec<String> = conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let defined = identifier_rows::defined(conn, snapshot_id, identifiers, filter)?;
     let kept: Vec<String> = identifiers
         .iter()
         .filter(|id| !defined.iter().any(|d| d != *id && d.contains(id.as_str())))
         .cloned()
         .collect();
-    let (mut sql, values) = matching(
-        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id', 'record', 'document') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
-                MAX(length(i.normalized)) AS specific",
-        snapshot_id,
-        &kept,
-        filter,
-        Narrow::NoMentionsOf(&defined),
-    );
-    // Within a class the most specific identifier wins: asked `Article 17(1)(b)`, the point's
-    // window comes before Article 17's first window, which also matches `Article 17`.
-    let _ = write!(
-        sql,
-        " GROUP BY c.id ORDER BY class, specific DESC, c.id LIMIT {limit}"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let ids = stmt
-        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+    identifier_rows::windows(conn, snapshot_id, &kept, filter, &defined, limit)
 }
 
 /// The sources of the snapshot (within the filter) that a query's identifiers name as a whole
@@ -116,18 +87,7 @@ pub fn documents_named(
     if identifiers.is_empty() {
         return Ok(Vec::new());
     }
-    let (mut sql, values) = matching(
-        "SELECT DISTINCT s.id",
-        snapshot_id,
-        identifiers,
-        filter,
-        Narrow::NoMentionsOf(&[]),
-    );
-    sql.push_str(" AND i.kind = 'document'");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+    identifier_rows::documents(conn, snapshot_id, identifiers, filter)
 }
 
 /// The identifiers the patterns find in a query, as written (or as their canonical template
@@ -165,17 +125,7 @@ pub fn unmatched(
         .iter()
         .map(|i| normalize_identifier(i))
         .collect();
-    let (sql, values) = matching(
-        "SELECT DISTINCT i.normalized",
-        snapshot_id,
-        &normalized,
-        filter,
-        Narrow::NoMentionsOf(&[]),
-    );
-    let found: Vec<String> = conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let found = identifier_rows::present(conn, snapshot_id, &normalized, filter)?;
     Ok(identifiers
         .iter()
         .zip(&normalized)
@@ -215,76 +165,6 @@ pub fn residual(query: &str, patterns: &[IdentifierRule]) -> Option<String> {
         .iter()
         .any(|w| !GLUE.contains(&w.to_lowercase().as_str()))
         .then(|| words.join(" "))
-}
-
-/// Which identifier rows [`matching`] keeps besides the query's identifiers.
-enum Narrow<'a> {
-    /// Definitions only (anchors, ids).
-    Definitions,
-    /// Every row except mentions of these defined identifiers.
-    NoMentionsOf(&'a [String]),
-}
-
-/// `select` over the identifier rows of the snapshot's eligible members that carry one of
-/// `identifiers`, each with its unit's window (`c`), narrowed by `narrow`.
-fn matching(
-    select: &str,
-    snapshot_id: i64,
-    identifiers: &[String],
-    filter: &Filter,
-    narrow: Narrow<'_>,
-) -> (String, Vec<rusqlite::types::Value>) {
-    // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
-    let mut sql = format!(
-        "{select}
-         FROM identifiers i
-         CROSS JOIN evidence_units u ON u.id = i.unit_id
-         CROSS JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
-         CROSS JOIN sources s ON s.id = m.source_id
-         CROSS JOIN collections col ON col.id = s.collection_id
-         CROSS JOIN chunks c ON c.id = (
-             SELECT w.id FROM chunks w
-             WHERE w.extraction_id = u.extraction_id AND w.last_unit_id >= u.id
-             ORDER BY w.last_unit_id LIMIT 1)
-         WHERE i.normalized IN ("
-    );
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
-    push_list(&mut sql, &mut values, identifiers);
-    sql.push(')');
-    match narrow {
-        Narrow::Definitions => {
-            sql.push_str(" AND i.kind IN ('anchor', 'json_id', 'record', 'document')")
-        }
-        Narrow::NoMentionsOf([]) => {}
-        Narrow::NoMentionsOf(defined) => {
-            sql.push_str(
-                " AND (i.kind IN ('anchor', 'json_id', 'record', 'document') OR i.normalized NOT IN (",
-            );
-            push_list(&mut sql, &mut values, defined);
-            sql.push_str("))");
-        }
-    }
-    if filter.verified {
-        // A record's key counts once a person reviewed the record.
-        sql.push_str(
-            " AND (i.kind != 'record' OR EXISTS (SELECT 1 FROM structured_records sr WHERE sr.key = i.value AND sr.status = 'reviewed'))",
-        );
-    }
-    crate::store::filter::push_sql(filter, &mut sql, &mut values);
-    (sql, values)
-}
-
-/// `?n, ?n+1, …` for `items`, bound after the values already there.
-fn push_list(sql: &mut String, values: &mut Vec<rusqlite::types::Value>, items: &[String]) {
-    for (n, item) in items.iter().enumerate() {
-        let _ = write!(
-            sql,
-            "{}?{}",
-            if n > 0 { ", " } else { "" },
-            values.len() + 1
-        );
-        values.push(item.clone().into());
-    }
 }
 
 #[cfg(test)]

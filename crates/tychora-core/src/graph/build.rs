@@ -7,16 +7,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, Transaction};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
-use crate::clock::now_ms;
 use crate::code::references::{Heritage, RefKind, References};
 use crate::code::resolve::{self, Outcome, SourceFile};
 use crate::code::{Language, cache};
 use crate::error::Result;
 use crate::snapshot::Member;
+use crate::store::relations::{self, NewRelation, RelationUnit};
 use crate::unit::Span;
 use crate::unit::UnitType;
 
@@ -32,15 +32,6 @@ struct CodeMember<'m> {
 /// A code member as `code_extractions` records it: language, module path, syntax cache key.
 type Recorded<'m> = (&'m Member, String, String, String);
 
-/// A unit of one extraction, as relations need it.
-struct UnitRow {
-    id: i64,
-    parent_ordinal: Option<usize>,
-    unit_type: UnitType,
-    anchor: Option<String>,
-    span: Span,
-}
-
 /// Finds or builds the relation set of every (collection, root) with code among `members`, and
 /// returns their ids. Called inside the publishing job, before the snapshot is published.
 ///
@@ -48,22 +39,14 @@ struct UnitRow {
 /// SQLite errors.
 pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i64>> {
     let mut groups: BTreeMap<(i64, i64), Vec<Recorded<'_>>> = BTreeMap::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT language, module, syntax_key FROM code_extractions WHERE extraction_id = ?1",
-        )?;
-        for member in members {
-            let row: Option<(String, String, String)> = stmt
-                .query_row(params![member.extraction_id], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })
-                .optional()?;
-            if let Some((language, module, key)) = row {
-                groups
-                    .entry((member.collection_id, member.root_id))
-                    .or_default()
-                    .push((member, language, module, key));
-            }
+    for member in members {
+        if let Some((language, module, key)) =
+            relations::code_extraction(conn, member.extraction_id)?
+        {
+            groups
+                .entry((member.collection_id, member.root_id))
+                .or_default()
+                .push((member, language, module, key));
         }
     }
     let mut ids = Vec::new();
@@ -75,13 +58,7 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
             hasher.update(id.to_le_bytes());
         }
         let hash = hex::encode(hasher.finalize());
-        let existing: Option<i64> = conn
-            .query_row(
-                "SELECT id FROM relation_sets WHERE root_id = ?1 AND collection_id = ?2 AND members_hash = ?3",
-                params![root_id, collection_id, hash],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let existing = relations::set_by_members(conn, root_id, collection_id, &hash)?;
         let id = match existing {
             Some(id) => id,
             None => {
@@ -102,13 +79,12 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
 }
 
 fn load_members<'m>(conn: &Connection, group: &[Recorded<'m>]) -> Result<Vec<CodeMember<'m>>> {
-    let mut stmt = conn.prepare_cached("SELECT payload FROM syntax_cache WHERE key = ?1")?;
     let mut out = Vec::with_capacity(group.len());
     for (member, language, module, key) in group {
         let Some(language) = Language::from_name(language) else {
             continue;
         };
-        let payload: Option<String> = stmt.query_row(params![key], |r| r.get(0)).optional()?;
+        let payload = relations::syntax_payload(conn, key)?;
         let Some((references, default_export)) =
             payload.as_deref().and_then(cache::decode_references)
         else {
@@ -127,32 +103,6 @@ fn load_members<'m>(conn: &Connection, group: &[Recorded<'m>]) -> Result<Vec<Cod
         });
     }
     Ok(out)
-}
-
-fn units_of(tx: &Transaction<'_>, extraction_id: i64) -> Result<Vec<UnitRow>> {
-    let mut stmt = tx.prepare_cached(
-        "SELECT u.id, u.parent_ordinal, u.unit_type, u.anchor, l.byte_start, l.byte_end, l.line_start, l.col_start, l.line_end, l.col_end
-         FROM evidence_units u JOIN locators l ON l.unit_id = u.id WHERE u.extraction_id = ?1 ORDER BY u.ordinal",
-    )?;
-    let rows = stmt
-        .query_map(params![extraction_id], |r| {
-            Ok(UnitRow {
-                id: r.get(0)?,
-                parent_ordinal: r.get(1)?,
-                unit_type: r.get(2)?,
-                anchor: r.get(3)?,
-                span: Span {
-                    byte_start: r.get(4)?,
-                    byte_end: r.get(5)?,
-                    line_start: r.get(6)?,
-                    col_start: r.get(7)?,
-                    line_end: r.get(8)?,
-                    col_end: r.get(9)?,
-                },
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
 }
 
 /// One relation row before insertion.
@@ -188,11 +138,11 @@ fn build_set(
     let imports = resolve::resolve_imports(&files);
 
     // Units of every member; symbol anchors → unit ids across the root.
-    let mut units: HashMap<&str, Vec<UnitRow>> = HashMap::new();
+    let mut units: HashMap<&str, Vec<RelationUnit>> = HashMap::new();
     for c in code {
         units.insert(
             c.member.rel_path.as_str(),
-            units_of(tx, c.member.extraction_id)?,
+            relations::units_of(tx, c.member.extraction_id)?,
         );
     }
     let mut by_anchor: HashMap<&str, i64> = HashMap::new();
@@ -231,15 +181,8 @@ fn build_set(
         _ => None,
     };
 
-    tx.execute(
-        "INSERT INTO relation_sets (root_id, collection_id, members_hash, resolver, stats_json, created_at) VALUES (?1, ?2, ?3, ?4, '{}', ?5)",
-        params![root_id, collection_id, hash, resolve::RESOLUTION, now_ms()],
-    )?;
-    let set_id = tx.last_insert_rowid();
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO relations (set_id, kind, revision_id, src_unit_id, outcome, target_unit_id, target_anchor, candidates_json, reason, ref_text, name, byte_start, byte_end, line_start, col_start, line_end)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-    )?;
+    let set_id = relations::begin_set(tx, root_id, collection_id, hash, resolve::RESOLUTION)?;
+    let mut insert = relations::Inserter::new(tx, set_id)?;
     let mut stats: BTreeMap<String, usize> = BTreeMap::new();
     let mut put = |row: Row<'_>| -> Result<()> {
         let (outcome, target, candidates, reason) = match row.outcome {
@@ -259,24 +202,19 @@ fn build_set(
             .next()
             .unwrap_or(row.text)
             .trim();
-        insert.execute(params![
-            set_id,
-            row.kind,
-            row.revision_id,
-            row.src_unit_id,
+        insert.put(&NewRelation {
+            kind: row.kind,
+            revision_id: row.revision_id,
+            src_unit_id: row.src_unit_id,
             outcome,
-            row.target_unit_id,
-            target,
-            candidates,
+            target_unit_id: row.target_unit_id,
+            target_anchor: target,
+            candidates_json: candidates.as_deref(),
             reason,
-            row.text,
+            ref_text: row.text,
             name,
-            row.span.byte_start,
-            row.span.byte_end,
-            row.span.line_start,
-            row.span.col_start,
-            row.span.line_end,
-        ])?;
+            span: row.span,
+        })?;
         Ok(())
     };
 
@@ -367,12 +305,10 @@ fn build_set(
         })?;
     }
     drop(insert);
-    tx.execute(
-        "UPDATE relation_sets SET stats_json = ?2 WHERE id = ?1",
-        params![
-            set_id,
-            json!({ "files": code.len(), "relations": stats }).to_string()
-        ],
+    relations::finish_set(
+        tx,
+        set_id,
+        &json!({ "files": code.len(), "relations": stats }).to_string(),
     )?;
     Ok(set_id)
 }

@@ -7,13 +7,13 @@
 //! a class they would pull in every member, which is proximity, not evidence.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fmt::Write as _;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::store::relations;
 use crate::unit::UnitType;
 
 /// Expansion limits: the pack's `graph` section.
@@ -56,29 +56,9 @@ pub struct Reached {
     pub via: Vec<Hop>,
 }
 
-/// The relation sets a snapshot carries, restricted to the filter's collections.
-fn sets(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT rs.id, c.name FROM snapshot_relation_sets srs JOIN relation_sets rs ON rs.id = srs.set_id
-         JOIN collections c ON c.id = rs.collection_id WHERE srs.snapshot_id = ?1",
-    )?;
-    let rows: Vec<(i64, String)> = stmt
-        .query_map(params![snapshot_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows
-        .into_iter()
-        .filter(|(_, c)| filter.collections.is_empty() || filter.collections.contains(c))
-        .map(|(id, _)| id)
-        .collect())
-}
-
 /// A symbol unit's display name (`Class.method`) and whether it is a module.
 fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1")?;
-    let row: Option<(String, UnitType)> = stmt
-        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let row = relations::unit_heading(conn, unit_id)?;
     Ok(row.map(|(path, unit_type)| {
         let parts: Vec<String> = serde_json::from_str(&path).unwrap_or_default();
         // The first heading is the module; a module's own name is that.
@@ -94,17 +74,7 @@ fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>
 /// The symbols a seed window shows: its symbol units, or the class around a class's header and
 /// statement leaves.
 fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT u.id, u.unit_type, p.id, p.unit_type FROM chunks c
-         JOIN evidence_units u ON u.extraction_id = c.extraction_id AND u.id BETWEEN c.first_unit_id AND c.last_unit_id
-         LEFT JOIN evidence_units p ON p.extraction_id = u.extraction_id AND p.ordinal = u.parent_ordinal
-         WHERE c.id = ?1 ORDER BY u.id",
-    )?;
-    let rows: Vec<(i64, UnitType, Option<i64>, Option<UnitType>)> = stmt
-        .query_map(params![chunk_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows = relations::chunk_units(conn, chunk_id)?;
     let mut out = Vec::new();
     for (id, unit_type, parent, parent_type) in rows {
         let unit = match unit_type {
@@ -124,57 +94,6 @@ fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
     Ok(out)
 }
 
-/// One edge from or to a unit: (relation, neighbour, site path, site line, neighbour is source).
-type Edge = (String, i64, String, i64, bool);
-
-fn edges(
-    conn: &Connection,
-    unit_id: i64,
-    sets: &str,
-    followed: &str,
-    limits: &Limits,
-) -> Result<Vec<Edge>> {
-    let mut out = Vec::new();
-    // Callees first, then callers; calls before other references; first site in file order.
-    let directions: &[(&str, &str, bool)] = if limits.callers {
-        &[
-            ("src_unit_id", "target_unit_id", false),
-            ("target_unit_id", "src_unit_id", true),
-        ]
-    } else {
-        &[("src_unit_id", "target_unit_id", false)]
-    };
-    for &(column, other, incoming) in directions {
-        let sql = format!(
-            "SELECT r.kind, r.{other}, s.rel_path, MIN(r.line_start) FROM relations r
-             JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
-             WHERE r.{column} = ?1 AND r.set_id IN ({sets}) AND r.outcome = 'resolved'
-               AND r.target_unit_id IS NOT NULL AND r.kind IN ({followed}) AND r.{other} != ?1
-             GROUP BY r.{other} ORDER BY r.kind = 'calls' DESC, MIN(r.id) LIMIT ?2"
-        );
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params![unit_id, limits.fanout], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, incoming))
-        })?;
-        for row in rows {
-            out.push(row?);
-        }
-    }
-    Ok(out)
-}
-
-/// The window a unit is read in: the extraction's first chunk ending at or after it.
-fn window_of(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM evidence_units u
-         JOIN chunks c ON c.extraction_id = u.extraction_id AND c.last_unit_id >= u.id
-         WHERE u.id = ?1 ORDER BY c.last_unit_id LIMIT 1",
-    )?;
-    Ok(stmt
-        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
 /// Expands from `seeds` (`(chunk, owner)`, best first) and returns the windows reached, nearest
 /// first, each once, excluding the seeds' own windows.
 ///
@@ -190,30 +109,25 @@ pub fn expand(
     if !filter.kinds.is_empty() && !filter.kinds.iter().any(|k| k == "code_file") {
         return Ok(Vec::new());
     }
-    let set_ids = sets(conn, snapshot_id, filter)?;
+    let set_ids: Vec<i64> = relations::snapshot_sets(conn, snapshot_id)?
+        .into_iter()
+        .filter(|(_, c)| filter.collections.is_empty() || filter.collections.contains(c))
+        .map(|(id, _)| id)
+        .collect();
     if set_ids.is_empty() || limits.depth == 0 {
         return Ok(Vec::new());
     }
-    let mut set_list = String::new();
-    for (i, id) in set_ids.iter().enumerate() {
-        let _ = write!(set_list, "{}{id}", if i > 0 { "," } else { "" });
-    }
     // Only the four reference kinds can be followed; anything else in the pack is ignored.
-    let followed = limits
+    let followed: Vec<&str> = limits
         .relations
         .iter()
-        .filter(|k| {
-            matches!(
-                k.as_str(),
-                "calls" | "references" | "inherits" | "implements"
-            )
-        })
-        .map(|k| format!("'{k}'"))
-        .collect::<Vec<_>>()
-        .join(",");
+        .map(String::as_str)
+        .filter(|k| matches!(*k, "calls" | "references" | "inherits" | "implements"))
+        .collect();
     if followed.is_empty() {
         return Ok(Vec::new());
     }
+    let edges = relations::Edges::new(&set_ids, &followed, limits.fanout, limits.callers);
     let mut names: HashMap<i64, Option<(String, UnitType)>> = HashMap::new();
     let mut name = |conn: &Connection, id: i64| -> Result<Option<(String, UnitType)>> {
         if let Some(found) = names.get(&id) {
@@ -248,9 +162,7 @@ pub fn expand(
         let Some((unit_name, _)) = name(conn, unit)? else {
             continue;
         };
-        for (relation, other, site_path, line, incoming) in
-            edges(conn, unit, &set_list, &followed, limits)?
-        {
+        for (relation, other, site_path, line, incoming) in edges.of(conn, unit)? {
             if !visited.insert(other) {
                 continue;
             }
@@ -274,7 +186,7 @@ pub fn expand(
                 line,
             });
             let callers = callers + usize::from(incoming);
-            if let Some((chunk_id, owner_id)) = window_of(conn, other)?
+            if let Some((chunk_id, owner_id)) = relations::window_of(conn, other)?
                 && !seed_owners.contains(&owner_id)
                 && owners.insert(owner_id)
             {

@@ -1,12 +1,13 @@
 //! `inspect symbol NAME`: a symbol's definitions in a snapshot, with the references that resolve to
 //! each (and their outcome), its callers and its callees, each cited to file:line and commit.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::exact::normalize_identifier;
+use crate::store::relations;
 use crate::unit::UnitType;
 
 /// Most rows listed per section; the counts are always complete.
@@ -102,82 +103,46 @@ pub struct SymbolReport {
     pub unresolved_total: usize,
 }
 
-const SITE_COLUMNS: &str = "s.rel_path, ro.path, r.line_start, r.line_end, r.revision_id, json_extract(rv.metadata_json, '$.git.commit')";
-
-fn site(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Site> {
-    let path: String = row.get(at)?;
-    let line_start: i64 = row.get(at + 2)?;
-    let line_end: i64 = row.get(at + 3)?;
-    Ok(Site {
-        citation: if line_end > line_start {
-            format!("{path}:{line_start}-{line_end}")
-        } else {
-            format!("{path}:{line_start}")
-        },
-        root: row.get(at + 1)?,
-        path,
-        line_start,
-        line_end,
-        revision_id: row.get(at + 4)?,
-        commit: row.get(at + 5)?,
-    })
-}
-
-/// The relation sets of a snapshot as an SQL list.
-fn set_list(conn: &Connection, snapshot_id: i64) -> Result<String> {
-    let mut stmt =
-        conn.prepare_cached("SELECT set_id FROM snapshot_relation_sets WHERE snapshot_id = ?1")?;
-    let ids: Vec<i64> = stmt
-        .query_map(params![snapshot_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(if ids.is_empty() {
-        "NULL".into()
-    } else {
-        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-    })
-}
-
-/// The display name of a unit's symbol (`Class.method`), from its heading path.
-const NAME_OF: &str = "(SELECT CASE WHEN json_array_length(x.heading_path_json) > 1
-      THEN (SELECT group_concat(value, '.') FROM json_each(x.heading_path_json) WHERE key > 0)
-      ELSE json_extract(x.heading_path_json, '$[0]') END FROM evidence_units x WHERE x.id = {unit})";
-
-fn relations(
-    conn: &Connection,
-    sets: &str,
-    filter: &str,
-    other_unit: &str,
-    id: &dyn rusqlite::ToSql,
-) -> Result<(Vec<Relation>, usize)> {
-    let name = NAME_OF.replace("{unit}", other_unit);
-    let sql = format!(
-        "SELECT r.kind, {name}, r.ref_text, r.outcome, r.reason, r.candidates_json, {SITE_COLUMNS}
-         FROM relations r JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
-         JOIN roots ro ON ro.id = s.root_id
-         WHERE r.set_id IN ({sets}) AND {filter} ORDER BY s.rel_path, r.line_start, r.col_start"
-    );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query(params![id])?;
-    let mut out = Vec::new();
-    let mut total = 0;
-    while let Some(row) = rows.next()? {
-        total += 1;
-        if out.len() >= MAX_ROWS {
-            continue;
+impl From<relations::SiteRow> for Site {
+    fn from(row: relations::SiteRow) -> Self {
+        Self {
+            citation: if row.line_end > row.line_start {
+                format!("{}:{}-{}", row.path, row.line_start, row.line_end)
+            } else {
+                format!("{}:{}", row.path, row.line_start)
+            },
+            root: row.root,
+            path: row.path,
+            line_start: row.line_start,
+            line_end: row.line_end,
+            revision_id: row.revision_id,
+            commit: row.commit,
         }
-        let candidates: Option<String> = row.get(5)?;
-        out.push(Relation {
-            kind: row.get(0)?,
-            symbol: row.get(1)?,
-            text: row.get(2)?,
-            outcome: row.get(3)?,
-            reason: row.get(4)?,
-            candidates: candidates
+    }
+}
+
+/// The relations `which` selects in `sets`: at most [`MAX_ROWS`], and how many there are.
+fn relations_of(
+    conn: &Connection,
+    sets: &[i64],
+    which: &relations::Which<'_>,
+) -> Result<(Vec<Relation>, usize)> {
+    let (rows, total) = relations::site_relations(conn, sets, which, MAX_ROWS)?;
+    let out = rows
+        .into_iter()
+        .map(|row| Relation {
+            kind: row.kind,
+            symbol: row.symbol,
+            text: row.text,
+            outcome: row.outcome,
+            reason: row.reason,
+            candidates: row
+                .candidates_json
                 .and_then(|c| serde_json::from_str(&c).ok())
                 .unwrap_or_default(),
-            site: site(row, 6)?,
-        });
-    }
+            site: row.site.into(),
+        })
+        .collect();
     Ok((out, total))
 }
 
@@ -214,57 +179,25 @@ pub(crate) fn inspect(
         let Some(snapshot_id) = snapshot_id else {
             return Ok(report);
         };
-        let sets = set_list(conn, snapshot_id)?;
+        let sets: Vec<i64> = relations::snapshot_sets(conn, snapshot_id)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
         let repo = repo.map(|r| r.trim_end_matches('/').to_string());
-        let mut stmt = conn.prepare_cached(
-            "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
-                    e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
-             FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
-             JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
-             JOIN snapshot_members m ON m.extraction_id = e.id AND m.snapshot_id = ?2
-             JOIN sources s ON s.id = m.source_id JOIN roots ro ON ro.id = s.root_id
-             WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
-             ORDER BY s.rel_path, l.line_start",
-        )?;
-        let found: Vec<(i64, String, UnitType, String, Site)> = stmt
-            .query_map(params![normalize_identifier(name), snapshot_id], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                    r.get(2)?,
-                    r.get(3)?,
-                    site(r, 4)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let found = relations::symbol_units(conn, snapshot_id, &normalize_identifier(name))?;
         for (unit_id, symbol, unit_type, text, site) in found {
+            let site = Site::from(site);
             if let Some(repo) = &repo
                 && !(site.root.ends_with(repo.as_str()) || site.root == *repo)
             {
                 continue;
             }
             let (references, references_total) =
-                relations(
-                conn,
-                &sets,
-                "r.target_unit_id = ?1 AND r.kind NOT IN ('defines', 'contains')",
-                "r.src_unit_id",
-                &unit_id,
-            )?;
-            let (callers, callers_total) = relations(
-                conn,
-                &sets,
-                "r.target_unit_id = ?1 AND r.kind = 'calls' AND r.id IN (SELECT MIN(id) FROM relations WHERE target_unit_id = ?1 AND kind = 'calls' GROUP BY src_unit_id, set_id)",
-                "r.src_unit_id",
-                &unit_id,
-            )?;
-            let (callees, callees_total) = relations(
-                conn,
-                &sets,
-                "r.src_unit_id = ?1 AND r.kind = 'calls'",
-                "r.target_unit_id",
-                &unit_id,
-            )?;
+                relations_of(conn, &sets, &relations::Which::ReferencesTo(unit_id))?;
+            let (callers, callers_total) =
+                relations_of(conn, &sets, &relations::Which::CallersOf(unit_id))?;
+            let (callees, callees_total) =
+                relations_of(conn, &sets, &relations::Which::CalleesOf(unit_id))?;
             let signature = signature_of(&text);
             report.definitions.push(Definition {
                 unit_id,
@@ -282,13 +215,8 @@ pub(crate) fn inspect(
         }
         // Sites naming the last segment that resolved nowhere or to several candidates.
         let last = name.rsplit(['.', '#']).next().unwrap_or(name).to_string();
-        let (unresolved, unresolved_total) = relations(
-            conn,
-            &sets,
-            "r.name = ?1 AND r.outcome != 'resolved'",
-            "r.src_unit_id",
-            &last,
-        )?;
+        let (unresolved, unresolved_total) =
+            relations_of(conn, &sets, &relations::Which::Unresolved(&last))?;
         report.unresolved = unresolved;
         report.unresolved_total = unresolved_total;
         Ok(report)

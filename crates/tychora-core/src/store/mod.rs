@@ -2,11 +2,13 @@
 
 pub(crate) mod facets;
 pub(crate) mod filter;
+pub mod identifiers;
 pub mod jobs;
 pub mod migrate;
 pub mod postgres;
 pub(crate) mod query_log;
 pub mod queue;
+pub mod relations;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
 pub mod vectors;
