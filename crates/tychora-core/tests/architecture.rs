@@ -308,7 +308,6 @@ fn sql_outside_the_store() -> BTreeMap<String, usize> {
 const SQL_OUTSIDE_THE_STORE: &[(&str, usize)] = &[
     ("ingest", 76),
     ("manage", 83),
-    ("query", 15),
     ("snapshot", 22),
     ("summary", 15),
 ];

@@ -1161,7 +1161,7 @@ fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
         locator,
         capsule: json(&capsule, "chunk capsule")?,
         text,
-        regions: crate::query::hydrate::regions(conn, units.0, units.1)?,
+        regions: crate::store::hydrate::regions(conn, units.0, units.1)?,
     }))
 }
 

@@ -71,7 +71,7 @@ fn select() -> String {
         "SELECT a.id, a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, a.status, a.actor, a.note, {},
                 a.revision_id, a.created_at
            FROM relation_assertions a",
-        crate::query::hydrate::SUPPORT_CITATION
+        crate::store::hydrate::SUPPORT_CITATION
     )
 }
 

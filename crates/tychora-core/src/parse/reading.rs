@@ -56,34 +56,7 @@ pub struct DocLocator {
     pub confidence: Option<f64>,
 }
 
-/// The part of a locator a citation names.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DocPlace {
-    /// The part (`body`, `footnotes`, …).
-    pub part: String,
-    /// Paragraph in the part.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub paragraph: Option<i64>,
-    /// Table in the part.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub table: Option<i64>,
-    /// Row in the table.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub row: Option<i64>,
-    /// First page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_start: Option<i64>,
-    /// Last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_end: Option<i64>,
-    /// Findings about the unit, e.g. `hidden: same colour as its background`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub flags: Vec<String>,
-    /// `ocr`: the text was recognized from an image of the page; it finds the page, it is not a
-    /// quotation of it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<String>,
-}
+pub use crate::unit::DocPlace;
 
 impl DocLocator {
     /// Where the unit sits, as a citation names it.

@@ -1,7 +1,7 @@
 //! The query path: pin a snapshot → eligibility → channels → weighted RRF → segments → budget.
 
-pub(crate) mod hydrate;
 mod run;
+mod test_paths;
 mod visual;
 
 pub(crate) use run::run;

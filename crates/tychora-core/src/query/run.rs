@@ -11,7 +11,6 @@ use rusqlite::Connection;
 
 use crate::job::JobState;
 
-use super::hydrate::{self, ChunkRow};
 use super::{
     AppliedScope, BudgetContract, ChannelCoverage, ChannelRank, Citation, Coverage, Locator,
     ProviderCall, QueryRequest, QueryResult, RESULT_VERSION, RevisionRef, Segment, SourceRef,
@@ -26,6 +25,7 @@ use crate::fusion::{self, ChannelList};
 use crate::graph::expand::Hop;
 use crate::lexical::Filter;
 use crate::safety;
+use crate::store::hydrate::{self, ChunkRow};
 use crate::tokenize;
 
 /// One channel's ranked hits.
@@ -317,11 +317,29 @@ fn said_about(
     // What the segments are by key only matters for the relations about them: a corpus without
     // assertions skips the lookups (one per source and per segment).
     let keys = if hydrate::any_relations(conn)? {
-        hydrate::segment_keys(conn, snapshot_id, &selection.segments)?
+        hydrate::segment_keys(
+            conn,
+            snapshot_id,
+            &selection
+                .segments
+                .iter()
+                .map(|s| (s.source.source_id, s.chunk_id))
+                .collect::<Vec<_>>(),
+        )?
     } else {
         std::collections::BTreeSet::new()
     };
-    selection.relations = hydrate::relations_about(conn, &keys)?;
+    selection.relations = hydrate::relations_about(conn, &keys)?
+        .into_iter()
+        .map(|a| super::ResultRelation {
+            id: a.id,
+            relation: a.relation,
+            from_key: a.from_key,
+            to_key: a.to_key,
+            method: a.method,
+            support: a.support,
+        })
+        .collect();
     selection.checks = checks(&selection.segments, &selection.relations, &keys);
     selection.coverage_gaps = gaps(
         engine,
@@ -535,13 +553,11 @@ fn sensitivity_scope(
         .filter(|l| !levels.contains(l))
         .collect();
     let mut any_hidden = hidden.contains(&&config.default);
-    let mut exists =
-        conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM sources WHERE sensitivity = ?1)")?;
     for level in &hidden {
         if any_hidden {
             break;
         }
-        any_hidden = exists.query_row([level], |r| r.get(0))?;
+        any_hidden = crate::store::sources::any_labelled(conn, level)?;
     }
     Ok(any_hidden.then(|| crate::lexical::SensitivityScope {
         levels,
@@ -1287,7 +1303,11 @@ fn fuse_with_test_weight(
     let test_weight = pack.fusion.test_weight;
     if test_weight < 1.0 && !candidates.is_empty() {
         let ids: Vec<i64> = candidates.iter().map(|(_, c)| *c).collect();
-        let tests = hydrate::test_chunks(conn, &ids)?;
+        let tests: std::collections::HashSet<i64> = hydrate::code_paths(conn, &ids)?
+            .into_iter()
+            .filter(|(_, path)| super::test_paths::is_test_path(path))
+            .map(|(id, _)| id)
+            .collect();
         for (fused, chunk) in &mut candidates {
             if tests.contains(chunk) {
                 fused.score *= test_weight;
@@ -1468,7 +1488,7 @@ fn summaries(
 /// published a snapshot (still running, or failed: its id and error), so a failed first add is
 /// not mistaken for an empty workspace.
 fn nothing_published(conn: &Connection) -> Result<String> {
-    let sources: i64 = conn.query_row("SELECT COUNT(*) FROM sources", [], |r| r.get(0))?;
+    let sources = crate::store::sources::count(conn)?;
     if sources == 0 {
         return Ok("no published snapshot yet: add sources with `tychora add PATH`".to_string());
     }

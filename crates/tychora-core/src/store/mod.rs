@@ -2,15 +2,18 @@
 
 pub(crate) mod facets;
 pub(crate) mod filter;
+pub(crate) mod hydrate;
 pub mod identifiers;
 pub mod jobs;
 pub mod migrate;
+pub(crate) mod pictures;
 pub mod postgres;
 pub(crate) mod query_log;
 pub mod queue;
 pub mod relations;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
+pub(crate) mod sources;
 pub mod vectors;
 pub(crate) mod workspaces;
 

@@ -1,4 +1,6 @@
-//! Hydration: candidate chunk ids → the rows a segment is built from, in one query.
+//! Hydration: candidate chunk ids → the rows a query's segments are built from (one statement a
+//! batch), and the other canonical reads of a query: eligibility resolved to windows and sources,
+//! the keys segments state and the accepted assertions about them.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -7,7 +9,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use crate::error::Result;
 use crate::lexical::Filter;
-use crate::parse::document::DocPlace;
+use crate::unit::DocPlace;
 
 /// The part of a stored capsule a segment needs (a typed parse skips the rest cheaply).
 #[derive(serde::Deserialize)]
@@ -277,12 +279,15 @@ pub fn any_relations(conn: &Connection) -> Result<bool> {
         .query_row([], |r| r.get(0))?)
 }
 
-/// What the segments are, by key: their documents' own names (`RFC 3986`) and the records their
-/// windows state (`V1.2.3`).
+/// What the segments (`(source id, chunk id)`) are, by key: their documents' own names
+/// (`RFC 3986`) and the records their windows state (`V1.2.3`).
+///
+/// # Errors
+/// SQLite errors.
 pub fn segment_keys(
     conn: &Connection,
     snapshot_id: i64,
-    segments: &[super::Segment],
+    segments: &[(i64, i64)],
 ) -> Result<std::collections::BTreeSet<String>> {
     let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut documents = conn.prepare_cached(
@@ -295,27 +300,46 @@ pub fn segment_keys(
           WHERE c.id = ?1 AND i.kind = 'record'",
     )?;
     let mut sources = std::collections::BTreeSet::new();
-    for segment in segments {
-        if sources.insert(segment.source.source_id) {
-            for key in documents.query_map(
-                rusqlite::params![snapshot_id, segment.source.source_id],
-                |r| r.get(0),
-            )? {
+    for &(source_id, chunk_id) in segments {
+        if sources.insert(source_id) {
+            for key in
+                documents.query_map(rusqlite::params![snapshot_id, source_id], |r| r.get(0))?
+            {
                 keys.insert(key?);
             }
         }
-        for key in records.query_map([segment.chunk_id], |r| r.get(0))? {
+        for key in records.query_map([chunk_id], |r| r.get(0))? {
             keys.insert(key?);
         }
     }
     Ok(keys)
 }
 
+/// An accepted assertion between two keys, with the citation of the unit supporting it.
+#[derive(Debug, Clone)]
+pub struct AssertionRow {
+    /// `relation_assertions.id` (one per relation and pair of keys).
+    pub id: i64,
+    /// The relation type.
+    pub relation: String,
+    /// The key it runs from.
+    pub from_key: String,
+    /// The key it runs to.
+    pub to_key: String,
+    /// `parsed`, `declared` or `proposed`.
+    pub method: String,
+    /// `path:line-line` of the supporting unit.
+    pub support: Option<String>,
+}
+
 /// Accepted assertions with one of `keys` at either end.
+///
+/// # Errors
+/// SQLite errors.
 pub fn relations_about(
     conn: &Connection,
     keys: &std::collections::BTreeSet<String>,
-) -> Result<Vec<super::ResultRelation>> {
+) -> Result<Vec<AssertionRow>> {
     if keys.is_empty() {
         return Ok(Vec::new());
     }
@@ -330,7 +354,7 @@ pub fn relations_about(
     let mut stmt = conn.prepare(&sql)?;
     // Both lists are `?1…?n`: the keys are bound once.
     let rows = stmt.query_map(params_from_iter(keys.iter()), |r| {
-        Ok(super::ResultRelation {
+        Ok(AssertionRow {
             id: r.get(0)?,
             relation: r.get(1)?,
             from_key: r.get(2)?,
@@ -363,9 +387,12 @@ pub fn chunks_of_sources(
     Ok(out)
 }
 
-/// Of `ids`, the chunks of code files that are tests by their path.
-pub fn test_chunks(conn: &Connection, ids: &[i64]) -> Result<std::collections::HashSet<i64>> {
-    let mut out = std::collections::HashSet::new();
+/// `(chunk id, file path)` of those of `ids` that are windows of code files.
+///
+/// # Errors
+/// SQLite errors.
+pub fn code_paths(conn: &Connection, ids: &[i64]) -> Result<Vec<(i64, String)>> {
+    let mut out = Vec::new();
     for batch in ids.chunks(500) {
         let sql = format!(
             "SELECT c.id, s.rel_path FROM chunks c JOIN extractions e ON e.id = c.extraction_id
@@ -378,51 +405,8 @@ pub fn test_chunks(conn: &Connection, ids: &[i64]) -> Result<std::collections::H
             Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
         })?;
         for row in rows {
-            let (id, path) = row?;
-            if is_test_path(&path) {
-                out.insert(id);
-            }
+            out.push(row?);
         }
     }
     Ok(out)
-}
-
-/// Test files by the common conventions: a `test`/`tests`/`testing`/`__tests__`/`spec` directory,
-/// `test_*.py`, `*_test.py`, `conftest.py`, `*.test.*`, `*.spec.*`.
-pub fn is_test_path(path: &str) -> bool {
-    let mut parts = path.split('/');
-    let name = parts.next_back().unwrap_or(path);
-    parts.any(|d| matches!(d, "test" | "tests" | "testing" | "__tests__" | "spec"))
-        || name.starts_with("test_")
-        || name == "conftest.py"
-        || name.rsplit_once('.').is_some_and(|(stem, _)| {
-            stem.ends_with("_test") || stem.ends_with(".test") || stem.ends_with(".spec")
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn test_paths_follow_the_common_conventions() {
-        for path in [
-            "testing/test_config.py",
-            "tests/unit/models.py",
-            "src/__tests__/a.tsx",
-            "pkg/test_io.py",
-            "pkg/io_test.py",
-            "conftest.py",
-            "src/a.test.ts",
-            "src/a.spec.js",
-        ] {
-            assert!(super::is_test_path(path), "{path}");
-        }
-        for path in [
-            "src/_pytest/python.py",
-            "src/testing_utils.py",
-            "src/contest.py",
-            "latest.py",
-        ] {
-            assert!(!super::is_test_path(path), "{path}");
-        }
-    }
 }

@@ -1,0 +1,61 @@
+//! Pictures of a snapshot (`visual_assets`) and their vectors (`visual_vectors`), as the visual
+//! channel reads them.
+
+use rusqlite::{Connection, params};
+
+use crate::error::Result;
+use crate::lexical::Filter;
+
+/// Calls `visit(chunk id, owner id, picture sha256, vector blob)` for each eligible picture of
+/// the snapshot that family `family_key` holds a vector for, with the window holding the
+/// picture's unit (rows stream: no vector is held after its visit).
+///
+/// # Errors
+/// SQLite errors.
+pub fn scan_vectors(
+    conn: &Connection,
+    snapshot_id: i64,
+    family_key: &str,
+    filter: &Filter,
+    mut visit: impl FnMut(i64, i64, String, &[u8]),
+) -> Result<()> {
+    let mut sql = String::from(
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), v.sha256, vv.vector
+         FROM snapshot_members m
+         CROSS JOIN visual_assets v ON v.extraction_id = m.extraction_id
+         CROSS JOIN visual_vectors vv ON vv.family = ?2 AND vv.sha256 = v.sha256
+         CROSS JOIN sources s ON s.id = m.source_id
+         CROSS JOIN collections col ON col.id = s.collection_id
+         CROSS JOIN chunks c ON c.id = (
+             SELECT w.id FROM chunks w
+             WHERE w.extraction_id = v.extraction_id AND w.last_unit_id >= v.unit_id
+             ORDER BY w.last_unit_id LIMIT 1)
+         WHERE m.snapshot_id = ?1 AND v.unit_id IS NOT NULL",
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into(), family_key.to_string().into()];
+    super::filter::push_sql(filter, &mut sql, &mut values);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
+    while let Some(r) = rows.next()? {
+        let blob = r.get_ref(3)?.as_blob().map_err(rusqlite::Error::from)?;
+        visit(r.get(0)?, r.get(1)?, r.get(2)?, blob);
+    }
+    Ok(())
+}
+
+/// `(pictures with a vector of the family, pictures without one)` in the snapshot, counted by
+/// sha256.
+///
+/// # Errors
+/// SQLite errors.
+pub fn coverage(conn: &Connection, snapshot_id: i64, family_key: &str) -> Result<(i64, i64)> {
+    Ok(conn.query_row(
+        "SELECT COUNT(DISTINCT v.sha256),
+                COUNT(DISTINCT CASE WHEN vv.sha256 IS NULL THEN v.sha256 END)
+         FROM snapshot_members m JOIN visual_assets v ON v.extraction_id = m.extraction_id
+         LEFT JOIN visual_vectors vv ON vv.family = ?2 AND vv.sha256 = v.sha256
+         WHERE m.snapshot_id = ?1",
+        params![snapshot_id, family_key],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
+}
