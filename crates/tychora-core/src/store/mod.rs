@@ -14,6 +14,7 @@ pub mod relations;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
 pub(crate) mod sources;
+pub mod summaries;
 pub mod vectors;
 pub(crate) mod workspaces;
 

@@ -32,7 +32,8 @@ pub fn scan_vectors(
              ORDER BY w.last_unit_id LIMIT 1)
          WHERE m.snapshot_id = ?1 AND v.unit_id IS NOT NULL",
     );
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into(), family_key.to_string().into()];
+    let mut values: Vec<rusqlite::types::Value> =
+        vec![snapshot_id.into(), family_key.to_string().into()];
     super::filter::push_sql(filter, &mut sql, &mut values);
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(values))?;

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rusqlite::{Connection, params};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -18,6 +17,7 @@ use super::{Summarizer, SummaryInput, extract};
 use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
+use crate::store::summaries::{self, SummaryWindow as Window};
 
 /// What `index build --raptor` was asked.
 #[derive(Debug, Clone, Default)]
@@ -84,16 +84,6 @@ const CHILD_CHARS: usize = 32_000;
 /// Clusters per summariser call.
 const BATCH: usize = 16;
 
-struct Window {
-    chunk_id: i64,
-    source_id: i64,
-    collection: String,
-    /// The source's sensitivity label: a corpus-level summary never mixes two, so a query that
-    /// may not see a level never reads a summary of its text.
-    sensitivity: String,
-    text: String,
-}
-
 /// A child of a node: a window (position in the kept windows) or another node.
 #[derive(Debug, Clone, Copy)]
 enum Item {
@@ -113,38 +103,6 @@ struct Node {
     model: Option<String>,
     input_sha256: String,
     vector: Vec<f32>,
-}
-
-fn read_windows(
-    conn: &Connection,
-    snapshot_id: i64,
-    unlabelled: &str,
-) -> Result<Vec<(Window, bool)>> {
-    let mut stmt = conn.prepare(
-        "SELECT c.id, sm.source_id, col.name, COALESCE(c.text, u.text),
-                c.may_contain_instructions = 1 OR u.unit_type = 'hidden_text',
-                COALESCE(s.sensitivity, ?2) AS level
-         FROM snapshot_members sm
-         JOIN chunks c ON c.extraction_id = sm.extraction_id
-         JOIN evidence_units u ON u.id = c.first_unit_id
-         JOIN sources s ON s.id = sm.source_id JOIN collections col ON col.id = s.collection_id
-         WHERE sm.snapshot_id = ?1 ORDER BY col.name, level, sm.source_id, c.ordinal",
-    )?;
-    let rows = stmt
-        .query_map(rusqlite::params![snapshot_id, unlabelled], |r| {
-            Ok((
-                Window {
-                    chunk_id: r.get(0)?,
-                    source_id: r.get(1)?,
-                    collection: r.get(2)?,
-                    sensitivity: r.get(5)?,
-                    text: r.get(3)?,
-                },
-                r.get::<_, bool>(4)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
 }
 
 /// Adds `tree`'s clusters as nodes, children before parents; returns what stands for the tree
@@ -359,7 +317,7 @@ pub(crate) fn build(
         Ok((
             snapshot_id,
             generation,
-            read_windows(conn, snapshot_id, &engine.config().sensitivity.default)?,
+            summaries::windows(conn, snapshot_id, &engine.config().sensitivity.default)?,
         ))
     })?;
     if generation.spec != *embedder.spec() {
@@ -478,15 +436,13 @@ pub(crate) fn build(
             parts.extend(bounded.iter().map(String::as_str));
             nodes[n].input_sha256 = input_sha256(&parts);
             let cached: Option<String> = engine.with_reader(|conn| {
-                Ok(conn
-                    .prepare_cached(
-                        "SELECT text FROM summary_cache WHERE input_sha256 = ?1 AND summarizer = ?2 AND model = ?3 AND prompt_fingerprint = ?4",
-                    )?
-                    .query_row(
-                        params![nodes[n].input_sha256, report.summarizer, model, fingerprint],
-                        |r| r.get(0),
-                    )
-                    .ok())
+                summaries::cached_text(
+                    conn,
+                    &nodes[n].input_sha256,
+                    &report.summarizer,
+                    &model,
+                    &fingerprint,
+                )
             })?;
             if let Some(text) = cached {
                 nodes[n].text = text;
@@ -614,33 +570,26 @@ fn write(
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let family = crate::store::vectors::family_id(&tx, spec)?;
     let now = now_ms();
-    tx.execute(
-        "INSERT INTO summary_trees (snapshot_id, family_id, summarizer, model, prompt_fingerprint, branching, windows, nodes, input_tokens, output_tokens, calls, build_ms, built_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![
-            report.snapshot_id,
-            family,
-            report.summarizer,
-            report.model,
-            (!fingerprint.is_empty()).then_some(fingerprint),
-            branching as i64,
-            report.windows as i64,
-            report.nodes as i64,
-            report.input_tokens as i64,
-            report.output_tokens as i64,
-            report.calls as i64,
-            report.build_ms,
-            now
-        ],
+    let tree_id = summaries::insert_tree(
+        &tx,
+        &summaries::TreeRow {
+            snapshot_id: report.snapshot_id,
+            family_id: family,
+            summarizer: &report.summarizer,
+            model: report.model.as_deref(),
+            fingerprint: (!fingerprint.is_empty()).then_some(fingerprint),
+            branching,
+            windows: report.windows,
+            nodes: report.nodes,
+            input_tokens: report.input_tokens,
+            output_tokens: report.output_tokens,
+            calls: report.calls,
+            build_ms: report.build_ms,
+            built_at: now,
+        },
     )?;
-    let tree_id = tx.last_insert_rowid();
     // The trees before it go (inserted first, the new tree's id is past theirs).
-    tx.execute_batch(&format!(
-        "DELETE FROM summary_members WHERE node_id IN (SELECT id FROM summary_nodes WHERE tree_id <> {tree_id});
-         UPDATE summary_nodes SET parent_id = NULL WHERE tree_id <> {tree_id};
-         DELETE FROM summary_nodes WHERE tree_id <> {tree_id};
-         DELETE FROM summary_trees WHERE id <> {tree_id};"
-    ))?;
+    summaries::keep_only(&tx, tree_id)?;
     // Parents are added after their children, so insert from the last node down: each parent's
     // id is known when its children are written.
     let mut parent: HashMap<usize, usize> = HashMap::new();
@@ -653,106 +602,40 @@ fn write(
     }
     let mut ids: HashMap<usize, i64> = HashMap::new();
     {
-        let mut node_stmt = tx.prepare(
-            "INSERT INTO summary_nodes (tree_id, parent_id, level, scope, source_id, text, summarizer, model, input_sha256, leaf_count, vector)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )?;
-        let mut member_stmt = tx
-            .prepare("INSERT OR IGNORE INTO summary_members (node_id, chunk_id) VALUES (?1, ?2)")?;
+        let mut writer = summaries::NodeWriter::new(&tx)?;
         for n in (0..nodes.len()).rev() {
             let node = &nodes[n];
-            let blob: Vec<u8> = node.vector.iter().flat_map(|x| x.to_le_bytes()).collect();
-            node_stmt.execute(params![
+            let id = writer.node(&summaries::NodeRow {
                 tree_id,
-                parent.get(&n).and_then(|p| ids.get(p)),
-                node.level,
-                node.scope,
-                node.source_id,
-                node.text,
-                node.summarizer,
-                node.model,
-                node.input_sha256,
-                node.leaves as i64,
-                blob
-            ])?;
-            let id = tx.last_insert_rowid();
+                parent_id: parent.get(&n).and_then(|p| ids.get(p)).copied(),
+                level: node.level,
+                scope: node.scope,
+                source_id: node.source_id,
+                text: &node.text,
+                summarizer: &node.summarizer,
+                model: node.model.as_deref(),
+                input_sha256: &node.input_sha256,
+                leaf_count: node.leaves,
+                vector: &node.vector,
+            })?;
             ids.insert(n, id);
             for c in &node.children {
                 if let Item::Window(p) = c {
-                    member_stmt.execute(params![id, windows[*p].chunk_id])?;
+                    writer.member(id, windows[*p].chunk_id)?;
                 }
             }
         }
-        let mut cache_stmt = tx.prepare(
-            "INSERT OR REPLACE INTO summary_cache (input_sha256, summarizer, model, prompt_fingerprint, text, input_tokens, output_tokens, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        for (sha, text, input, output) in cache_rows {
-            cache_stmt.execute(params![
-                sha,
-                report.summarizer,
-                report.model,
-                fingerprint,
-                text,
-                *input as i64,
-                *output as i64,
-                now
-            ])?;
-        }
     }
+    summaries::cache_texts(
+        &tx,
+        &report.summarizer,
+        report.model.as_deref(),
+        fingerprint,
+        cache_rows,
+        now,
+    )?;
     tx.commit()?;
     Ok(tree_id)
-}
-
-/// Deletes every summary tree with its nodes and members (the cache stays).
-pub(crate) fn delete_trees(conn: &Connection) -> Result<()> {
-    conn.execute_batch(
-        "DELETE FROM summary_members;
-         UPDATE summary_nodes SET parent_id = NULL;
-         DELETE FROM summary_nodes;
-         DELETE FROM summary_trees;",
-    )?;
-    Ok(())
-}
-
-/// Erasure of an original takes what was derived from it: a tree summarising any window of the
-/// revision is deleted whole (a summary above the window may repeat its words), and so are the
-/// model's cached summaries of that tree. Returns the trees deleted.
-///
-/// # Errors
-/// SQLite errors.
-pub(crate) fn erase_derived(conn: &Connection, revision_id: i64) -> Result<usize> {
-    let trees: Vec<i64> = conn
-        .prepare(
-            "SELECT DISTINCT n.tree_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id
-             JOIN chunks c ON c.id = m.chunk_id JOIN extractions e ON e.id = c.extraction_id
-             WHERE e.revision_id = ?1",
-        )?
-        .query_map([revision_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    if trees.is_empty() {
-        return Ok(0);
-    }
-    conn.execute_batch(
-        "DELETE FROM summary_cache WHERE input_sha256 IN (SELECT input_sha256 FROM summary_nodes);",
-    )?;
-    delete_trees(conn)?;
-    Ok(trees.len())
-}
-
-/// Windows about to be purged leave the tree's members first (the tree's other windows still
-/// answer).
-///
-/// # Errors
-/// SQLite errors.
-pub(crate) fn forget_purged(conn: &Connection, extraction_ids_sql: &str) -> Result<()> {
-    conn.execute(
-        &format!(
-            "DELETE FROM summary_members WHERE chunk_id IN (SELECT id FROM chunks WHERE extraction_id IN ({extraction_ids_sql}))"
-        ),
-        [],
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -9,11 +9,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use super::cluster::dot;
 use crate::engine::Engine;
 use crate::error::Result;
+use crate::store::summaries;
 use crate::vector::index::unit;
 use crate::vector::{Eligible, FamilySpec, VectorIndex};
 
@@ -60,23 +61,12 @@ const LEAF_SCAN: usize = 256;
 /// Child nodes followed from a node above [`LEAF_SCAN`] windows.
 const BEAM: usize = 2;
 
-/// The newest tree's id and build time, if the workspace holds one (one indexed read).
-///
-/// # Errors
-/// SQLite errors.
-fn newest_key(conn: &Connection) -> Result<Option<(i64, i64)>> {
-    Ok(conn
-        .prepare_cached("SELECT id, built_at FROM summary_trees ORDER BY id DESC LIMIT 1")?
-        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
 /// The newest tree, loaded once per tree and then shared.
 ///
 /// # Errors
 /// SQLite errors.
 pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<LoadedTree>>> {
-    let Some(key) = newest_key(conn)? else {
+    let Some(key) = summaries::newest(conn)? else {
         return Ok(None);
     };
     if let Some(held) = engine.cached_summary_tree(key)
@@ -96,58 +86,31 @@ pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<Lo
 }
 
 fn load(conn: &Connection, id: i64) -> Result<Option<LoadedTree>> {
-    let head = conn
-        .query_row(
-            "SELECT t.snapshot_id, f.provider, f.model, f.dimension, f.representation, f.normalization, f.quantization, f.metric
-             FROM summary_trees t JOIN vector_families f ON f.id = t.family_id WHERE t.id = ?1",
-            [id],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    FamilySpec {
-                        provider: r.get(1)?,
-                        model: r.get(2)?,
-                        dimension: usize::try_from(r.get::<_, i64>(3)?).unwrap_or_default(),
-                        representation: r.get(4)?,
-                        normalization: r.get(5)?,
-                        quantization: r.get(6)?,
-                        metric: r.get(7)?,
-                    },
-                ))
-            },
-        )
-        .optional()?;
-    let Some((snapshot_id, spec)) = head else {
+    let Some((snapshot_id, spec)) = summaries::tree_head(conn, id)? else {
         return Ok(None);
     };
-    let mut stmt = conn.prepare(
-        "SELECT id, parent_id, level, scope, text, summarizer, model, leaf_count, vector FROM summary_nodes WHERE tree_id = ?1 ORDER BY level, id",
-    )?;
-    let rows = stmt
-        .query_map([id], |r| {
-            let blob: Vec<u8> = r.get(8)?;
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, Option<i64>>(1)?,
+    let rows: Vec<(i64, Option<i64>, LoadedNode)> = summaries::tree_nodes(conn, id)?
+        .into_iter()
+        .map(|r| {
+            (
+                r.id,
+                r.parent_id,
                 LoadedNode {
-                    id: r.get(0)?,
-                    level: r.get(2)?,
-                    scope: r.get(3)?,
-                    text: r.get(4)?,
-                    summarizer: r.get(5)?,
-                    model: r.get(6)?,
-                    leaf_count: usize::try_from(r.get::<_, i64>(7)?).unwrap_or_default(),
-                    vector: blob
-                        .chunks_exact(4)
-                        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect(),
+                    id: r.id,
+                    level: r.level,
+                    scope: r.scope,
+                    text: r.text,
+                    summarizer: r.summarizer,
+                    model: r.model,
+                    leaf_count: r.leaf_count,
+                    vector: r.vector,
                     members: Vec::new(),
                     children: Vec::new(),
                     parent: None,
                 },
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+            )
+        })
+        .collect();
     let position: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
     let parents: Vec<Option<usize>> = rows
         .iter()
@@ -161,11 +124,7 @@ fn load(conn: &Connection, id: i64) -> Result<Option<LoadedTree>> {
         nodes[i].parent = *parent;
     }
     let mut holder = HashMap::new();
-    let mut members = conn.prepare(
-        "SELECT m.node_id, m.chunk_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id WHERE n.tree_id = ?1 ORDER BY m.node_id, m.chunk_id",
-    )?;
-    for row in members.query_map([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
-        let (node, chunk) = row?;
+    for (node, chunk) in summaries::tree_members(conn, id)? {
         if let (Some(&n), Ok(chunk)) = (position.get(&node), u64::try_from(chunk)) {
             nodes[n].members.push(chunk);
             holder.insert(chunk, n);
