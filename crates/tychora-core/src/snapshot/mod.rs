@@ -7,7 +7,7 @@
 //! transaction insert the snapshot, its members and index links, and switch the pointer.
 //! Nothing a failed step leaves behind is referenced; garbage collection removes it.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use std::path::Path;
 
@@ -487,31 +487,21 @@ fn row_inputs(representation: &str, rows: &[Row]) -> Vec<vector::DocInputs> {
 
 /// The chunk rows of `members`, in member then window order.
 fn read_rows(conn: &Connection, members: &[Member]) -> Result<Vec<Row>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT c.id, COALESCE(c.text, u.text), c.capsule_json, COALESCE(s.kind, s.format), col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
-         JOIN evidence_units u ON u.id = c.first_unit_id
-         JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
-         JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id
-         WHERE c.extraction_id = ?1 ORDER BY c.ordinal",
-    )?;
     let mut rows = Vec::new();
     for (index, member) in members.iter().enumerate() {
         let revision = u64::try_from(member.revision_id).unwrap_or_default();
-        let found = stmt.query_map(params![member.extraction_id], |r| {
-            let id = u64::try_from(r.get::<_, i64>(0)?).unwrap_or_default();
-            Ok(Row {
+        for w in store::snapshots::index_windows(conn, member.extraction_id)? {
+            let id = u64::try_from(w.chunk_id).unwrap_or_default();
+            rows.push(Row {
                 member: index,
                 id,
-                owner: u64::try_from(r.get::<_, i64>(5)?).unwrap_or(id),
+                owner: u64::try_from(w.owner_id).unwrap_or(id),
                 revision,
-                text: r.get(1)?,
-                capsule: capsule_text(&r.get::<_, String>(2)?),
-                kind: r.get(3)?,
-                collection: r.get(4)?,
-            })
-        })?;
-        for row in found {
-            rows.push(row?);
+                text: w.text,
+                capsule: capsule_text(&w.capsule_json),
+                kind: w.kind,
+                collection: w.collection,
+            });
         }
     }
     Ok(rows)
@@ -591,10 +581,7 @@ pub fn repair_text(
         .collect();
     let family = crate::store::vectors::family_id(conn, &generation.spec)?;
     let sha256 = write_text(conn, family, &generation.spec, &path, &rows, &per_row)?;
-    conn.execute(
-        "UPDATE index_batches SET file_sha256 = ?1, status = 'verified', base_generation = NULL WHERE generation = ?2",
-        params![sha256, generation.generation],
-    )?;
+    store::batches::verify(conn, &generation.generation, &sha256)?;
     Ok(true)
 }
 
@@ -665,12 +652,8 @@ pub fn compact(
         return Ok(report);
     };
     report.snapshot_id = Some(snapshot_id);
-    let (batch_id, family_id, generation, documents): (i64, i64, String, u64) = conn.query_row(
-        "SELECT b.id, b.family_id, b.generation, b.doc_count FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-         WHERE si.snapshot_id = ?1 AND f.name = 'lexical' AND b.status = 'verified'",
-        params![snapshot_id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
+    let (batch_id, family_id, generation, documents) =
+        store::batches::lexical_batch(conn, snapshot_id)?;
     let from = generations.join(&generation);
     let (segments, deleted) = lexical::segment_stats(&from)?;
     report.from_generation = Some(generation.clone());
@@ -722,11 +705,8 @@ pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
     let Some(generation) = text_generation(conn, snapshot_id)? else {
         return Ok(None);
     };
-    let (batch_id, index_family, documents): (i64, i64, i64) = conn.query_row(
-        "SELECT id, family_id, doc_count FROM index_batches WHERE generation = ?1",
-        params![generation.generation],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let (batch_id, index_family, documents, _) =
+        store::batches::of_generation(conn, &generation.generation)?;
     let rows = read_rows(conn, &members(conn, snapshot_id)?)?;
     let per_row: Vec<String> = row_inputs(&generation.spec.representation, &rows)
         .into_iter()
@@ -767,14 +747,17 @@ fn repoint(
     sha256: Option<&str>,
 ) -> Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute(
-        "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
-        params![family_id, generation, documents, now_ms(), sha256],
-    )?;
-    let batch = tx.last_insert_rowid();
-    tx.execute(
-        "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
-        params![batch, snapshot_id, family_id, old_batch],
+    store::batches::repoint(
+        &tx,
+        &[store::batches::Repoint {
+            snapshot_id,
+            family_id,
+            old_batch,
+            generation: generation.to_string(),
+            documents,
+            sha256: sha256.map(str::to_string),
+        }],
+        now_ms(),
     )?;
     tx.commit()?;
     Ok(())

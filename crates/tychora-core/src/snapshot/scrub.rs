@@ -20,13 +20,15 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
 use crate::clock::now_ms;
 use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::lexical;
+use crate::store::batches::{self, Repoint};
+use crate::store::erasure;
 use crate::vector;
 
 /// What a scrub changed.
@@ -52,25 +54,7 @@ pub struct Scrubbed {
 /// # Errors
 /// SQLite errors.
 pub fn pending_erasures(conn: &Connection) -> Result<Vec<i64>> {
-    Ok(conn
-        .prepare(
-            "SELECT DISTINCT t.revision_id FROM tombstones t WHERE t.kind = 'erasure'
-               AND (EXISTS (SELECT 1 FROM snapshot_members m WHERE m.revision_id = t.revision_id)
-                    OR EXISTS (SELECT 1 FROM extractions e WHERE e.revision_id = t.revision_id))
-             ORDER BY t.revision_id",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
-}
-
-/// A new generation for one snapshot's index, not yet pointed at.
-struct Replacement {
-    snapshot_id: i64,
-    family_id: i64,
-    old_batch: i64,
-    generation: String,
-    documents: u64,
-    sha256: Option<String>,
+    erasure::pending(conn)
 }
 
 /// Takes `revisions` out of every snapshot and index generation (see the module's comment).
@@ -94,31 +78,16 @@ pub fn scrub(
         .iter()
         .map(|r| u64::try_from(*r).unwrap_or_default())
         .collect();
-    out.extractions = in_list(
-        conn,
-        "SELECT id FROM extractions WHERE revision_id IN",
-        revisions,
-    )?;
-    let erased_chunks: HashSet<u64> = in_list(
-        conn,
-        "SELECT id FROM chunks WHERE extraction_id IN",
-        &out.extractions,
-    )?
-    .into_iter()
-    .map(|id| u64::try_from(id).unwrap_or_default())
-    .collect();
-    let holding: HashSet<i64> = in_list(
-        conn,
-        "SELECT DISTINCT snapshot_id FROM snapshot_members WHERE revision_id IN",
-        revisions,
-    )?
-    .into_iter()
-    .collect();
+    out.extractions = erasure::extractions_of(conn, revisions)?;
+    let erased_chunks: HashSet<u64> = erasure::chunks_of(conn, &out.extractions)?
+        .into_iter()
+        .map(|id| u64::try_from(id).unwrap_or_default())
+        .collect();
+    let holding: HashSet<i64> = erasure::snapshots_holding(conn, revisions)?
+        .into_iter()
+        .collect();
     out.snapshots = holding.len();
-    let snapshots: Vec<i64> = conn
-        .prepare("SELECT id FROM snapshots ORDER BY id")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let snapshots = erasure::all_snapshots(conn)?;
     let mut replacements = Vec::new();
     let mut needed_inputs: HashSet<String> = HashSet::new();
     let mut erased_inputs: HashMap<i64, HashSet<String>> = HashMap::new();
@@ -163,8 +132,8 @@ pub fn scrub(
                 &kept_rows,
                 &kept_inputs,
             )?;
-            let (family_id, old_batch) = batch_of(conn, &text.generation)?;
-            replacements.push(Replacement {
+            let (old_batch, family_id, _, _) = batches::of_generation(conn, &text.generation)?;
+            replacements.push(Repoint {
                 snapshot_id,
                 family_id,
                 old_batch,
@@ -178,44 +147,17 @@ pub fn scrub(
     }
     out.lexical_generations = replacements.iter().filter(|r| r.sha256.is_none()).count();
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let now = now_ms();
-    for r in &replacements {
-        tx.execute(
-            "INSERT INTO index_batches (family_id, generation, doc_count, status, created_at, file_sha256) VALUES (?1, ?2, ?3, 'verified', ?4, ?5)",
-            params![r.family_id, r.generation, r.documents, now, r.sha256],
-        )?;
-        let batch = tx.last_insert_rowid();
-        tx.execute(
-            "UPDATE snapshot_indexes SET batch_id = ?1 WHERE snapshot_id = ?2 AND family_id = ?3 AND batch_id = ?4",
-            params![batch, r.snapshot_id, r.family_id, r.old_batch],
-        )?;
-    }
-    for revision in revisions {
-        tx.execute(
-            "UPDATE snapshots SET chunk_count = chunk_count - (
-               SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id
-               WHERE m.snapshot_id = snapshots.id AND m.revision_id = ?1)
-             WHERE id IN (SELECT snapshot_id FROM snapshot_members WHERE revision_id = ?1)",
-            params![revision],
-        )?;
-        tx.execute(
-            "DELETE FROM snapshot_members WHERE revision_id = ?1",
-            params![revision],
-        )?;
+    batches::repoint(&tx, &replacements, now_ms())?;
+    for &revision in revisions {
+        erasure::take_out(&tx, revision)?;
     }
     for (family, inputs) in &erased_inputs {
         for sha in inputs.difference(&needed_inputs) {
-            out.vector_records += tx.execute(
-                "DELETE FROM vector_records WHERE family_id = ?1 AND input_sha256 = ?2",
-                params![family, sha],
-            )?;
+            out.vector_records += erasure::delete_vector_record(&tx, *family, sha)?;
             out.inputs.push(sha.clone());
         }
     }
-    tx.execute_batch(
-        "INSERT OR IGNORE INTO purge_pending (kind, id) SELECT 'extraction', e.id FROM extractions e
-           WHERE e.revision_id IN (SELECT revision_id FROM tombstones WHERE kind = 'erasure')",
-    )?;
+    erasure::queue_purge(&tx)?;
     tx.commit()?;
     Ok(out)
 }
@@ -228,7 +170,7 @@ fn scrub_lexical(
     snapshot_id: i64,
     revisions: &[u64],
     expected: u64,
-) -> Result<Option<Replacement>> {
+) -> Result<Option<Repoint>> {
     let Ok(generation) = super::lexical_generation(conn, snapshot_id) else {
         return Ok(None);
     };
@@ -251,8 +193,8 @@ fn scrub_lexical(
             "lexical generation {name} holds {documents} documents after the erasure, snapshot {snapshot_id} keeps {expected}; nothing switched"
         )));
     }
-    let (family_id, old_batch) = batch_of(conn, &generation)?;
-    Ok(Some(Replacement {
+    let (old_batch, family_id, _, _) = batches::of_generation(conn, &generation)?;
+    Ok(Some(Repoint {
         snapshot_id,
         family_id,
         old_batch,
@@ -272,12 +214,7 @@ fn holds_windows(
     if chunks.is_empty() {
         return Ok(false);
     }
-    let base: Option<String> = conn.query_row(
-        "SELECT base_generation FROM index_batches WHERE generation = ?1",
-        params![text.generation],
-        |r| r.get(0),
-    )?;
-    if base.is_some() {
+    if batches::base_of(conn, &text.generation)?.is_some() {
         // A layer is read with its base; rewriting it whole leaves neither behind.
         return Ok(true);
     }
@@ -288,27 +225,4 @@ fn holds_windows(
             Err(_) => true,
         },
     )
-}
-
-fn batch_of(conn: &Connection, generation: &str) -> Result<(i64, i64)> {
-    Ok(conn.query_row(
-        "SELECT family_id, id FROM index_batches WHERE generation = ?1",
-        params![generation],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?)
-}
-
-/// Runs `select` (ending in `IN`) over `ids`, a few hundred at a time.
-fn in_list(conn: &Connection, select: &str, ids: &[i64]) -> Result<Vec<i64>> {
-    let mut out = Vec::new();
-    for part in ids.chunks(500) {
-        let marks = vec!["?"; part.len()].join(", ");
-        let sql = format!("{select} ({marks})");
-        let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(part), |r| r.get(0))?;
-        for row in rows {
-            out.push(row?);
-        }
-    }
-    Ok(out)
 }

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
 use super::{Row, TextPublication};
 use crate::error::{Error, Result};
@@ -49,11 +49,8 @@ pub(super) fn plan(
     if generation.spec != *text.embedder.spec() {
         return Ok(None);
     }
-    let (doc_count, base_generation): (i64, Option<String>) = conn.query_row(
-        "SELECT doc_count, base_generation FROM index_batches WHERE generation = ?1",
-        params![generation.generation],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (_, _, doc_count, base_generation) =
+        crate::store::batches::of_generation(conn, &generation.generation)?;
     let (base, parent) = if base_generation.is_some() {
         // The parent is a layer: small, read whole; its header names the base.
         let path = text.dir.join(&generation.generation);
@@ -167,14 +164,10 @@ pub(super) fn write(
 
 /// The chunk ids of `extractions`.
 fn chunk_ids(conn: &Connection, extractions: &[i64]) -> Result<HashSet<u64>> {
-    let mut stmt = conn.prepare_cached("SELECT id FROM chunks WHERE extraction_id = ?1")?;
-    let mut ids = HashSet::new();
-    for extraction in extractions {
-        for id in stmt.query_map(params![extraction], |r| r.get::<_, i64>(0))? {
-            ids.insert(u64::try_from(id?).unwrap_or_default());
-        }
-    }
-    Ok(ids)
+    Ok(crate::store::erasure::chunks_of(conn, extractions)?
+        .into_iter()
+        .map(|id| u64::try_from(id).unwrap_or_default())
+        .collect())
 }
 
 /// Whether the current snapshot's text generation is a layer grown past [`FOLD_SHARE`] of its
@@ -183,14 +176,7 @@ pub(crate) fn should_fold(conn: &Connection, snapshot_id: i64, dir: &Path) -> Re
     let Some(generation) = super::text_generation(conn, snapshot_id)? else {
         return Ok(false);
     };
-    let layered: Option<String> = conn
-        .query_row(
-            "SELECT base_generation FROM index_batches WHERE generation = ?1",
-            params![generation.generation],
-            |r| r.get(0),
-        )
-        .optional()?
-        .flatten();
+    let layered = crate::store::batches::base_of(conn, &generation.generation)?;
     if layered.is_none() {
         return Ok(false);
     }

@@ -1,5 +1,7 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
+pub(crate) mod batches;
+pub(crate) mod erasure;
 pub(crate) mod facets;
 pub(crate) mod filter;
 pub(crate) mod hydrate;

@@ -243,3 +243,38 @@ pub(crate) fn retire_generation(conn: &Connection, generation: &str) -> Result<(
     )?;
     Ok(())
 }
+
+/// A window as the indexes read it.
+pub(crate) struct IndexWindow {
+    pub chunk_id: i64,
+    /// The window whose evidence it is (itself, or the window it repeats).
+    pub owner_id: i64,
+    pub text: String,
+    pub capsule_json: String,
+    /// The source's kind, or its format when it has none.
+    pub kind: String,
+    pub collection: String,
+}
+
+/// The windows of an extraction in order, as the lexical and text indexes read them.
+pub(crate) fn index_windows(conn: &Connection, extraction_id: i64) -> Result<Vec<IndexWindow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT c.id, COALESCE(c.text, u.text), c.capsule_json, COALESCE(s.kind, s.format), col.name, COALESCE(c.owner_chunk_id, c.id) FROM chunks c
+         JOIN evidence_units u ON u.id = c.first_unit_id
+         JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
+         JOIN sources s ON s.id = r.source_id JOIN collections col ON col.id = s.collection_id
+         WHERE c.extraction_id = ?1 ORDER BY c.ordinal",
+    )?;
+    Ok(stmt
+        .query_map(params![extraction_id], |r| {
+            Ok(IndexWindow {
+                chunk_id: r.get(0)?,
+                text: r.get(1)?,
+                capsule_json: r.get(2)?,
+                kind: r.get(3)?,
+                collection: r.get(4)?,
+                owner_id: r.get(5)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}

@@ -1,0 +1,127 @@
+//! What erasure on request reads and writes in the snapshots (`snapshot::scrub`): the revisions
+//! still to scrub, the rows derived from them, and taking them out of every snapshot.
+
+use rusqlite::{Connection, params};
+
+use crate::error::Result;
+
+/// Revisions erased on request whose text is still somewhere in the store: a member of a
+/// snapshot, or extraction rows not yet removed.
+///
+/// # Errors
+/// SQLite errors.
+pub fn pending(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
+        .prepare(
+            "SELECT DISTINCT t.revision_id FROM tombstones t WHERE t.kind = 'erasure'
+               AND (EXISTS (SELECT 1 FROM snapshot_members m WHERE m.revision_id = t.revision_id)
+                    OR EXISTS (SELECT 1 FROM extractions e WHERE e.revision_id = t.revision_id))
+             ORDER BY t.revision_id",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The extractions of `revisions`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn extractions_of(conn: &Connection, revisions: &[i64]) -> Result<Vec<i64>> {
+    in_list(
+        conn,
+        "SELECT id FROM extractions WHERE revision_id IN",
+        revisions,
+    )
+}
+
+/// The windows of `extractions`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn chunks_of(conn: &Connection, extractions: &[i64]) -> Result<Vec<i64>> {
+    in_list(
+        conn,
+        "SELECT id FROM chunks WHERE extraction_id IN",
+        extractions,
+    )
+}
+
+/// The snapshots holding one of `revisions`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn snapshots_holding(conn: &Connection, revisions: &[i64]) -> Result<Vec<i64>> {
+    in_list(
+        conn,
+        "SELECT DISTINCT snapshot_id FROM snapshot_members WHERE revision_id IN",
+        revisions,
+    )
+}
+
+/// Every snapshot, oldest first.
+///
+/// # Errors
+/// SQLite errors.
+pub fn all_snapshots(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
+        .prepare("SELECT id FROM snapshots ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Takes a revision out of every snapshot: its members go and each snapshot's chunk count drops
+/// by its windows.
+///
+/// # Errors
+/// SQLite errors.
+pub fn take_out(tx: &Connection, revision_id: i64) -> Result<()> {
+    tx.execute(
+        "UPDATE snapshots SET chunk_count = chunk_count - (
+           SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id
+           WHERE m.snapshot_id = snapshots.id AND m.revision_id = ?1)
+         WHERE id IN (SELECT snapshot_id FROM snapshot_members WHERE revision_id = ?1)",
+        params![revision_id],
+    )?;
+    tx.execute(
+        "DELETE FROM snapshot_members WHERE revision_id = ?1",
+        params![revision_id],
+    )?;
+    Ok(())
+}
+
+/// Deletes a family's vector record of one input; returns how many rows went (0 or 1).
+///
+/// # Errors
+/// SQLite errors.
+pub fn delete_vector_record(tx: &Connection, family_id: i64, input_sha256: &str) -> Result<usize> {
+    Ok(tx
+        .prepare_cached("DELETE FROM vector_records WHERE family_id = ?1 AND input_sha256 = ?2")?
+        .execute(params![family_id, input_sha256])?)
+}
+
+/// Queues the extractions of every erased revision for the purge.
+///
+/// # Errors
+/// SQLite errors.
+pub fn queue_purge(tx: &Connection) -> Result<()> {
+    tx.execute_batch(
+        "INSERT OR IGNORE INTO purge_pending (kind, id) SELECT 'extraction', e.id FROM extractions e
+           WHERE e.revision_id IN (SELECT revision_id FROM tombstones WHERE kind = 'erasure')",
+    )?;
+    Ok(())
+}
+
+/// Runs `select` (ending in `IN`) over `ids`, a few hundred at a time.
+fn in_list(conn: &Connection, select: &str, ids: &[i64]) -> Result<Vec<i64>> {
+    let mut out = Vec::new();
+    for part in ids.chunks(500) {
+        let marks = vec!["?"; part.len()].join(", ");
+        let sql = format!("{select} ({marks})");
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(part), |r| r.get(0))?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
