@@ -21,7 +21,7 @@ mod withdraw;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use crate::capture::Exclusion;
@@ -593,9 +593,5 @@ pub(crate) fn run_job(
 /// The id of the unit at `ordinal` of an extraction just written (records and relations found
 /// while reading name their unit by ordinal).
 pub(super) fn unit_id(tx: &Connection, extraction_id: i64, ordinal: usize) -> Result<i64> {
-    Ok(tx.query_row(
-        "SELECT id FROM evidence_units WHERE extraction_id = ?1 AND ordinal = ?2",
-        params![extraction_id, ordinal],
-        |r| r.get(0),
-    )?)
+    crate::store::sources::unit_id(tx, extraction_id, ordinal)
 }

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::now_ms;
@@ -116,12 +116,7 @@ fn run(
 ) -> Result<()> {
     let mut steps = Steps::new(report.job_id);
     steps.begin(conn, "repair")?;
-    let retained: Vec<i64> = conn
-        .prepare(
-            "SELECT DISTINCT si.snapshot_id FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.status = 'verified' ORDER BY si.snapshot_id",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let retained = store::batches::indexed_snapshots(conn)?;
     for id in retained {
         if let Some(generation) = snapshot::text_generation(conn, id)?
             && snapshot::repair_text(conn, id, &generation, &engine.text_dir())?
@@ -158,10 +153,10 @@ fn run(
     report.reason = reason;
     steps.begin(conn, "publish")?;
     let members = snapshot::members(conn, current)?;
-    let sets: Vec<i64> = conn
-        .prepare("SELECT set_id FROM snapshot_relation_sets WHERE snapshot_id = ?1")?
-        .query_map(params![current], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let sets: Vec<i64> = store::relations::snapshot_sets(conn, current)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
     let generations = engine.generations_dir();
     let text_dir = engine.text_dir();
     let embedder = engine.embedder()?;

@@ -369,18 +369,12 @@ pub(super) fn store(
     candidates: &[Candidate],
     path: &str,
 ) -> crate::Result<Vec<Diagnostic>> {
-    use rusqlite::{OptionalExtension as _, params};
+    use crate::store::records as rows;
     let now = crate::clock::now_ms();
     let mut diagnostics = Vec::new();
     for candidate in candidates {
         let unit_id = super::unit_id(tx, extraction_id, candidate.unit)?;
-        let existing: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, body_json FROM structured_records WHERE kind = ?1 AND record_type = ?2 AND key = ?3",
-                params![kind, candidate.record_type, candidate.key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let existing = rows::by_key(tx, kind, &candidate.record_type, &candidate.key)?;
         let body = match &existing {
             Some((_, old)) => {
                 let mut merged: Map<String, Value> = serde_json::from_str(old).unwrap_or_default();
@@ -393,30 +387,20 @@ pub(super) fn store(
         };
         let record_id = match existing {
             Some((id, _)) => {
-                tx.execute(
-                    "UPDATE structured_records SET body_json = ?2, updated_at = ?3 WHERE id = ?1",
-                    params![id, body.to_string(), now],
-                )?;
+                rows::set_body(tx, id, &body.to_string(), now)?;
                 id
             }
-            None => {
-                tx.execute(
-                    "INSERT INTO structured_records (kind, record_type, key, body_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-                    params![kind, candidate.record_type, candidate.key, body.to_string(), now],
-                )?;
-                tx.last_insert_rowid()
-            }
+            None => rows::insert(
+                tx,
+                kind,
+                &candidate.record_type,
+                &candidate.key,
+                &body.to_string(),
+                now,
+            )?,
         };
         // What other sources state about it, at their newest revision.
-        let others: Vec<(String, String)> = tx
-            .prepare_cached(
-                "SELECT s.rel_path, re.body_json FROM record_evidence re
-                 JOIN revisions r ON r.id = re.revision_id JOIN sources s ON s.id = r.source_id
-                 WHERE re.record_id = ?1 AND r.source_id != (SELECT source_id FROM revisions WHERE id = ?2)
-                   AND r.seq = (SELECT MAX(seq) FROM revisions WHERE source_id = r.source_id)",
-            )?
-            .query_map(params![record_id, revision_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let others = rows::stated_elsewhere(tx, record_id, revision_id)?;
         for (other_path, other_body) in others {
             let Ok(Value::Object(other)) = serde_json::from_str::<Value>(&other_body) else {
                 continue;
@@ -434,10 +418,12 @@ pub(super) fn store(
                 }
             }
         }
-        tx.execute(
-            "INSERT INTO record_evidence (record_id, unit_id, revision_id, body_json) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (record_id, unit_id) DO UPDATE SET body_json = excluded.body_json",
-            params![record_id, unit_id, revision_id, candidate.body.to_string()],
+        rows::put_evidence(
+            tx,
+            record_id,
+            unit_id,
+            revision_id,
+            &candidate.body.to_string(),
         )?;
         for refused in
             crate::store::facets::set_record_values(tx, kind, definition, record_id, &body, now)?

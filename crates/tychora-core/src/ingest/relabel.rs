@@ -4,7 +4,6 @@
 //! published, so content above the ceiling leaves the index as if it had never been captured; a
 //! later sync of its folder leaves it out.
 
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::withdraw::{Removal, WithdrawReport, resolve, withdraw};
@@ -54,28 +53,14 @@ pub(crate) fn relabel(
         let conn = engine.writer()?;
         let (sources, _) = resolve(&conn, selector, Removal::Withdraw)?;
         let source_id = sources[0];
-        let (path, from): (String, Option<String>) = conn.query_row(
-            "SELECT rel_path, sensitivity FROM sources WHERE id = ?1",
-            params![source_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        let (path, from) = crate::store::sources::path_and_label(&conn, source_id)?;
         let tx = conn.unchecked_transaction()?;
-        tx.execute(
-            "UPDATE sources SET sensitivity = ?2, updated_at = ?3 WHERE id = ?1",
-            params![source_id, level, now_ms()],
-        )?;
+        crate::store::sources::relabel(&tx, source_id, level, now_ms())?;
         // A corpus-level summary groups one level's documents: under a new label, a tree that
         // summarised this source would show its text to queries of its old level.
-        let in_tree: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM summary_members m JOIN chunks c ON c.id = m.chunk_id
-             JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
-             WHERE r.source_id = ?1)",
-            params![source_id],
-            |r| r.get(0),
-        )?;
+        let in_tree = crate::store::summaries::summarises_source(&tx, source_id)?;
         let deleted = if in_tree && from.as_deref() != Some(level) {
-            let trees: usize =
-                tx.query_row("SELECT COUNT(*) FROM summary_trees", [], |r| r.get(0))?;
+            let trees = crate::store::summaries::tree_count(&tx)?;
             crate::summary::delete_trees(&tx)?;
             trees
         } else {

@@ -7,12 +7,13 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rusqlite::{Connection, OptionalExtension as _, params};
+use rusqlite::Connection;
 use sha2::Digest as _;
 
 use crate::config::{Pack, RelationDefinition};
 use crate::error::{Diagnostic, Error, Result};
 use crate::parse::Format;
+use crate::store::assertions;
 use crate::unit::Unit;
 
 /// A relation a file states about itself, found while it was read.
@@ -94,13 +95,14 @@ fn record_type(
 ) -> Result<()> {
     let json = serde_json::to_string(definition).unwrap_or_else(|_| "{}".into());
     let fingerprint = hex::encode(sha2::Sha256::digest(json.as_bytes()));
-    tx.execute(
-        "INSERT INTO relation_types (name, fingerprint, pack, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, pack = excluded.pack, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
-         WHERE relation_types.fingerprint != excluded.fingerprint",
-        params![relation, fingerprint, pack.name, json, crate::clock::now_ms()],
-    )?;
-    Ok(())
+    assertions::record_type(
+        tx,
+        relation,
+        &fingerprint,
+        &pack.name,
+        &json,
+        crate::clock::now_ms(),
+    )
 }
 
 crate::wire::wire_enum! {
@@ -189,14 +191,14 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
             a.relation
         )));
     }
-    if let Some(existing) = tx
-        .query_row(
-            "SELECT id FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key = ?3 AND method = ?4 AND revision_id IS ?5",
-            params![a.relation, a.from_key, a.to_key, a.method, a.revision_id],
-            |r| r.get(0),
-        )
-        .optional()?
-    {
+    if let Some(existing) = assertions::find(
+        tx,
+        a.relation,
+        a.from_key,
+        a.to_key,
+        a.method.as_str(),
+        a.revision_id,
+    )? {
         return Ok(existing);
     }
     if let Some(breach) = cardinality_breach(tx, a.relation, definition, a.from_key, a.to_key)? {
@@ -208,15 +210,23 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
     } else {
         Decision::Accepted
     };
-    tx.execute(
-        "INSERT INTO relation_assertions (relation, from_kind, from_key, to_kind, to_key, method, status, revision_id, support_unit_id, actor, note, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![
-            a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, status, a.revision_id,
-            a.support_unit_id, a.actor, a.note, crate::clock::now_ms()
-        ],
-    )?;
-    Ok(tx.last_insert_rowid())
+    assertions::insert(
+        tx,
+        &assertions::NewAssertion {
+            relation: a.relation,
+            from_kind: a.from_kind,
+            from_key: a.from_key,
+            to_kind: a.to_kind,
+            to_key: a.to_key,
+            method: a.method.as_str(),
+            status: status.as_str(),
+            revision_id: a.revision_id,
+            support_unit_id: a.support_unit_id,
+            actor: a.actor,
+            note: a.note,
+            created_at: crate::clock::now_ms(),
+        },
+    )
 }
 
 /// Why `from → to` would break `relation`'s cardinality, given the assertions not rejected.
@@ -235,30 +245,14 @@ pub(crate) fn cardinality_breach(
         definition.cardinality.as_str(),
         "one_to_one" | "many_to_one"
     );
-    let other = |sql: &str, key: &str, not: &str| -> Result<Option<String>> {
-        Ok(tx
-            .query_row(sql, params![relation, key, not], |r| r.get(0))
-            .optional()?)
-    };
-    if one_subject
-        && let Some(holder) = other(
-            "SELECT from_key FROM relation_assertions WHERE relation = ?1 AND to_key = ?2 AND from_key != ?3 AND status != 'rejected' LIMIT 1",
-            to_key,
-            from_key,
-        )?
+    if one_subject && let Some(holder) = assertions::other_subject(tx, relation, to_key, from_key)?
     {
         return Ok(Some(format!(
             "{to_key} is already the object of `{holder} {relation} {to_key}` and {relation} is {}: reject that assertion first",
             definition.cardinality
         )));
     }
-    if one_object
-        && let Some(held) = other(
-            "SELECT to_key FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key != ?3 AND status != 'rejected' LIMIT 1",
-            from_key,
-            to_key,
-        )?
-    {
+    if one_object && let Some(held) = assertions::other_object(tx, relation, from_key, to_key)? {
         return Ok(Some(format!(
             "{from_key} already {relation} {held} and {relation} is {}: reject that assertion first",
             definition.cardinality

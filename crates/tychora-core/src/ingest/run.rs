@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
 use super::prepare::{self, Outcome, PrepareContext};
 use super::targets::{Target, resolve_target};
@@ -213,11 +213,7 @@ impl<'a> AddJob<'a> {
             // A label is source metadata like a facet value: set on every file read, changed or
             // not (new and changed files got it with their rows).
             let tx = conn.transaction()?;
-            let mut update = tx.prepare("UPDATE sources SET sensitivity = ?1 WHERE id = ?2")?;
-            for id in &job.tally.read_sources {
-                update.execute(params![level, id])?;
-            }
-            drop(update);
+            crate::store::sources::label(&tx, &job.tally.read_sources, level)?;
             tx.commit()?;
         }
         // A first add publishes even when it found nothing to index (an empty folder answers,
@@ -513,14 +509,10 @@ impl<'a> AddJob<'a> {
         }
         // By URI: a file under an overlapping root keeps the label of its one source.
         let prefix = commit::uri_prefix(&target.root);
-        let mut stmt = conn.prepare_cached(
-            "SELECT uri, sensitivity FROM sources WHERE collection_id = ?1 AND sensitivity IS NOT NULL AND substr(uri, 1, length(?2)) = ?2",
-        )?;
-        let labelled: HashMap<String, String> = stmt
-            .query_map(params![self.collection_id, prefix], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let labelled: HashMap<String, String> =
+            crate::store::sources::labels_under(conn, self.collection_id, &prefix)?
+                .into_iter()
+                .collect();
         let mut kept = Vec::with_capacity(candidates.len());
         for candidate in candidates {
             match labelled.get(&commit::source_uri(&candidate.path)) {
@@ -592,13 +584,7 @@ impl<'a> AddJob<'a> {
             kinds: self
                 .engine
                 .with_reader(|c| {
-                    let mut stmt = c.prepare_cached(
-                        "SELECT uri, kind FROM sources WHERE collection_id = ?1 AND kind IS NOT NULL AND substr(uri, 1, length(?2)) = ?2",
-                    )?;
-                    let rows = stmt.query_map(params![self.collection_id, prefix], |r| {
-                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                    })?;
-                    let rows = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+                    let rows = crate::store::sources::kinds_under(c, self.collection_id, &prefix)?;
                     Ok(rows
                         .into_iter()
                         .filter_map(|(uri, kind)| under_root(&uri).map(|rel| (rel, kind)))
@@ -750,10 +736,7 @@ impl<'a> AddJob<'a> {
             .collect();
         for (rel, source_id) in gone {
             if self.tally.replaced.insert(source_id) {
-                tx.execute(
-                    "UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1",
-                    params![source_id, now_ms()],
-                )?;
+                crate::store::sources::mark_removed(tx, source_id, now_ms())?;
                 self.tally.files.removed += 1;
                 self.tally.removed.push(rel);
             }
@@ -944,14 +927,7 @@ fn with_context<R>(
     let current_sha = |rel: &str| inputs.current.get(rel).cloned();
     let syntax_cached = |key: &str| {
         engine
-            .with_reader(|c| {
-                Ok(c.query_row(
-                    "SELECT payload FROM syntax_cache WHERE key = ?1",
-                    params![key],
-                    |r| r.get::<_, String>(0),
-                )
-                .optional()?)
-            })
+            .with_reader(|c| crate::store::relations::syntax_payload(c, key))
             .ok()
             .flatten()
     };

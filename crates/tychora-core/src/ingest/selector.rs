@@ -6,10 +6,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::capture::names::encode_path;
 use crate::error::{Error, Result};
+use crate::store::sources as source_rows;
 
 /// Suggestions in a "not found" error.
 const NEAREST: usize = 3;
@@ -28,11 +29,7 @@ const MIN_SIMILARITY: f64 = 0.5;
 /// # Errors
 /// `E_NOT_FOUND` naming the nearest known sources when nothing matches; SQLite errors.
 pub(super) fn sources_named(conn: &Connection, selector: &str) -> Result<Vec<i64>> {
-    let by_uri = ids(
-        conn,
-        "SELECT id FROM sources WHERE uri = ?1 ORDER BY id",
-        selector,
-    )?;
+    let by_uri = source_rows::with_uri(conn, selector)?;
     if !by_uri.is_empty() {
         return Ok(by_uri);
     }
@@ -43,11 +40,7 @@ pub(super) fn sources_named(conn: &Connection, selector: &str) -> Result<Vec<i64
     let mut found = Vec::new();
     for candidate in file_forms(&path) {
         let uri = format!("file://{}", encode_path(&candidate));
-        for id in ids(
-            conn,
-            "SELECT id FROM sources WHERE uri = ?1 ORDER BY id",
-            &uri,
-        )? {
+        for id in source_rows::with_uri(conn, &uri)? {
             if !found.contains(&id) {
                 found.push(id);
             }
@@ -60,23 +53,12 @@ pub(super) fn sources_named(conn: &Connection, selector: &str) -> Result<Vec<i64
     let mut relative = vec![selector.to_string()];
     relative.extend(root_relative(&path).filter(|r| r != selector));
     for form in relative {
-        let under_root = ids(
-            conn,
-            "SELECT id FROM sources WHERE rel_path = ?1 ORDER BY id",
-            &form,
-        )?;
+        let under_root = source_rows::with_path(conn, &form)?;
         if !under_root.is_empty() {
             return Ok(under_root);
         }
     }
     Err(not_found(conn, selector)?)
-}
-
-fn ids(conn: &Connection, sql: &str, value: &str) -> Result<Vec<i64>> {
-    Ok(conn
-        .prepare_cached(sql)?
-        .query_map(params![value], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
 }
 
 /// `%XX` escapes of a URI's path as bytes (a browser's or a file manager's copy of a file URI).
@@ -148,10 +130,7 @@ fn not_found(conn: &Connection, selector: &str) -> Result<Error> {
     let wanted_parts: Vec<&str> = wanted.split('/').filter(|p| !p.is_empty()).collect();
     let wanted_name = wanted_parts.last().copied().unwrap_or(wanted);
     let mut nearest: Vec<(f64, i64, String)> = Vec::new();
-    let mut statement = conn.prepare("SELECT id, rel_path, uri FROM sources ORDER BY id")?;
-    let mut rows = statement.query([])?;
-    while let Some(row) = rows.next()? {
-        let (id, rel_path, uri): (i64, String, String) = (row.get(0)?, row.get(1)?, row.get(2)?);
+    for (id, rel_path, uri) in source_rows::all_paths(conn)? {
         let score = similarity(&wanted_parts, wanted_name, &rel_path);
         if score < MIN_SIMILARITY {
             continue;

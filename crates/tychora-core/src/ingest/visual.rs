@@ -4,14 +4,14 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::parse::image;
 use crate::snapshot::Member;
-use crate::vector::records::to_blob;
+use crate::store::pictures;
 use crate::vector::visual::family_key;
 use crate::vector::{Embedded, FamilySpec, Picture, VisualEmbedder, VisualReport};
 
@@ -41,24 +41,11 @@ pub fn ensure(
     let mut report = VisualReport::default();
     // Per picture: whether a permitting collection holds it.
     let mut wanted: HashMap<String, bool> = HashMap::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT v.sha256, c.name FROM visual_assets v
-             JOIN collections c ON c.id = ?2 WHERE v.extraction_id = ?1",
-        )?;
-        for m in members {
-            let rows = stmt.query_map(params![m.extraction_id, m.collection_id], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-            })?;
-            for row in rows {
-                let (sha, collection) = row?;
-                *wanted.entry(sha).or_insert(false) |= permits(&collection);
-            }
+    for m in members {
+        for (sha, collection) in pictures::of_extraction(conn, m.extraction_id, m.collection_id)? {
+            *wanted.entry(sha).or_insert(false) |= permits(&collection);
         }
     }
-    let mut have = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM visual_vectors WHERE family = ?1 AND sha256 = ?2)",
-    )?;
     let mut todo: Vec<String> = Vec::new();
     let mut shas: Vec<_> = wanted.into_iter().collect();
     shas.sort();
@@ -68,7 +55,7 @@ pub fn ensure(
             continue;
         }
         report.pictures += 1;
-        if have.query_row(params![family, sha], |r| r.get::<_, bool>(0))? {
+        if pictures::has_vector(conn, &family, &sha)? {
             report.cached += 1;
         } else {
             todo.push(sha);
@@ -112,22 +99,12 @@ pub fn ensure(
         let receipt = embedded.receipt.to_string();
         let now = now_ms();
         let tx = conn.unchecked_transaction()?;
-        {
-            let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO visual_vectors (family, sha256, dimension, vector, receipt_json, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            for ((sha, _, _), vector) in held.iter().zip(&embedded.vectors) {
-                insert.execute(params![
-                    family,
-                    sha,
-                    vector.len() as i64,
-                    to_blob(vector),
-                    receipt,
-                    now
-                ])?;
-            }
-        }
+        let rows: Vec<(&str, &[f32])> = held
+            .iter()
+            .zip(&embedded.vectors)
+            .map(|((sha, _, _), vector)| (*sha, vector.as_slice()))
+            .collect();
+        pictures::put_vectors(&tx, &family, &rows, &receipt, now)?;
         tx.commit()?;
         report.embedded += held.len();
         on_progress(done, total);

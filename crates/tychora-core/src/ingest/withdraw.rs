@@ -6,7 +6,7 @@
 //! the same path as an add (derived lexical generation, verified count, one-transaction switch).
 //! Older snapshots keep answering from what they pinned until retention releases them.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use super::Receipt;
@@ -15,6 +15,7 @@ use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::{JobKind, Progress};
+use crate::store::{erasure, sources as source_rows};
 
 /// A source a withdrawal or erasure took out of new snapshots.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -112,22 +113,13 @@ pub(crate) fn withdraw(
             // request is about, wherever they were captured.
             let mut shas: Vec<String> = Vec::new();
             for revision in &revisions {
-                let sha: String = tx.query_row(
-                    "SELECT sha256 FROM revisions WHERE id = ?1",
-                    params![revision],
-                    |r| r.get(0),
-                )?;
+                let sha = source_rows::revision_sha256(&tx, *revision)?;
                 if !shas.contains(&sha) {
                     shas.push(sha);
                 }
             }
             for sha in &shas {
-                let holders: Vec<(i64, i64, i64)> = tx
-                    .prepare(
-                        "SELECT id, source_id, size FROM revisions WHERE sha256 = ?1 ORDER BY id",
-                    )?
-                    .query_map(params![sha], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                    .collect::<rusqlite::Result<_>>()?;
+                let holders = source_rows::revisions_holding(&tx, sha)?;
                 for (revision_id, source_id, size) in holders {
                     // Summaries over its windows repeat its words: the tree goes (rebuilt on
                     // request without it).
@@ -135,35 +127,33 @@ pub(crate) fn withdraw(
                     // A document's derived text holds the same words: it goes with its original.
                     let mut doomed = vec![(sha.clone(), size, reason.to_string())];
                     doomed.extend(
-                        tx.prepare(
-                            "SELECT DISTINCT d.derived_sha256, a.size FROM doc_extractions d JOIN extractions e ON e.id = d.extraction_id
-                             JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1
-                             UNION SELECT v.sha256, a.size FROM visual_assets v JOIN extractions e ON e.id = v.extraction_id
-                             JOIN artifacts a ON a.sha256 = v.sha256 WHERE e.revision_id = ?1 AND v.sha256 <> ?2",
-                        )?
-                        .query_map(params![revision_id, sha], |r| {
-                            Ok((r.get(0)?, r.get(1)?, format!("derived from an erased original: {reason}")))
-                        })?
-                        .collect::<rusqlite::Result<Vec<_>>>()?,
+                        erasure::derived_bytes(&tx, revision_id, sha)?
+                            .into_iter()
+                            .map(|(derived, size)| {
+                                (
+                                    derived,
+                                    size,
+                                    format!("derived from an erased original: {reason}"),
+                                )
+                            }),
                     );
                     for (doomed_sha, doomed_size, why) in doomed {
                         // What a model said of erased pictures, and where it placed them, are
                         // derived from them: they go too.
-                        tx.execute(
-                            "DELETE FROM asset_descriptions WHERE sha256 = ?1",
-                            params![doomed_sha],
-                        )?;
-                        tx.execute(
-                            "DELETE FROM visual_vectors WHERE sha256 = ?1",
-                            params![doomed_sha],
-                        )?;
+                        erasure::forget_picture(&tx, &doomed_sha)?;
                         // A second run (after a crash between the tombstone and the file's
                         // removal) finishes the removal without a second tombstone.
-                        let inserted = tx.execute(
-                            "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
-                             SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
-                             WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1 AND revision_id = ?4 AND kind = 'erasure')",
-                            params![doomed_sha, doomed_size, source_id, revision_id, job_id, why, now],
+                        let inserted = erasure::tombstone(
+                            &tx,
+                            &erasure::NewTombstone {
+                                sha256: &doomed_sha,
+                                size: doomed_size,
+                                source_id,
+                                revision_id,
+                                job_id,
+                                reason: &why,
+                                at: now,
+                            },
                         )?;
                         let tombstone = Tombstone {
                             sha256: doomed_sha,
@@ -173,21 +163,15 @@ pub(crate) fn withdraw(
                             reason: why,
                             deleted_at: now,
                         };
-                        if inserted == 1 {
+                        if inserted {
                             erased.push(tombstone);
                         } else {
                             pending.push(tombstone);
                         }
                     }
                     // The source leaves new snapshots when the erased bytes are what it publishes.
-                    let published: Option<i64> = tx
-                        .query_row(
-                            "SELECT 1 FROM snapshot_members WHERE snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1) AND revision_id = ?1",
-                            params![revision_id],
-                            |r| r.get(0),
-                        )
-                        .optional()?;
-                    if (published.is_some() || sources.contains(&source_id))
+                    let published = crate::store::snapshots::publishes(&tx, revision_id)?;
+                    if (published || sources.contains(&source_id))
                         && !withdrawn_ids.contains(&source_id)
                     {
                         withdrawn_ids.push(source_id);
@@ -199,19 +183,7 @@ pub(crate) fn withdraw(
         }
         let mut withdrawn = Vec::new();
         for source_id in &withdrawn_ids {
-            tx.execute(
-                "INSERT INTO source_withdrawals (source_id, job_id, reason, withdrawn_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (source_id) DO NOTHING",
-                params![source_id, job_id, reason, now],
-            )?;
-            tx.execute(
-                "UPDATE sources SET status = 'removed', updated_at = ?2 WHERE id = ?1",
-                params![source_id, now],
-            )?;
-            let (uri, path): (String, String) = tx.query_row(
-                "SELECT uri, rel_path FROM sources WHERE id = ?1",
-                params![source_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
+            let (uri, path) = source_rows::withdraw(&tx, *source_id, job_id, reason, now)?;
             withdrawn.push(WithdrawnSource {
                 source_id: *source_id,
                 uri,
@@ -276,36 +248,30 @@ pub(super) fn resolve(
             .map_err(|_| Error::InvalidArgument(format!("bad revision id in {selector:?}")))?;
         // Its source is withdrawn only when the revision is what the source publishes (decided
         // while erasing): an older revision's bytes can go while the source stays.
-        conn.query_row("SELECT id FROM revisions WHERE id = ?1", params![id], |r| {
-            r.get::<_, i64>(0)
-        })
-        .optional()?
-        .ok_or_else(|| Error::NotFound {
-            what: "revision",
-            id: selector.to_string(),
-        })?;
+        source_rows::revision_exists(conn, id)?
+            .then_some(())
+            .ok_or_else(|| Error::NotFound {
+                what: "revision",
+                id: selector.to_string(),
+            })?;
         return Ok((vec![], vec![id]));
     }
     let sources: Vec<i64> = if let Some(id) = selector.strip_prefix("source:") {
         let id: i64 = id
             .parse()
             .map_err(|_| Error::InvalidArgument(format!("bad source id in {selector:?}")))?;
-        conn.query_row("SELECT id FROM sources WHERE id = ?1", params![id], |r| {
-            r.get(0)
-        })
-        .optional()?
-        .into_iter()
-        .collect()
+        if source_rows::exists(conn, id)? {
+            vec![id]
+        } else {
+            Vec::new()
+        }
     } else {
         super::selector::sources_named(conn, selector)?
     };
     match sources.as_slice() {
         [] => Err(not_found()),
         [one] => {
-            let revisions: Vec<i64> = conn
-                .prepare("SELECT id FROM revisions WHERE source_id = ?1 ORDER BY id")?
-                .query_map(params![one], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+            let revisions = source_rows::revisions_of(conn, *one)?;
             Ok((vec![*one], revisions))
         }
         many => Err(Error::InvalidArgument(format!(

@@ -96,3 +96,16 @@ pub fn verify(conn: &Connection, generation: &str, sha256: &str) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// The snapshots whose indexes point at a verified batch, by id.
+///
+/// # Errors
+/// SQLite errors.
+pub fn indexed_snapshots(conn: &Connection) -> Result<Vec<i64>> {
+    Ok(conn
+        .prepare(
+            "SELECT DISTINCT si.snapshot_id FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.status = 'verified' ORDER BY si.snapshot_id",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}

@@ -1,7 +1,7 @@
 //! What erasure on request reads and writes in the snapshots (`snapshot::scrub`): the revisions
 //! still to scrub, the rows derived from them, and taking them out of every snapshot.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension as _, params};
 
 use crate::error::Result;
 
@@ -124,4 +124,88 @@ fn in_list(conn: &Connection, select: &str, ids: &[i64]) -> Result<Vec<i64>> {
         }
     }
     Ok(out)
+}
+
+/// `(sha256, size)` of the bytes derived from a revision other than its original `sha256`: a
+/// document's derived text and its pictures.
+///
+/// # Errors
+/// SQLite errors.
+pub fn derived_bytes(
+    tx: &Connection,
+    revision_id: i64,
+    sha256: &str,
+) -> Result<Vec<(String, i64)>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT DISTINCT d.derived_sha256, a.size FROM doc_extractions d JOIN extractions e ON e.id = d.extraction_id
+             JOIN artifacts a ON a.sha256 = d.derived_sha256 WHERE e.revision_id = ?1
+             UNION SELECT v.sha256, a.size FROM visual_assets v JOIN extractions e ON e.id = v.extraction_id
+             JOIN artifacts a ON a.sha256 = v.sha256 WHERE e.revision_id = ?1 AND v.sha256 <> ?2",
+        )?
+        .query_map(params![revision_id, sha256], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Deletes what a model said of a picture and its vectors (derived from the picture).
+///
+/// # Errors
+/// SQLite errors.
+pub fn forget_picture(tx: &Connection, sha256: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM asset_descriptions WHERE sha256 = ?1",
+        params![sha256],
+    )?;
+    tx.execute(
+        "DELETE FROM visual_vectors WHERE sha256 = ?1",
+        params![sha256],
+    )?;
+    Ok(())
+}
+
+/// An erasure's tombstone.
+pub struct NewTombstone<'a> {
+    /// The bytes erased.
+    pub sha256: &'a str,
+    /// Their size.
+    pub size: i64,
+    /// The source whose revision held them.
+    pub source_id: i64,
+    /// The revision.
+    pub revision_id: i64,
+    /// The job erasing them.
+    pub job_id: i64,
+    /// Why.
+    pub reason: &'a str,
+    /// When (Unix ms).
+    pub at: i64,
+}
+
+/// Writes an erasure tombstone unless that revision's bytes have one already (a second run after
+/// a crash between the tombstone and the file's removal finishes the removal without a second
+/// one). Returns whether it was written.
+///
+/// # Errors
+/// SQLite errors.
+pub fn tombstone(tx: &Connection, t: &NewTombstone<'_>) -> Result<bool> {
+    Ok(tx.execute(
+        "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at)
+         SELECT 'erasure', ?1, ?2, ?3, ?4, ?5, ?6, ?7
+         WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1 AND revision_id = ?4 AND kind = 'erasure')",
+        params![t.sha256, t.size, t.source_id, t.revision_id, t.job_id, t.reason, t.at],
+    )? == 1)
+}
+
+/// When and why bytes with this sha256 were erased on request, if they were.
+///
+/// # Errors
+/// SQLite errors.
+pub fn erased(conn: &Connection, sha256: &str) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT deleted_at, reason FROM tombstones WHERE sha256 = ?1 AND kind = 'erasure' ORDER BY id LIMIT 1",
+            params![sha256],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
 }

@@ -1,5 +1,6 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
+pub(crate) mod assertions;
 pub(crate) mod batches;
 pub(crate) mod erasure;
 pub(crate) mod facets;
@@ -12,6 +13,7 @@ pub(crate) mod pictures;
 pub mod postgres;
 pub(crate) mod query_log;
 pub mod queue;
+pub(crate) mod records;
 pub mod relations;
 pub(crate) mod runs;
 pub(crate) mod snapshots;

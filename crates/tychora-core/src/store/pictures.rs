@@ -5,6 +5,7 @@ use rusqlite::{Connection, params};
 
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::vector::records::to_blob;
 
 /// Calls `visit(chunk id, owner id, picture sha256, vector blob)` for each eligible picture of
 /// the snapshot that family `family_key` holds a vector for, with the window holding the
@@ -59,4 +60,64 @@ pub fn coverage(conn: &Connection, snapshot_id: i64, family_key: &str) -> Result
         params![snapshot_id, family_key],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?)
+}
+
+/// `(sha256, collection name)` of an extraction's pictures, the collection being the member's.
+///
+/// # Errors
+/// SQLite errors.
+pub fn of_extraction(
+    conn: &Connection,
+    extraction_id: i64,
+    collection_id: i64,
+) -> Result<Vec<(String, String)>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT v.sha256, c.name FROM visual_assets v
+             JOIN collections c ON c.id = ?2 WHERE v.extraction_id = ?1",
+        )?
+        .query_map(params![extraction_id, collection_id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// Whether family `family_key` holds a vector of this picture.
+///
+/// # Errors
+/// SQLite errors.
+pub fn has_vector(conn: &Connection, family_key: &str, sha256: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM visual_vectors WHERE family = ?1 AND sha256 = ?2)",
+        )?
+        .query_row(params![family_key, sha256], |r| r.get(0))?)
+}
+
+/// Stores pictures' vectors `(sha256, vector)` of one embedder answer (`receipt`, JSON).
+///
+/// # Errors
+/// SQLite errors.
+pub fn put_vectors(
+    tx: &Connection,
+    family_key: &str,
+    rows: &[(&str, &[f32])],
+    receipt: &str,
+    now: i64,
+) -> Result<()> {
+    let mut insert = tx.prepare_cached(
+        "INSERT OR REPLACE INTO visual_vectors (family, sha256, dimension, vector, receipt_json, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (sha, vector) in rows {
+        insert.execute(params![
+            family_key,
+            sha,
+            vector.len() as i64,
+            to_blob(vector),
+            receipt,
+            now
+        ])?;
+    }
+    Ok(())
 }

@@ -278,3 +278,14 @@ pub(crate) fn index_windows(conn: &Connection, extraction_id: i64) -> Result<Vec
         })?
         .collect::<rusqlite::Result<_>>()?)
 }
+
+/// Whether the current snapshot publishes this revision.
+pub(crate) fn publishes(conn: &Connection, revision_id: i64) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM snapshot_members WHERE snapshot_id = (SELECT current_snapshot_id FROM workspaces WHERE id = 1) AND revision_id = ?1",
+        )?
+        .query_row(params![revision_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}

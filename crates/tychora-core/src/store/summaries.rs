@@ -421,3 +421,25 @@ pub fn forget_purged(conn: &Connection, extraction_ids_sql: &str) -> Result<()> 
     )?;
     Ok(())
 }
+
+/// Whether a summary tree has a window of this source among its members.
+///
+/// # Errors
+/// SQLite errors.
+pub fn summarises_source(conn: &Connection, source_id: i64) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM summary_members m JOIN chunks c ON c.id = m.chunk_id
+         JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
+         WHERE r.source_id = ?1)",
+        params![source_id],
+        |r| r.get(0),
+    )?)
+}
+
+/// How many summary trees the workspace holds.
+///
+/// # Errors
+/// SQLite errors.
+pub fn tree_count(conn: &Connection) -> Result<usize> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM summary_trees", [], |r| r.get(0))?)
+}
