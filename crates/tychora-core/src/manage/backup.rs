@@ -250,26 +250,8 @@ fn sync_tree(dir: &Path) -> Result<()> {
 /// The files a copy of the database references: artifacts (`artifacts/sha256/…`) and index
 /// generations (`indexes/lexical/<g>/…`, `indexes/text/<g>`), as paths relative to the workspace.
 fn referenced(db: &Connection) -> Result<(Vec<String>, Vec<String>)> {
-    let artifacts: Vec<String> = db
-        .prepare(
-            "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts
-             UNION SELECT derived_sha256 FROM doc_extractions
-             UNION SELECT sha256 FROM visual_assets
-             EXCEPT SELECT sha256 FROM tombstones",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    let generations: Vec<String> = db
-        .prepare(
-            "SELECT DISTINCT CASE f.channel WHEN 'lexical' THEN 'indexes/lexical/' ELSE 'indexes/text/' END || b.generation
-             FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-             WHERE b.status = 'verified'
-             UNION
-             SELECT 'indexes/text/' || b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
-             WHERE b.status = 'verified' AND b.base_generation IS NOT NULL",
-        )?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let artifacts = crate::store::sources::referenced_artifacts(db, true)?;
+    let generations = crate::store::batches::generation_paths(db)?;
     Ok((artifacts, generations))
 }
 
@@ -307,16 +289,8 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     });
     let copy = Connection::open_with_flags(&db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let (artifacts, generations) = referenced(&copy)?;
-    let current: Option<i64> = copy.query_row(
-        "SELECT current_snapshot_id FROM workspaces WHERE id = 1",
-        [],
-        |r| r.get(0),
-    )?;
-    let schema: i64 = copy.query_row(
-        "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-        [],
-        |r| r.get(0),
-    )?;
+    let current = crate::store::snapshots::current(&copy)?;
+    let schema = crate::store::migrate::version(&copy)?;
     drop(copy);
     let toml = engine.dir().join("workspace.toml");
     let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;

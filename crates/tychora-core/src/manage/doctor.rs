@@ -78,17 +78,12 @@ pub(crate) fn doctor(engine: &Engine) -> Result<Vec<Finding>> {
         None => findings.push(finding("disk space", Verdict::Warn, "free space could not be read".into(), "")),
     }
     let (referenced, artifacts, interrupted) = engine.with_reader(|conn| {
-        let generations: HashSet<String> = conn
-            .prepare(
-                "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
-                 UNION SELECT b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.base_generation IS NOT NULL",
-            )?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let artifacts: HashSet<String> = conn
-            .prepare("SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts UNION SELECT derived_sha256 FROM doc_extractions UNION SELECT sha256 FROM visual_assets")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let generations: HashSet<String> = crate::store::batches::referenced_generations(conn)?
+            .into_iter()
+            .collect();
+        let artifacts: HashSet<String> = crate::store::sources::referenced_artifacts(conn, false)?
+            .into_iter()
+            .collect();
         let interrupted = crate::store::jobs::count_in(conn, crate::job::JobState::Interrupted)?;
         Ok((generations, artifacts, interrupted))
     })?;

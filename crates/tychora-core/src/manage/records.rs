@@ -2,11 +2,12 @@
 //! evidence that states them (file, lines, revision), the sources' own statements beside the
 //! record's merged body.
 
-use rusqlite::{Connection, params, params_from_iter};
 use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::store::records as record_rows;
+pub use crate::store::records::{RecordEvidence, RecordStatus, RecordSummary};
 
 /// Which records to list.
 #[derive(Debug, Clone, Default)]
@@ -21,38 +22,6 @@ pub struct RecordQuery {
     pub limit: Option<usize>,
 }
 
-crate::wire::wire_enum! {
-    /// Where a structured record stands: the verified profile counts only reviewed ones.
-    pub enum RecordStatus {
-        /// Read from a source; not yet looked at.
-        Captured = "captured",
-        /// Accepted by a person.
-        Reviewed = "reviewed",
-        /// Rejected by a person.
-        Rejected = "rejected",
-    }
-}
-
-/// A record as listed.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecordSummary {
-    /// The record's row id.
-    pub id: i64,
-    /// The kind whose definition declares its record type.
-    pub kind: String,
-    /// Its record type (`requirement`), one of the kind's schemas.
-    pub record_type: String,
-    /// Its key (`V1.2.3`), unique within its kind and record type.
-    pub key: String,
-    /// Captured, reviewed or rejected.
-    pub status: RecordStatus,
-    /// The merged body: each capture's fields laid over the earlier ones, so a field holds its
-    /// newest captured value.
-    pub body: serde_json::Value,
-    /// Units that state it.
-    pub evidence_count: i64,
-}
-
 /// A page of records.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordList {
@@ -60,34 +29,6 @@ pub struct RecordList {
     pub records: Vec<RecordSummary>,
     /// How many match in all.
     pub total: i64,
-}
-
-/// One unit that states a record.
-#[derive(Debug, Clone, Serialize)]
-pub struct RecordEvidence {
-    /// The source the unit was read from.
-    pub source_id: i64,
-    /// The source's path, relative to its root.
-    pub path: String,
-    /// The source's collection.
-    pub collection: String,
-    /// The format its bytes were parsed as (`markdown`, `csv`, `json`…).
-    pub format: String,
-    /// The revision the unit was read from.
-    pub revision_id: i64,
-    /// That revision's number within its source (1 for the first capture).
-    pub seq: i64,
-    /// Whether this is the source's newest revision.
-    pub current: bool,
-    /// The evidence unit that states the record.
-    pub unit_id: i64,
-    /// `path:line-line`.
-    pub citation: String,
-    /// The unit's JSON Pointer in its document (`/0`) for a JSON or JSON Lines record; `None`
-    /// for other formats.
-    pub json_pointer: Option<String>,
-    /// The record as this unit states it.
-    pub body: serde_json::Value,
 }
 
 /// A record with its evidence.
@@ -100,56 +41,25 @@ pub struct RecordDetail {
     pub evidence: Vec<RecordEvidence>,
 }
 
-const SUMMARY: &str = "SELECT r.id, r.kind, r.record_type, r.key, r.status, r.body_json,
-    (SELECT COUNT(*) FROM record_evidence re WHERE re.record_id = r.id) FROM structured_records r";
-
-fn summary(r: &rusqlite::Row<'_>) -> rusqlite::Result<RecordSummary> {
-    Ok(RecordSummary {
-        id: r.get(0)?,
-        kind: r.get(1)?,
-        record_type: r.get(2)?,
-        key: r.get(3)?,
-        status: r.get(4)?,
-        body: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
-        evidence_count: r.get(6)?,
-    })
-}
-
 /// Records matching `query`, by kind, type and key.
 ///
 /// # Errors
 /// `E_INVALID_ARGUMENT` for a facet condition that does not read; SQLite errors.
 pub(crate) fn list_records(engine: &Engine, query: &RecordQuery) -> Result<RecordList> {
-    let mut clause = String::from(" WHERE 1 = 1");
-    let mut values: Vec<rusqlite::types::Value> = Vec::new();
-    for (column, value) in [
-        ("r.kind", &query.kind),
-        ("r.record_type", &query.record_type),
-    ] {
-        if let Some(value) = value {
-            values.push(value.clone().into());
-            clause.push_str(&format!(" AND {column} = ?{}", values.len()));
-        }
-    }
-    for raw in &query.facets {
-        let condition = crate::facet::Condition::parse(&engine.pack().kinds, raw)?;
-        clause.push_str(" AND r.id IN (SELECT fv.record_id FROM facet_values fv JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.record_id IS NOT NULL AND ");
-        crate::store::facets::tests_sql(&condition, &mut clause, &mut values);
-        clause.push(')');
-    }
+    let conditions = query
+        .facets
+        .iter()
+        .map(|raw| crate::facet::Condition::parse(&engine.pack().kinds, raw))
+        .collect::<Result<Vec<_>>>()?;
     let limit = query.limit.unwrap_or(100).min(1000);
     engine.with_reader(|conn| {
-        let total: i64 = conn.query_row(
-            &format!("SELECT COUNT(*) FROM structured_records r{clause}"),
-            params_from_iter(values.iter()),
-            |r| r.get(0),
+        let (total, records) = record_rows::list(
+            conn,
+            query.kind.as_deref(),
+            query.record_type.as_deref(),
+            &conditions,
+            limit,
         )?;
-        let records = conn
-            .prepare(&format!(
-                "{SUMMARY}{clause} ORDER BY r.kind, r.record_type, r.key LIMIT {limit}"
-            ))?
-            .query_map(params_from_iter(values.iter()), summary)?
-            .collect::<rusqlite::Result<_>>()?;
         Ok(RecordList { records, total })
     })
 }
@@ -161,12 +71,7 @@ pub(crate) fn list_records(engine: &Engine, query: &RecordQuery) -> Result<Recor
 /// kinds and none was given.
 pub(crate) fn show_record(engine: &Engine, key: &str, kind: Option<&str>) -> Result<RecordDetail> {
     engine.with_reader(|conn| {
-        let found: Vec<RecordSummary> = conn
-            .prepare_cached(&format!(
-                "{SUMMARY} WHERE r.key = ?1 AND (?2 IS NULL OR r.kind = ?2) ORDER BY r.kind, r.record_type"
-            ))?
-            .query_map(params![key, kind], summary)?
-            .collect::<rusqlite::Result<_>>()?;
+        let found = record_rows::with_key(conn, key, kind)?;
         let record = match <[RecordSummary; 1]>::try_from(found) {
             Ok([only]) => only,
             Err(none) if none.is_empty() => {
@@ -186,42 +91,9 @@ pub(crate) fn show_record(engine: &Engine, key: &str, kind: Option<&str>) -> Res
                 )));
             }
         };
-        let evidence = evidence_of(conn, record.id)?;
+        let evidence = record_rows::evidence(conn, record.id)?;
         Ok(RecordDetail { record, evidence })
     })
-}
-
-fn evidence_of(conn: &Connection, record_id: i64) -> Result<Vec<RecordEvidence>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.rel_path, col.name, s.format, rv.id, rv.seq,
-                rv.seq = (SELECT MAX(seq) FROM revisions WHERE source_id = s.id),
-                re.unit_id, l.line_start, l.line_end, l.json_pointer, re.body_json
-         FROM record_evidence re
-         JOIN revisions rv ON rv.id = re.revision_id
-         JOIN sources s ON s.id = rv.source_id
-         JOIN collections col ON col.id = s.collection_id
-         JOIN locators l ON l.unit_id = re.unit_id
-         WHERE re.record_id = ?1
-         ORDER BY s.rel_path, rv.seq DESC, l.line_start",
-    )?;
-    let rows = stmt.query_map([record_id], |r| {
-        let path: String = r.get(1)?;
-        let (start, end): (i64, i64) = (r.get(8)?, r.get(9)?);
-        Ok(RecordEvidence {
-            source_id: r.get(0)?,
-            citation: format!("{path}:{start}-{end}"),
-            path,
-            collection: r.get(2)?,
-            format: r.get(3)?,
-            revision_id: r.get(4)?,
-            seq: r.get(5)?,
-            current: r.get(6)?,
-            unit_id: r.get(7)?,
-            json_pointer: r.get(10)?,
-            body: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default(),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// A person's decision on the record `key` (of `kind`, when several kinds have one): `accept`
@@ -245,9 +117,6 @@ pub(crate) fn review_record(
         }
     };
     let id = show_record(engine, key, kind)?.record.id;
-    engine.writer()?.execute(
-        "UPDATE structured_records SET status = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, status, crate::clock::now_ms()],
-    )?;
+    record_rows::set_status(&*engine.writer()?, id, status, crate::clock::now_ms())?;
     show_record(engine, key, kind)
 }

@@ -109,3 +109,36 @@ pub fn indexed_snapshots(conn: &Connection) -> Result<Vec<i64>> {
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?)
 }
+
+/// The generations any snapshot's index points at, and the bases of those that are layers.
+///
+/// # Errors
+/// SQLite errors.
+pub fn referenced_generations(conn: &Connection) -> Result<Vec<String>> {
+    Ok(conn
+        .prepare(
+            "SELECT b.generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+             UNION SELECT b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE b.base_generation IS NOT NULL",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// The workspace-relative paths (`indexes/lexical/<g>`, `indexes/text/<g>`) of the verified
+/// generations snapshots point at, and of the bases of those that are layers.
+///
+/// # Errors
+/// SQLite errors.
+pub fn generation_paths(conn: &Connection) -> Result<Vec<String>> {
+    Ok(conn
+        .prepare(
+            "SELECT DISTINCT CASE f.channel WHEN 'lexical' THEN 'indexes/lexical/' ELSE 'indexes/text/' END || b.generation
+             FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
+             WHERE b.status = 'verified'
+             UNION
+             SELECT 'indexes/text/' || b.base_generation FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
+             WHERE b.status = 'verified' AND b.base_generation IS NOT NULL",
+        )?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}

@@ -140,6 +140,18 @@ pub fn latest() -> i64 {
     MIGRATIONS.last().map_or(0, |m| m.version)
 }
 
+/// The newest migration a database has applied (0 for none).
+///
+/// # Errors
+/// SQLite errors.
+pub fn version(conn: &Connection) -> Result<i64> {
+    Ok(conn.query_row(
+        "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
 /// sha256 of a migration's SQL.
 #[must_use]
 pub fn checksum(sql: &str) -> String {

@@ -253,3 +253,23 @@ pub fn mark_removed(tx: &Connection, source_id: i64, now: i64) -> Result<()> {
         .execute(params![source_id, now])?;
     Ok(())
 }
+
+/// The sha256 of every artifact the rows reference (originals, derived texts, pictures), less
+/// those a tombstone says are gone when `present_only`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn referenced_artifacts(conn: &Connection, present_only: bool) -> Result<Vec<String>> {
+    let sql = if present_only {
+        "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts
+         UNION SELECT derived_sha256 FROM doc_extractions
+         UNION SELECT sha256 FROM visual_assets
+         EXCEPT SELECT sha256 FROM tombstones"
+    } else {
+        "SELECT sha256 FROM revisions UNION SELECT sha256 FROM revision_artifacts UNION SELECT derived_sha256 FROM doc_extractions UNION SELECT sha256 FROM visual_assets"
+    };
+    Ok(conn
+        .prepare(sql)?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?)
+}
