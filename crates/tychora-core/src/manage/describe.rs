@@ -6,7 +6,7 @@
 //! kept beside the asset, never as a unit, so it can neither be cited as the source's words nor
 //! change what a snapshot answers.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::sha256_hex;
@@ -14,6 +14,8 @@ use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::parse::image;
+use crate::store::descriptions;
+pub use crate::store::descriptions::{DescriptionEntry, NewDescription, ReviewStatus};
 
 /// A picture someone asked to have described, checked and ready to upload.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,81 +50,6 @@ pub struct DescriptionSubject {
     pub max_tokens: u32,
 }
 
-crate::wire::wire_enum! {
-    /// A person's verdict on a picture's description.
-    pub enum ReviewStatus {
-        /// Nobody has looked yet.
-        Unreviewed = "unreviewed",
-        /// Looked at and kept.
-        Accepted = "accepted",
-        /// Looked at and refused: it no longer answers.
-        Rejected = "rejected",
-    }
-}
-
-/// What a model said a picture shows, as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DescriptionEntry {
-    /// The description's row id.
-    pub id: i64,
-    /// sha256 of the visual asset described.
-    pub sha256: String,
-    /// sha256 of the bytes uploaded: the asset itself, or its PNG re-encoding.
-    pub sent_sha256: String,
-    /// Media type of the bytes uploaded.
-    pub sent_media_type: String,
-    /// The provider that answered (`anthropic`).
-    pub provider: String,
-    /// The model, as the provider reported it.
-    pub model: String,
-    /// sha256 of the instructions, the model asked for and `max_tokens`.
-    pub prompt_fingerprint: String,
-    /// What the model said the picture shows (control characters other than line breaks and
-    /// tabs dropped, at most 20,000 characters).
-    pub text: String,
-    /// Why the model stopped (`end_turn`, or `max_tokens` when the text was cut short; `None`:
-    /// the provider did not say).
-    pub stop_reason: Option<String>,
-    /// Input tokens the provider reported for the call.
-    pub input_tokens: i64,
-    /// Output tokens the provider reported for the call.
-    pub output_tokens: i64,
-    /// When it was recorded, in milliseconds since the Unix epoch.
-    pub created_at: i64,
-    /// `unreviewed`, `accepted` or `rejected`.
-    pub review_status: ReviewStatus,
-    /// When the last review accepted or rejected it, in milliseconds since the Unix epoch
-    /// (`None`: unreviewed).
-    pub reviewed_at: Option<i64>,
-    /// The last review's note (`None`: it gave none, or there was no review).
-    pub review_note: Option<String>,
-}
-
-/// A provider's answer, to be recorded against the subject it was asked about.
-#[derive(Debug, Clone)]
-pub struct NewDescription {
-    /// sha256 of the visual asset described (the subject's `sha256`).
-    pub sha256: String,
-    /// sha256 of the bytes uploaded (the subject's `upload_sha256`).
-    pub sent_sha256: String,
-    /// Media type of the bytes uploaded (the subject's `upload_media_type`).
-    pub sent_media_type: String,
-    /// The provider that answered (`anthropic`).
-    pub provider: String,
-    /// The model, as the provider reported it.
-    pub model: String,
-    /// sha256 of the instructions, the model asked for and `max_tokens`.
-    pub prompt_fingerprint: String,
-    /// The model's answer as received (cleaned and bounded when recorded; empty is refused).
-    pub text: String,
-    /// Why the model stopped (`end_turn`, `max_tokens`; `None`: the provider did not say).
-    pub stop_reason: Option<String>,
-    /// Input tokens the provider reported for the call.
-    pub input_tokens: i64,
-    /// Output tokens the provider reported for the call.
-    pub output_tokens: i64,
-}
-
 /// Longest description kept (characters); `max_tokens` already bounds an honest answer.
 const MAX_TEXT_CHARS: usize = 20_000;
 
@@ -143,7 +70,7 @@ pub(crate) fn subject(engine: &Engine, selector: &str) -> Result<DescriptionSubj
         ));
     };
     let sha256 = engine.with_reader(|conn| resolve(conn, selector))?;
-    let holders = engine.with_reader(|conn| holders(conn, &sha256))?;
+    let holders = engine.with_reader(|conn| descriptions::holders(conn, &sha256))?;
     let Some(newest) = holders.first().cloned() else {
         return Err(Error::NotFound {
             what: "visual asset",
@@ -212,31 +139,16 @@ pub(crate) fn record(engine: &Engine, new: &NewDescription) -> Result<Descriptio
         ));
     }
     let conn = engine.writer()?;
-    if holders(&conn, &new.sha256)?.is_empty() || !engine.artifacts().exists(&new.sha256)? {
+    if descriptions::holders(&conn, &new.sha256)?.is_empty()
+        || !engine.artifacts().exists(&new.sha256)?
+    {
         return Err(Error::NotFound {
             what: "visual asset (erased or purged while it was being described)",
             id: new.sha256.clone(),
         });
     }
-    conn.execute(
-        "INSERT INTO asset_descriptions (sha256, sent_sha256, sent_media_type, provider, model, prompt_fingerprint, text, stop_reason, input_tokens, output_tokens, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![
-            new.sha256,
-            new.sent_sha256,
-            new.sent_media_type,
-            new.provider,
-            new.model,
-            new.prompt_fingerprint,
-            text,
-            new.stop_reason,
-            new.input_tokens,
-            new.output_tokens,
-            now_ms()
-        ],
-    )?;
-    let id = conn.last_insert_rowid();
-    entry(&conn, id)
+    let id = descriptions::insert(&conn, new, &text, now_ms())?;
+    descriptions::entry(&conn, id)
 }
 
 /// Records a person's review of a description.
@@ -255,9 +167,12 @@ pub(crate) fn review(
         )));
     };
     let conn = engine.writer()?;
-    let changed = conn.execute(
-        "UPDATE asset_descriptions SET review_status = ?2, reviewed_at = ?3, review_note = ?4 WHERE id = ?1",
-        params![id, status, (status != ReviewStatus::Unreviewed).then(now_ms), note.map(clean)],
+    let changed = descriptions::review(
+        &conn,
+        id,
+        status,
+        (status != ReviewStatus::Unreviewed).then(now_ms),
+        note.map(clean).as_deref(),
     )?;
     if changed == 0 {
         return Err(Error::NotFound {
@@ -265,7 +180,7 @@ pub(crate) fn review(
             id: id.to_string(),
         });
     }
-    entry(&conn, id)
+    descriptions::entry(&conn, id)
 }
 
 /// An asset's descriptions, oldest first.
@@ -273,41 +188,7 @@ pub(crate) fn review(
 /// # Errors
 /// SQLite errors.
 pub(crate) fn of_asset(conn: &Connection, sha256: &str) -> Result<Vec<DescriptionEntry>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM asset_descriptions WHERE sha256 = ?1 ORDER BY id"
-    ))?;
-    let rows = stmt.query_map(params![sha256], row)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-const COLUMNS: &str = "id, sha256, sent_sha256, sent_media_type, provider, model, prompt_fingerprint, text, stop_reason, input_tokens, output_tokens, created_at, review_status, reviewed_at, review_note";
-
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DescriptionEntry> {
-    Ok(DescriptionEntry {
-        id: r.get(0)?,
-        sha256: r.get(1)?,
-        sent_sha256: r.get(2)?,
-        sent_media_type: r.get(3)?,
-        provider: r.get(4)?,
-        model: r.get(5)?,
-        prompt_fingerprint: r.get(6)?,
-        text: r.get(7)?,
-        stop_reason: r.get(8)?,
-        input_tokens: r.get(9)?,
-        output_tokens: r.get(10)?,
-        created_at: r.get(11)?,
-        review_status: r.get(12)?,
-        reviewed_at: r.get(13)?,
-        review_note: r.get(14)?,
-    })
-}
-
-fn entry(conn: &Connection, id: i64) -> Result<DescriptionEntry> {
-    Ok(conn.query_row(
-        &format!("SELECT {COLUMNS} FROM asset_descriptions WHERE id = ?1"),
-        params![id],
-        row,
-    )?)
+    descriptions::of_asset(conn, sha256)
 }
 
 /// A model's words are a stranger's text too: no control characters (line breaks and tabs stay),
@@ -329,12 +210,7 @@ fn resolve(conn: &Connection, selector: &str) -> Result<String> {
             "an asset is named by its sha256 (or at least its first 12 hex digits), as inspect lists it under assets".into(),
         ));
     }
-    let found: Vec<String> = conn
-        .prepare_cached(
-            "SELECT DISTINCT sha256 FROM visual_assets WHERE sha256 >= ?1 AND sha256 < ?1 || 'g' ORDER BY sha256 LIMIT 2",
-        )?
-        .query_map(params![wanted], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+    let found = descriptions::assets_with_prefix(conn, &wanted)?;
     match found.as_slice() {
         [one] => Ok(one.clone()),
         [] => Err(Error::NotFound {
@@ -345,36 +221,4 @@ fn resolve(conn: &Connection, selector: &str) -> Result<String> {
             "{wanted} is the start of more than one asset's sha256: give more digits"
         ))),
     }
-}
-
-#[derive(Debug, Clone)]
-struct Holder {
-    media_type: String,
-    path: String,
-    collection: String,
-    page: Option<i64>,
-    alt_text: Option<String>,
-    caption: Option<String>,
-}
-
-/// The extractions that keep the asset, newest first.
-fn holders(conn: &Connection, sha256: &str) -> Result<Vec<Holder>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT v.media_type, s.rel_path, c.name, v.page, v.alt_text, v.caption
-         FROM visual_assets v JOIN extractions e ON e.id = v.extraction_id
-         JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
-         JOIN collections c ON c.id = s.collection_id
-         WHERE v.sha256 = ?1 ORDER BY e.id DESC, v.ordinal",
-    )?;
-    let rows = stmt.query_map(params![sha256], |r| {
-        Ok(Holder {
-            media_type: r.get(0)?,
-            path: r.get(1)?,
-            collection: r.get(2)?,
-            page: r.get(3)?,
-            alt_text: r.get(4)?,
-            caption: r.get(5)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

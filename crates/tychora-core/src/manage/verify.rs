@@ -1,11 +1,11 @@
 //! `manage verify`: every artifact re-hashed, every reference checked, every retained snapshot's
 //! index counted against its chunk rows.
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::{ErrorCode, Result};
+use crate::store::integrity;
 use crate::vector::VectorIndex;
 
 /// One problem `verify` found.
@@ -37,10 +37,6 @@ pub struct VerifyReport {
     pub problems: Vec<Problem>,
 }
 
-fn count(conn: &Connection, sql: &str) -> Result<i64> {
-    Ok(conn.query_row(sql, [], |r| r.get(0))?)
-}
-
 /// Re-hashes every artifact, checks every row that references one, and checks that each
 /// retained snapshot's lexical index matches its chunk rows.
 ///
@@ -49,13 +45,10 @@ fn count(conn: &Connection, sql: &str) -> Result<i64> {
 pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
     engine.with_reader(|conn| {
         let mut problems = Vec::new();
-        let artifacts: Vec<(String, i64)> = conn.prepare("SELECT sha256, size FROM artifacts")?.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        let artifacts = integrity::artifacts(conn)?;
         // Erased originals: a tombstone says the file is gone on purpose; one still on disk is a
         // problem (the erasure did not finish).
-        let erased: std::collections::HashSet<String> = conn
-            .prepare("SELECT DISTINCT sha256 FROM tombstones")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let erased: std::collections::HashSet<String> = integrity::tombstoned(conn)?.into_iter().collect();
         let mut sizes = std::collections::HashMap::new();
         // Read back several at once: hashing keeps the cores busy on the folder, and a bucket's
         // round trips overlap (one at a time, 1,664 objects took 2.7 s on loopback).
@@ -86,15 +79,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                 None => problems.push(Problem { object: format!("artifact {sha}"), code: ErrorCode::Internal, message: "its check panicked".into() }),
             }
         }
-        let references: Vec<(String, String, i64)> = conn
-            .prepare(
-                "SELECT 'revision ' || r.id, r.sha256, r.size FROM revisions r
-                 UNION ALL SELECT 'revision_artifact ' || ra.revision_id || '/' || ra.role, ra.sha256, -1 FROM revision_artifacts ra
-                 UNION ALL SELECT 'derived text of extraction ' || d.extraction_id, d.derived_sha256, -1 FROM doc_extractions d
-                 UNION ALL SELECT 'visual asset ' || v.extraction_id || '/' || v.ordinal, v.sha256, -1 FROM visual_assets v",
-            )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let references = integrity::artifact_references(conn)?;
         for (object, sha, size) in &references {
             match sizes.get(sha) {
                 None => problems.push(Problem { object: object.clone(), code: ErrorCode::NotFound, message: format!("references artifact {sha}, which is missing or damaged") }),
@@ -104,29 +89,13 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                 Some(_) => {}
             }
         }
-        let out_of_range = count(
-            conn,
-            // A document's spans index its derived text, not its original.
-            "SELECT COUNT(*) FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
-             LEFT JOIN doc_extractions d ON d.extraction_id = e.id LEFT JOIN artifacts a ON a.sha256 = d.derived_sha256
-             WHERE c.byte_end > COALESCE(a.size, r.size) OR c.byte_start > c.byte_end",
-        )?;
+        let out_of_range = integrity::chunks_out_of_range(conn)?;
         if out_of_range > 0 {
             problems.push(Problem { object: "chunks".into(), code: ErrorCode::Corrupt, message: format!("{out_of_range} chunk spans fall outside their revision's bytes") });
         }
-        let snapshots: Vec<(i64, i64, String, i64)> = conn
-            .prepare(
-                "SELECT s.id, s.chunk_count, b.generation, (SELECT COALESCE(SUM(e.chunk_count), 0) FROM snapshot_members m JOIN extractions e ON e.id = m.extraction_id WHERE m.snapshot_id = s.id)
-                 FROM snapshots s JOIN snapshot_indexes si ON si.snapshot_id = s.id JOIN index_batches b ON b.id = si.batch_id JOIN index_families f ON f.id = si.family_id
-                 WHERE b.status = 'verified' AND f.channel = 'lexical'",
-            )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let snapshots = integrity::lexical_snapshots(conn)?;
         // Erasures on request: nothing of the text may remain in any snapshot, row or index.
-        let erased: Vec<i64> = conn
-            .prepare("SELECT DISTINCT revision_id FROM tombstones WHERE kind = 'erasure' ORDER BY revision_id")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let erased = integrity::erased_revisions(conn)?;
         for revision in crate::snapshot::pending_erasures(conn)? {
             problems.push(Problem {
                 object: format!("revision {revision}"),

@@ -2,11 +2,13 @@
 
 pub(crate) mod assertions;
 pub(crate) mod batches;
+pub mod descriptions;
 pub(crate) mod erasure;
 pub(crate) mod facets;
 pub(crate) mod filter;
 pub(crate) mod hydrate;
 pub mod identifiers;
+pub(crate) mod integrity;
 pub mod jobs;
 pub mod listings;
 pub mod migrate;
