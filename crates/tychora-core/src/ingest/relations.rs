@@ -105,29 +105,7 @@ fn record_type(
     )
 }
 
-crate::wire::wire_enum! {
-    /// How an assertion came to be.
-    pub enum Basis {
-        /// Read from a document by the pack's parser (an RFC header's `Obsoletes:`).
-        Parsed = "parsed",
-        /// Declared by the owner.
-        Declared = "declared",
-        /// Proposed, by the owner or an agent, for review.
-        Proposed = "proposed",
-    }
-}
-
-crate::wire::wire_enum! {
-    /// Where an assertion stands: only accepted ones are evidence.
-    pub enum Decision {
-        /// Waiting for review.
-        Proposed = "proposed",
-        /// Parsed, declared, or accepted on review.
-        Accepted = "accepted",
-        /// Rejected on review (kept, with the review, for the record).
-        Rejected = "rejected",
-    }
-}
+pub use crate::store::assertions::{Basis, Decision};
 
 /// One assertion to store.
 pub(crate) struct Assertion<'a> {

@@ -2,6 +2,7 @@
 //! pack defined when they were stored.
 
 use rusqlite::{Connection, OptionalExtension as _, params};
+use serde::Serialize;
 
 use crate::error::Result;
 
@@ -135,4 +136,224 @@ pub fn other_object(
         )?
         .query_row(params![relation, from_key, not_to], |r| r.get(0))
         .optional()?)
+}
+
+crate::wire::wire_enum! {
+    /// How an assertion came to be.
+    pub enum Basis {
+        /// Read from a document by the pack's parser (an RFC header's `Obsoletes:`).
+        Parsed = "parsed",
+        /// Declared by the owner.
+        Declared = "declared",
+        /// Proposed, by the owner or an agent, for review.
+        Proposed = "proposed",
+    }
+}
+
+crate::wire::wire_enum! {
+    /// Where an assertion stands: only accepted ones are evidence.
+    pub enum Decision {
+        /// Waiting for review.
+        Proposed = "proposed",
+        /// Parsed, declared, or accepted on review.
+        Accepted = "accepted",
+        /// Rejected on review (kept, with the review, for the record).
+        Rejected = "rejected",
+    }
+}
+
+/// A stored assertion and where it stands.
+#[derive(Debug, Clone, Serialize)]
+pub struct RelationAssertion {
+    /// The assertion's row id (what a review names).
+    pub id: i64,
+    /// The relation type (`supersedes`).
+    pub relation: String,
+    /// The subject's kind: that of the record or document its key names (`rfc`).
+    pub from_kind: String,
+    /// The subject's key (`ADR-7`, `RFC 3986`).
+    pub from_key: String,
+    /// The object's kind, found the same way.
+    pub to_kind: String,
+    /// The object's key.
+    pub to_key: String,
+    /// How it came to be: parsed, declared or proposed.
+    pub method: Basis,
+    /// Where it stands: proposed, accepted or rejected (an accept or reject review sets it).
+    pub status: Decision,
+    /// Who made it: `parser`, `owner`, or the proposing agent.
+    pub actor: String,
+    /// The note given with it (`None`: none).
+    pub note: Option<String>,
+    /// `path:line-line` of the unit that supports it.
+    pub support: Option<String>,
+    /// The revision it was read from (parsed) or declared against (`None`: declared or proposed
+    /// without evidence).
+    pub revision_id: Option<i64>,
+    /// When it was stored, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+}
+
+/// An assertion's columns, its support cited as `path:line-line`.
+fn select() -> String {
+    format!(
+        "SELECT a.id, a.relation, a.from_kind, a.from_key, a.to_kind, a.to_key, a.method, a.status, a.actor, a.note, {},
+                a.revision_id, a.created_at
+           FROM relation_assertions a",
+        super::hydrate::SUPPORT_CITATION
+    )
+}
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RelationAssertion> {
+    Ok(RelationAssertion {
+        id: r.get(0)?,
+        relation: r.get(1)?,
+        from_kind: r.get(2)?,
+        from_key: r.get(3)?,
+        to_kind: r.get(4)?,
+        to_key: r.get(5)?,
+        method: r.get(6)?,
+        status: r.get(7)?,
+        actor: r.get(8)?,
+        note: r.get(9)?,
+        support: r.get(10)?,
+        revision_id: r.get(11)?,
+        created_at: r.get(12)?,
+    })
+}
+
+/// Assertions touching `key` (either end), of `relation`, in `status`; all when none is given.
+///
+/// # Errors
+/// SQLite errors.
+pub fn list(
+    conn: &Connection,
+    key: Option<&str>,
+    relation: Option<&str>,
+    status: Option<&str>,
+) -> Result<Vec<RelationAssertion>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "{} WHERE (?1 IS NULL OR a.from_key = ?1 OR a.to_key = ?1) AND (?2 IS NULL OR a.relation = ?2)
+               AND (?3 IS NULL OR a.status = ?3) ORDER BY a.relation, a.from_key, a.to_key, a.id",
+            select()
+        ))?
+        .query_map(params![key, relation, status], row)?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// An assertion by id.
+///
+/// # Errors
+/// SQLite errors.
+pub fn get(conn: &Connection, id: i64) -> Result<Option<RelationAssertion>> {
+    Ok(conn
+        .query_row(&format!("{} WHERE a.id = ?1", select()), [id], row)
+        .optional()?)
+}
+
+/// The kind of the structured record with this key (the oldest, when several kinds have one).
+///
+/// # Errors
+/// SQLite errors.
+pub fn record_kind(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT kind FROM structured_records WHERE key = ?1 ORDER BY id LIMIT 1",
+            [key],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The kind (or format) of the newest source whose own name is this normalised identifier.
+///
+/// # Errors
+/// SQLite errors.
+pub fn document_kind(conn: &Connection, normalized: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT COALESCE(s.kind, s.format) FROM identifiers i JOIN revisions r ON r.id = i.revision_id
+               JOIN sources s ON s.id = r.source_id
+              WHERE i.kind = 'document' AND i.normalized = ?1 ORDER BY r.id DESC LIMIT 1",
+            [normalized],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The kind the oldest assertion naming `key` (at either end) gives it.
+///
+/// # Errors
+/// SQLite errors.
+pub fn named_kind(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT kind FROM (SELECT to_kind AS kind, id FROM relation_assertions WHERE to_key = ?1
+                               UNION ALL SELECT from_kind, id FROM relation_assertions WHERE from_key = ?1)
+              ORDER BY id LIMIT 1",
+            [key],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// A window's first unit.
+///
+/// # Errors
+/// SQLite errors.
+pub fn first_unit_of_chunk(conn: &Connection, chunk_id: i64) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT first_unit_id FROM chunks WHERE id = ?1",
+            [chunk_id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// `(unit, revision)` of a unit the store holds.
+///
+/// # Errors
+/// SQLite errors.
+pub fn unit_revision(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
+    Ok(conn
+        .query_row(
+            "SELECT u.id, e.revision_id FROM evidence_units u JOIN extractions e ON e.id = u.extraction_id WHERE u.id = ?1",
+            [unit_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Records a review event of an assertion; a decision (accept or reject) becomes its status.
+///
+/// # Errors
+/// SQLite errors.
+pub fn review(
+    tx: &Connection,
+    id: i64,
+    action: &str,
+    actor: &str,
+    note: Option<&str>,
+    decision: Option<Decision>,
+    now: i64,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO review_events (assertion_id, action, actor, note, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, action, actor, note, now],
+    )?;
+    let event = tx.last_insert_rowid();
+    if let Some(decision) = decision {
+        tx.execute(
+            "INSERT INTO assertion_decisions (assertion_id, decision, event_id, decided_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (assertion_id) DO UPDATE SET decision = excluded.decision, event_id = excluded.event_id, decided_at = excluded.decided_at",
+            params![id, decision, event, now],
+        )?;
+        tx.execute(
+            "UPDATE relation_assertions SET status = ?2 WHERE id = ?1",
+            params![id, decision],
+        )?;
+    }
+    Ok(())
 }

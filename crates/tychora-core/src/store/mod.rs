@@ -1,6 +1,6 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
 
-pub(crate) mod assertions;
+pub mod assertions;
 pub(crate) mod batches;
 pub mod descriptions;
 pub(crate) mod erasure;
@@ -9,6 +9,7 @@ pub(crate) mod filter;
 pub(crate) mod hydrate;
 pub mod identifiers;
 pub(crate) mod integrity;
+pub mod inventory;
 pub mod jobs;
 pub mod listings;
 pub mod migrate;
