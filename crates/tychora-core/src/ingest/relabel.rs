@@ -61,7 +61,7 @@ pub(crate) fn relabel(
         let in_tree = crate::store::summaries::summarises_source(&tx, source_id)?;
         let deleted = if in_tree && from.as_deref() != Some(level) {
             let trees = crate::store::summaries::tree_count(&tx)?;
-            crate::summary::delete_trees(&tx)?;
+            crate::store::summaries::delete_trees(&tx)?;
             trees
         } else {
             0

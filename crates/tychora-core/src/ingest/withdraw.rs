@@ -123,7 +123,7 @@ pub(crate) fn withdraw(
                 for (revision_id, source_id, size) in holders {
                     // Summaries over its windows repeat its words: the tree goes (rebuilt on
                     // request without it).
-                    crate::summary::erase_derived(&tx, revision_id)?;
+                    crate::store::summaries::erase_derived(&tx, revision_id)?;
                     // A document's derived text holds the same words: it goes with its original.
                     let mut doomed = vec![(sha.clone(), size, reason.to_string())];
                     doomed.extend(

@@ -17,11 +17,12 @@
 //! Index generations no retained snapshot references are collected at the end (readers holding
 //! one keep it until they finish).
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::Result;
+use crate::store::retention;
 
 /// What a purge removed.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -182,43 +183,7 @@ fn release_snapshots(
     // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
     // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS purge_snapshots (id INTEGER PRIMARY KEY);
-         DELETE FROM purge_snapshots;",
-    )?;
-    report.snapshots = tx.execute(
-        "INSERT INTO purge_snapshots (id) SELECT id FROM snapshots
-         WHERE id NOT IN (SELECT id FROM snapshots ORDER BY id DESC LIMIT ?1)
-           AND id IS NOT (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
-           AND created_at < ?2",
-        params![retain, keep_after],
-    )?;
-    if report.snapshots > 0 {
-        tx.execute_batch(
-            "INSERT OR IGNORE INTO purge_pending (kind, id)
-               SELECT DISTINCT 'extraction', extraction_id FROM snapshot_members WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             INSERT OR IGNORE INTO purge_pending (kind, id)
-               SELECT DISTINCT 'relation_set', set_id FROM snapshot_relation_sets WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             UPDATE query_runs SET snapshot_id = NULL WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             UPDATE snapshots SET parent_id = NULL WHERE parent_id IN (SELECT id FROM purge_snapshots);
-             DELETE FROM snapshot_members WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             DELETE FROM snapshot_indexes WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             DELETE FROM snapshot_relation_sets WHERE snapshot_id IN (SELECT id FROM purge_snapshots);
-             DELETE FROM snapshots WHERE id IN (SELECT id FROM purge_snapshots);",
-        )?;
-    }
-    if scope == Scope::Full {
-        // What no snapshot references at all (a job that crashed before publishing): found by
-        // one pass over the extractions with the membership index, then removed in batches.
-        tx.execute_batch(
-            "INSERT OR IGNORE INTO purge_pending (kind, id)
-               SELECT 'extraction', e.id FROM extractions e
-               WHERE NOT EXISTS (SELECT 1 FROM snapshot_members m WHERE m.extraction_id = e.id);
-             INSERT OR IGNORE INTO purge_pending (kind, id)
-               SELECT 'relation_set', s.id FROM relation_sets s
-               WHERE NOT EXISTS (SELECT 1 FROM snapshot_relation_sets p WHERE p.set_id = s.id);",
-        )?;
-    }
+    report.snapshots = retention::release_snapshots(&tx, retain, keep_after, scope == Scope::Full)?;
     tx.commit()?;
     Ok(())
 }
@@ -231,105 +196,13 @@ fn drain_extractions(
     derived: &mut Vec<(String, i64)>,
 ) -> Result<bool> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS purge_batch (id INTEGER PRIMARY KEY);
-         CREATE TEMP TABLE IF NOT EXISTS purge_extractions (id INTEGER PRIMARY KEY);
-         DELETE FROM purge_batch; DELETE FROM purge_extractions;",
-    )?;
-    let taken = tx.execute(
-        "INSERT INTO purge_batch (id) SELECT id FROM purge_pending WHERE kind = 'extraction' ORDER BY id LIMIT ?1",
-        params![EXTRACTION_BATCH],
-    )?;
-    if taken == 0 {
+    let Some(batch) = retention::drain_extractions(&tx, EXTRACTION_BATCH)? else {
         return Ok(false);
-    }
-    let gone = tx.execute(
-        "INSERT INTO purge_extractions (id) SELECT b.id FROM purge_batch b
-         WHERE NOT EXISTS (SELECT 1 FROM snapshot_members m WHERE m.extraction_id = b.id)
-           AND EXISTS (SELECT 1 FROM extractions e WHERE e.id = b.id)",
-        [],
-    )?;
-    if gone > 0 {
-        report.extractions += gone;
-        // Derived texts and pictures of the purged extractions, removed below once nothing names them.
-        let found: Vec<(String, i64)> = tx
-            .prepare(
-                "SELECT DISTINCT a.sha256, a.size FROM doc_extractions d JOIN artifacts a ON a.sha256 = d.derived_sha256
-                 WHERE d.extraction_id IN (SELECT id FROM purge_extractions)
-                 UNION SELECT a.sha256, a.size FROM visual_assets v JOIN artifacts a ON a.sha256 = v.sha256
-                 WHERE v.extraction_id IN (SELECT id FROM purge_extractions)",
-            )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        tx.execute_batch(
-            "CREATE TEMP TABLE IF NOT EXISTS purge_units (id INTEGER PRIMARY KEY);
-             DELETE FROM purge_units;
-             INSERT INTO purge_units (id) SELECT u.id FROM evidence_units u JOIN purge_extractions p ON p.id = u.extraction_id;
-             CREATE TEMP TABLE IF NOT EXISTS purge_records (id INTEGER PRIMARY KEY);
-             DELETE FROM purge_records;
-             INSERT OR IGNORE INTO purge_records (id) SELECT record_id FROM record_evidence WHERE unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM record_evidence WHERE unit_id IN (SELECT id FROM purge_units);
-             -- A captured record no retained unit states any more goes with its facet values; a
-             -- reviewed one is a person's decision and stays.
-             DELETE FROM facet_values WHERE record_id IN (SELECT p.id FROM purge_records p JOIN structured_records r ON r.id = p.id
-               WHERE r.status = 'captured' AND NOT EXISTS (SELECT 1 FROM record_evidence e WHERE e.record_id = p.id));
-             DELETE FROM structured_records WHERE status = 'captured' AND id IN (SELECT id FROM purge_records)
-               AND NOT EXISTS (SELECT 1 FROM record_evidence e WHERE e.record_id = structured_records.id);
-             UPDATE relation_assertions SET support_unit_id = NULL WHERE support_unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM locators WHERE unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM identifiers WHERE unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM relations WHERE src_unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM relations WHERE target_unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM code_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);
-             DELETE FROM doc_locators WHERE unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM table_cells WHERE unit_id IN (SELECT id FROM purge_units);
-             DELETE FROM visual_assets WHERE extraction_id IN (SELECT id FROM purge_extractions);
-             DELETE FROM doc_extractions WHERE extraction_id IN (SELECT id FROM purge_extractions);",
-        )?;
-        // Descriptions and picture vectors are kept by the picture's bytes: they go when no
-        // remaining picture has those bytes.
-        for (sha, _) in &found {
-            tx.execute(
-                "DELETE FROM asset_descriptions WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)",
-                params![sha],
-            )?;
-            tx.execute(
-                "DELETE FROM visual_vectors WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)",
-                params![sha],
-            )?;
-        }
-        crate::summary::forget_purged(&tx, "SELECT id FROM purge_extractions")?;
-        report.chunks += tx.execute(
-            "DELETE FROM chunks WHERE extraction_id IN (SELECT id FROM purge_extractions)",
-            [],
-        )?;
-        report.evidence_units += tx.execute(
-            "DELETE FROM evidence_units WHERE extraction_id IN (SELECT id FROM purge_extractions)",
-            [],
-        )?;
-        tx.execute(
-            "DELETE FROM extractions WHERE id IN (SELECT id FROM purge_extractions)",
-            [],
-        )?;
-        for (sha, size) in found {
-            let unused = tx.execute(
-                "DELETE FROM artifacts WHERE sha256 = ?1
-                   AND NOT EXISTS (SELECT 1 FROM doc_extractions WHERE derived_sha256 = ?1)
-                   AND NOT EXISTS (SELECT 1 FROM visual_assets WHERE sha256 = ?1)
-                   AND NOT EXISTS (SELECT 1 FROM revisions WHERE sha256 = ?1)
-                   AND NOT EXISTS (SELECT 1 FROM revision_artifacts WHERE sha256 = ?1)
-                   AND NOT EXISTS (SELECT 1 FROM tombstones WHERE sha256 = ?1)",
-                params![sha],
-            )?;
-            if unused == 1 {
-                derived.push((sha, size));
-            }
-        }
-    }
-    tx.execute(
-        "DELETE FROM purge_pending WHERE kind = 'extraction' AND id IN (SELECT id FROM purge_batch)",
-        [],
-    )?;
+    };
+    report.extractions += batch.extractions;
+    report.chunks += batch.chunks;
+    report.evidence_units += batch.evidence_units;
+    derived.extend(batch.unused_derived);
     tx.commit()?;
     Ok(true)
 }
@@ -338,41 +211,11 @@ fn drain_extractions(
 /// relations, and the set goes with its last. Returns whether there may be more.
 fn drain_relation_sets(conn: &mut Connection, report: &mut PurgeReport) -> Result<bool> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let Some(set) = tx
-        .query_row(
-            "SELECT id FROM purge_pending WHERE kind = 'relation_set' ORDER BY id LIMIT 1",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .optional()?
-    else {
+    let Some(set_deleted) = retention::drain_relation_set(&tx, ROW_BATCH)? else {
         return Ok(false);
     };
-    let pinned = tx
-        .query_row(
-            "SELECT 1 FROM snapshot_relation_sets WHERE set_id = ?1 LIMIT 1",
-            params![set],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some();
-    let mut done = true;
-    if !pinned {
-        let deleted = tx.execute(
-            "DELETE FROM relations WHERE id IN (SELECT id FROM relations WHERE set_id = ?1 LIMIT ?2)",
-            params![set, ROW_BATCH],
-        )?;
-        if i64::try_from(deleted).unwrap_or(i64::MAX) == ROW_BATCH {
-            done = false;
-        } else if tx.execute("DELETE FROM relation_sets WHERE id = ?1", params![set])? == 1 {
-            report.relation_sets += 1;
-        }
-    }
-    if done {
-        tx.execute(
-            "DELETE FROM purge_pending WHERE kind = 'relation_set' AND id = ?1",
-            params![set],
-        )?;
+    if set_deleted {
+        report.relation_sets += 1;
     }
     tx.commit()?;
     Ok(true)
@@ -380,13 +223,7 @@ fn drain_relation_sets(conn: &mut Connection, report: &mut PurgeReport) -> Resul
 
 /// Whether the daily expiry pass is due (and records that it runs now).
 fn expiry_due(conn: &Connection, now: i64) -> Result<bool> {
-    let last: Option<i64> = conn
-        .query_row(
-            "SELECT ran_at FROM maintenance_runs WHERE task = 'expire-revisions'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let last = retention::last_expiry(conn)?;
     Ok(last.is_none_or(|at| now - at >= DAY_MS || at > now))
 }
 
@@ -404,43 +241,14 @@ fn expire_revisions(
     let revision_after = now - i64::from(config.history.revision_days) * DAY_MS;
     let per_source = i64::from(config.history.revisions_per_source);
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let expired: Vec<(i64, i64, String, i64)> = tx
-        .prepare(
-            "WITH kept AS (
-               SELECT revision_id AS id FROM snapshot_members
-               UNION SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY source_id ORDER BY seq DESC) AS n FROM revisions) WHERE n <= ?1
-               UNION SELECT id FROM revisions WHERE captured_at >= ?2
-             )
-             SELECT r.id, r.source_id, r.sha256, r.size FROM revisions r
-             WHERE r.id NOT IN (SELECT id FROM kept)
-               AND r.sha256 NOT IN (SELECT sha256 FROM tombstones)
-               AND r.sha256 NOT IN (SELECT r2.sha256 FROM revisions r2 WHERE r2.id IN (SELECT id FROM kept))",
-        )?
-        .query_map(params![per_source, revision_after], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
     let reason = format!(
         "retention: not in a retained snapshot, older than {} days and than the newest {per_source} revisions of its source",
         config.history.revision_days
     );
-    for (revision, source, sha, size) in &expired {
-        tx.execute(
-            "INSERT INTO tombstones (kind, sha256, size, source_id, revision_id, job_id, reason, deleted_at) VALUES ('retention', ?1, ?2, ?3, ?4, NULL, ?5, ?6)",
-            params![sha, size, source, revision, reason, now],
-        )?;
-    }
-    tx.execute(
-        "INSERT INTO maintenance_runs (task, ran_at) VALUES ('expire-revisions', ?1)
-         ON CONFLICT (task) DO UPDATE SET ran_at = excluded.ran_at",
-        params![now],
-    )?;
+    let expired = retention::expire_revisions(&tx, per_source, revision_after, &reason, now)?;
     tx.commit()?;
     report.revisions_expired = expired.len();
-    Ok(expired
-        .into_iter()
-        .map(|(_, _, sha, size)| (sha, size))
-        .collect())
+    Ok(expired)
 }
 
 /// Runs `batch` (one deleting transaction of at most `ROW_BATCH` rows) until a batch comes short.

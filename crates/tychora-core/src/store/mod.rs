@@ -19,6 +19,7 @@ pub(crate) mod query_log;
 pub mod queue;
 pub mod records;
 pub mod relations;
+pub(crate) mod retention;
 pub(crate) mod runs;
 pub(crate) mod snapshots;
 pub(crate) mod sources;

@@ -16,7 +16,6 @@ pub(crate) mod cluster;
 mod extract;
 pub(crate) mod tree;
 
-pub(crate) use crate::store::summaries::{delete_trees, erase_derived, forget_purged};
 pub(crate) use build::build;
 pub use build::{SummaryBuildOptions, SummaryReport};
 
