@@ -3,7 +3,7 @@
 use crate::unit::UnitType;
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use super::prepare::{DocumentPlace, Extraction, Prepared};
@@ -16,6 +16,7 @@ use crate::exact::normalize_identifier;
 use crate::job::JobState;
 use crate::parse::{Format, FormatOverride, PARSER_VERSION};
 use crate::snapshot::Member;
+use crate::store::extractions as rows;
 use crate::tokenize::TOKENIZER;
 
 /// The extraction fingerprint: parser and document reader versions, the assigned kind and forced
@@ -128,22 +129,8 @@ pub fn fresh_extractions(
     fingerprints: &Fingerprints<'_>,
     assignment: &Assignment,
 ) -> Result<std::collections::HashSet<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT m.extraction_id, e.fingerprint, s.format, s.kind FROM snapshot_members m
-         JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
-         WHERE m.snapshot_id = ?1",
-    )?;
-    let rows = stmt.query_map(params![snapshot_id], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-        ))
-    })?;
     let mut fresh = std::collections::HashSet::new();
-    for row in rows {
-        let (id, fingerprint, format, kind) = row?;
+    for (id, fingerprint, format, kind) in rows::member_fingerprints(conn, snapshot_id)? {
         let effective = assignment.for_file(
             &fingerprints.pack.kinds,
             kind.as_deref(),
@@ -158,28 +145,12 @@ pub fn fresh_extractions(
 }
 
 pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
-    let mut stmt = conn.prepare_cached("SELECT id, path FROM roots")?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
+    rows::roots(conn)
 }
 
 pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
     let path = crate::capture::names::encode_path(root);
-    if let Some(id) = conn
-        .query_row("SELECT id FROM roots WHERE path = ?1", params![path], |r| {
-            r.get(0)
-        })
-        .optional()?
-    {
-        return Ok(id);
-    }
-    conn.execute(
-        "INSERT INTO roots (path, added_at) VALUES (?1, ?2)",
-        params![path, now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+    rows::root_id(conn, &path, now_ms())
 }
 
 /// Records the definition of `kind` the pack holds now (version, fingerprint, lane), replacing an
@@ -189,14 +160,18 @@ fn record_kind(tx: &Connection, pack: &Pack, kind: &str, now: i64) -> Result<()>
         return Ok(());
     };
     let json = serde_json::to_string(definition).unwrap_or_else(|_| "{}".into());
-    tx.execute(
-        "INSERT INTO kinds (name, version, fingerprint, pack, lane, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-         ON CONFLICT (name) DO UPDATE SET version = excluded.version, fingerprint = excluded.fingerprint, pack = excluded.pack,
-           lane = excluded.lane, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
-         WHERE kinds.fingerprint != excluded.fingerprint",
-        params![kind, definition.version, definition.fingerprint(), pack.name, definition.lane, json, now],
-    )?;
-    Ok(())
+    rows::record_kind(
+        tx,
+        &rows::KindRow {
+            name: kind,
+            version: definition.version,
+            fingerprint: &definition.fingerprint(),
+            pack: &pack.name,
+            lane: &definition.lane,
+            definition_json: &json,
+        },
+        now,
+    )
 }
 
 /// Where a file sits: its collection, root and paths.
@@ -252,60 +227,51 @@ pub(super) fn write_revision(
     // UTF-8 stay different sources.
     let uri = source_uri(abs_path);
     let format = prepared.format.as_str();
-    tx.execute(
-        "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, COALESCE(?8, ?9))
-         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at, sensitivity = COALESCE(?8, sources.sensitivity)",
-        params![collection_id, format, kind, root_id, rel_path, uri, now, sensitivity, engine.config().sensitivity.default],
-    )?;
     // A known source keeps the place it was first captured under (its root and path there),
     // whichever overlapping root walked it this time.
-    let (source_id, root_id, rel_path): (i64, i64, String) = tx.query_row(
-        "SELECT id, root_id, rel_path FROM sources WHERE collection_id = ?1 AND uri = ?2",
-        params![collection_id, uri],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    let (source_id, root_id, rel_path) = rows::upsert_source(
+        tx,
+        &rows::SourceRow {
+            collection_id,
+            format,
+            kind,
+            root_id,
+            rel_path,
+            uri: &uri,
+            sensitivity,
+            default_sensitivity: &engine.config().sensitivity.default,
+        },
+        now,
     )?;
     let rel_path = rel_path.as_str();
-    tx.execute(
-        "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
-        params![prepared.sha256, prepared.bytes.len(), media_type(prepared.format, &prepared.bytes), now],
+    rows::put_artifact(
+        tx,
+        &prepared.sha256,
+        prepared.bytes.len(),
+        media_type(prepared.format, &prepared.bytes),
+        now,
     )?;
     // Bytes the retention policy erased are back on disk (the capture stored them again).
-    tx.execute(
-        "DELETE FROM tombstones WHERE sha256 = ?1 AND kind = 'retention'",
-        params![prepared.sha256],
-    )?;
+    rows::clear_retention_tombstone(tx, &prepared.sha256)?;
     // Bytes identical to an earlier revision of this source reuse that revision.
-    let existing: Option<(i64, i64)> = tx
-        .query_row("SELECT id, seq FROM revisions WHERE source_id = ?1 AND sha256 = ?2 ORDER BY seq DESC LIMIT 1", params![source_id, prepared.sha256], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    let revision_id = if let Some((id, _)) = existing {
+    let revision_id = if let Some(id) = rows::revision_with_bytes(tx, source_id, &prepared.sha256)?
+    {
         id
     } else {
-        let seq: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE source_id = ?1",
-            params![source_id],
-            |r| r.get(0),
-        )?;
         let mut metadata = serde_json::json!({ "path": rel_path, "format": format, "kind": kind });
         if let (Some(m), Some(extra)) = (metadata.as_object_mut(), provenance.as_object()) {
             m.extend(extra.clone());
         }
-        tx.execute(
-            "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![source_id, seq, prepared.sha256, prepared.bytes.len(), metadata.to_string(), now],
-        )?;
-        let id = tx.last_insert_rowid();
-        tx.execute("INSERT INTO revision_artifacts (revision_id, sha256, role) VALUES (?1, ?2, 'original')", params![id, prepared.sha256])?;
-        id
+        rows::insert_revision(
+            tx,
+            source_id,
+            &prepared.sha256,
+            prepared.bytes.len(),
+            &metadata.to_string(),
+            now,
+        )?
     };
-    let extraction_id = match tx
-        .query_row(
-            "SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2",
-            params![revision_id, fingerprint],
-            |r| r.get(0),
-        )
-        .optional()?
-    {
+    let extraction_id = match rows::extraction_with(tx, revision_id, fingerprint)? {
         Some(id) => id,
         None => {
             let id = write_extraction(
@@ -349,12 +315,10 @@ pub(super) fn write_revision(
                 // finds the file unchanged reports them again.
                 let all: Vec<&Diagnostic> =
                     extraction.diagnostics.iter().chain(&diagnostics).collect();
-                tx.execute(
-                    "UPDATE extractions SET diagnostics_json = ?2 WHERE id = ?1",
-                    params![
-                        id,
-                        serde_json::to_string(&all).unwrap_or_else(|_| "[]".into())
-                    ],
+                rows::set_diagnostics(
+                    tx,
+                    id,
+                    &serde_json::to_string(&all).unwrap_or_else(|_| "[]".into()),
                 )?;
             }
             id
@@ -400,57 +364,55 @@ fn write_document(
     document: &DocumentPlace,
 ) -> Result<()> {
     let read = &document.read;
-    tx.execute(
-        "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, 'text/plain; charset=utf-8', ?3) ON CONFLICT (sha256) DO NOTHING",
-        params![document.text_sha256, read.text.len(), now_ms()],
+    rows::put_artifact(
+        tx,
+        &document.text_sha256,
+        read.text.len(),
+        "text/plain; charset=utf-8",
+        now_ms(),
     )?;
-    tx.execute(
-        "INSERT INTO doc_extractions (extraction_id, format, extractor, derived_sha256, furniture_json, external_json, pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            extraction_id,
-            read.format,
-            read.extractor,
-            document.text_sha256,
-            serde_json::to_string(&read.furniture).unwrap_or_else(|_| "[]".into()),
-            serde_json::to_string(&read.external_targets).unwrap_or_else(|_| "[]".into()),
-            read.pages,
-        ],
+    let mut writer = rows::DocumentWriter::new(
+        tx,
+        extraction_id,
+        &rows::DocumentRow {
+            format: read.format,
+            extractor: &read.extractor,
+            derived_sha256: &document.text_sha256,
+            furniture_json: &serde_json::to_string(&read.furniture).unwrap_or_else(|_| "[]".into()),
+            external_json: &serde_json::to_string(&read.external_targets)
+                .unwrap_or_else(|_| "[]".into()),
+            pages: read.pages,
+        },
     )?;
-    let mut insert_locator = tx.prepare_cached(
-        "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json, origin, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )?;
-    let mut insert_cell = tx.prepare_cached(
-        "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
-    )?;
-    write_assets(tx, extraction_id, unit_ids, document)?;
+    write_assets(tx, &mut writer, extraction_id, unit_ids, document)?;
     for (unit_id, locator) in unit_ids.iter().zip(&read.locators) {
-        insert_locator.execute(params![
-            unit_id,
-            locator.part,
-            locator.paragraph,
-            locator.table,
-            locator.row,
-            locator.header,
-            locator.marker,
-            locator.level,
-            locator.page,
-            locator.page,
-            (!locator.boxes.is_empty())
+        writer.locator(&rows::DocLocatorRow {
+            unit_id: *unit_id,
+            part: &locator.part,
+            paragraph: locator.paragraph,
+            table: locator.table,
+            row: locator.row,
+            header: locator.header,
+            marker: locator.marker.as_deref(),
+            level: locator.level,
+            page: locator.page,
+            boxes_json: (!locator.boxes.is_empty())
                 .then(|| serde_json::to_string(&locator.boxes).unwrap_or_default()),
-            serde_json::to_string(&locator.flags).unwrap_or_else(|_| "[]".into()),
-            locator.origin.as_deref().unwrap_or("text"),
-            locator.confidence
-        ])?;
+            flags_json: &serde_json::to_string(&locator.flags).unwrap_or_else(|_| "[]".into()),
+            origin: locator.origin.as_deref().unwrap_or("text"),
+            confidence: locator.confidence,
+        })?;
         for cell in &locator.cells {
-            insert_cell.execute(params![
-                unit_id,
-                cell.col,
-                cell.col_span,
-                cell.continues_above,
-                cell.text,
-                cell.bbox
-                    .map(|b| serde_json::to_string(&b).unwrap_or_default())
-            ])?;
+            writer.cell(&rows::CellRow {
+                unit_id: *unit_id,
+                col: cell.col,
+                col_span: cell.col_span,
+                continues_above: cell.continues_above,
+                text: &cell.text,
+                box_json: cell
+                    .bbox
+                    .map(|b| serde_json::to_string(&b).unwrap_or_default()),
+            })?;
         }
     }
     Ok(())
@@ -460,6 +422,7 @@ fn write_document(
 /// asset, its original), each with its place and the unit that finds it.
 fn write_assets(
     tx: &Connection,
+    writer: &mut rows::DocumentWriter<'_>,
     extraction_id: i64,
     unit_ids: &[i64],
     document: &DocumentPlace,
@@ -467,14 +430,7 @@ fn write_assets(
     if document.read.assets.is_empty() {
         return Ok(());
     }
-    let original: String = tx.query_row(
-        "SELECT r.sha256 FROM extractions e JOIN revisions r ON r.id = e.revision_id WHERE e.id = ?1",
-        params![extraction_id],
-        |r| r.get(0),
-    )?;
-    let mut insert = tx.prepare_cached(
-        "INSERT INTO visual_assets (extraction_id, ordinal, sha256, media_type, width, height, part, relationship, alt_text, caption, context, unit_id, page, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )?;
+    let original = rows::original_sha256(tx, extraction_id)?;
     for (i, (asset, sha)) in document
         .read
         .assets
@@ -484,29 +440,25 @@ fn write_assets(
     {
         let sha = sha.as_deref().unwrap_or(&original);
         if let Some(bytes) = &asset.bytes {
-            tx.execute(
-                "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
-                params![sha, bytes.len(), asset.media_type, now_ms()],
-            )?;
+            rows::put_artifact(tx, sha, bytes.len(), &asset.media_type, now_ms())?;
         }
-        insert.execute(params![
-            extraction_id,
-            i + 1,
-            sha,
-            asset.media_type,
-            asset.width,
-            asset.height,
-            asset.part,
-            asset.relationship,
-            asset.alt_text,
-            asset.caption,
-            asset.context,
-            asset.unit.and_then(|u| unit_ids.get(u)),
-            asset.page,
-            asset
+        writer.asset(&rows::AssetRow {
+            ordinal: i + 1,
+            sha256: sha,
+            media_type: &asset.media_type,
+            width: asset.width,
+            height: asset.height,
+            part: &asset.part,
+            relationship: asset.relationship.as_deref(),
+            alt_text: asset.alt_text.as_deref(),
+            caption: asset.caption.as_deref(),
+            context: asset.context.as_deref(),
+            unit_id: asset.unit.and_then(|u| unit_ids.get(u)).copied(),
+            page: asset.page,
+            box_json: asset
                 .bbox
                 .map(|b| serde_json::to_string(&b).unwrap_or_default()),
-        ])?;
+        })?;
     }
     Ok(())
 }
@@ -520,78 +472,59 @@ fn write_extraction(
     extraction: &Extraction,
     fingerprint: &str,
 ) -> Result<i64> {
-    tx.execute(
-        "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
+    let parser = match &extraction.document {
+        Some(doc) => doc.read.extractor.to_string(),
+        None => format!("{}@{PARSER_VERSION}", format.as_str()),
+    };
+    let extraction_id = rows::insert_extraction(
+        tx,
+        &rows::ExtractionRow {
             revision_id,
-            match &extraction.document {
-                Some(doc) => doc.read.extractor.to_string(),
-                None => format!("{}@{PARSER_VERSION}", format.as_str()),
-            },
+            parser: &parser,
             fingerprint,
-            extraction.units.len(),
-            extraction.chunks.len(),
-            serde_json::to_string(&extraction.diagnostics).unwrap_or_else(|_| "[]".into()),
-            now_ms()
-        ],
+            unit_count: extraction.units.len(),
+            chunk_count: extraction.chunks.len(),
+            diagnostics_json: &serde_json::to_string(&extraction.diagnostics)
+                .unwrap_or_else(|_| "[]".into()),
+        },
+        now_ms(),
     )?;
-    let extraction_id = tx.last_insert_rowid();
     if let Some(code) = &extraction.code {
-        if let Some(payload) = &code.new_payload {
-            tx.execute(
-                "INSERT INTO syntax_cache (key, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING",
-                params![code.key, payload, now_ms()],
-            )?;
-        }
-        tx.execute(
-            "INSERT INTO code_extractions (extraction_id, language, module, syntax_key) VALUES (?1, ?2, ?3, ?4)",
-            params![extraction_id, code.language.as_str(), code.module, code.key],
+        rows::put_code(
+            tx,
+            extraction_id,
+            code.language.as_str(),
+            &code.module,
+            &code.key,
+            code.new_payload.as_deref(),
+            now_ms(),
         )?;
     }
     let mut unit_ids = Vec::with_capacity(extraction.units.len());
     {
-        let mut insert_unit = tx.prepare_cached(
-            "INSERT INTO evidence_units (extraction_id, ordinal, unit_type, is_leaf, parent_ordinal, text, heading_path_json, anchor, token_count)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?;
-        let mut insert_locator = tx.prepare_cached(
-            "INSERT INTO locators (unit_id, byte_start, byte_end, line_start, col_start, line_end, col_end, json_pointer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?;
-        let mut insert_identifier =
-            tx.prepare_cached("INSERT INTO identifiers (unit_id, revision_id, kind, value, normalized) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+        let mut writer = rows::UnitWriter::new(tx, extraction_id, revision_id)?;
         for (ordinal, unit) in extraction.units.iter().enumerate() {
-            insert_unit.execute(params![
-                extraction_id,
+            let unit_id = writer.unit(&rows::UnitRow {
                 ordinal,
-                unit.unit_type,
-                unit.is_leaf,
-                unit.parent,
-                unit.text,
-                serde_json::to_string(&unit.heading_path).unwrap_or_else(|_| "[]".into()),
-                unit.anchor,
-                extraction.unit_tokens[ordinal]
-            ])?;
-            let unit_id = tx.last_insert_rowid();
+                unit_type: unit.unit_type,
+                is_leaf: unit.is_leaf,
+                parent_ordinal: unit.parent,
+                text: &unit.text,
+                heading_path_json: &serde_json::to_string(&unit.heading_path)
+                    .unwrap_or_else(|_| "[]".into()),
+                anchor: unit.anchor.as_deref(),
+                token_count: extraction.unit_tokens[ordinal],
+                span: unit.span,
+                json_pointer: unit.json_pointer.as_deref(),
+            })?;
             unit_ids.push(unit_id);
-            let s = unit.span;
-            insert_locator.execute(params![
-                unit_id,
-                s.byte_start,
-                s.byte_end,
-                s.line_start,
-                s.col_start,
-                s.line_end,
-                s.col_end,
-                unit.json_pointer
-            ])?;
             for id in &unit.identifiers {
-                insert_identifier.execute(params![
+                writer.identifier(
                     unit_id,
-                    revision_id,
-                    id.kind,
-                    id.value,
-                    normalize_identifier(&id.value)
-                ])?;
+                    &id.kind,
+                    &id.value,
+                    &normalize_identifier(&id.value),
+                )?;
             }
             if unit.is_leaf {
                 let scope = if unit.unit_type == UnitType::Heading {
@@ -621,20 +554,10 @@ fn write_extraction(
                     }
                 }
                 for (kind, value) in found {
-                    insert_identifier.execute(params![
-                        unit_id,
-                        revision_id,
-                        kind,
-                        value,
-                        normalize_identifier(&value)
-                    ])?;
+                    writer.identifier(unit_id, &kind, &value, &normalize_identifier(&value))?;
                 }
             }
         }
-        let mut insert_chunk = tx.prepare_cached(
-            "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, has_code, may_contain_instructions, text, capsule_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-        )?;
         let mut owner_heads: std::collections::HashMap<&str, i64> =
             std::collections::HashMap::new();
         for chunk in &extraction.chunks {
@@ -655,36 +578,31 @@ fn write_extraction(
                 chunk.token_count,
             );
             let owner_head = owner_heads.get(chunk.owner_key.as_str()).copied();
-            insert_chunk.execute(params![
-                extraction_id,
-                chunk.ordinal,
-                unit_ids[chunk.first_unit],
-                unit_ids[chunk.last_unit],
-                chunk.owner_key,
-                owner_head,
-                chunk.span.byte_start,
-                chunk.span.byte_end,
-                chunk.span.line_start,
-                chunk.span.col_start,
-                chunk.span.line_end,
-                chunk.span.col_end,
-                chunk.token_count,
+            let id = writer.chunk(&rows::ChunkRow {
+                ordinal: chunk.ordinal,
+                first_unit_id: unit_ids[chunk.first_unit],
+                last_unit_id: unit_ids[chunk.last_unit],
+                owner_key: &chunk.owner_key,
+                owner_chunk_id: owner_head,
+                span: chunk.span,
+                token_count: chunk.token_count,
                 render_tokens,
-                (chunk.first_unit..=chunk.last_unit)
+                has_code: (chunk.first_unit..=chunk.last_unit)
                     .any(|i| extraction.units[i].unit_type == UnitType::CodeBlock),
                 // Text drawn where a reader cannot see it is where instructions hide.
-                crate::safety::may_contain_instructions(&chunk.text)
-                    || (chunk.first_unit..=chunk.last_unit)
-                        .any(|i| extraction.units[i].unit_type
-                            == crate::parse::document::HIDDEN_TEXT),
+                may_contain_instructions: crate::safety::may_contain_instructions(&chunk.text)
+                    || (chunk.first_unit..=chunk.last_unit).any(|i| {
+                        extraction.units[i].unit_type == crate::parse::document::HIDDEN_TEXT
+                    }),
                 // A window that is exactly one unit with its text is stored once (in the unit).
-                (chunk.first_unit != chunk.last_unit
+                text: (chunk.first_unit != chunk.last_unit
                     || extraction.units[chunk.first_unit].text != chunk.text)
                     .then_some(chunk.text.as_str()),
-                serde_json::to_string(&chunk.capsule).unwrap_or_else(|_| "{}".into())
-            ])?;
+                capsule_json: &serde_json::to_string(&chunk.capsule)
+                    .unwrap_or_else(|_| "{}".into()),
+            })?;
             if owner_head.is_none() {
-                owner_heads.insert(chunk.owner_key.as_str(), tx.last_insert_rowid());
+                owner_heads.insert(chunk.owner_key.as_str(), id);
             }
         }
     }
@@ -755,11 +673,7 @@ pub(super) fn extraction_diagnostics(
     conn: &Connection,
     extraction_id: i64,
 ) -> Result<Vec<Diagnostic>> {
-    let json: Option<String> = conn
-        .prepare_cached("SELECT diagnostics_json FROM extractions WHERE id = ?1")?
-        .query_row(params![extraction_id], |r| r.get(0))
-        .optional()?;
-    json.map_or_else(
+    rows::diagnostics(conn, extraction_id)?.map_or_else(
         || Ok(Vec::new()),
         |json| {
             serde_json::from_str(&json).map_err(|e| {
@@ -784,10 +698,7 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
         } else {
             let json = serde_json::to_string(&receipt.diagnostics).unwrap_or_else(|_| "[]".into());
             let sha = hex::encode(Sha256::digest(json.as_bytes()));
-            conn.prepare_cached(
-                "INSERT INTO diagnostic_lists (sha256, count, json) VALUES (?1, ?2, ?3) ON CONFLICT (sha256) DO NOTHING",
-            )?
-            .execute(params![sha, receipt.diagnostics.len(), json])?;
+            crate::store::jobs::put_diagnostic_list(conn, &sha, receipt.diagnostics.len(), &json)?;
             Some(sha)
         };
         let mut stored = serde_json::to_value(receipt).unwrap_or(serde_json::Value::Null);
@@ -822,11 +733,7 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
 /// # Errors
 /// SQLite errors; a list that does not parse is `E_CORRUPT`.
 pub fn stored_diagnostics(conn: &Connection, sha256: &str) -> Result<Vec<Diagnostic>> {
-    let json: Option<String> = conn
-        .prepare_cached("SELECT json FROM diagnostic_lists WHERE sha256 = ?1")?
-        .query_row(params![sha256], |r| r.get(0))
-        .optional()?;
-    let json = json.ok_or_else(|| {
+    let json = crate::store::jobs::diagnostic_list(conn, sha256)?.ok_or_else(|| {
         crate::error::Error::Corrupt(format!("diagnostic list {sha256} is missing"))
     })?;
     serde_json::from_str(&json)

@@ -333,3 +333,31 @@ impl Steps {
         Ok(())
     }
 }
+
+/// Stores a list of diagnostics once by its content's sha256.
+///
+/// # Errors
+/// SQLite errors.
+pub fn put_diagnostic_list(
+    conn: &Connection,
+    sha256: &str,
+    count: usize,
+    json: &str,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO diagnostic_lists (sha256, count, json) VALUES (?1, ?2, ?3) ON CONFLICT (sha256) DO NOTHING",
+    )?
+    .execute(params![sha256, count, json])?;
+    Ok(())
+}
+
+/// A stored diagnostics list (JSON).
+///
+/// # Errors
+/// SQLite errors.
+pub fn diagnostic_list(conn: &Connection, sha256: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT json FROM diagnostic_lists WHERE sha256 = ?1")?
+        .query_row(params![sha256], |r| r.get(0))
+        .optional()?)
+}

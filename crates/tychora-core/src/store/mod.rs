@@ -4,6 +4,7 @@ pub mod assertions;
 pub(crate) mod batches;
 pub mod descriptions;
 pub(crate) mod erasure;
+pub(crate) mod extractions;
 pub(crate) mod facets;
 pub(crate) mod filter;
 pub(crate) mod hydrate;
