@@ -690,7 +690,7 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
     let now = now_ms();
     let own = conn.is_autocommit();
     if own {
-        conn.execute_batch("BEGIN IMMEDIATE")?;
+        crate::store::begin_immediate(conn)?;
     }
     let written = (|| -> Result<()> {
         let list = if receipt.diagnostics.is_empty() {
@@ -719,9 +719,9 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
     })();
     if own {
         match &written {
-            Ok(()) => conn.execute_batch("COMMIT")?,
+            Ok(()) => crate::store::commit(conn)?,
             Err(_) => {
-                let _ = conn.execute_batch("ROLLBACK");
+                let _ = crate::store::rollback(conn);
             }
         }
     }

@@ -876,10 +876,7 @@ impl<'c> RowsTransaction<'c> {
     /// The connection inside the transaction, beginning it if needed.
     fn begun(&mut self) -> Result<&mut Connection> {
         if !self.begun {
-            // Immediate: the first statements read, and a deferred transaction whose snapshot
-            // went stale (the query log commits on its own connection) cannot upgrade to a
-            // writer (SQLITE_BUSY).
-            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            crate::store::begin_immediate(self.conn)?;
             self.begun = true;
         }
         Ok(self.conn)
@@ -887,7 +884,7 @@ impl<'c> RowsTransaction<'c> {
 
     fn commit(&mut self) -> Result<()> {
         if self.begun {
-            self.conn.execute_batch("COMMIT")?;
+            crate::store::commit(self.conn)?;
             self.begun = false;
         }
         Ok(())
@@ -902,7 +899,7 @@ impl<'c> RowsTransaction<'c> {
 impl Drop for RowsTransaction<'_> {
     fn drop(&mut self) {
         if self.begun {
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = crate::store::rollback(self.conn);
         }
     }
 }

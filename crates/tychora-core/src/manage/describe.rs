@@ -183,14 +183,6 @@ pub(crate) fn review(
     descriptions::entry(&conn, id)
 }
 
-/// An asset's descriptions, oldest first.
-///
-/// # Errors
-/// SQLite errors.
-pub(crate) fn of_asset(conn: &Connection, sha256: &str) -> Result<Vec<DescriptionEntry>> {
-    descriptions::of_asset(conn, sha256)
-}
-
 /// A model's words are a stranger's text too: no control characters (line breaks and tabs stay),
 /// bounded length.
 fn clean(text: &str) -> String {

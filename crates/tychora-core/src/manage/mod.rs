@@ -43,8 +43,7 @@ pub use verify::{Problem, VerifyReport};
 pub(crate) use backup::backup;
 pub(crate) use cancel::cancel_job;
 pub(crate) use describe::{
-    of_asset as descriptions_of_asset, record as record_description, review as review_description,
-    subject as description_subject,
+    record as record_description, review as review_description, subject as description_subject,
 };
 pub(crate) use doctor::doctor;
 pub(crate) use evidence::{inspect, job_status, list_jobs};

@@ -4,6 +4,7 @@ pub mod assertions;
 pub(crate) mod batches;
 pub mod descriptions;
 pub(crate) mod erasure;
+pub mod evidence;
 pub(crate) mod extractions;
 pub(crate) mod facets;
 pub(crate) mod filter;
@@ -55,5 +56,35 @@ pub fn configure(conn: &Connection) -> Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}
+
+/// Begins a transaction that takes the write lock at once, on a connection the caller holds
+/// across calls (the add's batch committer, a job's finish): a deferred transaction whose
+/// snapshot went stale (the query log commits on its own connection) cannot upgrade to a
+/// writer (`SQLITE_BUSY`). [`commit`] or [`rollback`] ends it.
+///
+/// # Errors
+/// SQLite errors (another writer holding the lock past the busy timeout).
+pub fn begin_immediate(conn: &Connection) -> Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    Ok(())
+}
+
+/// Commits the transaction [`begin_immediate`] began.
+///
+/// # Errors
+/// SQLite errors.
+pub fn commit(conn: &Connection) -> Result<()> {
+    conn.execute_batch("COMMIT")?;
+    Ok(())
+}
+
+/// Rolls back the transaction [`begin_immediate`] began (nothing of it is kept).
+///
+/// # Errors
+/// SQLite errors.
+pub fn rollback(conn: &Connection) -> Result<()> {
+    conn.execute_batch("ROLLBACK")?;
     Ok(())
 }

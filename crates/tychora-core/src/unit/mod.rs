@@ -261,3 +261,98 @@ pub struct DocPlace {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
 }
+
+/// A citation a person can check against the document: `policy.docx ¶34–36`,
+/// `policy.docx table 2 rows 5–9`, `policy.docx footnotes ¶3`, `report.pdf p.12–13`,
+/// `report.pdf p.3–4 table 2 rows 40–52`, `scan.pdf p.2 (OCR)`. `first` and
+/// `last` are the places of a window's first and last units.
+#[must_use]
+pub fn document_citation(path: &str, first: &DocPlace, last: &DocPlace) -> String {
+    let range = |a: i64, b: Option<i64>| match b {
+        Some(b) if b > a => format!("{a}–{b}"),
+        _ => a.to_string(),
+    };
+    if let Some(page) = first.page_start {
+        let end = last.page_end.or(last.page_start).or(first.page_end);
+        let pages = format!("{path} p.{}", range(page, end));
+        // Recognized text names its origin: a person checks it against the page, not the words.
+        let ocr = if first.origin.as_deref() == Some("ocr") || last.origin.as_deref() == Some("ocr")
+        {
+            " (OCR)"
+        } else {
+            ""
+        };
+        // The rows of one table: where on those pages.
+        return match (first.table, first.row, last.table, last.row) {
+            (Some(t), Some(a), Some(u), Some(b)) if t == u => {
+                let rows = if b > a { "rows" } else { "row" };
+                format!("{pages} table {t} {rows} {}{ocr}", range(a, Some(b)))
+            }
+            _ => format!("{pages}{ocr}"),
+        };
+    }
+    // Text read from a picture a Word document embeds: its place, marked as OCR.
+    let ocr = |p: &DocPlace| p.origin.as_deref() == Some("ocr");
+    if first.part != "image" && (ocr(first) || ocr(last)) {
+        let plain = |p: &DocPlace| DocPlace {
+            origin: None,
+            ..p.clone()
+        };
+        return format!(
+            "{} (OCR)",
+            document_citation(path, &plain(first), &plain(last))
+        );
+    }
+    // An image file: the picture itself, or text read from it.
+    if first.part == "image" {
+        let ocr = [first, last]
+            .iter()
+            .any(|p| p.origin.as_deref() == Some("ocr"));
+        return format!("{path}{}", if ocr { " (OCR)" } else { "" });
+    }
+    let part = if first.part == "body" {
+        String::new()
+    } else {
+        format!(" {}", first.part)
+    };
+    let point = |p: &DocPlace| match (p.paragraph, p.table, p.row) {
+        (Some(n), _, _) => Some(format!("¶{n}")),
+        (None, Some(t), Some(r)) => Some(format!("table {t} row {r}")),
+        _ => None,
+    };
+    let Some(start) = point(first) else {
+        return format!("{path}{part}");
+    };
+    if first.part != last.part || first == last {
+        return format!("{path}{part} {start}");
+    }
+    match (first, last) {
+        (
+            DocPlace {
+                paragraph: Some(a), ..
+            },
+            DocPlace {
+                paragraph: Some(b), ..
+            },
+        ) => format!("{path}{part} ¶{}", range(*a, Some(*b))),
+        (
+            DocPlace {
+                table: Some(t),
+                row: Some(a),
+                ..
+            },
+            DocPlace {
+                table: Some(u),
+                row: Some(b),
+                ..
+            },
+        ) if t == u => {
+            let rows = if b > a { "rows" } else { "row" };
+            format!("{path}{part} table {t} {rows} {}", range(*a, Some(*b)))
+        }
+        _ => match point(last) {
+            Some(end) => format!("{path}{part} {start} to {end}"),
+            None => format!("{path}{part} {start}"),
+        },
+    }
+}
