@@ -1,4 +1,10 @@
 //! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
+//!
+//! The only module that writes SQL (`tests/architecture.rs` forbids it anywhere else): one
+//! repository module per domain, each a set of functions over a connection or the caller's
+//! transaction, so a second adapter (PostgreSQL, `postgres/`, which holds the job queue's today)
+//! replaces this module and nothing above it. Modules below the store reach it through ports they
+//! declare (`vector::VectorRecords`, `vector::VectorCache`).
 
 pub mod assertions;
 pub(crate) mod batches;
