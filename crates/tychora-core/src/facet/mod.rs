@@ -244,10 +244,11 @@ pub fn values_for_kind(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn kinds() -> BTreeMap<String, KindDefinition> {
+    /// The documents pack's kinds (the store's facet tests use them too).
+    pub(crate) fn kinds() -> BTreeMap<String, KindDefinition> {
         crate::config::resolve(None, "documents", &serde_json::json!({}))
             .unwrap()
             .pack

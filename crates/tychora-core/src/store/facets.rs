@@ -250,16 +250,8 @@ pub(crate) fn chunks_sql(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
-
-    fn kinds() -> BTreeMap<String, KindDefinition> {
-        crate::config::resolve(None, "documents", &serde_json::json!({}))
-            .unwrap()
-            .pack
-            .kinds
-    }
+    use crate::facet::tests::kinds;
 
     #[test]
     fn a_record_field_its_facet_cannot_hold_is_reported_and_left_unset() {
