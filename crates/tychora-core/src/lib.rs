@@ -79,7 +79,7 @@ pub mod workspace;
 pub mod bench;
 
 pub use error::{Diagnostic, Error, ErrorCode, Level, Result};
-pub use unit::UnitType;
+pub use unit::{Span, UnitType};
 
 /// What a binding implements to read PDFs for the core (pdf.js on the TypeScript side).
 pub mod documents {

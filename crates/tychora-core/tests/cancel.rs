@@ -208,8 +208,9 @@ fn a_workspace_of_schema_20_migrates_with_its_jobs() {
     let queued = ws.enqueue_add(&request(&docs), Requester::Owner).unwrap();
     drop(ws);
 
-    // Back to schema 20 exactly: `jobs` as migrations 1 to 20 leave it, and no ledger row for 21
-    // or later (22 adds the lease columns to the same table).
+    // Back to schema 20 exactly: `jobs` as migrations 1 to 20 leave it, no trigger guarding
+    // revisions (23 adds it), and no ledger row for 21 or later (22 adds the lease columns to
+    // the same table).
     let migrations = migration_files();
     assert!(migrations.last().unwrap().0 >= 21);
     let v20 = Connection::open_in_memory().unwrap();
@@ -231,6 +232,7 @@ fn a_workspace_of_schema_20_migrates_with_its_jobs() {
          {recreate}
          INSERT INTO jobs SELECT id, kind, status, request_json, receipt_json, pid, error, created_at, started_at, finished_at, diagnostics_sha256 FROM saved;
          DROP TABLE saved;
+         DROP TRIGGER revisions_are_immutable;
          DELETE FROM schema_migrations WHERE version >= 21;
          COMMIT;"
     ))

@@ -469,7 +469,7 @@ impl Engine {
     /// # Errors
     /// SQLite errors.
     pub(crate) fn current_snapshot(&self) -> Result<Option<i64>> {
-        self.with_reader(store::snapshots::current)
+        self.with_reader(|conn| store::snapshots::current(conn))
     }
 
     /// Compacts the current snapshot's lexical generation (see `snapshot::compact`) and collects what it replaced.

@@ -53,7 +53,7 @@ pub(crate) fn relabel(
         let conn = engine.writer()?;
         let (sources, _) = resolve(&conn, selector, Removal::Withdraw)?;
         let source_id = sources[0];
-        let (path, from) = crate::store::sources::path_and_label(&conn, source_id)?;
+        let (path, from) = crate::store::sources::path_and_label(&*conn, source_id)?;
         let tx = conn.unchecked_transaction()?;
         crate::store::sources::relabel(&tx, source_id, level, now_ms())?;
         // A corpus-level summary groups one level's documents: under a new label, a tree that

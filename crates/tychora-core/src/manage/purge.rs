@@ -134,7 +134,7 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
     };
     let query_before = now - i64::from(engine.config().history.query_days) * DAY_MS;
     report.query_runs =
-        loop_in_batches(|| crate::store::runs::expire(&conn, query_before, ROW_BATCH))?;
+        loop_in_batches(|| crate::store::runs::expire(&*conn, query_before, ROW_BATCH))?;
     report.jobs = expire_jobs(
         &mut conn,
         now - i64::from(engine.config().history.job_days) * DAY_MS,

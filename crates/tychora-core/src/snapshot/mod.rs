@@ -364,7 +364,7 @@ pub fn publish(
         &tx,
         &store::snapshots::NewSnapshot {
             parent,
-            job_id,
+            job_id: Some(job_id),
             chunk_count: expected,
             members,
             batches: &batches,

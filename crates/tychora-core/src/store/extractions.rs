@@ -1,9 +1,8 @@
 //! The commit path's writes (`ingest::commit`): roots, kinds, sources, artifacts, revisions and
-//! extractions with their units, locators, identifiers, windows and document rows. Each writer
-//! prepares its statements once per file; the caller's transaction holds them all.
+//! extractions with their units, locators, identifiers, windows and document rows, in the
+//! caller's transaction, on either adapter (`store::tx`).
 
-use rusqlite::{CachedStatement, Connection, OptionalExtension as _, params};
-
+use super::tx::{Statement, Tx, args};
 use crate::error::Result;
 use crate::unit::{Span, UnitType};
 
@@ -13,48 +12,42 @@ pub type MemberFingerprint = (i64, String, String, Option<String>);
 /// `(extraction, fingerprint, format, kind)` of a snapshot's members.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn member_fingerprints(conn: &Connection, snapshot_id: i64) -> Result<Vec<MemberFingerprint>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT m.extraction_id, e.fingerprint, s.format, s.kind FROM snapshot_members m
-             JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
-             WHERE m.snapshot_id = ?1",
-        )?
-        .query_map(params![snapshot_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+/// The store's errors.
+pub fn member_fingerprints(tx: &dyn Tx, snapshot_id: i64) -> Result<Vec<MemberFingerprint>> {
+    tx.rows(
+        "SELECT m.extraction_id, e.fingerprint, s.format, s.kind FROM snapshot_members m
+         JOIN extractions e ON e.id = m.extraction_id JOIN sources s ON s.id = m.source_id
+         WHERE m.snapshot_id = ?1",
+        args![snapshot_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )
 }
 
 /// `(id, encoded path)` of every capture root.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
-    Ok(conn
-        .prepare_cached("SELECT id, path FROM roots")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?)
+/// The store's errors.
+pub fn roots(tx: &dyn Tx) -> Result<Vec<(i64, String)>> {
+    tx.rows("SELECT id, path FROM roots ORDER BY id", &[], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
 }
 
-/// The id of the capture root at `path` (encoded), recorded on first use.
+/// The id of the capture root at `path` (encoded), recorded on first use. Two captures naming
+/// a new root at once both get its one row (the later insert does nothing, then reads it).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn root_id(conn: &Connection, path: &str, now: i64) -> Result<i64> {
-    if let Some(id) = conn
-        .prepare_cached("SELECT id FROM roots WHERE path = ?1")?
-        .query_row(params![path], |r| r.get(0))
-        .optional()?
-    {
+/// The store's errors.
+pub fn root_id(tx: &dyn Tx, path: &str, now: i64) -> Result<i64> {
+    const FIND: &str = "SELECT id FROM roots WHERE path = ?1";
+    if let Some(id) = tx.optional(FIND, args![path], |r| r.get(0))? {
         return Ok(id);
     }
-    conn.execute(
-        "INSERT INTO roots (path, added_at) VALUES (?1, ?2)",
-        params![path, now],
+    tx.execute(
+        "INSERT INTO roots (path, added_at) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING",
+        args![path, now],
     )?;
-    Ok(conn.last_insert_rowid())
+    tx.value(FIND, args![path])
 }
 
 /// A kind's definition as the pack holds it.
@@ -76,23 +69,23 @@ pub struct KindRow<'a> {
 /// Records a kind's definition, replacing an older one (unchanged when its fingerprint is).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn record_kind(tx: &Connection, kind: &KindRow<'_>, now: i64) -> Result<()> {
-    tx.prepare_cached(
+/// The store's errors.
+pub fn record_kind(tx: &dyn Tx, kind: &KindRow<'_>, now: i64) -> Result<()> {
+    tx.execute(
         "INSERT INTO kinds (name, version, fingerprint, pack, lane, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, fingerprint = excluded.fingerprint, pack = excluded.pack,
            lane = excluded.lane, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
          WHERE kinds.fingerprint != excluded.fingerprint",
-    )?
-    .execute(params![
-        kind.name,
-        kind.version,
-        kind.fingerprint,
-        kind.pack,
-        kind.lane,
-        kind.definition_json,
-        now
-    ])?;
+        args![
+            kind.name,
+            kind.version,
+            kind.fingerprint,
+            kind.pack,
+            kind.lane,
+            kind.definition_json,
+            now
+        ],
+    )?;
     Ok(())
 }
 
@@ -121,47 +114,42 @@ pub struct SourceRow<'a> {
 /// it this time.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn upsert_source(tx: &Connection, s: &SourceRow<'_>, now: i64) -> Result<(i64, i64, String)> {
-    tx.prepare_cached(
+/// The store's errors.
+pub fn upsert_source(tx: &dyn Tx, s: &SourceRow<'_>, now: i64) -> Result<(i64, i64, String)> {
+    tx.one(
         "INSERT INTO sources (collection_id, format, kind, root_id, rel_path, uri, status, created_at, updated_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, COALESCE(?8, ?9))
-         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at, sensitivity = COALESCE(?8, sources.sensitivity)",
-    )?
-    .execute(params![
-        s.collection_id,
-        s.format,
-        s.kind,
-        s.root_id,
-        s.rel_path,
-        s.uri,
-        now,
-        s.sensitivity,
-        s.default_sensitivity
-    ])?;
-    Ok(tx
-        .prepare_cached(
-            "SELECT id, root_id, rel_path FROM sources WHERE collection_id = ?1 AND uri = ?2",
-        )?
-        .query_row(params![s.collection_id, s.uri], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })?)
+         ON CONFLICT (collection_id, uri) DO UPDATE SET status = 'active', format = excluded.format, kind = excluded.kind, updated_at = excluded.updated_at, sensitivity = COALESCE(?8, sources.sensitivity)
+         RETURNING id, root_id, rel_path",
+        args![
+            s.collection_id,
+            s.format,
+            s.kind,
+            s.root_id,
+            s.rel_path,
+            s.uri,
+            now,
+            s.sensitivity,
+            s.default_sensitivity
+        ],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
 }
 
 /// Records an artifact (bytes already stored under their sha256); a known one is left as it is.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn put_artifact(
-    tx: &Connection,
+    tx: &dyn Tx,
     sha256: &str,
     size: usize,
     media_type: &str,
     now: i64,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
-    )?
-    .execute(params![sha256, size, media_type, now])?;
+        args![sha256, size, media_type, now],
+    )?;
     Ok(())
 }
 
@@ -169,76 +157,75 @@ pub fn put_artifact(
 /// tombstone goes.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn clear_retention_tombstone(tx: &Connection, sha256: &str) -> Result<()> {
-    tx.prepare_cached("DELETE FROM tombstones WHERE sha256 = ?1 AND kind = 'retention'")?
-        .execute(params![sha256])?;
+/// The store's errors.
+pub fn clear_retention_tombstone(tx: &dyn Tx, sha256: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM tombstones WHERE sha256 = ?1 AND kind = 'retention'",
+        args![sha256],
+    )?;
     Ok(())
 }
 
 /// The newest revision of a source with these bytes.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn revision_with_bytes(tx: &Connection, source_id: i64, sha256: &str) -> Result<Option<i64>> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT id FROM revisions WHERE source_id = ?1 AND sha256 = ?2 ORDER BY seq DESC LIMIT 1",
-        )?
-        .query_row(params![source_id, sha256], |r| r.get(0))
-        .optional()?)
+/// The store's errors.
+pub fn revision_with_bytes(tx: &dyn Tx, source_id: i64, sha256: &str) -> Result<Option<i64>> {
+    tx.optional(
+        "SELECT id FROM revisions WHERE source_id = ?1 AND sha256 = ?2 ORDER BY seq DESC LIMIT 1",
+        args![source_id, sha256],
+        |r| r.get(0),
+    )
 }
 
-/// Records a source's next revision (its bytes as its original); returns its id.
+/// Records a source's next revision (its bytes as its original); returns its id. (The casts type
+/// the placeholders of the `SELECT` for PostgreSQL, which cannot infer them there.) Two captures
+/// of one source at once cannot both take the next number: `(source_id, seq)` is unique, and the
+/// later one fails with `E_CONFLICT` (its job retries).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn insert_revision(
-    tx: &Connection,
+    tx: &dyn Tx,
     source_id: i64,
     sha256: &str,
     size: usize,
     metadata_json: &str,
     now: i64,
 ) -> Result<i64> {
-    let seq: i64 = tx
-        .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM revisions WHERE source_id = ?1")?
-        .query_row(params![source_id], |r| r.get(0))?;
-    tx.prepare_cached(
-        "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![source_id, seq, sha256, size, metadata_json, now])?;
-    let id = tx.last_insert_rowid();
-    tx.prepare_cached(
+    let id = tx.insert(
+        "INSERT INTO revisions (source_id, seq, sha256, size, metadata_json, captured_at)
+         SELECT CAST(?1 AS BIGINT), COALESCE(MAX(seq), 0) + 1, CAST(?2 AS TEXT), CAST(?3 AS BIGINT), CAST(?4 AS TEXT), CAST(?5 AS BIGINT)
+         FROM revisions WHERE source_id = ?1",
+        args![source_id, sha256, size, metadata_json, now],
+    )?;
+    tx.execute(
         "INSERT INTO revision_artifacts (revision_id, sha256, role) VALUES (?1, ?2, 'original')",
-    )?
-    .execute(params![id, sha256])?;
+        args![id, sha256],
+    )?;
     Ok(id)
 }
 
 /// The extraction of a revision made with this fingerprint.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn extraction_with(
-    tx: &Connection,
-    revision_id: i64,
-    fingerprint: &str,
-) -> Result<Option<i64>> {
-    Ok(tx
-        .prepare_cached("SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2")?
-        .query_row(params![revision_id, fingerprint], |r| r.get(0))
-        .optional()?)
+/// The store's errors.
+pub fn extraction_with(tx: &dyn Tx, revision_id: i64, fingerprint: &str) -> Result<Option<i64>> {
+    tx.optional(
+        "SELECT id FROM extractions WHERE revision_id = ?1 AND fingerprint = ?2",
+        args![revision_id, fingerprint],
+        |r| r.get(0),
+    )
 }
 
 /// Replaces an extraction's diagnostics (JSON).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn set_diagnostics(tx: &Connection, extraction_id: i64, json: &str) -> Result<()> {
+/// The store's errors.
+pub fn set_diagnostics(tx: &dyn Tx, extraction_id: i64, json: &str) -> Result<()> {
     tx.execute(
         "UPDATE extractions SET diagnostics_json = ?2 WHERE id = ?1",
-        params![extraction_id, json],
+        args![extraction_id, json],
     )?;
     Ok(())
 }
@@ -246,12 +233,13 @@ pub fn set_diagnostics(tx: &Connection, extraction_id: i64, json: &str) -> Resul
 /// An extraction's diagnostics (JSON).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn diagnostics(conn: &Connection, extraction_id: i64) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached("SELECT diagnostics_json FROM extractions WHERE id = ?1")?
-        .query_row(params![extraction_id], |r| r.get(0))
-        .optional()?)
+/// The store's errors.
+pub fn diagnostics(tx: &dyn Tx, extraction_id: i64) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT diagnostics_json FROM extractions WHERE id = ?1",
+        args![extraction_id],
+        |r| r.get(0),
+    )
 }
 
 /// An extraction's row.
@@ -273,30 +261,29 @@ pub struct ExtractionRow<'a> {
 /// Records an extraction; returns its id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn insert_extraction(tx: &Connection, e: &ExtractionRow<'_>, now: i64) -> Result<i64> {
-    tx.prepare_cached(
+/// The store's errors.
+pub fn insert_extraction(tx: &dyn Tx, e: &ExtractionRow<'_>, now: i64) -> Result<i64> {
+    tx.insert(
         "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        e.revision_id,
-        e.parser,
-        e.fingerprint,
-        e.unit_count,
-        e.chunk_count,
-        e.diagnostics_json,
-        now
-    ])?;
-    Ok(tx.last_insert_rowid())
+        args![
+            e.revision_id,
+            e.parser,
+            e.fingerprint,
+            e.unit_count,
+            e.chunk_count,
+            e.diagnostics_json,
+            now
+        ],
+    )
 }
 
 /// Records a code file's syntax: the cache entry (when new) and the extraction's language,
 /// module and cache key.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn put_code(
-    tx: &Connection,
+    tx: &dyn Tx,
     extraction_id: i64,
     language: &str,
     module: &str,
@@ -305,15 +292,15 @@ pub fn put_code(
     now: i64,
 ) -> Result<()> {
     if let Some(payload) = new_payload {
-        tx.prepare_cached(
+        tx.execute(
             "INSERT INTO syntax_cache (key, payload, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO NOTHING",
-        )?
-        .execute(params![key, payload, now])?;
+            args![key, payload, now],
+        )?;
     }
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO code_extractions (extraction_id, language, module, syntax_key) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![extraction_id, language, module, key])?;
+        args![extraction_id, language, module, key],
+    )?;
     Ok(())
 }
 
@@ -369,38 +356,37 @@ pub struct ChunkRow<'a> {
     pub capsule_json: &'a str,
 }
 
-/// Writes one extraction's units, locators, identifiers and windows.
+/// Writes one extraction's units, locators, identifiers and windows, each statement prepared
+/// once per file.
 pub struct UnitWriter<'c> {
-    conn: &'c Connection,
     extraction_id: i64,
     revision_id: i64,
-    unit: CachedStatement<'c>,
-    locator: CachedStatement<'c>,
-    identifier: CachedStatement<'c>,
-    chunk: CachedStatement<'c>,
+    unit: Box<dyn Statement + 'c>,
+    locator: Box<dyn Statement + 'c>,
+    identifier: Box<dyn Statement + 'c>,
+    chunk: Box<dyn Statement + 'c>,
 }
 
 impl<'c> UnitWriter<'c> {
     /// A writer for an extraction of a revision.
     ///
     /// # Errors
-    /// SQLite errors.
-    pub fn new(tx: &'c Connection, extraction_id: i64, revision_id: i64) -> Result<Self> {
+    /// The store's errors.
+    pub fn new(tx: &'c dyn Tx, extraction_id: i64, revision_id: i64) -> Result<Self> {
         Ok(Self {
-            conn: tx,
             extraction_id,
             revision_id,
-            unit: tx.prepare_cached(
+            unit: tx.prepare_insert(
                 "INSERT INTO evidence_units (extraction_id, ordinal, unit_type, is_leaf, parent_ordinal, text, heading_path_json, anchor, token_count)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?,
-            locator: tx.prepare_cached(
+            locator: tx.prepare(
                 "INSERT INTO locators (unit_id, byte_start, byte_end, line_start, col_start, line_end, col_end, json_pointer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?,
-            identifier: tx.prepare_cached(
+            identifier: tx.prepare(
                 "INSERT INTO identifiers (unit_id, revision_id, kind, value, normalized) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?,
-            chunk: tx.prepare_cached(
+            chunk: tx.prepare_insert(
                 "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, has_code, may_contain_instructions, text, capsule_json)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             )?,
@@ -410,12 +396,12 @@ impl<'c> UnitWriter<'c> {
     /// Writes a unit with its locator; returns its id.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn unit(&mut self, u: &UnitRow<'_>) -> Result<i64> {
-        self.unit.execute(params![
+        let id = self.unit.insert(args![
             self.extraction_id,
             u.ordinal,
-            u.unit_type,
+            u.unit_type.as_str(),
             u.is_leaf,
             u.parent_ordinal,
             u.text,
@@ -423,9 +409,8 @@ impl<'c> UnitWriter<'c> {
             u.anchor,
             u.token_count
         ])?;
-        let id = self.conn.last_insert_rowid();
         let s = u.span;
-        self.locator.execute(params![
+        self.locator.execute(args![
             id,
             s.byte_start,
             s.byte_end,
@@ -441,7 +426,7 @@ impl<'c> UnitWriter<'c> {
     /// Records an identifier a unit carries.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn identifier(
         &mut self,
         unit_id: i64,
@@ -450,16 +435,16 @@ impl<'c> UnitWriter<'c> {
         normalized: &str,
     ) -> Result<()> {
         self.identifier
-            .execute(params![unit_id, self.revision_id, kind, value, normalized])?;
+            .execute(args![unit_id, self.revision_id, kind, value, normalized])?;
         Ok(())
     }
 
     /// Writes a window; returns its id.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn chunk(&mut self, c: &ChunkRow<'_>) -> Result<i64> {
-        self.chunk.execute(params![
+        self.chunk.insert(args![
             self.extraction_id,
             c.ordinal,
             c.first_unit_id,
@@ -478,8 +463,7 @@ impl<'c> UnitWriter<'c> {
             c.may_contain_instructions,
             c.text,
             c.capsule_json
-        ])?;
-        Ok(self.conn.last_insert_rowid())
+        ])
     }
 }
 
@@ -578,38 +562,38 @@ pub struct AssetRow<'a> {
 /// Writes a document extraction's rows.
 pub struct DocumentWriter<'c> {
     extraction_id: i64,
-    locator: CachedStatement<'c>,
-    cell: CachedStatement<'c>,
-    asset: CachedStatement<'c>,
+    locator: Box<dyn Statement + 'c>,
+    cell: Box<dyn Statement + 'c>,
+    asset: Box<dyn Statement + 'c>,
 }
 
 impl<'c> DocumentWriter<'c> {
     /// Records the document row of an extraction and returns a writer for its places.
     ///
     /// # Errors
-    /// SQLite errors.
-    pub fn new(tx: &'c Connection, extraction_id: i64, doc: &DocumentRow<'_>) -> Result<Self> {
-        tx.prepare_cached(
+    /// The store's errors.
+    pub fn new(tx: &'c dyn Tx, extraction_id: i64, doc: &DocumentRow<'_>) -> Result<Self> {
+        tx.execute(
             "INSERT INTO doc_extractions (extraction_id, format, extractor, derived_sha256, furniture_json, external_json, pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
-            extraction_id,
-            doc.format,
-            doc.extractor,
-            doc.derived_sha256,
-            doc.furniture_json,
-            doc.external_json,
-            doc.pages
-        ])?;
+            args![
+                extraction_id,
+                doc.format,
+                doc.extractor,
+                doc.derived_sha256,
+                doc.furniture_json,
+                doc.external_json,
+                doc.pages
+            ],
+        )?;
         Ok(Self {
             extraction_id,
-            locator: tx.prepare_cached(
+            locator: tx.prepare(
                 "INSERT INTO doc_locators (unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json, origin, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?,
-            cell: tx.prepare_cached(
+            cell: tx.prepare(
                 "INSERT INTO table_cells (unit_id, col, col_span, continues_above, text, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
             )?,
-            asset: tx.prepare_cached(
+            asset: tx.prepare(
                 "INSERT INTO visual_assets (extraction_id, ordinal, sha256, media_type, width, height, part, relationship, alt_text, caption, context, unit_id, page, box_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?,
         })
@@ -618,9 +602,9 @@ impl<'c> DocumentWriter<'c> {
     /// Records a unit's place.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn locator(&mut self, l: &DocLocatorRow<'_>) -> Result<()> {
-        self.locator.execute(params![
+        self.locator.execute(args![
             l.unit_id,
             l.part,
             l.paragraph,
@@ -628,10 +612,10 @@ impl<'c> DocumentWriter<'c> {
             l.row,
             l.header,
             l.marker,
-            l.level,
+            l.level.map(u32::from),
             l.page,
             l.page,
-            l.boxes_json,
+            l.boxes_json.as_deref(),
             l.flags_json,
             l.origin,
             l.confidence
@@ -642,15 +626,15 @@ impl<'c> DocumentWriter<'c> {
     /// Records a table cell.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn cell(&mut self, c: &CellRow<'_>) -> Result<()> {
-        self.cell.execute(params![
+        self.cell.execute(args![
             c.unit_id,
             c.col,
             c.col_span,
             c.continues_above,
             c.text,
-            c.box_json
+            c.box_json.as_deref()
         ])?;
         Ok(())
     }
@@ -658,9 +642,9 @@ impl<'c> DocumentWriter<'c> {
     /// Records a picture.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn asset(&mut self, a: &AssetRow<'_>) -> Result<()> {
-        self.asset.execute(params![
+        self.asset.execute(args![
             self.extraction_id,
             a.ordinal,
             a.sha256,
@@ -674,7 +658,7 @@ impl<'c> DocumentWriter<'c> {
             a.context,
             a.unit_id,
             a.page,
-            a.box_json
+            a.box_json.as_deref()
         ])?;
         Ok(())
     }
@@ -683,11 +667,10 @@ impl<'c> DocumentWriter<'c> {
 /// The sha256 of the original an extraction was read from.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn original_sha256(conn: &Connection, extraction_id: i64) -> Result<String> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.sha256 FROM extractions e JOIN revisions r ON r.id = e.revision_id WHERE e.id = ?1",
-        )?
-        .query_row(params![extraction_id], |r| r.get(0))?)
+/// The store's errors (`E_INTERNAL` for no such extraction).
+pub fn original_sha256(tx: &dyn Tx, extraction_id: i64) -> Result<String> {
+    tx.value(
+        "SELECT r.sha256 FROM extractions e JOIN revisions r ON r.id = e.revision_id WHERE e.id = ?1",
+        args![extraction_id],
+    )
 }

@@ -152,7 +152,7 @@ pub fn source_values(
 }
 
 /// The column a value is compared in, and the bound value.
-fn column(value: &Value) -> (&'static str, rusqlite::types::Value) {
+fn column(value: &Value) -> (&'static str, super::tx::Value) {
     match value {
         Value::Text(t) => ("fv.text", t.clone().into()),
         Value::Number(n) => ("fv.number", (*n).into()),
@@ -178,7 +178,7 @@ const REVIEWED: &str = " AND EXISTS (SELECT 1 FROM structured_records sr WHERE s
 pub(crate) fn tests_sql(
     condition: &Condition,
     sql: &mut String,
-    values: &mut Vec<rusqlite::types::Value>,
+    values: &mut Vec<super::tx::Value>,
 ) {
     values.push(condition.name.clone().into());
     let _ = write!(sql, "fd.name = ?{}", values.len());
@@ -195,7 +195,7 @@ pub(crate) fn tests_sql(
 pub(crate) fn push_sql(
     condition: &Condition,
     sql: &mut String,
-    values: &mut Vec<rusqlite::types::Value>,
+    values: &mut Vec<super::tx::Value>,
     reviewed_only: bool,
 ) {
     sql.push_str(
@@ -219,10 +219,10 @@ pub(crate) fn push_sql(
 pub(crate) fn chunks_sql(
     condition: &Condition,
     snapshot_id: i64,
-    scope: &dyn Fn(&mut String, &mut Vec<rusqlite::types::Value>),
+    scope: &dyn Fn(&mut String, &mut Vec<super::tx::Value>),
     reviewed_only: bool,
-) -> (String, Vec<rusqlite::types::Value>) {
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+) -> (String, Vec<super::tx::Value>) {
+    let mut values: Vec<super::tx::Value> = vec![snapshot_id.into()];
     let mut sql = String::from(
         "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
          JOIN chunks c ON c.extraction_id = m.extraction_id

@@ -5,8 +5,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use rusqlite::{Connection, params_from_iter};
-
+use super::tx::{Dialect, Row, Tx, Value, args, params};
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::unit::DocPlace;
@@ -21,34 +20,59 @@ struct CapsuleHeadings {
 /// Everything a segment needs about one chunk.
 #[derive(Debug, Clone)]
 pub struct ChunkRow {
+    /// The window.
     pub chunk_id: i64,
+    /// Its first byte in the original.
     pub byte_start: i64,
+    /// One past its last byte.
     pub byte_end: i64,
+    /// Its first line (1-based).
     pub line_start: i64,
+    /// Its last line.
     pub line_end: i64,
+    /// Its first column.
     pub col_start: i64,
+    /// One past its last column.
     pub col_end: i64,
+    /// Its tokens.
     pub token_count: usize,
+    /// Its tokens as rendered with its citation and headings.
     pub render_tokens: usize,
+    /// Its text.
     pub text: String,
+    /// Its headings.
     pub heading_path: Vec<String>,
+    /// Its first unit.
     pub first_unit_id: i64,
+    /// Its last unit.
     pub last_unit_id: i64,
+    /// The revision it was read from.
     pub revision_id: i64,
+    /// That revision's number in its source.
     pub seq: i64,
+    /// The revision's bytes' sha256.
     pub sha256: String,
+    /// The source.
     pub source_id: i64,
+    /// The source's path under its root.
     pub rel_path: String,
+    /// The source's identity.
     pub uri: String,
+    /// The source's collection.
     pub collection: String,
     /// The source's assigned kind, if any.
     pub kind: Option<String>,
     /// The source's format.
     pub format: String,
+    /// Its first unit's JSON Pointer, in a JSON document.
     pub json_pointer: Option<String>,
+    /// Its first unit's anchor.
     pub anchor: Option<String>,
+    /// Whether it holds a code block.
     pub has_code: bool,
+    /// Whether it may carry instructions.
     pub may_contain_instructions: bool,
+    /// The git commit the revision was captured at.
     pub commit: Option<String>,
     /// Its collection's trust.
     pub trust: crate::trust::Trust,
@@ -69,22 +93,39 @@ fn placeholders(n: usize) -> String {
     out
 }
 
+/// A JSON field of a text column, by path (`["git", "commit"]`), as text or as an integer.
+fn json_field(dialect: Dialect, column: &str, path: &[&str], integer: bool) -> String {
+    match dialect {
+        // `json_extract` keeps the field's own type
+        Dialect::Sqlite => format!("json_extract({column}, '$.{}')", path.join(".")),
+        Dialect::Postgres if integer => {
+            format!(
+                "CAST({column}::jsonb #>> '{{{}}}' AS BIGINT)",
+                path.join(",")
+            )
+        }
+        Dialect::Postgres => format!("({column}::jsonb #>> '{{{}}}')", path.join(",")),
+    }
+}
+
 /// Loads the rows of `ids` (duplicates allowed) keyed by chunk id.
-pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> {
+pub fn chunks(tx: &dyn Tx, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> {
+    let commit = json_field(tx.dialect(), "r.metadata_json", &["git", "commit"], false);
+    let stamp = json_field(tx.dialect(), "r.metadata_json", &["stamp", "as_of"], true);
     let mut unique: Vec<i64> = ids.to_vec();
     unique.sort_unstable();
     unique.dedup();
     let mut out = HashMap::with_capacity(unique.len());
     // SQLite allows 32766 parameters; stay far below it.
     for batch in unique.chunks(500) {
-        let mut sql = String::from(
+        let mut sql = format!(
             "SELECT c.id, c.byte_start, c.byte_end, c.line_start, c.line_end, c.col_start, c.col_end,
                     c.token_count, c.render_tokens, COALESCE(c.text, u.text), c.capsule_json, c.first_unit_id, c.last_unit_id,
                     r.id, r.seq, r.sha256, s.id, s.rel_path, s.uri, col.name, s.format, l.json_pointer, u.anchor,
-                    c.has_code, c.may_contain_instructions, json_extract(r.metadata_json, '$.git.commit'),
+                    c.has_code, c.may_contain_instructions, {commit},
                     d1.part, d1.paragraph, d1.table_no, d1.row_no, d1.page_start, d1.page_end, d1.flags_json, d1.origin,
                     d2.part, d2.paragraph, d2.table_no, d2.row_no, d2.page_start, d2.page_end, d2.flags_json, d2.origin,
-                    s.kind, col.trust, json_extract(r.metadata_json, '$.stamp.as_of'), r.captured_at
+                    s.kind, col.trust, {stamp}, r.captured_at
              FROM chunks c
              JOIN extractions e ON e.id = c.extraction_id
              JOIN revisions r ON r.id = e.revision_id
@@ -98,8 +139,8 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
         );
         sql.push_str(&placeholders(batch.len()));
         sql.push(')');
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params_from_iter(batch.iter()), |r| {
+        let bound: Vec<_> = batch.iter().map(|&id| id.into()).collect();
+        let rows = tx.rows(&sql, &bound, |r| {
             let capsule: String = r.get(10)?;
             let heading_path = serde_json::from_str::<CapsuleHeadings>(&capsule)
                 .map(|c| c.heading_path)
@@ -127,7 +168,7 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 collection: r.get(19)?,
                 format: r.get(20)?,
                 kind: r.get(42)?,
-                trust: crate::trust::Trust::parse(&r.get::<_, String>(43)?).unwrap_or_default(),
+                trust: crate::trust::Trust::parse(&r.get::<String>(43)?).unwrap_or_default(),
                 freshness: crate::trust::Freshness::of(r.get(44)?, r.get(45)?),
                 json_pointer: r.get(21)?,
                 anchor: r.get(22)?,
@@ -141,10 +182,9 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
                 regions: Vec::new(),
             })
         })?;
-        for row in rows {
-            let mut row = row?;
+        for mut row in rows {
             if row.document.is_some() {
-                row.regions = regions(conn, row.first_unit_id, row.last_unit_id)?;
+                row.regions = regions(tx, row.first_unit_id, row.last_unit_id)?;
             }
             out.insert(row.chunk_id, row);
         }
@@ -158,16 +198,17 @@ pub fn chunks(conn: &Connection, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> 
 ///
 /// # Errors
 /// A database error.
-pub fn regions(conn: &Connection, first_unit: i64, last_unit: i64) -> Result<Vec<[f64; 5]>> {
-    let mut stmt = conn.prepare_cached(
+pub fn regions(tx: &dyn Tx, first_unit: i64, last_unit: i64) -> Result<Vec<[f64; 5]>> {
+    let rows: Vec<String> = tx.rows(
         "SELECT boxes_json FROM doc_locators WHERE unit_id BETWEEN ?1 AND ?2 AND boxes_json IS NOT NULL
            AND (flags_json = '[]' OR (SELECT flags_json FROM doc_locators WHERE unit_id = ?1) <> '[]')
          ORDER BY unit_id",
+        args![first_unit, last_unit],
+        |r| r.get(0),
     )?;
     let mut out: Vec<[f64; 5]> = Vec::new();
-    let rows = stmt.query_map([first_unit, last_unit], |r| r.get::<_, String>(0))?;
     for boxes in rows {
-        let boxes: Vec<[f64; 5]> = serde_json::from_str(&boxes?).unwrap_or_default();
+        let boxes: Vec<[f64; 5]> = serde_json::from_str(&boxes).unwrap_or_default();
         for [page, x0, y0, x1, y1] in boxes {
             #[allow(clippy::float_cmp)] // page numbers are small integers stored as floats
             match out.iter_mut().find(|b| b[0] == page) {
@@ -180,8 +221,8 @@ pub fn regions(conn: &Connection, first_unit: i64, last_unit: i64) -> Result<Vec
 }
 
 /// A document place from eight columns starting at `at`; `None` when the unit has none.
-fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>> {
-    let Some(part) = r.get::<_, Option<String>>(at)? else {
+fn place(r: &dyn Row, at: usize) -> Result<Option<DocPlace>> {
+    let Some(part) = r.get::<Option<String>>(at)? else {
         return Ok(None);
     };
     Ok(Some(DocPlace {
@@ -191,24 +232,25 @@ fn place(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<DocPlace>>
         row: r.get(at + 3)?,
         page_start: r.get(at + 4)?,
         page_end: r.get(at + 5)?,
-        flags: serde_json::from_str(&r.get::<_, String>(at + 6)?).unwrap_or_default(),
-        origin: r.get::<_, String>(at + 7).ok().filter(|o| o != "text"),
+        flags: serde_json::from_str(&r.get::<String>(at + 6)?).unwrap_or_default(),
+        origin: r.get::<String>(at + 7).ok().filter(|o| o != "text"),
     }))
 }
 
 /// How many sources of the snapshot the filter admits.
-pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) -> Result<i64> {
+pub fn eligible_sources(tx: &dyn Tx, snapshot_id: i64, filter: &Filter) -> Result<i64> {
     if filter.is_open() {
-        return Ok(conn
-            .prepare_cached("SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1")?
-            .query_row([snapshot_id], |r| r.get(0))?);
+        return tx.value(
+            "SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = ?1",
+            args![snapshot_id],
+        );
     }
     let mut sql = String::from(
         "SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id WHERE m.snapshot_id = ?1",
     );
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    let mut values: Vec<Value> = vec![snapshot_id.into()];
     crate::store::filter::push_sql(filter, &mut sql, &mut values);
-    Ok(conn.query_row(&sql, params_from_iter(values), |r| r.get(0))?)
+    tx.value(&sql, &params(&values))
 }
 
 /// The windows of the snapshot the filter admits, for a filter with facet conditions or a
@@ -216,7 +258,7 @@ pub fn eligible_sources(conn: &Connection, snapshot_id: i64, filter: &Filter) ->
 /// and the windows holding a record whose value does; every condition must hold, and each
 /// source's collection, kind and sensitivity must pass.
 pub fn eligible_chunks(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     filter: &Filter,
 ) -> Result<std::collections::HashSet<u64>> {
@@ -227,9 +269,9 @@ pub fn eligible_chunks(
             "SELECT c.id FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections col ON col.id = s.collection_id
              JOIN chunks c ON c.extraction_id = m.extraction_id WHERE m.snapshot_id = ?1",
         );
-        let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+        let mut values: Vec<Value> = vec![snapshot_id.into()];
         crate::store::filter::push_scope_sql(filter, &mut sql, &mut values);
-        admitted = Some(chunk_set(conn, &sql, values)?);
+        admitted = Some(chunk_set(tx, &sql, &values)?);
     }
     for condition in &filter.facets {
         let (sql, values) = crate::store::facets::chunks_sql(
@@ -240,7 +282,7 @@ pub fn eligible_chunks(
             },
             filter.verified,
         );
-        let these = chunk_set(conn, &sql, values)?;
+        let these = chunk_set(tx, &sql, &values)?;
         admitted = Some(match admitted {
             None => these,
             Some(before) => before.intersection(&these).copied().collect(),
@@ -250,17 +292,12 @@ pub fn eligible_chunks(
 }
 
 /// The chunk ids a query selecting them returns.
-fn chunk_set(
-    conn: &Connection,
-    sql: &str,
-    values: Vec<rusqlite::types::Value>,
-) -> Result<std::collections::HashSet<u64>> {
-    let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map(params_from_iter(values), |r| r.get::<_, i64>(0))?;
+fn chunk_set(tx: &dyn Tx, sql: &str, values: &[Value]) -> Result<std::collections::HashSet<u64>> {
     let mut out = std::collections::HashSet::new();
-    for row in rows {
-        out.extend(u64::try_from(row?).ok());
-    }
+    tx.each(sql, &params(values), &mut |r| {
+        out.extend(u64::try_from(r.get::<i64>(0)?).ok());
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -273,44 +310,42 @@ pub(crate) const SUPPORT_CITATION: &str =
    WHERE l.unit_id = a.support_unit_id)";
 
 /// Whether the store holds any relation assertion.
-pub fn any_relations(conn: &Connection) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM relation_assertions)")?
-        .query_row([], |r| r.get(0))?)
+pub fn any_relations(tx: &dyn Tx) -> Result<bool> {
+    tx.value("SELECT EXISTS (SELECT 1 FROM relation_assertions)", &[])
 }
 
 /// What the segments (`(source id, chunk id)`) are, by key: their documents' own names
 /// (`RFC 3986`) and the records their windows state (`V1.2.3`).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn segment_keys(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     segments: &[(i64, i64)],
 ) -> Result<std::collections::BTreeSet<String>> {
     let mut keys: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    let mut documents = conn.prepare_cached(
+    let mut documents = tx.prepare(
         "SELECT i.value FROM snapshot_members m JOIN evidence_units u ON u.extraction_id = m.extraction_id
            JOIN identifiers i ON i.unit_id = u.id
           WHERE m.snapshot_id = ?1 AND m.source_id = ?2 AND i.kind = 'document'",
     )?;
-    let mut records = conn.prepare_cached(
+    let mut records = tx.prepare(
         "SELECT i.value FROM chunks c JOIN identifiers i ON i.unit_id BETWEEN c.first_unit_id AND c.last_unit_id
           WHERE c.id = ?1 AND i.kind = 'record'",
     )?;
     let mut sources = std::collections::BTreeSet::new();
     for &(source_id, chunk_id) in segments {
         if sources.insert(source_id) {
-            for key in
-                documents.query_map(rusqlite::params![snapshot_id, source_id], |r| r.get(0))?
-            {
-                keys.insert(key?);
-            }
+            documents.each(args![snapshot_id, source_id], &mut |r| {
+                keys.insert(r.get(0)?);
+                Ok(())
+            })?;
         }
-        for key in records.query_map([chunk_id], |r| r.get(0))? {
-            keys.insert(key?);
-        }
+        records.each(args![chunk_id], &mut |r| {
+            keys.insert(r.get(0)?);
+            Ok(())
+        })?;
     }
     Ok(keys)
 }
@@ -335,25 +370,35 @@ pub struct AssertionRow {
 /// Accepted assertions with one of `keys` at either end.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn relations_about(
-    conn: &Connection,
+    tx: &dyn Tx,
     keys: &std::collections::BTreeSet<String>,
 ) -> Result<Vec<AssertionRow>> {
     if keys.is_empty() {
         return Ok(Vec::new());
     }
-    let keys: Vec<&String> = keys.iter().collect();
+    let bound: Vec<_> = keys.iter().map(|k| k.as_str().into()).collect();
     let list = placeholders(keys.len());
-    let sql = format!(
-        "SELECT a.id, a.relation, a.from_key, a.to_key, a.method, {SUPPORT_CITATION}
-           FROM relation_assertions a
-          WHERE a.status = 'accepted' AND (a.from_key IN ({list}) OR a.to_key IN ({list}))
-          GROUP BY a.relation, a.from_key, a.to_key ORDER BY a.relation, a.from_key, a.to_key"
-    );
-    let mut stmt = conn.prepare(&sql)?;
+    // One row per relation and pair of keys: the first assertion of each (several methods may
+    // assert one pair). With `MIN(a.id)`, SQLite reads the bare columns beside `GROUP BY` from
+    // the row holding the minimum; PostgreSQL says the same with `DISTINCT ON`.
+    let sql = match tx.dialect() {
+        Dialect::Sqlite => format!(
+            "SELECT MIN(a.id), a.relation, a.from_key, a.to_key, a.method, {SUPPORT_CITATION}
+               FROM relation_assertions a
+              WHERE a.status = 'accepted' AND (a.from_key IN ({list}) OR a.to_key IN ({list}))
+              GROUP BY a.relation, a.from_key, a.to_key ORDER BY a.relation, a.from_key, a.to_key"
+        ),
+        Dialect::Postgres => format!(
+            "SELECT DISTINCT ON (a.relation, a.from_key, a.to_key) a.id, a.relation, a.from_key, a.to_key, a.method, {SUPPORT_CITATION}
+               FROM relation_assertions a
+              WHERE a.status = 'accepted' AND (a.from_key IN ({list}) OR a.to_key IN ({list}))
+              ORDER BY a.relation, a.from_key, a.to_key, a.id"
+        ),
+    };
     // Both lists are `?1…?n`: the keys are bound once.
-    let rows = stmt.query_map(params_from_iter(keys.iter()), |r| {
+    tx.rows(&sql, &bound, |r| {
         Ok(AssertionRow {
             id: r.get(0)?,
             relation: r.get(1)?,
@@ -362,27 +407,25 @@ pub fn relations_about(
             method: r.get(4)?,
             support: r.get(5)?,
         })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    })
 }
 
 /// The windows of `sources` in the snapshot.
 pub fn chunks_of_sources(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     sources: &[i64],
 ) -> Result<std::collections::HashSet<u64>> {
     let mut out = std::collections::HashSet::new();
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = tx.prepare(
         "SELECT c.id FROM snapshot_members m JOIN chunks c ON c.extraction_id = m.extraction_id
          WHERE m.snapshot_id = ?1 AND m.source_id = ?2",
     )?;
-    for source in sources {
-        for row in stmt.query_map(rusqlite::params![snapshot_id, source], |r| {
-            r.get::<_, i64>(0)
-        })? {
-            out.extend(u64::try_from(row?).ok());
-        }
+    for &source in sources {
+        stmt.each(args![snapshot_id, source], &mut |r| {
+            out.extend(u64::try_from(r.get::<i64>(0)?).ok());
+            Ok(())
+        })?;
     }
     Ok(out)
 }
@@ -390,8 +433,8 @@ pub fn chunks_of_sources(
 /// `(chunk id, file path)` of those of `ids` that are windows of code files.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn code_paths(conn: &Connection, ids: &[i64]) -> Result<Vec<(i64, String)>> {
+/// The store's errors.
+pub fn code_paths(tx: &dyn Tx, ids: &[i64]) -> Result<Vec<(i64, String)>> {
     let mut out = Vec::new();
     for batch in ids.chunks(500) {
         let sql = format!(
@@ -400,13 +443,8 @@ pub fn code_paths(conn: &Connection, ids: &[i64]) -> Result<Vec<(i64, String)>> 
              WHERE s.format = 'code_file' AND c.id IN ({})",
             placeholders(batch.len())
         );
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params_from_iter(batch.iter()), |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-        })?;
-        for row in rows {
-            out.push(row?);
-        }
+        let bound: Vec<_> = batch.iter().map(|&id| id.into()).collect();
+        out.extend(tx.rows(&sql, &bound, |r| Ok((r.get(0)?, r.get(1)?)))?);
     }
     Ok(out)
 }

@@ -4,8 +4,7 @@
 
 use std::fmt::Write as _;
 
-use rusqlite::{Connection, OptionalExtension as _, params_from_iter};
-
+use super::tx::{Dialect, Tx, Value, args, params};
 use crate::error::Result;
 use crate::lexical::Filter;
 
@@ -13,24 +12,22 @@ use crate::lexical::Filter;
 /// a JSON id, a record key, a whole document).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn defined(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
 ) -> Result<Vec<String>> {
     let (sql, values) = matching(
+        tx.dialect(),
         "SELECT DISTINCT i.normalized",
         snapshot_id,
         identifiers,
         filter,
         Narrow::Definitions,
     );
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(&sql, &params(&values), |r| r.get(0))
 }
 
 /// `(chunk_id, owner_id)` of the windows carrying one of `identifiers`, leaving out mentions of
@@ -38,9 +35,9 @@ pub fn defined(
 /// a class the longest identifier matched, then document order; at most `limit`.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn windows(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
@@ -48,6 +45,7 @@ pub fn windows(
     limit: usize,
 ) -> Result<Vec<(i64, i64)>> {
     let (mut sql, values) = matching(
+        tx.dialect(),
         "SELECT c.id, COALESCE(c.owner_chunk_id, c.id), MIN(CASE WHEN i.kind IN ('anchor', 'json_id', 'record', 'document') THEN 0 WHEN i.kind LIKE 'heading:%' THEN 1 ELSE 2 END) AS class,
                 MAX(length(i.normalized)) AS specific",
         snapshot_id,
@@ -61,24 +59,21 @@ pub fn windows(
         sql,
         " GROUP BY c.id ORDER BY class, specific DESC, c.id LIMIT {limit}"
     );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let ids = stmt
-        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+    tx.rows(&sql, &params(&values), |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// The eligible sources that `identifiers` name as a whole document.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn documents(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
 ) -> Result<Vec<i64>> {
     let (mut sql, values) = matching(
+        tx.dialect(),
         "SELECT DISTINCT s.id",
         snapshot_id,
         identifiers,
@@ -86,47 +81,43 @@ pub fn documents(
         Narrow::NoMentionsOf(&[]),
     );
     sql.push_str(" AND i.kind = 'document'");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(&sql, &params(&values), |r| r.get(0))
 }
 
 /// Of `normalized`, those some eligible unit carries.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn present(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     normalized: &[String],
     filter: &Filter,
 ) -> Result<Vec<String>> {
     let (sql, values) = matching(
+        tx.dialect(),
         "SELECT DISTINCT i.normalized",
         snapshot_id,
         normalized,
         filter,
         Narrow::NoMentionsOf(&[]),
     );
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(&sql, &params(&values), |r| r.get(0))
 }
 
 /// `(normalized name, chunk_id, owner_id, source_id)` of the code symbols named `names`, in
 /// window order.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn symbol_definitions(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     names: &[String],
     filter: &Filter,
 ) -> Result<Vec<(String, i64, i64, i64)>> {
     let (mut sql, values) = matching(
+        tx.dialect(),
         "SELECT i.normalized, c.id, COALESCE(c.owner_chunk_id, c.id), s.id",
         snapshot_id,
         names,
@@ -134,54 +125,39 @@ pub fn symbol_definitions(
         Narrow::NoMentionsOf(&[]),
     );
     sql.push_str(" AND i.kind IN ('symbol', 'symbol_name') ORDER BY c.id");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(&sql, &params(&values), |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })
 }
 
 /// `(source_id, rel_path)` of the snapshot's eligible members.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn member_paths(
-    conn: &Connection,
-    snapshot_id: i64,
-    filter: &Filter,
-) -> Result<Vec<(i64, String)>> {
+/// The store's errors.
+pub fn member_paths(tx: &dyn Tx, snapshot_id: i64, filter: &Filter) -> Result<Vec<(i64, String)>> {
     let mut sql = String::from(
         "SELECT s.id, s.rel_path FROM snapshot_members m
          JOIN sources s ON s.id = m.source_id
          JOIN collections col ON col.id = s.collection_id
          WHERE m.snapshot_id = ?1",
     );
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    let mut values: Vec<Value> = vec![snapshot_id.into()];
     super::filter::push_sql(filter, &mut sql, &mut values);
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(&sql, &params(&values), |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// `(chunk_id, owner_id)` of a member's first window.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn first_window(
-    conn: &Connection,
-    snapshot_id: i64,
-    source_id: i64,
-) -> Result<Option<(i64, i64)>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM snapshot_members m
-             JOIN chunks c ON c.extraction_id = m.extraction_id
-             WHERE m.snapshot_id = ?1 AND m.source_id = ?2 ORDER BY c.ordinal LIMIT 1",
-        )?
-        .query_row([snapshot_id, source_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+/// The store's errors.
+pub fn first_window(tx: &dyn Tx, snapshot_id: i64, source_id: i64) -> Result<Option<(i64, i64)>> {
+    tx.optional(
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM snapshot_members m
+         JOIN chunks c ON c.extraction_id = m.extraction_id
+         WHERE m.snapshot_id = ?1 AND m.source_id = ?2 ORDER BY c.ordinal LIMIT 1",
+        args![snapshot_id, source_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Which identifier rows [`matching`] keeps besides the query's identifiers.
@@ -195,27 +171,34 @@ enum Narrow<'a> {
 /// `select` over the identifier rows of the snapshot's eligible members that carry one of
 /// `identifiers`, each with its unit's window (`c`), narrowed by `narrow`.
 fn matching(
+    dialect: Dialect,
     select: &str,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
     narrow: Narrow<'_>,
-) -> (String, Vec<rusqlite::types::Value>) {
-    // CROSS JOIN fixes the order: start from the few matching identifiers, not from every member.
+) -> (String, Vec<Value>) {
+    // On SQLite, CROSS JOIN fixes the order: start from the few matching identifiers, not from
+    // every member. PostgreSQL has no CROSS JOIN with a condition, and its planner orders the
+    // joins by the statistics itself.
+    let join = match dialect {
+        Dialect::Sqlite => "CROSS JOIN",
+        Dialect::Postgres => "JOIN",
+    };
     let mut sql = format!(
         "{select}
          FROM identifiers i
-         CROSS JOIN evidence_units u ON u.id = i.unit_id
-         CROSS JOIN snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
-         CROSS JOIN sources s ON s.id = m.source_id
-         CROSS JOIN collections col ON col.id = s.collection_id
-         CROSS JOIN chunks c ON c.id = (
+         {join} evidence_units u ON u.id = i.unit_id
+         {join} snapshot_members m ON m.snapshot_id = ?1 AND m.source_id = (SELECT r.source_id FROM revisions r WHERE r.id = i.revision_id) AND m.extraction_id = u.extraction_id
+         {join} sources s ON s.id = m.source_id
+         {join} collections col ON col.id = s.collection_id
+         {join} chunks c ON c.id = (
              SELECT w.id FROM chunks w
              WHERE w.extraction_id = u.extraction_id AND w.last_unit_id >= u.id
              ORDER BY w.last_unit_id LIMIT 1)
          WHERE i.normalized IN ("
     );
-    let mut values: Vec<rusqlite::types::Value> = vec![snapshot_id.into()];
+    let mut values: Vec<Value> = vec![snapshot_id.into()];
     push_list(&mut sql, &mut values, identifiers);
     sql.push(')');
     match narrow {
@@ -242,7 +225,7 @@ fn matching(
 }
 
 /// `?n, ?n+1, …` for `items`, bound after the values already there.
-fn push_list(sql: &mut String, values: &mut Vec<rusqlite::types::Value>, items: &[String]) {
+fn push_list(sql: &mut String, values: &mut Vec<Value>, items: &[String]) {
     for (n, item) in items.iter().enumerate() {
         let _ = write!(
             sql,

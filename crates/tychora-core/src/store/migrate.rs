@@ -132,6 +132,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0022_job_leases.sql",
         sql: include_str!("../../../../migrations/0022_job_leases.sql"),
     },
+    Migration {
+        version: 23,
+        name: "0023_immutable_revisions.sql",
+        sql: include_str!("../../../../migrations/0023_immutable_revisions.sql"),
+    },
 ];
 
 /// The newest schema version.

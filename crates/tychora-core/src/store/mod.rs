@@ -7,14 +7,14 @@
 //! declare (`vector::VectorRecords`, `vector::VectorCache`).
 
 pub mod assertions;
-pub(crate) mod batches;
+pub mod batches;
 pub mod descriptions;
 pub(crate) mod erasure;
 pub mod evidence;
-pub(crate) mod extractions;
+pub mod extractions;
 pub(crate) mod facets;
-pub(crate) mod filter;
-pub(crate) mod hydrate;
+pub mod filter;
+pub mod hydrate;
 pub mod identifiers;
 pub(crate) mod integrity;
 pub mod inventory;
@@ -23,17 +23,18 @@ pub mod listings;
 pub mod migrate;
 pub(crate) mod pictures;
 pub mod postgres;
-pub(crate) mod query_log;
+pub mod query_log;
 pub mod queue;
 pub mod records;
 pub mod relations;
 pub(crate) mod retention;
-pub(crate) mod runs;
-pub(crate) mod snapshots;
-pub(crate) mod sources;
+pub mod runs;
+pub mod snapshots;
+pub mod sources;
 pub mod summaries;
+pub mod tx;
 pub mod vectors;
-pub(crate) mod workspaces;
+pub mod workspaces;
 
 use std::path::Path;
 

@@ -33,11 +33,11 @@ pub fn scan_vectors(
              ORDER BY w.last_unit_id LIMIT 1)
          WHERE m.snapshot_id = ?1 AND v.unit_id IS NOT NULL",
     );
-    let mut values: Vec<rusqlite::types::Value> =
-        vec![snapshot_id.into(), family_key.to_string().into()];
+    let mut values: Vec<super::tx::Value> = vec![snapshot_id.into(), family_key.to_string().into()];
     super::filter::push_sql(filter, &mut sql, &mut values);
+    let bound = super::tx::params(&values);
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(values))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(bound.iter()))?;
     while let Some(r) = rows.next()? {
         let blob = r.get_ref(3)?.as_blob().map_err(rusqlite::Error::from)?;
         visit(r.get(0)?, r.get(1)?, r.get(2)?, blob);

@@ -186,7 +186,7 @@ pub fn list(
     limit: usize,
 ) -> Result<(i64, Vec<RecordSummary>)> {
     let mut clause = String::from(" WHERE 1 = 1");
-    let mut values: Vec<rusqlite::types::Value> = Vec::new();
+    let mut values: Vec<super::tx::Value> = Vec::new();
     for (column, value) in [("r.kind", kind), ("r.record_type", record_type)] {
         if let Some(value) = value {
             values.push(value.to_string().into());
@@ -198,6 +198,7 @@ pub fn list(
         super::facets::tests_sql(condition, &mut clause, &mut values);
         clause.push(')');
     }
+    let values = super::tx::params(&values);
     let total: i64 = conn.query_row(
         &format!("SELECT COUNT(*) FROM structured_records r{clause}"),
         params_from_iter(values.iter()),

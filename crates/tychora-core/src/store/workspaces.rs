@@ -1,51 +1,42 @@
 //! The workspace row and its collections.
 
-use rusqlite::{Connection, OptionalExtension, params};
-
+use super::tx::{Tx, args};
 use crate::error::Result;
 use crate::trust::Trust;
 
 /// Records a new workspace (its row and its `default` collection) in the caller's transaction.
-pub(crate) fn create(conn: &Connection, name: &str, engine_version: &str, now: i64) -> Result<()> {
-    conn.execute(
+pub fn create(tx: &dyn Tx, name: &str, engine_version: &str, now: i64) -> Result<()> {
+    tx.execute(
         "INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)",
-        params![name, now, engine_version],
+        args![name, now, engine_version],
     )?;
-    conn.execute(
+    tx.execute(
         "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)",
-        params![now],
+        args![now],
     )?;
     Ok(())
 }
 
 /// A collection's id and the trust it holds, by name.
-pub(crate) fn collection(conn: &Connection, name: &str) -> Result<Option<(i64, String)>> {
-    Ok(conn
-        .query_row(
-            "SELECT id, trust FROM collections WHERE name = ?1",
-            params![name],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?)
+pub fn collection(tx: &dyn Tx, name: &str) -> Result<Option<(i64, String)>> {
+    tx.optional(
+        "SELECT id, trust FROM collections WHERE name = ?1",
+        args![name],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Creates a collection holding `trust` (the schema's default, `captured_source`, when `None`);
 /// returns its id.
-pub(crate) fn create_collection(
-    conn: &Connection,
-    name: &str,
-    trust: Option<Trust>,
-    now: i64,
-) -> Result<i64> {
+pub fn create_collection(tx: &dyn Tx, name: &str, trust: Option<Trust>, now: i64) -> Result<i64> {
     match trust {
-        Some(trust) => conn.execute(
+        Some(trust) => tx.insert(
             "INSERT INTO collections (workspace_id, name, created_at, trust) VALUES (1, ?1, ?2, ?3)",
-            params![name, now, trust.as_str()],
-        )?,
-        None => conn.execute(
+            args![name, now, trust.as_str()],
+        ),
+        None => tx.insert(
             "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, ?1, ?2)",
-            params![name, now],
-        )?,
-    };
-    Ok(conn.last_insert_rowid())
+            args![name, now],
+        ),
+    }
 }

@@ -9,11 +9,18 @@ use crate::error::{Error, Result};
 use crate::store::migrate::{Migration, checksum};
 
 /// Every migration of the service store, in order.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "0001_jobs.sql",
-    sql: include_str!("../../../../../migrations/postgres/0001_jobs.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "0001_jobs.sql",
+        sql: include_str!("../../../../../migrations/postgres/0001_jobs.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "0002_canonical.sql",
+        sql: include_str!("../../../../../migrations/postgres/0002_canonical.sql"),
+    },
+];
 
 /// The newest schema version of the service store.
 #[must_use]

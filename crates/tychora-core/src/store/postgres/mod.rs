@@ -10,6 +10,7 @@
 
 mod migrate;
 mod queue;
+mod tx;
 
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ use crate::error::{Error, Result};
 
 pub use migrate::{MIGRATIONS, latest};
 pub use queue::PgQueue;
+pub use tx::PgTx;
 
 /// How long a connection attempt, and a wait for a pooled connection, may take before the store
 /// reads as unavailable.

@@ -1,0 +1,374 @@
+//! A PostgreSQL transaction behind the store's one transaction interface (`store::tx::Tx`): the
+//! repositories' statements run here unchanged, their `?N` placeholders numbered `$N`.
+//!
+//! The transaction holds one pooled connection from `BEGIN` to `COMMIT`; dropped without a
+//! commit it rolls back, and a connection whose rollback failed is closed instead of going back
+//! to the pool with a transaction open on it.
+
+use bytes::BytesMut;
+use deadpool_postgres::Object;
+use tokio_postgres::Statement;
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+
+use super::{PgStore, error};
+use crate::error::{Error, Result};
+use crate::store::tx::{self, Dialect, Param, Row, Tx, numbered};
+
+/// One open transaction on a PostgreSQL store.
+pub struct PgTx<'s> {
+    store: &'s PgStore,
+    client: Option<Object>,
+}
+
+impl PgStore {
+    /// Begins a transaction (`READ COMMITTED`, PostgreSQL's default: a statement sees what was
+    /// committed before it began, and an `UPDATE` of a row another transaction changed meanwhile
+    /// re-checks its condition on the new row).
+    ///
+    /// # Errors
+    /// `E_STORE_UNAVAILABLE` when the store cannot be reached.
+    pub fn begin(&self) -> Result<PgTx<'_>> {
+        let client = self
+            .runtime
+            .block_on(self.pool.get())
+            .map_err(|e| self.pool_error(&e))?;
+        self.runtime
+            .block_on(client.batch_execute("BEGIN"))
+            .map_err(|e| error(&self.location, &e))?;
+        Ok(PgTx {
+            store: self,
+            client: Some(client),
+        })
+    }
+
+    /// Runs `f` in one transaction: committed when it returns `Ok`, rolled back when it fails.
+    ///
+    /// # Errors
+    /// What `f` returns; as [`PgStore::begin`] and [`PgTx::commit`].
+    pub fn transaction<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
+        let tx = self.begin()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+impl PgTx<'_> {
+    fn client(&self) -> &Object {
+        // `client` is taken only by `end`, which consumes the transaction.
+        self.client
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("a transaction is used after its end"))
+    }
+
+    /// Commits: every statement's effect is kept, or (on an error) none is.
+    ///
+    /// # Errors
+    /// `E_STORE_UNAVAILABLE` when the store went away (whether the commit took is then unknown,
+    /// as with any database); `E_CONFLICT` for a deferred constraint.
+    pub fn commit(mut self) -> Result<()> {
+        self.end("COMMIT")
+    }
+
+    /// Rolls back: nothing of the transaction is kept.
+    ///
+    /// # Errors
+    /// `E_STORE_UNAVAILABLE` when the store went away (which rolls it back too).
+    pub fn rollback(mut self) -> Result<()> {
+        self.end("ROLLBACK")
+    }
+
+    fn end(&mut self, verb: &str) -> Result<()> {
+        let Some(client) = self.client.take() else {
+            return Ok(());
+        };
+        let ended = self.store.runtime.block_on(client.batch_execute(verb));
+        match ended {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // Never hand a connection in an unknown state back to the pool.
+                drop(Object::take(client));
+                Err(error(&self.store.location, &e))
+            }
+        }
+    }
+
+    /// Parses (once per connection: the pool's statement cache) `sql` with its placeholders
+    /// numbered.
+    fn statement(&self, sql: &str) -> Result<(Statement, String)> {
+        let sql = numbered(sql);
+        let statement = self
+            .store
+            .runtime
+            .block_on(self.client().prepare_cached(&sql))
+            .map_err(|e| error(&self.store.location, &e))?;
+        Ok((statement, sql))
+    }
+
+    fn run(&self, statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        check(statement, sql, params)?;
+        self.store
+            .runtime
+            .block_on(self.client().execute(statement, &refs(params)))
+            .map_err(|e| error(&self.store.location, &e))
+    }
+
+    fn rows(
+        &self,
+        statement: &Statement,
+        sql: &str,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&dyn Row) -> Result<()>,
+    ) -> Result<()> {
+        check(statement, sql, params)?;
+        let rows = self
+            .store
+            .runtime
+            .block_on(self.client().query(statement, &refs(params)))
+            .map_err(|e| error(&self.store.location, &e))?;
+        for row in &rows {
+            each(&PgRow(row))?;
+        }
+        Ok(())
+    }
+}
+
+/// Refuses values the statement's placeholders cannot take, before anything is sent: a wrong
+/// count, or a value of another type than PostgreSQL inferred (text for a number…).
+fn check(statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<()> {
+    if statement.params().len() != params.len() {
+        return Err(Error::Internal(format!(
+            "{} parameters given for {} placeholders: {sql}",
+            params.len(),
+            statement.params().len()
+        )));
+    }
+    for (i, (param, ty)) in params.iter().zip(statement.params()).enumerate() {
+        if !binds(param, ty) {
+            return Err(Error::Internal(format!(
+                "parameter {} ({param:?}) cannot bind to a {ty} placeholder: {sql}",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+impl Drop for PgTx<'_> {
+    fn drop(&mut self) {
+        // An unfinished transaction (an error on the way, a panic) keeps nothing.
+        let _ = self.end("ROLLBACK");
+    }
+}
+
+fn refs<'p>(params: &'p [Param<'_>]) -> Vec<&'p (dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+impl Tx for PgTx<'_> {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        let (statement, sql) = self.statement(sql)?;
+        self.run(&statement, &sql, params)
+    }
+
+    fn each(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&dyn Row) -> Result<()>,
+    ) -> Result<()> {
+        let (statement, sql) = self.statement(sql)?;
+        self.rows(&statement, &sql, params, each)
+    }
+
+    fn prepare<'t>(&'t self, sql: &str) -> Result<Box<dyn tx::Statement + 't>> {
+        let (statement, sql) = self.statement(sql)?;
+        Ok(Box::new(PgStatement {
+            tx: self,
+            statement,
+            sql,
+            returns_id: false,
+        }))
+    }
+
+    fn prepare_insert<'t>(&'t self, sql: &str) -> Result<Box<dyn tx::Statement + 't>> {
+        let (statement, sql) = self.statement(&format!("{sql} RETURNING id"))?;
+        Ok(Box::new(PgStatement {
+            tx: self,
+            statement,
+            sql,
+            returns_id: true,
+        }))
+    }
+}
+
+/// A statement of one transaction, parsed once.
+struct PgStatement<'t, 's> {
+    tx: &'t PgTx<'s>,
+    statement: Statement,
+    sql: String,
+    /// Prepared by `prepare_insert` (`… RETURNING id`).
+    returns_id: bool,
+}
+
+impl tx::Statement for PgStatement<'_, '_> {
+    fn execute(&mut self, params: &[Param<'_>]) -> Result<u64> {
+        self.tx.run(&self.statement, &self.sql, params)
+    }
+
+    fn each(
+        &mut self,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&dyn Row) -> Result<()>,
+    ) -> Result<()> {
+        self.tx.rows(&self.statement, &self.sql, params, each)
+    }
+
+    fn insert(&mut self, params: &[Param<'_>]) -> Result<i64> {
+        if !self.returns_id {
+            return Err(Error::Internal(format!(
+                "an insert's id asked of a statement not prepared as an insert: {}",
+                self.sql
+            )));
+        }
+        let mut id = None;
+        self.tx
+            .rows(&self.statement, &self.sql, params, &mut |row| {
+                id = row.int(0)?;
+                Ok(())
+            })?;
+        id.ok_or_else(|| Error::Internal(format!("no id returned: {}", self.sql)))
+    }
+}
+
+const TEXTS: [Type; 4] = [Type::TEXT, Type::VARCHAR, Type::BPCHAR, Type::NAME];
+
+/// Whether `param` can be sent for a placeholder PostgreSQL typed `ty`.
+fn binds(param: &Param<'_>, ty: &Type) -> bool {
+    match param {
+        Param::Null => true,
+        Param::Int(_) => {
+            [Type::INT8, Type::INT4, Type::INT2, Type::FLOAT8, Type::BOOL].contains(ty)
+                || TEXTS.contains(ty)
+        }
+        Param::Real(_) => [Type::FLOAT8, Type::FLOAT4].contains(ty),
+        Param::Text(_) => TEXTS.contains(ty),
+        Param::Blob(_) => *ty == Type::BYTEA,
+    }
+}
+
+type BindResult = std::result::Result<IsNull, Box<dyn std::error::Error + Sync + Send>>;
+
+impl ToSql for Param<'_> {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> BindResult {
+        match *self {
+            Self::Null => Ok(IsNull::Yes),
+            Self::Int(v) => {
+                if *ty == Type::INT4 {
+                    i32::try_from(v)?.to_sql(ty, out)
+                } else if *ty == Type::INT2 {
+                    i16::try_from(v)?.to_sql(ty, out)
+                } else if *ty == Type::FLOAT8 {
+                    #[allow(clippy::cast_precision_loss)]
+                    (v as f64).to_sql(ty, out)
+                } else if *ty == Type::BOOL {
+                    (v != 0).to_sql(ty, out)
+                } else if TEXTS.contains(ty) {
+                    v.to_string().as_str().to_sql(ty, out)
+                } else {
+                    v.to_sql(ty, out)
+                }
+            }
+            Self::Real(v) => {
+                if *ty == Type::FLOAT4 {
+                    #[allow(clippy::cast_possible_truncation)]
+                    (v as f32).to_sql(ty, out)
+                } else {
+                    v.to_sql(ty, out)
+                }
+            }
+            Self::Text(v) => v.to_sql(ty, out),
+            Self::Blob(v) => v.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        // checked per placeholder by `binds` before the statement runs
+        true
+    }
+
+    to_sql_checked!();
+}
+
+struct PgRow<'r>(&'r tokio_postgres::Row);
+
+impl PgRow<'_> {
+    fn column(&self, i: usize) -> Result<&Type> {
+        self.0
+            .columns()
+            .get(i)
+            .map(tokio_postgres::Column::type_)
+            .ok_or_else(|| Error::Internal(format!("no column {i} in the row")))
+    }
+
+    fn get<'a, T: tokio_postgres::types::FromSql<'a>>(&'a self, i: usize) -> Result<T> {
+        self.0
+            .try_get(i)
+            .map_err(|e| Error::Internal(format!("column {i}: {e}")))
+    }
+
+    fn wrong(&self, i: usize, wanted: &str) -> Error {
+        let ty = self
+            .column(i)
+            .map_or_else(|_| "?".into(), ToString::to_string);
+        Error::Internal(format!("column {i} is a {ty}, read as {wanted}"))
+    }
+}
+
+impl Row for PgRow<'_> {
+    fn int(&self, i: usize) -> Result<Option<i64>> {
+        let ty = self.column(i)?;
+        if *ty == Type::INT8 {
+            self.get(i)
+        } else if *ty == Type::INT4 {
+            Ok(self.get::<Option<i32>>(i)?.map(i64::from))
+        } else if *ty == Type::INT2 {
+            Ok(self.get::<Option<i16>>(i)?.map(i64::from))
+        } else if *ty == Type::BOOL {
+            Ok(self.get::<Option<bool>>(i)?.map(i64::from))
+        } else {
+            Err(self.wrong(i, "an integer"))
+        }
+    }
+
+    fn real(&self, i: usize) -> Result<Option<f64>> {
+        let ty = self.column(i)?;
+        if *ty == Type::FLOAT8 {
+            self.get(i)
+        } else if *ty == Type::FLOAT4 {
+            Ok(self.get::<Option<f32>>(i)?.map(f64::from))
+        } else {
+            Err(self.wrong(i, "a number"))
+        }
+    }
+
+    fn text(&self, i: usize) -> Result<Option<String>> {
+        if TEXTS.contains(self.column(i)?) {
+            self.get(i)
+        } else {
+            Err(self.wrong(i, "text"))
+        }
+    }
+
+    fn blob(&self, i: usize) -> Result<Option<Vec<u8>>> {
+        if *self.column(i)? == Type::BYTEA {
+            self.get(i)
+        } else {
+            Err(self.wrong(i, "bytes"))
+        }
+    }
+}

@@ -1,0 +1,953 @@
+//! The canonical store's contract, one suite over both adapters: the repositories of capture and
+//! publication (`store::{workspaces, extractions, snapshots}`) run unchanged on the embedded
+//! store's SQLite database and on a real PostgreSQL (tests/common/postgres.rs), through the one
+//! transaction interface (`store::tx::Tx`). Every test runs on each; PostgreSQL's own faults come
+//! last.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use common::postgres::Postgres;
+use rusqlite::{Connection, TransactionBehavior};
+use tychora_core::store::batches::{self, Repoint};
+use tychora_core::store::extractions::{
+    self, AssetRow, CellRow, ChunkRow, DocLocatorRow, DocumentRow, DocumentWriter, ExtractionRow,
+    KindRow, SourceRow, UnitRow, UnitWriter,
+};
+use tychora_core::store::filter::{Filter, SensitivityScope};
+use tychora_core::store::postgres::PgStore;
+use tychora_core::store::query_log::{QueryLog, QueryRun};
+use tychora_core::store::snapshots::{self, Member, NewBatch, NewSnapshot};
+use tychora_core::store::tx::{Param, Tx};
+use tychora_core::store::{self, hydrate, identifiers, runs, sources, workspaces};
+use tychora_core::{ErrorCode, Result, Span, UnitType};
+
+/// One handle on a store, as one daemon holds it.
+enum Handle {
+    Sqlite(Mutex<Connection>, PathBuf),
+    Postgres(PgStore, String),
+}
+
+impl Handle {
+    /// Runs `f` in one write transaction: kept when it returns `Ok`, rolled back when it fails.
+    fn write<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
+        match self {
+            Self::Sqlite(conn, _) => {
+                let mut conn = conn.lock().unwrap();
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                let out = f(&tx)?;
+                tx.commit()?;
+                Ok(out)
+            }
+            Self::Postgres(store, _) => store.transaction(f),
+        }
+    }
+
+    /// The store's query log, as a daemon starts it.
+    fn query_log(&self) -> QueryLog {
+        match self {
+            Self::Sqlite(_, db) => QueryLog::start(db).unwrap(),
+            Self::Postgres(_, url) => QueryLog::start_on(PgStore::open(url, 1).unwrap()).unwrap(),
+        }
+    }
+}
+
+type Open = Box<dyn Fn() -> Handle + Send + Sync>;
+
+/// Runs `check` on a fresh SQLite store, then on a fresh PostgreSQL one (when PostgreSQL is
+/// here). Both start as a new workspace does: its row and its `default` collection.
+fn each_adapter(check: impl Fn(&str, &Open)) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("corpus.sqlite3");
+    {
+        let mut conn = store::connect(&db).unwrap();
+        store::migrate::apply(&mut conn).unwrap();
+        workspaces::create(&conn, "contract", "test", 1).unwrap();
+    }
+    let open: Open =
+        Box::new(move || Handle::Sqlite(Mutex::new(store::connect(&db).unwrap()), db.clone()));
+    check("sqlite", &open);
+
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database();
+    let (created, _) = PgStore::open_and_migrate(&url, 2).unwrap();
+    created
+        .transaction(|tx| workspaces::create(tx, "contract", "test", 1))
+        .unwrap();
+    let open: Open =
+        Box::new(move || Handle::Postgres(PgStore::open(&url, 2).unwrap(), url.clone()));
+    check("postgres", &open);
+}
+
+fn sha(n: u64) -> String {
+    format!("{n:064x}")
+}
+
+/// A captured file with one extraction of `windows` windows (the first repeats its unit's text,
+/// the others carry their own): the member a snapshot publishes.
+fn capture(tx: &dyn Tx, uri: &str, bytes: u64, windows: usize) -> Result<Member> {
+    let root = extractions::root_id(tx, "/corpus", 10)?;
+    let (collection, _) = workspaces::collection(tx, "default")?.unwrap();
+    let rel_path = uri.trim_start_matches("file:///corpus/");
+    let (source, root_id, path) = extractions::upsert_source(
+        tx,
+        &SourceRow {
+            collection_id: collection,
+            format: "markdown",
+            kind: None,
+            root_id: root,
+            rel_path,
+            uri,
+            sensitivity: None,
+            default_sensitivity: "internal",
+        },
+        20,
+    )?;
+    let sha256 = sha(bytes);
+    extractions::put_artifact(tx, &sha256, 100, "text/markdown", 30)?;
+    // a file under docs/ was captured from a git checkout and reviewed (its stamp)
+    let metadata = if uri.contains("/docs/") {
+        r#"{"git":{"commit":"abc123"},"stamp":{"as_of":1700}}"#
+    } else {
+        r#"{"mtime":1}"#
+    };
+    let revision = match extractions::revision_with_bytes(tx, source, &sha256)? {
+        Some(id) => id,
+        None => extractions::insert_revision(tx, source, &sha256, 100, metadata, 40)?,
+    };
+    let extraction = extractions::insert_extraction(
+        tx,
+        &ExtractionRow {
+            revision_id: revision,
+            parser: "markdown@1",
+            fingerprint: &format!("fp-{bytes}"),
+            unit_count: windows,
+            chunk_count: windows,
+            diagnostics_json: "[]",
+        },
+        50,
+    )?;
+    let mut writer = UnitWriter::new(tx, extraction, revision)?;
+    let mut owner = None;
+    for i in 0..windows {
+        let text = format!("unit {i} of {uri}");
+        let span = Span {
+            byte_start: i * 10,
+            byte_end: i * 10 + 9,
+            line_start: i + 1,
+            col_start: 1,
+            line_end: i + 1,
+            col_end: 10,
+        };
+        let unit = writer.unit(&UnitRow {
+            ordinal: i,
+            unit_type: UnitType::Paragraph,
+            is_leaf: true,
+            parent_ordinal: None,
+            text: &text,
+            heading_path_json: r#"["Title"]"#,
+            anchor: None,
+            token_count: 4,
+            span,
+            json_pointer: None,
+        })?;
+        writer.identifier(unit, "word", "Unit", "unit")?;
+        if i == 0 {
+            // the file names itself (an RFC's number, a record's key)
+            let name = format!("DOC:{rel_path}");
+            writer.identifier(unit, "document", &name, &name.to_lowercase())?;
+        }
+        let own = format!("window {i} of {uri}");
+        let chunk = writer.chunk(&ChunkRow {
+            ordinal: i,
+            first_unit_id: unit,
+            last_unit_id: unit,
+            owner_key: "doc",
+            owner_chunk_id: owner,
+            span,
+            token_count: 4,
+            render_tokens: 9,
+            has_code: false,
+            may_contain_instructions: i == 1,
+            text: (i > 0).then_some(own.as_str()),
+            capsule_json: r#"{"title":"Title"}"#,
+        })?;
+        owner.get_or_insert(chunk);
+    }
+    Ok(Member {
+        source_id: source,
+        revision_id: revision,
+        extraction_id: extraction,
+        collection_id: collection,
+        root_id,
+        rel_path: path,
+        uri: uri.to_string(),
+        sha256,
+    })
+}
+
+/// Publishes `members` on top of `parent` with one lexical generation.
+fn publish(tx: &dyn Tx, parent: Option<i64>, members: &[Member], generation: &str) -> Result<i64> {
+    let family = snapshots::family(tx, "lexical", "lexical", r#"{"v":1}"#)?;
+    snapshots::publish(
+        tx,
+        &NewSnapshot {
+            parent,
+            job_id: None,
+            chunk_count: 0,
+            members,
+            batches: &[NewBatch {
+                family_id: family,
+                generation,
+                file_sha256: None,
+                base_generation: None,
+            }],
+            relation_sets: &[],
+            created_at: 60,
+        },
+    )
+}
+
+#[test]
+fn capture_rows_are_written_once_and_read_back_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        let first = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 3))
+            .unwrap();
+        // the same path is the same root; the same uri the same source, first place kept
+        store
+            .write(|tx| {
+                assert_eq!(
+                    extractions::root_id(tx, "/corpus", 99)?,
+                    first.root_id,
+                    "{name}"
+                );
+                assert_eq!(
+                    extractions::roots(tx)?,
+                    vec![(first.root_id, "/corpus".to_string())],
+                    "{name}"
+                );
+                let other_root = extractions::root_id(tx, "/elsewhere", 99)?;
+                assert_ne!(other_root, first.root_id, "{name}");
+                let again = extractions::upsert_source(
+                    tx,
+                    &SourceRow {
+                        collection_id: first.collection_id,
+                        format: "markdown",
+                        kind: None,
+                        root_id: other_root,
+                        rel_path: "x/a.md",
+                        uri: "file:///corpus/a.md",
+                        sensitivity: None,
+                        default_sensitivity: "internal",
+                    },
+                    70,
+                )?;
+                assert_eq!(
+                    again,
+                    (first.source_id, first.root_id, "a.md".to_string()),
+                    "{name}"
+                );
+                Ok(())
+            })
+            .unwrap();
+        // new bytes are the next revision; known bytes find theirs
+        let (second, found) = store
+            .write(|tx| {
+                extractions::put_artifact(tx, &sha(2), 7, "text/markdown", 80)?;
+                extractions::put_artifact(tx, &sha(2), 7, "text/markdown", 81)?;
+                let second =
+                    extractions::insert_revision(tx, first.source_id, &sha(2), 7, "{}", 80)?;
+                let found = extractions::revision_with_bytes(tx, first.source_id, &sha(1))?;
+                Ok((second, found))
+            })
+            .unwrap();
+        assert!(second > first.revision_id, "{name}");
+        assert_eq!(found, Some(first.revision_id), "{name}");
+        // the extraction and its windows, in order, each with its text
+        store
+            .write(|tx| {
+                assert_eq!(
+                    extractions::extraction_with(tx, first.revision_id, "fp-1")?,
+                    Some(first.extraction_id),
+                    "{name}"
+                );
+                assert_eq!(
+                    extractions::extraction_with(tx, first.revision_id, "fp-9")?,
+                    None,
+                    "{name}"
+                );
+                extractions::set_diagnostics(tx, first.extraction_id, r#"[{"code":"W"}]"#)?;
+                assert_eq!(
+                    extractions::diagnostics(tx, first.extraction_id)?.as_deref(),
+                    Some(r#"[{"code":"W"}]"#),
+                    "{name}"
+                );
+                assert_eq!(
+                    snapshots::chunks_of_extraction(tx, first.extraction_id)?,
+                    3,
+                    "{name}"
+                );
+                let windows = snapshots::index_windows(tx, first.extraction_id)?;
+                let texts: Vec<&str> = windows.iter().map(|w| w.text.as_str()).collect();
+                assert_eq!(
+                    texts,
+                    [
+                        "unit 0 of file:///corpus/a.md",
+                        "window 1 of file:///corpus/a.md",
+                        "window 2 of file:///corpus/a.md"
+                    ],
+                    "{name}"
+                );
+                let owner = windows[0].chunk_id;
+                assert!(windows.iter().all(|w| w.owner_id == owner), "{name}");
+                assert!(
+                    windows
+                        .iter()
+                        .all(|w| w.kind == "markdown" && w.collection == "default"),
+                    "{name}"
+                );
+                Ok(())
+            })
+            .unwrap();
+        // a kind's definition is replaced only when its fingerprint changes
+        store
+            .write(|tx| {
+                let kind = |fingerprint, version| KindRow {
+                    name: "adr",
+                    version,
+                    fingerprint,
+                    pack: "team",
+                    lane: "docs",
+                    definition_json: "{}",
+                };
+                let (a, b) = ("a".repeat(64), "b".repeat(64));
+                extractions::record_kind(tx, &kind(a.as_str(), 1), 1)?;
+                extractions::record_kind(tx, &kind(a.as_str(), 2), 2)?;
+                extractions::record_kind(tx, &kind(b.as_str(), 3), 3)?;
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn sources_withdrawal_labels_and_document_rows_read_back_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        let a = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 2))
+            .unwrap();
+        let b = store
+            .write(|tx| capture(tx, "file:///corpus/docs/b.md", 2, 1))
+            .unwrap();
+        store
+            .write(|tx| {
+                assert_eq!(sources::count(tx)?, 2, "{name}");
+                assert!(sources::exists(tx, a.source_id)?, "{name}");
+                assert!(!sources::exists(tx, a.source_id + b.source_id)?, "{name}");
+                assert!(sources::revision_exists(tx, a.revision_id)?, "{name}");
+                assert_eq!(sources::revisions_of(tx, a.source_id)?, [a.revision_id], "{name}");
+                assert_eq!(sources::revision_sha256(tx, b.revision_id)?, sha(2), "{name}");
+                assert_eq!(
+                    sources::revisions_holding(tx, &sha(2))?,
+                    [(b.revision_id, b.source_id, 100)],
+                    "{name}"
+                );
+                assert_eq!(sources::with_uri(tx, "file:///corpus/a.md")?, [a.source_id], "{name}");
+                assert_eq!(sources::with_path(tx, "docs/b.md")?, [b.source_id], "{name}");
+                assert_eq!(sources::all_paths(tx)?.len(), 2, "{name}");
+                let (u0, u1) = (
+                    sources::unit_id(tx, a.extraction_id, 0)?,
+                    sources::unit_id(tx, a.extraction_id, 1)?,
+                );
+                assert!(u1 > u0, "{name}");
+
+                // sensitivity labels, by source and under a prefix
+                assert!(!sources::any_labelled(tx, "secret")?, "{name}");
+                sources::label(tx, [&b.source_id], "secret")?;
+                assert!(sources::any_labelled(tx, "secret")?, "{name}");
+                assert_eq!(
+                    sources::labels_under(tx, b.collection_id, "file:///corpus/docs/")?,
+                    [("file:///corpus/docs/b.md".to_string(), "secret".to_string())],
+                    "{name}"
+                );
+                assert!(
+                    sources::labels_under(tx, b.collection_id, "file:///corpus/x")?.is_empty(),
+                    "{name}"
+                );
+                assert!(
+                    sources::kinds_under(tx, b.collection_id, "file:///")?.is_empty(),
+                    "{name}"
+                );
+                sources::relabel(tx, a.source_id, "public", 5)?;
+                assert_eq!(
+                    sources::path_and_label(tx, a.source_id)?,
+                    ("a.md".to_string(), Some("public".to_string())),
+                    "{name}"
+                );
+
+                // withdrawal: why, by which job, and the source removed from new snapshots
+                let job: i64 = tx.value(
+                    "INSERT INTO jobs (kind, status, request_json, created_at) VALUES ('withdraw', 'queued', '{}', 1) RETURNING id",
+                    &[],
+                )?;
+                let withdrawn = sources::withdraw(tx, a.source_id, job, "asked to", 7)?;
+                assert_eq!(
+                    withdrawn,
+                    ("file:///corpus/a.md".to_string(), "a.md".to_string()),
+                    "{name}"
+                );
+                assert_eq!(
+                    sources::withdrawal(tx, a.collection_id, "file:///corpus/a.md")?,
+                    Some((7, "asked to".to_string())),
+                    "{name}"
+                );
+                assert_eq!(
+                    sources::withdrawal(tx, a.collection_id, "file:///corpus/docs/b.md")?,
+                    None,
+                    "{name}"
+                );
+                sources::mark_removed(tx, b.source_id, 8)?;
+
+                // a document's rows and a code file's, and the artifacts they reference
+                extractions::put_artifact(tx, &sha(3), 10, "text/plain", 9)?;
+                extractions::put_artifact(tx, &sha(4), 10, "image/png", 9)?;
+                let mut doc = DocumentWriter::new(
+                    tx,
+                    b.extraction_id,
+                    &DocumentRow {
+                        format: "pdf",
+                        extractor: "pdfjs@5",
+                        derived_sha256: &sha(3),
+                        furniture_json: "[]",
+                        external_json: "[]",
+                        pages: Some(2),
+                    },
+                )?;
+                let unit = sources::unit_id(tx, b.extraction_id, 0)?;
+                doc.locator(&DocLocatorRow {
+                    unit_id: unit,
+                    part: "page",
+                    paragraph: None,
+                    table: Some(1),
+                    row: Some(1),
+                    header: true,
+                    marker: None,
+                    level: Some(2),
+                    page: Some(1),
+                    boxes_json: Some("[[1, 0, 0, 10, 10]]".into()),
+                    flags_json: "[]",
+                    origin: "ocr",
+                    confidence: Some(0.75),
+                })?;
+                let cell = CellRow {
+                    unit_id: unit,
+                    col: 0,
+                    col_span: 2,
+                    continues_above: false,
+                    text: "Cell",
+                    box_json: None,
+                };
+                doc.cell(&cell)?;
+                doc.cell(&cell)?;
+                doc.asset(&AssetRow {
+                    ordinal: 1,
+                    sha256: &sha(4),
+                    media_type: "image/png",
+                    width: Some(10),
+                    height: Some(20),
+                    part: "page",
+                    relationship: None,
+                    alt_text: Some("a chart"),
+                    caption: None,
+                    context: None,
+                    unit_id: Some(unit),
+                    page: Some(1),
+                    box_json: None,
+                })?;
+                let key = "c".repeat(64);
+                extractions::put_code(tx, a.extraction_id, "python", "pkg.a", &key, Some("{}"), 9)?;
+                extractions::put_code(tx, b.extraction_id, "python", "pkg.b", &key, Some("{}"), 9)?;
+                assert_eq!(extractions::original_sha256(tx, b.extraction_id)?, sha(2), "{name}");
+                let mut referenced = sources::referenced_artifacts(tx, false)?;
+                referenced.sort();
+                assert_eq!(referenced, [sha(1), sha(2), sha(3), sha(4)], "{name}");
+                let mut present = sources::referenced_artifacts(tx, true)?;
+                present.sort();
+                assert_eq!(present, referenced, "{name}");
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+/// The reads a query makes — windows hydrated into segments, the exact channel's identifier
+/// lookups, eligibility by collection and label, the keys segments state and the accepted
+/// relations about them — return the same rows, field for field, on both adapters.
+#[test]
+fn a_query_reads_the_same_evidence_on_both() {
+    let seen = Mutex::new(Vec::<(String, String)>::new());
+    each_adapter(|name, open| {
+        use std::fmt::Write as _;
+        let store = open();
+        let a = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 3))
+            .unwrap();
+        let b = store
+            .write(|tx| capture(tx, "file:///corpus/docs/b.md", 2, 2))
+            .unwrap();
+        let snapshot = store
+            .write(|tx| {
+                sources::label(tx, [&b.source_id], "secret")?;
+                let unit = sources::unit_id(tx, a.extraction_id, 0)?;
+                tx.execute(
+                    "INSERT INTO relation_types (name, fingerprint, pack, definition_json, recorded_at) VALUES ('supersedes', ?1, 'team', '{}', 1)",
+                    &[Param::Text(&"f".repeat(64))],
+                )?;
+                for (method, status) in [("parsed", "accepted"), ("declared", "accepted"), ("proposed", "proposed")] {
+                    tx.execute(
+                        "INSERT INTO relation_assertions (relation, from_kind, from_key, to_kind, to_key, method, status, revision_id, support_unit_id, actor, created_at)
+                         VALUES ('supersedes', 'adr', 'ADR-2', 'adr', 'ADR-1', ?1, ?2, ?3, ?4, 'owner', 1)",
+                        &[Param::Text(method), Param::Text(status), Param::Int(a.revision_id), Param::Int(unit)],
+                    )?;
+                }
+                publish(tx, None, &[a.clone(), b.clone()], "g1")
+            })
+            .unwrap();
+        let read = store
+            .write(|tx| {
+                let mut out = String::new();
+                let mut windows = Vec::new();
+                for e in [a.extraction_id, b.extraction_id] {
+                    windows.extend(snapshots::index_windows(tx, e)?.iter().map(|w| w.chunk_id));
+                }
+                let rows = hydrate::chunks(tx, &windows)?;
+                let mut ids: Vec<&i64> = rows.keys().collect();
+                ids.sort();
+                for id in ids {
+                    writeln!(out, "{:?}", rows[id]).unwrap();
+                }
+                let b_first = &rows[&windows[3]];
+                assert_eq!(b_first.commit.as_deref(), Some("abc123"), "{name}");
+                assert_eq!(
+                    (b_first.freshness.as_of, b_first.freshness.basis),
+                    (1700, "reviewed"),
+                    "{name}"
+                );
+                let open_filter = Filter::default();
+                let asked: Vec<String> = ["unit", "doc:docs/b.md", "nothing"]
+                    .map(String::from)
+                    .into();
+                let sorted = |mut v: Vec<String>| {
+                    v.sort();
+                    v
+                };
+                let present = sorted(identifiers::present(tx, snapshot, &asked, &open_filter)?);
+                assert_eq!(present, ["doc:docs/b.md", "unit"], "{name}");
+                let defined = sorted(identifiers::defined(tx, snapshot, &asked, &open_filter)?);
+                assert_eq!(defined, ["doc:docs/b.md"], "{name}");
+                let found = identifiers::windows(tx, snapshot, &asked, &open_filter, &defined, 10)?;
+                assert_eq!(found.first(), Some(&(windows[3], windows[3])), "{name}");
+                writeln!(out, "{present:?} {defined:?} {found:?}").unwrap();
+                writeln!(
+                    out,
+                    "{:?} {:?}",
+                    identifiers::documents(tx, snapshot, &asked, &open_filter)?,
+                    identifiers::first_window(tx, snapshot, b.source_id)?
+                )
+                .unwrap();
+                let default_only = Filter {
+                    collections: vec!["default".into()],
+                    ..Filter::default()
+                };
+                let mut paths = identifiers::member_paths(tx, snapshot, &default_only)?;
+                paths.sort();
+                writeln!(out, "{paths:?}").unwrap();
+                let elsewhere = Filter {
+                    collections: vec!["elsewhere".into()],
+                    ..Filter::default()
+                };
+                assert_eq!(
+                    hydrate::eligible_sources(tx, snapshot, &open_filter)?,
+                    2,
+                    "{name}"
+                );
+                assert_eq!(
+                    hydrate::eligible_sources(tx, snapshot, &elsewhere)?,
+                    0,
+                    "{name}"
+                );
+                let internal = Filter {
+                    sensitivity: Some(SensitivityScope {
+                        levels: vec!["internal".into()],
+                        unlabelled: "internal".into(),
+                    }),
+                    ..Filter::default()
+                };
+                let mut admitted: Vec<u64> = hydrate::eligible_chunks(tx, snapshot, &internal)?
+                    .into_iter()
+                    .collect();
+                admitted.sort_unstable();
+                let a_windows: Vec<u64> = windows[..3].iter().map(|&w| w as u64).collect();
+                assert_eq!(admitted, a_windows, "{name}");
+                let mut of_b: Vec<u64> = hydrate::chunks_of_sources(tx, snapshot, &[b.source_id])?
+                    .into_iter()
+                    .collect();
+                of_b.sort_unstable();
+                writeln!(out, "{admitted:?} {of_b:?}").unwrap();
+                let keys = hydrate::segment_keys(tx, snapshot, &[(b.source_id, windows[3])])?;
+                assert_eq!(keys.iter().collect::<Vec<_>>(), ["DOC:docs/b.md"], "{name}");
+                assert!(hydrate::any_relations(tx)?, "{name}");
+                let about = hydrate::relations_about(tx, &["ADR-1".to_string()].into())?;
+                assert_eq!(about.len(), 1, "{name}: one row per relation and pair");
+                assert_eq!(about[0].method, "parsed", "{name}: the first assertion's");
+                assert_eq!(about[0].support.as_deref(), Some("a.md:1-1"), "{name}");
+                writeln!(
+                    out,
+                    "{keys:?} {about:?} {:?}",
+                    hydrate::code_paths(tx, &windows)?
+                )
+                .unwrap();
+                Ok(out)
+            })
+            .unwrap();
+        seen.lock().unwrap().push((name.to_string(), read));
+    });
+    let seen = seen.into_inner().unwrap();
+    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
+        assert_eq!(sqlite, postgres, "the adapters read differently");
+    }
+}
+
+#[test]
+fn a_revision_is_never_changed() {
+    each_adapter(|name, open| {
+        let store = open();
+        let member = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 1))
+            .unwrap();
+        let err = store
+            .write(|tx| {
+                tx.execute(
+                    "UPDATE revisions SET size = 0 WHERE id = ?1",
+                    &[Param::Int(member.revision_id)],
+                )
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("immutable"), "{name}: {err}");
+        let found = store
+            .write(|tx| extractions::revision_with_bytes(tx, member.source_id, &sha(1)))
+            .unwrap();
+        assert_eq!(found, Some(member.revision_id), "{name}");
+    });
+}
+
+#[test]
+fn the_pointer_switches_only_from_the_snapshot_the_publisher_read() {
+    each_adapter(|name, open| {
+        let store = open();
+        assert_eq!(
+            store.write(|tx| snapshots::current(tx)).unwrap(),
+            None,
+            "{name}"
+        );
+        let a = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 2))
+            .unwrap();
+        let first = store
+            .write(|tx| publish(tx, None, std::slice::from_ref(&a), "g-first"))
+            .unwrap();
+        assert_eq!(
+            store.write(|tx| snapshots::current(tx)).unwrap(),
+            Some(first),
+            "{name}"
+        );
+
+        // a publisher that read no snapshot (or an older one) loses, and keeps nothing
+        let b = store
+            .write(|tx| capture(tx, "file:///corpus/b.md", 2, 1))
+            .unwrap();
+        let err = store
+            .write(|tx| publish(tx, None, &[a.clone(), b.clone()], "g-stale"))
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Conflict, "{name}: {err}");
+        assert!(err.to_string().contains("moved"), "{name}: {err}");
+        store
+            .write(|tx| {
+                assert_eq!(snapshots::current(tx)?, Some(first), "{name}");
+                let kept = snapshots::referenced_generations(tx)?;
+                assert_eq!(kept, ["g-first"], "{name}");
+                Ok(())
+            })
+            .unwrap();
+
+        // built again on the pointer it now reads, it wins
+        let second = store
+            .write(|tx| {
+                let parent = snapshots::current(tx)?;
+                let mut members = snapshots::members(tx, parent.unwrap())?;
+                members.push(b.clone());
+                publish(tx, parent, &members, "g-second")
+            })
+            .unwrap();
+        store
+            .write(|tx| {
+                assert_eq!(snapshots::current(tx)?, Some(second), "{name}");
+                let members = snapshots::members(tx, second)?;
+                let uris: Vec<&str> = members.iter().map(|m| m.uri.as_str()).collect();
+                assert_eq!(
+                    uris,
+                    ["file:///corpus/a.md", "file:///corpus/b.md"],
+                    "{name}"
+                );
+                assert_eq!(members[0].sha256, sha(1), "{name}");
+                assert_eq!(snapshots::member_count(tx, second)?, 2, "{name}");
+                let map = snapshots::member_map(tx, second)?;
+                assert_eq!(
+                    map[&b.source_id],
+                    (b.revision_id, b.extraction_id),
+                    "{name}"
+                );
+                assert_eq!(
+                    snapshots::lexical_generation(tx, second)?.as_deref(),
+                    Some("g-second"),
+                    "{name}"
+                );
+                assert!(snapshots::publishes(tx, b.revision_id)?, "{name}");
+                let fingerprints = extractions::member_fingerprints(tx, second)?;
+                assert_eq!(fingerprints.len(), 2, "{name}");
+                snapshots::retire_generation(tx, "g-first")?;
+                assert_eq!(snapshots::lexical_generation(tx, first)?, None, "{name}");
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn index_generations_are_recorded_and_repointed_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        let a = store
+            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 1))
+            .unwrap();
+        let snapshot = store
+            .write(|tx| publish(tx, None, std::slice::from_ref(&a), "g1"))
+            .unwrap();
+        store
+            .write(|tx| {
+                let (batch, family, generation, documents) = batches::lexical_batch(tx, snapshot)?;
+                assert_eq!((generation.as_str(), documents), ("g1", 0), "{name}");
+                assert_eq!(
+                    batches::of_generation(tx, "g1")?,
+                    (batch, family, 0, None),
+                    "{name}"
+                );
+                batches::repoint(
+                    tx,
+                    &[Repoint {
+                        snapshot_id: snapshot,
+                        family_id: family,
+                        old_batch: batch,
+                        generation: "g2".into(),
+                        documents: 5,
+                        sha256: None,
+                    }],
+                    70,
+                )?;
+                let (_, _, generation, documents) = batches::lexical_batch(tx, snapshot)?;
+                assert_eq!((generation.as_str(), documents), ("g2", 5), "{name}");
+                assert_eq!(batches::referenced_generations(tx)?, ["g2"], "{name}");
+                assert_eq!(
+                    batches::generation_paths(tx)?,
+                    ["indexes/lexical/g2"],
+                    "{name}"
+                );
+                assert_eq!(batches::indexed_snapshots(tx)?, [snapshot], "{name}");
+                assert_eq!(batches::base_of(tx, "g2")?, None, "{name}");
+                assert_eq!(batches::base_of(tx, "nowhere")?, None, "{name}");
+                batches::verify(tx, "g2", &sha(9))?;
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn the_query_log_writes_off_the_query_path_and_pages_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        let log = store.query_log();
+        let run = |n: i64| QueryRun {
+            id: format!("run_{n}"),
+            snapshot_id: None,
+            request_json: format!(r#"{{"query":"q{n}"}}"#),
+            summary_json: "{}".into(),
+            agent_id: (n % 2 == 0).then(|| "agent".to_string()),
+            task_id: None,
+            duration_ms: 1.25 * n as f64,
+            created_at: n,
+        };
+        for n in 1..=5 {
+            log.record(run(n));
+        }
+        log.flush();
+        store
+            .write(|tx| {
+                let ids = |runs: Vec<QueryRun>| runs.into_iter().map(|r| r.id).collect::<Vec<_>>();
+                assert_eq!(ids(runs::page(tx, None, 2)?), ["run_5", "run_4"], "{name}");
+                assert_eq!(
+                    ids(runs::page(tx, Some((4, "run_4".into())), 2)?),
+                    ["run_3", "run_2"],
+                    "{name}"
+                );
+                assert_eq!(
+                    runs::position(tx, "run_3")?,
+                    Some((3, "run_3".into())),
+                    "{name}"
+                );
+                assert_eq!(runs::get(tx, "run_2")?, Some(run(2)), "{name}");
+                assert_eq!(runs::get(tx, "run_9")?, None, "{name}");
+                assert_eq!(runs::expire(tx, 3, 10)?, 2, "{name}");
+                assert_eq!(
+                    ids(runs::page(tx, None, 10)?),
+                    ["run_5", "run_4", "run_3"],
+                    "{name}"
+                );
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+/// Several daemons publish at once, each adding its own sources: every publication lands on
+/// the one before it (one wins, the others build again on the new pointer), and no member is
+/// lost.
+#[test]
+#[allow(clippy::print_stderr)] // how often each adapter rebuilt is for whoever runs it to see
+fn concurrent_publishers_lose_no_member() {
+    const WRITERS: usize = 4;
+    const EACH: usize = 5;
+    each_adapter(|name, open| {
+        let retries = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for w in 0..WRITERS {
+                let store = open();
+                let retries = &retries;
+                scope.spawn(move || {
+                    for i in 0..EACH {
+                        let uri = format!("file:///corpus/w{w}/{i}.md");
+                        let mine = store
+                            .write(|tx| capture(tx, &uri, (w * 100 + i) as u64 + 10, 1))
+                            .unwrap();
+                        loop {
+                            let published = store.write(|tx| {
+                                let parent = snapshots::current(tx)?;
+                                let mut members = match parent {
+                                    Some(p) => snapshots::members(tx, p)?,
+                                    None => Vec::new(),
+                                };
+                                // the other writers' files take a moment to build on
+                                std::thread::sleep(std::time::Duration::from_millis(2));
+                                members.push(mine.clone());
+                                publish(tx, parent, &members, &format!("g-{w}-{i}-{}", now()))
+                            });
+                            match published {
+                                Ok(_) => break,
+                                Err(e) if e.code() == ErrorCode::Conflict => {
+                                    retries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                }
+                                Err(e) => panic!("{name}: {e}"),
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        let store = open();
+        let members = store
+            .write(|tx| snapshots::members(tx, snapshots::current(tx)?.unwrap()))
+            .unwrap();
+        assert_eq!(members.len(), WRITERS * EACH, "{name}");
+        eprintln!(
+            "{name}: {} publications by {WRITERS} writers, {} rebuilt on a moved pointer",
+            WRITERS * EACH,
+            retries.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    });
+}
+
+fn now() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+/// The service store going away mid-transaction: the commit fails with `E_STORE_UNAVAILABLE`,
+/// and when the store is back, nothing of the half-done publication is there.
+#[test]
+fn a_store_lost_mid_publication_keeps_nothing_of_it() {
+    let Some(pg) = Postgres::start_with(true) else {
+        return;
+    };
+    let url = pg.database();
+    let (store, _) = PgStore::open_and_migrate(&url, 2).unwrap();
+    store
+        .transaction(|tx| workspaces::create(tx, "contract", "test", 1))
+        .unwrap();
+    let a = store
+        .transaction(|tx| capture(tx, "file:///corpus/a.md", 1, 2))
+        .unwrap();
+    let first = store
+        .transaction(|tx| publish(tx, None, std::slice::from_ref(&a), "g-first"))
+        .unwrap();
+
+    let tx = store.begin().unwrap();
+    let b = capture(&tx, "file:///corpus/b.md", 2, 1).unwrap();
+    publish(&tx, Some(first), &[a.clone(), b], "g-lost").unwrap();
+    pg.stop();
+    let err = tx.commit().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::StoreUnavailable, "{err}");
+    assert!(!err.to_string().contains("password"), "{err}");
+    let err = store.begin().err().unwrap();
+    assert_eq!(err.code(), ErrorCode::StoreUnavailable, "{err}");
+
+    pg.start_server();
+    let store = PgStore::open(&url, 2).unwrap();
+    store
+        .transaction(|tx| {
+            assert_eq!(snapshots::current(tx)?, Some(first));
+            assert_eq!(snapshots::referenced_generations(tx)?, ["g-first"]);
+            assert_eq!(snapshots::members(tx, first)?.len(), 1);
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// A statement whose placeholder the service store types otherwise than the value given is
+/// refused before it runs, naming the placeholder — not sent to be misread.
+#[test]
+fn a_value_of_the_wrong_type_is_refused_by_name() {
+    let Some(pg) = Postgres::start() else { return };
+    let url = pg.database();
+    let (store, _) = PgStore::open_and_migrate(&url, 1).unwrap();
+    let err = store
+        .transaction(|tx| {
+            tx.execute(
+                "UPDATE roots SET added_at = ?1 WHERE path = ?2",
+                &[Param::Text("soon"), Param::Text("/x")],
+            )
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Internal, "{err}");
+    assert!(err.to_string().contains("parameter 1"), "{err}");
+    // the pool's connection came back usable
+    store
+        .transaction(|tx| extractions::root_id(tx, "/x", 1))
+        .unwrap();
+}
