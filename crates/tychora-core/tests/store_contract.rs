@@ -494,11 +494,15 @@ fn a_query_reads_the_same_evidence_on_both() {
     each_adapter(|name, open| {
         use std::fmt::Write as _;
         let store = open();
-        let a = store
-            .write(|tx| capture(tx, "file:///corpus/a.md", 1, 3))
-            .unwrap();
-        let b = store
-            .write(|tx| capture(tx, "file:///corpus/docs/b.md", 2, 2))
+        // Ids are opaque, and the service store hands them out in blocks per transaction: both
+        // files are captured in one here, so that the rows compare whole, ids included.
+        let (a, b) = store
+            .write(|tx| {
+                Ok((
+                    capture(tx, "file:///corpus/a.md", 1, 3)?,
+                    capture(tx, "file:///corpus/docs/b.md", 2, 2)?,
+                ))
+            })
             .unwrap();
         let snapshot = store
             .write(|tx| {
@@ -621,6 +625,31 @@ fn a_query_reads_the_same_evidence_on_both() {
     if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
         assert_eq!(sqlite, postgres, "the adapters read differently");
     }
+}
+
+/// A write nobody waits for may be sent late (PostgreSQL pipelines it before the next read or
+/// the commit): refused, it fails its transaction all the same, and nothing of it is kept.
+#[test]
+fn a_refused_write_fails_its_transaction_whenever_it_is_sent() {
+    each_adapter(|name, open| {
+        let store = open();
+        let insert = "INSERT INTO roots (path, added_at) VALUES (?1, 1)";
+        let err = store
+            .write(|tx| {
+                tx.write(insert, &[Param::Text("/kept?")])?;
+                tx.write(insert, &[Param::Text("/same")])?;
+                tx.write(insert, &[Param::Text("/same")])?;
+                tx.write(insert, &[Param::Text("/after")])?;
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(
+            err.to_string().to_lowercase().contains("unique"),
+            "{name}: {err}"
+        );
+        let roots = store.write(|tx| extractions::roots(tx)).unwrap();
+        assert!(roots.is_empty(), "{name}: {roots:?}");
+    });
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! extractions with their units, locators, identifiers, windows and document rows, in the
 //! caller's transaction, on either adapter (`store::tx`).
 
-use super::tx::{Statement, Tx, args};
-use crate::error::Result;
+use super::tx::{Dialect, Param, Statement, Tx, args};
+use crate::error::{Error, Result};
 use crate::unit::{Span, UnitType};
 
 /// `(extraction, fingerprint, format, kind)` of a member.
@@ -146,11 +146,10 @@ pub fn put_artifact(
     media_type: &str,
     now: i64,
 ) -> Result<()> {
-    tx.execute(
+    tx.write(
         "INSERT INTO artifacts (sha256, size, media_type, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (sha256) DO NOTHING",
         args![sha256, size, media_type, now],
-    )?;
-    Ok(())
+    )
 }
 
 /// Bytes the retention policy erased are back (a capture stored them again): their retention
@@ -199,7 +198,7 @@ pub fn insert_revision(
          FROM revisions WHERE source_id = ?1",
         args![source_id, sha256, size, metadata_json, now],
     )?;
-    tx.execute(
+    tx.write(
         "INSERT INTO revision_artifacts (revision_id, sha256, role) VALUES (?1, ?2, 'original')",
         args![id, sha256],
     )?;
@@ -263,6 +262,22 @@ pub struct ExtractionRow<'a> {
 /// # Errors
 /// The store's errors.
 pub fn insert_extraction(tx: &dyn Tx, e: &ExtractionRow<'_>, now: i64) -> Result<i64> {
+    if let Some(id) = tx.next_id("extractions")? {
+        tx.write(
+            "INSERT INTO extractions (id, revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            args![
+                id,
+                e.revision_id,
+                e.parser,
+                e.fingerprint,
+                e.unit_count,
+                e.chunk_count,
+                e.diagnostics_json,
+                now
+            ],
+        )?;
+        return Ok(id);
+    }
     tx.insert(
         "INSERT INTO extractions (revision_id, parser, fingerprint, unit_count, chunk_count, diagnostics_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         args![
@@ -357,14 +372,33 @@ pub struct ChunkRow<'a> {
 }
 
 /// Writes one extraction's units, locators, identifiers and windows, each statement prepared
-/// once per file.
+/// once per file. Where the store hands ids out ahead (PostgreSQL: `Tx::next_id`), a unit's and
+/// a window's rows are written behind with their ids, pipelined with the rest; SQLite inserts
+/// each in process and reads its id back.
 pub struct UnitWriter<'c> {
+    tx: &'c dyn Tx,
     extraction_id: i64,
     revision_id: i64,
+    /// Ids come from `Tx::next_id`, and `unit` and `chunk` take them as their first value.
+    ahead: bool,
     unit: Box<dyn Statement + 'c>,
     locator: Box<dyn Statement + 'c>,
     identifier: Box<dyn Statement + 'c>,
     chunk: Box<dyn Statement + 'c>,
+}
+
+const UNIT_COLUMNS: &str = "extraction_id, ordinal, unit_type, is_leaf, parent_ordinal, text, heading_path_json, anchor, token_count";
+const CHUNK_COLUMNS: &str = "extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, has_code, may_contain_instructions, text, capsule_json";
+
+/// `INSERT INTO table (columns) VALUES (?1, …)`, with `id` first when `ahead`.
+fn insert_sql(table: &str, columns: &str, ahead: bool) -> String {
+    let n = columns.split(',').count() + usize::from(ahead);
+    let values: Vec<String> = (1..=n).map(|i| format!("?{i}")).collect();
+    let id = if ahead { "id, " } else { "" };
+    format!(
+        "INSERT INTO {table} ({id}{columns}) VALUES ({})",
+        values.join(", ")
+    )
 }
 
 impl<'c> UnitWriter<'c> {
@@ -373,24 +407,49 @@ impl<'c> UnitWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn new(tx: &'c dyn Tx, extraction_id: i64, revision_id: i64) -> Result<Self> {
+        let ahead = tx.dialect() == Dialect::Postgres;
+        let prepare = |table, columns| {
+            let sql = insert_sql(table, columns, ahead);
+            if ahead {
+                tx.prepare(&sql)
+            } else {
+                tx.prepare_insert(&sql)
+            }
+        };
         Ok(Self {
+            tx,
             extraction_id,
             revision_id,
-            unit: tx.prepare_insert(
-                "INSERT INTO evidence_units (extraction_id, ordinal, unit_type, is_leaf, parent_ordinal, text, heading_path_json, anchor, token_count)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?,
+            ahead,
+            unit: prepare("evidence_units", UNIT_COLUMNS)?,
             locator: tx.prepare(
                 "INSERT INTO locators (unit_id, byte_start, byte_end, line_start, col_start, line_end, col_end, json_pointer) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?,
             identifier: tx.prepare(
                 "INSERT INTO identifiers (unit_id, revision_id, kind, value, normalized) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?,
-            chunk: tx.prepare_insert(
-                "INSERT INTO chunks (extraction_id, ordinal, first_unit_id, last_unit_id, owner_key, owner_chunk_id, byte_start, byte_end, line_start, col_start, line_end, col_end, token_count, render_tokens, has_code, may_contain_instructions, text, capsule_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-            )?,
+            chunk: prepare("chunks", CHUNK_COLUMNS)?,
         })
+    }
+
+    /// Writes a row of `statement` with `values`, its id first when ids come ahead.
+    fn row(&mut self, table: &str, which: Which, values: &[Param<'_>]) -> Result<i64> {
+        let statement = match which {
+            Which::Unit => &mut self.unit,
+            Which::Chunk => &mut self.chunk,
+        };
+        if !self.ahead {
+            return statement.insert(values);
+        }
+        let id = self
+            .tx
+            .next_id(table)?
+            .ok_or_else(|| Error::Internal(format!("the store handed out no id for {table}")))?;
+        let mut with_id = Vec::with_capacity(values.len() + 1);
+        with_id.push(Param::Int(id));
+        with_id.extend_from_slice(values);
+        statement.write(&with_id)?;
+        Ok(id)
     }
 
     /// Writes a unit with its locator; returns its id.
@@ -398,19 +457,23 @@ impl<'c> UnitWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn unit(&mut self, u: &UnitRow<'_>) -> Result<i64> {
-        let id = self.unit.insert(args![
-            self.extraction_id,
-            u.ordinal,
-            u.unit_type.as_str(),
-            u.is_leaf,
-            u.parent_ordinal,
-            u.text,
-            u.heading_path_json,
-            u.anchor,
-            u.token_count
-        ])?;
+        let id = self.row(
+            "evidence_units",
+            Which::Unit,
+            args![
+                self.extraction_id,
+                u.ordinal,
+                u.unit_type.as_str(),
+                u.is_leaf,
+                u.parent_ordinal,
+                u.text,
+                u.heading_path_json,
+                u.anchor,
+                u.token_count
+            ],
+        )?;
         let s = u.span;
-        self.locator.execute(args![
+        self.locator.write(args![
             id,
             s.byte_start,
             s.byte_end,
@@ -435,8 +498,7 @@ impl<'c> UnitWriter<'c> {
         normalized: &str,
     ) -> Result<()> {
         self.identifier
-            .execute(args![unit_id, self.revision_id, kind, value, normalized])?;
-        Ok(())
+            .write(args![unit_id, self.revision_id, kind, value, normalized])
     }
 
     /// Writes a window; returns its id.
@@ -444,27 +506,38 @@ impl<'c> UnitWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn chunk(&mut self, c: &ChunkRow<'_>) -> Result<i64> {
-        self.chunk.insert(args![
-            self.extraction_id,
-            c.ordinal,
-            c.first_unit_id,
-            c.last_unit_id,
-            c.owner_key,
-            c.owner_chunk_id,
-            c.span.byte_start,
-            c.span.byte_end,
-            c.span.line_start,
-            c.span.col_start,
-            c.span.line_end,
-            c.span.col_end,
-            c.token_count,
-            c.render_tokens,
-            c.has_code,
-            c.may_contain_instructions,
-            c.text,
-            c.capsule_json
-        ])
+        self.row(
+            "chunks",
+            Which::Chunk,
+            args![
+                self.extraction_id,
+                c.ordinal,
+                c.first_unit_id,
+                c.last_unit_id,
+                c.owner_key,
+                c.owner_chunk_id,
+                c.span.byte_start,
+                c.span.byte_end,
+                c.span.line_start,
+                c.span.col_start,
+                c.span.line_end,
+                c.span.col_end,
+                c.token_count,
+                c.render_tokens,
+                c.has_code,
+                c.may_contain_instructions,
+                c.text,
+                c.capsule_json
+            ],
+        )
     }
+}
+
+/// Which of a [`UnitWriter`]'s keyed statements.
+#[derive(Clone, Copy)]
+enum Which {
+    Unit,
+    Chunk,
 }
 
 /// A document extraction's row.
@@ -604,7 +677,7 @@ impl<'c> DocumentWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn locator(&mut self, l: &DocLocatorRow<'_>) -> Result<()> {
-        self.locator.execute(args![
+        self.locator.write(args![
             l.unit_id,
             l.part,
             l.paragraph,
@@ -628,7 +701,7 @@ impl<'c> DocumentWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn cell(&mut self, c: &CellRow<'_>) -> Result<()> {
-        self.cell.execute(args![
+        self.cell.write(args![
             c.unit_id,
             c.col,
             c.col_span,
@@ -644,7 +717,7 @@ impl<'c> DocumentWriter<'c> {
     /// # Errors
     /// The store's errors.
     pub fn asset(&mut self, a: &AssetRow<'_>) -> Result<()> {
-        self.asset.execute(args![
+        self.asset.write(args![
             self.extraction_id,
             a.ordinal,
             a.sha256,

@@ -179,7 +179,7 @@ fn write(tx: &dyn Tx, rows: &[QueryRun]) -> Result<()> {
         "INSERT INTO query_runs (id, snapshot_id, request_json, summary_json, agent_id, task_id, duration_ms, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
     for r in rows {
-        insert.execute(args![
+        insert.write(args![
             r.id.as_str(),
             r.snapshot_id,
             r.request_json.as_str(),

@@ -190,7 +190,7 @@ pub fn publish(tx: &dyn Tx, new: &NewSnapshot<'_>) -> Result<i64> {
         "INSERT INTO snapshot_members (snapshot_id, source_id, revision_id, extraction_id) VALUES (?1, ?2, ?3, ?4)",
     )?;
     for m in new.members {
-        member.execute(args![
+        member.write(args![
             snapshot_id,
             m.source_id,
             m.revision_id,

@@ -125,6 +125,20 @@ pub enum Value {
     Real(f64),
     /// Text.
     Text(String),
+    /// Bytes.
+    Blob(Vec<u8>),
+}
+
+impl From<&Param<'_>> for Value {
+    fn from(p: &Param<'_>) -> Self {
+        match *p {
+            Param::Null => Self::Null,
+            Param::Int(v) => Self::Int(v),
+            Param::Real(v) => Self::Real(v),
+            Param::Text(v) => Self::Text(v.to_string()),
+            Param::Blob(v) => Self::Blob(v.to_vec()),
+        }
+    }
 }
 
 impl From<i64> for Value {
@@ -154,6 +168,7 @@ impl Value {
             Self::Int(v) => Param::Int(*v),
             Self::Real(v) => Param::Real(*v),
             Self::Text(v) => Param::Text(v),
+            Self::Blob(v) => Param::Blob(v),
         }
     }
 }
@@ -306,6 +321,16 @@ pub trait Statement {
         each: &mut dyn FnMut(&dyn Row) -> Result<()>,
     ) -> Result<()>;
 
+    /// Runs it for its effect alone: the service store may send it behind (pipelined with the
+    /// writes after it, all before the transaction's next read or its commit), so its error, if
+    /// any, comes from that later call, and the transaction keeps nothing either way.
+    ///
+    /// # Errors
+    /// As [`Tx::execute`].
+    fn write(&mut self, params: &[Param<'_>]) -> Result<()> {
+        self.execute(params).map(drop)
+    }
+
     /// Runs an insert prepared with [`Tx::prepare_insert`]; returns the new row's `id`.
     ///
     /// # Errors
@@ -375,6 +400,26 @@ pub trait Tx {
     /// As [`Tx::execute`].
     fn insert(&self, sql: &str, params: &[Param<'_>]) -> Result<i64> {
         self.prepare_insert(sql)?.insert(params)
+    }
+
+    /// Runs a statement for its effect alone, as [`Statement::write`].
+    ///
+    /// # Errors
+    /// As [`Tx::execute`].
+    fn write(&self, sql: &str, params: &[Param<'_>]) -> Result<()> {
+        self.execute(sql, params).map(drop)
+    }
+
+    /// An id for a new row of `table` taken ahead of its insert, where the store hands them out
+    /// so (PostgreSQL's identity sequences, in blocks: the row can then be written behind with
+    /// [`Statement::write`]); `None` where a row's id is its insert's (SQLite, in process, where
+    /// [`Tx::insert`] costs nothing more).
+    ///
+    /// # Errors
+    /// As [`Tx::execute`].
+    fn next_id(&self, table: &str) -> Result<Option<i64>> {
+        let _ = table;
+        Ok(None)
     }
 }
 
