@@ -25,7 +25,7 @@ const floor = (adapter) => result.statement_floor.find((f) => f.adapter === adap
 const md = [
   "# The store's share of an add: SQLite vs PostgreSQL",
   '',
-  `${result.corpus} ×${result.copies}: ${result.files} files, ${result.mb.toFixed(1)} MB of text. Per file one source, artifact row, revision, extraction, two units with locators and identifiers, one window: 12 statements, which PostgreSQL sends in 4 round trips (the writes no one waits for go pipelined before the next read, with ids taken ahead in blocks); ${result.files_per_transaction} files a transaction, then one snapshot publishes all. Parsing, artifact bytes and index builds are not in it. Medians of ${result.runs} runs on fresh stores, ${result.cores} cores; SQLite synchronous=FULL, PostgreSQL 15 fsync=on over a Unix socket.`,
+  `${result.corpus} ×${result.copies}: ${result.files} files, ${result.mb.toFixed(1)} MB of text. Per file one source, artifact row, revision, extraction, two units with locators and identifiers, one window: 12 statements, which PostgreSQL sends in 2 round trips (the writes no one waits for go pipelined with the next read, ids taken ahead in blocks); ${result.files_per_transaction} files a transaction, then one snapshot publishes all. Parsing, artifact bytes and index builds are not in it. Medians of ${result.runs} runs on fresh stores, ${result.cores} cores; SQLite synchronous=FULL, PostgreSQL 15 fsync=on over a Unix socket.`,
   '',
   '| writers | SQLite s | SQLite MB/s | PostgreSQL s | PostgreSQL MB/s | PostgreSQL / SQLite rate |',
   '|---:|---:|---:|---:|---:|---:|',

@@ -1,9 +1,12 @@
-//! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys).
+//! The canonical store: one SQLite database per workspace (WAL, `synchronous=FULL`, foreign keys),
+//! or a PostgreSQL database shared by a service's daemons (`postgres/`).
 //!
 //! The only module that writes SQL (`tests/architecture.rs` forbids it anywhere else): one
-//! repository module per domain, each a set of functions over a connection or the caller's
-//! transaction, so a second adapter (PostgreSQL, `postgres/`, which holds the job queue's today)
-//! replaces this module and nothing above it. Modules below the store reach it through ports they
+//! repository module per domain, each a set of functions over the caller's transaction. Those
+//! that take the one transaction interface (`tx::Tx`: capture, publication, sources, batches, the
+//! query log, a query's reads) run unchanged on both adapters (`tests/store_contract.rs`); the
+//! others still take a rusqlite connection and move domain by domain. The job queue is a port of
+//! its own with both adapters (`queue`). Modules below the store reach it through ports they
 //! declare (`vector::VectorRecords`, `vector::VectorCache`).
 
 pub mod assertions;

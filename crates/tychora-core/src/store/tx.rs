@@ -322,7 +322,7 @@ pub trait Statement {
     ) -> Result<()>;
 
     /// Runs it for its effect alone: the service store may send it behind (pipelined with the
-    /// writes after it, all before the transaction's next read or its commit), so its error, if
+    /// writes after it and the transaction's next read, or before its commit), so its error, if
     /// any, comes from that later call, and the transaction keeps nothing either way.
     ///
     /// # Errors

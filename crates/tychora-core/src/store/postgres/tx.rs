@@ -7,9 +7,9 @@
 //!
 //! A round trip costs tens of microseconds where SQLite's statement costs a fraction of one, so
 //! writes whose result nobody waits for (`Statement::write`, `Tx::write`) are queued and sent
-//! together, pipelined on the connection in their order, before the transaction's next read or
-//! its commit; and new rows' ids come from their identity sequences in blocks (`Tx::next_id`), so
-//! the rows that need them can be written behind too.
+//! together, pipelined on the connection in their order, in one round trip with the
+//! transaction's next read (or before its commit); and new rows' ids come from their identity
+//! sequences in blocks (`Tx::next_id`), so the rows that need them can be written behind too.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -103,23 +103,36 @@ impl PgTx<'_> {
 
     /// Sends the queued writes, pipelined in their order, and waits for them all.
     fn flush(&self) -> Result<()> {
+        self.after_pending(std::future::ready(Ok::<(), tokio_postgres::Error>(())))
+    }
+
+    /// Runs `then` behind the queued writes in one pipeline (one round trip for them all): the
+    /// writes go out first, in their order, then `then`'s request; waits for every answer. A
+    /// refused write is the error (the statements after it in the transaction fail with it).
+    ///
+    /// Order: a request is sent when its future is first polled, and `join` polls the writes
+    /// first, which `try_join_all` polls in the order given (an array below 31 futures, a FIFO
+    /// queue above).
+    fn after_pending<T>(
+        &self,
+        then: impl Future<Output = std::result::Result<T, tokio_postgres::Error>>,
+    ) -> Result<T> {
         let pending = std::mem::take(&mut *self.pending.borrow_mut());
-        if pending.is_empty() {
-            return Ok(());
-        }
         let bound: Vec<Vec<Param<'_>>> = pending.iter().map(|(_, _, v)| tx::params(v)).collect();
         let refs: Vec<Vec<&(dyn ToSql + Sync)>> = bound.iter().map(|b| refs(b)).collect();
         let client = self.client();
-        let sent = self
+        let writes = futures_util::future::try_join_all(
+            pending
+                .iter()
+                .zip(&refs)
+                .map(|((statement, _, _), params)| client.execute(statement, params)),
+        );
+        let (written, out) = self
             .store
             .runtime
-            .block_on(futures_util::future::try_join_all(
-                pending
-                    .iter()
-                    .zip(&refs)
-                    .map(|((statement, _, _), params)| client.execute(statement, params)),
-            ));
-        sent.map(drop).map_err(|e| error(&self.store.location, &e))
+            .block_on(futures_util::future::join(writes, then));
+        written.map_err(|e| error(&self.store.location, &e))?;
+        out.map_err(|e| error(&self.store.location, &e))
     }
 
     fn queue(&self, statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<()> {
@@ -165,11 +178,8 @@ impl PgTx<'_> {
 
     fn run(&self, statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<u64> {
         check(statement, sql, params)?;
-        self.flush()?;
-        self.store
-            .runtime
-            .block_on(self.client().execute(statement, &refs(params)))
-            .map_err(|e| error(&self.store.location, &e))
+        let bound = refs(params);
+        self.after_pending(self.client().execute(statement, &bound))
     }
 
     fn rows(
@@ -180,12 +190,8 @@ impl PgTx<'_> {
         each: &mut dyn FnMut(&dyn Row) -> Result<()>,
     ) -> Result<()> {
         check(statement, sql, params)?;
-        self.flush()?;
-        let rows = self
-            .store
-            .runtime
-            .block_on(self.client().query(statement, &refs(params)))
-            .map_err(|e| error(&self.store.location, &e))?;
+        let bound = refs(params);
+        let rows = self.after_pending(self.client().query(statement, &bound))?;
         for row in &rows {
             each(&PgRow(row))?;
         }
