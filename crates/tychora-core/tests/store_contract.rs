@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use common::postgres::Postgres;
 use rusqlite::{Connection, TransactionBehavior};
+use tychora_core::job::{JobKind, JobState};
 use tychora_core::store::batches::{self, Repoint};
 use tychora_core::store::extractions::{
     self, AssetRow, CellRow, ChunkRow, DocLocatorRow, DocumentRow, DocumentWriter, ExtractionRow,
@@ -21,7 +22,9 @@ use tychora_core::store::postgres::PgStore;
 use tychora_core::store::query_log::{QueryLog, QueryRun};
 use tychora_core::store::snapshots::{self, Member, NewBatch, NewSnapshot};
 use tychora_core::store::tx::{Param, Tx};
-use tychora_core::store::{self, hydrate, identifiers, runs, sources, workspaces};
+use tychora_core::store::{
+    self, hydrate, identifiers, integrity, jobs, listings, runs, sources, workspaces,
+};
 use tychora_core::{ErrorCode, Result, Span, UnitType};
 
 /// One handle on a store, as one daemon holds it.
@@ -800,6 +803,184 @@ fn index_generations_are_recorded_and_repointed_alike() {
                 assert_eq!(batches::base_of(tx, "g2")?, None, "{name}");
                 assert_eq!(batches::base_of(tx, "nowhere")?, None, "{name}");
                 batches::verify(tx, "g2", &sha(9))?;
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn listings_and_what_verify_reads_are_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        let (a, b) = store
+            .write(|tx| {
+                Ok((
+                    capture(tx, "file:///corpus/a.md", 1, 2)?,
+                    capture(tx, "file:///corpus/docs/b.md", 2, 1)?,
+                ))
+            })
+            .unwrap();
+        let first = store
+            .write(|tx| publish(tx, None, std::slice::from_ref(&a), "g1"))
+            .unwrap();
+        let second = store
+            .write(|tx| publish(tx, Some(first), &[a.clone(), b.clone()], "g2"))
+            .unwrap();
+        store
+            .write(|tx| {
+                let paths = |page: (i64, Vec<listings::SourceSummary>)| {
+                    (
+                        page.0,
+                        page.1.into_iter().map(|s| s.path).collect::<Vec<_>>(),
+                    )
+                };
+                assert_eq!(
+                    paths(listings::source_page(tx, second, None, 10, 0)?),
+                    (2, vec!["a.md".to_string(), "docs/b.md".to_string()]),
+                    "{name}"
+                );
+                assert_eq!(
+                    paths(listings::source_page(tx, second, Some("default"), 1, 1)?),
+                    (2, vec!["docs/b.md".to_string()]),
+                    "{name}"
+                );
+                assert_eq!(
+                    paths(listings::source_page(tx, second, Some("other"), 10, 0)?),
+                    (0, vec![]),
+                    "{name}"
+                );
+                let listed: Vec<(i64, Option<i64>, i64, bool, bool)> = listings::snapshots(tx)?
+                    .into_iter()
+                    .map(|s| (s.id, s.parent_id, s.sources, s.current, s.retained))
+                    .collect();
+                assert_eq!(
+                    listed,
+                    [
+                        (second, Some(first), 2, true, true),
+                        (first, None, 1, false, true)
+                    ],
+                    "{name}"
+                );
+                let mut artifacts = integrity::artifacts(tx)?;
+                artifacts.sort();
+                assert_eq!(artifacts, [(sha(1), 100), (sha(2), 100)], "{name}");
+                assert!(integrity::tombstoned(tx)?.is_empty(), "{name}");
+                let mut references = integrity::artifact_references(tx)?;
+                references.sort();
+                assert_eq!(
+                    references,
+                    [
+                        (format!("revision {}", a.revision_id), sha(1), 100),
+                        (format!("revision {}", b.revision_id), sha(2), 100),
+                        (
+                            format!("revision_artifact {}/original", a.revision_id),
+                            sha(1),
+                            -1
+                        ),
+                        (
+                            format!("revision_artifact {}/original", b.revision_id),
+                            sha(2),
+                            -1
+                        ),
+                    ],
+                    "{name}"
+                );
+                assert_eq!(integrity::chunks_out_of_range(tx)?, 0, "{name}");
+                let mut lexical = integrity::lexical_snapshots(tx)?;
+                lexical.sort();
+                assert_eq!(
+                    lexical,
+                    [
+                        (first, 0, "g1".to_string(), 2),
+                        (second, 0, "g2".to_string(), 3)
+                    ],
+                    "{name}"
+                );
+                assert!(integrity::erased_revisions(tx)?.is_empty(), "{name}");
+                Ok(())
+            })
+            .unwrap();
+    });
+}
+
+/// A job's life as the embedded engine records it — queued, claimed, its steps, ended with its
+/// diagnostics stored once by content — and its expiry, alike on both stores.
+#[test]
+fn job_rows_record_a_job_and_expire_alike() {
+    each_adapter(|name, open| {
+        let store = open();
+        store
+            .write(|tx| {
+                let first = jobs::enqueue(tx, JobKind::Add, r#"{"paths":["a"]}"#)?;
+                let second = jobs::enqueue(tx, JobKind::Add, r#"{"paths":["b"]}"#)?;
+                assert_eq!(jobs::queued_ids(tx)?, [first, second], "{name}");
+                assert_eq!(
+                    jobs::state_and_request(tx, first)?,
+                    Some((JobState::Queued, r#"{"paths":["a"]}"#.to_string())),
+                    "{name}"
+                );
+                assert!(jobs::claim(tx, first)?, "{name}");
+                assert!(!jobs::claim(tx, first)?, "{name}: taken once");
+                let mut steps = jobs::Steps::new(first);
+                steps.begin(tx, "walk")?;
+                steps.finish(tx, &serde_json::json!({ "files": 2 }))?;
+                steps.record(tx, "commit", 5, 9, &serde_json::json!({}))?;
+                let list = sha(7);
+                jobs::put_diagnostic_list(tx, &list, 1, r#"[{"code":"W"}]"#)?;
+                jobs::put_diagnostic_list(tx, &list, 1, r#"[{"code":"W"}]"#)?;
+                jobs::finish(tx, first, JobState::Succeeded, "{}", Some(&list), 10)?;
+                assert_eq!(
+                    jobs::diagnostic_list(tx, &list)?.as_deref(),
+                    Some(r#"[{"code":"W"}]"#),
+                    "{name}"
+                );
+                jobs::cancel(tx, second, "asked to")?;
+                let third = jobs::start(tx, JobKind::Rebuild, "{}")?;
+                assert_eq!(jobs::interrupt_running(tx)?, 1, "{name}");
+                assert_eq!(jobs::count_in(tx, JobState::Interrupted)?, 1, "{name}");
+                let (latest, state, error) = jobs::latest(tx)?.unwrap();
+                assert_eq!((latest, state), (third, JobState::Interrupted), "{name}");
+                assert!(error.unwrap().contains("exited"), "{name}");
+                let page: Vec<(i64, JobState)> = jobs::page(tx, None, 2)?
+                    .into_iter()
+                    .map(|j| (j.id, j.status))
+                    .collect();
+                assert_eq!(
+                    page,
+                    [
+                        (third, JobState::Interrupted),
+                        (second, JobState::Cancelled)
+                    ],
+                    "{name}"
+                );
+                let older: Vec<i64> = jobs::page(tx, Some(second), 5)?
+                    .into_iter()
+                    .map(|j| j.id)
+                    .collect();
+                assert_eq!(older, [first], "{name}");
+                let row = jobs::get(tx, first)?.unwrap();
+                assert_eq!(
+                    (row.kind, row.status, row.diagnostics.as_deref()),
+                    (JobKind::Add, JobState::Succeeded, Some(list.as_str())),
+                    "{name}"
+                );
+                let recorded: Vec<(String, bool)> = jobs::steps_between(tx, first, third)?
+                    .into_iter()
+                    .map(|s| (s.name, s.detail.is_some()))
+                    .collect();
+                assert_eq!(
+                    recorded,
+                    [("walk".to_string(), true), ("commit".to_string(), true)],
+                    "{name}"
+                );
+                // expiry: every ended job before the cut goes, with its steps; then the list
+                let gone = jobs::expire(tx, i64::MAX, 10)?;
+                assert_eq!(gone, 3, "{name}");
+                assert!(jobs::get(tx, first)?.is_none(), "{name}");
+                assert!(jobs::steps_between(tx, first, third)?.is_empty(), "{name}");
+                assert_eq!(jobs::drop_unreferenced_diagnostics(tx)?, 1, "{name}");
+                assert_eq!(jobs::expire(tx, i64::MAX, 10)?, 0, "{name}: again, none");
                 Ok(())
             })
             .unwrap();

@@ -545,7 +545,7 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
 /// # Errors
 /// SQLite errors.
 pub(crate) fn queued(engine: &Engine) -> Result<Vec<i64>> {
-    engine.with_reader(crate::store::jobs::queued_ids)
+    engine.with_reader(|conn| crate::store::jobs::queued_ids(conn))
 }
 
 /// Runs a queued job to completion on the single writer.
@@ -558,8 +558,8 @@ pub(crate) fn run_job(
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Receipt> {
     let mut conn = engine.writer()?;
-    let (status, request_json) =
-        crate::store::jobs::state_and_request(&conn, job_id)?.ok_or_else(|| Error::NotFound {
+    let (status, request_json) = crate::store::jobs::state_and_request(&*conn, job_id)?
+        .ok_or_else(|| Error::NotFound {
             what: "job",
             id: job_id.to_string(),
         })?;
@@ -574,7 +574,7 @@ pub(crate) fn run_job(
         .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
     // Claimed only while still queued: an owner's cancellation committed since the read above
     // wins, and the job never runs.
-    if !crate::store::jobs::claim(&conn, job_id)? {
+    if !crate::store::jobs::claim(&*conn, job_id)? {
         return Err(Error::Conflict(format!(
             "job {job_id} is no longer queued (cancelled meanwhile)"
         )));
@@ -586,7 +586,8 @@ pub(crate) fn run_job(
     let result = run::AddJob::run(engine, &mut conn, job_id, &request, requester, &record);
     engine.progress().clear(job_id);
     result.inspect_err(|err| {
-        let _ = crate::store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
+        let _ =
+            crate::store::jobs::fail(&*conn, job_id, &format!("{}: {err}", err.code().as_str()));
     })
 }
 

@@ -70,7 +70,7 @@ pub(crate) fn rebuild(
         id: "current".into(),
     })?;
     let job_id = store::jobs::start(
-        &conn,
+        &*conn,
         JobKind::Rebuild,
         &serde_json::json!({ "snapshot_id": current }).to_string(),
     )?;
@@ -100,7 +100,7 @@ pub(crate) fn rebuild(
             Ok(report)
         }
         Err(err) => {
-            let _ = store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
+            let _ = store::jobs::fail(&*conn, job_id, &format!("{}: {err}", err.code().as_str()));
             Err(err)
         }
     }

@@ -99,7 +99,7 @@ pub(crate) fn withdraw(
     };
     let request = serde_json::json!({ "selector": selector, "reason": reason }).to_string();
     let now = now_ms();
-    let job_id = crate::store::jobs::start(&conn, kind, &request)?;
+    let job_id = crate::store::jobs::start(&*conn, kind, &request)?;
     let result = (|| -> Result<WithdrawReport> {
         // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
         // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
@@ -209,7 +209,8 @@ pub(crate) fn withdraw(
         })
     })();
     result.inspect_err(|err| {
-        let _ = crate::store::jobs::fail(&conn, job_id, &format!("{}: {err}", err.code().as_str()));
+        let _ =
+            crate::store::jobs::fail(&*conn, job_id, &format!("{}: {err}", err.code().as_str()));
     })
 }
 

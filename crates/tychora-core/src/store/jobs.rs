@@ -1,11 +1,12 @@
 //! The job queue's rows: `jobs` and `job_steps`. Every statement that reads or writes them is
 //! here; the pipelines say what happens to a job (queued, claimed, ended) and this module how it
-//! is stored.
+//! is stored, on either adapter (`store::tx`).
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use std::str::FromStr;
 
+use super::tx::{Row, Tx, args};
 use crate::clock::now_ms;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState, StepState};
 
 /// A `jobs` row as stored, before its JSON columns are read.
@@ -23,7 +24,8 @@ pub struct JobRow {
 }
 
 /// A `job_steps` row as stored, before its detail is read.
-pub(crate) struct StepRow {
+#[allow(missing_docs)] // The columns of migrations/0001_initial.sql, by name.
+pub struct StepRow {
     pub job_id: i64,
     pub name: String,
     pub status: StepState,
@@ -38,11 +40,17 @@ const JOB_COLUMNS: &str = "id, kind, status, request_json, receipt_json, error, 
 /// The `job_steps` columns [`step_row`] reads, in its order.
 const STEP_COLUMNS: &str = "job_id, name, status, started_at, finished_at, detail_json";
 
-fn job_row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
+/// A closed set's name as stored; an unknown one is corrupt data, never a default.
+pub fn parsed<T: FromStr>(text: &str, what: &str) -> Result<T> {
+    text.parse()
+        .map_err(|_| Error::Corrupt(format!("the store holds an unknown {what} {text:?}")))
+}
+
+fn job_row(r: &dyn Row) -> Result<JobRow> {
     Ok(JobRow {
         id: r.get(0)?,
-        kind: r.get(1)?,
-        status: r.get(2)?,
+        kind: parsed(&r.get::<String>(1)?, "job kind")?,
+        status: parsed(&r.get::<String>(2)?, "job status")?,
         request: r.get(3)?,
         receipt: r.get(4)?,
         error: r.get(5)?,
@@ -52,11 +60,11 @@ fn job_row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
     })
 }
 
-fn step_row(r: &Row<'_>) -> rusqlite::Result<StepRow> {
+fn step_row(r: &dyn Row) -> Result<StepRow> {
     Ok(StepRow {
         job_id: r.get(0)?,
         name: r.get(1)?,
-        status: r.get(2)?,
+        status: parsed(&r.get::<String>(2)?, "step status")?,
         started_at: r.get(3)?,
         finished_at: r.get(4)?,
         detail: r.get(5)?,
@@ -64,204 +72,226 @@ fn step_row(r: &Row<'_>) -> rusqlite::Result<StepRow> {
 }
 
 /// Queues a job; returns its id.
-pub(crate) fn enqueue(conn: &Connection, kind: JobKind, request_json: &str) -> Result<i64> {
-    conn.execute(
+pub fn enqueue(tx: &dyn Tx, kind: JobKind, request_json: &str) -> Result<i64> {
+    tx.insert(
         "INSERT INTO jobs (kind, status, request_json, created_at) VALUES (?1, ?2, ?3, ?4)",
-        params![kind, JobState::Queued, request_json, now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+        args![
+            kind.as_str(),
+            JobState::Queued.as_str(),
+            request_json,
+            now_ms()
+        ],
+    )
 }
 
 /// Records a job that starts at once on the caller's writer (rebuild, withdraw, erase: they are
 /// not queued); returns its id.
-pub(crate) fn start(conn: &Connection, kind: JobKind, request_json: &str) -> Result<i64> {
-    conn.execute(
+pub fn start(tx: &dyn Tx, kind: JobKind, request_json: &str) -> Result<i64> {
+    tx.insert(
         "INSERT INTO jobs (kind, status, request_json, pid, created_at, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-        params![kind, JobState::Running, request_json, std::process::id(), now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+        args![
+            kind.as_str(),
+            JobState::Running.as_str(),
+            request_json,
+            std::process::id(),
+            now_ms()
+        ],
+    )
 }
 
 /// Ids of queued jobs, oldest first.
-pub(crate) fn queued_ids(conn: &Connection) -> Result<Vec<i64>> {
-    let mut stmt = conn.prepare_cached("SELECT id FROM jobs WHERE status = ?1 ORDER BY id")?;
-    let ids = stmt
-        .query_map(params![JobState::Queued], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+pub fn queued_ids(tx: &dyn Tx) -> Result<Vec<i64>> {
+    tx.rows(
+        "SELECT id FROM jobs WHERE status = ?1 ORDER BY id",
+        args![JobState::Queued.as_str()],
+        |r| r.get(0),
+    )
 }
 
 /// A job's state and request, `None` for an unknown id.
-pub(crate) fn state_and_request(conn: &Connection, id: i64) -> Result<Option<(JobState, String)>> {
-    Ok(conn
-        .query_row(
-            "SELECT status, request_json FROM jobs WHERE id = ?1",
-            params![id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?)
+pub fn state_and_request(tx: &dyn Tx, id: i64) -> Result<Option<(JobState, String)>> {
+    tx.optional(
+        "SELECT status, request_json FROM jobs WHERE id = ?1",
+        args![id],
+        |r| Ok((parsed(&r.get::<String>(0)?, "job status")?, r.get(1)?)),
+    )
 }
 
 /// A job's state, `None` for an unknown id.
-pub(crate) fn state(conn: &Connection, id: i64) -> Result<Option<JobState>> {
-    Ok(conn
-        .query_row("SELECT status FROM jobs WHERE id = ?1", params![id], |r| {
-            r.get(0)
-        })
-        .optional()?)
+pub fn state(tx: &dyn Tx, id: i64) -> Result<Option<JobState>> {
+    tx.optional("SELECT status FROM jobs WHERE id = ?1", args![id], |r| {
+        parsed(&r.get::<String>(0)?, "job status")
+    })
 }
 
 /// Claims a queued job for this process; `false` when it is no longer queued (cancelled).
-pub(crate) fn claim(conn: &Connection, id: i64) -> Result<bool> {
-    let claimed = conn.execute(
+pub fn claim(tx: &dyn Tx, id: i64) -> Result<bool> {
+    let claimed = tx.execute(
         "UPDATE jobs SET status = ?2, pid = ?3, started_at = ?4 WHERE id = ?1 AND status = ?5",
-        params![
+        args![
             id,
-            JobState::Running,
+            JobState::Running.as_str(),
             std::process::id(),
             now_ms(),
-            JobState::Queued
+            JobState::Queued.as_str()
         ],
     )?;
     Ok(claimed == 1)
 }
 
 /// Ends a job as failed with `error`.
-pub(crate) fn fail(conn: &Connection, id: i64, error: &str) -> Result<()> {
-    conn.execute(
+pub fn fail(tx: &dyn Tx, id: i64, error: &str) -> Result<()> {
+    tx.execute(
         "UPDATE jobs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1",
-        params![id, JobState::Failed, error, now_ms()],
+        args![id, JobState::Failed.as_str(), error, now_ms()],
     )?;
     Ok(())
 }
 
 /// Ends a job in `state` with its receipt (and the hash of its diagnostics list, when stored
 /// apart), at `finished_at`.
-pub(crate) fn finish(
-    conn: &Connection,
+pub fn finish(
+    tx: &dyn Tx,
     id: i64,
     state: JobState,
     receipt_json: &str,
     diagnostics_sha256: Option<&str>,
     finished_at: i64,
 ) -> Result<()> {
-    conn.execute(
+    tx.execute(
         "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4, diagnostics_sha256 = ?5 WHERE id = ?1",
-        params![id, state, receipt_json, finished_at, diagnostics_sha256],
+        args![id, state.as_str(), receipt_json, finished_at, diagnostics_sha256],
     )?;
     Ok(())
 }
 
 /// Cancels a job: `cancelled`, now, with `error` saying why.
-pub(crate) fn cancel(conn: &Connection, id: i64, error: &str) -> Result<()> {
-    conn.execute(
+pub fn cancel(tx: &dyn Tx, id: i64, error: &str) -> Result<()> {
+    tx.execute(
         "UPDATE jobs SET status = ?2, finished_at = ?3, error = ?4 WHERE id = ?1",
-        params![id, JobState::Cancelled, now_ms(), error],
+        args![id, JobState::Cancelled.as_str(), now_ms(), error],
     )?;
     Ok(())
 }
 
 /// Marks every running job interrupted; called by the owner of the workspace lock, so a job
 /// still running belongs to a process that died. Returns how many.
-pub(crate) fn interrupt_running(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
+pub fn interrupt_running(tx: &dyn Tx) -> Result<usize> {
+    let n = tx.execute(
         "UPDATE jobs SET status = ?1, error = 'the process that ran this job exited before it finished', finished_at = ?2 WHERE status = ?3",
-        params![JobState::Interrupted, now_ms(), JobState::Running],
-    )?)
+        args![
+            JobState::Interrupted.as_str(),
+            now_ms(),
+            JobState::Running.as_str()
+        ],
+    )?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// The newest job's id, state and error.
-pub(crate) fn latest(conn: &Connection) -> Result<Option<(i64, JobState, Option<String>)>> {
-    Ok(conn
-        .query_row(
-            "SELECT id, status, error FROM jobs ORDER BY id DESC LIMIT 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?)
+pub fn latest(tx: &dyn Tx) -> Result<Option<(i64, JobState, Option<String>)>> {
+    tx.optional(
+        "SELECT id, status, error FROM jobs ORDER BY id DESC LIMIT 1",
+        &[],
+        |r| {
+            Ok((
+                r.get(0)?,
+                parsed(&r.get::<String>(1)?, "job status")?,
+                r.get(2)?,
+            ))
+        },
+    )
 }
 
 /// How many jobs are in `state`.
-pub(crate) fn count_in(conn: &Connection, state: JobState) -> Result<i64> {
-    Ok(conn.query_row(
+pub fn count_in(tx: &dyn Tx, state: JobState) -> Result<i64> {
+    tx.value(
         "SELECT COUNT(*) FROM jobs WHERE status = ?1",
-        params![state],
-        |r| r.get(0),
-    )?)
+        args![state.as_str()],
+    )
 }
 
 /// One job's row.
-pub(crate) fn get(conn: &Connection, id: i64) -> Result<Option<JobRow>> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"))?
-        .query_row(params![id], job_row)
-        .optional()?)
+pub fn get(tx: &dyn Tx, id: i64) -> Result<Option<JobRow>> {
+    tx.optional(
+        &format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1"),
+        args![id],
+        job_row,
+    )
 }
 
 /// Up to `limit` jobs older than `before` (all when `None`), newest first.
-pub(crate) fn page(conn: &Connection, before: Option<i64>, limit: i64) -> Result<Vec<JobRow>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs WHERE ?1 IS NULL OR id < ?1 ORDER BY id DESC LIMIT ?2"
-        ))?
-        .query_map(params![before, limit], job_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?)
+pub fn page(tx: &dyn Tx, before: Option<i64>, limit: i64) -> Result<Vec<JobRow>> {
+    tx.rows(
+        &format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE CAST(?1 AS BIGINT) IS NULL OR id < ?1 ORDER BY id DESC LIMIT ?2"
+        ),
+        args![before, limit],
+        job_row,
+    )
 }
 
 /// The steps of the jobs whose ids lie in `first..=last`, in the order they were recorded.
 /// (`job_steps` has no index on `job_id`: one query over a page's range scans it once, where a
 /// query per job would scan it per job.)
-pub(crate) fn steps_between(conn: &Connection, first: i64, last: i64) -> Result<Vec<StepRow>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id BETWEEN ?1 AND ?2 ORDER BY id"
-        ))?
-        .query_map(params![first, last], step_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?)
+pub fn steps_between(tx: &dyn Tx, first: i64, last: i64) -> Result<Vec<StepRow>> {
+    tx.rows(
+        &format!("SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id BETWEEN ?1 AND ?2 ORDER BY id"),
+        args![first, last],
+        step_row,
+    )
 }
 
 /// Records a started step; returns its id.
-fn begin_step(conn: &Connection, job_id: i64, name: &str) -> Result<i64> {
-    conn.execute(
+fn begin_step(tx: &dyn Tx, job_id: i64, name: &str) -> Result<i64> {
+    tx.insert(
         "INSERT INTO job_steps (job_id, name, status, started_at) VALUES (?1, ?2, ?3, ?4)",
-        params![job_id, name, StepState::Running, now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+        args![job_id, name, StepState::Running.as_str(), now_ms()],
+    )
 }
 
 /// Records a finished step whose span the caller measured.
 fn record_step(
-    conn: &Connection,
+    tx: &dyn Tx,
     job_id: i64,
     name: &str,
     started_at: i64,
     finished_at: i64,
     detail_json: &str,
 ) -> Result<()> {
-    conn.execute(
+    tx.execute(
         "INSERT INTO job_steps (job_id, name, status, started_at, finished_at, detail_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![job_id, name, StepState::Done, started_at, finished_at, detail_json],
+        args![
+            job_id,
+            name,
+            StepState::Done.as_str(),
+            started_at,
+            finished_at,
+            detail_json
+        ],
     )?;
     Ok(())
 }
 
 /// Closes a step with its details.
-fn finish_step(conn: &Connection, step_id: i64, detail_json: &str) -> Result<()> {
-    conn.execute(
+fn finish_step(tx: &dyn Tx, step_id: i64, detail_json: &str) -> Result<()> {
+    tx.execute(
         "UPDATE job_steps SET status = ?2, finished_at = ?3, detail_json = ?4 WHERE id = ?1",
-        params![step_id, StepState::Done, now_ms(), detail_json],
+        args![step_id, StepState::Done.as_str(), now_ms(), detail_json],
     )?;
     Ok(())
 }
 
 /// Removes up to `batch` finished jobs that ended before `before` and that no snapshot,
 /// tombstone or withdrawal names, with their steps and events, in the caller's transaction;
-/// returns how many.
-pub(crate) fn expire(conn: &Connection, before: i64, batch: i64) -> Result<usize> {
-    conn.execute_batch(
-        "CREATE TEMP TABLE IF NOT EXISTS purge_jobs (id INTEGER PRIMARY KEY); DELETE FROM purge_jobs;",
+/// returns how many. (The ids go through a temporary table of the connection's own.)
+pub fn expire(tx: &dyn Tx, before: i64, batch: i64) -> Result<usize> {
+    tx.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS purge_jobs (id BIGINT PRIMARY KEY)",
+        &[],
     )?;
-    let taken = conn.execute(
+    tx.execute("DELETE FROM purge_jobs", &[])?;
+    let taken = tx.execute(
         "INSERT INTO purge_jobs (id) SELECT j.id FROM jobs j
          WHERE j.finished_at IS NOT NULL AND j.finished_at < ?1
            AND j.status NOT IN (?3, ?4)
@@ -269,54 +299,74 @@ pub(crate) fn expire(conn: &Connection, before: i64, batch: i64) -> Result<usize
            AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.job_id = j.id)
            AND NOT EXISTS (SELECT 1 FROM source_withdrawals w WHERE w.job_id = j.id)
          ORDER BY j.finished_at LIMIT ?2",
-        params![before, batch, JobState::Queued, JobState::Running],
+        args![
+            before,
+            batch,
+            JobState::Queued.as_str(),
+            JobState::Running.as_str()
+        ],
     )?;
     if taken > 0 {
-        conn.execute_batch(
-            "DELETE FROM job_steps WHERE job_id IN (SELECT id FROM purge_jobs);
-             DELETE FROM job_events WHERE job_id IN (SELECT id FROM purge_jobs);
-             DELETE FROM jobs WHERE id IN (SELECT id FROM purge_jobs);",
+        for table in ["job_steps", "job_events"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE job_id IN (SELECT id FROM purge_jobs)"),
+                &[],
+            )?;
+        }
+        tx.execute(
+            "DELETE FROM jobs WHERE id IN (SELECT id FROM purge_jobs)",
+            &[],
         )?;
     }
-    Ok(taken)
+    Ok(usize::try_from(taken).unwrap_or(usize::MAX))
 }
 
 /// Removes the diagnostics lists no job points at any more.
-pub(crate) fn drop_unreferenced_diagnostics(conn: &Connection) -> Result<usize> {
-    Ok(conn.execute(
+pub fn drop_unreferenced_diagnostics(tx: &dyn Tx) -> Result<usize> {
+    let n = tx.execute(
         "DELETE FROM diagnostic_lists WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.diagnostics_sha256 = diagnostic_lists.sha256)",
-        [],
-    )?)
+        &[],
+    )?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// Records a job's steps (`job_steps` rows) as they start and finish.
-pub(crate) struct Steps {
+pub struct Steps {
     job_id: i64,
     open: Option<i64>,
 }
 
 impl Steps {
-    pub(crate) fn new(job_id: i64) -> Self {
+    /// The steps of job `job_id`.
+    #[must_use]
+    pub fn new(job_id: i64) -> Self {
         Self { job_id, open: None }
     }
 
-    pub(crate) fn begin(&mut self, conn: &Connection, name: &str) -> Result<()> {
-        self.open = Some(begin_step(conn, self.job_id, name)?);
+    /// Records a started step.
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub fn begin(&mut self, tx: &dyn Tx, name: &str) -> Result<()> {
+        self.open = Some(begin_step(tx, self.job_id, name)?);
         Ok(())
     }
 
     /// A finished step whose span the caller measured (steps that overlap, such as prepare and
     /// commit, are recorded once both are done).
-    pub(crate) fn record(
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub fn record(
         &mut self,
-        conn: &Connection,
+        tx: &dyn Tx,
         name: &str,
         started_at: i64,
         finished_at: i64,
         detail: &serde_json::Value,
     ) -> Result<()> {
         record_step(
-            conn,
+            tx,
             self.job_id,
             name,
             started_at,
@@ -326,9 +376,12 @@ impl Steps {
     }
 
     /// Closes the open step with its details.
-    pub(crate) fn finish(&mut self, conn: &Connection, detail: &serde_json::Value) -> Result<()> {
+    ///
+    /// # Errors
+    /// The store's errors.
+    pub fn finish(&mut self, tx: &dyn Tx, detail: &serde_json::Value) -> Result<()> {
         if let Some(id) = self.open.take() {
-            finish_step(conn, id, &detail.to_string())?;
+            finish_step(tx, id, &detail.to_string())?;
         }
         Ok(())
     }
@@ -337,27 +390,23 @@ impl Steps {
 /// Stores a list of diagnostics once by its content's sha256.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn put_diagnostic_list(
-    conn: &Connection,
-    sha256: &str,
-    count: usize,
-    json: &str,
-) -> Result<()> {
-    conn.prepare_cached(
+/// The store's errors.
+pub fn put_diagnostic_list(tx: &dyn Tx, sha256: &str, count: usize, json: &str) -> Result<()> {
+    tx.execute(
         "INSERT INTO diagnostic_lists (sha256, count, json) VALUES (?1, ?2, ?3) ON CONFLICT (sha256) DO NOTHING",
-    )?
-    .execute(params![sha256, count, json])?;
+        args![sha256, count, json],
+    )?;
     Ok(())
 }
 
 /// A stored diagnostics list (JSON).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn diagnostic_list(conn: &Connection, sha256: &str) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached("SELECT json FROM diagnostic_lists WHERE sha256 = ?1")?
-        .query_row(params![sha256], |r| r.get(0))
-        .optional()?)
+/// The store's errors.
+pub fn diagnostic_list(tx: &dyn Tx, sha256: &str) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT json FROM diagnostic_lists WHERE sha256 = ?1",
+        args![sha256],
+        |r| r.get(0),
+    )
 }

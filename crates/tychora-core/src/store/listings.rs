@@ -1,9 +1,9 @@
 //! Paged listings: the sources of a snapshot with their member revisions, and the published
 //! snapshots.
 
-use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
+use super::tx::{Tx, args};
 use crate::error::Result;
 
 /// A source as a snapshot holds it: its member revision.
@@ -59,61 +59,57 @@ pub struct SnapshotSummary {
 /// there are in all.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn source_page(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot: i64,
     collection: Option<&str>,
     limit: usize,
     offset: usize,
 ) -> Result<(i64, Vec<SourceSummary>)> {
-    let filter = "m.snapshot_id = ?1 AND (?2 IS NULL OR c.name = ?2)";
-    let total: i64 = conn.query_row(
+    let filter = "m.snapshot_id = ?1 AND (CAST(?2 AS TEXT) IS NULL OR c.name = ?2)";
+    let total: i64 = tx.value(
         &format!("SELECT COUNT(*) FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections c ON c.id = s.collection_id WHERE {filter}"),
-        params![snapshot, collection],
-        |r| r.get(0),
+        args![snapshot, collection],
     )?;
-    let sources = conn
-        .prepare(&format!(
+    let sources = tx.rows(
+        &format!(
             "SELECT s.id, s.rel_path, s.uri, c.name, s.kind, r.id, r.seq, r.sha256, r.size, r.captured_at, s.format
              FROM snapshot_members m JOIN sources s ON s.id = m.source_id JOIN collections c ON c.id = s.collection_id JOIN revisions r ON r.id = m.revision_id
              WHERE {filter} ORDER BY s.rel_path LIMIT ?3 OFFSET ?4"
-        ))?
-        .query_map(
-            params![snapshot, collection, limit as i64, offset as i64],
-            |r| {
-                Ok(SourceSummary {
-                    id: r.get(0)?,
-                    path: r.get(1)?,
-                    uri: r.get(2)?,
-                    collection: r.get(3)?,
-                    kind: r.get(4)?,
-                    format: r.get(10)?,
-                    revision_id: r.get(5)?,
-                    seq: r.get(6)?,
-                    sha256: r.get(7)?,
-                    size: r.get(8)?,
-                    captured_at: r.get(9)?,
-                })
-            },
-        )?
-        .collect::<rusqlite::Result<_>>()?;
+        ),
+        args![snapshot, collection, limit, offset],
+        |r| {
+            Ok(SourceSummary {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                uri: r.get(2)?,
+                collection: r.get(3)?,
+                kind: r.get(4)?,
+                format: r.get(10)?,
+                revision_id: r.get(5)?,
+                seq: r.get(6)?,
+                sha256: r.get(7)?,
+                size: r.get(8)?,
+                captured_at: r.get(9)?,
+            })
+        },
+    )?;
     Ok((total, sources))
 }
 
 /// The snapshots retention has not purged, newest first.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn snapshots(conn: &Connection) -> Result<Vec<SnapshotSummary>> {
-    let snapshots = conn
-        .prepare(
-            "SELECT sn.id, sn.parent_id, sn.job_id, sn.chunk_count, (SELECT COUNT(*) FROM snapshot_members m WHERE m.snapshot_id = sn.id), sn.created_at,
-                sn.id IS (SELECT current_snapshot_id FROM workspaces WHERE id = 1),
-                EXISTS (SELECT 1 FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE si.snapshot_id = sn.id AND b.status = 'verified')
-             FROM snapshots sn ORDER BY sn.id DESC",
-        )?
-        .query_map([], |r| {
+/// The store's errors.
+pub fn snapshots(tx: &dyn Tx) -> Result<Vec<SnapshotSummary>> {
+    tx.rows(
+        "SELECT sn.id, sn.parent_id, sn.job_id, sn.chunk_count, (SELECT COUNT(*) FROM snapshot_members m WHERE m.snapshot_id = sn.id), sn.created_at,
+            sn.id IS NOT DISTINCT FROM (SELECT current_snapshot_id FROM workspaces WHERE id = 1),
+            EXISTS (SELECT 1 FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id WHERE si.snapshot_id = sn.id AND b.status = 'verified')
+         FROM snapshots sn ORDER BY sn.id DESC",
+        &[],
+        |r| {
             Ok(SnapshotSummary {
                 id: r.get(0)?,
                 parent_id: r.get(1)?,
@@ -124,7 +120,6 @@ pub fn snapshots(conn: &Connection) -> Result<Vec<SnapshotSummary>> {
                 current: r.get(6)?,
                 retained: r.get(7)?,
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(snapshots)
+        },
+    )
 }

@@ -4,7 +4,7 @@
 //! The only module that writes SQL (`tests/architecture.rs` forbids it anywhere else): one
 //! repository module per domain, each a set of functions over the caller's transaction. Those
 //! that take the one transaction interface (`tx::Tx`: capture, publication, sources, batches, the
-//! query log, a query's reads) run unchanged on both adapters (`tests/store_contract.rs`); the
+//! query log, a query's reads, listings, verify's reads, jobs) run unchanged on both adapters (`tests/store_contract.rs`); the
 //! others still take a rusqlite connection and move domain by domain. The job queue is a port of
 //! its own with both adapters (`queue`). Modules below the store reach it through ports they
 //! declare (`vector::VectorRecords`, `vector::VectorCache`).
@@ -19,7 +19,7 @@ pub(crate) mod facets;
 pub mod filter;
 pub mod hydrate;
 pub mod identifiers;
-pub(crate) mod integrity;
+pub mod integrity;
 pub mod inventory;
 pub mod jobs;
 pub mod listings;

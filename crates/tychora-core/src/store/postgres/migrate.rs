@@ -20,6 +20,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0002_canonical.sql",
         sql: include_str!("../../../../../migrations/postgres/0002_canonical.sql"),
     },
+    Migration {
+        version: 3,
+        name: "0003_job_history.sql",
+        sql: include_str!("../../../../../migrations/postgres/0003_job_history.sql"),
+    },
 ];
 
 /// The newest schema version of the service store.
