@@ -15,12 +15,13 @@
 mod postgres;
 #[path = "../tests/common/servers.rs"]
 mod servers;
+#[allow(dead_code)] // the bench writes through it; the tests read its query log too
+#[path = "../tests/common/store.rs"]
+mod store_handle;
 
 use std::io::{BufRead, BufReader};
-use std::sync::Mutex;
 use std::time::Instant;
 
-use rusqlite::{Connection, TransactionBehavior};
 use sha2::{Digest, Sha256};
 use tychora_core::store::extractions::{
     self, ChunkRow, ExtractionRow, SourceRow, UnitRow, UnitWriter,
@@ -30,6 +31,8 @@ use tychora_core::store::snapshots::{self, Member, NewSnapshot};
 use tychora_core::store::tx::Tx;
 use tychora_core::store::{self, workspaces};
 use tychora_core::{Result, Span, UnitType};
+
+use store_handle::Handle;
 
 const FILES_PER_TRANSACTION: usize = 256;
 
@@ -167,27 +170,6 @@ fn write(tx: &dyn Tx, root: i64, collection: i64, doc: &Doc, now: i64) -> Result
     })
 }
 
-/// A store handle, as one daemon holds it.
-enum Handle {
-    Sqlite(Mutex<Connection>),
-    Postgres(PgStore),
-}
-
-impl Handle {
-    fn write<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
-        match self {
-            Self::Sqlite(conn) => {
-                let mut conn = conn.lock().unwrap();
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let out = f(&tx)?;
-                tx.commit()?;
-                Ok(out)
-            }
-            Self::Postgres(store) => store.transaction(f),
-        }
-    }
-}
-
 /// One run: `writers` handles write their share of `docs`, then one snapshot publishes them all;
 /// returns the seconds.
 fn run(open: &(dyn Fn() -> Handle + Sync), docs: &[Doc], writers: usize) -> f64 {
@@ -281,10 +263,10 @@ fn main() {
     {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("floor.sqlite3");
-        let sqlite = Handle::Sqlite(Mutex::new(store::connect(&db).unwrap()));
+        let sqlite = Handle::sqlite(&db);
         let url = pg.database();
-        let (postgres, _) = PgStore::open_and_migrate(&url, 1).unwrap();
-        for (adapter, handle) in [("sqlite", sqlite), ("postgres", Handle::Postgres(postgres))] {
+        PgStore::open_and_migrate(&url, 1).unwrap();
+        for (adapter, handle) in [("sqlite", sqlite), ("postgres", Handle::postgres(&url, 1))] {
             floors.push(
                 serde_json::json!({ "adapter": adapter, "round_trip_us": round_trip_us(&handle) }),
             );
@@ -301,22 +283,14 @@ fn main() {
                     store::migrate::apply(&mut conn).unwrap();
                     workspaces::create(&conn, "bench", "bench", 1).unwrap();
                     drop(conn);
-                    run(
-                        &|| Handle::Sqlite(Mutex::new(store::connect(&db).unwrap())),
-                        &docs,
-                        writers,
-                    )
+                    run(&|| Handle::sqlite(&db), &docs, writers)
                 } else {
                     let url = pg.database();
                     let (created, _) = PgStore::open_and_migrate(&url, 1).unwrap();
                     created
                         .transaction(|tx| workspaces::create(tx, "bench", "bench", 1))
                         .unwrap();
-                    run(
-                        &|| Handle::Postgres(PgStore::open(&url, 1).unwrap()),
-                        &docs,
-                        writers,
-                    )
+                    run(&|| Handle::postgres(&url, 1), &docs, writers)
                 };
                 times.push(time);
             }

@@ -6,11 +6,10 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 
 use common::postgres::Postgres;
-use rusqlite::{Connection, TransactionBehavior};
+use common::store::Handle;
 use tychora_core::job::{JobKind, JobState};
 use tychora_core::store::batches::{self, Repoint};
 use tychora_core::store::extractions::{
@@ -19,43 +18,13 @@ use tychora_core::store::extractions::{
 };
 use tychora_core::store::filter::{Filter, SensitivityScope};
 use tychora_core::store::postgres::PgStore;
-use tychora_core::store::query_log::{QueryLog, QueryRun};
+use tychora_core::store::query_log::QueryRun;
 use tychora_core::store::snapshots::{self, Member, NewBatch, NewSnapshot};
 use tychora_core::store::tx::{Param, Tx};
 use tychora_core::store::{
     self, hydrate, identifiers, integrity, jobs, listings, runs, sources, workspaces,
 };
 use tychora_core::{ErrorCode, Result, Span, UnitType};
-
-/// One handle on a store, as one daemon holds it.
-enum Handle {
-    Sqlite(Mutex<Connection>, PathBuf),
-    Postgres(PgStore, String),
-}
-
-impl Handle {
-    /// Runs `f` in one write transaction: kept when it returns `Ok`, rolled back when it fails.
-    fn write<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
-        match self {
-            Self::Sqlite(conn, _) => {
-                let mut conn = conn.lock().unwrap();
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let out = f(&tx)?;
-                tx.commit()?;
-                Ok(out)
-            }
-            Self::Postgres(store, _) => store.transaction(f),
-        }
-    }
-
-    /// The store's query log, as a daemon starts it.
-    fn query_log(&self) -> QueryLog {
-        match self {
-            Self::Sqlite(_, db) => QueryLog::start(db).unwrap(),
-            Self::Postgres(_, url) => QueryLog::start_on(PgStore::open(url, 1).unwrap()).unwrap(),
-        }
-    }
-}
 
 type Open = Box<dyn Fn() -> Handle + Send + Sync>;
 
@@ -69,8 +38,7 @@ fn each_adapter(check: impl Fn(&str, &Open)) {
         store::migrate::apply(&mut conn).unwrap();
         workspaces::create(&conn, "contract", "test", 1).unwrap();
     }
-    let open: Open =
-        Box::new(move || Handle::Sqlite(Mutex::new(store::connect(&db).unwrap()), db.clone()));
+    let open: Open = Box::new(move || Handle::sqlite(&db));
     check("sqlite", &open);
 
     let Some(pg) = Postgres::start() else { return };
@@ -79,8 +47,7 @@ fn each_adapter(check: impl Fn(&str, &Open)) {
     created
         .transaction(|tx| workspaces::create(tx, "contract", "test", 1))
         .unwrap();
-    let open: Open =
-        Box::new(move || Handle::Postgres(PgStore::open(&url, 2).unwrap(), url.clone()));
+    let open: Open = Box::new(move || Handle::postgres(&url, 2));
     check("postgres", &open);
 }
 

@@ -5,6 +5,7 @@
 pub mod postgres;
 pub mod seaweed;
 pub mod servers;
+pub mod store;
 
 use std::path::{Path, PathBuf};
 

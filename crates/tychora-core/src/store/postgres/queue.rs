@@ -2,7 +2,6 @@
 //! takes, so any number of workers in any number of daemons take jobs without waiting on each
 //! other and without double work; leases on the database's clock (`tychora_now_ms()`).
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use tokio_postgres::Row;
@@ -10,7 +9,7 @@ use tokio_postgres::Row;
 use super::{PgStore, error};
 use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState};
-use crate::store::jobs::JobRow;
+use crate::store::jobs::{JobRow, parsed};
 use crate::store::queue::{
     Claim, Ending, JobQueue, MAX_ATTEMPTS, abandoned, check_ending, lease_ms,
 };
@@ -36,11 +35,6 @@ impl PgQueue {
     fn failed(&self) -> impl Fn(tokio_postgres::Error) -> Error + '_ {
         |e| error(&self.store.location, &e)
     }
-}
-
-fn parsed<T: FromStr>(text: &str, what: &str) -> Result<T> {
-    text.parse()
-        .map_err(|_| Error::Corrupt(format!("the store holds an unknown {what} {text:?}")))
 }
 
 fn job_row(row: &Row) -> Result<JobRow> {
