@@ -366,7 +366,10 @@ describe.skipIf(skip)('knowledge review in a real browser', () => {
       await page.waitForURL(`${daemon.url}/#/search`)
       await page.goto(`${daemon.url}/#/review`)
       const card = page.getByRole('article', { name: `Proposal ${edit.id}` })
-      await card.waitFor()
+      // Missing, the page says why (an error, no proposal, another view): the timeout alone would not.
+      await card.waitFor().catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\nthe page at ${page.url()} reads: ${await page.locator('main, body').first().innerText()}`)
+      })
       expect(await card.locator('.line.del').allTextContents()).toEqual(['-No releases in December.\n'])
       expect(await card.locator('.line.add').allTextContents()).toEqual(['+No releases from 15 December.\n'])
       expect(await card.textContent()).toContain(`agent ${HOSTILE.script}`)

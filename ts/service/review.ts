@@ -102,23 +102,46 @@ export class ReviewDesk {
     return {
       proposal,
       current: item ? { title: item.title, body: item.body, sensitivity: item.sensitivity } : null,
-      diff: lineDiff(before, after),
+      diff: reviewDiff(before, after),
       checks,
       stale_evidence: stale,
     }
   }
 }
 
+/**
+ * The diff a reviewer reads: the shortest one, or, for two texts too far apart to compare within
+ * the bounds, the whole body replaced (every old line removed, every new one added: still exact,
+ * only longer), so that one huge proposal cannot fail the listing of every other.
+ */
+export function reviewDiff(before: string, after: string): DiffLine[] {
+  try {
+    return lineDiff(before, after)
+  } catch (error) {
+    if (!(error instanceof TychoraError && error.code === 'E_LIMIT_EXCEEDED')) throw error
+    const lines = (text: string, op: '+' | '-'): DiffLine[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n').map((line) => ({ op, text: line })))
+    return [...lines(before, '-'), ...lines(after, '+')]
+  }
+}
+
 /** Bounds on a line diff, which runs on the event loop: edits (lines added plus removed) and time. */
 const MAX_EDIT_LENGTH = 20_000
 const DIFF_TIMEOUT_MS = 250
+/**
+ * Texts of at most this many lines together are diffed without the clock: Myers' diff is
+ * O(lines × edits), a few million steps here, milliseconds. A clock on them would fail a two-line
+ * edit whenever the process is paused for 250 ms (a GC, a loaded machine), which is no property of
+ * the texts.
+ */
+const UNTIMED_LINES = 2_000
 
 /** `before` → `after` line by line (jsdiff's Myers diff); the texts' last newline is not a change. */
 export function lineDiff(before: string, after: string): DiffLine[] {
   const out: DiffLine[] = []
   // A last line without its newline would differ from the same line with one.
   const ended = (text: string) => (text === '' || text.endsWith('\n') ? text : `${text}\n`)
-  const parts = diffLines(ended(before), ended(after), { maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS })
+  const timed = lineCount(before) + lineCount(after) > UNTIMED_LINES
+  const parts = diffLines(ended(before), ended(after), { maxEditLength: MAX_EDIT_LENGTH, ...(timed ? { timeout: DIFF_TIMEOUT_MS } : {}) })
   if (!parts) throw new TychoraError('E_LIMIT_EXCEEDED', `the two texts differ too much to compare line by line (over ${MAX_EDIT_LENGTH} edits or ${DIFF_TIMEOUT_MS} ms)`)
   for (const part of parts) {
     const op = part.added ? '+' : part.removed ? '-' : ' '
@@ -126,4 +149,10 @@ export function lineDiff(before: string, after: string): DiffLine[] {
     for (const text of lines) out.push({ op, text })
   }
   return out
+}
+
+function lineCount(text: string): number {
+  let lines = 1
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1
+  return lines
 }

@@ -60,6 +60,9 @@ function App() {
   useEffect(() => {
     const onHash = () => setWhere(readHash())
     addEventListener('hashchange', onHash)
+    // Effects run after the first paint: a hash changed before then (a link followed at once, a
+    // slow page on a loaded machine) fired no event this listener heard, so read it again now.
+    onHash()
     currentSession().then(
       (s) => setProjects(s.projects),
       (e: unknown) => setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)),
