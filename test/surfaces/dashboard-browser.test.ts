@@ -368,7 +368,7 @@ describe.skipIf(skip)('knowledge review in a real browser', () => {
       const card = page.getByRole('article', { name: `Proposal ${edit.id}` })
       // Missing, the page says why (an error, no proposal, another view): the timeout alone would not.
       await card.waitFor().catch(async (error: unknown) => {
-        throw new Error(`${String(error)}\nthe page at ${page.url()} reads: ${await page.locator('main, body').first().innerText()}`)
+        throw new Error(`${String(error)}\nthe page at ${page.url()} reads: ${await page.locator('main, body').first().textContent()}`)
       })
       expect(await card.locator('.line.del').allTextContents()).toEqual(['-No releases in December.\n'])
       expect(await card.locator('.line.add').allTextContents()).toEqual(['+No releases from 15 December.\n'])

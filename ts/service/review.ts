@@ -119,7 +119,13 @@ export function reviewDiff(before: string, after: string): DiffLine[] {
     return lineDiff(before, after)
   } catch (error) {
     if (!(error instanceof TychoraError && error.code === 'E_LIMIT_EXCEEDED')) throw error
-    const lines = (text: string, op: '+' | '-'): DiffLine[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n').map((line) => ({ op, text: line })))
+    const lines = (text: string, op: '+' | '-'): DiffLine[] =>
+      text === ''
+        ? []
+        : text
+            .replace(/\n$/, '')
+            .split('\n')
+            .map((line) => ({ op, text: line }))
     return [...lines(before, '-'), ...lines(after, '+')]
   }
 }
