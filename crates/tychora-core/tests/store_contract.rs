@@ -1128,3 +1128,386 @@ fn a_value_of_the_wrong_type_is_refused_by_name() {
         .transaction(|tx| extractions::root_id(tx, "/x", 1))
         .unwrap();
 }
+
+/// A code file's units for the graph: a module, a class and two methods in `m.py` (heading paths
+/// `["m.py", …]`, symbol identifiers), written into capture `of`'s extraction after its own.
+fn code_units(tx: &dyn Tx, of: &Member) -> Result<Vec<i64>> {
+    let mut writer = UnitWriter::new(tx, of.extraction_id, of.revision_id)?;
+    let mut ids = Vec::new();
+    for (i, (unit_type, path, anchor)) in [
+        (UnitType::Module, r#"["m.py"]"#, "m"),
+        (UnitType::Class, r#"["m.py","Parser"]"#, "m.Parser"),
+        (
+            UnitType::Method,
+            r#"["m.py","Parser","parse"]"#,
+            "m.Parser.parse",
+        ),
+        (
+            UnitType::Method,
+            r#"["m.py","Parser","feed"]"#,
+            "m.Parser.feed",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let line = 100 + i;
+        let span = Span {
+            byte_start: 1000 + i * 10,
+            byte_end: 1009 + i * 10,
+            line_start: line,
+            col_start: 1,
+            line_end: line,
+            col_end: 10,
+        };
+        let unit = writer.unit(&UnitRow {
+            ordinal: 10 + i,
+            unit_type,
+            is_leaf: i > 1,
+            parent_ordinal: (i > 0).then_some(10 + usize::from(i > 1)),
+            text: &format!("def {anchor}"),
+            heading_path_json: path,
+            anchor: Some(anchor),
+            token_count: 2,
+            span,
+            json_pointer: None,
+        })?;
+        writer.identifier(unit, "symbol", anchor, &anchor.to_lowercase())?;
+        ids.push(unit);
+    }
+    Ok(ids)
+}
+
+#[test]
+fn derived_rows_read_back_alike() {
+    use std::fmt::Write as _;
+    use tychora_core::store::relations::{self, Edges, Inserter, NewRelation, Which};
+    use tychora_core::store::summaries::{self, NodeRow, NodeWriter, TreeRow};
+    use tychora_core::store::{descriptions, pictures, vectors};
+    use tychora_core::vector::{FamilySpec, Record};
+
+    let seen = Mutex::new(Vec::<(String, String)>::new());
+    each_adapter(|name, open| {
+        let store = open();
+        let mut out = String::new();
+        let (a, units) = store
+            .write(|tx| {
+                let a = capture(tx, "file:///corpus/m.md", 7, 2)?;
+                let units = code_units(tx, &a)?;
+                Ok((a, units))
+            })
+            .unwrap();
+        let (module, class, parse, feed) = (units[0], units[1], units[2], units[3]);
+
+        // The code graph: a set, its relations, the snapshot that carries it, the edges read back.
+        let (set, snapshot) = store
+            .write(|tx| {
+                let set = relations::begin_set(tx, a.root_id, a.collection_id, &sha(99), "test@1")?;
+                let mut insert = Inserter::new(tx, set)?;
+                let site = |line: usize| Span {
+                    byte_start: line * 10,
+                    byte_end: line * 10 + 4,
+                    line_start: line,
+                    col_start: 5,
+                    line_end: line,
+                    col_end: 9,
+                };
+                for (kind, src, target, anchor, line) in [
+                    ("calls", parse, Some(feed), Some("m.Parser.feed"), 102),
+                    ("calls", parse, Some(feed), Some("m.Parser.feed"), 103),
+                    ("references", feed, Some(class), Some("m.Parser"), 104),
+                    ("calls", module, Some(parse), Some("m.Parser.parse"), 105),
+                ] {
+                    insert.put(&NewRelation {
+                        kind,
+                        revision_id: a.revision_id,
+                        src_unit_id: src,
+                        outcome: "resolved",
+                        target_unit_id: target,
+                        target_anchor: anchor,
+                        candidates_json: None,
+                        reason: None,
+                        ref_text: "self.feed",
+                        name: "feed",
+                        span: site(line),
+                    })?;
+                }
+                insert.put(&NewRelation {
+                    kind: "calls",
+                    revision_id: a.revision_id,
+                    src_unit_id: feed,
+                    outcome: "ambiguous",
+                    target_unit_id: None,
+                    target_anchor: None,
+                    candidates_json: Some(r#"["x.close","y.close"]"#),
+                    reason: None,
+                    ref_text: "thing.close",
+                    name: "close",
+                    span: site(106),
+                })?;
+                drop(insert);
+                relations::finish_set(tx, set, r#"{"relations":5}"#)?;
+                let family = snapshots::family(tx, "lexical", "lexical", r#"{"v":1}"#)?;
+                let snapshot = snapshots::publish(
+                    tx,
+                    &NewSnapshot {
+                        parent: None,
+                        job_id: None,
+                        chunk_count: 0,
+                        members: std::slice::from_ref(&a),
+                        batches: &[NewBatch {
+                            family_id: family,
+                            generation: "g1",
+                            file_sha256: None,
+                            base_generation: None,
+                        }],
+                        relation_sets: &[set],
+                        created_at: 60,
+                    },
+                )?;
+                Ok((set, snapshot))
+            })
+            .unwrap();
+        store
+            .write(|tx| {
+                assert_eq!(
+                    relations::set_by_members(tx, a.root_id, a.collection_id, &sha(99))?,
+                    Some(set),
+                    "{name}"
+                );
+                assert_eq!(
+                    relations::snapshot_sets(tx, snapshot)?,
+                    [(set, "default".to_string())],
+                    "{name}"
+                );
+                let edges = Edges::new(tx.dialect(), &[set], &["calls", "references"], 8, true);
+                let from_parse = edges.of(tx, parse)?;
+                assert_eq!(
+                    from_parse
+                        .iter()
+                        .map(|e| (e.0.as_str(), e.1, e.3, e.4))
+                        .collect::<Vec<_>>(),
+                    [("calls", feed, 102, false), ("calls", module, 105, true)],
+                    "{name}: one edge per neighbour, at its first line; callees, then callers"
+                );
+                writeln!(out, "{from_parse:?} {:?}", edges.of(tx, feed)?).unwrap();
+                let (callers, total) =
+                    relations::site_relations(tx, &[set], &Which::CallersOf(feed), 10)?;
+                assert_eq!(total, 1, "{name}: the first site per calling unit");
+                assert_eq!(
+                    callers[0].symbol.as_deref(),
+                    Some("Parser.parse"),
+                    "{name}: the path without its file"
+                );
+                let (callees, _) =
+                    relations::site_relations(tx, &[set], &Which::CalleesOf(module), 10)?;
+                assert_eq!(callees[0].symbol.as_deref(), Some("Parser.parse"), "{name}");
+                let (unresolved, total) =
+                    relations::site_relations(tx, &[set], &Which::Unresolved("close"), 10)?;
+                assert_eq!(
+                    (total, unresolved[0].outcome.as_str()),
+                    (1, "ambiguous"),
+                    "{name}"
+                );
+                let (refs, total) =
+                    relations::site_relations(tx, &[set], &Which::ReferencesTo(feed), 1)?;
+                assert_eq!(
+                    (refs.len(), total),
+                    (1, 2),
+                    "{name}: at most `max`, and how many"
+                );
+                for rows in [&callers, &callees, &unresolved, &refs] {
+                    for r in rows.iter() {
+                        writeln!(
+                            out,
+                            "{} {:?} {} {} {:?} {:?} {} {} {}-{} {:?}",
+                            r.kind,
+                            r.symbol,
+                            r.text,
+                            r.outcome,
+                            r.reason,
+                            r.candidates_json,
+                            r.site.path,
+                            r.site.root,
+                            r.site.line_start,
+                            r.site.line_end,
+                            r.site.commit
+                        )
+                        .unwrap();
+                    }
+                }
+                let symbols = relations::symbol_units(tx, snapshot, "m.parser.parse")?;
+                assert_eq!(symbols.len(), 1, "{name}");
+                assert_eq!(
+                    (symbols[0].0, symbols[0].2),
+                    (parse, UnitType::Method),
+                    "{name}"
+                );
+                let heading = relations::unit_heading(tx, parse)?.unwrap();
+                assert_eq!(heading.1, UnitType::Method, "{name}");
+                let units_of = relations::units_of(tx, a.extraction_id)?;
+                assert_eq!(
+                    units_of.len(),
+                    6,
+                    "{name}: two paragraphs and four code units"
+                );
+                assert_eq!(units_of[4].parent_ordinal, Some(11), "{name}");
+                writeln!(
+                    out,
+                    "{} {} {:?} {:?} {:?}",
+                    symbols[0].1,
+                    symbols[0].4.path,
+                    heading.0,
+                    relations::window_of(tx, parse)?,
+                    units_of
+                        .iter()
+                        .map(|u| (u.id, u.unit_type, u.anchor.clone(), u.span.line_start))
+                        .collect::<Vec<_>>()
+                )
+                .unwrap();
+                Ok(())
+            })
+            .unwrap();
+
+        // Vectors: a family made once, records kept first-come, looked up in a batch.
+        store
+            .write(|tx| {
+                let spec = FamilySpec {
+                    provider: "local".into(),
+                    model: "mini".into(),
+                    dimension: 2,
+                    representation: "window".into(),
+                    normalization: "l2".into(),
+                    quantization: "f32".into(),
+                    metric: "cos".into(),
+                };
+                let family = vectors::family_id(tx, &spec)?;
+                assert_eq!(vectors::family_id(tx, &spec)?, family, "{name}: made once");
+                let record = |x: f32| Record { vector: vec![x, 1.0 - x], tokens: 3 };
+                let billed = serde_json::json!({"billed": true});
+                vectors::insert(tx, family, &[(sha(1), record(0.25)), (sha(2), record(0.5))], &billed)?;
+                vectors::insert(tx, family, &[(sha(1), record(0.75))], &serde_json::json!({"billed": false}))?;
+                let found = vectors::lookup(tx, family, &[sha(1), sha(3), sha(2), sha(1)])?;
+                assert_eq!(found.len(), 2, "{name}");
+                assert_eq!(found[&sha(1)].vector, [0.25, 0.75], "{name}: the first vector stays");
+                assert_eq!(vectors::billed_tokens_since(tx, 0)?, 6, "{name}");
+
+                // Pictures: an asset of the capture, its vector replaced by a newer answer, its description reviewed.
+                let picture = sha(50);
+                extractions::put_artifact(tx, &picture, 10, "image/png", 30)?;
+                tx.execute(
+                    "INSERT INTO visual_assets (extraction_id, ordinal, sha256, media_type, part, page, alt_text, unit_id) VALUES (?1, 0, ?2, 'image/png', 'page', 2, 'a chart', ?3)",
+                    &[Param::Int(a.extraction_id), Param::Text(&picture), Param::Int(sources::unit_id(tx, a.extraction_id, 1)?)],
+                )?;
+                pictures::put_vectors(tx, "local|clip|2", &[(picture.as_str(), &[0.5, 0.5][..])], "{}", 70)?;
+                pictures::put_vectors(tx, "local|clip|2", &[(picture.as_str(), &[0.0, 1.0][..])], "{}", 71)?;
+                assert!(pictures::has_vector(tx, "local|clip|2", &picture)?, "{name}");
+                assert_eq!(pictures::coverage(tx, snapshot, "local|clip|2")?, (1, 0), "{name}");
+                let mut scanned = Vec::new();
+                pictures::scan_vectors(tx, snapshot, "local|clip|2", &Filter::default(), |chunk, owner, sha, blob| {
+                    scanned.push((chunk, owner, sha, blob.to_vec()));
+                })?;
+                assert_eq!(scanned.len(), 1, "{name}");
+                assert_eq!(scanned[0].3, [0.0f32, 1.0].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>(), "{name}: the newer answer");
+                let id = descriptions::insert(
+                    tx,
+                    &descriptions::NewDescription {
+                        sha256: picture.clone(),
+                        sent_sha256: picture.clone(),
+                        sent_media_type: "image/png".into(),
+                        provider: "anthropic".into(),
+                        model: "claude".into(),
+                        prompt_fingerprint: sha(60),
+                        text: String::new(),
+                        stop_reason: Some("end_turn".into()),
+                        input_tokens: 5,
+                        output_tokens: 6,
+                    },
+                    "a bar chart",
+                    80,
+                )?;
+                assert_eq!(descriptions::review(tx, id, descriptions::ReviewStatus::Accepted, Some(90), Some("ok"))?, 1, "{name}");
+                assert_eq!(descriptions::review(tx, id + 100, descriptions::ReviewStatus::Accepted, None, None)?, 0, "{name}");
+                assert!(descriptions::entry(tx, id + 100)?.is_none(), "{name}");
+                let entry = descriptions::entry(tx, id)?.unwrap();
+                assert_eq!(entry.review_status, descriptions::ReviewStatus::Accepted, "{name}");
+                assert_eq!(descriptions::assets_with_prefix(tx, &picture[..12])?, std::slice::from_ref(&picture), "{name}");
+                let holders = descriptions::holders(tx, &picture)?;
+                assert_eq!((holders[0].path.as_str(), holders[0].page), ("m.md", Some(2)), "{name}");
+                writeln!(
+                    out,
+                    "{:?} {:?} {:?}",
+                    pictures::of_extraction(tx, a.extraction_id, a.collection_id)?,
+                    descriptions::of_asset(tx, &picture)?.iter().map(|d| (d.id, d.text.clone(), d.reviewed_at, d.review_note.clone())).collect::<Vec<_>>(),
+                    holders.iter().map(|h| (h.media_type.clone(), h.collection.clone(), h.alt_text.clone())).collect::<Vec<_>>()
+                )
+                .unwrap();
+
+                // A summary tree: written, read back, kept alone, erased with what it summarised.
+                let windows: Vec<i64> = snapshots::index_windows(tx, a.extraction_id)?.iter().map(|w| w.chunk_id).collect();
+                let summary_windows = summaries::windows(tx, snapshot, "internal")?;
+                assert_eq!(summary_windows.len(), 2, "{name}");
+                assert!(summary_windows[1].1, "{name}: the second window may carry instructions");
+                let tree_row = |built_at| TreeRow {
+                    snapshot_id: snapshot,
+                    family_id: family,
+                    summarizer: "extractive",
+                    model: None,
+                    fingerprint: None,
+                    branching: 4,
+                    windows: 2,
+                    nodes: 1,
+                    input_tokens: 0,
+                    output_tokens: 0,
+                    calls: 0,
+                    build_ms: 1.5,
+                    built_at,
+                };
+                let old = summaries::insert_tree(tx, &tree_row(100))?;
+                let tree = summaries::insert_tree(tx, &tree_row(200))?;
+                for t in [old, tree] {
+                    let mut writer = NodeWriter::new(tx)?;
+                    let node = writer.node(&NodeRow {
+                        tree_id: t,
+                        parent_id: None,
+                        level: 1,
+                        scope: "document",
+                        source_id: Some(a.source_id),
+                        text: "what m.md says",
+                        summarizer: "extractive",
+                        model: None,
+                        input_sha256: &sha(70 + t as u64),
+                        leaf_count: 2,
+                        vector: &[0.5, 0.5],
+                    })?;
+                    for &w in &windows {
+                        writer.member(node, w)?;
+                        writer.member(node, w)?;
+                    }
+                }
+                summaries::cache_texts(tx, "anthropic", Some("claude"), "fp", &[(sha(80), "first".into(), 1, 2)], 10)?;
+                summaries::cache_texts(tx, "anthropic", Some("claude"), "fp", &[(sha(80), "second".into(), 1, 2)], 11)?;
+                assert_eq!(summaries::cached_text(tx, &sha(80), "anthropic", "claude", "fp")?.as_deref(), Some("second"), "{name}");
+                assert_eq!(summaries::newest(tx)?, Some((tree, 200)), "{name}");
+                summaries::keep_only(tx, tree)?;
+                assert_eq!(summaries::tree_count(tx)?, 1, "{name}");
+                let (tree_snapshot, tree_family) = summaries::tree_head(tx, tree)?.unwrap();
+                assert_eq!((tree_snapshot, tree_family.dimension), (snapshot, 2), "{name}");
+                let nodes = summaries::tree_nodes(tx, tree)?;
+                assert_eq!((nodes.len(), nodes[0].vector.as_slice()), (1, &[0.5f32, 0.5][..]), "{name}");
+                let members = summaries::tree_members(tx, tree)?;
+                assert_eq!(members.len(), 2, "{name}: a member written twice is one");
+                assert!(summaries::summarises_source(tx, a.source_id)?, "{name}");
+                writeln!(out, "{:?} {:?}", nodes.iter().map(|n| (n.level, n.scope.clone(), n.leaf_count)).collect::<Vec<_>>(), summary_windows.iter().map(|w| (w.0.chunk_id == windows[0], w.0.sensitivity.clone(), w.0.text.clone())).collect::<Vec<_>>()).unwrap();
+                assert_eq!(summaries::erase_derived(tx, a.revision_id)?, 1, "{name}");
+                assert_eq!((summaries::tree_count(tx)?, summaries::newest(tx)?), (0, None), "{name}");
+                Ok(())
+            })
+            .unwrap();
+        seen.lock().unwrap().push((name.to_string(), out));
+    });
+    let seen = seen.into_inner().unwrap();
+    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
+        assert_eq!(sqlite, postgres, "the adapters read differently");
+    }
+}

@@ -8,12 +8,12 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::store::relations;
+use crate::store::tx::Tx;
 use crate::unit::UnitType;
 
 /// Expansion limits: the pack's `graph` section.
@@ -57,7 +57,7 @@ pub struct Reached {
 }
 
 /// A symbol unit's display name (`Class.method`) and whether it is a module.
-fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>> {
+fn name_of(conn: &dyn Tx, unit_id: i64) -> Result<Option<(String, UnitType)>> {
     let row = relations::unit_heading(conn, unit_id)?;
     Ok(row.map(|(path, unit_type)| {
         let parts: Vec<String> = serde_json::from_str(&path).unwrap_or_default();
@@ -73,7 +73,7 @@ fn name_of(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>
 
 /// The symbols a seed window shows: its symbol units, or the class around a class's header and
 /// statement leaves.
-fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
+fn seed_units(conn: &dyn Tx, chunk_id: i64) -> Result<Vec<i64>> {
     let rows = relations::chunk_units(conn, chunk_id)?;
     let mut out = Vec::new();
     for (id, unit_type, parent, parent_type) in rows {
@@ -100,7 +100,7 @@ fn seed_units(conn: &Connection, chunk_id: i64) -> Result<Vec<i64>> {
 /// # Errors
 /// SQLite errors.
 pub fn expand(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     seeds: &[(i64, i64)],
     filter: &Filter,
@@ -127,9 +127,15 @@ pub fn expand(
     if followed.is_empty() {
         return Ok(Vec::new());
     }
-    let edges = relations::Edges::new(&set_ids, &followed, limits.fanout, limits.callers);
+    let edges = relations::Edges::new(
+        conn.dialect(),
+        &set_ids,
+        &followed,
+        limits.fanout,
+        limits.callers,
+    );
     let mut names: HashMap<i64, Option<(String, UnitType)>> = HashMap::new();
-    let mut name = |conn: &Connection, id: i64| -> Result<Option<(String, UnitType)>> {
+    let mut name = |conn: &dyn Tx, id: i64| -> Result<Option<(String, UnitType)>> {
         if let Some(found) = names.get(&id) {
             return Ok(found.clone());
         }

@@ -139,7 +139,7 @@ pub(crate) fn record(engine: &Engine, new: &NewDescription) -> Result<Descriptio
         ));
     }
     let conn = engine.writer()?;
-    if descriptions::holders(&conn, &new.sha256)?.is_empty()
+    if descriptions::holders(&*conn, &new.sha256)?.is_empty()
         || !engine.artifacts().exists(&new.sha256)?
     {
         return Err(Error::NotFound {
@@ -147,8 +147,16 @@ pub(crate) fn record(engine: &Engine, new: &NewDescription) -> Result<Descriptio
             id: new.sha256.clone(),
         });
     }
-    let id = descriptions::insert(&conn, new, &text, now_ms())?;
-    descriptions::entry(&conn, id)
+    let id = descriptions::insert(&*conn, new, &text, now_ms())?;
+    described(&conn, id)
+}
+
+/// The description just written or reviewed, which the writer's lock keeps in place.
+fn described(conn: &Connection, id: i64) -> Result<DescriptionEntry> {
+    descriptions::entry(conn, id)?.ok_or_else(|| Error::NotFound {
+        what: "description",
+        id: id.to_string(),
+    })
 }
 
 /// Records a person's review of a description.
@@ -168,7 +176,7 @@ pub(crate) fn review(
     };
     let conn = engine.writer()?;
     let changed = descriptions::review(
-        &conn,
+        &*conn,
         id,
         status,
         (status != ReviewStatus::Unreviewed).then(now_ms),
@@ -180,7 +188,7 @@ pub(crate) fn review(
             id: id.to_string(),
         });
     }
-    descriptions::entry(&conn, id)
+    described(&conn, id)
 }
 
 /// A model's words are a stranger's text too: no control characters (line breaks and tabs stay),

@@ -1,9 +1,10 @@
 //! Descriptions of visual assets by a vision model, and the reviews of them; the assets' holders
 //! as `tychora describe` resolves a picture.
 
-use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
+use super::jobs::parsed;
+use super::tx::{Row, Tx, args};
 use crate::error::Result;
 
 crate::wire::wire_enum! {
@@ -84,60 +85,60 @@ pub struct NewDescription {
 /// Stores a description (its `text` already cleaned); returns its id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn insert(conn: &Connection, new: &NewDescription, text: &str, now: i64) -> Result<i64> {
-    conn.execute(
+/// The store's errors.
+pub fn insert(tx: &dyn Tx, new: &NewDescription, text: &str, now: i64) -> Result<i64> {
+    tx.insert(
         "INSERT INTO asset_descriptions (sha256, sent_sha256, sent_media_type, provider, model, prompt_fingerprint, text, stop_reason, input_tokens, output_tokens, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![
-            new.sha256,
-            new.sent_sha256,
-            new.sent_media_type,
-            new.provider,
-            new.model,
-            new.prompt_fingerprint,
+        args![
+            new.sha256.as_str(),
+            new.sent_sha256.as_str(),
+            new.sent_media_type.as_str(),
+            new.provider.as_str(),
+            new.model.as_str(),
+            new.prompt_fingerprint.as_str(),
             text,
-            new.stop_reason,
+            new.stop_reason.as_deref(),
             new.input_tokens,
             new.output_tokens,
             now
         ],
-    )?;
-    Ok(conn.last_insert_rowid())
+    )
 }
 
 /// Records a review of a description; returns how many rows changed (0: no such description).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn review(
-    conn: &Connection,
+    tx: &dyn Tx,
     id: i64,
     status: ReviewStatus,
     reviewed_at: Option<i64>,
     note: Option<&str>,
 ) -> Result<usize> {
-    Ok(conn.execute(
+    let changed = tx.execute(
         "UPDATE asset_descriptions SET review_status = ?2, reviewed_at = ?3, review_note = ?4 WHERE id = ?1",
-        params![id, status, reviewed_at, note],
-    )?)
+        args![id, status.as_str(), reviewed_at, note],
+    )?;
+    Ok(usize::try_from(changed).unwrap_or(usize::MAX))
 }
 
 /// An asset's descriptions, oldest first.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn of_asset(conn: &Connection, sha256: &str) -> Result<Vec<DescriptionEntry>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM asset_descriptions WHERE sha256 = ?1 ORDER BY id"
-    ))?;
-    let rows = stmt.query_map(params![sha256], row)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+/// The store's errors.
+pub fn of_asset(tx: &dyn Tx, sha256: &str) -> Result<Vec<DescriptionEntry>> {
+    tx.rows(
+        &format!("SELECT {COLUMNS} FROM asset_descriptions WHERE sha256 = ?1 ORDER BY id"),
+        args![sha256],
+        row,
+    )
 }
 
 const COLUMNS: &str = "id, sha256, sent_sha256, sent_media_type, provider, model, prompt_fingerprint, text, stop_reason, input_tokens, output_tokens, created_at, review_status, reviewed_at, review_note";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DescriptionEntry> {
+fn row(r: &dyn Row) -> Result<DescriptionEntry> {
     Ok(DescriptionEntry {
         id: r.get(0)?,
         sha256: r.get(1)?,
@@ -151,35 +152,34 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DescriptionEntry> {
         input_tokens: r.get(9)?,
         output_tokens: r.get(10)?,
         created_at: r.get(11)?,
-        review_status: r.get(12)?,
+        review_status: parsed(&r.get::<String>(12)?, "description review status")?,
         reviewed_at: r.get(13)?,
         review_note: r.get(14)?,
     })
 }
 
-/// A description by id.
+/// A description by id (`None`: no such description).
 ///
 /// # Errors
-/// SQLite errors (`QueryReturnedNoRows` for no such description).
-pub fn entry(conn: &Connection, id: i64) -> Result<DescriptionEntry> {
-    Ok(conn.query_row(
+/// The store's errors.
+pub fn entry(tx: &dyn Tx, id: i64) -> Result<Option<DescriptionEntry>> {
+    tx.optional(
         &format!("SELECT {COLUMNS} FROM asset_descriptions WHERE id = ?1"),
-        params![id],
+        args![id],
         row,
-    )?)
+    )
 }
 
 /// At most two assets whose sha256 starts with `prefix` (lowercase hex), in order.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn assets_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT DISTINCT sha256 FROM visual_assets WHERE sha256 >= ?1 AND sha256 < ?1 || 'g' ORDER BY sha256 LIMIT 2",
-        )?
-        .query_map(params![prefix], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?)
+/// The store's errors.
+pub fn assets_with_prefix(tx: &dyn Tx, prefix: &str) -> Result<Vec<String>> {
+    tx.rows(
+        "SELECT DISTINCT sha256 FROM visual_assets WHERE sha256 >= ?1 AND sha256 < ?2 ORDER BY sha256 LIMIT 2",
+        args![prefix, format!("{prefix}g").as_str()],
+        |r| r.get(0),
+    )
 }
 
 /// An extraction that keeps an asset.
@@ -202,24 +202,24 @@ pub struct Holder {
 /// The extractions that keep the asset, newest first.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn holders(conn: &Connection, sha256: &str) -> Result<Vec<Holder>> {
-    let mut stmt = conn.prepare_cached(
+/// The store's errors.
+pub fn holders(tx: &dyn Tx, sha256: &str) -> Result<Vec<Holder>> {
+    tx.rows(
         "SELECT v.media_type, s.rel_path, c.name, v.page, v.alt_text, v.caption
          FROM visual_assets v JOIN extractions e ON e.id = v.extraction_id
          JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id
          JOIN collections c ON c.id = s.collection_id
          WHERE v.sha256 = ?1 ORDER BY e.id DESC, v.ordinal",
-    )?;
-    let rows = stmt.query_map(params![sha256], |r| {
-        Ok(Holder {
-            media_type: r.get(0)?,
-            path: r.get(1)?,
-            collection: r.get(2)?,
-            page: r.get(3)?,
-            alt_text: r.get(4)?,
-            caption: r.get(5)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+        args![sha256],
+        |r| {
+            Ok(Holder {
+                media_type: r.get(0)?,
+                path: r.get(1)?,
+                collection: r.get(2)?,
+                page: r.get(3)?,
+                alt_text: r.get(4)?,
+                caption: r.get(5)?,
+            })
+        },
+    )
 }

@@ -93,25 +93,14 @@ fn placeholders(n: usize) -> String {
     out
 }
 
-/// A JSON field of a text column, by path (`["git", "commit"]`), as text or as an integer.
-fn json_field(dialect: Dialect, column: &str, path: &[&str], integer: bool) -> String {
-    match dialect {
-        // `json_extract` keeps the field's own type
-        Dialect::Sqlite => format!("json_extract({column}, '$.{}')", path.join(".")),
-        Dialect::Postgres if integer => {
-            format!(
-                "CAST({column}::jsonb #>> '{{{}}}' AS BIGINT)",
-                path.join(",")
-            )
-        }
-        Dialect::Postgres => format!("({column}::jsonb #>> '{{{}}}')", path.join(",")),
-    }
-}
-
 /// Loads the rows of `ids` (duplicates allowed) keyed by chunk id.
 pub fn chunks(tx: &dyn Tx, ids: &[i64]) -> Result<HashMap<i64, ChunkRow>> {
-    let commit = json_field(tx.dialect(), "r.metadata_json", &["git", "commit"], false);
-    let stamp = json_field(tx.dialect(), "r.metadata_json", &["stamp", "as_of"], true);
+    let commit = tx
+        .dialect()
+        .json_field("r.metadata_json", &["git", "commit"], false);
+    let stamp = tx
+        .dialect()
+        .json_field("r.metadata_json", &["stamp", "as_of"], true);
     let mut unique: Vec<i64> = ids.to_vec();
     unique.sort_unstable();
     unique.dedup();

@@ -24,7 +24,7 @@ pub mod inventory;
 pub mod jobs;
 pub mod listings;
 pub mod migrate;
-pub(crate) mod pictures;
+pub mod pictures;
 pub mod postgres;
 pub mod query_log;
 pub mod queue;

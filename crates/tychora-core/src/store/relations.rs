@@ -2,7 +2,8 @@
 //! members (their recorded extraction, syntax cache, units) and writes (a set, its relations, its
 //! statistics). The reading side of the graph is `graph::expand` and `graph::symbol`.
 
-use rusqlite::{CachedStatement, Connection, OptionalExtension as _, params};
+use super::jobs::parsed;
+use super::tx::{Dialect, Param, Row, Statement, Tx, args};
 
 use crate::clock::now_ms;
 use crate::error::Result;
@@ -26,65 +27,61 @@ pub struct RelationUnit {
 /// for an extraction that is not code.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn code_extraction(
-    conn: &Connection,
+    tx: &dyn Tx,
     extraction_id: i64,
 ) -> Result<Option<(String, String, String)>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT language, module, syntax_key FROM code_extractions WHERE extraction_id = ?1",
-        )?
-        .query_row(params![extraction_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .optional()?)
+    tx.optional(
+        "SELECT language, module, syntax_key FROM code_extractions WHERE extraction_id = ?1",
+        args![extraction_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
 }
 
 /// The set already built for these members of a root in a collection.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn set_by_members(
-    conn: &Connection,
+    tx: &dyn Tx,
     root_id: i64,
     collection_id: i64,
     members_hash: &str,
 ) -> Result<Option<i64>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id FROM relation_sets WHERE root_id = ?1 AND collection_id = ?2 AND members_hash = ?3",
-        )?
-        .query_row(params![root_id, collection_id, members_hash], |r| r.get(0))
-        .optional()?)
+    tx.optional(
+        "SELECT id FROM relation_sets WHERE root_id = ?1 AND collection_id = ?2 AND members_hash = ?3",
+        args![root_id, collection_id, members_hash],
+        |r| r.get(0),
+    )
 }
 
 /// A syntax cache entry's payload.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn syntax_payload(conn: &Connection, key: &str) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached("SELECT payload FROM syntax_cache WHERE key = ?1")?
-        .query_row(params![key], |r| r.get(0))
-        .optional()?)
+/// The store's errors.
+pub fn syntax_payload(tx: &dyn Tx, key: &str) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT payload FROM syntax_cache WHERE key = ?1",
+        args![key],
+        |r| r.get(0),
+    )
 }
 
 /// The units of an extraction with their locators, in order.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn units_of(conn: &Connection, extraction_id: i64) -> Result<Vec<RelationUnit>> {
-    let mut stmt = conn.prepare_cached(
+/// The store's errors.
+pub fn units_of(tx: &dyn Tx, extraction_id: i64) -> Result<Vec<RelationUnit>> {
+    tx.rows(
         "SELECT u.id, u.parent_ordinal, u.unit_type, u.anchor, l.byte_start, l.byte_end, l.line_start, l.col_start, l.line_end, l.col_end
          FROM evidence_units u JOIN locators l ON l.unit_id = u.id WHERE u.extraction_id = ?1 ORDER BY u.ordinal",
-    )?;
-    let rows = stmt
-        .query_map(params![extraction_id], |r| {
+        args![extraction_id],
+        |r| {
             Ok(RelationUnit {
                 id: r.get(0)?,
-                parent_ordinal: r.get(1)?,
-                unit_type: r.get(2)?,
+                parent_ordinal: r.get::<Option<i64>>(1)?.and_then(|o| usize::try_from(o).ok()),
+                unit_type: unit_type(r, 2)?,
                 anchor: r.get(3)?,
                 span: Span {
                     byte_start: r.get(4)?,
@@ -95,37 +92,39 @@ pub fn units_of(conn: &Connection, extraction_id: i64) -> Result<Vec<RelationUni
                     col_end: r.get(9)?,
                 },
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
+        },
+    )
+}
+
+fn unit_type(r: &dyn Row, at: usize) -> Result<UnitType> {
+    parsed(&r.get::<String>(at)?, "unit type")
 }
 
 /// Records a new set (its statistics come with [`finish_set`]) and returns its id.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn begin_set(
-    conn: &Connection,
+    tx: &dyn Tx,
     root_id: i64,
     collection_id: i64,
     members_hash: &str,
     resolver: &str,
 ) -> Result<i64> {
-    conn.execute(
+    tx.insert(
         "INSERT INTO relation_sets (root_id, collection_id, members_hash, resolver, stats_json, created_at) VALUES (?1, ?2, ?3, ?4, '{}', ?5)",
-        params![root_id, collection_id, members_hash, resolver, now_ms()],
-    )?;
-    Ok(conn.last_insert_rowid())
+        args![root_id, collection_id, members_hash, resolver, now_ms()],
+    )
 }
 
 /// Records a set's statistics (JSON).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn finish_set(conn: &Connection, set_id: i64, stats_json: &str) -> Result<()> {
-    conn.execute(
+/// The store's errors.
+pub fn finish_set(tx: &dyn Tx, set_id: i64, stats_json: &str) -> Result<()> {
+    tx.execute(
         "UPDATE relation_sets SET stats_json = ?2 WHERE id = ?1",
-        params![set_id, stats_json],
+        args![set_id, stats_json],
     )?;
     Ok(())
 }
@@ -158,7 +157,7 @@ pub struct NewRelation<'a> {
 
 /// Inserts the relations of one set through one prepared statement.
 pub struct Inserter<'c> {
-    stmt: CachedStatement<'c>,
+    stmt: Box<dyn Statement + 'c>,
     set_id: i64,
 }
 
@@ -166,10 +165,10 @@ impl<'c> Inserter<'c> {
     /// An inserter for set `set_id`.
     ///
     /// # Errors
-    /// SQLite errors.
-    pub fn new(conn: &'c Connection, set_id: i64) -> Result<Self> {
+    /// The store's errors.
+    pub fn new(tx: &'c dyn Tx, set_id: i64) -> Result<Self> {
         Ok(Self {
-            stmt: conn.prepare_cached(
+            stmt: tx.prepare(
                 "INSERT INTO relations (set_id, kind, revision_id, src_unit_id, outcome, target_unit_id, target_anchor, candidates_json, reason, ref_text, name, byte_start, byte_end, line_start, col_start, line_end)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             )?,
@@ -180,9 +179,10 @@ impl<'c> Inserter<'c> {
     /// Inserts one relation.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn put(&mut self, row: &NewRelation<'_>) -> Result<()> {
-        self.stmt.execute(params![
+        // Written behind: nothing reads a relation before the set's statistics are recorded.
+        self.stmt.write(args![
             self.set_id,
             row.kind,
             row.revision_id,
@@ -199,34 +199,33 @@ impl<'c> Inserter<'c> {
             row.span.line_start,
             row.span.col_start,
             row.span.line_end,
-        ])?;
-        Ok(())
+        ])
     }
 }
 
 /// `(set id, collection name)` of the relation sets a snapshot carries.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn snapshot_sets(conn: &Connection, snapshot_id: i64) -> Result<Vec<(i64, String)>> {
-    let mut stmt = conn.prepare_cached(
+/// The store's errors.
+pub fn snapshot_sets(tx: &dyn Tx, snapshot_id: i64) -> Result<Vec<(i64, String)>> {
+    tx.rows(
         "SELECT rs.id, c.name FROM snapshot_relation_sets srs JOIN relation_sets rs ON rs.id = srs.set_id
-         JOIN collections c ON c.id = rs.collection_id WHERE srs.snapshot_id = ?1",
-    )?;
-    Ok(stmt
-        .query_map(params![snapshot_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?)
+         JOIN collections c ON c.id = rs.collection_id WHERE srs.snapshot_id = ?1 ORDER BY rs.id",
+        args![snapshot_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// A unit's heading path (JSON list) and type.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn unit_heading(conn: &Connection, unit_id: i64) -> Result<Option<(String, UnitType)>> {
-    Ok(conn
-        .prepare_cached("SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1")?
-        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+/// The store's errors.
+pub fn unit_heading(tx: &dyn Tx, unit_id: i64) -> Result<Option<(String, UnitType)>> {
+    tx.optional(
+        "SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1",
+        args![unit_id],
+        |r| Ok((r.get(0)?, unit_type(r, 1)?)),
+    )
 }
 
 /// A unit a window spans: `(id, type, parent id, parent type)`.
@@ -235,35 +234,37 @@ pub type SpannedUnit = (i64, UnitType, Option<i64>, Option<UnitType>);
 /// The units a window spans, each with its parent unit: `(id, type, parent id, parent type)`.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn chunk_units(conn: &Connection, chunk_id: i64) -> Result<Vec<SpannedUnit>> {
-    let mut stmt = conn.prepare_cached(
+/// The store's errors.
+pub fn chunk_units(tx: &dyn Tx, chunk_id: i64) -> Result<Vec<SpannedUnit>> {
+    tx.rows(
         "SELECT u.id, u.unit_type, p.id, p.unit_type FROM chunks c
          JOIN evidence_units u ON u.extraction_id = c.extraction_id AND u.id BETWEEN c.first_unit_id AND c.last_unit_id
          LEFT JOIN evidence_units p ON p.extraction_id = u.extraction_id AND p.ordinal = u.parent_ordinal
          WHERE c.id = ?1 ORDER BY u.id",
-    )?;
-    Ok(stmt
-        .query_map(params![chunk_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+        args![chunk_id],
+        |r| {
+            let parent_type = match r.get::<Option<String>>(3)? {
+                Some(name) => Some(parsed(&name, "unit type")?),
+                None => None,
+            };
+            Ok((r.get(0)?, unit_type(r, 1)?, r.get(2)?, parent_type))
+        },
+    )
 }
 
 /// `(chunk_id, owner_id)` of the window a unit is read in: the extraction's first window ending
 /// at or after it.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn window_of(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM evidence_units u
-             JOIN chunks c ON c.extraction_id = u.extraction_id AND c.last_unit_id >= u.id
-             WHERE u.id = ?1 ORDER BY c.last_unit_id LIMIT 1",
-        )?
-        .query_row(params![unit_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+/// The store's errors.
+pub fn window_of(tx: &dyn Tx, unit_id: i64) -> Result<Option<(i64, i64)>> {
+    tx.optional(
+        "SELECT c.id, COALESCE(c.owner_chunk_id, c.id) FROM evidence_units u
+         JOIN chunks c ON c.extraction_id = u.extraction_id AND c.last_unit_id >= u.id
+         WHERE u.id = ?1 ORDER BY c.last_unit_id LIMIT 1",
+        args![unit_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// One edge from or to a unit: (relation, neighbour, site path, site line, neighbour is source).
@@ -281,7 +282,13 @@ impl Edges {
     /// Edges of `kinds` (the four reference kinds only; others are dropped) in `sets`, at most
     /// `fanout` per unit and direction.
     #[must_use]
-    pub fn new(sets: &[i64], kinds: &[&str], fanout: usize, callers: bool) -> Self {
+    pub fn new(
+        dialect: Dialect,
+        sets: &[i64],
+        kinds: &[&str],
+        fanout: usize,
+        callers: bool,
+    ) -> Self {
         let sets = sets
             .iter()
             .map(i64::to_string)
@@ -306,16 +313,30 @@ impl Edges {
         let statements = directions
             .iter()
             .map(|&(column, other, incoming)| {
-                (
-                    format!(
-                        "SELECT r.kind, r.{other}, s.rel_path, MIN(r.line_start) FROM relations r
-                         JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
-                         WHERE r.{column} = ?1 AND r.set_id IN ({sets}) AND r.outcome = 'resolved'
-                           AND r.target_unit_id IS NOT NULL AND r.kind IN ({kinds}) AND r.{other} != ?1
+                let from = format!(
+                    "FROM relations r
+                     JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
+                     WHERE r.{column} = ?1 AND r.set_id IN ({sets}) AND r.outcome = 'resolved'
+                       AND r.target_unit_id IS NOT NULL AND r.kind IN ({kinds}) AND r.{other} != ?1"
+                );
+                let sql = match dialect {
+                    // One row per neighbour. SQLite fills the bare columns (kind, path) from a
+                    // row of the group (one holding a minimum).
+                    Dialect::Sqlite => format!(
+                        "SELECT r.kind, r.{other}, s.rel_path, MIN(r.line_start) {from}
                          GROUP BY r.{other} ORDER BY r.kind = 'calls' DESC, MIN(r.id) LIMIT ?2"
                     ),
-                    incoming,
-                )
+                    // PostgreSQL has no bare columns: the neighbour's first relation (lowest id)
+                    // gives them, with the group's first line beside it.
+                    Dialect::Postgres => format!(
+                        "SELECT kind, neighbour, rel_path, line FROM (
+                           SELECT DISTINCT ON (r.{other}) r.kind, r.{other} AS neighbour, s.rel_path,
+                                  MIN(r.line_start) OVER (PARTITION BY r.{other}) AS line, r.id AS first
+                           {from} ORDER BY r.{other}, r.id) g
+                         ORDER BY kind = 'calls' DESC, first LIMIT ?2"
+                    ),
+                };
+                (sql, incoming)
             })
             .collect();
         Self { statements, fanout }
@@ -324,17 +345,14 @@ impl Edges {
     /// The edges from and to `unit_id`.
     ///
     /// # Errors
-    /// SQLite errors.
-    pub fn of(&self, conn: &Connection, unit_id: i64) -> Result<Vec<Edge>> {
+    /// The store's errors.
+    pub fn of(&self, tx: &dyn Tx, unit_id: i64) -> Result<Vec<Edge>> {
         let mut out = Vec::new();
         for (sql, incoming) in &self.statements {
-            let mut stmt = conn.prepare_cached(sql)?;
-            let rows = stmt.query_map(params![unit_id, self.fanout], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, *incoming))
+            tx.each(sql, args![unit_id, self.fanout], &mut |r| {
+                out.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, *incoming));
+                Ok(())
             })?;
-            for row in rows {
-                out.push(row?);
-            }
         }
         Ok(out)
     }
@@ -356,9 +374,15 @@ pub struct SiteRow {
     pub commit: Option<String>,
 }
 
-const SITE_COLUMNS: &str = "s.rel_path, ro.path, r.line_start, r.line_end, r.revision_id, json_extract(rv.metadata_json, '$.git.commit')";
+/// The site's columns: the file, its root, its lines, its revision and that revision's commit.
+fn site_columns(dialect: Dialect, lines: &str) -> String {
+    let commit = dialect.json_field("rv.metadata_json", &["git", "commit"], false);
+    format!(
+        "s.rel_path, ro.path, {lines}.line_start, {lines}.line_end, {lines}.revision_id, {commit}"
+    )
+}
 
-fn site(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SiteRow> {
+fn site(row: &dyn Row, at: usize) -> Result<SiteRow> {
     Ok(SiteRow {
         path: row.get(at)?,
         root: row.get(at + 1)?,
@@ -376,33 +400,33 @@ pub type SymbolUnit = (i64, String, UnitType, String, SiteRow);
 /// qualified name, an export): `(unit id, anchor, type, text, definition site)`, by file and line.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn symbol_units(
-    conn: &Connection,
-    snapshot_id: i64,
-    normalized: &str,
-) -> Result<Vec<SymbolUnit>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
-                e.revision_id, json_extract(rv.metadata_json, '$.git.commit')
+/// The store's errors.
+pub fn symbol_units(tx: &dyn Tx, snapshot_id: i64, normalized: &str) -> Result<Vec<SymbolUnit>> {
+    let commit = tx
+        .dialect()
+        .json_field("rv.metadata_json", &["git", "commit"], false);
+    tx.rows(
+        &format!(
+            "SELECT DISTINCT u.id, u.anchor, u.unit_type, u.text, s.rel_path, ro.path, l.line_start, l.line_end,
+                e.revision_id, {commit}
          FROM identifiers i JOIN evidence_units u ON u.id = i.unit_id JOIN locators l ON l.unit_id = u.id
          JOIN extractions e ON e.id = u.extraction_id JOIN revisions rv ON rv.id = e.revision_id
          JOIN snapshot_members m ON m.extraction_id = e.id AND m.snapshot_id = ?2
          JOIN sources s ON s.id = m.source_id JOIN roots ro ON ro.id = s.root_id
          WHERE i.normalized = ?1 AND i.kind IN ('symbol', 'symbol_name', 'export')
-         ORDER BY s.rel_path, l.line_start",
-    )?;
-    Ok(stmt
-        .query_map(params![normalized, snapshot_id], |r| {
+         ORDER BY s.rel_path, l.line_start, u.id"
+        ),
+        args![normalized, snapshot_id],
+        |r| {
             Ok((
                 r.get(0)?,
-                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                r.get(2)?,
+                r.get::<Option<String>>(1)?.unwrap_or_default(),
+                unit_type(r, 2)?,
                 r.get(3)?,
                 site(r, 4)?,
             ))
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+        },
+    )
 }
 
 /// Which relations of a symbol to list.
@@ -435,42 +459,55 @@ pub struct RelationRow {
     pub site: SiteRow,
 }
 
-/// The display name of a unit's symbol (`Class.method`), from its heading path.
-const NAME_OF: &str = "(SELECT CASE WHEN json_array_length(x.heading_path_json) > 1
-      THEN (SELECT group_concat(value, '.') FROM json_each(x.heading_path_json) WHERE key > 0)
-      ELSE json_extract(x.heading_path_json, '$[0]') END FROM evidence_units x WHERE x.id = {unit})";
+/// The display name of a unit's symbol (`Class.method`) from its heading path: the path without
+/// its first part (the file), dot-joined, or the first part alone when that is all there is.
+fn name_of(dialect: Dialect, unit: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => format!(
+            "(SELECT CASE WHEN json_array_length(x.heading_path_json) > 1
+               THEN (SELECT group_concat(value, '.') FROM json_each(x.heading_path_json) WHERE key > 0)
+               ELSE json_extract(x.heading_path_json, '$[0]') END FROM evidence_units x WHERE x.id = {unit})"
+        ),
+        Dialect::Postgres => format!(
+            "(SELECT CASE WHEN jsonb_array_length(x.heading_path_json::jsonb) > 1
+               THEN (SELECT string_agg(p.part, '.' ORDER BY p.at)
+                     FROM jsonb_array_elements_text(x.heading_path_json::jsonb) WITH ORDINALITY AS p(part, at) WHERE p.at > 1)
+               ELSE x.heading_path_json::jsonb ->> 0 END FROM evidence_units x WHERE x.id = {unit})"
+        ),
+    }
+}
 
 /// The relations `which` selects in `sets`, by file and line: at most `max` rows, and how many
 /// there are.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn site_relations(
-    conn: &Connection,
+    tx: &dyn Tx,
     sets: &[i64],
     which: &Which<'_>,
     max: usize,
 ) -> Result<(Vec<RelationRow>, usize)> {
-    let (condition, other_unit, id): (&str, &str, &dyn rusqlite::ToSql) = match which {
+    let (condition, other_unit, id): (&str, &str, Param<'_>) = match which {
         Which::ReferencesTo(unit) => (
             "r.target_unit_id = ?1 AND r.kind NOT IN ('defines', 'contains')",
             "r.src_unit_id",
-            unit,
+            Param::Int(*unit),
         ),
         Which::CallersOf(unit) => (
             "r.target_unit_id = ?1 AND r.kind = 'calls' AND r.id IN (SELECT MIN(id) FROM relations WHERE target_unit_id = ?1 AND kind = 'calls' GROUP BY src_unit_id, set_id)",
             "r.src_unit_id",
-            unit,
+            Param::Int(*unit),
         ),
         Which::CalleesOf(unit) => (
             "r.src_unit_id = ?1 AND r.kind = 'calls'",
             "r.target_unit_id",
-            unit,
+            Param::Int(*unit),
         ),
         Which::Unresolved(name) => (
             "r.name = ?1 AND r.outcome != 'resolved'",
             "r.src_unit_id",
-            name,
+            Param::Text(name),
         ),
     };
     let sets = if sets.is_empty() {
@@ -481,31 +518,30 @@ pub fn site_relations(
             .collect::<Vec<_>>()
             .join(",")
     };
-    let name = NAME_OF.replace("{unit}", other_unit);
+    let name = name_of(tx.dialect(), other_unit);
+    let site_columns = site_columns(tx.dialect(), "r");
     let sql = format!(
-        "SELECT r.kind, {name}, r.ref_text, r.outcome, r.reason, r.candidates_json, {SITE_COLUMNS}
+        "SELECT r.kind, {name}, r.ref_text, r.outcome, r.reason, r.candidates_json, {site_columns}
          FROM relations r JOIN revisions rv ON rv.id = r.revision_id JOIN sources s ON s.id = rv.source_id
          JOIN roots ro ON ro.id = s.root_id
-         WHERE r.set_id IN ({sets}) AND {condition} ORDER BY s.rel_path, r.line_start, r.col_start"
+         WHERE r.set_id IN ({sets}) AND {condition} ORDER BY s.rel_path, r.line_start, r.col_start, r.id"
     );
-    let mut stmt = conn.prepare(&sql)?;
-    let mut rows = stmt.query(params![id])?;
     let mut out = Vec::new();
     let mut total = 0;
-    while let Some(row) = rows.next()? {
+    tx.each(&sql, &[id], &mut |row| {
         total += 1;
-        if out.len() >= max {
-            continue;
+        if out.len() < max {
+            out.push(RelationRow {
+                kind: row.get(0)?,
+                symbol: row.get(1)?,
+                text: row.get(2)?,
+                outcome: row.get(3)?,
+                reason: row.get(4)?,
+                candidates_json: row.get(5)?,
+                site: site(row, 6)?,
+            });
         }
-        out.push(RelationRow {
-            kind: row.get(0)?,
-            symbol: row.get(1)?,
-            text: row.get(2)?,
-            outcome: row.get(3)?,
-            reason: row.get(4)?,
-            candidates_json: row.get(5)?,
-            site: site(row, 6)?,
-        });
-    }
+        Ok(())
+    })?;
     Ok((out, total))
 }

@@ -2,8 +2,7 @@
 //! summaries, a tree's nodes and members as one build writes them, the newest tree as queries
 //! load it, and what erasure, relabelling and purges take out of them.
 
-use rusqlite::{CachedStatement, Connection, OptionalExtension as _, params};
-
+use super::tx::{Statement, Tx, args};
 use crate::error::Result;
 use crate::vector::FamilySpec;
 
@@ -28,13 +27,13 @@ pub struct SummaryWindow {
 /// unlabelled source counts as.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn windows(
-    conn: &Connection,
+    tx: &dyn Tx,
     snapshot_id: i64,
     unlabelled: &str,
 ) -> Result<Vec<(SummaryWindow, bool)>> {
-    let mut stmt = conn.prepare(
+    tx.rows(
         "SELECT c.id, sm.source_id, col.name, COALESCE(c.text, u.text),
                 c.may_contain_instructions = 1 OR u.unit_type = 'hidden_text',
                 COALESCE(s.sensitivity, ?2) AS level
@@ -43,9 +42,8 @@ pub fn windows(
          JOIN evidence_units u ON u.id = c.first_unit_id
          JOIN sources s ON s.id = sm.source_id JOIN collections col ON col.id = s.collection_id
          WHERE sm.snapshot_id = ?1 ORDER BY col.name, level, sm.source_id, c.ordinal",
-    )?;
-    let rows = stmt
-        .query_map(params![snapshot_id, unlabelled], |r| {
+        args![snapshot_id, unlabelled],
+        |r| {
             Ok((
                 SummaryWindow {
                     chunk_id: r.get(0)?,
@@ -54,32 +52,28 @@ pub fn windows(
                     sensitivity: r.get(5)?,
                     text: r.get(3)?,
                 },
-                r.get::<_, bool>(4)?,
+                r.get::<bool>(4)?,
             ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+        },
+    )
 }
 
 /// The model's cached summary of one input.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn cached_text(
-    conn: &Connection,
+    tx: &dyn Tx,
     input_sha256: &str,
     summarizer: &str,
     model: &str,
     fingerprint: &str,
 ) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT text FROM summary_cache WHERE input_sha256 = ?1 AND summarizer = ?2 AND model = ?3 AND prompt_fingerprint = ?4",
-        )?
-        .query_row(params![input_sha256, summarizer, model, fingerprint], |r| {
-            r.get(0)
-        })
-        .optional()?)
+    tx.optional(
+        "SELECT text FROM summary_cache WHERE input_sha256 = ?1 AND summarizer = ?2 AND model = ?3 AND prompt_fingerprint = ?4",
+        args![input_sha256, summarizer, model, fingerprint],
+        |r| r.get(0),
+    )
 }
 
 /// A tree as one build records it.
@@ -115,41 +109,42 @@ pub struct TreeRow<'a> {
 /// Records a tree; returns its id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn insert_tree(tx: &Connection, tree: &TreeRow<'_>) -> Result<i64> {
-    tx.execute(
+/// The store's errors.
+pub fn insert_tree(tx: &dyn Tx, tree: &TreeRow<'_>) -> Result<i64> {
+    tx.insert(
         "INSERT INTO summary_trees (snapshot_id, family_id, summarizer, model, prompt_fingerprint, branching, windows, nodes, input_tokens, output_tokens, calls, build_ms, built_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![
+        args![
             tree.snapshot_id,
             tree.family_id,
             tree.summarizer,
             tree.model,
             tree.fingerprint,
-            tree.branching as i64,
-            tree.windows as i64,
-            tree.nodes as i64,
-            tree.input_tokens as i64,
-            tree.output_tokens as i64,
-            tree.calls as i64,
+            tree.branching,
+            tree.windows,
+            tree.nodes,
+            tree.input_tokens,
+            tree.output_tokens,
+            tree.calls,
             tree.build_ms,
             tree.built_at
         ],
-    )?;
-    Ok(tx.last_insert_rowid())
+    )
 }
 
 /// Deletes every tree but `tree_id`, with their nodes and members.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn keep_only(tx: &Connection, tree_id: i64) -> Result<()> {
-    tx.execute_batch(&format!(
-        "DELETE FROM summary_members WHERE node_id IN (SELECT id FROM summary_nodes WHERE tree_id <> {tree_id});
-         UPDATE summary_nodes SET parent_id = NULL WHERE tree_id <> {tree_id};
-         DELETE FROM summary_nodes WHERE tree_id <> {tree_id};
-         DELETE FROM summary_trees WHERE id <> {tree_id};"
-    ))?;
+/// The store's errors.
+pub fn keep_only(tx: &dyn Tx, tree_id: i64) -> Result<()> {
+    for sql in [
+        "DELETE FROM summary_members WHERE node_id IN (SELECT id FROM summary_nodes WHERE tree_id <> ?1)",
+        "UPDATE summary_nodes SET parent_id = NULL WHERE tree_id <> ?1",
+        "DELETE FROM summary_nodes WHERE tree_id <> ?1",
+        "DELETE FROM summary_trees WHERE id <> ?1",
+    ] {
+        tx.execute(sql, args![tree_id])?;
+    }
     Ok(())
 }
 
@@ -182,36 +177,34 @@ pub struct NodeRow<'a> {
 
 /// Writes the nodes and members of one tree through prepared statements.
 pub struct NodeWriter<'c> {
-    node: CachedStatement<'c>,
-    member: CachedStatement<'c>,
-    conn: &'c Connection,
+    node: Box<dyn Statement + 'c>,
+    member: Box<dyn Statement + 'c>,
 }
 
 impl<'c> NodeWriter<'c> {
     /// A writer in `tx`.
     ///
     /// # Errors
-    /// SQLite errors.
-    pub fn new(tx: &'c Connection) -> Result<Self> {
+    /// The store's errors.
+    pub fn new(tx: &'c dyn Tx) -> Result<Self> {
         Ok(Self {
-            node: tx.prepare_cached(
+            node: tx.prepare_insert(
                 "INSERT INTO summary_nodes (tree_id, parent_id, level, scope, source_id, text, summarizer, model, input_sha256, leaf_count, vector)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?,
-            member: tx.prepare_cached(
-                "INSERT OR IGNORE INTO summary_members (node_id, chunk_id) VALUES (?1, ?2)",
+            member: tx.prepare(
+                "INSERT INTO summary_members (node_id, chunk_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             )?,
-            conn: tx,
         })
     }
 
     /// Writes a node; returns its id.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn node(&mut self, node: &NodeRow<'_>) -> Result<i64> {
         let blob: Vec<u8> = node.vector.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.node.execute(params![
+        self.node.insert(args![
             node.tree_id,
             node.parent_id,
             node.level,
@@ -221,47 +214,47 @@ impl<'c> NodeWriter<'c> {
             node.summarizer,
             node.model,
             node.input_sha256,
-            node.leaf_count as i64,
-            blob
-        ])?;
-        Ok(self.conn.last_insert_rowid())
+            node.leaf_count,
+            blob.as_slice()
+        ])
     }
 
     /// Makes a window a direct member of a node.
     ///
     /// # Errors
-    /// SQLite errors.
+    /// The store's errors.
     pub fn member(&mut self, node_id: i64, chunk_id: i64) -> Result<()> {
-        self.member.execute(params![node_id, chunk_id])?;
-        Ok(())
+        self.member.write(args![node_id, chunk_id])
     }
 }
 
 /// Caches the model's summaries: `(input sha256, text, input tokens, output tokens)`.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn cache_texts(
-    tx: &Connection,
+    tx: &dyn Tx,
     summarizer: &str,
     model: Option<&str>,
     fingerprint: &str,
     rows: &[(String, String, u64, u64)],
     now: i64,
 ) -> Result<()> {
-    let mut stmt = tx.prepare_cached(
-        "INSERT OR REPLACE INTO summary_cache (input_sha256, summarizer, model, prompt_fingerprint, text, input_tokens, output_tokens, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    let mut stmt = tx.prepare(
+        "INSERT INTO summary_cache (input_sha256, summarizer, model, prompt_fingerprint, text, input_tokens, output_tokens, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (input_sha256, summarizer, model, prompt_fingerprint) DO UPDATE SET text = excluded.text,
+           input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, created_at = excluded.created_at",
     )?;
     for (sha, text, input, output) in rows {
-        stmt.execute(params![
+        stmt.write(args![
             sha,
             summarizer,
             model,
             fingerprint,
             text,
-            *input as i64,
-            *output as i64,
+            *input,
+            *output,
             now
         ])?;
     }
@@ -271,40 +264,39 @@ pub fn cache_texts(
 /// The newest tree's id and build time, if the workspace holds one (one indexed read).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn newest(conn: &Connection) -> Result<Option<(i64, i64)>> {
-    Ok(conn
-        .prepare_cached("SELECT id, built_at FROM summary_trees ORDER BY id DESC LIMIT 1")?
-        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+/// The store's errors.
+pub fn newest(tx: &dyn Tx) -> Result<Option<(i64, i64)>> {
+    tx.optional(
+        "SELECT id, built_at FROM summary_trees ORDER BY id DESC LIMIT 1",
+        &[],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// A tree's snapshot and the vector family of its nodes.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn tree_head(conn: &Connection, tree_id: i64) -> Result<Option<(i64, FamilySpec)>> {
-    Ok(conn
-        .query_row(
-            "SELECT t.snapshot_id, f.provider, f.model, f.dimension, f.representation, f.normalization, f.quantization, f.metric
-             FROM summary_trees t JOIN vector_families f ON f.id = t.family_id WHERE t.id = ?1",
-            [tree_id],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    FamilySpec {
-                        provider: r.get(1)?,
-                        model: r.get(2)?,
-                        dimension: usize::try_from(r.get::<_, i64>(3)?).unwrap_or_default(),
-                        representation: r.get(4)?,
-                        normalization: r.get(5)?,
-                        quantization: r.get(6)?,
-                        metric: r.get(7)?,
-                    },
-                ))
-            },
-        )
-        .optional()?)
+/// The store's errors.
+pub fn tree_head(tx: &dyn Tx, tree_id: i64) -> Result<Option<(i64, FamilySpec)>> {
+    tx.optional(
+        "SELECT t.snapshot_id, f.provider, f.model, f.dimension, f.representation, f.normalization, f.quantization, f.metric
+         FROM summary_trees t JOIN vector_families f ON f.id = t.family_id WHERE t.id = ?1",
+        args![tree_id],
+        |r| {
+            Ok((
+                r.get::<i64>(0)?,
+                FamilySpec {
+                    provider: r.get(1)?,
+                    model: r.get(2)?,
+                    dimension: r.get(3)?,
+                    representation: r.get(4)?,
+                    normalization: r.get(5)?,
+                    quantization: r.get(6)?,
+                    metric: r.get(7)?,
+                },
+            ))
+        },
+    )
 }
 
 /// A stored node.
@@ -332,53 +324,53 @@ pub struct StoredNode {
 /// A tree's nodes by level and id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn tree_nodes(conn: &Connection, tree_id: i64) -> Result<Vec<StoredNode>> {
-    let mut stmt = conn.prepare(
+/// The store's errors.
+pub fn tree_nodes(tx: &dyn Tx, tree_id: i64) -> Result<Vec<StoredNode>> {
+    tx.rows(
         "SELECT id, parent_id, level, scope, text, summarizer, model, leaf_count, vector FROM summary_nodes WHERE tree_id = ?1 ORDER BY level, id",
-    )?;
-    Ok(stmt
-        .query_map([tree_id], |r| {
+        args![tree_id],
+        |r| {
             let blob: Vec<u8> = r.get(8)?;
             Ok(StoredNode {
                 id: r.get(0)?,
                 parent_id: r.get(1)?,
-                level: r.get(2)?,
+                level: u32::try_from(r.get::<i64>(2)?).unwrap_or_default(),
                 scope: r.get(3)?,
                 text: r.get(4)?,
                 summarizer: r.get(5)?,
                 model: r.get(6)?,
-                leaf_count: usize::try_from(r.get::<_, i64>(7)?).unwrap_or_default(),
+                leaf_count: r.get(7)?,
                 vector: crate::vector::records::from_blob(&blob),
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?)
+        },
+    )
 }
 
 /// `(node id, chunk id)` of a tree's direct window members.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn tree_members(conn: &Connection, tree_id: i64) -> Result<Vec<(i64, i64)>> {
-    let mut stmt = conn.prepare(
+/// The store's errors.
+pub fn tree_members(tx: &dyn Tx, tree_id: i64) -> Result<Vec<(i64, i64)>> {
+    tx.rows(
         "SELECT m.node_id, m.chunk_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id WHERE n.tree_id = ?1 ORDER BY m.node_id, m.chunk_id",
-    )?;
-    Ok(stmt
-        .query_map([tree_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?)
+        args![tree_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Deletes every summary tree with its nodes and members (the cache stays).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn delete_trees(conn: &Connection) -> Result<()> {
-    conn.execute_batch(
-        "DELETE FROM summary_members;
-         UPDATE summary_nodes SET parent_id = NULL;
-         DELETE FROM summary_nodes;
-         DELETE FROM summary_trees;",
-    )?;
+/// The store's errors.
+pub fn delete_trees(tx: &dyn Tx) -> Result<()> {
+    for sql in [
+        "DELETE FROM summary_members",
+        "UPDATE summary_nodes SET parent_id = NULL",
+        "DELETE FROM summary_nodes",
+        "DELETE FROM summary_trees",
+    ] {
+        tx.execute(sql, &[])?;
+    }
     Ok(())
 }
 
@@ -387,23 +379,23 @@ pub fn delete_trees(conn: &Connection) -> Result<()> {
 /// model's cached summaries of that tree. Returns the trees deleted.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn erase_derived(conn: &Connection, revision_id: i64) -> Result<usize> {
-    let trees: Vec<i64> = conn
-        .prepare(
-            "SELECT DISTINCT n.tree_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id
-             JOIN chunks c ON c.id = m.chunk_id JOIN extractions e ON e.id = c.extraction_id
-             WHERE e.revision_id = ?1",
-        )?
-        .query_map([revision_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+/// The store's errors.
+pub fn erase_derived(tx: &dyn Tx, revision_id: i64) -> Result<usize> {
+    let trees: Vec<i64> = tx.rows(
+        "SELECT DISTINCT n.tree_id FROM summary_members m JOIN summary_nodes n ON n.id = m.node_id
+         JOIN chunks c ON c.id = m.chunk_id JOIN extractions e ON e.id = c.extraction_id
+         WHERE e.revision_id = ?1",
+        args![revision_id],
+        |r| r.get(0),
+    )?;
     if trees.is_empty() {
         return Ok(0);
     }
-    conn.execute_batch(
-        "DELETE FROM summary_cache WHERE input_sha256 IN (SELECT input_sha256 FROM summary_nodes);",
+    tx.execute(
+        "DELETE FROM summary_cache WHERE input_sha256 IN (SELECT input_sha256 FROM summary_nodes)",
+        &[],
     )?;
-    delete_trees(conn)?;
+    delete_trees(tx)?;
     Ok(trees.len())
 }
 
@@ -411,13 +403,13 @@ pub fn erase_derived(conn: &Connection, revision_id: i64) -> Result<usize> {
 /// answer).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn forget_purged(conn: &Connection, extraction_ids_sql: &str) -> Result<()> {
-    conn.execute(
+/// The store's errors.
+pub fn forget_purged(tx: &dyn Tx, extraction_ids_sql: &str) -> Result<()> {
+    tx.execute(
         &format!(
             "DELETE FROM summary_members WHERE chunk_id IN (SELECT id FROM chunks WHERE extraction_id IN ({extraction_ids_sql}))"
         ),
-        [],
+        &[],
     )?;
     Ok(())
 }
@@ -425,21 +417,20 @@ pub fn forget_purged(conn: &Connection, extraction_ids_sql: &str) -> Result<()> 
 /// Whether a summary tree has a window of this source among its members.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn summarises_source(conn: &Connection, source_id: i64) -> Result<bool> {
-    Ok(conn.query_row(
+/// The store's errors.
+pub fn summarises_source(tx: &dyn Tx, source_id: i64) -> Result<bool> {
+    tx.value(
         "SELECT EXISTS (SELECT 1 FROM summary_members m JOIN chunks c ON c.id = m.chunk_id
          JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
          WHERE r.source_id = ?1)",
-        params![source_id],
-        |r| r.get(0),
-    )?)
+        args![source_id],
+    )
 }
 
 /// How many summary trees the workspace holds.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn tree_count(conn: &Connection) -> Result<usize> {
-    Ok(conn.query_row("SELECT COUNT(*) FROM summary_trees", [], |r| r.get(0))?)
+/// The store's errors.
+pub fn tree_count(tx: &dyn Tx) -> Result<usize> {
+    tx.value("SELECT COUNT(*) FROM summary_trees", &[])
 }

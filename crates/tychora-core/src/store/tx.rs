@@ -27,6 +27,36 @@ pub enum Dialect {
     Postgres,
 }
 
+impl Dialect {
+    /// A join whose order the statement fixes: SQLite's `CROSS JOIN` (its planner keeps the
+    /// tables in the order written, starting from the selective side the statement names first);
+    /// PostgreSQL has no `CROSS JOIN … ON` and plans the order itself from its statistics.
+    #[must_use]
+    pub const fn ordered_join(self) -> &'static str {
+        match self {
+            Self::Sqlite => "CROSS JOIN",
+            Self::Postgres => "JOIN",
+        }
+    }
+
+    /// A JSON field of a text column, by path (`["git", "commit"]`), as text or as an integer
+    /// (`json_extract` on SQLite, which keeps the field's own type; `#>>` on PostgreSQL's `jsonb`,
+    /// which reads text, cast where a number is wanted).
+    #[must_use]
+    pub fn json_field(self, column: &str, path: &[&str], integer: bool) -> String {
+        match self {
+            Self::Sqlite => format!("json_extract({column}, '$.{}')", path.join(".")),
+            Self::Postgres if integer => {
+                format!(
+                    "CAST({column}::jsonb #>> '{{{}}}' AS BIGINT)",
+                    path.join(",")
+                )
+            }
+            Self::Postgres => format!("({column}::jsonb #>> '{{{}}}')", path.join(",")),
+        }
+    }
+}
+
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Param<'a> {

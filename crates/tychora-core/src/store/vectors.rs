@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::tx::{Dialect, Param, Tx, args};
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::vector::records::{VectorCache, VectorRecords, from_blob, to_blob};
@@ -14,89 +15,97 @@ use crate::vector::{FamilySpec, Record};
 /// The id of `spec`'s family in this workspace, created on first use.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn family_id(conn: &Connection, spec: &FamilySpec) -> Result<i64> {
-    let found = conn
-        .query_row(
-            "SELECT id FROM vector_families WHERE provider = ?1 AND model = ?2 AND dimension = ?3 AND representation = ?4 AND normalization = ?5 AND quantization = ?6 AND metric = ?7",
-            params![spec.provider, spec.model, spec.dimension as i64, spec.representation, spec.normalization, spec.quantization, spec.metric],
-            |r| r.get(0),
-        )
-        .optional()?;
-    if let Some(id) = found {
-        return Ok(id);
-    }
-    conn.execute(
-        "INSERT INTO vector_families (provider, model, dimension, representation, normalization, quantization, metric, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![spec.provider, spec.model, spec.dimension as i64, spec.representation, spec.normalization, spec.quantization, spec.metric, now_ms()],
+/// The store's errors.
+pub fn family_id(tx: &dyn Tx, spec: &FamilySpec) -> Result<i64> {
+    let key = args![
+        spec.provider.as_str(),
+        spec.model.as_str(),
+        spec.dimension,
+        spec.representation.as_str(),
+        spec.normalization.as_str(),
+        spec.quantization.as_str(),
+        spec.metric.as_str(),
+        now_ms()
+    ];
+    // Two writers creating the same family at once (two daemons): one inserts, the other's
+    // insert does nothing, and both read the one row.
+    tx.execute(
+        "INSERT INTO vector_families (provider, model, dimension, representation, normalization, quantization, metric, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (provider, model, dimension, representation, normalization, quantization, metric) DO NOTHING",
+        key,
     )?;
-    Ok(conn.last_insert_rowid())
+    tx.value(
+        "SELECT id FROM vector_families WHERE provider = ?1 AND model = ?2 AND dimension = ?3 AND representation = ?4 AND normalization = ?5 AND quantization = ?6 AND metric = ?7",
+        &key[..7],
+    )
 }
 
 /// The vectors of `shas` this family already has, by sha.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn lookup(conn: &Connection, family: i64, shas: &[String]) -> Result<HashMap<String, Record>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT vector, tokens FROM vector_records WHERE family_id = ?1 AND input_sha256 = ?2",
-    )?;
-    read_records(&mut stmt, family, shas)
-}
-
-/// The rows `stmt` (`SELECT vector, tokens … WHERE <family> = ?1 AND input_sha256 = ?2`) finds
-/// for each of `shas`, by sha: the workspace's records and the user cache share it.
-fn read_records(
-    stmt: &mut rusqlite::Statement<'_>,
-    family: impl rusqlite::ToSql,
-    shas: &[String],
-) -> Result<HashMap<String, Record>> {
-    let mut out = HashMap::with_capacity(shas.len());
-    for sha in shas {
-        if out.contains_key(sha) {
-            continue;
-        }
-        if let Some((blob, tokens)) = stmt
-            .query_row(params![family, sha], |r| {
-                Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, i64>(1)?))
-            })
-            .optional()?
-        {
-            out.insert(
-                sha.clone(),
-                Record {
-                    vector: from_blob(&blob),
-                    tokens: usize::try_from(tokens).unwrap_or(0),
-                },
-            );
-        }
+/// The store's errors.
+pub fn lookup(tx: &dyn Tx, family: i64, shas: &[String]) -> Result<HashMap<String, Record>> {
+    let mut unique: Vec<&str> = shas.iter().map(String::as_str).collect();
+    unique.sort_unstable();
+    unique.dedup();
+    let mut out = HashMap::with_capacity(unique.len());
+    // A few statements for a batch, not one a sha: a round trip each on the service store.
+    for part in unique.chunks(LOOKUP_BATCH) {
+        let list = (2..part.len() + 2)
+            .map(|i| format!("?{i}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut values = vec![Param::Int(family)];
+        values.extend(part.iter().map(|&sha| Param::Text(sha)));
+        tx.each(
+            &format!(
+                "SELECT input_sha256, vector, tokens FROM vector_records WHERE family_id = ?1 AND input_sha256 IN ({list})"
+            ),
+            &values,
+            &mut |r| {
+                out.insert(r.get(0)?, record(r.get(1)?, r.get(2)?));
+                Ok(())
+            },
+        )?;
     }
     Ok(out)
+}
+
+/// Shas looked up in one statement.
+const LOOKUP_BATCH: usize = 256;
+
+fn record(blob: Vec<u8>, tokens: i64) -> Record {
+    Record {
+        vector: from_blob(&blob),
+        tokens: usize::try_from(tokens).unwrap_or(0),
+    }
 }
 
 /// Stores vectors (an input already stored keeps its first vector).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn insert(
-    conn: &Connection,
+    tx: &dyn Tx,
     family: i64,
     rows: &[(String, Record)],
     receipt: &serde_json::Value,
 ) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = tx.prepare(
         "INSERT INTO vector_records (family_id, input_sha256, vector, tokens, receipt_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (family_id, input_sha256) DO NOTHING",
     )?;
     let receipt = receipt.to_string();
     let now = now_ms();
     for (sha, record) in rows {
-        stmt.execute(params![
+        let blob = to_blob(&record.vector);
+        stmt.write(args![
             family,
             sha,
-            to_blob(&record.vector),
-            record.tokens as i64,
-            receipt,
+            blob.as_slice(),
+            record.tokens,
+            receipt.as_str(),
             now
         ])?;
     }
@@ -164,7 +173,19 @@ impl UserCache {
             let mut stmt = conn.prepare(
                 "SELECT vector, tokens FROM vectors WHERE family_key = ?1 AND input_sha256 = ?2",
             )?;
-            read_records(&mut stmt, key, shas)
+            let mut out = HashMap::with_capacity(shas.len());
+            for sha in shas {
+                if out.contains_key(sha) {
+                    continue;
+                }
+                if let Some((blob, tokens)) = stmt
+                    .query_row(params![key, sha], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()?
+                {
+                    out.insert(sha.clone(), record(blob, tokens));
+                }
+            }
+            Ok(out)
         };
         run().unwrap_or_else(|e| {
             log::warn!("user vector cache {} not read: {e}", self.path.display());
@@ -185,7 +206,8 @@ impl UserCache {
         let tx = conn.transaction()?;
         let mut removed = 0;
         {
-            let mut stmt = tx.prepare("DELETE FROM vectors WHERE input_sha256 = ?1")?;
+            // `Connection::prepare`: `Tx::prepare` (in scope) would be found first on the transaction.
+            let mut stmt = Connection::prepare(&tx, "DELETE FROM vectors WHERE input_sha256 = ?1")?;
             for sha in shas {
                 removed += stmt.execute(params![sha])?;
             }
@@ -200,7 +222,8 @@ impl UserCache {
             let mut conn = self.connect()?;
             let tx = conn.transaction()?;
             {
-                let mut stmt = tx.prepare(
+                let mut stmt = Connection::prepare(
+                    &tx,
                     "INSERT INTO vectors (family_key, input_sha256, vector, tokens) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
                 )?;
                 for (sha, record) in rows {
@@ -224,38 +247,50 @@ impl UserCache {
 /// Tokens this workspace embedded and was billed for since `since_ms`.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn billed_tokens_since(conn: &Connection, since_ms: i64) -> Result<u64> {
-    let tokens: i64 = conn.query_row(
-        "SELECT COALESCE(SUM(tokens), 0) FROM vector_records WHERE created_at >= ?1 AND json_extract(receipt_json, '$.billed') = 1",
-        [since_ms],
-        |r| r.get(0),
+/// The store's errors.
+pub fn billed_tokens_since(tx: &dyn Tx, since_ms: i64) -> Result<u64> {
+    // The receipt's `billed` is JSON `true`: `json_extract` reads it as 1, `#>>` as the text `true`.
+    let billed = match tx.dialect() {
+        Dialect::Sqlite => "json_extract(receipt_json, '$.billed') = 1",
+        Dialect::Postgres => "(receipt_json::jsonb #>> '{billed}') = 'true'",
+    };
+    let tokens: i64 = tx.value(
+        &format!(
+            "SELECT CAST(COALESCE(SUM(tokens), 0) AS BIGINT) FROM vector_records WHERE created_at >= ?1 AND {billed}"
+        ),
+        args![since_ms],
     )?;
     Ok(u64::try_from(tokens).unwrap_or(0))
 }
 
-impl VectorRecords for Connection {
-    fn family_id(&self, spec: &FamilySpec) -> Result<i64> {
-        family_id(self, spec)
-    }
+/// The canonical records, in whatever transaction of either store holds them.
+macro_rules! vector_records {
+    ($($store:ty),*) => {$(
+        impl VectorRecords for $store {
+            fn family_id(&self, spec: &FamilySpec) -> Result<i64> {
+                family_id(self, spec)
+            }
 
-    fn lookup(&self, family: i64, shas: &[String]) -> Result<HashMap<String, Record>> {
-        lookup(self, family, shas)
-    }
+            fn lookup(&self, family: i64, shas: &[String]) -> Result<HashMap<String, Record>> {
+                lookup(self, family, shas)
+            }
 
-    fn insert(
-        &self,
-        family: i64,
-        rows: &[(String, Record)],
-        receipt: &serde_json::Value,
-    ) -> Result<()> {
-        insert(self, family, rows, receipt)
-    }
+            fn insert(
+                &self,
+                family: i64,
+                rows: &[(String, Record)],
+                receipt: &serde_json::Value,
+            ) -> Result<()> {
+                insert(self, family, rows, receipt)
+            }
 
-    fn billed_tokens_since(&self, since_ms: i64) -> Result<u64> {
-        billed_tokens_since(self, since_ms)
-    }
+            fn billed_tokens_since(&self, since_ms: i64) -> Result<u64> {
+                billed_tokens_since(self, since_ms)
+            }
+        }
+    )*};
 }
+vector_records!(Connection, super::postgres::PgTx<'_>);
 
 impl VectorCache for UserCache {
     fn lookup(&self, key: &str, shas: &[String]) -> HashMap<String, Record> {

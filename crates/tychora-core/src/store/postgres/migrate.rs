@@ -25,6 +25,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "0003_job_history.sql",
         sql: include_str!("../../../../../migrations/postgres/0003_job_history.sql"),
     },
+    Migration {
+        version: 4,
+        name: "0004_derived_rows.sql",
+        sql: include_str!("../../../../../migrations/postgres/0004_derived_rows.sql"),
+    },
 ];
 
 /// The newest schema version of the service store.
