@@ -47,6 +47,14 @@ macro_rules! wire_enum {
             }
         }
 
+        impl $crate::wire::Wire for $name {
+            const NAME: &'static str = stringify!($name);
+
+            fn wire(self) -> &'static str {
+                self.as_str()
+            }
+        }
+
         impl rusqlite::types::FromSql for $name {
             fn column_result(
                 value: rusqlite::types::ValueRef<'_>,
@@ -67,6 +75,15 @@ macro_rules! wire_enum {
 }
 
 pub(crate) use wire_enum;
+
+/// What every such enum is: a name stored and read back (the store binds and reads it through
+/// this, whichever adapter holds the row; an unknown name read back is corrupt data).
+pub trait Wire: Copy + std::str::FromStr {
+    /// The enum's name, for the message about an unknown value.
+    const NAME: &'static str;
+    /// The stored form.
+    fn wire(self) -> &'static str;
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,8 @@
 //! Relation assertions between keys (`RFC 3986 obsoletes RFC 2396`) and the relation types the
 //! pack defined when they were stored.
 
-use rusqlite::{Connection, OptionalExtension as _, params};
+use super::jobs::parsed;
+use super::tx::{Row, Tx, args};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -10,42 +11,40 @@ use crate::error::Result;
 /// is).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn record_type(
-    tx: &Connection,
+    tx: &dyn Tx,
     name: &str,
     fingerprint: &str,
     pack: &str,
     definition_json: &str,
     now: i64,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.write(
         "INSERT INTO relation_types (name, fingerprint, pack, definition_json, recorded_at) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, pack = excluded.pack, definition_json = excluded.definition_json, recorded_at = excluded.recorded_at
          WHERE relation_types.fingerprint != excluded.fingerprint",
-    )?
-    .execute(params![name, fingerprint, pack, definition_json, now])?;
-    Ok(())
+        args![name, fingerprint, pack, definition_json, now],
+    )
 }
 
 /// The id of an identical assertion already stored.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn find(
-    conn: &Connection,
+    tx: &dyn Tx,
     relation: &str,
     from_key: &str,
     to_key: &str,
     method: &str,
     revision_id: Option<i64>,
 ) -> Result<Option<i64>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key = ?3 AND method = ?4 AND revision_id IS ?5",
-        )?
-        .query_row(params![relation, from_key, to_key, method, revision_id], |r| r.get(0))
-        .optional()?)
+    tx.optional(
+        "SELECT id FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key = ?3 AND method = ?4 AND revision_id IS NOT DISTINCT FROM ?5 ORDER BY id",
+        args![relation, from_key, to_key, method, revision_id],
+        |r| r.get(0),
+    )
 }
 
 /// An assertion to store.
@@ -79,13 +78,12 @@ pub struct NewAssertion<'a> {
 /// Stores an assertion; returns its id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn insert(tx: &Connection, a: &NewAssertion<'_>) -> Result<i64> {
-    tx.prepare_cached(
+/// The store's errors.
+pub fn insert(tx: &dyn Tx, a: &NewAssertion<'_>) -> Result<i64> {
+    tx.insert(
         "INSERT INTO relation_assertions (relation, from_kind, from_key, to_kind, to_key, method, status, revision_id, support_unit_id, actor, note, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![
+        args![
         a.relation,
         a.from_kind,
         a.from_key,
@@ -98,44 +96,42 @@ pub fn insert(tx: &Connection, a: &NewAssertion<'_>) -> Result<i64> {
         a.actor,
         a.note,
         a.created_at
-    ])?;
-    Ok(tx.last_insert_rowid())
+        ],
+    )
 }
 
 /// Another subject (not `not_from`) of a standing assertion of `relation` with this object.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn other_subject(
-    conn: &Connection,
+    tx: &dyn Tx,
     relation: &str,
     to_key: &str,
     not_from: &str,
 ) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT from_key FROM relation_assertions WHERE relation = ?1 AND to_key = ?2 AND from_key != ?3 AND status != 'rejected' LIMIT 1",
-        )?
-        .query_row(params![relation, to_key, not_from], |r| r.get(0))
-        .optional()?)
+    tx.optional(
+        "SELECT from_key FROM relation_assertions WHERE relation = ?1 AND to_key = ?2 AND from_key != ?3 AND status != 'rejected' ORDER BY id LIMIT 1",
+        args![relation, to_key, not_from],
+        |r| r.get(0),
+    )
 }
 
 /// Another object (not `not_to`) of a standing assertion of `relation` with this subject.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn other_object(
-    conn: &Connection,
+    tx: &dyn Tx,
     relation: &str,
     from_key: &str,
     not_to: &str,
 ) -> Result<Option<String>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT to_key FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key != ?3 AND status != 'rejected' LIMIT 1",
-        )?
-        .query_row(params![relation, from_key, not_to], |r| r.get(0))
-        .optional()?)
+    tx.optional(
+        "SELECT to_key FROM relation_assertions WHERE relation = ?1 AND from_key = ?2 AND to_key != ?3 AND status != 'rejected' ORDER BY id LIMIT 1",
+        args![relation, from_key, not_to],
+        |r| r.get(0),
+    )
 }
 
 crate::wire::wire_enum! {
@@ -204,7 +200,7 @@ fn select() -> String {
     )
 }
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RelationAssertion> {
+fn row(r: &dyn Row) -> Result<RelationAssertion> {
     Ok(RelationAssertion {
         id: r.get(0)?,
         relation: r.get(1)?,
@@ -212,8 +208,8 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RelationAssertion> {
         from_key: r.get(3)?,
         to_kind: r.get(4)?,
         to_key: r.get(5)?,
-        method: r.get(6)?,
-        status: r.get(7)?,
+        method: parsed(&r.get::<String>(6)?, "assertion basis")?,
+        status: parsed(&r.get::<String>(7)?, "assertion decision")?,
         actor: r.get(8)?,
         note: r.get(9)?,
         support: r.get(10)?,
@@ -225,113 +221,102 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RelationAssertion> {
 /// Assertions touching `key` (either end), of `relation`, in `status`; all when none is given.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn list(
-    conn: &Connection,
+    tx: &dyn Tx,
     key: Option<&str>,
     relation: Option<&str>,
     status: Option<&str>,
 ) -> Result<Vec<RelationAssertion>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "{} WHERE (?1 IS NULL OR a.from_key = ?1 OR a.to_key = ?1) AND (?2 IS NULL OR a.relation = ?2)
-               AND (?3 IS NULL OR a.status = ?3) ORDER BY a.relation, a.from_key, a.to_key, a.id",
+    tx.rows(
+        &format!(
+            "{} WHERE (CAST(?1 AS TEXT) IS NULL OR a.from_key = ?1 OR a.to_key = ?1) AND (CAST(?2 AS TEXT) IS NULL OR a.relation = ?2)
+               AND (CAST(?3 AS TEXT) IS NULL OR a.status = ?3) ORDER BY a.relation, a.from_key, a.to_key, a.id",
             select()
-        ))?
-        .query_map(params![key, relation, status], row)?
-        .collect::<rusqlite::Result<_>>()?)
+        ),
+        args![key, relation, status],
+        row,
+    )
 }
 
 /// An assertion by id.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn get(conn: &Connection, id: i64) -> Result<Option<RelationAssertion>> {
-    Ok(conn
-        .query_row(&format!("{} WHERE a.id = ?1", select()), [id], row)
-        .optional()?)
+/// The store's errors.
+pub fn get(tx: &dyn Tx, id: i64) -> Result<Option<RelationAssertion>> {
+    tx.optional(&format!("{} WHERE a.id = ?1", select()), args![id], row)
 }
 
 /// The kind of the structured record with this key (the oldest, when several kinds have one).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn record_kind(conn: &Connection, key: &str) -> Result<Option<String>> {
-    Ok(conn
-        .query_row(
-            "SELECT kind FROM structured_records WHERE key = ?1 ORDER BY id LIMIT 1",
-            [key],
-            |r| r.get(0),
-        )
-        .optional()?)
+/// The store's errors.
+pub fn record_kind(tx: &dyn Tx, key: &str) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT kind FROM structured_records WHERE key = ?1 ORDER BY id LIMIT 1",
+        args![key],
+        |r| r.get(0),
+    )
 }
 
 /// The kind (or format) of the newest source whose own name is this normalised identifier.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn document_kind(conn: &Connection, normalized: &str) -> Result<Option<String>> {
-    Ok(conn
-        .query_row(
-            "SELECT COALESCE(s.kind, s.format) FROM identifiers i JOIN revisions r ON r.id = i.revision_id
-               JOIN sources s ON s.id = r.source_id
-              WHERE i.kind = 'document' AND i.normalized = ?1 ORDER BY r.id DESC LIMIT 1",
-            [normalized],
-            |r| r.get(0),
-        )
-        .optional()?)
+/// The store's errors.
+pub fn document_kind(tx: &dyn Tx, normalized: &str) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT COALESCE(s.kind, s.format) FROM identifiers i JOIN revisions r ON r.id = i.revision_id
+           JOIN sources s ON s.id = r.source_id
+          WHERE i.kind = 'document' AND i.normalized = ?1 ORDER BY r.id DESC LIMIT 1",
+        args![normalized],
+        |r| r.get(0),
+    )
 }
 
 /// The kind the oldest assertion naming `key` (at either end) gives it.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn named_kind(conn: &Connection, key: &str) -> Result<Option<String>> {
-    Ok(conn
-        .query_row(
-            "SELECT kind FROM (SELECT to_kind AS kind, id FROM relation_assertions WHERE to_key = ?1
-                               UNION ALL SELECT from_kind, id FROM relation_assertions WHERE from_key = ?1)
-              ORDER BY id LIMIT 1",
-            [key],
-            |r| r.get(0),
-        )
-        .optional()?)
+/// The store's errors.
+pub fn named_kind(tx: &dyn Tx, key: &str) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT kind FROM (SELECT to_kind AS kind, id FROM relation_assertions WHERE to_key = ?1
+                           UNION ALL SELECT from_kind, id FROM relation_assertions WHERE from_key = ?1) named
+          ORDER BY id LIMIT 1",
+        args![key],
+        |r| r.get(0),
+    )
 }
 
 /// A window's first unit.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn first_unit_of_chunk(conn: &Connection, chunk_id: i64) -> Result<Option<i64>> {
-    Ok(conn
-        .query_row(
-            "SELECT first_unit_id FROM chunks WHERE id = ?1",
-            [chunk_id],
-            |r| r.get(0),
-        )
-        .optional()?)
+/// The store's errors.
+pub fn first_unit_of_chunk(tx: &dyn Tx, chunk_id: i64) -> Result<Option<i64>> {
+    tx.optional(
+        "SELECT first_unit_id FROM chunks WHERE id = ?1",
+        args![chunk_id],
+        |r| r.get(0),
+    )
 }
 
 /// `(unit, revision)` of a unit the store holds.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn unit_revision(conn: &Connection, unit_id: i64) -> Result<Option<(i64, i64)>> {
-    Ok(conn
-        .query_row(
-            "SELECT u.id, e.revision_id FROM evidence_units u JOIN extractions e ON e.id = u.extraction_id WHERE u.id = ?1",
-            [unit_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?)
+/// The store's errors.
+pub fn unit_revision(tx: &dyn Tx, unit_id: i64) -> Result<Option<(i64, i64)>> {
+    tx.optional(
+        "SELECT u.id, e.revision_id FROM evidence_units u JOIN extractions e ON e.id = u.extraction_id WHERE u.id = ?1",
+        args![unit_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Records a review event of an assertion; a decision (accept or reject) becomes its status.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn review(
-    tx: &Connection,
+    tx: &dyn Tx,
     id: i64,
     action: &str,
     actor: &str,
@@ -339,20 +324,19 @@ pub fn review(
     decision: Option<Decision>,
     now: i64,
 ) -> Result<()> {
-    tx.execute(
+    let event = tx.insert(
         "INSERT INTO review_events (assertion_id, action, actor, note, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![id, action, actor, note, now],
+        args![id, action, actor, note, now],
     )?;
-    let event = tx.last_insert_rowid();
     if let Some(decision) = decision {
         tx.execute(
             "INSERT INTO assertion_decisions (assertion_id, decision, event_id, decided_at) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (assertion_id) DO UPDATE SET decision = excluded.decision, event_id = excluded.event_id, decided_at = excluded.decided_at",
-            params![id, decision, event, now],
+            args![id, decision.as_str(), event, now],
         )?;
         tx.execute(
             "UPDATE relation_assertions SET status = ?2 WHERE id = ?1",
-            params![id, decision],
+            args![id, decision.as_str()],
         )?;
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! extraction, unit, chunk, snapshot), as the store holds it. The types are the contract
 //! `manage` re-exports; a job's status is `manage`'s (it carries the ingest request and receipt).
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use super::tx::{Row, Tx, args};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Diagnostic, Error, Result};
@@ -514,27 +514,23 @@ pub(crate) fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Re
 }
 
 fn list<T>(
-    conn: &Connection,
+    tx: &dyn Tx,
     sql: &str,
     id: i64,
-    row: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    row: impl FnMut(&dyn Row) -> Result<T>,
 ) -> Result<Vec<T>> {
-    Ok(conn
-        .prepare_cached(sql)?
-        .query_map(params![id], row)?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(sql, args![id], row)
 }
 
 /// `source:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
-    let Some(mut found) = conn
-        .query_row(
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn source(tx: &dyn Tx, id: i64) -> Result<Option<SourceEvidence>> {
+    let Some(mut found) = tx.optional(
             "SELECT s.id, s.uri, s.rel_path, ro.path, c.name, s.kind, s.status, s.created_at, s.updated_at, s.format, s.sensitivity
              FROM sources s JOIN collections c ON c.id = s.collection_id JOIN roots ro ON ro.id = s.root_id WHERE s.id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok(SourceEvidence {
                     id: r.get(0)?,
@@ -552,14 +548,13 @@ pub fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
                     revisions: Vec::new(),
                 })
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
-    found.facets = crate::store::facets::source_values(conn, id)?;
+    found.facets = crate::store::facets::source_values(tx, id)?;
     found.revisions = list(
-        conn,
+        tx,
         "SELECT id, seq, sha256, size, captured_at FROM revisions WHERE source_id = ?1 ORDER BY seq",
         id,
         |r| {
@@ -578,13 +573,12 @@ pub fn source(conn: &Connection, id: i64) -> Result<Option<SourceEvidence>> {
 /// `revision:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> {
-    let Some((mut found, metadata)) = conn
-        .query_row(
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn revision(tx: &dyn Tx, id: i64) -> Result<Option<RevisionEvidence>> {
+    let Some((mut found, metadata)) = tx.optional(
             "SELECT r.id, r.source_id, s.rel_path, r.seq, r.sha256, r.size, r.metadata_json, r.captured_at
              FROM revisions r JOIN sources s ON s.id = r.source_id WHERE r.id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok((
                     RevisionEvidence {
@@ -599,17 +593,16 @@ pub fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> 
                         extractions: Vec::new(),
                         tombstones: Vec::new(),
                     },
-                    r.get::<_, String>(6)?,
+                    r.get::<String>(6)?,
                 ))
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
     found.metadata = json(&metadata, "revision metadata")?;
     found.tombstones = list(
-        conn,
+        tx,
         "SELECT kind, sha256, reason, deleted_at, job_id FROM tombstones WHERE revision_id = ?1 ORDER BY id",
         id,
         |r| {
@@ -623,17 +616,17 @@ pub fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> 
         },
     )?;
     let rows = list(
-        conn,
+        tx,
         "SELECT id, parser, fingerprint, unit_count, chunk_count, diagnostics_json FROM extractions WHERE revision_id = ?1 ORDER BY id",
         id,
         |r| {
             Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, String>(5)?,
+                r.get::<i64>(0)?,
+                r.get::<String>(1)?,
+                r.get::<String>(2)?,
+                r.get::<i64>(3)?,
+                r.get::<i64>(4)?,
+                r.get::<String>(5)?,
             ))
         },
     )?;
@@ -645,7 +638,7 @@ pub fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> 
             units,
             chunks,
             diagnostics: json(&diagnostics, "extraction diagnostics")?,
-            document: document_brief(conn, id)?,
+            document: document_brief(tx, id)?,
         });
     }
     Ok(Some(found))
@@ -654,15 +647,14 @@ pub fn revision(conn: &Connection, id: i64) -> Result<Option<RevisionEvidence>> 
 /// `unit:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
-    let Some((mut found, heading_path)) = conn
-        .query_row(
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn unit(tx: &dyn Tx, id: i64) -> Result<Option<UnitEvidence>> {
+    let Some((mut found, heading_path)) = tx.optional(
             "SELECT u.id, u.unit_type, u.extraction_id, e.revision_id, s.rel_path, r.sha256, u.heading_path_json, u.anchor, u.token_count,
                     l.byte_start, l.byte_end, l.line_start, l.col_start, l.line_end, l.col_end, l.json_pointer, u.text
              FROM evidence_units u JOIN locators l ON l.unit_id = u.id JOIN extractions e ON e.id = u.extraction_id
              JOIN revisions r ON r.id = e.revision_id JOIN sources s ON s.id = r.source_id WHERE u.id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok((
                     UnitEvidence {
@@ -689,16 +681,15 @@ pub fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
                         identifiers: Vec::new(),
                         text: r.get(16)?,
                     },
-                    r.get::<_, String>(6)?,
+                    r.get::<String>(6)?,
                 ))
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
     found.heading_path = json(&heading_path, "unit heading path")?;
-    found.document = unit_document(conn, id)?;
+    found.document = unit_document(tx, id)?;
     found.citation = match &found.document {
         Some(d) => crate::unit::document_citation(&found.path, &d.place(), &d.place()),
         None => format!(
@@ -707,7 +698,7 @@ pub fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
         ),
     };
     found.identifiers = list(
-        conn,
+        tx,
         "SELECT kind, value FROM identifiers WHERE unit_id = ?1 ORDER BY id",
         id,
         |r| {
@@ -723,13 +714,12 @@ pub fn unit(conn: &Connection, id: i64) -> Result<Option<UnitEvidence>> {
 /// `extraction:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidence>> {
-    let Some(mut found) = conn
-        .query_row(
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn extraction(tx: &dyn Tx, id: i64) -> Result<Option<ExtractionEvidence>> {
+    let Some(mut found) = tx.optional(
             "SELECT e.id, e.revision_id, s.rel_path, e.parser FROM extractions e JOIN revisions r ON r.id = e.revision_id
              JOIN sources s ON s.id = r.source_id WHERE e.id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok(ExtractionEvidence {
                     id: r.get(0)?,
@@ -740,28 +730,27 @@ pub fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidenc
                     units: Vec::new(),
                 })
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
-    found.document = document_brief(conn, id)?;
+    found.document = document_brief(tx, id)?;
     let rows = list(
-        conn,
+        tx,
         "SELECT id, unit_type, heading_path_json, text FROM evidence_units WHERE extraction_id = ?1 ORDER BY ordinal",
         id,
         |r| {
             Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, UnitType>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
+                r.get::<i64>(0)?,
+                r.get::<UnitType>(1)?,
+                r.get::<String>(2)?,
+                r.get::<String>(3)?,
             ))
         },
     )?;
     let mut places = if found.document.is_some() {
         unit_documents(
-            conn,
+            tx,
             "unit_id IN (SELECT id FROM evidence_units WHERE extraction_id = ?1)",
             id,
         )?
@@ -780,19 +769,19 @@ pub fn extraction(conn: &Connection, id: i64) -> Result<Option<ExtractionEvidenc
     Ok(Some(found))
 }
 
-fn unit_document(conn: &Connection, id: i64) -> Result<Option<UnitDocument>> {
-    Ok(unit_documents(conn, "unit_id = ?1", id)?.remove(&id))
+fn unit_document(tx: &dyn Tx, id: i64) -> Result<Option<UnitDocument>> {
+    Ok(unit_documents(tx, "unit_id = ?1", id)?.remove(&id))
 }
 
 /// The document places (with cells) of the units `which` selects (`unit_id = ?1`, or every unit
 /// of an extraction), in two queries whatever their number.
 fn unit_documents(
-    conn: &Connection,
+    tx: &dyn Tx,
     which: &str,
     id: i64,
 ) -> Result<std::collections::HashMap<i64, UnitDocument>> {
     let mut found: std::collections::HashMap<i64, UnitDocument> = list(
-        conn,
+        tx,
         &format!("SELECT unit_id, part, paragraph, table_no, row_no, header, marker, level, page_start, page_end, boxes_json, flags_json, origin, confidence FROM doc_locators WHERE {which}"),
         id,
         |r| {
@@ -809,10 +798,10 @@ fn unit_documents(
                     page_start: r.get(8)?,
                     page_end: r.get(9)?,
                     boxes: r
-                        .get::<_, Option<String>>(10)?
+                        .get::<Option<String>>(10)?
                         .and_then(|b| serde_json::from_str(&b).ok())
                         .unwrap_or_default(),
-                    flags: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default(),
+                    flags: serde_json::from_str(&r.get::<String>(11)?).unwrap_or_default(),
                     origin: r.get(12)?,
                     confidence: r.get(13)?,
                     cells: Vec::new(),
@@ -823,21 +812,21 @@ fn unit_documents(
     .into_iter()
     .collect();
     let cells = list(
-        conn,
+        tx,
         &format!(
             "SELECT unit_id, col, col_span, continues_above, text, box_json FROM table_cells WHERE {which} ORDER BY unit_id, col"
         ),
         id,
         |r| {
             Ok((
-                r.get::<_, i64>(0)?,
+                r.get::<i64>(0)?,
                 CellEntry {
                     col: r.get(1)?,
                     col_span: r.get(2)?,
                     continues_above: r.get(3)?,
                     text: r.get(4)?,
                     bbox: r
-                        .get::<_, Option<String>>(5)?
+                        .get::<Option<String>>(5)?
                         .and_then(|b| serde_json::from_str(&b).ok()),
                 },
             ))
@@ -851,14 +840,12 @@ fn unit_documents(
     Ok(found)
 }
 
-fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<DocumentBrief>> {
-    let Some((format, extractor, derived_sha256, furniture, external, pages)) = conn
-        .query_row(
+fn document_brief(tx: &dyn Tx, extraction_id: i64) -> Result<Option<DocumentBrief>> {
+    let Some((format, extractor, derived_sha256, furniture, external, pages)) = tx.optional(
             "SELECT format, extractor, derived_sha256, furniture_json, external_json, pages FROM doc_extractions WHERE extraction_id = ?1",
-            params![extraction_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get(5)?)),
-        )
-        .optional()?
+            args![extraction_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<String>(3)?, r.get::<String>(4)?, r.get(5)?)),
+        )?
     else {
         return Ok(None);
     };
@@ -869,12 +856,12 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
         derived_sha256,
         furniture: json(&furniture, "document furniture")?,
         external_targets: json(&external, "document external targets")?,
-        assets: conn
-            .prepare_cached(
+        assets: tx
+            .rows(
                 "SELECT ordinal, sha256, media_type, width, height, part, relationship, alt_text, caption, context, unit_id, page, box_json
                  FROM visual_assets WHERE extraction_id = ?1 ORDER BY ordinal",
-            )?
-            .query_map(params![extraction_id], |r| {
+                args![extraction_id],
+                |r| {
                 Ok(AssetEntry {
                     ordinal: r.get(0)?,
                     sha256: r.get(1)?,
@@ -889,15 +876,14 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
                     unit_id: r.get(10)?,
                     page: r.get(11)?,
                     bbox: r
-                        .get::<_, Option<String>>(12)?
+                        .get::<Option<String>>(12)?
                         .and_then(|b| serde_json::from_str(&b).ok()),
                     descriptions: Vec::new(),
                 })
             })?
-            .collect::<rusqlite::Result<Vec<_>>>()?
             .into_iter()
             .map(|mut asset| {
-                asset.descriptions = super::descriptions::of_asset(conn, &asset.sha256)?;
+                asset.descriptions = super::descriptions::of_asset(tx, &asset.sha256)?;
                 Ok(asset)
             })
             .collect::<Result<_>>()?,
@@ -907,23 +893,22 @@ fn document_brief(conn: &Connection, extraction_id: i64) -> Result<Option<Docume
 /// `chunk:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
-    let Some((capsule, found)) = conn
-        .query_row(
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn chunk(tx: &dyn Tx, id: i64) -> Result<Option<ChunkEvidence>> {
+    let Some((capsule, found)) = tx.optional(
             "SELECT c.capsule_json, c.id, c.extraction_id, e.revision_id, s.rel_path, r.sha256, c.owner_key, c.first_unit_id, c.last_unit_id, c.token_count,
                     c.byte_start, c.byte_end, c.line_start, c.line_end, COALESCE(c.text, u.text)
              FROM chunks c JOIN extractions e ON e.id = c.extraction_id JOIN revisions r ON r.id = e.revision_id
              JOIN sources s ON s.id = r.source_id JOIN evidence_units u ON u.id = c.first_unit_id WHERE c.id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok((
-                    r.get::<_, String>(0)?,
+                    r.get::<String>(0)?,
                     (
                         r.get(1)?,
                         r.get(2)?,
                         r.get(3)?,
-                        r.get::<_, String>(4)?,
+                        r.get::<String>(4)?,
                         r.get(5)?,
                         r.get(6)?,
                         (r.get(7)?, r.get(8)?),
@@ -938,13 +923,12 @@ pub fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
                     ),
                 ))
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
     let (id, extraction_id, revision_id, path, sha256, owner, units, tokens, locator, text) = found;
-    let citation = match (unit_document(conn, units.0)?, unit_document(conn, units.1)?) {
+    let citation = match (unit_document(tx, units.0)?, unit_document(tx, units.1)?) {
         (Some(first), Some(last)) => {
             crate::unit::document_citation(&path, &first.place(), &last.place())
         }
@@ -963,20 +947,19 @@ pub fn chunk(conn: &Connection, id: i64) -> Result<Option<ChunkEvidence>> {
         locator,
         capsule: json(&capsule, "chunk capsule")?,
         text,
-        regions: super::hydrate::regions(conn, units.0, units.1)?,
+        regions: super::hydrate::regions(tx, units.0, units.1)?,
     }))
 }
 
 /// `snapshot:N` with its provenance, when the store holds it.
 ///
 /// # Errors
-/// SQLite errors; `E_CORRUPT` for a JSON column that does not read.
-pub fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> {
-    let Some(mut found) = conn
-        .query_row(
-            "SELECT id, parent_id, job_id, chunk_count, created_at, id IS (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
+/// The store's errors; `E_CORRUPT` for a JSON column that does not read.
+pub fn snapshot(tx: &dyn Tx, id: i64) -> Result<Option<SnapshotEvidence>> {
+    let Some(mut found) = tx.optional(
+            "SELECT id, parent_id, job_id, chunk_count, created_at, id IS NOT DISTINCT FROM (SELECT current_snapshot_id FROM workspaces WHERE id = 1)
              FROM snapshots WHERE id = ?1",
-            params![id],
+            args![id],
             |r| {
                 Ok(SnapshotEvidence {
                     id: r.get(0)?,
@@ -989,15 +972,14 @@ pub fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> 
                     members: Vec::new(),
                 })
             },
-        )
-        .optional()?
+        )?
     else {
         return Ok(None);
     };
     found.indexes = list(
-        conn,
+        tx,
         "SELECT f.name, b.generation, b.doc_count, b.status FROM snapshot_indexes si JOIN index_batches b ON b.id = si.batch_id
-         JOIN index_families f ON f.id = si.family_id WHERE si.snapshot_id = ?1 ORDER BY si.rowid",
+         JOIN index_families f ON f.id = si.family_id WHERE si.snapshot_id = ?1 ORDER BY f.name, si.family_id",
         id,
         |r| {
             Ok(IndexBrief {
@@ -1009,9 +991,9 @@ pub fn snapshot(conn: &Connection, id: i64) -> Result<Option<SnapshotEvidence>> 
         },
     )?;
     found.members = list(
-        conn,
+        tx,
         "SELECT m.source_id, s.rel_path, m.revision_id, r.sha256 FROM snapshot_members m JOIN sources s ON s.id = m.source_id
-         JOIN revisions r ON r.id = m.revision_id WHERE m.snapshot_id = ?1 ORDER BY m.rowid",
+         JOIN revisions r ON r.id = m.revision_id WHERE m.snapshot_id = ?1 ORDER BY s.rel_path, m.source_id",
         id,
         |r| {
             Ok(MemberBrief {

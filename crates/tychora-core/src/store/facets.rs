@@ -1,7 +1,7 @@
 //! Facets in the canonical store: definitions, the values set on sources and records, and the
 //! SQL that tests a facet condition (the channels' eligibility, `facet::Condition`).
 
-use rusqlite::{Connection, OptionalExtension as _, params};
+use super::tx::{Tx, args};
 
 use std::fmt::Write as _;
 
@@ -11,14 +11,14 @@ use crate::facet::{Condition, Op, Value};
 
 /// Records `kind`'s facet definitions as the pack holds them now (a changed type or value list
 /// replaces the old one; a definition the kind dropped stays, so values set under it still read).
-fn record_definitions(tx: &Connection, kind: &str, definition: &KindDefinition) -> Result<()> {
-    let mut stmt = tx.prepare_cached(
+fn record_definitions(tx: &dyn Tx, kind: &str, definition: &KindDefinition) -> Result<()> {
+    let mut stmt = tx.prepare(
         "INSERT INTO facet_definitions (kind, name, type, values_json) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (kind, name) DO UPDATE SET type = excluded.type, values_json = excluded.values_json",
     )?;
     for (name, facet) in &definition.facets {
         let values = serde_json::to_string(&facet.values).unwrap_or_else(|_| "[]".into());
-        stmt.execute(params![kind, name, facet.kind, values])?;
+        stmt.write(args![kind, name, facet.kind.as_str(), values.as_str()])?;
     }
     Ok(())
 }
@@ -27,9 +27,9 @@ fn record_definitions(tx: &Connection, kind: &str, definition: &KindDefinition) 
 /// values those facets had; other facets keep theirs. Returns how many values changed.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn set_source_values(
-    tx: &Connection,
+    tx: &dyn Tx,
     kind: &str,
     definition: &KindDefinition,
     sources: &[i64],
@@ -42,13 +42,11 @@ pub fn set_source_values(
     record_definitions(tx, kind, definition)?;
     let mut changed = 0;
     for (name, value) in values {
-        let definition_id: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM facet_definitions WHERE kind = ?1 AND name = ?2",
-                params![kind, name],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let definition_id: Option<i64> = tx.optional(
+            "SELECT id FROM facet_definitions WHERE kind = ?1 AND name = ?2",
+            args![kind, name],
+            |r| r.get(0),
+        )?;
         let Some(definition_id) = definition_id else {
             continue;
         };
@@ -56,13 +54,14 @@ pub fn set_source_values(
             Value::Text(t) => (Some(t.as_str()), None),
             Value::Number(n) => (None, Some(*n)),
         };
-        let mut stmt = tx.prepare_cached(
+        let mut stmt = tx.prepare(
             "INSERT INTO facet_values (definition_id, source_id, text, number, set_at) VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (source_id, definition_id) WHERE source_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at
-             WHERE facet_values.text IS NOT excluded.text OR facet_values.number IS NOT excluded.number",
+             WHERE facet_values.text IS DISTINCT FROM excluded.text OR facet_values.number IS DISTINCT FROM excluded.number",
         )?;
-        for source in sources {
-            changed += stmt.execute(params![definition_id, source, text, number, now])?;
+        for &source in sources {
+            let n = stmt.execute(args![definition_id, source, text, number, now])?;
+            changed += usize::try_from(n).unwrap_or(usize::MAX);
         }
     }
     Ok(changed)
@@ -73,9 +72,9 @@ pub fn set_source_values(
 /// refuses bad records). Returns the values set.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn set_record_values(
-    tx: &Connection,
+    tx: &dyn Tx,
     kind: &str,
     definition: &KindDefinition,
     record_id: i64,
@@ -107,12 +106,12 @@ pub fn set_record_values(
             Value::Text(t) => (Some(t.as_str()), None),
             Value::Number(n) => (None, Some(*n)),
         };
-        tx.prepare_cached(
-                "INSERT INTO facet_values (definition_id, record_id, text, number, set_at)
-                 SELECT id, ?3, ?4, ?5, ?6 FROM facet_definitions WHERE kind = ?1 AND name = ?2
-                 ON CONFLICT (record_id, definition_id) WHERE record_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at",
-            )?
-            .execute(params![kind, name, record_id, text, number, now])?;
+        tx.write(
+            "INSERT INTO facet_values (definition_id, record_id, text, number, set_at)
+             SELECT id, ?3, ?4, ?5, ?6 FROM facet_definitions WHERE kind = ?1 AND name = ?2
+             ON CONFLICT (record_id, definition_id) WHERE record_id IS NOT NULL DO UPDATE SET text = excluded.text, number = excluded.number, set_at = excluded.set_at",
+            args![kind, name.as_str(), record_id, text, number, now],
+        )?;
     }
     Ok(refused)
 }
@@ -120,26 +119,26 @@ pub fn set_record_values(
 /// The facet values of a source, by name (numbers as JSON numbers).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn source_values(
-    conn: &Connection,
+    tx: &dyn Tx,
     source_id: i64,
 ) -> Result<serde_json::Map<String, serde_json::Value>> {
-    let mut stmt = conn.prepare_cached(
+    let rows = tx.rows(
         "SELECT fd.name, fd.type, fv.text, fv.number FROM facet_values fv
          JOIN facet_definitions fd ON fd.id = fv.definition_id WHERE fv.source_id = ?1 ORDER BY fd.name",
+        args![source_id],
+        |r| {
+            Ok((
+                r.get::<String>(0)?,
+                r.get::<String>(1)?,
+                r.get::<Option<String>>(2)?,
+                r.get::<Option<f64>>(3)?,
+            ))
+        },
     )?;
-    let rows = stmt.query_map([source_id], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, Option<String>>(2)?,
-            r.get::<_, Option<f64>>(3)?,
-        ))
-    })?;
     let mut out = serde_json::Map::new();
-    for row in rows {
-        let (name, kind, text, number) = row?;
+    for (name, kind, text, number) in rows {
         let value = match (text, number) {
             (Some(t), _) if kind == "boolean" => serde_json::Value::Bool(t == "true"),
             (Some(t), _) => serde_json::Value::String(t),

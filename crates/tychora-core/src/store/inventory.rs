@@ -1,7 +1,7 @@
 //! What `manage status` counts in the store: the current snapshot, collections and kinds in use,
 //! row counts, the bytes of kept artifacts, and each table's pages.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use super::tx::{Dialect, Tx, args};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -94,53 +94,51 @@ pub struct TableBytes {
 /// The current snapshot's summary.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn current_snapshot(conn: &Connection, id: i64) -> Result<Option<CurrentSnapshot>> {
-    Ok(conn
-        .query_row(
-            "SELECT id, created_at, chunk_count, (SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = s.id), job_id FROM snapshots s WHERE id = ?1",
-            params![id],
-            |r| {
-                Ok(CurrentSnapshot {
-                    id: r.get(0)?,
-                    created_at: r.get(1)?,
-                    chunks: r.get(2)?,
-                    sources: r.get(3)?,
-                    job_id: r.get(4)?,
-                })
-            },
-        )
-        .optional()?)
+/// The store's errors.
+pub fn current_snapshot(tx: &dyn Tx, id: i64) -> Result<Option<CurrentSnapshot>> {
+    tx.optional(
+        "SELECT id, created_at, chunk_count, (SELECT COUNT(*) FROM snapshot_members WHERE snapshot_id = s.id), job_id FROM snapshots s WHERE id = ?1",
+        args![id],
+        |r| {
+            Ok(CurrentSnapshot {
+                id: r.get(0)?,
+                created_at: r.get(1)?,
+                chunks: r.get(2)?,
+                sources: r.get(3)?,
+                job_id: r.get(4)?,
+            })
+        },
+    )
 }
 
 /// Each collection with its active sources, by name.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn collections(conn: &Connection) -> Result<Vec<CollectionCount>> {
-    Ok(conn
-        .prepare("SELECT c.name, (SELECT COUNT(*) FROM sources s WHERE s.collection_id = c.id AND s.status = 'active') FROM collections c ORDER BY c.name")?
-        .query_map([], |r| {
+/// The store's errors.
+pub fn collections(tx: &dyn Tx) -> Result<Vec<CollectionCount>> {
+    tx.rows(
+        "SELECT c.name, (SELECT COUNT(*) FROM sources s WHERE s.collection_id = c.id AND s.status = 'active') FROM collections c ORDER BY c.name",
+        &[],
+        |r| {
             Ok(CollectionCount {
                 name: r.get(0)?,
                 active_sources: r.get(1)?,
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+        },
+    )
 }
 
 /// Each kind recorded, with its active sources, by name.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn kinds(conn: &Connection) -> Result<Vec<KindUse>> {
-    Ok(conn
-        .prepare(
-            "SELECT k.name, k.version, k.fingerprint, k.pack, k.lane,
-                    (SELECT COUNT(*) FROM sources s WHERE s.kind = k.name AND s.status = 'active')
-             FROM kinds k ORDER BY k.name",
-        )?
-        .query_map([], |r| {
+/// The store's errors.
+pub fn kinds(tx: &dyn Tx) -> Result<Vec<KindUse>> {
+    tx.rows(
+        "SELECT k.name, k.version, k.fingerprint, k.pack, k.lane,
+                (SELECT COUNT(*) FROM sources s WHERE s.kind = k.name AND s.status = 'active')
+         FROM kinds k ORDER BY k.name",
+        &[],
+        |r| {
             Ok(KindUse {
                 name: r.get(0)?,
                 version: r.get(1)?,
@@ -149,38 +147,35 @@ pub fn kinds(conn: &Connection) -> Result<Vec<KindUse>> {
                 lane: r.get(4)?,
                 sources: r.get(5)?,
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?)
+        },
+    )
 }
 
-fn count(conn: &Connection, sql: &str) -> Result<i64> {
-    Ok(conn.query_row(sql, [], |r| r.get(0))?)
+fn count(tx: &dyn Tx, sql: &str) -> Result<i64> {
+    tx.value(sql, &[])
 }
 
 /// Row counts (`erasures_pending` as the caller found it).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn counts(conn: &Connection, erasures_pending: i64) -> Result<Counts> {
+/// The store's errors.
+pub fn counts(tx: &dyn Tx, erasures_pending: i64) -> Result<Counts> {
     Ok(Counts {
-        sources: count(conn, "SELECT COUNT(*) FROM sources WHERE status = 'active'")?,
-        removed_sources: count(
-            conn,
-            "SELECT COUNT(*) FROM sources WHERE status = 'removed'",
-        )?,
-        revisions: count(conn, "SELECT COUNT(*) FROM revisions")?,
-        extractions: count(conn, "SELECT COUNT(*) FROM extractions")?,
-        evidence_units: count(conn, "SELECT COUNT(*) FROM evidence_units")?,
-        chunks: count(conn, "SELECT COUNT(*) FROM chunks")?,
-        identifiers: count(conn, "SELECT COUNT(*) FROM identifiers")?,
-        artifacts: count(conn, "SELECT COUNT(*) FROM artifacts")?,
-        snapshots: count(conn, "SELECT COUNT(*) FROM snapshots")?,
-        jobs: count(conn, "SELECT COUNT(*) FROM jobs")?,
-        query_runs: count(conn, "SELECT COUNT(*) FROM query_runs")?,
-        vector_records: count(conn, "SELECT COUNT(*) FROM vector_records")?,
+        sources: count(tx, "SELECT COUNT(*) FROM sources WHERE status = 'active'")?,
+        removed_sources: count(tx, "SELECT COUNT(*) FROM sources WHERE status = 'removed'")?,
+        revisions: count(tx, "SELECT COUNT(*) FROM revisions")?,
+        extractions: count(tx, "SELECT COUNT(*) FROM extractions")?,
+        evidence_units: count(tx, "SELECT COUNT(*) FROM evidence_units")?,
+        chunks: count(tx, "SELECT COUNT(*) FROM chunks")?,
+        identifiers: count(tx, "SELECT COUNT(*) FROM identifiers")?,
+        artifacts: count(tx, "SELECT COUNT(*) FROM artifacts")?,
+        snapshots: count(tx, "SELECT COUNT(*) FROM snapshots")?,
+        jobs: count(tx, "SELECT COUNT(*) FROM jobs")?,
+        query_runs: count(tx, "SELECT COUNT(*) FROM query_runs")?,
+        vector_records: count(tx, "SELECT COUNT(*) FROM vector_records")?,
         erased_revisions: count(
-            conn,
-            "SELECT COUNT(*) FROM (SELECT DISTINCT revision_id FROM tombstones WHERE kind = 'erasure')",
+            tx,
+            "SELECT COUNT(DISTINCT revision_id) FROM tombstones WHERE kind = 'erasure'",
         )?,
         erasures_pending,
     })
@@ -189,35 +184,39 @@ pub fn counts(conn: &Connection, erasures_pending: i64) -> Result<Counts> {
 /// Bytes of the artifacts the store records as kept (erased ones are gone).
 ///
 /// # Errors
-/// SQLite errors.
-pub fn kept_artifact_bytes(conn: &Connection) -> Result<i64> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(SUM(size), 0) FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM tombstones)",
-        [],
-        |r| r.get(0),
-    )?)
+/// The store's errors.
+pub fn kept_artifact_bytes(tx: &dyn Tx) -> Result<i64> {
+    tx.value(
+        "SELECT CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM artifacts WHERE sha256 NOT IN (SELECT sha256 FROM tombstones)",
+        &[],
+    )
 }
 
 /// Pages of each table and its indexes (SQLite's `dbstat`), largest first.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn table_bytes(conn: &Connection) -> Result<Vec<TableBytes>> {
-    let mut stmt = conn.prepare(
+/// The store's errors.
+pub fn table_bytes(tx: &dyn Tx) -> Result<Vec<TableBytes>> {
+    let sql = match tx.dialect() {
         // `aggregate = TRUE`: one row per b-tree, summed inside SQLite, instead of a row per page
         // (the dashboard's operations view asks for this on every visit).
-        "SELECT COALESCE(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name
-         WHERE d.aggregate = TRUE GROUP BY 1 ORDER BY 2 DESC",
-    )?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok(TableBytes {
-                table: r.get(0)?,
-                bytes: r.get(1)?,
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
+        Dialect::Sqlite => {
+            "SELECT COALESCE(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name
+             WHERE d.aggregate = TRUE GROUP BY 1 ORDER BY 2 DESC, 1"
+        }
+        // A table with its indexes and TOAST, from the catalogue (no scan of the rows).
+        Dialect::Postgres => {
+            "SELECT c.relname::text, pg_total_relation_size(c.oid) FROM pg_class c
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 2 DESC, 1"
+        }
+    };
+    tx.rows(sql, &[], |r| {
+        Ok(TableBytes {
+            table: r.get(0)?,
+            bytes: r.get(1)?,
+        })
+    })
 }
 
 #[cfg(test)]

@@ -286,11 +286,7 @@ fn finish_step(tx: &dyn Tx, step_id: i64, detail_json: &str) -> Result<()> {
 /// tombstone or withdrawal names, with their steps and events, in the caller's transaction;
 /// returns how many. (The ids go through a temporary table of the connection's own.)
 pub fn expire(tx: &dyn Tx, before: i64, batch: i64) -> Result<usize> {
-    tx.execute(
-        "CREATE TEMP TABLE IF NOT EXISTS purge_jobs (id BIGINT PRIMARY KEY)",
-        &[],
-    )?;
-    tx.execute("DELETE FROM purge_jobs", &[])?;
+    tx.dialect().empty_id_table(tx, "purge_jobs")?;
     let taken = tx.execute(
         "INSERT INTO purge_jobs (id) SELECT j.id FROM jobs j
          WHERE j.finished_at IS NOT NULL AND j.finished_at < ?1

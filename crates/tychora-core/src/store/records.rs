@@ -3,7 +3,8 @@
 
 use std::fmt::Write as _;
 
-use rusqlite::{Connection, OptionalExtension as _, params, params_from_iter};
+use super::jobs::parsed;
+use super::tx::{Row, Tx, args, params};
 use serde::Serialize;
 
 use crate::error::Result;
@@ -12,90 +13,86 @@ use crate::facet::Condition;
 /// `(id, body JSON)` of the record of this kind, type and key.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn by_key(
-    conn: &Connection,
+    tx: &dyn Tx,
     kind: &str,
     record_type: &str,
     key: &str,
 ) -> Result<Option<(i64, String)>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id, body_json FROM structured_records WHERE kind = ?1 AND record_type = ?2 AND key = ?3",
-        )?
-        .query_row(params![kind, record_type, key], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+    tx.optional(
+        "SELECT id, body_json FROM structured_records WHERE kind = ?1 AND record_type = ?2 AND key = ?3",
+        args![kind, record_type, key],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Replaces a record's body.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn set_body(tx: &Connection, record_id: i64, body_json: &str, now: i64) -> Result<()> {
-    tx.prepare_cached(
+/// The store's errors.
+pub fn set_body(tx: &dyn Tx, record_id: i64, body_json: &str, now: i64) -> Result<()> {
+    tx.write(
         "UPDATE structured_records SET body_json = ?2, updated_at = ?3 WHERE id = ?1",
-    )?
-    .execute(params![record_id, body_json, now])?;
-    Ok(())
+        args![record_id, body_json, now],
+    )
 }
 
 /// Records a new record; returns its id.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn insert(
-    tx: &Connection,
+    tx: &dyn Tx,
     kind: &str,
     record_type: &str,
     key: &str,
     body_json: &str,
     now: i64,
 ) -> Result<i64> {
-    tx.prepare_cached(
+    tx.insert(
         "INSERT INTO structured_records (kind, record_type, key, body_json, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-    )?
-    .execute(params![kind, record_type, key, body_json, now])?;
-    Ok(tx.last_insert_rowid())
+        args![kind, record_type, key, body_json, now],
+    )
 }
 
 /// `(path, body JSON)` of what other sources state about a record, at their newest revision
 /// (other than the source of `revision_id`).
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn stated_elsewhere(
-    conn: &Connection,
+    tx: &dyn Tx,
     record_id: i64,
     revision_id: i64,
 ) -> Result<Vec<(String, String)>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT s.rel_path, re.body_json FROM record_evidence re
-             JOIN revisions r ON r.id = re.revision_id JOIN sources s ON s.id = r.source_id
-             WHERE re.record_id = ?1 AND r.source_id != (SELECT source_id FROM revisions WHERE id = ?2)
-               AND r.seq = (SELECT MAX(seq) FROM revisions WHERE source_id = r.source_id)",
-        )?
-        .query_map(params![record_id, revision_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?)
+    tx.rows(
+        "SELECT s.rel_path, re.body_json FROM record_evidence re
+         JOIN revisions r ON r.id = re.revision_id JOIN sources s ON s.id = r.source_id
+         WHERE re.record_id = ?1 AND r.source_id != (SELECT source_id FROM revisions WHERE id = ?2)
+           AND r.seq = (SELECT MAX(seq) FROM revisions WHERE source_id = r.source_id)
+         ORDER BY s.rel_path, re.unit_id",
+        args![record_id, revision_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Records that a unit states (part of) a record, with what it states.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn put_evidence(
-    tx: &Connection,
+    tx: &dyn Tx,
     record_id: i64,
     unit_id: i64,
     revision_id: i64,
     body_json: &str,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.write(
         "INSERT INTO record_evidence (record_id, unit_id, revision_id, body_json) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (record_id, unit_id) DO UPDATE SET body_json = excluded.body_json",
-    )?
-    .execute(params![record_id, unit_id, revision_id, body_json])?;
-    Ok(())
+        args![record_id, unit_id, revision_id, body_json],
+    )
 }
 
 crate::wire::wire_enum! {
@@ -161,14 +158,14 @@ pub struct RecordEvidence {
 const SUMMARY: &str = "SELECT r.id, r.kind, r.record_type, r.key, r.status, r.body_json,
     (SELECT COUNT(*) FROM record_evidence re WHERE re.record_id = r.id) FROM structured_records r";
 
-fn summary(r: &rusqlite::Row<'_>) -> rusqlite::Result<RecordSummary> {
+fn summary(r: &dyn Row) -> Result<RecordSummary> {
     Ok(RecordSummary {
         id: r.get(0)?,
         kind: r.get(1)?,
         record_type: r.get(2)?,
         key: r.get(3)?,
-        status: r.get(4)?,
-        body: serde_json::from_str(&r.get::<_, String>(5)?).unwrap_or_default(),
+        status: parsed(&r.get::<String>(4)?, "record status")?,
+        body: serde_json::from_str(&r.get::<String>(5)?).unwrap_or_default(),
         evidence_count: r.get(6)?,
     })
 }
@@ -177,9 +174,9 @@ fn summary(r: &rusqlite::Row<'_>) -> rusqlite::Result<RecordSummary> {
 /// condition, by kind, type and key, at most `limit`; and how many match in all.
 ///
 /// # Errors
-/// SQLite errors.
+/// The store's errors.
 pub fn list(
-    conn: &Connection,
+    tx: &dyn Tx,
     kind: Option<&str>,
     record_type: Option<&str>,
     conditions: &[Condition],
@@ -198,40 +195,39 @@ pub fn list(
         super::facets::tests_sql(condition, &mut clause, &mut values);
         clause.push(')');
     }
-    let values = super::tx::params(&values);
-    let total: i64 = conn.query_row(
+    let values = params(&values);
+    let total: i64 = tx.value(
         &format!("SELECT COUNT(*) FROM structured_records r{clause}"),
-        params_from_iter(values.iter()),
-        |r| r.get(0),
+        &values,
     )?;
-    let records = conn
-        .prepare(&format!(
-            "{SUMMARY}{clause} ORDER BY r.kind, r.record_type, r.key LIMIT {limit}"
-        ))?
-        .query_map(params_from_iter(values.iter()), summary)?
-        .collect::<rusqlite::Result<_>>()?;
+    let records = tx.rows(
+        &format!("{SUMMARY}{clause} ORDER BY r.kind, r.record_type, r.key LIMIT {limit}"),
+        &values,
+        summary,
+    )?;
     Ok((total, records))
 }
 
 /// The records with this key (of `kind`, when given), by kind and type.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn with_key(conn: &Connection, key: &str, kind: Option<&str>) -> Result<Vec<RecordSummary>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "{SUMMARY} WHERE r.key = ?1 AND (?2 IS NULL OR r.kind = ?2) ORDER BY r.kind, r.record_type"
-        ))?
-        .query_map(params![key, kind], summary)?
-        .collect::<rusqlite::Result<_>>()?)
+/// The store's errors.
+pub fn with_key(tx: &dyn Tx, key: &str, kind: Option<&str>) -> Result<Vec<RecordSummary>> {
+    tx.rows(
+        &format!(
+            "{SUMMARY} WHERE r.key = ?1 AND (CAST(?2 AS TEXT) IS NULL OR r.kind = ?2) ORDER BY r.kind, r.record_type"
+        ),
+        args![key, kind],
+        summary,
+    )
 }
 
 /// Every unit that states a record, by path, then newest revision first, then line.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn evidence(conn: &Connection, record_id: i64) -> Result<Vec<RecordEvidence>> {
-    let mut stmt = conn.prepare_cached(
+/// The store's errors.
+pub fn evidence(tx: &dyn Tx, record_id: i64) -> Result<Vec<RecordEvidence>> {
+    tx.rows(
         "SELECT s.id, s.rel_path, col.name, s.format, rv.id, rv.seq,
                 rv.seq = (SELECT MAX(seq) FROM revisions WHERE source_id = s.id),
                 re.unit_id, l.line_start, l.line_end, l.json_pointer, re.body_json
@@ -241,36 +237,36 @@ pub fn evidence(conn: &Connection, record_id: i64) -> Result<Vec<RecordEvidence>
          JOIN collections col ON col.id = s.collection_id
          JOIN locators l ON l.unit_id = re.unit_id
          WHERE re.record_id = ?1
-         ORDER BY s.rel_path, rv.seq DESC, l.line_start",
-    )?;
-    let rows = stmt.query_map([record_id], |r| {
-        let path: String = r.get(1)?;
-        let (start, end): (i64, i64) = (r.get(8)?, r.get(9)?);
-        Ok(RecordEvidence {
-            source_id: r.get(0)?,
-            citation: format!("{path}:{start}-{end}"),
-            path,
-            collection: r.get(2)?,
-            format: r.get(3)?,
-            revision_id: r.get(4)?,
-            seq: r.get(5)?,
-            current: r.get(6)?,
-            unit_id: r.get(7)?,
-            json_pointer: r.get(10)?,
-            body: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or_default(),
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+         ORDER BY s.rel_path, rv.seq DESC, l.line_start, re.unit_id",
+        args![record_id],
+        |r| {
+            let path: String = r.get(1)?;
+            let (start, end): (i64, i64) = (r.get(8)?, r.get(9)?);
+            Ok(RecordEvidence {
+                source_id: r.get(0)?,
+                citation: format!("{path}:{start}-{end}"),
+                path,
+                collection: r.get(2)?,
+                format: r.get(3)?,
+                revision_id: r.get(4)?,
+                seq: r.get(5)?,
+                current: r.get(6)?,
+                unit_id: r.get(7)?,
+                json_pointer: r.get(10)?,
+                body: serde_json::from_str(&r.get::<String>(11)?).unwrap_or_default(),
+            })
+        },
+    )
 }
 
 /// Records a person's decision on a record.
 ///
 /// # Errors
-/// SQLite errors.
-pub fn set_status(conn: &Connection, record_id: i64, status: RecordStatus, now: i64) -> Result<()> {
-    conn.execute(
+/// The store's errors.
+pub fn set_status(tx: &dyn Tx, record_id: i64, status: RecordStatus, now: i64) -> Result<()> {
+    tx.execute(
         "UPDATE structured_records SET status = ?2, updated_at = ?3 WHERE id = ?1",
-        params![record_id, status, now],
+        args![record_id, status.as_str(), now],
     )?;
     Ok(())
 }

@@ -28,6 +28,25 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// A temporary table of ids, the connection's own (a batch of rows a statement deletes by
+    /// key), emptied: SQLite's `INTEGER PRIMARY KEY` is the row's own key (no second index),
+    /// PostgreSQL's ids are `BIGINT`.
+    ///
+    /// # Errors
+    /// As [`Tx::execute`].
+    pub fn empty_id_table(self, tx: &dyn Tx, name: &str) -> Result<()> {
+        let id = match self {
+            Self::Sqlite => "INTEGER",
+            Self::Postgres => "BIGINT",
+        };
+        tx.execute(
+            &format!("CREATE TEMP TABLE IF NOT EXISTS {name} (id {id} PRIMARY KEY)"),
+            &[],
+        )?;
+        tx.execute(&format!("DELETE FROM {name}"), &[])?;
+        Ok(())
+    }
+
     /// A join whose order the statement fixes: SQLite's `CROSS JOIN` (its planner keeps the
     /// tables in the order written, starting from the selective side the statement names first);
     /// PostgreSQL has no `CROSS JOIN … ON` and plans the order itself from its statistics.
@@ -262,6 +281,32 @@ pub trait Cell: Sized {
 
 fn null(i: usize) -> Error {
     Error::Internal(format!("column {i} is NULL where a value was expected"))
+}
+
+/// A closed set's name: an unknown one is corrupt data, never a default.
+impl<T: crate::wire::Wire> Cell for T {
+    fn read(row: &(impl Row + ?Sized), i: usize) -> Result<Self> {
+        let text = row.text(i)?.ok_or_else(|| null(i))?;
+        text.parse()
+            .map_err(|_| Error::Corrupt(format!("the store holds an unknown {} {text:?}", T::NAME)))
+    }
+}
+
+impl<T: crate::wire::Wire> Cell for Option<T> {
+    fn read(row: &(impl Row + ?Sized), i: usize) -> Result<Self> {
+        match row.text(i)? {
+            None => Ok(None),
+            Some(text) => text.parse().map(Some).map_err(|_| {
+                Error::Corrupt(format!("the store holds an unknown {} {text:?}", T::NAME))
+            }),
+        }
+    }
+}
+
+impl<'a, T: crate::wire::Wire> From<T> for Param<'a> {
+    fn from(v: T) -> Self {
+        Self::Text(v.wire())
+    }
 }
 
 impl Cell for Option<i64> {
