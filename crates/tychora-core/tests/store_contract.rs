@@ -142,7 +142,7 @@ fn capture(tx: &dyn Tx, uri: &str, bytes: u64, windows: usize) -> Result<Member>
             has_code: false,
             may_contain_instructions: i == 1,
             text: (i > 0).then_some(own.as_str()),
-            capsule_json: r#"{"title":"Title"}"#,
+            capsule_json: r#"{"title":"Title","kind":"markdown","heading_path":["Title"]}"#,
         })?;
         owner.get_or_insert(chunk);
     }
@@ -1501,6 +1501,358 @@ fn derived_rows_read_back_alike() {
                 writeln!(out, "{:?} {:?}", nodes.iter().map(|n| (n.level, n.scope.clone(), n.leaf_count)).collect::<Vec<_>>(), summary_windows.iter().map(|w| (w.0.chunk_id == windows[0], w.0.sensitivity.clone(), w.0.text.clone())).collect::<Vec<_>>()).unwrap();
                 assert_eq!(summaries::erase_derived(tx, a.revision_id)?, 1, "{name}");
                 assert_eq!((summaries::tree_count(tx)?, summaries::newest(tx)?), (0, None), "{name}");
+                Ok(())
+            })
+            .unwrap();
+        seen.lock().unwrap().push((name.to_string(), out));
+    });
+    let seen = seen.into_inner().unwrap();
+    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
+        assert_eq!(sqlite, postgres, "the adapters read differently");
+    }
+}
+
+#[test]
+fn knowledge_erasure_retention_and_evidence_alike() {
+    use std::fmt::Write as _;
+    use tychora_core::store::assertions::{self, Decision, NewAssertion};
+    use tychora_core::store::erasure::{self, NewTombstone};
+    use tychora_core::store::records::{self, RecordStatus};
+    use tychora_core::store::{evidence, inventory, retention};
+
+    let seen = Mutex::new(Vec::<(String, String)>::new());
+    each_adapter(|name, open| {
+        let store = open();
+        let mut out = String::new();
+        let (a, b) = store
+            .write(|tx| {
+                Ok((
+                    capture(tx, "file:///corpus/docs/a.md", 11, 2)?,
+                    capture(tx, "file:///corpus/b.md", 12, 3)?,
+                ))
+            })
+            .unwrap();
+        let first = store
+            .write(|tx| publish(tx, None, &[a.clone(), b.clone()], "g1"))
+            .unwrap();
+
+        // Records and the units that state them; relation assertions and their review.
+        store
+            .write(|tx| {
+                extractions::record_kind(
+                    tx,
+                    &KindRow {
+                        name: "standard",
+                        version: 1,
+                        fingerprint: &sha(5),
+                        pack: "team",
+                        lane: "documents",
+                        definition_json: "{}",
+                    },
+                    1,
+                )?;
+                let unit_a = sources::unit_id(tx, a.extraction_id, 0)?;
+                let unit_b = sources::unit_id(tx, b.extraction_id, 0)?;
+                let record = records::insert(
+                    tx,
+                    "standard",
+                    "requirement",
+                    "V1.1",
+                    r#"{"text":"first"}"#,
+                    2,
+                )?;
+                assert_eq!(
+                    records::by_key(tx, "standard", "requirement", "V1.1")?,
+                    Some((record, r#"{"text":"first"}"#.to_string())),
+                    "{name}"
+                );
+                records::set_body(tx, record, r#"{"text":"second"}"#, 3)?;
+                records::put_evidence(tx, record, unit_a, a.revision_id, r#"{"text":"in a"}"#)?;
+                records::put_evidence(tx, record, unit_b, b.revision_id, r#"{"text":"in b"}"#)?;
+                records::put_evidence(
+                    tx,
+                    record,
+                    unit_b,
+                    b.revision_id,
+                    r#"{"text":"in b, again"}"#,
+                )?;
+                records::set_status(tx, record, RecordStatus::Reviewed, 4)?;
+                let (total, listed) = records::list(tx, Some("standard"), None, &[], 10)?;
+                assert_eq!((total, listed.len()), (1, 1), "{name}");
+                assert_eq!(
+                    (listed[0].status, listed[0].evidence_count),
+                    (RecordStatus::Reviewed, 2),
+                    "{name}"
+                );
+                assert_eq!(records::with_key(tx, "V1.1", None)?.len(), 1, "{name}");
+                assert!(
+                    records::with_key(tx, "V1.1", Some("other"))?.is_empty(),
+                    "{name}"
+                );
+                let stated = records::stated_elsewhere(tx, record, a.revision_id)?;
+                assert_eq!(
+                    stated,
+                    [("b.md".to_string(), r#"{"text":"in b, again"}"#.to_string())],
+                    "{name}"
+                );
+                let evidence = records::evidence(tx, record)?;
+                writeln!(
+                    out,
+                    "{:?} {:?}",
+                    listed[0].body,
+                    evidence
+                        .iter()
+                        .map(|e| (
+                            e.path.clone(),
+                            e.citation.clone(),
+                            e.current,
+                            e.body.clone()
+                        ))
+                        .collect::<Vec<_>>()
+                )
+                .unwrap();
+
+                assertions::record_type(tx, "supersedes", &sha(6), "team", "{}", 5)?;
+                assertions::record_type(tx, "supersedes", &sha(6), "team", "{}", 6)?;
+                let new = |from: &'static str, to: &'static str, revision| NewAssertion {
+                    relation: "supersedes",
+                    from_kind: "standard",
+                    from_key: from,
+                    to_kind: "adr",
+                    to_key: to,
+                    method: "parsed",
+                    status: "accepted",
+                    revision_id: revision,
+                    support_unit_id: Some(unit_a),
+                    actor: "owner",
+                    note: None,
+                    created_at: 7,
+                };
+                let parsed = assertions::insert(tx, &new("V1.1", "ADR-1", Some(a.revision_id)))?;
+                let declared = assertions::insert(tx, &new("V1.2", "ADR-1", None))?;
+                assert_eq!(
+                    assertions::find(tx, "supersedes", "V1.2", "ADR-1", "parsed", None)?,
+                    Some(declared),
+                    "{name}: a missing revision matches a missing one"
+                );
+                assert_eq!(
+                    assertions::find(
+                        tx,
+                        "supersedes",
+                        "V1.1",
+                        "ADR-1",
+                        "parsed",
+                        Some(a.revision_id)
+                    )?,
+                    Some(parsed),
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::find(tx, "supersedes", "V1.1", "ADR-1", "parsed", None)?,
+                    None,
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::other_subject(tx, "supersedes", "ADR-1", "V1.1")?.as_deref(),
+                    Some("V1.2"),
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::other_object(tx, "supersedes", "V1.1", "ADR-9")?.as_deref(),
+                    Some("ADR-1"),
+                    "{name}"
+                );
+                assertions::review(
+                    tx,
+                    declared,
+                    "reject",
+                    "owner",
+                    Some("wrong"),
+                    Some(Decision::Rejected),
+                    8,
+                )?;
+                let listed = assertions::list(tx, Some("ADR-1"), None, None)?;
+                assert_eq!(listed.len(), 2, "{name}");
+                assert_eq!(
+                    assertions::list(tx, None, None, Some("rejected"))?.len(),
+                    1,
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::get(tx, declared)?.unwrap().status,
+                    Decision::Rejected,
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::named_kind(tx, "ADR-1")?.as_deref(),
+                    Some("adr"),
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::record_kind(tx, "V1.1")?.as_deref(),
+                    Some("standard"),
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::document_kind(tx, "doc:docs/a.md")?.as_deref(),
+                    Some("markdown"),
+                    "{name}"
+                );
+                let window = snapshots::index_windows(tx, a.extraction_id)?[0].chunk_id;
+                assert_eq!(
+                    assertions::first_unit_of_chunk(tx, window)?,
+                    Some(unit_a),
+                    "{name}"
+                );
+                assert_eq!(
+                    assertions::unit_revision(tx, unit_a)?,
+                    Some((unit_a, a.revision_id)),
+                    "{name}"
+                );
+                writeln!(
+                    out,
+                    "{:?}",
+                    listed
+                        .iter()
+                        .map(|l| (
+                            l.from_key.clone(),
+                            l.method,
+                            l.status,
+                            l.support.clone(),
+                            l.note.clone()
+                        ))
+                        .collect::<Vec<_>>()
+                )
+                .unwrap();
+                Ok(())
+            })
+            .unwrap();
+
+        // Every evidence type reads back, and status counts the store.
+        store
+            .write(|tx| {
+                let window = snapshots::index_windows(tx, a.extraction_id)?[1].chunk_id;
+                let unit = sources::unit_id(tx, a.extraction_id, 1)?;
+                let source = evidence::source(tx, a.source_id)?.unwrap();
+                let revision = evidence::revision(tx, a.revision_id)?.unwrap();
+                let unit = evidence::unit(tx, unit)?.unwrap();
+                let extraction = evidence::extraction(tx, a.extraction_id)?.unwrap();
+                let chunk = evidence::chunk(tx, window)?.unwrap();
+                let snapshot = evidence::snapshot(tx, first)?.unwrap();
+                assert!(snapshot.current, "{name}");
+                assert!(evidence::source(tx, 9_999)?.is_none(), "{name}");
+                for value in [
+                    serde_json::to_value(&source).unwrap(),
+                    serde_json::to_value(&revision).unwrap(),
+                    serde_json::to_value(&unit).unwrap(),
+                    serde_json::to_value(&extraction).unwrap(),
+                    serde_json::to_value(&chunk).unwrap(),
+                    serde_json::to_value(&snapshot).unwrap(),
+                ] {
+                    writeln!(out, "{value}").unwrap();
+                }
+                let counts = inventory::counts(tx, 0)?;
+                assert_eq!(
+                    (counts.sources, counts.chunks, counts.snapshots),
+                    (2, 5, 1),
+                    "{name}"
+                );
+                assert_eq!(
+                    inventory::current_snapshot(tx, first)?.unwrap().sources,
+                    2,
+                    "{name}"
+                );
+                assert_eq!(inventory::kept_artifact_bytes(tx)?, 200, "{name}");
+                assert!(
+                    inventory::table_bytes(tx)?
+                        .iter()
+                        .any(|t| t.table == "chunks" && t.bytes > 0),
+                    "{name}"
+                );
+                writeln!(
+                    out,
+                    "{} {:?} {:?}",
+                    serde_json::to_string(&counts).unwrap(),
+                    inventory::collections(tx)?
+                        .iter()
+                        .map(|c| (c.name.clone(), c.active_sources))
+                        .collect::<Vec<_>>(),
+                    inventory::kinds(tx)?
+                        .iter()
+                        .map(|k| (k.name.clone(), k.sources))
+                        .collect::<Vec<_>>()
+                )
+                .unwrap();
+                Ok(())
+            })
+            .unwrap();
+
+        // Erasure of b's revision: tombstoned once, taken out of the snapshot, queued for purge;
+        // retention then releases the old snapshot and drains what nothing references.
+        let second = store
+            .write(|tx| {
+                let job = jobs::enqueue(tx, JobKind::Add, "{}")?;
+                let t = NewTombstone {
+                    sha256: &b.sha256,
+                    size: 100,
+                    source_id: b.source_id,
+                    revision_id: b.revision_id,
+                    job_id: job,
+                    reason: "request",
+                    at: 9,
+                };
+                assert!(erasure::tombstone(tx, &t)?, "{name}");
+                assert!(!erasure::tombstone(tx, &t)?, "{name}: once");
+                assert_eq!(erasure::erased(tx, &b.sha256)?, Some((9, "request".to_string())), "{name}");
+                assert_eq!(erasure::pending(tx)?, [b.revision_id], "{name}");
+                assert_eq!(erasure::extractions_of(tx, &[b.revision_id])?, [b.extraction_id], "{name}");
+                assert_eq!(erasure::chunks_of(tx, &[b.extraction_id])?.len(), 3, "{name}");
+                assert_eq!(erasure::snapshots_holding(tx, &[b.revision_id])?, [first], "{name}");
+                assert_eq!(erasure::all_snapshots(tx)?, [first], "{name}");
+                assert!(erasure::derived_bytes(tx, b.revision_id, &b.sha256)?.is_empty(), "{name}");
+                let before = inventory::current_snapshot(tx, first)?.unwrap();
+                erasure::take_out(tx, b.revision_id)?;
+                erasure::queue_purge(tx)?;
+                erasure::queue_purge(tx)?;
+                erasure::forget_picture(tx, &sha(77))?;
+                assert_eq!(erasure::delete_vector_record(tx, 1, &sha(78))?, 0, "{name}");
+                let after = inventory::current_snapshot(tx, first)?.unwrap();
+                assert_eq!(
+                    (before.chunks - after.chunks, before.sources - after.sources),
+                    (3, 1),
+                    "{name}: b and its windows left the snapshot"
+                );
+                publish(tx, Some(first), std::slice::from_ref(&a), "g2")
+            })
+            .unwrap();
+        store
+            .write(|tx| {
+                assert_eq!(
+                    retention::release_snapshots(tx, 1, i64::MAX, true)?,
+                    1,
+                    "{name}: the older snapshot"
+                );
+                let drained = retention::drain_extractions(tx, 100)?.unwrap();
+                assert_eq!(
+                    (drained.extractions, drained.chunks, drained.evidence_units),
+                    (1, 3, 3),
+                    "{name}"
+                );
+                assert!(
+                    retention::drain_extractions(tx, 100)?.is_none(),
+                    "{name}: nothing left"
+                );
+                assert!(retention::drain_relation_set(tx, 100)?.is_none(), "{name}");
+                assert_eq!(retention::last_expiry(tx)?, None, "{name}");
+                let expired = retention::expire_revisions(tx, 1, i64::MAX, "policy", 10)?;
+                assert!(
+                    expired.is_empty(),
+                    "{name}: every revision is its source's newest"
+                );
+                assert_eq!(retention::last_expiry(tx)?, Some(10), "{name}");
+                assert_eq!(erasure::all_snapshots(tx)?, [second], "{name}");
+                let counts = inventory::counts(tx, 0)?;
+                writeln!(out, "{}", serde_json::to_string(&counts).unwrap()).unwrap();
                 Ok(())
             })
             .unwrap();

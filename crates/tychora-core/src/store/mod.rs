@@ -12,7 +12,7 @@
 pub mod assertions;
 pub mod batches;
 pub mod descriptions;
-pub(crate) mod erasure;
+pub mod erasure;
 pub mod evidence;
 pub mod extractions;
 pub(crate) mod facets;
@@ -30,7 +30,7 @@ pub mod query_log;
 pub mod queue;
 pub mod records;
 pub mod relations;
-pub(crate) mod retention;
+pub mod retention;
 pub mod runs;
 pub mod snapshots;
 pub mod sources;
