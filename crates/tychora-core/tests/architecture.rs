@@ -313,3 +313,31 @@ fn no_sql_outside_the_store() {
         "SQL outside crates/tychora-core/src/store: put it behind a store repository instead: {found:?}"
     );
 }
+
+/// Every repository under `store/` speaks the transaction interface (`store::tx::Tx`), so the
+/// same function runs on SQLite and on PostgreSQL: rusqlite is named only by the embedded
+/// adapter's own files — the interface's SQLite side (`tx.rs`), opening and migrating the
+/// database (`mod.rs`, `migrate.rs`), the queue's SQLite adapter (`queue.rs`) and the user's
+/// own vector cache, a separate SQLite file (`vectors.rs`). Tests inside the sources are left out.
+#[test]
+fn store_repositories_speak_only_the_transaction_interface() {
+    const SQLITE_ADAPTER: &[&str] = &["tx.rs", "mod.rs", "migrate.rs", "queue.rs", "vectors.rs"];
+    let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(&store).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.extension().is_none_or(|e| e != "rs") || SQLITE_ADAPTER.contains(&name.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        if shipping(&text).contains("rusqlite") {
+            found.push(name);
+        }
+    }
+    found.sort();
+    assert!(
+        found.is_empty(),
+        "store repositories naming rusqlite instead of `store::tx::Tx`: {found:?}"
+    );
+}

@@ -1803,13 +1803,32 @@ fn knowledge_erasure_retention_and_evidence_alike() {
                 };
                 assert!(erasure::tombstone(tx, &t)?, "{name}");
                 assert!(!erasure::tombstone(tx, &t)?, "{name}: once");
-                assert_eq!(erasure::erased(tx, &b.sha256)?, Some((9, "request".to_string())), "{name}");
+                assert_eq!(
+                    erasure::erased(tx, &b.sha256)?,
+                    Some((9, "request".to_string())),
+                    "{name}"
+                );
                 assert_eq!(erasure::pending(tx)?, [b.revision_id], "{name}");
-                assert_eq!(erasure::extractions_of(tx, &[b.revision_id])?, [b.extraction_id], "{name}");
-                assert_eq!(erasure::chunks_of(tx, &[b.extraction_id])?.len(), 3, "{name}");
-                assert_eq!(erasure::snapshots_holding(tx, &[b.revision_id])?, [first], "{name}");
+                assert_eq!(
+                    erasure::extractions_of(tx, &[b.revision_id])?,
+                    [b.extraction_id],
+                    "{name}"
+                );
+                assert_eq!(
+                    erasure::chunks_of(tx, &[b.extraction_id])?.len(),
+                    3,
+                    "{name}"
+                );
+                assert_eq!(
+                    erasure::snapshots_holding(tx, &[b.revision_id])?,
+                    [first],
+                    "{name}"
+                );
                 assert_eq!(erasure::all_snapshots(tx)?, [first], "{name}");
-                assert!(erasure::derived_bytes(tx, b.revision_id, &b.sha256)?.is_empty(), "{name}");
+                assert!(
+                    erasure::derived_bytes(tx, b.revision_id, &b.sha256)?.is_empty(),
+                    "{name}"
+                );
                 let before = inventory::current_snapshot(tx, first)?.unwrap();
                 erasure::take_out(tx, b.revision_id)?;
                 erasure::queue_purge(tx)?;
