@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use rusqlite::Connection;
 
+use crate::store::tx::Tx;
+
 use crate::artifact::ArtifactStore;
 use crate::config::{Config, Pack};
 use crate::error::{Error, Result};
@@ -217,7 +219,7 @@ impl Engine {
     }
 
     /// The current snapshot id, from the cache when this handle already read it.
-    pub(crate) fn cached_current(&self, conn: &Connection) -> Result<Option<i64>> {
+    pub(crate) fn cached_current(&self, conn: &dyn Tx) -> Result<Option<i64>> {
         let mut cache = self
             .current
             .lock()
@@ -231,11 +233,7 @@ impl Engine {
     }
 
     /// Generation and member count of a snapshot (`E_NOT_FOUND` when it or its index is gone).
-    pub(crate) fn snapshot_meta(
-        &self,
-        conn: &Connection,
-        snapshot_id: i64,
-    ) -> Result<SnapshotMeta> {
+    pub(crate) fn snapshot_meta(&self, conn: &dyn Tx, snapshot_id: i64) -> Result<SnapshotMeta> {
         if let Some(meta) = self
             .snapshot_meta
             .lock()
@@ -301,8 +299,9 @@ impl Engine {
             .map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
     }
 
-    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer).
-    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer),
+    /// through the store's transaction interface: what reads the corpus names no adapter.
+    pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
         let pooled = self
             .readers
             .lock()
@@ -481,7 +480,7 @@ impl Engine {
         report.text_folded_to = crate::snapshot::fold_text(&mut conn, &self.text_dir())?;
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         if report.to_generation.is_some() || report.text_folded_to.is_some() {
-            self.collect_garbage_with(&conn)?;
+            self.collect_garbage_with(&*conn)?;
         }
         Ok(report)
     }
@@ -498,11 +497,11 @@ impl Engine {
     /// SQLite errors. File removal failures are logged, not fatal.
     pub(crate) fn collect_garbage(&self) -> Result<usize> {
         let conn = self.writer()?;
-        self.collect_garbage_with(&conn)
+        self.collect_garbage_with(&*conn)
     }
 
     /// [`Self::collect_garbage`] on a writer connection the caller already holds.
-    pub(crate) fn collect_garbage_with(&self, conn: &Connection) -> Result<usize> {
+    pub(crate) fn collect_garbage_with(&self, conn: &dyn Tx) -> Result<usize> {
         self.invalidate_snapshot_cache();
         let keep = store::snapshots::referenced_generations(conn)?;
         let mut removed = sweep(
@@ -527,7 +526,7 @@ impl Engine {
     /// # Errors
     /// `E_FORBIDDEN` when the collection exists with another trust: approved knowledge is written
     /// only by `migrate apply`, and a capture is never dressed up as approved.
-    pub(crate) fn collection_for(conn: &Connection, name: &str, trust: Trust) -> Result<i64> {
+    pub(crate) fn collection_for(conn: &dyn Tx, name: &str, trust: Trust) -> Result<i64> {
         match store::workspaces::collection(conn, name)? {
             Some((id, held)) if held == trust.as_str() => Ok(id),
             Some((_, held)) => Err(Error::Forbidden(format!(
@@ -549,7 +548,7 @@ impl Engine {
     }
 
     /// Looks up a collection id by name, creating it when `create` is set.
-    pub(crate) fn collection_id(conn: &Connection, name: &str, create: bool) -> Result<i64> {
+    pub(crate) fn collection_id(conn: &dyn Tx, name: &str, create: bool) -> Result<i64> {
         if let Some((id, _)) = store::workspaces::collection(conn, name)? {
             return Ok(id);
         }
@@ -581,7 +580,7 @@ fn in_use<T>(cache: &Mutex<HashMap<String, Arc<T>>>) -> Vec<String> {
 /// marks its batch retired; returns how many were removed. A file that cannot be removed is
 /// logged and tried again at the next collection.
 fn sweep<T>(
-    conn: &Connection,
+    conn: &dyn Tx,
     dir: &Path,
     keep: &[String],
     cache: &Mutex<HashMap<String, Arc<T>>>,

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rusqlite::Connection;
 
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::store::identifiers as identifier_rows;
+use crate::store::tx::Tx;
 
 /// A name defined by more symbols than this names none of them.
 const MAX_DEFINITIONS: usize = 3;
@@ -171,7 +171,7 @@ fn resolve_paths(files: &[(i64, String)], mentioned: &[String]) -> Vec<i64> {
 /// # Errors
 /// SQLite errors.
 pub fn search(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     mentions: &Mentions,
     filter: &Filter,

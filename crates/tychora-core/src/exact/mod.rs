@@ -3,12 +3,11 @@
 
 pub mod mentions;
 
-use rusqlite::Connection;
-
 use crate::error::Result;
 use crate::lexical::Filter;
 use crate::parse::slugify;
 use crate::store::identifiers as identifier_rows;
+use crate::store::tx::Tx;
 use crate::unit::IdentifierRule;
 
 /// Normal form of an identifier for exact matching: lowercase, no whitespace.
@@ -55,7 +54,7 @@ pub fn query_identifiers(query: &str, patterns: &[IdentifierRule]) -> Vec<String
 /// # Errors
 /// SQLite errors.
 pub fn search(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
@@ -79,7 +78,7 @@ pub fn search(
 /// # Errors
 /// SQLite errors.
 pub fn documents_named(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,
@@ -113,7 +112,7 @@ pub fn named_identifiers(query: &str, patterns: &[IdentifierRule]) -> Vec<String
 /// # Errors
 /// SQLite errors.
 pub fn unmatched(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     identifiers: &[String],
     filter: &Filter,

@@ -17,6 +17,7 @@ use crate::code::{Language, cache};
 use crate::error::Result;
 use crate::snapshot::Member;
 use crate::store::relations::{self, NewRelation, RelationUnit};
+use crate::store::tx::Tx;
 use crate::unit::Span;
 use crate::unit::UnitType;
 
@@ -78,7 +79,7 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
     Ok(ids)
 }
 
-fn load_members<'m>(conn: &Connection, group: &[Recorded<'m>]) -> Result<Vec<CodeMember<'m>>> {
+fn load_members<'m>(conn: &dyn Tx, group: &[Recorded<'m>]) -> Result<Vec<CodeMember<'m>>> {
     let mut out = Vec::with_capacity(group.len());
     for (member, language, module, key) in group {
         let Some(language) = Language::from_name(language) else {

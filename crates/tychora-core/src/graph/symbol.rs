@@ -1,13 +1,13 @@
 //! `inspect symbol NAME`: a symbol's definitions in a snapshot, with the references that resolve to
 //! each (and their outcome), its callers and its callees, each cited to file:line and commit.
 
-use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::exact::normalize_identifier;
 use crate::store::relations;
+use crate::store::tx::Tx;
 use crate::unit::UnitType;
 
 /// Most rows listed per section; the counts are always complete.
@@ -123,7 +123,7 @@ impl From<relations::SiteRow> for Site {
 
 /// The relations `which` selects in `sets`: at most [`MAX_ROWS`], and how many there are.
 fn relations_of(
-    conn: &Connection,
+    conn: &dyn Tx,
     sets: &[i64],
     which: &relations::Which<'_>,
 ) -> Result<(Vec<Relation>, usize)> {

@@ -3,7 +3,6 @@
 use crate::unit::UnitType;
 use std::path::Path;
 
-use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use super::prepare::{DocumentPlace, Extraction, Prepared};
@@ -17,6 +16,7 @@ use crate::job::JobState;
 use crate::parse::{Format, FormatOverride, PARSER_VERSION};
 use crate::snapshot::Member;
 use crate::store::extractions as rows;
+use crate::store::tx::Tx;
 use crate::tokenize::TOKENIZER;
 
 /// The extraction fingerprint: parser and document reader versions, the assigned kind and forced
@@ -124,7 +124,7 @@ impl<'a> Fingerprints<'a> {
 /// The extractions of `snapshot_id` made with the fingerprint their file gets now under
 /// `assignment` (this job's, or the kind each source keeps).
 pub fn fresh_extractions(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     fingerprints: &Fingerprints<'_>,
     assignment: &Assignment,
@@ -144,18 +144,18 @@ pub fn fresh_extractions(
     Ok(fresh)
 }
 
-pub fn registered_roots(conn: &Connection) -> Result<Vec<(i64, String)>> {
+pub fn registered_roots(conn: &dyn Tx) -> Result<Vec<(i64, String)>> {
     rows::roots(conn)
 }
 
-pub fn root_id(conn: &Connection, root: &Path) -> Result<i64> {
+pub fn root_id(conn: &dyn Tx, root: &Path) -> Result<i64> {
     let path = crate::capture::names::encode_path(root);
     rows::root_id(conn, &path, now_ms())
 }
 
 /// Records the definition of `kind` the pack holds now (version, fingerprint, lane), replacing an
 /// older one, so the store says which definition its sources were read under.
-fn record_kind(tx: &Connection, pack: &Pack, kind: &str, now: i64) -> Result<()> {
+fn record_kind(tx: &dyn Tx, pack: &Pack, kind: &str, now: i64) -> Result<()> {
     let Some(definition) = pack.kinds.get(kind) else {
         return Ok(());
     };
@@ -200,7 +200,7 @@ pub(super) fn uri_prefix(dir: &Path) -> String {
 
 /// Writes (or reuses) the source, revision and extraction of one prepared file.
 pub(super) fn write_revision(
-    tx: &Connection,
+    tx: &dyn Tx,
     engine: &Engine,
     place: &Place<'_>,
     prepared: &Prepared,
@@ -358,7 +358,7 @@ fn media_type(format: Format, bytes: &[u8]) -> &'static str {
 
 /// A document's extraction: its derived text's artifact row and its units' places.
 fn write_document(
-    tx: &Connection,
+    tx: &dyn Tx,
     extraction_id: i64,
     unit_ids: &[i64],
     document: &DocumentPlace,
@@ -421,7 +421,7 @@ fn write_document(
 /// A document's pictures: embedded bytes as artifacts of their own (an image file is its own
 /// asset, its original), each with its place and the unit that finds it.
 fn write_assets(
-    tx: &Connection,
+    tx: &dyn Tx,
     writer: &mut rows::DocumentWriter<'_>,
     extraction_id: i64,
     unit_ids: &[i64],
@@ -464,7 +464,7 @@ fn write_assets(
 }
 
 fn write_extraction(
-    tx: &Connection,
+    tx: &dyn Tx,
     engine: &Engine,
     revision_id: i64,
     rel_path: &str,
@@ -669,10 +669,7 @@ fn numbered_under_heading(
 ///
 /// # Errors
 /// SQLite errors; a row that does not parse is reported as `E_CORRUPT`.
-pub(super) fn extraction_diagnostics(
-    conn: &Connection,
-    extraction_id: i64,
-) -> Result<Vec<Diagnostic>> {
+pub(super) fn extraction_diagnostics(conn: &dyn Tx, extraction_id: i64) -> Result<Vec<Diagnostic>> {
     rows::diagnostics(conn, extraction_id)?.map_or_else(
         || Ok(Vec::new()),
         |json| {
@@ -686,13 +683,9 @@ pub(super) fn extraction_diagnostics(
 /// Marks the job finished with its receipt. The diagnostics are stored once by their content
 /// (`diagnostic_lists`), so a sync that finds what the last one found writes O(1) rows; the
 /// caller's transaction holds the writes, or one is opened here (one fsync, not one per row).
-pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
+pub fn finish_job(conn: &dyn Tx, receipt: &Receipt) -> Result<()> {
     let now = now_ms();
-    let own = conn.is_autocommit();
-    if own {
-        crate::store::begin_immediate(conn)?;
-    }
-    let written = (|| -> Result<()> {
+    conn.together(true, |conn| {
         let list = if receipt.diagnostics.is_empty() {
             None
         } else {
@@ -716,23 +709,14 @@ pub fn finish_job(conn: &Connection, receipt: &Receipt) -> Result<()> {
             now,
         )?;
         Ok(())
-    })();
-    if own {
-        match &written {
-            Ok(()) => crate::store::commit(conn)?,
-            Err(_) => {
-                let _ = crate::store::rollback(conn);
-            }
-        }
-    }
-    written
+    })
 }
 
 /// A stored receipt's diagnostics, read back from their list.
 ///
 /// # Errors
 /// SQLite errors; a list that does not parse is `E_CORRUPT`.
-pub fn stored_diagnostics(conn: &Connection, sha256: &str) -> Result<Vec<Diagnostic>> {
+pub fn stored_diagnostics(conn: &dyn Tx, sha256: &str) -> Result<Vec<Diagnostic>> {
     let json = crate::store::jobs::diagnostic_list(conn, sha256)?.ok_or_else(|| {
         crate::error::Error::Corrupt(format!("diagnostic list {sha256} is missing"))
     })?;

@@ -21,7 +21,6 @@ mod withdraw;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 pub use crate::capture::Exclusion;
@@ -30,6 +29,7 @@ use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, Result};
 use crate::job::{JobKind, JobState, Progress};
 use crate::parse::{Format, FormatOverride};
+use crate::store::tx::Tx;
 use targets::{agent_may_capture, capture_roots};
 
 pub(crate) use commit::stored_diagnostics;
@@ -43,7 +43,7 @@ pub use withdraw::{Tombstone, WithdrawReport, WithdrawnSource};
 /// How a publication of this workspace gets its vectors (`None` without `[embeddings]`).
 fn text_publication<'a>(
     engine: &'a Engine,
-    conn: &rusqlite::Connection,
+    conn: &dyn Tx,
     embedder: Option<&'a std::sync::Arc<dyn crate::vector::Embedder>>,
     dir: &'a Path,
 ) -> Result<Option<crate::snapshot::TextPublication<'a>>> {
@@ -64,7 +64,7 @@ fn text_publication<'a>(
 /// with a visual channel that silently misses its pictures. `None` without the channel.
 fn ensure_visual(
     engine: &Engine,
-    conn: &rusqlite::Connection,
+    conn: &dyn Tx,
     members: &[crate::snapshot::Member],
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Option<crate::vector::VisualReport>> {
@@ -338,7 +338,7 @@ impl EmbedPlan {
         engine: &Engine,
         spec: &crate::vector::FamilySpec,
         estimate: crate::vector::Estimate,
-        conn: &rusqlite::Connection,
+        conn: &dyn Tx,
     ) -> Result<Self> {
         let prices = &engine.pack().prices;
         let price = if spec.provider == "local" {
@@ -347,7 +347,7 @@ impl EmbedPlan {
             prices.usd_per_million_tokens.get(&spec.model).copied()
         };
         let budget = engine.embed_budget();
-        let month_tokens = crate::vector::month_tokens(conn)?;
+        let month_tokens = crate::vector::month_tokens(&crate::store::vectors::Records(conn))?;
         let over_budget = budget.per_job.is_some_and(|cap| estimate.new_tokens > cap)
             || budget
                 .per_month
@@ -593,6 +593,6 @@ pub(crate) fn run_job(
 
 /// The id of the unit at `ordinal` of an extraction just written (records and relations found
 /// while reading name their unit by ordinal).
-pub(super) fn unit_id(tx: &Connection, extraction_id: i64, ordinal: usize) -> Result<i64> {
+pub(super) fn unit_id(tx: &dyn Tx, extraction_id: i64, ordinal: usize) -> Result<i64> {
     crate::store::sources::unit_id(tx, extraction_id, ordinal)
 }

@@ -18,6 +18,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState, Progress};
 use crate::snapshot;
+use crate::store::tx::Tx;
 use crate::store::{self, jobs::Steps};
 use crate::vector::EmbedReport;
 
@@ -65,7 +66,7 @@ pub(crate) fn rebuild(
 ) -> Result<RebuildReport> {
     let started = Instant::now();
     let mut conn = engine.writer()?;
-    let current = snapshot::current(&conn)?.ok_or_else(|| Error::NotFound {
+    let current = snapshot::current(&*conn)?.ok_or_else(|| Error::NotFound {
         what: "published snapshot to rebuild",
         id: "current".into(),
     })?;
@@ -94,7 +95,7 @@ pub(crate) fn rebuild(
     engine.invalidate_snapshot_cache();
     match result {
         Ok(()) => {
-            if let Err(e) = engine.collect_garbage_with(&conn) {
+            if let Err(e) = engine.collect_garbage_with(&*conn) {
                 log::warn!("garbage collection after a rebuild failed: {e}");
             }
             Ok(report)
@@ -195,7 +196,7 @@ fn run(
 }
 
 /// Why the current snapshot must be published again, if it must.
-fn stale_reason(engine: &Engine, conn: &Connection, current: i64) -> Result<Option<String>> {
+fn stale_reason(engine: &Engine, conn: &dyn Tx, current: i64) -> Result<Option<String>> {
     if let Err(e) =
         snapshot::lexical_generation(conn, current).and_then(|g| engine.lexical(&g).map(|_| ()))
     {

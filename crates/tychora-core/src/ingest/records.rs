@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::config::{KindDefinition, RecordRule};
 use crate::error::{Diagnostic, ErrorCode};
 use crate::parse::Format;
+use crate::store::tx::Tx;
 use crate::unit::{Identifier, Unit};
 
 /// A record found in one unit of an extraction.
@@ -361,7 +362,7 @@ fn body_of(
 /// that another source states differently is reported (the newest capture is what the record
 /// says; both statements stay in `record_evidence`).
 pub(super) fn store(
-    tx: &rusqlite::Connection,
+    tx: &dyn Tx,
     kind: &str,
     definition: &KindDefinition,
     revision_id: i64,

@@ -51,7 +51,7 @@ pub(crate) fn relabel(
     }
     let (source_id, path, from, summary_trees_deleted) = {
         let conn = engine.writer()?;
-        let (sources, _) = resolve(&conn, selector, Removal::Withdraw)?;
+        let (sources, _) = resolve(&*conn, selector, Removal::Withdraw)?;
         let source_id = sources[0];
         let (path, from) = crate::store::sources::path_and_label(&*conn, source_id)?;
         let tx = conn.unchecked_transaction()?;

@@ -7,13 +7,13 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rusqlite::Connection;
 use sha2::Digest as _;
 
 use crate::config::{Pack, RelationDefinition};
 use crate::error::{Diagnostic, Error, Result};
 use crate::parse::Format;
 use crate::store::assertions;
+use crate::store::tx::Tx;
 use crate::unit::Unit;
 
 /// A relation a file states about itself, found while it was read.
@@ -88,7 +88,7 @@ pub fn parse(format: Format, text: &str, units: &[Unit]) -> Vec<Parsed> {
 
 /// Records `relation`'s definition as the pack holds it now.
 fn record_type(
-    tx: &Connection,
+    tx: &dyn Tx,
     pack: &Pack,
     relation: &str,
     definition: &RelationDefinition,
@@ -129,7 +129,7 @@ pub(crate) struct Assertion<'a> {
 /// `E_INVALID_ARGUMENT` for a relation the pack does not define, a method it does not allow, an
 /// endpoint of a kind it does not join, or missing support it requires; `E_CONFLICT` for an
 /// assertion that would break its cardinality.
-pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<i64> {
+pub(crate) fn assert(tx: &dyn Tx, pack: &Pack, a: &Assertion<'_>) -> Result<i64> {
     let definition = pack.relations.get(a.relation).ok_or_else(|| {
         Error::InvalidArgument(format!(
             "relation {:?} is not defined by pack {:?} (it defines {})",
@@ -209,7 +209,7 @@ pub(crate) fn assert(tx: &Connection, pack: &Pack, a: &Assertion<'_>) -> Result<
 
 /// Why `from → to` would break `relation`'s cardinality, given the assertions not rejected.
 pub(crate) fn cardinality_breach(
-    tx: &Connection,
+    tx: &dyn Tx,
     relation: &str,
     definition: &RelationDefinition,
     from_key: &str,
@@ -242,7 +242,7 @@ pub(crate) fn cardinality_breach(
 /// Stores the relations a new extraction states about itself; one that cannot be stored (a type
 /// the pack lacks, a cardinality breach) is a diagnostic, and the file is still recorded.
 pub(super) fn store_parsed(
-    tx: &Connection,
+    tx: &dyn Tx,
     pack: &Pack,
     from_kind: &str,
     revision_id: i64,

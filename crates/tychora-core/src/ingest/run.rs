@@ -20,6 +20,7 @@ use crate::error::{Diagnostic, Error, Level, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::snapshot::{self, Member};
 use crate::store::jobs::Steps;
+use crate::store::tx::Tx;
 
 /// What a job learns as it goes, turned into the receipt at the end.
 #[derive(Default)]
@@ -132,7 +133,7 @@ impl<'a> AddJob<'a> {
     /// A job over the current snapshot's members, with nothing tallied yet.
     fn start(
         engine: &'a Engine,
-        conn: &Connection,
+        conn: &dyn Tx,
         job_id: i64,
         collection_id: i64,
         assignment: super::Assignment,
@@ -376,7 +377,7 @@ impl<'a> AddJob<'a> {
     /// Stage 1: each requested path resolved inside the roots, or a diagnostic.
     fn resolve_targets(
         &mut self,
-        conn: &Connection,
+        conn: &dyn Tx,
         request: &AddRequest,
         requester: Requester,
     ) -> Vec<Target> {
@@ -498,7 +499,7 @@ impl<'a> AddJob<'a> {
     /// them instead. A published one that is left out leaves the new snapshot, as a missing file.
     fn withhold_above_ceiling(
         &mut self,
-        conn: &Connection,
+        conn: &dyn Tx,
         target: &Target,
         candidates: Vec<Candidate>,
     ) -> Result<Vec<Candidate>> {
@@ -665,39 +666,40 @@ impl<'a> AddJob<'a> {
         }
         // The bytes, and a document's derived text and pictures, before the rows naming them.
         store_artifacts(self.engine, &prepared, extraction)?;
-        let savepoint = conn.savepoint()?;
-        let written = commit::write_revision(
-            &savepoint,
-            self.engine,
-            &commit::Place {
-                collection_id: self.collection_id,
-                root_id: target.root_id,
-                rel_path: &candidate.rel_path,
-                abs_path: &candidate.path,
-                sensitivity: self.sensitivity.as_deref(),
-            },
-            &prepared,
-            extraction,
-            &self.fingerprints.of(prepared.format, &prepared.assignment),
-            provenance,
-        )
-        .and_then(|(m, diagnostics)| {
-            if t.member_sources.contains(&m.source_id) {
-                Err(Error::Conflict(
-                    "another file of this job already maps to the same source".into(),
-                ))
-            } else {
-                Ok((m, diagnostics))
-            }
+        // This file's rows in a savepoint of the job's transaction: a file that fails leaves none.
+        let job_tx: &dyn Tx = &*conn;
+        let written = job_tx.together(true, |savepoint| {
+            commit::write_revision(
+                savepoint,
+                self.engine,
+                &commit::Place {
+                    collection_id: self.collection_id,
+                    root_id: target.root_id,
+                    rel_path: &candidate.rel_path,
+                    abs_path: &candidate.path,
+                    sensitivity: self.sensitivity.as_deref(),
+                },
+                &prepared,
+                extraction,
+                &self.fingerprints.of(prepared.format, &prepared.assignment),
+                provenance,
+            )
+            .and_then(|(m, diagnostics)| {
+                if t.member_sources.contains(&m.source_id) {
+                    Err(Error::Conflict(
+                        "another file of this job already maps to the same source".into(),
+                    ))
+                } else {
+                    Ok((m, diagnostics))
+                }
+            })
         });
         let written = match written {
             Ok((m, diagnostics)) => {
-                savepoint.commit()?;
                 t.diagnostics.extend(diagnostics);
                 m
             }
             Err(e) => {
-                drop(savepoint); // rolls back this file's rows
                 t.files.failed += 1;
                 t.diagnostics.push(Diagnostic::error(
                     &candidate.rel_path,
@@ -726,7 +728,7 @@ impl<'a> AddJob<'a> {
 
     /// Stage 5: a sync of a directory removes the members under it that the walk no longer finds
     /// (by path, whichever root each was first captured under).
-    fn remove_missing(&mut self, tx: &Connection, target: &Target) -> Result<()> {
+    fn remove_missing(&mut self, tx: &dyn Tx, target: &Target) -> Result<()> {
         let prefix = commit::uri_prefix(&target.start);
         let gone: Vec<(String, i64)> = self
             .published()
@@ -954,7 +956,7 @@ fn with_context<R>(
 /// Why capture will not take this file again, if it will not: its bytes were erased on request
 /// (a warning), or its source was withdrawn and a sync does not bring it back (an info).
 fn refusal(
-    conn: &Connection,
+    conn: &dyn Tx,
     collection_id: i64,
     key: &str,
     prepared: &super::prepare::Prepared,

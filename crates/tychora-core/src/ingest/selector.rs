@@ -6,11 +6,10 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use rusqlite::Connection;
-
 use crate::capture::names::encode_path;
 use crate::error::{Error, Result};
 use crate::store::sources as source_rows;
+use crate::store::tx::Tx;
 
 /// Suggestions in a "not found" error.
 const NEAREST: usize = 3;
@@ -28,7 +27,7 @@ const MIN_SIMILARITY: f64 = 0.5;
 ///
 /// # Errors
 /// `E_NOT_FOUND` naming the nearest known sources when nothing matches; SQLite errors.
-pub(super) fn sources_named(conn: &Connection, selector: &str) -> Result<Vec<i64>> {
+pub(super) fn sources_named(conn: &dyn Tx, selector: &str) -> Result<Vec<i64>> {
     let by_uri = source_rows::with_uri(conn, selector)?;
     if !by_uri.is_empty() {
         return Ok(by_uri);
@@ -125,7 +124,7 @@ fn root_relative(path: &Path) -> Option<String> {
 }
 
 /// `E_NOT_FOUND`, naming the known sources whose paths are nearest to `selector`.
-fn not_found(conn: &Connection, selector: &str) -> Result<Error> {
+fn not_found(conn: &dyn Tx, selector: &str) -> Result<Error> {
     let wanted = selector.strip_prefix("file://").unwrap_or(selector);
     let wanted_parts: Vec<&str> = wanted.split('/').filter(|p| !p.is_empty()).collect();
     let wanted_name = wanted_parts.last().copied().unwrap_or(wanted);

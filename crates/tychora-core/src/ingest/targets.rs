@@ -7,6 +7,7 @@ use super::{Requester, commit};
 use crate::capture;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
+use crate::store::tx::Tx;
 
 /// A requested path, resolved: its root (registered), where the walk starts, and whether it is a
 /// directory (whose sync removes what is gone).
@@ -24,10 +25,7 @@ pub(super) struct Target {
 /// directory added after a folder inside it was): the deepest root holds a file, so its
 /// sources keep their identity and path. Deeper targets come first, so that a directory's
 /// sync counts what they found before it removes what is gone.
-pub(super) fn with_nested(
-    conn: &rusqlite::Connection,
-    targets: Vec<Target>,
-) -> Result<Vec<Target>> {
+pub(super) fn with_nested(conn: &dyn Tx, targets: Vec<Target>) -> Result<Vec<Target>> {
     let roots: Vec<(i64, PathBuf)> = commit::registered_roots(conn)?
         .into_iter()
         .map(|(id, p)| (id, capture::names::decode_path(&p)))
@@ -67,7 +65,7 @@ pub(super) fn with_nested(
 
 /// The canonical roots capture may read from: configured `capture.roots` and the roots that
 /// earlier owner adds registered.
-pub(super) fn capture_roots(engine: &Engine, conn: &rusqlite::Connection) -> Result<Vec<PathBuf>> {
+pub(super) fn capture_roots(engine: &Engine, conn: &dyn Tx) -> Result<Vec<PathBuf>> {
     let mut roots: Vec<PathBuf> = engine
         .config()
         .capture
@@ -87,7 +85,7 @@ pub(super) fn capture_roots(engine: &Engine, conn: &rusqlite::Connection) -> Res
 /// with `auto_add_roots`), and refuses paths outside the roots.
 pub(super) fn resolve_target(
     engine: &Engine,
-    conn: &rusqlite::Connection,
+    conn: &dyn Tx,
     path: &Path,
     requester: Requester,
 ) -> std::result::Result<Target, Diagnostic> {

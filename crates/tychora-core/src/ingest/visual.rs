@@ -4,14 +4,13 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use rusqlite::Connection;
-
 use crate::artifact::ArtifactStore;
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::parse::image;
 use crate::snapshot::Member;
 use crate::store::pictures;
+use crate::store::tx::Tx;
 use crate::vector::visual::family_key;
 use crate::vector::{Embedded, FamilySpec, Picture, VisualEmbedder, VisualReport};
 
@@ -28,7 +27,7 @@ const CALL_PICTURES: usize = 16;
 /// # Errors
 /// `E_PROVIDER` from the embedder (nothing is published by the caller then); SQLite errors.
 pub fn ensure(
-    conn: &Connection,
+    conn: &dyn Tx,
     artifacts: &ArtifactStore,
     embedder: &dyn VisualEmbedder,
     members: &[Member],
@@ -98,14 +97,14 @@ pub fn ensure(
         report.tokens += embedded.tokens.iter().map(|&t| t as u64).sum::<u64>();
         let receipt = embedded.receipt.to_string();
         let now = now_ms();
-        let tx = conn.unchecked_transaction()?;
         let rows: Vec<(&str, &[f32])> = held
             .iter()
             .zip(&embedded.vectors)
             .map(|((sha, _, _), vector)| (*sha, vector.as_slice()))
             .collect();
-        pictures::put_vectors(&tx, &family, &rows, &receipt, now)?;
-        tx.commit()?;
+        conn.together(false, |tx| {
+            pictures::put_vectors(tx, &family, &rows, &receipt, now)
+        })?;
         report.embedded += held.len();
         on_progress(done, total);
     }

@@ -6,7 +6,6 @@
 //! the same path as an add (derived lexical generation, verified count, one-transaction switch).
 //! Older snapshots keep answering from what they pinned until retention releases them.
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use super::Receipt;
@@ -15,6 +14,7 @@ use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::{JobKind, Progress};
+use crate::store::tx::Tx;
 use crate::store::{erasure, sources as source_rows};
 
 /// A source a withdrawal or erasure took out of new snapshots.
@@ -92,7 +92,7 @@ pub(crate) fn withdraw(
         ));
     }
     let mut conn = engine.writer()?;
-    let (sources, revisions) = resolve(&conn, selector, removal)?;
+    let (sources, revisions) = resolve(&*conn, selector, removal)?;
     let kind = match removal {
         Removal::Withdraw => JobKind::Withdraw,
         Removal::Erase => JobKind::DeleteOriginal,
@@ -230,7 +230,7 @@ fn erase_files(engine: &Engine, erased: &[Tombstone]) -> Result<()> {
 
 /// The sources (and, for erasure, the revisions) a selector names.
 pub(super) fn resolve(
-    conn: &Connection,
+    conn: &dyn Tx,
     selector: &str,
     removal: Removal,
 ) -> Result<(Vec<i64>, Vec<i64>)> {

@@ -6,11 +6,10 @@
 //! runner claims a job only while it is still `queued` (`ingest::run_job`), so a job is either
 //! cancelled or run, never both.
 
-use rusqlite::{Transaction, TransactionBehavior};
-
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::JobState;
+use crate::store::tx::Tx;
 
 use super::JobStatus;
 
@@ -31,7 +30,7 @@ fn cancellation_text(reason: Option<&str>) -> Result<String> {
 }
 
 /// The job's state, or `E_NOT_FOUND`.
-fn state_of(conn: &rusqlite::Connection, job_id: i64) -> Result<JobState> {
+fn state_of(conn: &dyn Tx, job_id: i64) -> Result<JobState> {
     crate::store::jobs::state(conn, job_id)?.ok_or_else(|| Error::NotFound {
         what: "job",
         id: job_id.to_string(),
@@ -70,13 +69,12 @@ pub(crate) fn cancel_job(engine: &Engine, job_id: i64, reason: Option<&str>) -> 
         if let Some(refused) = refusal(job_id, state_of(conn, job_id)?) {
             return Err(refused);
         }
-        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-        if let Some(refused) = refusal(job_id, state_of(&tx, job_id)?) {
-            return Err(refused);
-        }
-        crate::store::jobs::cancel(&tx, job_id, &error)?;
-        tx.commit()?;
-        Ok(())
+        conn.together(true, |tx| {
+            if let Some(refused) = refusal(job_id, state_of(tx, job_id)?) {
+                return Err(refused);
+            }
+            crate::store::jobs::cancel(tx, job_id, &error)
+        })
     })?;
     log::info!("job {job_id} cancelled ({error})");
     super::job_status(engine, job_id)

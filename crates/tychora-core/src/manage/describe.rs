@@ -6,7 +6,6 @@
 //! kept beside the asset, never as a unit, so it can neither be cited as the source's words nor
 //! change what a snapshot answers.
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::artifact::sha256_hex;
@@ -16,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::parse::image;
 use crate::store::descriptions;
 pub use crate::store::descriptions::{DescriptionEntry, NewDescription, ReviewStatus};
+use crate::store::tx::Tx;
 
 /// A picture someone asked to have described, checked and ready to upload.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -148,11 +148,11 @@ pub(crate) fn record(engine: &Engine, new: &NewDescription) -> Result<Descriptio
         });
     }
     let id = descriptions::insert(&*conn, new, &text, now_ms())?;
-    described(&conn, id)
+    described(&*conn, id)
 }
 
 /// The description just written or reviewed, which the writer's lock keeps in place.
-fn described(conn: &Connection, id: i64) -> Result<DescriptionEntry> {
+fn described(conn: &dyn Tx, id: i64) -> Result<DescriptionEntry> {
     descriptions::entry(conn, id)?.ok_or_else(|| Error::NotFound {
         what: "description",
         id: id.to_string(),
@@ -188,7 +188,7 @@ pub(crate) fn review(
             id: id.to_string(),
         });
     }
-    described(&conn, id)
+    described(&*conn, id)
 }
 
 /// A model's words are a stranger's text too: no control characters (line breaks and tabs stay),
@@ -203,7 +203,7 @@ fn clean(text: &str) -> String {
 }
 
 /// A full sha256, or a unique prefix of at least 12 hex digits, of a visual asset.
-fn resolve(conn: &Connection, selector: &str) -> Result<String> {
+fn resolve(conn: &dyn Tx, selector: &str) -> Result<String> {
     let wanted = selector.trim().to_ascii_lowercase();
     if wanted.len() < 12 || wanted.len() > 64 || !wanted.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(Error::InvalidArgument(

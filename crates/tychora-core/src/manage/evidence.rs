@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -19,6 +18,7 @@ pub use crate::store::evidence::{
     SourceStatus, TombstoneKind, UnitBrief, UnitDocument, UnitEvidence, UnitLocator,
 };
 use crate::store::jobs::{self, JobRow, StepRow};
+use crate::store::tx::Tx;
 
 /// One recorded step of a job.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -197,28 +197,29 @@ pub(crate) fn list_jobs(
 ) -> Result<JobList> {
     let limit = super::page_limit(limit)?;
     let page = limit as usize;
+    // One read transaction: the rows and their steps from the same state of the corpus.
     let (jobs, more) = engine.with_reader(|conn| {
-        // One read transaction: the rows and their steps from the same state of the corpus.
-        let tx = conn.unchecked_transaction()?;
-        let mut rows = jobs::page(&tx, before, i64::from(limit) + 1)?;
-        let more = rows.len() > page;
-        rows.truncate(page);
-        // The page's steps in one query. The page is every job between its first and last id,
-        // so the range is exactly its jobs.
-        let mut steps: HashMap<i64, Vec<StepRow>> = HashMap::new();
-        if let (Some(newest), Some(oldest)) = (rows.first(), rows.last()) {
-            for step in jobs::steps_between(&tx, oldest.id, newest.id)? {
-                steps.entry(step.job_id).or_default().push(step);
+        conn.together(false, |tx| {
+            let mut rows = jobs::page(tx, before, i64::from(limit) + 1)?;
+            let more = rows.len() > page;
+            rows.truncate(page);
+            // The page's steps in one query. The page is every job between its first and last id,
+            // so the range is exactly its jobs.
+            let mut steps: HashMap<i64, Vec<StepRow>> = HashMap::new();
+            if let (Some(newest), Some(oldest)) = (rows.first(), rows.last()) {
+                for step in jobs::steps_between(tx, oldest.id, newest.id)? {
+                    steps.entry(step.job_id).or_default().push(step);
+                }
             }
-        }
-        let jobs = rows
-            .into_iter()
-            .map(|row| {
-                let own = steps.remove(&row.id).unwrap_or_default();
-                job_of(&tx, row, own)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok((jobs, more))
+            let jobs = rows
+                .into_iter()
+                .map(|row| {
+                    let own = steps.remove(&row.id).unwrap_or_default();
+                    job_of(tx, row, own)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok((jobs, more))
+        })
     })?;
     let next_before = if more {
         jobs.last().map(|j| j.id)
@@ -241,7 +242,7 @@ fn json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::Corrupt(format!("{what}: {e}")))
 }
 
-fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
+fn job(conn: &dyn Tx, id: i64) -> Result<Option<JobStatus>> {
     let Some(row) = jobs::get(conn, id)? else {
         return Ok(None);
     };
@@ -250,7 +251,7 @@ fn job(conn: &Connection, id: i64) -> Result<Option<JobStatus>> {
 }
 
 /// A job's status from its row and its steps (in the order they were recorded).
-fn job_of(conn: &Connection, row: JobRow, steps: Vec<StepRow>) -> Result<JobStatus> {
+fn job_of(conn: &dyn Tx, row: JobRow, steps: Vec<StepRow>) -> Result<JobStatus> {
     let JobRow {
         id,
         kind,

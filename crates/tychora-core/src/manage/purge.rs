@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::store::retention;
+use crate::store::tx::Tx;
 
 /// What a purge removed.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -109,7 +110,7 @@ pub(crate) fn erase_everywhere(engine: &Engine) -> Result<PurgeReport> {
     let mut derived = Vec::new();
     while drain_extractions(&mut conn, &mut report, &mut derived)? {}
     remove_files(engine, &[], &derived, &mut report);
-    report.generations_removed = engine.collect_garbage_with(&conn)?;
+    report.generations_removed = engine.collect_garbage_with(&*conn)?;
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
 }
@@ -127,7 +128,7 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
     let mut derived = Vec::new();
     while drain_extractions(&mut conn, &mut report, &mut derived)? {}
     while drain_relation_sets(&mut conn, &mut report)? {}
-    let expired = if scope == Scope::Full || expiry_due(&conn, now)? {
+    let expired = if scope == Scope::Full || expiry_due(&*conn, now)? {
         expire_revisions(engine, &mut conn, now, &mut report)?
     } else {
         Vec::new()
@@ -140,7 +141,7 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
         now - i64::from(engine.config().history.job_days) * DAY_MS,
     )?;
     remove_files(engine, &expired, &derived, &mut report);
-    report.generations_removed = engine.collect_garbage_with(&conn)?;
+    report.generations_removed = engine.collect_garbage_with(&*conn)?;
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     Ok(report)
 }
@@ -222,7 +223,7 @@ fn drain_relation_sets(conn: &mut Connection, report: &mut PurgeReport) -> Resul
 }
 
 /// Whether the daily expiry pass is due (and records that it runs now).
-fn expiry_due(conn: &Connection, now: i64) -> Result<bool> {
+fn expiry_due(conn: &dyn Tx, now: i64) -> Result<bool> {
     let last = retention::last_expiry(conn)?;
     Ok(last.is_none_or(|at| now - at >= DAY_MS || at > now))
 }

@@ -2,7 +2,6 @@
 //! (or proposed) between named evidence objects, and reviewed — each review an event, its
 //! decision the assertion's status.
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -10,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::ingest::relations::{Assertion, assert, cardinality_breach};
 pub use crate::store::assertions::RelationAssertion;
 use crate::store::assertions::{self, Decision};
+use crate::store::tx::Tx;
 
 /// An assertion to declare (the owner: accepted at once) or propose (an agent: reviewed later).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ pub(crate) fn list_relations(
 
 /// The kind of the object `key` names: a structured record's kind, the kind of the source whose
 /// own name it is (`RFC 3986`), or the kind an assertion already gives it.
-fn kind_of(conn: &Connection, key: &str) -> Result<String> {
+fn kind_of(conn: &dyn Tx, key: &str) -> Result<String> {
     let record = assertions::record_kind(conn, key)?;
     if let Some(kind) = record {
         return Ok(kind);
@@ -69,7 +69,7 @@ fn kind_of(conn: &Connection, key: &str) -> Result<String> {
 }
 
 /// The unit and revision `evidence` names (`unit:N`, `chunk:N`, `seg_S_C`).
-fn support(conn: &Connection, evidence: &str) -> Result<(i64, i64)> {
+fn support(conn: &dyn Tx, evidence: &str) -> Result<(i64, i64)> {
     let unit: Option<i64> = if let Some(n) = evidence.strip_prefix("unit:") {
         n.parse().ok()
     } else {

@@ -102,11 +102,11 @@ pub(crate) fn list_runs(
     let limit = super::page_limit(limit)?;
     let page = limit as usize;
     engine.query_log().flush();
+    // One read transaction: the cursor's position and the page from the same state.
     engine.with_reader(|conn| {
-        let tx = conn.unchecked_transaction()?;
-        let after =
-            match before {
-                Some(id) => Some(crate::store::runs::position(&tx, id)?.ok_or_else(|| {
+        conn.together(false, |tx| {
+            let after = match before {
+                Some(id) => Some(crate::store::runs::position(tx, id)?.ok_or_else(|| {
                     Error::NotFound {
                         what: "query run (the `before` cursor; or expired by [history] query_days)",
                         id: id.to_string(),
@@ -114,31 +114,32 @@ pub(crate) fn list_runs(
                 })?),
                 None => None,
             };
-        let mut rows = crate::store::runs::page(&tx, after, i64::from(limit) + 1)?;
-        let more = rows.len() > page;
-        rows.truncate(page);
-        let runs = rows
-            .into_iter()
-            .map(|r| {
-                let (query, results) = brief(&r.id, &r.request_json, &r.summary_json)?;
-                Ok(RunBrief {
-                    id: r.id,
-                    created_at: r.created_at,
-                    snapshot_id: r.snapshot_id,
-                    query,
-                    duration_ms: r.duration_ms,
-                    results,
-                    agent_id: r.agent_id,
-                    task_id: r.task_id,
+            let mut rows = crate::store::runs::page(tx, after, i64::from(limit) + 1)?;
+            let more = rows.len() > page;
+            rows.truncate(page);
+            let runs = rows
+                .into_iter()
+                .map(|r| {
+                    let (query, results) = brief(&r.id, &r.request_json, &r.summary_json)?;
+                    Ok(RunBrief {
+                        id: r.id,
+                        created_at: r.created_at,
+                        snapshot_id: r.snapshot_id,
+                        query,
+                        duration_ms: r.duration_ms,
+                        results,
+                        agent_id: r.agent_id,
+                        task_id: r.task_id,
+                    })
                 })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let next_before = if more {
-            runs.last().map(|r| r.id.clone())
-        } else {
-            None
-        };
-        Ok(RunList { runs, next_before })
+                .collect::<Result<Vec<_>>>()?;
+            let next_before = if more {
+                runs.last().map(|r| r.id.clone())
+            } else {
+                None
+            };
+            Ok(RunList { runs, next_before })
+        })
     })
 }
 

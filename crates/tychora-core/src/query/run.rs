@@ -7,8 +7,6 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use rusqlite::Connection;
-
 use crate::job::JobState;
 
 use super::{
@@ -26,6 +24,7 @@ use crate::graph::expand::Hop;
 use crate::lexical::Filter;
 use crate::safety;
 use crate::store::hydrate::{self, ChunkRow};
+use crate::store::tx::Tx;
 use crate::tokenize;
 
 /// One channel's ranked hits.
@@ -179,7 +178,7 @@ pub(crate) fn run(engine: &Engine, request: &QueryRequest) -> Result<QueryResult
 /// the channels, fuse (and rerank), select the segments, then what is said about them.
 fn answer(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     trace: &mut Trace,
@@ -289,7 +288,7 @@ fn answer(
 /// snapshot to the windows they admit: every channel keeps to them (lexical and text inside their
 /// search). The plan as it is when there is nothing to resolve.
 fn with_windows<'p>(
-    conn: &Connection,
+    conn: &dyn Tx,
     plan: &'p Plan,
     sensitivity: Option<crate::lexical::SensitivityScope>,
     snapshot_id: i64,
@@ -308,7 +307,7 @@ fn with_windows<'p>(
 /// and the coverage gaps of the request.
 fn said_about(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -542,7 +541,7 @@ fn scope<'p>(
 /// label index.
 fn sensitivity_scope(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     max: Option<&str>,
 ) -> Result<Option<crate::lexical::SensitivityScope>> {
     let config = &engine.config().sensitivity;
@@ -568,7 +567,7 @@ fn sensitivity_scope(
 /// Sources the filter leaves eligible (the snapshot's member count when there is no filter).
 fn eligible_sources(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     filter: &Filter,
 ) -> Result<i64> {
@@ -585,7 +584,7 @@ fn eligible_sources(
 /// it also says, per owner, how it was reached.
 fn channels(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -655,7 +654,7 @@ fn channels(
 #[allow(clippy::too_many_arguments)] // The channel stage's state, passed as `channels` holds it.
 fn dense_channels(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -720,7 +719,7 @@ fn dense_channels(
 /// The graph channel: bounded expansion over resolved calls and inheritance from the best
 /// candidates of the other channels (their preliminary fusion), with each owner's path.
 fn graph_list(
-    conn: &Connection,
+    conn: &dyn Tx,
     pack: &crate::config::Pack,
     plan: &Plan,
     snapshot_id: i64,
@@ -756,7 +755,7 @@ fn graph_list(
 /// names any, then the identifiers the patterns find at the exact weight (last).
 fn exact_lists(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -802,7 +801,7 @@ fn exact_lists(
 /// silently, so that is said.
 fn lexical_list(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -838,7 +837,7 @@ fn lexical_list(
 #[allow(clippy::too_many_arguments)]
 fn scoped_to_documents(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -935,7 +934,7 @@ fn checks(
 /// eligible unit carries, and lanes the mode requires that no segment comes from.
 fn gaps(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -1008,7 +1007,7 @@ struct Dense {
 /// (`Err` of the inner result).
 fn dense_query(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     snapshot_id: i64,
 ) -> Result<std::result::Result<Dense, String>> {
@@ -1113,7 +1112,7 @@ fn text_channel(
 /// another family, the answer carries a warning (`Err` of the inner result).
 fn summary_channel(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     plan: &Plan,
     dense: &Dense,
     chunks: Option<&HashSet<u64>>,
@@ -1171,7 +1170,7 @@ fn summary_channel(
 /// warning (`Err` of the inner result) instead of silently missing them.
 fn visual_channel(
     engine: &Engine,
-    conn: &Connection,
+    conn: &dyn Tx,
     request: &QueryRequest,
     plan: &Plan,
     snapshot_id: i64,
@@ -1216,7 +1215,7 @@ fn visual_channel(
 /// Reorders the top `depth` candidates by the reranker's relevance; the rest keep their fused
 /// order after them. Returns the rerank score per chunk and the provider call.
 fn rerank(
-    conn: &Connection,
+    conn: &dyn Tx,
     reranker: &dyn crate::vector::Reranker,
     query: &str,
     candidates: &mut Candidates,
@@ -1294,11 +1293,7 @@ struct Annotations<'a> {
 
 /// Weighted RRF, then the pack's weight for test files: asked where something is done, the
 /// answer is mostly the implementation, while tests repeat its names in many small windows.
-fn fuse_with_test_weight(
-    conn: &Connection,
-    pack: &Pack,
-    hits: &[ChannelHits],
-) -> Result<Candidates> {
+fn fuse_with_test_weight(conn: &dyn Tx, pack: &Pack, hits: &[ChannelHits]) -> Result<Candidates> {
     let mut candidates = fuse(hits, pack.fusion.k);
     let test_weight = pack.fusion.test_weight;
     if test_weight < 1.0 && !candidates.is_empty() {
@@ -1322,7 +1317,7 @@ fn fuse_with_test_weight(
 /// already kept, sources over their limit and segments over the token budget are counted, not
 /// kept (the next page fills in for them).
 fn select(
-    conn: &Connection,
+    conn: &dyn Tx,
     plan: &Plan,
     snapshot_id: i64,
     candidates: &Candidates,
@@ -1487,7 +1482,7 @@ fn summaries(
 /// Why nothing is published: nothing captured yet, or sources captured by a job that has not
 /// published a snapshot (still running, or failed: its id and error), so a failed first add is
 /// not mistaken for an empty workspace.
-fn nothing_published(conn: &Connection) -> Result<String> {
+fn nothing_published(conn: &dyn Tx) -> Result<String> {
     let sources = crate::store::sources::count(conn)?;
     if sources == 0 {
         return Ok("no published snapshot yet: add sources with `tychora add PATH`".to_string());

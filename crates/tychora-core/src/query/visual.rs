@@ -6,10 +6,9 @@
 //! corpus with hundreds of thousands of pictures would want the text channel's usearch
 //! generations; the rows scanned here are what such a generation would be built from.
 
-use rusqlite::Connection;
-
 use crate::error::Result;
 use crate::lexical::Filter;
+use crate::store::tx::Tx;
 use crate::vector::FamilySpec;
 use crate::vector::records::from_blob;
 use crate::vector::visual::family_key;
@@ -34,7 +33,7 @@ pub struct VisualHit {
 /// # Errors
 /// SQLite errors.
 pub fn search(
-    conn: &Connection,
+    conn: &dyn Tx,
     spec: &FamilySpec,
     snapshot_id: i64,
     filter: &Filter,
@@ -94,6 +93,6 @@ fn norm(v: &[f32]) -> f64 {
 ///
 /// # Errors
 /// SQLite errors.
-pub fn coverage(conn: &Connection, spec: &FamilySpec, snapshot_id: i64) -> Result<(i64, i64)> {
+pub fn coverage(conn: &dyn Tx, spec: &FamilySpec, snapshot_id: i64) -> Result<(i64, i64)> {
     crate::store::pictures::coverage(conn, snapshot_id, &family_key(spec))
 }

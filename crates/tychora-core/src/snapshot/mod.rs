@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::lexical::{self, LexDoc};
 use crate::store;
+use crate::store::tx::Tx;
 use crate::store::vectors::UserCache;
 use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec};
 
@@ -31,7 +32,7 @@ pub use crate::store::snapshots::Member;
 ///
 /// # Errors
 /// SQLite errors.
-pub fn current(conn: &Connection) -> Result<Option<i64>> {
+pub fn current(conn: &dyn Tx) -> Result<Option<i64>> {
     store::snapshots::current(conn)
 }
 
@@ -39,7 +40,7 @@ pub fn current(conn: &Connection) -> Result<Option<i64>> {
 ///
 /// # Errors
 /// SQLite errors.
-pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
+pub fn members(conn: &dyn Tx, snapshot_id: i64) -> Result<Vec<Member>> {
     store::snapshots::members(conn, snapshot_id)
 }
 
@@ -47,7 +48,7 @@ pub fn members(conn: &Connection, snapshot_id: i64) -> Result<Vec<Member>> {
 ///
 /// # Errors
 /// `E_NOT_FOUND` if the snapshot does not exist or has no lexical index.
-pub fn lexical_generation(conn: &Connection, snapshot_id: i64) -> Result<String> {
+pub fn lexical_generation(conn: &dyn Tx, snapshot_id: i64) -> Result<String> {
     store::snapshots::lexical_generation(conn, snapshot_id)?.ok_or_else(|| Error::NotFound {
         what: "snapshot (or its retained index generation)",
         id: snapshot_id.to_string(),
@@ -69,7 +70,7 @@ pub struct TextGeneration {
 ///
 /// # Errors
 /// SQLite errors; `E_CORRUPT` for an unreadable family record.
-pub fn text_generation(conn: &Connection, snapshot_id: i64) -> Result<Option<TextGeneration>> {
+pub fn text_generation(conn: &dyn Tx, snapshot_id: i64) -> Result<Option<TextGeneration>> {
     let Some((config, generation, sha256)) = store::snapshots::text_generation(conn, snapshot_id)?
     else {
         return Ok(None);
@@ -88,13 +89,13 @@ pub fn text_generation(conn: &Connection, snapshot_id: i64) -> Result<Option<Tex
 }
 
 /// The `index_families` row of a vector family (one per family: `text:<id>`).
-fn text_family(conn: &Connection, family_id: i64, spec: &FamilySpec) -> Result<i64> {
+fn text_family(conn: &dyn Tx, family_id: i64, spec: &FamilySpec) -> Result<i64> {
     let name = format!("text:{family_id}");
     let config = serde_json::json!({ "family_id": family_id, "spec": spec }).to_string();
     store::snapshots::family(conn, &name, "text", &config)
 }
 
-fn lexical_family(conn: &Connection, lexical: &Lexical) -> Result<i64> {
+fn lexical_family(conn: &dyn Tx, lexical: &Lexical) -> Result<i64> {
     store::snapshots::family(conn, "lexical", "lexical", &analyzer_identity(lexical))
 }
 
@@ -406,7 +407,7 @@ struct Base {
 ///
 /// # Errors
 /// SQLite errors.
-pub fn lexical_analyzer_matches(conn: &Connection, lexical: &Lexical) -> Result<Option<bool>> {
+pub fn lexical_analyzer_matches(conn: &dyn Tx, lexical: &Lexical) -> Result<Option<bool>> {
     let recorded = store::snapshots::family_config(conn, "lexical")?;
     Ok(recorded.map(|r| r == analyzer_identity(lexical)))
 }
@@ -415,7 +416,7 @@ pub fn lexical_analyzer_matches(conn: &Connection, lexical: &Lexical) -> Result<
 /// readable generation, when the analyzer changed since it was built, or when the change is more
 /// than half of the new snapshot (a fresh build is then as cheap and leaves no deleted documents).
 fn incremental_base(
-    conn: &Connection,
+    conn: &dyn Tx,
     parent: i64,
     members: &[Member],
     generations: &Path,
@@ -486,7 +487,7 @@ fn row_inputs(representation: &str, rows: &[Row]) -> Vec<vector::DocInputs> {
 }
 
 /// The chunk rows of `members`, in member then window order.
-fn read_rows(conn: &Connection, members: &[Member]) -> Result<Vec<Row>> {
+fn read_rows(conn: &dyn Tx, members: &[Member]) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (index, member) in members.iter().enumerate() {
         let revision = u64::try_from(member.revision_id).unwrap_or_default();
@@ -510,7 +511,7 @@ fn read_rows(conn: &Connection, members: &[Member]) -> Result<Vec<Row>> {
 /// Writes the vector generation of `rows` (whose inputs all have records now) and returns its
 /// file name and sha256.
 fn build_text(
-    conn: &Connection,
+    conn: &dyn Tx,
     text: &TextPublication<'_>,
     generation: &str,
     rows: &[Row],
@@ -530,7 +531,7 @@ fn build_text(
 
 /// Writes a vector generation file from the records of `family` and returns its sha256.
 fn write_text(
-    conn: &Connection,
+    conn: &dyn Tx,
     family: i64,
     spec: &FamilySpec,
     path: &Path,
@@ -565,7 +566,7 @@ fn write_text(
 /// # Errors
 /// `E_CORRUPT` when a window has no record of the family; I/O and SQLite errors.
 pub fn repair_text(
-    conn: &Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     generation: &TextGeneration,
     dir: &Path,

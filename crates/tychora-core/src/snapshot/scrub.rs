@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::lexical;
 use crate::store::batches::{self, Repoint};
 use crate::store::erasure;
+use crate::store::tx::Tx;
 use crate::vector;
 
 /// What a scrub changed.
@@ -53,7 +54,7 @@ pub struct Scrubbed {
 ///
 /// # Errors
 /// SQLite errors.
-pub fn pending_erasures(conn: &Connection) -> Result<Vec<i64>> {
+pub fn pending_erasures(conn: &dyn Tx) -> Result<Vec<i64>> {
     erasure::pending(conn)
 }
 
@@ -164,7 +165,7 @@ pub fn scrub(
 
 /// The lexical generation of `snapshot_id` copied without `revisions`, when it holds any of them.
 fn scrub_lexical(
-    conn: &Connection,
+    conn: &dyn Tx,
     generations: &Path,
     config: &Lexical,
     snapshot_id: i64,
@@ -206,7 +207,7 @@ fn scrub_lexical(
 
 /// Whether a vector generation (or the base a layer stands on) holds one of `chunks`.
 fn holds_windows(
-    conn: &Connection,
+    conn: &dyn Tx,
     dir: &Path,
     text: &TextGeneration,
     chunks: &HashSet<u64>,

@@ -8,10 +8,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use rusqlite::Connection;
-
 use super::{Row, TextPublication};
 use crate::error::{Error, Result};
+use crate::store::tx::Tx;
 use crate::vector::{self, Entry, VectorIndex, index::BaseRef};
 
 /// A layer holds at most this share of its base (vectors it adds plus keys it removes) before
@@ -37,7 +36,7 @@ pub(super) struct LayerPlan {
 /// parent has no text generation of this family, its layer cannot be read, or the layer would
 /// outgrow [`LAYER_SHARE`] of its base.
 pub(super) fn plan(
-    conn: &Connection,
+    conn: &dyn Tx,
     parent_snapshot: i64,
     text: &TextPublication<'_>,
     removed_extractions: &[i64],
@@ -105,7 +104,7 @@ pub(super) fn plan(
 /// `per_row` shas, all of which have vector records) and checks that it holds `expected`
 /// vectors. Returns the file's name, its sha256 and the base generation's name.
 pub(super) fn write(
-    conn: &Connection,
+    conn: &dyn Tx,
     text: &TextPublication<'_>,
     generation: &str,
     plan: &LayerPlan,
@@ -163,7 +162,7 @@ pub(super) fn write(
 }
 
 /// The chunk ids of `extractions`.
-fn chunk_ids(conn: &Connection, extractions: &[i64]) -> Result<HashSet<u64>> {
+fn chunk_ids(conn: &dyn Tx, extractions: &[i64]) -> Result<HashSet<u64>> {
     Ok(crate::store::erasure::chunks_of(conn, extractions)?
         .into_iter()
         .map(|id| u64::try_from(id).unwrap_or_default())
@@ -172,7 +171,7 @@ fn chunk_ids(conn: &Connection, extractions: &[i64]) -> Result<HashSet<u64>> {
 
 /// Whether the current snapshot's text generation is a layer grown past [`FOLD_SHARE`] of its
 /// base (compaction then folds it into a full generation).
-pub(crate) fn should_fold(conn: &Connection, snapshot_id: i64, dir: &Path) -> Result<bool> {
+pub(crate) fn should_fold(conn: &dyn Tx, snapshot_id: i64, dir: &Path) -> Result<bool> {
     let Some(generation) = super::text_generation(conn, snapshot_id)? else {
         return Ok(false);
     };

@@ -485,6 +485,16 @@ pub trait Tx {
         self.execute(sql, params).map(drop)
     }
 
+    /// Runs `f` so that its writes land together or not at all and its reads see one state of
+    /// the store: on a connection in autocommit, a transaction of its own (`write`: one that takes
+    /// the write lock before its first read, as a read-then-write needs); inside a transaction, a
+    /// savepoint. When `f` fails, what it wrote is rolled back and its error returned; the
+    /// enclosing transaction goes on.
+    ///
+    /// # Errors
+    /// What `f` returns; as [`Tx::execute`] for the transaction's own statements.
+    fn atomic(&self, write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()>;
+
     /// An id for a new row of `table` taken ahead of its insert, where the store hands them out
     /// so (PostgreSQL's identity sequences, in blocks: the row can then be written behind with
     /// [`Statement::write`]); `None` where a row's id is its insert's (SQLite, in process, where
@@ -499,6 +509,22 @@ pub trait Tx {
 }
 
 impl dyn Tx + '_ {
+    /// [`Tx::atomic`] returning `f`'s value.
+    ///
+    /// # Errors
+    /// As [`Tx::atomic`].
+    pub fn together<T>(&self, write: bool, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.atomic(write, &mut |tx| {
+            if let Some(f) = f.take() {
+                out = Some(f(tx)?);
+            }
+            Ok(())
+        })?;
+        out.ok_or_else(|| Error::Internal("an atomic block did not run".into()))
+    }
+
     /// Every row of a query, each read by `map`.
     ///
     /// # Errors
@@ -649,6 +675,30 @@ impl Tx for rusqlite::Connection {
             .execute(rusqlite::params_from_iter(params))?;
         Ok(self.last_insert_rowid())
     }
+
+    fn atomic(&self, write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+        if !self.is_autocommit() {
+            return savepoint(self, f);
+        }
+        self.execute_batch(if write {
+            "BEGIN IMMEDIATE"
+        } else {
+            "BEGIN DEFERRED"
+        })?;
+        match f(self) {
+            Ok(()) => {
+                if let Err(e) = self.execute_batch("COMMIT") {
+                    let _ = self.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let _ = self.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
 }
 
 impl Tx for rusqlite::Transaction<'_> {
@@ -680,6 +730,26 @@ impl Tx for rusqlite::Transaction<'_> {
     fn insert(&self, sql: &str, params: &[Param<'_>]) -> Result<i64> {
         Tx::insert(&**self, sql, params)
     }
+
+    fn atomic(&self, _write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+        savepoint(self, f)
+    }
+}
+
+/// `f` inside a savepoint of the transaction `tx` is in: released when `f` and every write it
+/// sent succeed, else rolled back to (the transaction stays usable) with the error returned.
+pub(crate) fn savepoint(tx: &dyn Tx, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+    tx.execute("SAVEPOINT tychora_atomic", &[])?;
+    // The release sends any write still queued, so its failure is `f`'s too.
+    let done = f(tx).and_then(|()| {
+        tx.execute("RELEASE SAVEPOINT tychora_atomic", &[])
+            .map(drop)
+    });
+    if done.is_err() {
+        let _ = tx.execute("ROLLBACK TO SAVEPOINT tychora_atomic", &[]);
+        let _ = tx.execute("RELEASE SAVEPOINT tychora_atomic", &[]);
+    }
+    done
 }
 
 /// A statement's `?N` placeholders as PostgreSQL's `$N`, leaving quoted text, quoted names and

@@ -290,7 +290,54 @@ macro_rules! vector_records {
         }
     )*};
 }
-vector_records!(Connection, super::postgres::PgTx<'_>);
+vector_records!(Connection, super::postgres::PgTx<'_>, Records<'_>);
+
+/// The records of whatever transaction `0` is, as the vector port names them (a `&dyn Tx` is
+/// not itself a `&dyn VectorRecords`).
+pub struct Records<'a>(pub &'a dyn Tx);
+
+impl Tx for Records<'_> {
+    fn dialect(&self) -> Dialect {
+        self.0.dialect()
+    }
+
+    fn execute(&self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        self.0.execute(sql, params)
+    }
+
+    fn each(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&dyn super::tx::Row) -> Result<()>,
+    ) -> Result<()> {
+        self.0.each(sql, params, each)
+    }
+
+    fn prepare<'t>(&'t self, sql: &str) -> Result<Box<dyn super::tx::Statement + 't>> {
+        self.0.prepare(sql)
+    }
+
+    fn prepare_insert<'t>(&'t self, sql: &str) -> Result<Box<dyn super::tx::Statement + 't>> {
+        self.0.prepare_insert(sql)
+    }
+
+    fn write(&self, sql: &str, params: &[Param<'_>]) -> Result<()> {
+        self.0.write(sql, params)
+    }
+
+    fn insert(&self, sql: &str, params: &[Param<'_>]) -> Result<i64> {
+        self.0.insert(sql, params)
+    }
+
+    fn next_id(&self, table: &str) -> Result<Option<i64>> {
+        self.0.next_id(table)
+    }
+
+    fn atomic(&self, write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+        self.0.atomic(write, f)
+    }
+}
 
 impl VectorCache for UserCache {
     fn lookup(&self, key: &str, shas: &[String]) -> HashMap<String, Record> {

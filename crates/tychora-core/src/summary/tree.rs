@@ -9,12 +9,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rusqlite::Connection;
-
 use super::cluster::dot;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::store::summaries;
+use crate::store::tx::Tx;
 use crate::vector::index::unit;
 use crate::vector::{Eligible, FamilySpec, VectorIndex};
 
@@ -65,7 +64,7 @@ const BEAM: usize = 2;
 ///
 /// # Errors
 /// SQLite errors.
-pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<LoadedTree>>> {
+pub(crate) fn newest(engine: &Engine, conn: &dyn Tx) -> Result<Option<Arc<LoadedTree>>> {
     let Some(key) = summaries::newest(conn)? else {
         return Ok(None);
     };
@@ -85,7 +84,7 @@ pub(crate) fn newest(engine: &Engine, conn: &Connection) -> Result<Option<Arc<Lo
     Ok(Some(tree))
 }
 
-fn load(conn: &Connection, id: i64) -> Result<Option<LoadedTree>> {
+fn load(conn: &dyn Tx, id: i64) -> Result<Option<LoadedTree>> {
     let Some((snapshot_id, spec)) = summaries::tree_head(conn, id)? else {
         return Ok(None);
     };

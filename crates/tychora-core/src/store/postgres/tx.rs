@@ -266,6 +266,11 @@ impl Tx for PgTx<'_> {
         self.queue(&statement, &sql, params)
     }
 
+    fn atomic(&self, _write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+        // Always inside this transaction (its rows lock as they are written).
+        tx::savepoint(self, f)
+    }
+
     fn next_id(&self, table: &str) -> Result<Option<i64>> {
         if let Some(id) = self
             .ids
