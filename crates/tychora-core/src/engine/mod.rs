@@ -473,11 +473,11 @@ impl Engine {
 
     /// Compacts the current snapshot's lexical generation (see `snapshot::compact`) and collects what it replaced.
     pub(crate) fn compact(&self) -> Result<crate::snapshot::CompactReport> {
-        let mut conn = self.writer()?;
+        let conn = self.writer()?;
         let started = std::time::Instant::now();
         let mut report =
-            crate::snapshot::compact(&mut conn, &self.generations_dir(), &self.pack.lexical)?;
-        report.text_folded_to = crate::snapshot::fold_text(&mut conn, &self.text_dir())?;
+            crate::snapshot::compact(&*conn, &self.generations_dir(), &self.pack.lexical)?;
+        report.text_folded_to = crate::snapshot::fold_text(&*conn, &self.text_dir())?;
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         if report.to_generation.is_some() || report.text_folded_to.is_some() {
             self.collect_garbage_with(&*conn)?;

@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use rusqlite::{Connection, Transaction};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -38,7 +37,7 @@ type Recorded<'m> = (&'m Member, String, String, String);
 ///
 /// # Errors
 /// SQLite errors.
-pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i64>> {
+pub fn relation_sets(conn: &dyn Tx, members: &[Member]) -> Result<Vec<i64>> {
     let mut groups: BTreeMap<(i64, i64), Vec<Recorded<'_>>> = BTreeMap::new();
     for member in members {
         if let Some((language, module, key)) =
@@ -67,11 +66,9 @@ pub fn relation_sets(conn: &mut Connection, members: &[Member]) -> Result<Vec<i6
                 // Immediate: the set reads units before it writes, and a deferred transaction
                 // whose snapshot went stale (the query log commits on its own connection) cannot
                 // upgrade to a writer (SQLITE_BUSY_SNAPSHOT, seen in CI).
-                let tx =
-                    conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-                let id = build_set(&tx, root_id, collection_id, &hash, &code)?;
-                tx.commit()?;
-                id
+                conn.together(true, |tx| {
+                    build_set(tx, root_id, collection_id, &hash, &code)
+                })?
             }
         };
         ids.push(id);
@@ -119,7 +116,7 @@ struct Row<'a> {
 
 #[allow(clippy::too_many_lines)] // One pass per relation family, in the order a reader expects.
 fn build_set(
-    tx: &Transaction<'_>,
+    tx: &dyn Tx,
     root_id: i64,
     collection_id: i64,
     hash: &str,

@@ -172,7 +172,7 @@ fn run(
         relation_sets: &sets,
         text,
     };
-    let finish = |tx: &rusqlite::Transaction<'_>, id: i64, published: &snapshot::Published| {
+    let finish = |tx: &dyn Tx, id: i64, published: &snapshot::Published| {
         report.republished = true;
         report.snapshot_id = Some(id);
         report.embedding.clone_from(&published.embedding);

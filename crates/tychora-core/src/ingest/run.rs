@@ -774,7 +774,7 @@ impl<'a> AddJob<'a> {
         receipt.visual = visual;
         let started = self.started;
         let steps = &mut self.steps;
-        let finish = |tx: &rusqlite::Transaction<'_>, id: i64, published: &snapshot::Published| {
+        let finish = |tx: &dyn Tx, id: i64, published: &snapshot::Published| {
             let mut done = receipt.clone();
             done.snapshot_id = Some(id);
             done.published = true;

@@ -103,94 +103,96 @@ pub(crate) fn withdraw(
     let result = (|| -> Result<WithdrawReport> {
         // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
         // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut erased = Vec::new();
-        // Tombstoned by an earlier run whose file removal may not have finished.
-        let mut pending = Vec::new();
-        let mut withdrawn_ids: Vec<i64> = Vec::new();
-        if removal == Removal::Erase {
-            // Every revision holding the same bytes is erased with them: the bytes are what the
-            // request is about, wherever they were captured.
-            let mut shas: Vec<String> = Vec::new();
-            for revision in &revisions {
-                let sha = source_rows::revision_sha256(&tx, *revision)?;
-                if !shas.contains(&sha) {
-                    shas.push(sha);
+        let writer: &dyn Tx = &*conn;
+        let (erased, pending, withdrawn) = writer.together(true, |tx| {
+            let mut erased = Vec::new();
+            // Tombstoned by an earlier run whose file removal may not have finished.
+            let mut pending = Vec::new();
+            let mut withdrawn_ids: Vec<i64> = Vec::new();
+            if removal == Removal::Erase {
+                // Every revision holding the same bytes is erased with them: the bytes are what the
+                // request is about, wherever they were captured.
+                let mut shas: Vec<String> = Vec::new();
+                for revision in &revisions {
+                    let sha = source_rows::revision_sha256(tx, *revision)?;
+                    if !shas.contains(&sha) {
+                        shas.push(sha);
+                    }
                 }
-            }
-            for sha in &shas {
-                let holders = source_rows::revisions_holding(&tx, sha)?;
-                for (revision_id, source_id, size) in holders {
-                    // Summaries over its windows repeat its words: the tree goes (rebuilt on
-                    // request without it).
-                    crate::store::summaries::erase_derived(&tx, revision_id)?;
-                    // A document's derived text holds the same words: it goes with its original.
-                    let mut doomed = vec![(sha.clone(), size, reason.to_string())];
-                    doomed.extend(
-                        erasure::derived_bytes(&tx, revision_id, sha)?
-                            .into_iter()
-                            .map(|(derived, size)| {
-                                (
-                                    derived,
-                                    size,
-                                    format!("derived from an erased original: {reason}"),
-                                )
-                            }),
-                    );
-                    for (doomed_sha, doomed_size, why) in doomed {
-                        // What a model said of erased pictures, and where it placed them, are
-                        // derived from them: they go too.
-                        erasure::forget_picture(&tx, &doomed_sha)?;
-                        // A second run (after a crash between the tombstone and the file's
-                        // removal) finishes the removal without a second tombstone.
-                        let inserted = erasure::tombstone(
-                            &tx,
-                            &erasure::NewTombstone {
-                                sha256: &doomed_sha,
+                for sha in &shas {
+                    let holders = source_rows::revisions_holding(tx, sha)?;
+                    for (revision_id, source_id, size) in holders {
+                        // Summaries over its windows repeat its words: the tree goes (rebuilt on
+                        // request without it).
+                        crate::store::summaries::erase_derived(tx, revision_id)?;
+                        // A document's derived text holds the same words: it goes with its original.
+                        let mut doomed = vec![(sha.clone(), size, reason.to_string())];
+                        doomed.extend(
+                            erasure::derived_bytes(tx, revision_id, sha)?
+                                .into_iter()
+                                .map(|(derived, size)| {
+                                    (
+                                        derived,
+                                        size,
+                                        format!("derived from an erased original: {reason}"),
+                                    )
+                                }),
+                        );
+                        for (doomed_sha, doomed_size, why) in doomed {
+                            // What a model said of erased pictures, and where it placed them, are
+                            // derived from them: they go too.
+                            erasure::forget_picture(tx, &doomed_sha)?;
+                            // A second run (after a crash between the tombstone and the file's
+                            // removal) finishes the removal without a second tombstone.
+                            let inserted = erasure::tombstone(
+                                tx,
+                                &erasure::NewTombstone {
+                                    sha256: &doomed_sha,
+                                    size: doomed_size,
+                                    source_id,
+                                    revision_id,
+                                    job_id,
+                                    reason: &why,
+                                    at: now,
+                                },
+                            )?;
+                            let tombstone = Tombstone {
+                                sha256: doomed_sha,
                                 size: doomed_size,
                                 source_id,
                                 revision_id,
-                                job_id,
-                                reason: &why,
-                                at: now,
-                            },
-                        )?;
-                        let tombstone = Tombstone {
-                            sha256: doomed_sha,
-                            size: doomed_size,
-                            source_id,
-                            revision_id,
-                            reason: why,
-                            deleted_at: now,
-                        };
-                        if inserted {
-                            erased.push(tombstone);
-                        } else {
-                            pending.push(tombstone);
+                                reason: why,
+                                deleted_at: now,
+                            };
+                            if inserted {
+                                erased.push(tombstone);
+                            } else {
+                                pending.push(tombstone);
+                            }
+                        }
+                        // The source leaves new snapshots when the erased bytes are what it publishes.
+                        let published = crate::store::snapshots::publishes(tx, revision_id)?;
+                        if (published || sources.contains(&source_id))
+                            && !withdrawn_ids.contains(&source_id)
+                        {
+                            withdrawn_ids.push(source_id);
                         }
                     }
-                    // The source leaves new snapshots when the erased bytes are what it publishes.
-                    let published = crate::store::snapshots::publishes(&tx, revision_id)?;
-                    if (published || sources.contains(&source_id))
-                        && !withdrawn_ids.contains(&source_id)
-                    {
-                        withdrawn_ids.push(source_id);
-                    }
                 }
+            } else {
+                withdrawn_ids.clone_from(&sources);
             }
-        } else {
-            withdrawn_ids.clone_from(&sources);
-        }
-        let mut withdrawn = Vec::new();
-        for source_id in &withdrawn_ids {
-            let (uri, path) = source_rows::withdraw(&tx, *source_id, job_id, reason, now)?;
-            withdrawn.push(WithdrawnSource {
-                source_id: *source_id,
-                uri,
-                path,
-            });
-        }
-        tx.commit()?;
+            let mut withdrawn = Vec::new();
+            for source_id in &withdrawn_ids {
+                let (uri, path) = source_rows::withdraw(tx, *source_id, job_id, reason, now)?;
+                withdrawn.push(WithdrawnSource {
+                    source_id: *source_id,
+                    uri,
+                    path,
+                });
+            }
+            Ok((erased, pending, withdrawn))
+        })?;
         crate::job::failpoint("after-tombstones");
         // The rows say the bytes are gone before they go: a crash in between leaves a tombstone
         // whose file still exists, which `verify` reports and a second run erases.

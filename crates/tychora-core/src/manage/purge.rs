@@ -17,7 +17,6 @@
 //! Index generations no retained snapshot references are collected at the end (readers holding
 //! one keep it until they finish).
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
@@ -105,10 +104,10 @@ pub(crate) fn erase_everywhere(engine: &Engine) -> Result<PurgeReport> {
     let started = std::time::Instant::now();
     let mut report = PurgeReport::default();
     engine.query_log().flush();
-    let mut conn = engine.writer()?;
-    finish_erasures(engine, &mut conn, &mut report)?;
+    let conn = engine.writer()?;
+    finish_erasures(engine, &*conn, &mut report)?;
     let mut derived = Vec::new();
-    while drain_extractions(&mut conn, &mut report, &mut derived)? {}
+    while drain_extractions(&*conn, &mut report, &mut derived)? {}
     remove_files(engine, &[], &derived, &mut report);
     report.generations_removed = engine.collect_garbage_with(&*conn)?;
     report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -120,16 +119,16 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
     let mut report = PurgeReport::default();
     // Runs of a moment ago are on their way to the log: they age like the others.
     engine.query_log().flush();
-    let mut conn = engine.writer()?;
-    finish_erasures(engine, &mut conn, &mut report)?;
-    release_snapshots(engine, &mut conn, now, scope, &mut report)?;
+    let conn = engine.writer()?;
+    finish_erasures(engine, &*conn, &mut report)?;
+    release_snapshots(engine, &*conn, now, scope, &mut report)?;
     // The crash tests stop here: snapshots gone, what they held still pending.
     crate::job::failpoint("after-release-snapshots");
     let mut derived = Vec::new();
-    while drain_extractions(&mut conn, &mut report, &mut derived)? {}
-    while drain_relation_sets(&mut conn, &mut report)? {}
+    while drain_extractions(&*conn, &mut report, &mut derived)? {}
+    while drain_relation_sets(&*conn, &mut report)? {}
     let expired = if scope == Scope::Full || expiry_due(&*conn, now)? {
-        expire_revisions(engine, &mut conn, now, &mut report)?
+        expire_revisions(engine, &*conn, now, &mut report)?
     } else {
         Vec::new()
     };
@@ -137,7 +136,7 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
     report.query_runs =
         loop_in_batches(|| crate::store::runs::expire(&*conn, query_before, ROW_BATCH))?;
     report.jobs = expire_jobs(
-        &mut conn,
+        &*conn,
         now - i64::from(engine.config().history.job_days) * DAY_MS,
     )?;
     remove_files(engine, &expired, &derived, &mut report);
@@ -149,7 +148,7 @@ fn run(engine: &Engine, now: i64, scope: Scope) -> Result<PurgeReport> {
 /// Step 0: originals erased on request whose text some snapshot or index still holds are taken
 /// out of every snapshot (`snapshot::scrub`); their rows then go with the batches below. Found
 /// from the tombstones each time, so an erasure interrupted half-way is finished here.
-fn finish_erasures(engine: &Engine, conn: &mut Connection, report: &mut PurgeReport) -> Result<()> {
+fn finish_erasures(engine: &Engine, conn: &dyn Tx, report: &mut PurgeReport) -> Result<()> {
     let pending = crate::snapshot::pending_erasures(conn)?;
     if pending.is_empty() {
         return Ok(());
@@ -173,7 +172,7 @@ fn finish_erasures(engine: &Engine, conn: &mut Connection, report: &mut PurgeRep
 /// Step 1: the snapshots outside the policy go, and what they held is queued for the batches.
 fn release_snapshots(
     engine: &Engine,
-    conn: &mut Connection,
+    conn: &dyn Tx,
     now: i64,
     scope: Scope,
     report: &mut PurgeReport,
@@ -183,42 +182,43 @@ fn release_snapshots(
     let keep_after = now - i64::from(config.snapshots.keep_days) * DAY_MS;
     // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
     // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    report.snapshots = retention::release_snapshots(&tx, retain, keep_after, scope == Scope::Full)?;
-    tx.commit()?;
+    report.snapshots = conn.together(true, |tx| {
+        retention::release_snapshots(tx, retain, keep_after, scope == Scope::Full)
+    })?;
     Ok(())
 }
 
 /// Step 2, one batch: pending extractions no snapshot has as a member lose their rows. Returns
 /// whether there may be more.
 fn drain_extractions(
-    conn: &mut Connection,
+    conn: &dyn Tx,
     report: &mut PurgeReport,
     derived: &mut Vec<(String, i64)>,
 ) -> Result<bool> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let Some(batch) = retention::drain_extractions(&tx, EXTRACTION_BATCH)? else {
+    let Some(batch) = conn.together(true, |tx| {
+        retention::drain_extractions(tx, EXTRACTION_BATCH)
+    })?
+    else {
         return Ok(false);
     };
     report.extractions += batch.extractions;
     report.chunks += batch.chunks;
     report.evidence_units += batch.evidence_units;
     derived.extend(batch.unused_derived);
-    tx.commit()?;
     Ok(true)
 }
 
 /// Step 3, one batch: a pending relation set no snapshot pins loses up to [`ROW_BATCH`] of its
 /// relations, and the set goes with its last. Returns whether there may be more.
-fn drain_relation_sets(conn: &mut Connection, report: &mut PurgeReport) -> Result<bool> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let Some(set_deleted) = retention::drain_relation_set(&tx, ROW_BATCH)? else {
+fn drain_relation_sets(conn: &dyn Tx, report: &mut PurgeReport) -> Result<bool> {
+    let Some(set_deleted) =
+        conn.together(true, |tx| retention::drain_relation_set(tx, ROW_BATCH))?
+    else {
         return Ok(false);
     };
     if set_deleted {
         report.relation_sets += 1;
     }
-    tx.commit()?;
     Ok(true)
 }
 
@@ -234,20 +234,20 @@ fn expiry_due(conn: &dyn Tx, now: i64) -> Result<bool> {
 /// them; their files go once the transaction is committed.
 fn expire_revisions(
     engine: &Engine,
-    conn: &mut Connection,
+    conn: &dyn Tx,
     now: i64,
     report: &mut PurgeReport,
 ) -> Result<Vec<(String, i64)>> {
     let config = engine.config();
     let revision_after = now - i64::from(config.history.revision_days) * DAY_MS;
     let per_source = i64::from(config.history.revisions_per_source);
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let reason = format!(
         "retention: not in a retained snapshot, older than {} days and than the newest {per_source} revisions of its source",
         config.history.revision_days
     );
-    let expired = retention::expire_revisions(&tx, per_source, revision_after, &reason, now)?;
-    tx.commit()?;
+    let expired = conn.together(true, |tx| {
+        retention::expire_revisions(tx, per_source, revision_after, &reason, now)
+    })?;
     report.revisions_expired = expired.len();
     Ok(expired)
 }
@@ -267,12 +267,10 @@ fn loop_in_batches(mut batch: impl FnMut() -> Result<usize>) -> Result<usize> {
 /// Step 5 for jobs: finished jobs older than `before` that no snapshot, tombstone or withdrawal
 /// names go with their steps and events, a batch per transaction; then the diagnostics lists no
 /// job points at.
-fn expire_jobs(conn: &mut Connection, before: i64) -> Result<usize> {
+fn expire_jobs(conn: &dyn Tx, before: i64) -> Result<usize> {
     let mut total = 0;
     loop {
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let taken = crate::store::jobs::expire(&tx, before, ROW_BATCH)?;
-        tx.commit()?;
+        let taken = conn.together(true, |tx| crate::store::jobs::expire(tx, before, ROW_BATCH))?;
         total += taken;
         if i64::try_from(taken).unwrap_or(i64::MAX) < ROW_BATCH {
             break;

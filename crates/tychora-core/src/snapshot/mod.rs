@@ -7,8 +7,6 @@
 //! transaction insert the snapshot, its members and index links, and switch the pointer.
 //! Nothing a failed step leaves behind is referenced; garbage collection removes it.
 
-use rusqlite::Connection;
-
 use std::path::Path;
 
 use crate::clock::now_ms;
@@ -197,10 +195,10 @@ impl Row {
 /// # Errors
 /// `E_CORRUPT` if verification fails (nothing is published); tantivy, I/O and SQLite errors.
 pub fn publish(
-    conn: &mut Connection,
+    conn: &dyn Tx,
     publication: &Publication<'_>,
     on_progress: &(dyn Fn(Progress) + Sync),
-    finish: impl FnOnce(&rusqlite::Transaction<'_>, i64, &Published) -> Result<()>,
+    finish: impl FnOnce(&dyn Tx, i64, &Published) -> Result<()>,
 ) -> Result<i64> {
     let Publication {
         generations,
@@ -247,7 +245,7 @@ pub fn publish(
         Some(t) => {
             let documents = row_inputs(&t.embedder.spec().representation, &rows);
             let report = vector::ensure(
-                conn,
+                &store::vectors::Records(conn),
                 t.family_id,
                 t.embedder,
                 t.cache.map(|c| c as &dyn vector::VectorCache),
@@ -360,23 +358,24 @@ pub fn publish(
             base_generation: base.as_deref(),
         });
     }
-    let tx = conn.transaction()?;
-    let snapshot_id = store::snapshots::publish(
-        &tx,
-        &store::snapshots::NewSnapshot {
-            parent,
-            job_id: Some(job_id),
-            chunk_count: expected,
-            members,
-            batches: &batches,
-            relation_sets,
-            created_at: now_ms(),
-        },
-    )?;
-    // The caller's own rows (the job's end) commit with the pointer switch, or not at all.
-    finish(&tx, snapshot_id, &published)?;
-    failpoint("before-switch-commit");
-    tx.commit()?;
+    let snapshot_id = conn.together(true, |tx| {
+        let snapshot_id = store::snapshots::publish(
+            tx,
+            &store::snapshots::NewSnapshot {
+                parent,
+                job_id: Some(job_id),
+                chunk_count: expected,
+                members,
+                batches: &batches,
+                relation_sets,
+                created_at: now_ms(),
+            },
+        )?;
+        // The caller's own rows (the job's end) commit with the pointer switch, or not at all.
+        finish(tx, snapshot_id, &published)?;
+        failpoint("before-switch-commit");
+        Ok(snapshot_id)
+    })?;
     on_progress(Progress {
         phase: Phase::Publish,
         done: 1,
@@ -642,11 +641,7 @@ pub struct CompactReport {
 /// # Errors
 /// `E_CORRUPT` when the merged generation's count differs (nothing switches); tantivy, I/O and
 /// SQLite errors.
-pub fn compact(
-    conn: &mut Connection,
-    generations: &Path,
-    lexical: &Lexical,
-) -> Result<CompactReport> {
+pub fn compact(conn: &dyn Tx, generations: &Path, lexical: &Lexical) -> Result<CompactReport> {
     let started = std::time::Instant::now();
     let mut report = CompactReport::default();
     let Some(snapshot_id) = current(conn)? else {
@@ -696,7 +691,7 @@ pub fn compact(
 ///
 /// # Errors
 /// `E_CORRUPT` when a window has no vector record; I/O and SQLite errors.
-pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
+pub fn fold_text(conn: &dyn Tx, dir: &Path) -> Result<Option<String>> {
     let Some(snapshot_id) = current(conn)? else {
         return Ok(None);
     };
@@ -739,7 +734,7 @@ pub fn fold_text(conn: &mut Connection, dir: &Path) -> Result<Option<String>> {
 /// Points a snapshot's index of `family_id` from `old_batch` at a new verified batch of
 /// `generation` holding the same documents (a merge or a fold), in one transaction.
 fn repoint(
-    conn: &mut Connection,
+    conn: &dyn Tx,
     snapshot_id: i64,
     family_id: i64,
     old_batch: i64,
@@ -747,19 +742,18 @@ fn repoint(
     documents: u64,
     sha256: Option<&str>,
 ) -> Result<()> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    store::batches::repoint(
-        &tx,
-        &[store::batches::Repoint {
-            snapshot_id,
-            family_id,
-            old_batch,
-            generation: generation.to_string(),
-            documents,
-            sha256: sha256.map(str::to_string),
-        }],
-        now_ms(),
-    )?;
-    tx.commit()?;
-    Ok(())
+    conn.together(true, |tx| {
+        store::batches::repoint(
+            tx,
+            &[store::batches::Repoint {
+                snapshot_id,
+                family_id,
+                old_batch,
+                generation: generation.to_string(),
+                documents,
+                sha256: sha256.map(str::to_string),
+            }],
+            now_ms(),
+        )
+    })
 }

@@ -20,8 +20,6 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use rusqlite::Connection;
-
 use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
 use crate::clock::now_ms;
 use crate::config::Lexical;
@@ -64,7 +62,7 @@ pub fn pending_erasures(conn: &dyn Tx) -> Result<Vec<i64>> {
 /// `E_CORRUPT` when a rewritten generation's count differs from what its snapshot keeps (nothing
 /// is switched then); tantivy, I/O and SQLite errors.
 pub fn scrub(
-    conn: &mut Connection,
+    conn: &dyn Tx,
     generations: &Path,
     text_dir: &Path,
     lexical_config: &Lexical,
@@ -147,19 +145,19 @@ pub fn scrub(
         needed_inputs.extend(kept_inputs);
     }
     out.lexical_generations = replacements.iter().filter(|r| r.sha256.is_none()).count();
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    batches::repoint(&tx, &replacements, now_ms())?;
-    for &revision in revisions {
-        erasure::take_out(&tx, revision)?;
-    }
-    for (family, inputs) in &erased_inputs {
-        for sha in inputs.difference(&needed_inputs) {
-            out.vector_records += erasure::delete_vector_record(&tx, *family, sha)?;
-            out.inputs.push(sha.clone());
+    conn.together(true, |tx| {
+        batches::repoint(tx, &replacements, now_ms())?;
+        for &revision in revisions {
+            erasure::take_out(tx, revision)?;
         }
-    }
-    erasure::queue_purge(&tx)?;
-    tx.commit()?;
+        for (family, inputs) in &erased_inputs {
+            for sha in inputs.difference(&needed_inputs) {
+                out.vector_records += erasure::delete_vector_record(tx, *family, sha)?;
+                out.inputs.push(sha.clone());
+            }
+        }
+        erasure::queue_purge(tx)
+    })?;
     Ok(out)
 }
 

@@ -18,6 +18,7 @@ use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Diagnostic, Error, ErrorCode, Result};
 use crate::store::summaries::{self, SummaryWindow as Window};
+use crate::store::tx::Tx;
 
 /// What `index build --raptor` was asked.
 #[derive(Debug, Clone, Default)]
@@ -566,76 +567,77 @@ fn write(
     nodes: &[Node],
     cache_rows: &[(String, String, u64, u64)],
 ) -> Result<i64> {
-    let mut conn = engine.writer()?;
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let family = crate::store::vectors::family_id(&tx, spec)?;
-    let now = now_ms();
-    let tree_id = summaries::insert_tree(
-        &tx,
-        &summaries::TreeRow {
-            snapshot_id: report.snapshot_id,
-            family_id: family,
-            summarizer: &report.summarizer,
-            model: report.model.as_deref(),
-            fingerprint: (!fingerprint.is_empty()).then_some(fingerprint),
-            branching,
-            windows: report.windows,
-            nodes: report.nodes,
-            input_tokens: report.input_tokens,
-            output_tokens: report.output_tokens,
-            calls: report.calls,
-            build_ms: report.build_ms,
-            built_at: now,
-        },
-    )?;
-    // The trees before it go (inserted first, the new tree's id is past theirs).
-    summaries::keep_only(&tx, tree_id)?;
-    // Parents are added after their children, so insert from the last node down: each parent's
-    // id is known when its children are written.
-    let mut parent: HashMap<usize, usize> = HashMap::new();
-    for (n, node) in nodes.iter().enumerate() {
-        for c in &node.children {
-            if let Item::Node(m) = c {
-                parent.insert(*m, n);
-            }
-        }
-    }
-    let mut ids: HashMap<usize, i64> = HashMap::new();
-    {
-        let mut writer = summaries::NodeWriter::new(&tx)?;
-        for n in (0..nodes.len()).rev() {
-            let node = &nodes[n];
-            let id = writer.node(&summaries::NodeRow {
-                tree_id,
-                parent_id: parent.get(&n).and_then(|p| ids.get(p)).copied(),
-                level: node.level,
-                scope: node.scope,
-                source_id: node.source_id,
-                text: &node.text,
-                summarizer: &node.summarizer,
-                model: node.model.as_deref(),
-                input_sha256: &node.input_sha256,
-                leaf_count: node.leaves,
-                vector: &node.vector,
-            })?;
-            ids.insert(n, id);
+    let conn = engine.writer()?;
+    let conn: &dyn Tx = &*conn;
+    conn.together(true, |tx| {
+        let family = crate::store::vectors::family_id(tx, spec)?;
+        let now = now_ms();
+        let tree_id = summaries::insert_tree(
+            tx,
+            &summaries::TreeRow {
+                snapshot_id: report.snapshot_id,
+                family_id: family,
+                summarizer: &report.summarizer,
+                model: report.model.as_deref(),
+                fingerprint: (!fingerprint.is_empty()).then_some(fingerprint),
+                branching,
+                windows: report.windows,
+                nodes: report.nodes,
+                input_tokens: report.input_tokens,
+                output_tokens: report.output_tokens,
+                calls: report.calls,
+                build_ms: report.build_ms,
+                built_at: now,
+            },
+        )?;
+        // The trees before it go (inserted first, the new tree's id is past theirs).
+        summaries::keep_only(tx, tree_id)?;
+        // Parents are added after their children, so insert from the last node down: each parent's
+        // id is known when its children are written.
+        let mut parent: HashMap<usize, usize> = HashMap::new();
+        for (n, node) in nodes.iter().enumerate() {
             for c in &node.children {
-                if let Item::Window(p) = c {
-                    writer.member(id, windows[*p].chunk_id)?;
+                if let Item::Node(m) = c {
+                    parent.insert(*m, n);
                 }
             }
         }
-    }
-    summaries::cache_texts(
-        &tx,
-        &report.summarizer,
-        report.model.as_deref(),
-        fingerprint,
-        cache_rows,
-        now,
-    )?;
-    tx.commit()?;
-    Ok(tree_id)
+        let mut ids: HashMap<usize, i64> = HashMap::new();
+        {
+            let mut writer = summaries::NodeWriter::new(tx)?;
+            for n in (0..nodes.len()).rev() {
+                let node = &nodes[n];
+                let id = writer.node(&summaries::NodeRow {
+                    tree_id,
+                    parent_id: parent.get(&n).and_then(|p| ids.get(p)).copied(),
+                    level: node.level,
+                    scope: node.scope,
+                    source_id: node.source_id,
+                    text: &node.text,
+                    summarizer: &node.summarizer,
+                    model: node.model.as_deref(),
+                    input_sha256: &node.input_sha256,
+                    leaf_count: node.leaves,
+                    vector: &node.vector,
+                })?;
+                ids.insert(n, id);
+                for c in &node.children {
+                    if let Item::Window(p) = c {
+                        writer.member(id, windows[*p].chunk_id)?;
+                    }
+                }
+            }
+        }
+        summaries::cache_texts(
+            tx,
+            &report.summarizer,
+            report.model.as_deref(),
+            fingerprint,
+            cache_rows,
+            now,
+        )?;
+        Ok(tree_id)
+    })
 }
 
 #[cfg(test)]
