@@ -50,6 +50,31 @@ fn contract(store: &ArtifactStore) {
     assert!(!store.delete(&sha_a).unwrap());
     assert!(!store.exists(&sha_a).unwrap());
     assert_eq!(store.list().unwrap().len(), 1);
+    // Many at once: each answered in order, whether it was there; a bad name fails alone.
+    let many: Vec<Vec<u8>> = (0..40u8).map(|i| vec![i; 100 + usize::from(i)]).collect();
+    let many_shas: Vec<String> = many.iter().map(|m| sha256_hex(m)).collect();
+    for (bytes, sha) in many.iter().zip(&many_shas) {
+        store.put(sha, bytes).unwrap();
+    }
+    let mut asked: Vec<&str> = many_shas.iter().map(String::as_str).collect();
+    asked.insert(5, &sha_a); // deleted above: not there
+    asked.insert(9, "../not-a-sha256");
+    let answers = store.delete_many(&asked);
+    assert_eq!(answers.len(), asked.len());
+    for (name, answer) in asked.iter().zip(&answers) {
+        match *name {
+            n if n == sha_a => assert!(!answer.as_ref().unwrap(), "{n}: not there"),
+            "../not-a-sha256" => {
+                assert_eq!(
+                    answer.as_ref().unwrap_err().code(),
+                    ErrorCode::InvalidArgument
+                );
+            }
+            n => assert!(answer.as_ref().unwrap(), "{n}: removed"),
+        }
+    }
+    assert_eq!(store.list().unwrap().len(), 1, "only b is left");
+    assert!(store.delete_many(&[]).is_empty());
     // A name that is not a sha256 never reaches the adapter (no path or key can be smuggled in).
     for bad in ["../../etc/passwd", "ABCDEF", &sha_a.to_uppercase()] {
         assert_eq!(

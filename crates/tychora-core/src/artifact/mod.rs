@@ -49,6 +49,13 @@ pub trait ArtifactBackend: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// I/O or store errors.
     fn delete(&self, sha256: &str) -> Result<bool>;
+    /// Removes several objects; for each, in the order given, whether it was there (as
+    /// [`ArtifactBackend::delete`]) or why it could not be removed. One object's failure does
+    /// not stop the others. A bucket asks and deletes many at a time (`DeleteObjects`), not one
+    /// round trip after another.
+    fn delete_many(&self, sha256s: &[&str]) -> Vec<Result<bool>> {
+        sha256s.iter().map(|sha| self.delete(sha)).collect()
+    }
     /// Every stored object's name with its size, in no order (for doctor's orphan count).
     ///
     /// # Errors
@@ -145,6 +152,29 @@ impl ArtifactStore {
     /// I/O or store errors.
     pub fn delete(&self, sha256: &str) -> Result<bool> {
         self.backend.delete(Self::checked(sha256)?)
+    }
+
+    /// Removes several artifacts: for each, in order, whether it was there, or why not (a name
+    /// that is no sha256 among them; one failure does not stop the others).
+    #[must_use]
+    pub fn delete_many(&self, sha256s: &[&str]) -> Vec<Result<bool>> {
+        let checked: Vec<Result<&str>> = sha256s.iter().map(|s| Self::checked(s)).collect();
+        let valid: Vec<&str> = checked
+            .iter()
+            .filter_map(|c| c.as_ref().ok().copied())
+            .collect();
+        let mut removed = self.backend.delete_many(&valid).into_iter();
+        checked
+            .into_iter()
+            .map(|c| match c {
+                Ok(_) => removed.next().unwrap_or_else(|| {
+                    Err(Error::Internal(
+                        "the artifact store answered fewer deletes than asked".into(),
+                    ))
+                }),
+                Err(e) => Err(e),
+            })
+            .collect()
     }
 
     /// Every stored artifact with its size.

@@ -212,6 +212,58 @@ impl ArtifactBackend for S3Artifacts {
         Ok(true)
     }
 
+    fn delete_many(&self, sha256s: &[&str]) -> Vec<Result<bool>> {
+        use futures_util::StreamExt as _;
+        self.runtime.block_on(async {
+            // Which are there: S3's DELETE succeeds either way. Asked `concurrency` at a time.
+            let present: Vec<Result<bool>> = futures_util::stream::iter(sha256s)
+                .map(|sha| async move {
+                    match self.store.head(&self.key(sha)).await {
+                        Ok(_) => Ok(true),
+                        Err(object_store::Error::NotFound { .. }) => Ok(false),
+                        Err(e) => Err(self.failure(sha, e)),
+                    }
+                })
+                .buffered(self.concurrency())
+                .collect()
+                .await;
+            let doomed: Vec<ObjectPath> = sha256s
+                .iter()
+                .zip(&present)
+                .filter(|(_, p)| matches!(p, Ok(true)))
+                .map(|(sha, _)| self.key(sha))
+                .collect();
+            // `delete_stream` sends them in bulk requests (up to 1,000 keys each on S3).
+            let keys = futures_util::stream::iter(doomed.into_iter().map(Ok)).boxed();
+            let refused: Vec<object_store::Error> = self
+                .store
+                .delete_stream(keys)
+                .filter_map(|answer| async move { answer.err() })
+                .collect()
+                .await;
+            let mut out = Vec::with_capacity(sha256s.len());
+            for (sha, present) in sha256s.iter().zip(present) {
+                out.push(match present {
+                    // A bulk answer names a refused key only inside its message: when any was
+                    // refused, whether each object is gone is asked again, one by one.
+                    Ok(true) if !refused.is_empty() => {
+                        match self.store.head(&self.key(sha)).await {
+                            Err(object_store::Error::NotFound { .. }) => Ok(true),
+                            Ok(_) => Err(Error::StoreUnavailable(format!(
+                                "artifact store {}: {sha} was not deleted: {}",
+                                self.url,
+                                one_line(&refused[0])
+                            ))),
+                            Err(e) => Err(self.failure(sha, e)),
+                        }
+                    }
+                    other => other,
+                });
+            }
+            out
+        })
+    }
+
     fn list(&self) -> Result<Vec<(String, u64)>> {
         let root = self.prefix.child("sha256");
         let listed: Vec<object_store::ObjectMeta> = self

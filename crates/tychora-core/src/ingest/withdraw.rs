@@ -218,14 +218,16 @@ pub(crate) fn withdraw(
 
 /// Removes the files of erased artifacts (each once) and makes the removal durable.
 fn erase_files(engine: &Engine, erased: &[Tombstone]) -> Result<()> {
-    let mut done: Vec<&str> = Vec::new();
+    let mut doomed: Vec<&str> = Vec::new();
     for t in erased {
-        if done.contains(&t.sha256.as_str()) {
-            continue;
+        if !doomed.contains(&t.sha256.as_str()) {
+            doomed.push(&t.sha256);
         }
-        done.push(&t.sha256);
-        // Durable on return (the local adapter syncs the folder); absent already is fine.
-        engine.artifacts().delete(&t.sha256)?;
+    }
+    // Durable on return (the local adapter syncs the folder); absent already is fine. The
+    // first failure is the job's (a second run finishes the removal).
+    for removed in engine.artifacts().delete_many(&doomed) {
+        removed?;
     }
     Ok(())
 }

@@ -289,12 +289,17 @@ fn remove_files(
     derived: &[(String, i64)],
     report: &mut PurgeReport,
 ) {
-    let mut removed: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for (sha, size) in expired.iter().chain(derived) {
-        if !removed.insert(sha.as_str()) {
-            continue;
-        }
-        match engine.artifacts().delete(sha) {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let doomed: Vec<(&str, i64)> = expired
+        .iter()
+        .chain(derived)
+        .filter(|(sha, _)| seen.insert(sha.as_str()))
+        .map(|(sha, size)| (sha.as_str(), *size))
+        .collect();
+    let shas: Vec<&str> = doomed.iter().map(|(sha, _)| *sha).collect();
+    // In bulk: a bucket takes many deletes a request.
+    for ((sha, size), removed) in doomed.iter().zip(engine.artifacts().delete_many(&shas)) {
+        match removed {
             Ok(true) => {
                 report.artifacts_removed += 1;
                 report.artifact_bytes += u64::try_from(*size).unwrap_or_default();
