@@ -1882,3 +1882,69 @@ fn knowledge_erasure_retention_and_evidence_alike() {
         assert_eq!(sqlite, postgres, "the adapters read differently");
     }
 }
+
+/// A session (the engine's writer) runs statements on their own until a transaction begins;
+/// `atomic` is a transaction of its own there and a savepoint inside one: a failing block keeps
+/// nothing and the enclosing transaction goes on.
+#[test]
+fn a_session_commits_as_it_goes_and_nests_atomic_blocks() {
+    each_adapter(|name, open| {
+        let store = open();
+        let count = |tx: &dyn Tx| -> Result<i64> { tx.value("SELECT COUNT(*) FROM roots", &[]) };
+        let refused = || tychora_core::Error::Conflict("refused on purpose".into());
+        store
+            .session(|s| {
+                assert!(!s.in_transaction(), "{name}");
+                extractions::root_id(s, "/autocommit", 1)?;
+                // a block of its own: kept whole, or (failing) not at all
+                s.together(true, |tx| extractions::root_id(tx, "/kept", 2))?;
+                let failed = s.together(true, |tx| {
+                    extractions::root_id(tx, "/undone", 3)?;
+                    Err::<(), _>(refused())
+                });
+                assert!(failed.is_err(), "{name}");
+                assert!(
+                    !s.in_transaction(),
+                    "{name}: the block's own transaction ended"
+                );
+                s.begin(true)?;
+                assert!(s.in_transaction(), "{name}");
+                extractions::root_id(s, "/in-job", 4)?;
+                // inside the transaction, a failing block is a savepoint rolled back
+                let failed = s.together(true, |tx| {
+                    extractions::root_id(tx, "/file-that-failed", 5)?;
+                    Err::<(), _>(refused())
+                });
+                assert!(failed.is_err(), "{name}");
+                s.together(true, |tx| extractions::root_id(tx, "/file-that-held", 6))?;
+                s.commit()?;
+                assert!(!s.in_transaction(), "{name}");
+                s.begin(false)?;
+                extractions::root_id(s, "/dry-run", 7)?;
+                s.rollback()?;
+                s.begin(true)?;
+                assert!(s.begin(true).is_err(), "{name}: one at a time");
+                extractions::root_id(s, "/rolled-back", 8)?;
+                s.rollback()?;
+                Ok(())
+            })
+            .unwrap();
+        let roots = store
+            .write(|tx| {
+                tx.rows("SELECT path FROM roots ORDER BY path", &[], |r| {
+                    r.get::<String>(0)
+                })
+            })
+            .unwrap();
+        assert_eq!(
+            roots,
+            ["/autocommit", "/file-that-held", "/in-job", "/kept"],
+            "{name}"
+        );
+        assert_eq!(
+            store.write(|tx| count(tx)).unwrap(),
+            roots.len() as i64,
+            "{name}"
+        );
+    });
+}

@@ -386,8 +386,8 @@ pub(crate) fn plan(
     if request.paths.is_empty() {
         return Err(Error::InvalidArgument("add needs at least one path".into()));
     }
-    let mut conn = engine.writer()?;
-    run::AddJob::plan(engine, &mut conn, request, requester, on_progress)
+    let conn = engine.writer()?;
+    run::AddJob::plan(engine, &*conn, request, requester, on_progress)
 }
 
 /// The format a kind's files are parsed as whatever their names say: the one its normalisation
@@ -557,7 +557,7 @@ pub(crate) fn run_job(
     job_id: i64,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Receipt> {
-    let mut conn = engine.writer()?;
+    let conn = engine.writer()?;
     let (status, request_json) = crate::store::jobs::state_and_request(&*conn, job_id)?
         .ok_or_else(|| Error::NotFound {
             what: "job",
@@ -583,7 +583,7 @@ pub(crate) fn run_job(
         engine.progress().record(job_id, &p);
         on_progress(p);
     };
-    let result = run::AddJob::run(engine, &mut conn, job_id, &request, requester, &record);
+    let result = run::AddJob::run(engine, &*conn, job_id, &request, requester, &record);
     engine.progress().clear(job_id);
     result.inspect_err(|err| {
         let _ =

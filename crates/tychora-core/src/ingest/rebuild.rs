@@ -10,7 +10,6 @@
 
 use std::time::Instant;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::now_ms;
@@ -18,7 +17,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState, Progress};
 use crate::snapshot;
-use crate::store::tx::Tx;
+use crate::store::tx::{Session, Tx};
 use crate::store::{self, jobs::Steps};
 use crate::vector::EmbedReport;
 
@@ -65,7 +64,7 @@ pub(crate) fn rebuild(
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<RebuildReport> {
     let started = Instant::now();
-    let mut conn = engine.writer()?;
+    let conn = engine.writer()?;
     let current = snapshot::current(&*conn)?.ok_or_else(|| Error::NotFound {
         what: "published snapshot to rebuild",
         id: "current".into(),
@@ -89,7 +88,7 @@ pub(crate) fn rebuild(
         visual: None,
         duration_ms: 0.0,
     };
-    let result = run(engine, &mut conn, current, &mut report, &record, started);
+    let result = run(engine, &*conn, current, &mut report, &record, started);
     engine.progress().clear(job_id);
     engine.forget_vector_indexes();
     engine.invalidate_snapshot_cache();
@@ -109,7 +108,7 @@ pub(crate) fn rebuild(
 
 fn run(
     engine: &Engine,
-    conn: &mut Connection,
+    conn: &dyn Session,
     current: i64,
     report: &mut RebuildReport,
     on_progress: &(dyn Fn(Progress) + Sync),

@@ -7,8 +7,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
-use rusqlite::Connection;
-
 use super::prepare::{self, Outcome, PrepareContext};
 use super::targets::{Target, resolve_target};
 use super::{AddPlan, AddRequest, FileCounts, Receipt, Requester, commit};
@@ -20,7 +18,7 @@ use crate::error::{Diagnostic, Error, Level, Result};
 use crate::job::{Phase, Progress, failpoint};
 use crate::snapshot::{self, Member};
 use crate::store::jobs::Steps;
-use crate::store::tx::Tx;
+use crate::store::tx::{Session, Tx};
 
 /// What a job learns as it goes, turned into the receipt at the end.
 #[derive(Default)]
@@ -169,7 +167,7 @@ impl<'a> AddJob<'a> {
     /// Runs every stage of the job on the writer connection.
     pub(super) fn run(
         engine: &'a Engine,
-        conn: &mut Connection,
+        conn: &dyn Session,
         job_id: i64,
         request: &AddRequest,
         requester: Requester,
@@ -199,23 +197,23 @@ impl<'a> AddJob<'a> {
         {
             // Facet values are source metadata that eligibility reads at query time: set on
             // every file read, changed or not, they need no new snapshot.
-            let tx = conn.transaction()?;
-            crate::store::facets::set_source_values(
-                &tx,
-                kind,
-                definition,
-                &job.tally.read_sources,
-                &facets,
-                now_ms(),
-            )?;
-            tx.commit()?;
+            conn.together(true, |tx| {
+                crate::store::facets::set_source_values(
+                    tx,
+                    kind,
+                    definition,
+                    &job.tally.read_sources,
+                    &facets,
+                    now_ms(),
+                )
+            })?;
         }
         if let Some(level) = &job.sensitivity {
             // A label is source metadata like a facet value: set on every file read, changed or
             // not (new and changed files got it with their rows).
-            let tx = conn.transaction()?;
-            crate::store::sources::label(&tx, &job.tally.read_sources, level)?;
-            tx.commit()?;
+            conn.together(true, |tx| {
+                crate::store::sources::label(tx, &job.tally.read_sources, level)
+            })?;
         }
         // A first add publishes even when it found nothing to index (an empty folder answers,
         // emptily), but not when every file it found failed: that job failed, and no snapshot
@@ -239,7 +237,7 @@ impl<'a> AddJob<'a> {
     /// member.
     pub(super) fn without(
         engine: &'a Engine,
-        conn: &mut Connection,
+        conn: &dyn Session,
         job_id: i64,
         sources: &[(i64, String)],
         on_progress: &'a (dyn Fn(Progress) + Sync),
@@ -274,7 +272,7 @@ impl<'a> AddJob<'a> {
     /// a collection) and no provider is called.
     pub(super) fn plan(
         engine: &'a Engine,
-        conn: &mut Connection,
+        conn: &dyn Session,
         request: &AddRequest,
         requester: Requester,
         on_progress: &'a (dyn Fn(Progress) + Sync),
@@ -286,10 +284,13 @@ impl<'a> AddJob<'a> {
         )?;
         facets_of(engine, request, &assignment)?;
         let collection = request.collection.as_deref().unwrap_or("default");
-        let tx = conn.transaction()?;
-        let collection_id = Engine::collection_for(&tx, collection, trust_of(request, requester)?)?;
-        let mut job = AddJob::start(engine, &tx, 0, collection_id, assignment, on_progress)?;
-        let targets = job.resolve_targets(&tx, request, requester);
+        // Everything below is rolled back: nothing is written (not even a root or a collection).
+        conn.begin(false)?;
+        let _undone = RolledBack(conn);
+        let tx: &dyn Tx = conn;
+        let collection_id = Engine::collection_for(tx, collection, trust_of(request, requester)?)?;
+        let mut job = AddJob::start(engine, tx, 0, collection_id, assignment, on_progress)?;
+        let targets = job.resolve_targets(tx, request, requester);
         let mut plan = AddPlan::default();
         let mut documents: Vec<crate::vector::DocInputs> = Vec::new();
         let embedder = engine.embedder()?;
@@ -351,9 +352,9 @@ impl<'a> AddJob<'a> {
             }
         }
         if let Some(embedder) = &embedder {
-            let family = crate::store::vectors::family_id(&tx, embedder.spec())?;
+            let family = crate::store::vectors::family_id(tx, embedder.spec())?;
             let estimate = crate::vector::estimate(
-                &*tx,
+                &crate::store::vectors::Records(tx),
                 Some(family),
                 embedder.as_ref(),
                 engine
@@ -365,12 +366,12 @@ impl<'a> AddJob<'a> {
                 engine,
                 embedder.spec(),
                 estimate,
-                &tx,
+                tx,
             )?);
         }
         plan.diagnostics = std::mem::take(&mut job.tally.diagnostics);
         plan.excluded = std::mem::take(&mut job.tally.excluded);
-        tx.rollback()?;
+        conn.rollback()?;
         Ok(plan)
     }
 
@@ -399,7 +400,7 @@ impl<'a> AddJob<'a> {
     /// Stages 2–5 for one target: walk, prepare, store artifacts, commit rows, sync removals.
     /// Prepare (on every core) and commit (on this thread) overlap: file `i`'s artifact and rows
     /// are written while the workers parse the files after it, all rows in one transaction.
-    fn capture(&mut self, conn: &mut Connection, target: &Target) -> Result<()> {
+    fn capture(&mut self, conn: &dyn Session, target: &Target) -> Result<()> {
         let walked = self.walk(target);
         let candidates = self.withhold_above_ceiling(conn, target, walked)?;
         self.steps
@@ -612,7 +613,7 @@ impl<'a> AddJob<'a> {
     /// file (a constraint, a value SQLite refuses) fails that file, never the job.
     fn commit_one(
         &mut self,
-        conn: &mut Connection,
+        conn: &dyn Session,
         target: &Target,
         candidate: &Candidate,
         outcome: Outcome,
@@ -667,8 +668,7 @@ impl<'a> AddJob<'a> {
         // The bytes, and a document's derived text and pictures, before the rows naming them.
         store_artifacts(self.engine, &prepared, extraction)?;
         // This file's rows in a savepoint of the job's transaction: a file that fails leaves none.
-        let job_tx: &dyn Tx = &*conn;
-        let written = job_tx.together(true, |savepoint| {
+        let written = conn.together(true, |savepoint| {
             commit::write_revision(
                 savepoint,
                 self.engine,
@@ -749,7 +749,7 @@ impl<'a> AddJob<'a> {
     /// Stages 6–7: resolve code relations of the roots that changed, then build, verify and
     /// publish the snapshot. The job's end is written in the pointer switch's transaction, so a
     /// crash never leaves a published snapshot whose job reads as interrupted, or the reverse.
-    fn publish(mut self, conn: &mut Connection) -> Result<Receipt> {
+    fn publish(mut self, conn: &dyn Session) -> Result<Receipt> {
         let mut next: Vec<Member> = self
             .members
             .iter()
@@ -866,19 +866,19 @@ fn merge_exclusions(into: &mut Vec<capture::Exclusion>, from: Vec<capture::Exclu
 /// preparing holds no lock (the daemon queues jobs and the query log commits meanwhile), and it
 /// rolls back when dropped uncommitted (an error, or a panic unwinding through the job).
 struct RowsTransaction<'c> {
-    conn: &'c mut Connection,
+    conn: &'c dyn Session,
     begun: bool,
 }
 
 impl<'c> RowsTransaction<'c> {
-    fn new(conn: &'c mut Connection) -> Self {
+    fn new(conn: &'c dyn Session) -> Self {
         Self { conn, begun: false }
     }
 
     /// The connection inside the transaction, beginning it if needed.
-    fn begun(&mut self) -> Result<&mut Connection> {
+    fn begun(&mut self) -> Result<&'c dyn Session> {
         if !self.begun {
-            crate::store::begin_immediate(self.conn)?;
+            self.conn.begin(true)?;
             self.begun = true;
         }
         Ok(self.conn)
@@ -886,14 +886,14 @@ impl<'c> RowsTransaction<'c> {
 
     fn commit(&mut self) -> Result<()> {
         if self.begun {
-            crate::store::commit(self.conn)?;
+            self.conn.commit()?;
             self.begun = false;
         }
         Ok(())
     }
 
     /// The connection, outside any transaction once committed.
-    fn connection(&self) -> &Connection {
+    fn connection(&self) -> &'c dyn Session {
         self.conn
     }
 }
@@ -901,8 +901,17 @@ impl<'c> RowsTransaction<'c> {
 impl Drop for RowsTransaction<'_> {
     fn drop(&mut self) {
         if self.begun {
-            let _ = crate::store::rollback(self.conn);
+            let _ = self.conn.rollback();
         }
+    }
+}
+
+/// Rolls back, when dropped, the transaction a dry run began (whichever way it ends).
+struct RolledBack<'c>(&'c dyn Session);
+
+impl Drop for RolledBack<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.rollback();
     }
 }
 

@@ -91,7 +91,7 @@ pub(crate) fn withdraw(
             "a reason is required: it is recorded with the withdrawal or tombstone".into(),
         ));
     }
-    let mut conn = engine.writer()?;
+    let conn = engine.writer()?;
     let (sources, revisions) = resolve(&*conn, selector, removal)?;
     let kind = match removal {
         Removal::Withdraw => JobKind::Withdraw,
@@ -202,7 +202,7 @@ pub(crate) fn withdraw(
             .iter()
             .map(|w| (w.source_id, w.path.clone()))
             .collect();
-        let receipt = AddJob::without(engine, &mut conn, job_id, &pairs, on_progress)?;
+        let receipt = AddJob::without(engine, &*conn, job_id, &pairs, on_progress)?;
         Ok(WithdrawReport {
             receipt,
             withdrawn,

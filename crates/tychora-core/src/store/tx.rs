@@ -680,24 +680,7 @@ impl Tx for rusqlite::Connection {
         if !self.is_autocommit() {
             return savepoint(self, f);
         }
-        self.execute_batch(if write {
-            "BEGIN IMMEDIATE"
-        } else {
-            "BEGIN DEFERRED"
-        })?;
-        match f(self) {
-            Ok(()) => {
-                if let Err(e) = self.execute_batch("COMMIT") {
-                    let _ = self.execute_batch("ROLLBACK");
-                    return Err(e.into());
-                }
-                Ok(())
-            }
-            Err(e) => {
-                let _ = self.execute_batch("ROLLBACK");
-                Err(e)
-            }
-        }
+        own_transaction(self, write, f)
     }
 }
 
@@ -733,6 +716,99 @@ impl Tx for rusqlite::Transaction<'_> {
 
     fn atomic(&self, _write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
         savepoint(self, f)
+    }
+}
+
+/// A connection that runs each statement on its own (autocommit) until a transaction is begun:
+/// the engine's writer, which a job holds for its whole run and commits as it goes. The embedded
+/// store's is its SQLite connection; the service store's a pooled PostgreSQL connection
+/// ([`super::postgres::PgStore::session`]).
+pub trait Session: Tx {
+    /// Begins a transaction; `write`: one that takes the write lock now, before its first read
+    /// (SQLite's `IMMEDIATE`; PostgreSQL locks rows as they are written).
+    ///
+    /// # Errors
+    /// As [`Tx::execute`]; `E_INTERNAL` when one is open already.
+    fn begin(&self, write: bool) -> Result<()>;
+    /// Commits the open transaction (nothing when none is open).
+    ///
+    /// # Errors
+    /// As [`Tx::execute`]: then nothing of it is kept.
+    fn commit(&self) -> Result<()>;
+    /// Rolls back the open transaction (nothing when none is open).
+    ///
+    /// # Errors
+    /// As [`Tx::execute`].
+    fn rollback(&self) -> Result<()>;
+    /// Whether a transaction is open.
+    fn in_transaction(&self) -> bool;
+}
+
+impl Session for rusqlite::Connection {
+    fn begin(&self, write: bool) -> Result<()> {
+        if !self.is_autocommit() {
+            return Err(Error::Internal(
+                "a transaction is already open on this session".into(),
+            ));
+        }
+        self.execute_batch(if write {
+            "BEGIN IMMEDIATE"
+        } else {
+            "BEGIN DEFERRED"
+        })?;
+        Ok(())
+    }
+
+    fn commit(&self) -> Result<()> {
+        if !self.is_autocommit() {
+            self.execute_batch("COMMIT")?;
+        }
+        Ok(())
+    }
+
+    fn rollback(&self) -> Result<()> {
+        if !self.is_autocommit() {
+            self.execute_batch("ROLLBACK")?;
+        }
+        Ok(())
+    }
+
+    fn in_transaction(&self) -> bool {
+        !self.is_autocommit()
+    }
+}
+
+impl dyn Session + '_ {
+    /// [`Tx::atomic`] returning `f`'s value, as on a transaction.
+    ///
+    /// # Errors
+    /// As [`Tx::atomic`].
+    pub fn together<T>(&self, write: bool, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
+        let tx: &dyn Tx = self;
+        tx.together(write, f)
+    }
+}
+
+/// `f` in a transaction of its own on `session` (in autocommit): committed when `f` succeeds,
+/// else rolled back with `f`'s error.
+pub(crate) fn own_transaction(
+    session: &dyn Session,
+    write: bool,
+    f: &mut dyn FnMut(&dyn Tx) -> Result<()>,
+) -> Result<()> {
+    session.begin(write)?;
+    match f(session) {
+        Ok(()) => {
+            if let Err(e) = session.commit() {
+                let _ = session.rollback();
+                return Err(e);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let _ = session.rollback();
+            Err(e)
+        }
     }
 }
 

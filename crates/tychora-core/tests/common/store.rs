@@ -10,7 +10,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use tychora_core::Result;
 use tychora_core::store::postgres::PgStore;
 use tychora_core::store::query_log::QueryLog;
-use tychora_core::store::tx::Tx;
+use tychora_core::store::tx::{Session, Tx};
 
 /// A store handle: the database file or the connection string it was opened from, for what opens
 /// its own connection (the query log).
@@ -46,6 +46,14 @@ impl Handle {
                 Ok(out)
             }
             Self::Postgres(store, _) => store.transaction(f),
+        }
+    }
+
+    /// Runs `f` on a session (a connection in autocommit, as the engine's writer is).
+    pub fn session<T>(&self, f: impl FnOnce(&dyn Session) -> Result<T>) -> Result<T> {
+        match self {
+            Self::Sqlite(conn, _) => f(&*conn.lock().unwrap()),
+            Self::Postgres(store, _) => f(&store.session()?),
         }
     }
 

@@ -37,6 +37,9 @@ pub struct PgTx<'s> {
     pending: RefCell<Vec<(Statement, String, Vec<Value>)>>,
     /// Ids taken ahead, by table.
     ids: RefCell<HashMap<String, VecDeque<i64>>>,
+    /// Whether a transaction is open on the connection: always for [`PgStore::begin`]'s; for a
+    /// [`PgStore::session`], between its `begin` and its `commit` or `rollback`.
+    open: std::cell::Cell<bool>,
 }
 
 impl PgStore {
@@ -59,6 +62,27 @@ impl PgStore {
             client: Some(client),
             pending: RefCell::new(Vec::new()),
             ids: RefCell::new(HashMap::new()),
+            open: std::cell::Cell::new(true),
+        })
+    }
+
+    /// A pooled connection in autocommit, as the embedded engine holds its writer: each
+    /// statement commits on its own until [`Session::begin`] opens a transaction (and
+    /// [`Tx::atomic`] opens one around a block).
+    ///
+    /// # Errors
+    /// `E_STORE_UNAVAILABLE` when the store cannot be reached.
+    pub fn session(&self) -> Result<PgTx<'_>> {
+        let client = self
+            .runtime
+            .block_on(self.pool.get())
+            .map_err(|e| self.pool_error(&e))?;
+        Ok(PgTx {
+            store: self,
+            client: Some(client),
+            pending: RefCell::new(Vec::new()),
+            ids: RefCell::new(HashMap::new()),
+            open: std::cell::Cell::new(false),
         })
     }
 
@@ -136,6 +160,10 @@ impl PgTx<'_> {
     }
 
     fn queue(&self, statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<()> {
+        if !self.open.get() {
+            // In autocommit a write is its own transaction: sent now, its error its own.
+            return self.run(statement, sql, params).map(drop);
+        }
         check(statement, sql, params)?;
         let full = {
             let mut pending = self.pending.borrow_mut();
@@ -223,7 +251,63 @@ fn check(statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<()> {
 impl Drop for PgTx<'_> {
     fn drop(&mut self) {
         // An unfinished transaction (an error on the way, a panic) keeps nothing.
-        let _ = self.end("ROLLBACK");
+        if self.open.get() {
+            let _ = self.end("ROLLBACK");
+        }
+    }
+}
+
+impl PgTx<'_> {
+    /// Sends a transaction verb on the session's connection; a connection whose state is then
+    /// unknown is closed rather than pooled.
+    fn verb(&self, verb: &str) -> Result<()> {
+        self.store
+            .runtime
+            .block_on(self.client().batch_execute(verb))
+            .map_err(|e| error(&self.store.location, &e))
+    }
+}
+
+impl tx::Session for PgTx<'_> {
+    fn begin(&self, _write: bool) -> Result<()> {
+        if self.open.get() {
+            return Err(Error::Internal(
+                "a transaction is already open on this session".into(),
+            ));
+        }
+        // Row locks are taken as rows are written: nothing to take ahead as SQLite's IMMEDIATE.
+        self.verb("BEGIN")?;
+        self.open.set(true);
+        Ok(())
+    }
+
+    fn commit(&self) -> Result<()> {
+        if !self.open.get() {
+            return Ok(());
+        }
+        let flushed = self.flush();
+        if flushed.is_err() {
+            self.pending.borrow_mut().clear();
+            let _ = self.verb("ROLLBACK");
+            self.open.set(false);
+            return flushed;
+        }
+        let committed = self.verb("COMMIT");
+        self.open.set(false);
+        committed
+    }
+
+    fn rollback(&self) -> Result<()> {
+        self.pending.borrow_mut().clear();
+        if !self.open.get() {
+            return Ok(());
+        }
+        self.open.set(false);
+        self.verb("ROLLBACK")
+    }
+
+    fn in_transaction(&self) -> bool {
+        self.open.get()
     }
 }
 
@@ -266,9 +350,12 @@ impl Tx for PgTx<'_> {
         self.queue(&statement, &sql, params)
     }
 
-    fn atomic(&self, _write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
-        // Always inside this transaction (its rows lock as they are written).
-        tx::savepoint(self, f)
+    fn atomic(&self, write: bool, f: &mut dyn FnMut(&dyn Tx) -> Result<()>) -> Result<()> {
+        if self.open.get() {
+            // Inside this transaction (its rows lock as they are written).
+            return tx::savepoint(self, f);
+        }
+        tx::own_transaction(self, write, f)
     }
 
     fn next_id(&self, table: &str) -> Result<Option<i64>> {
