@@ -80,6 +80,27 @@ pub struct Config {
     /// `artifacts/` folder).
     #[serde(default)]
     pub artifacts: Option<Artifacts>,
+    /// Where the canonical rows live (absent: the workspace's `corpus.sqlite3`).
+    #[serde(default)]
+    pub store: Option<StoreConfig>,
+}
+
+/// `[store]`: the canonical rows in a PostgreSQL database instead of the workspace's SQLite
+/// file, so several daemons serve one corpus. The password never goes here: it comes from the
+/// environment (`PGPASSWORD`) or a file (`PGPASSFILE`, `~/.pgpass`), and a URL carrying one is
+/// refused.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// `postgres://user@host:port/database` (or `?host=/socket/dir`).
+    pub url: String,
+    /// Connections this process pools (writer, readers, the query log's own aside). Default 8.
+    #[serde(default = "default_store_connections")]
+    pub connections: usize,
+}
+
+fn default_store_connections() -> usize {
+    8
 }
 
 /// `[artifacts]`: artifacts in an S3-compatible bucket instead of the workspace's folder, so

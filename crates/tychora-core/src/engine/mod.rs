@@ -4,16 +4,17 @@
 //! `manage`) takes an `&Engine`; [`crate::Workspace`] is the public front over it. Keeping the
 //! state here, below the pipelines, is what keeps the module graph acyclic.
 
+mod canonical;
 mod lock;
+
+pub(crate) use canonical::{Canonical, Writer};
 
 pub use lock::WorkspaceLock;
 
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-
-use rusqlite::Connection;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::store::tx::Tx;
 
@@ -43,8 +44,7 @@ pub(crate) struct Engine {
     pack: Pack,
     patterns: Vec<crate::unit::IdentifierRule>,
     artifacts: ArtifactStore,
-    writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
+    canonical: Canonical,
     generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
     vector_indexes: Mutex<HashMap<String, Arc<VectorIndex>>>,
     // Resolved on first use, so that commands that never embed (status, manage) do not need the
@@ -143,11 +143,17 @@ impl Engine {
             std::thread::spawn(move || compile_identifier_rules(&patterns))
         };
         let lock = WorkspaceLock::acquire(&dir)?;
-        let conn = store::connect(&dir.join("corpus.sqlite3"))?;
-        migrate::check(&conn, &dir)?;
-        // We own the lock, so a job still marked running belongs to a process that died.
-        store::jobs::interrupt_running(&conn)?;
-        let query_log = QueryLog::start(&dir.join("corpus.sqlite3"))?;
+        let (canonical, query_log) = match &config.store {
+            None => {
+                let db = dir.join("corpus.sqlite3");
+                let conn = store::connect(&db)?;
+                migrate::check(&conn, &dir)?;
+                // We own the lock, so a job still marked running belongs to a process that died.
+                store::jobs::interrupt_running(&conn)?;
+                (Canonical::sqlite(&db, conn), QueryLog::start(&db)?)
+            }
+            Some(service) => open_service(service)?,
+        };
         let user_cache = match config
             .embeddings
             .as_ref()
@@ -186,8 +192,7 @@ impl Engine {
             config,
             pack,
             patterns,
-            writer: Mutex::new(conn),
-            readers: Mutex::new(Vec::new()),
+            canonical,
             generations: Mutex::new(HashMap::new()),
             _lock: lock,
         };
@@ -293,31 +298,20 @@ impl Engine {
         &self.artifacts
     }
 
-    pub(crate) fn writer(&self) -> Result<MutexGuard<'_, Connection>> {
-        self.writer
-            .lock()
-            .map_err(|_| Error::Internal("writer connection poisoned by an earlier panic".into()))
+    /// The writer: the one connection this process writes through (a `&dyn Session`).
+    pub(crate) fn writer(&self) -> Result<Writer<'_>> {
+        self.canonical.writer()
     }
 
-    /// Runs `f` on a pooled read connection (WAL readers run concurrently with the writer),
-    /// through the store's transaction interface: what reads the corpus names no adapter.
+    /// Where the canonical rows live.
+    pub(crate) fn canonical(&self) -> &Canonical {
+        &self.canonical
+    }
+
+    /// Runs `f` on a read connection (WAL readers run concurrently with the writer), through
+    /// the store's transaction interface: what reads the corpus names no adapter.
     pub(crate) fn with_reader<T>(&self, f: impl FnOnce(&dyn Tx) -> Result<T>) -> Result<T> {
-        let pooled = self
-            .readers
-            .lock()
-            .map_err(|_| Error::Internal("reader pool poisoned".into()))?
-            .pop();
-        let conn = match pooled {
-            Some(conn) => conn,
-            None => store::connect(&self.dir.join("corpus.sqlite3"))?,
-        };
-        let out = f(&conn);
-        if let Ok(mut pool) = self.readers.lock()
-            && pool.len() < 8
-        {
-            pool.push(conn);
-        }
-        out
+        self.canonical.read(f)
     }
 
     /// The folder lexical generations live in.
@@ -616,6 +610,25 @@ fn sweep<T>(
 ///
 /// # Errors
 /// `E_INVALID_ARGUMENT` for an unusable `[artifacts]` setting.
+/// The service store `[store]` names, with the query log writing to it off the query path.
+/// Opening never migrates (`tychora manage migrate` does); a database with no workspace row yet
+/// (the first daemon on it) gets one. Jobs other daemons run are not this process's to
+/// interrupt: the queue's leases end a dead worker's.
+fn open_service(service: &crate::config::StoreConfig) -> Result<(Canonical, QueryLog)> {
+    use crate::store::postgres::PgStore;
+    if PgStore::names_a_password(&service.url) {
+        return Err(Error::InvalidArgument(
+            "[store] url names a password: remove it, and set PGPASSWORD (or a ~/.pgpass entry) in the daemon's environment".into(),
+        ));
+    }
+    let pg = PgStore::open(&service.url, service.connections)?;
+    pg.transaction(|tx| {
+        store::workspaces::ensure(tx, "service", ENGINE_VERSION, crate::clock::now_ms())
+    })?;
+    let log = QueryLog::start_on(PgStore::open(&service.url, 1)?)?;
+    Ok((Canonical::postgres(pg), log))
+}
+
 pub(crate) fn artifact_store(dir: &std::path::Path, config: &Config) -> Result<ArtifactStore> {
     Ok(match &config.artifacts {
         None => ArtifactStore::new(dir.join("artifacts")),

@@ -11,6 +11,7 @@ use crate::clock::now_ms;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::job::Progress;
+use crate::store::tx::Begun;
 
 /// What `manage sensitivity` did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -54,14 +55,14 @@ pub(crate) fn relabel(
         let (sources, _) = resolve(&*conn, selector, Removal::Withdraw)?;
         let source_id = sources[0];
         let (path, from) = crate::store::sources::path_and_label(&*conn, source_id)?;
-        let tx = conn.unchecked_transaction()?;
-        crate::store::sources::relabel(&tx, source_id, level, now_ms())?;
+        let tx = Begun::new(&*conn, false)?;
+        crate::store::sources::relabel(&*tx, source_id, level, now_ms())?;
         // A corpus-level summary groups one level's documents: under a new label, a tree that
         // summarised this source would show its text to queries of its old level.
-        let in_tree = crate::store::summaries::summarises_source(&tx, source_id)?;
+        let in_tree = crate::store::summaries::summarises_source(&*tx, source_id)?;
         let deleted = if in_tree && from.as_deref() != Some(level) {
-            let trees = crate::store::summaries::tree_count(&tx)?;
-            crate::store::summaries::delete_trees(&tx)?;
+            let trees = crate::store::summaries::tree_count(&*tx)?;
+            crate::store::summaries::delete_trees(&*tx)?;
             trees
         } else {
             0

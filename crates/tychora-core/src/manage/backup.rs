@@ -272,8 +272,13 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     // The writer is held: no job publishes and no garbage collection removes a generation or an
     // artifact while the references are followed. Readers (queries) are not blocked.
     let writer = engine.writer()?;
+    let Some(connection) = writer.sqlite() else {
+        return Err(Error::InvalidArgument(
+            "`manage backup` copies the embedded store's database; a workspace on PostgreSQL is backed up with the service's own backup (pg_dump) and its bucket".into(),
+        ));
+    };
     let db_path = staging.dir.join("corpus.sqlite3");
-    copy_database(&writer, &db_path)?;
+    copy_database(connection, &db_path)?;
     let mut files: Vec<ManifestEntry> = Vec::new();
     let (db_size, db_sha) = {
         // A backup written by the API is a rollback-journal database; checkpoint nothing, just hash.

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::ingest::relations::{Assertion, assert, cardinality_breach};
 pub use crate::store::assertions::RelationAssertion;
 use crate::store::assertions::{self, Decision};
+use crate::store::tx::Begun;
 use crate::store::tx::Tx;
 
 /// An assertion to declare (the owner: accepted at once) or propose (an agent: reviewed later).
@@ -106,17 +107,17 @@ pub(crate) fn declare_relation(
     request: &DeclareRelation,
 ) -> Result<RelationAssertion> {
     {
-        let mut conn = engine.writer()?;
-        let tx = conn.transaction()?;
-        let from_kind = kind_of(&tx, &request.from)?;
-        let to_kind = kind_of(&tx, &request.to)?;
+        let conn = engine.writer()?;
+        let tx = Begun::new(&*conn, false)?;
+        let from_kind = kind_of(&*tx, &request.from)?;
+        let to_kind = kind_of(&*tx, &request.to)?;
         let backing = request
             .evidence
             .as_deref()
-            .map(|e| support(&tx, e))
+            .map(|e| support(&*tx, e))
             .transpose()?;
         let id = assert(
-            &tx,
+            &*tx,
             engine.pack(),
             &Assertion {
                 relation: &request.relation,
@@ -135,7 +136,7 @@ pub(crate) fn declare_relation(
                 note: request.note.as_deref(),
             },
         )?;
-        let stored = assertions::get(&tx, id)?.ok_or_else(|| Error::NotFound {
+        let stored = assertions::get(&*tx, id)?.ok_or_else(|| Error::NotFound {
             what: "relation assertion",
             id: id.to_string(),
         })?;
@@ -163,9 +164,9 @@ pub(crate) fn review_relation(
         )));
     }
     {
-        let mut conn = engine.writer()?;
-        let tx = conn.transaction()?;
-        let current = assertions::get(&tx, id)?.ok_or_else(|| Error::NotFound {
+        let conn = engine.writer()?;
+        let tx = Begun::new(&*conn, false)?;
+        let current = assertions::get(&*tx, id)?.ok_or_else(|| Error::NotFound {
             what: "relation assertion",
             id: id.to_string(),
         })?;
@@ -173,7 +174,7 @@ pub(crate) fn review_relation(
             && current.status != Decision::Accepted
             && let Some(definition) = engine.pack().relations.get(&current.relation)
             && let Some(breach) = cardinality_breach(
-                &tx,
+                &*tx,
                 &current.relation,
                 definition,
                 &current.from_key,
@@ -188,7 +189,7 @@ pub(crate) fn review_relation(
             _ => None,
         };
         assertions::review(
-            &tx,
+            &*tx,
             id,
             action,
             actor,
@@ -196,7 +197,7 @@ pub(crate) fn review_relation(
             decision,
             crate::clock::now_ms(),
         )?;
-        let stored = assertions::get(&tx, id)?.ok_or_else(|| Error::NotFound {
+        let stored = assertions::get(&*tx, id)?.ok_or_else(|| Error::NotFound {
             what: "relation assertion",
             id: id.to_string(),
         })?;

@@ -94,11 +94,16 @@ pub(crate) fn status(engine: &Engine, options: StatusOptions) -> Result<Status> 
         };
         let collections = inventory::collections(conn)?;
         let kinds = inventory::kinds(conn)?;
-        let db = engine.dir().join("corpus.sqlite3");
-        let corpus = [db.clone(), db.with_extension("sqlite3-wal")]
-            .iter()
-            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
-            .sum::<u64>();
+        let corpus = if engine.canonical().postgres_store().is_some() {
+            // The service store's tables with their indexes, from its catalogue.
+            inventory::table_bytes(conn)?.iter().map(|t| t.bytes).sum()
+        } else {
+            let db = engine.dir().join("corpus.sqlite3");
+            [db.clone(), db.with_extension("sqlite3-wal")]
+                .iter()
+                .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+                .sum::<u64>()
+        };
         Ok(Status {
             dir: engine.dir().display().to_string(),
             schema_version: migrate::latest(),

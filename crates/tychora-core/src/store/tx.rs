@@ -789,6 +789,52 @@ impl dyn Session + '_ {
     }
 }
 
+/// A transaction begun on a session: rolled back when dropped unless committed (an early
+/// return, an error, a panic keep nothing), as rusqlite's `Transaction` is.
+pub struct Begun<'a> {
+    session: &'a dyn Session,
+    open: bool,
+}
+
+impl<'a> Begun<'a> {
+    /// Begins a transaction on `session` (`write`: taking the write lock now).
+    ///
+    /// # Errors
+    /// As [`Session::begin`].
+    pub fn new(session: &'a dyn Session, write: bool) -> Result<Self> {
+        session.begin(write)?;
+        Ok(Self {
+            session,
+            open: true,
+        })
+    }
+
+    /// Commits it.
+    ///
+    /// # Errors
+    /// As [`Session::commit`]: then nothing of it is kept.
+    pub fn commit(mut self) -> Result<()> {
+        self.open = false;
+        self.session.commit()
+    }
+}
+
+impl<'a> std::ops::Deref for Begun<'a> {
+    type Target = dyn Tx + 'a;
+
+    fn deref(&self) -> &Self::Target {
+        self.session
+    }
+}
+
+impl Drop for Begun<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            let _ = self.session.rollback();
+        }
+    }
+}
+
 /// `f` in a transaction of its own on `session` (in autocommit): committed when `f` succeeds,
 /// else rolled back with `f`'s error.
 pub(crate) fn own_transaction(

@@ -17,6 +17,22 @@ pub fn create(tx: &dyn Tx, name: &str, engine_version: &str, now: i64) -> Result
     Ok(())
 }
 
+/// Records the workspace row and its `default` collection unless they are there (the first
+/// daemon on a service store; two at once make one).
+pub fn ensure(tx: &dyn Tx, name: &str, engine_version: &str, now: i64) -> Result<()> {
+    tx.execute(
+        "INSERT INTO workspaces (id, name, created_at, engine_version) VALUES (1, ?1, ?2, ?3)
+         ON CONFLICT (id) DO NOTHING",
+        args![name, now, engine_version],
+    )?;
+    tx.execute(
+        "INSERT INTO collections (workspace_id, name, created_at) VALUES (1, 'default', ?1)
+         ON CONFLICT (name) DO NOTHING",
+        args![now],
+    )?;
+    Ok(())
+}
+
 /// A collection's id and the trust it holds, by name.
 pub fn collection(tx: &dyn Tx, name: &str) -> Result<Option<(i64, String)>> {
     tx.optional(

@@ -181,13 +181,20 @@ impl Workspace {
         })
     }
 
-    /// Applies pending migrations to the workspace in `dir`. Returns the versions applied.
+    /// Applies pending migrations to the workspace in `dir` (to its service store when
+    /// `[store]` names one). Returns the versions applied.
     ///
     /// # Errors
     /// `E_LOCKED`, `E_CHECKSUM_MISMATCH`, SQLite errors.
     pub fn migrate(dir: &Path) -> Result<Vec<i64>> {
         let dir = crate::engine::resolve(dir)?;
         let _lock = WorkspaceLock::acquire(&dir)?;
+        let config = Config::load(&dir.join("workspace.toml"))?;
+        if let Some(service) = &config.store {
+            // The service store's own migrations (daemons migrating at once take turns).
+            let (_, applied) = store::postgres::PgStore::open_and_migrate(&service.url, 1)?;
+            return Ok(applied);
+        }
         let mut conn = store::connect(&dir.join("corpus.sqlite3"))?;
         migrate::apply(&mut conn)
     }

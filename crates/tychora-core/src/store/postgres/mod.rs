@@ -69,6 +69,12 @@ impl PgStore {
                 "the PostgreSQL connection string does not parse ({e}); expected postgres://USER@HOST:PORT/DATABASE"
             ))
         })?;
+        // A password from the environment, as libpq reads it, when the string names none.
+        if config.get_password().is_none()
+            && let Ok(password) = std::env::var("PGPASSWORD")
+        {
+            config.password(password);
+        }
         config.connect_timeout(CONNECT_TIMEOUT);
         config.application_name("tychora");
         let location = location(&config);
@@ -100,6 +106,14 @@ impl PgStore {
             runtime,
             location,
         })
+    }
+
+    /// Whether `url` carries a password (a setting stored in a file must not: the password comes
+    /// from `PGPASSWORD`). A string that does not parse carries none.
+    #[must_use]
+    pub fn names_a_password(url: &str) -> bool {
+        url.parse::<tokio_postgres::Config>()
+            .is_ok_and(|c| c.get_password().is_some())
     }
 
     /// The store as messages name it: no password, ever.
