@@ -48,6 +48,12 @@ export interface BeirOptions {
   limit?: number
   /** Also report each query's details (`per_query`): what it expected, what came back and from which channel. */
   perQuery?: boolean
+  /**
+   * The scratch workspace's canonical rows in this PostgreSQL database (`[store] url`; a
+   * `postgres://user@host:port/db` URL or `host=… dbname=…`, its password from `PGPASSWORD`),
+   * migrated before the add. The database should be empty: the evaluation's rows stay in it.
+   */
+  store?: string
 }
 
 export interface BeirReport extends Scores {
@@ -123,6 +129,7 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
   await Workspace.init(wsDir, options.embeddings ? { embeddings: 'local' } : {})
   if (options.embeddings) await appendEmbeddings(wsDir, options.embeddings)
   if (options.lexical) await appendLexical(wsDir, options.lexical)
+  if (options.store) await useServiceStore(wsDir, options.store)
   const ws = await Workspace.open(wsDir)
   try {
     const started = performance.now()
@@ -189,6 +196,12 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
 export async function appendEmbeddings(wsDir: string, embeddings: NonNullable<BeirOptions['embeddings']>): Promise<void> {
   const lines = Object.entries(embeddings).map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
   await appendFile(join(wsDir, 'workspace.toml'), `${lines.join('\n')}\n`)
+}
+
+/** Puts a scratch workspace's canonical rows in a PostgreSQL database and migrates it, before it is opened. */
+export async function useServiceStore(wsDir: string, url: string): Promise<void> {
+  await appendFile(join(wsDir, 'workspace.toml'), `\n[store]\nurl = ${JSON.stringify(url)}\n`)
+  await Workspace.migrate(wsDir)
 }
 
 /** Writes lexical overrides into a scratch workspace's workspace.toml, before it is opened. */

@@ -115,8 +115,56 @@ fn a_workspace_on_postgresql_answers_as_the_embedded_one() {
         );
         let verify = ws.verify().unwrap();
         assert!(verify.ok, "{}: {:?}", dir.display(), verify.problems);
+        // Inspect, erasure of an original, withdrawal and retention run on the same store.
+        let hit = &ws
+            .search(&QueryRequest {
+                query: "cholesterol".into(),
+                limit: Some(1),
+                ..Default::default()
+            })
+            .unwrap()
+            .segments[0];
+        let evidence = ws.inspect(&format!("source:{}", hit.source.source_id)).unwrap();
+        let erased = ws
+            .delete_original("scifact-000.jsonl", "a request to erase", &|_| {})
+            .unwrap();
+        assert_eq!(erased.erased.len(), 1, "{}", dir.display());
+        let withdrawn = ws
+            .withdraw("scifact-001.jsonl", "out of scope", &|_| {})
+            .unwrap();
+        assert_eq!(withdrawn.withdrawn.len(), 1, "{}", dir.display());
+        let purged = ws.purge_at(i64::MAX / 2).unwrap();
+        let after = ws.status().unwrap();
+        assert_eq!(
+            after.counts.sources,
+            i64::try_from(abstracts.div_ceil(50)).unwrap() - 2,
+            "{}",
+            dir.display()
+        );
+        let verify = ws.verify().unwrap();
+        assert!(verify.ok, "{}: {:?}", dir.display(), verify.problems);
+        let evidence = serde_json::to_value(&evidence).unwrap();
+        answers.push(vec![vec![
+            format!(
+                "{} {} {} {}",
+                evidence["type"],
+                evidence["path"],
+                evidence["status"],
+                evidence["revisions"].as_array().map_or(0, Vec::len)
+            ),
+            format!(
+                "{} {} {}",
+                purged.snapshots, purged.extractions, after.counts.chunks
+            ),
+        ]]);
     }
-    let (sqlite, postgres) = (&answers[0], &answers[1]);
+    let (sqlite, postgres) = (&answers[0], &answers[2]);
+    let dump = |i: usize| &answers[i][0];
+    assert_eq!(
+        dump(1),
+        dump(3),
+        "inspect, erasure, withdrawal and retention differ"
+    );
     let differing = sqlite.iter().zip(postgres).filter(|(a, b)| a != b).count();
     assert_eq!(differing, 0, "queries answered differently on PostgreSQL");
     assert!(sqlite.iter().all(|a| !a.is_empty()));

@@ -117,10 +117,15 @@ const beir = defineCommand({
     channels: { type: 'string', description: 'Channels per query, comma-separated: exact, lexical, text, graph (default: the profile’s)' },
     out: { type: 'string', description: 'Where to write the JSON report (default ./tychora-eval-<set>-<split>.json)' },
     keep: { type: 'boolean', description: 'Keep the scratch workspace', default: false },
+    store: {
+      type: 'string',
+      description: 'The scratch workspace’s rows in this PostgreSQL database (postgres://user@host:port/db; password from PGPASSWORD), documents profile',
+    },
     ...recordArgs,
   },
   async run({ args }) {
     const split = parseSplit(args.split)
+    if (args.store !== undefined && args.profile !== 'documents') throw new TychoraError('E_INVALID_ARGUMENT', '--store is available with --profile documents')
     if (args.profile !== 'documents' && args.profile !== 'code') throw new TychoraError('E_INVALID_ARGUMENT', '--profile must be documents or code')
     if (args.embeddings !== undefined && args.embeddings !== 'local') throw new TychoraError('E_INVALID_ARGUMENT', '--embeddings must be local (evaluations run offline)')
     const channels = args.channels?.split(',') as BeirOptions['channels']
@@ -142,6 +147,7 @@ const beir = defineCommand({
             perQuery,
             ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
             ...(channels ? { channels } : {}),
+            ...(args.store ? { store: args.store } : {}),
           })
     const out = resolve(args.out ?? `tychora-eval-${basename(resolve(args.dir))}-${split}${args.profile === 'code' ? '-code' : ''}.json`)
     await writeFile(out, `${JSON.stringify(withoutPerQuery(report), null, 2)}\n`)
