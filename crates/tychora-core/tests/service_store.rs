@@ -102,6 +102,13 @@ fn a_workspace_on_postgresql_answers_as_the_embedded_one() {
             status.counts.sources,
             i64::try_from(abstracts.div_ceil(50)).unwrap()
         );
+        let schema = if dir == &service {
+            tychora_core::store::postgres::latest()
+        } else {
+            tychora_core::store::migrate::latest()
+        };
+        assert_eq!(status.schema_version, schema, "{}", dir.display());
+        assert!(status.bytes.corpus > 0, "{}", dir.display());
         let queries = test_queries();
         assert_eq!(queries.len(), 300);
         answers.push(queries.iter().map(|q| answer(&ws, q)).collect::<Vec<_>>());
@@ -124,7 +131,9 @@ fn a_workspace_on_postgresql_answers_as_the_embedded_one() {
             })
             .unwrap()
             .segments[0];
-        let evidence = ws.inspect(&format!("source:{}", hit.source.source_id)).unwrap();
+        let evidence = ws
+            .inspect(&format!("source:{}", hit.source.source_id))
+            .unwrap();
         let erased = ws
             .delete_original("scifact-000.jsonl", "a request to erase", &|_| {})
             .unwrap();

@@ -106,7 +106,12 @@ pub(crate) fn status(engine: &Engine, options: StatusOptions) -> Result<Status> 
         };
         Ok(Status {
             dir: engine.dir().display().to_string(),
-            schema_version: migrate::latest(),
+            // The schema of the store that holds the rows.
+            schema_version: if engine.canonical().postgres_store().is_some() {
+                crate::store::postgres::latest()
+            } else {
+                migrate::latest()
+            },
             engine_version: crate::engine::ENGINE_VERSION.to_string(),
             profile: engine.config().default_profile.clone(),
             current_snapshot,
