@@ -51,6 +51,16 @@ fn each_adapter(check: impl Fn(&str, &Open)) {
     check("postgres", &open);
 }
 
+/// [`each_adapter`], where `read` returns the text of what it read: the two adapters must read
+/// the same.
+fn each_adapter_alike(read: impl Fn(&str, &Open) -> String) {
+    let seen = Mutex::new(Vec::new());
+    each_adapter(|name, open| seen.lock().unwrap().push(read(name, open)));
+    if let [sqlite, postgres] = seen.into_inner().unwrap().as_slice() {
+        assert_eq!(sqlite, postgres, "the adapters read differently");
+    }
+}
+
 fn sha(n: u64) -> String {
     format!("{n:064x}")
 }
@@ -460,8 +470,7 @@ fn sources_withdrawal_labels_and_document_rows_read_back_alike() {
 /// relations about them — return the same rows, field for field, on both adapters.
 #[test]
 fn a_query_reads_the_same_evidence_on_both() {
-    let seen = Mutex::new(Vec::<(String, String)>::new());
-    each_adapter(|name, open| {
+    each_adapter_alike(|name, open| {
         use std::fmt::Write as _;
         let store = open();
         // Ids are opaque, and the service store hands them out in blocks per transaction: both
@@ -492,7 +501,7 @@ fn a_query_reads_the_same_evidence_on_both() {
                 publish(tx, None, &[a.clone(), b.clone()], "g1")
             })
             .unwrap();
-        let read = store
+        store
             .write(|tx| {
                 let mut out = String::new();
                 let mut windows = Vec::new();
@@ -588,13 +597,8 @@ fn a_query_reads_the_same_evidence_on_both() {
                 .unwrap();
                 Ok(out)
             })
-            .unwrap();
-        seen.lock().unwrap().push((name.to_string(), read));
+            .unwrap()
     });
-    let seen = seen.into_inner().unwrap();
-    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
-        assert_eq!(sqlite, postgres, "the adapters read differently");
-    }
 }
 
 /// A write nobody waits for may be sent late (PostgreSQL pipelines it before the next read or
@@ -1186,8 +1190,7 @@ fn derived_rows_read_back_alike() {
     use tychora_core::store::{descriptions, pictures, vectors};
     use tychora_core::vector::{FamilySpec, Record};
 
-    let seen = Mutex::new(Vec::<(String, String)>::new());
-    each_adapter(|name, open| {
+    each_adapter_alike(|name, open| {
         let store = open();
         let mut out = String::new();
         let (a, units) = store
@@ -1504,12 +1507,8 @@ fn derived_rows_read_back_alike() {
                 Ok(())
             })
             .unwrap();
-        seen.lock().unwrap().push((name.to_string(), out));
+        out
     });
-    let seen = seen.into_inner().unwrap();
-    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
-        assert_eq!(sqlite, postgres, "the adapters read differently");
-    }
 }
 
 #[test]
@@ -1520,8 +1519,7 @@ fn knowledge_erasure_retention_and_evidence_alike() {
     use tychora_core::store::records::{self, RecordStatus};
     use tychora_core::store::{evidence, inventory, retention};
 
-    let seen = Mutex::new(Vec::<(String, String)>::new());
-    each_adapter(|name, open| {
+    each_adapter_alike(|name, open| {
         let store = open();
         let mut out = String::new();
         let (a, b) = store
@@ -1875,12 +1873,8 @@ fn knowledge_erasure_retention_and_evidence_alike() {
                 Ok(())
             })
             .unwrap();
-        seen.lock().unwrap().push((name.to_string(), out));
+        out
     });
-    let seen = seen.into_inner().unwrap();
-    if let [(_, sqlite), (_, postgres)] = seen.as_slice() {
-        assert_eq!(sqlite, postgres, "the adapters read differently");
-    }
 }
 
 /// A session (the engine's writer) runs statements on their own until a transaction begins;

@@ -1,7 +1,6 @@
 //! Relation assertions between keys (`RFC 3986 obsoletes RFC 2396`) and the relation types the
 //! pack defined when they were stored.
 
-use super::jobs::parsed;
 use super::tx::{Row, Tx, args};
 use serde::Serialize;
 
@@ -208,8 +207,8 @@ fn row(r: &dyn Row) -> Result<RelationAssertion> {
         from_key: r.get(3)?,
         to_kind: r.get(4)?,
         to_key: r.get(5)?,
-        method: parsed(&r.get::<String>(6)?, "assertion basis")?,
-        status: parsed(&r.get::<String>(7)?, "assertion decision")?,
+        method: r.get(6)?,
+        status: r.get(7)?,
         actor: r.get(8)?,
         note: r.get(9)?,
         support: r.get(10)?,

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::jobs::parsed;
 use super::tx::{Row, Tx, args};
 use crate::error::Result;
 
@@ -152,7 +151,7 @@ fn row(r: &dyn Row) -> Result<DescriptionEntry> {
         input_tokens: r.get(9)?,
         output_tokens: r.get(10)?,
         created_at: r.get(11)?,
-        review_status: parsed(&r.get::<String>(12)?, "description review status")?,
+        review_status: r.get(12)?,
         reviewed_at: r.get(13)?,
         review_note: r.get(14)?,
     })

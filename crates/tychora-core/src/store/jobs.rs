@@ -49,8 +49,8 @@ pub fn parsed<T: FromStr>(text: &str, what: &str) -> Result<T> {
 fn job_row(r: &dyn Row) -> Result<JobRow> {
     Ok(JobRow {
         id: r.get(0)?,
-        kind: parsed(&r.get::<String>(1)?, "job kind")?,
-        status: parsed(&r.get::<String>(2)?, "job status")?,
+        kind: r.get(1)?,
+        status: r.get(2)?,
         request: r.get(3)?,
         receipt: r.get(4)?,
         error: r.get(5)?,
@@ -64,7 +64,7 @@ fn step_row(r: &dyn Row) -> Result<StepRow> {
     Ok(StepRow {
         job_id: r.get(0)?,
         name: r.get(1)?,
-        status: parsed(&r.get::<String>(2)?, "step status")?,
+        status: r.get(2)?,
         started_at: r.get(3)?,
         finished_at: r.get(4)?,
         detail: r.get(5)?,
@@ -113,14 +113,14 @@ pub fn state_and_request(tx: &dyn Tx, id: i64) -> Result<Option<(JobState, Strin
     tx.optional(
         "SELECT status, request_json FROM jobs WHERE id = ?1",
         args![id],
-        |r| Ok((parsed(&r.get::<String>(0)?, "job status")?, r.get(1)?)),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )
 }
 
 /// A job's state, `None` for an unknown id.
 pub fn state(tx: &dyn Tx, id: i64) -> Result<Option<JobState>> {
     tx.optional("SELECT status FROM jobs WHERE id = ?1", args![id], |r| {
-        parsed(&r.get::<String>(0)?, "job status")
+        r.get(0)
     })
 }
 
@@ -193,13 +193,7 @@ pub fn latest(tx: &dyn Tx) -> Result<Option<(i64, JobState, Option<String>)>> {
     tx.optional(
         "SELECT id, status, error FROM jobs ORDER BY id DESC LIMIT 1",
         &[],
-        |r| {
-            Ok((
-                r.get(0)?,
-                parsed(&r.get::<String>(1)?, "job status")?,
-                r.get(2)?,
-            ))
-        },
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )
 }
 

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use super::jobs::parsed;
 use super::tx::{Row, Tx, args, params};
 use serde::Serialize;
 
@@ -164,7 +163,7 @@ fn summary(r: &dyn Row) -> Result<RecordSummary> {
         kind: r.get(1)?,
         record_type: r.get(2)?,
         key: r.get(3)?,
-        status: parsed(&r.get::<String>(4)?, "record status")?,
+        status: r.get(4)?,
         body: serde_json::from_str(&r.get::<String>(5)?).unwrap_or_default(),
         evidence_count: r.get(6)?,
     })

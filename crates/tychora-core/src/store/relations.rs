@@ -2,7 +2,6 @@
 //! members (their recorded extraction, syntax cache, units) and writes (a set, its relations, its
 //! statistics). The reading side of the graph is `graph::expand` and `graph::symbol`.
 
-use super::jobs::parsed;
 use super::tx::{Dialect, Param, Row, Statement, Tx, args};
 
 use crate::clock::now_ms;
@@ -81,7 +80,7 @@ pub fn units_of(tx: &dyn Tx, extraction_id: i64) -> Result<Vec<RelationUnit>> {
             Ok(RelationUnit {
                 id: r.get(0)?,
                 parent_ordinal: r.get::<Option<i64>>(1)?.and_then(|o| usize::try_from(o).ok()),
-                unit_type: unit_type(r, 2)?,
+                unit_type: r.get(2)?,
                 anchor: r.get(3)?,
                 span: Span {
                     byte_start: r.get(4)?,
@@ -94,10 +93,6 @@ pub fn units_of(tx: &dyn Tx, extraction_id: i64) -> Result<Vec<RelationUnit>> {
             })
         },
     )
-}
-
-fn unit_type(r: &dyn Row, at: usize) -> Result<UnitType> {
-    parsed(&r.get::<String>(at)?, "unit type")
 }
 
 /// Records a new set (its statistics come with [`finish_set`]) and returns its id.
@@ -224,7 +219,7 @@ pub fn unit_heading(tx: &dyn Tx, unit_id: i64) -> Result<Option<(String, UnitTyp
     tx.optional(
         "SELECT heading_path_json, unit_type FROM evidence_units WHERE id = ?1",
         args![unit_id],
-        |r| Ok((r.get(0)?, unit_type(r, 1)?)),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )
 }
 
@@ -243,11 +238,7 @@ pub fn chunk_units(tx: &dyn Tx, chunk_id: i64) -> Result<Vec<SpannedUnit>> {
          WHERE c.id = ?1 ORDER BY u.id",
         args![chunk_id],
         |r| {
-            let parent_type = match r.get::<Option<String>>(3)? {
-                Some(name) => Some(parsed(&name, "unit type")?),
-                None => None,
-            };
-            Ok((r.get(0)?, unit_type(r, 1)?, r.get(2)?, parent_type))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         },
     )
 }
@@ -421,7 +412,7 @@ pub fn symbol_units(tx: &dyn Tx, snapshot_id: i64, normalized: &str) -> Result<V
             Ok((
                 r.get(0)?,
                 r.get::<Option<String>>(1)?.unwrap_or_default(),
-                unit_type(r, 2)?,
+                r.get(2)?,
                 r.get(3)?,
                 site(r, 4)?,
             ))
