@@ -30,6 +30,8 @@ export const postgresMissing = unless('servers', BIN ? false : 'no PostgreSQL se
 export interface Postgres {
   /** A connection string for a new, empty database. */
   database(): string
+  /** Runs `statement` in database `url` (as `database()` returned it) through psql; the rows, `|`-separated. */
+  query(url: string, statement: string): string
   stop(): void
 }
 
@@ -52,6 +54,12 @@ export function startPostgres(): Postgres {
       const name = `t${made++}`
       run('psql', ['-h', socket, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', `CREATE DATABASE ${name}`])
       return `host=${socket} port=${port} user=postgres dbname=${name}`
+    },
+    query(url, statement) {
+      const name = /dbname=(\S+)/.exec(url)?.[1] ?? 'postgres'
+      return run('psql', ['-h', socket, '-p', String(port), '-U', 'postgres', '-d', name, '-At', '-c', statement])
+        .toString()
+        .trim()
     },
     stop() {
       try {

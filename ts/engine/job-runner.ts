@@ -1,4 +1,5 @@
 import type { Progress, Receipt } from '../contracts/ingest.js'
+import { TychoraError } from '../errors.js'
 import { oneLine } from '../format/terminal.js'
 
 /** What happens to a job on the queue, as the runner sees it (for live views such as the dashboard). */
@@ -17,6 +18,7 @@ export class JobRunner {
   #maintain: () => Promise<unknown> = async () => undefined
   #draining: Promise<void> | undefined
   #stopped = false
+  #poller: ReturnType<typeof setInterval> | undefined
   /** The end of the last turn on the writer: a job, the maintenance, or an exclusive task. */
   #turn: Promise<unknown> = Promise.resolve()
   readonly #listeners = new Set<(event: JobEvent) => void>()
@@ -52,6 +54,17 @@ export class JobRunner {
     }
   }
 
+  /**
+   * On a store shared with other daemons, looks at the queue every `everyMs` as well: a job
+   * queued through another daemon, or one whose daemon died (its lease expired), is anyone's to
+   * take. The timer never keeps the process alive.
+   */
+  poll(everyMs: number): void {
+    if (this.#poller) return
+    this.#poller = setInterval(() => this.kick(), everyMs)
+    this.#poller.unref()
+  }
+
   kick(): void {
     if (this.#stopped || this.#draining) return
     this.#draining = this.#drain().finally(() => {
@@ -79,7 +92,10 @@ export class JobRunner {
       // One job, then the queue is read again: a job cancelled while another ran is not taken.
       const id = ids[0] as number
       // A failed job is recorded on its row (status failed, error); the runner says so and moves on.
-      await this.#take(() => this.#runWatched(id)).catch((error: unknown) => this.#report(`job ${id}`, error))
+      // E_CONFLICT before it ran: another daemon (or the owner's cancellation) took it first.
+      await this.#take(() => this.#runWatched(id)).catch((error: unknown) => {
+        if (!(error instanceof TychoraError && error.code === 'E_CONFLICT')) this.#report(`job ${id}`, error)
+      })
     }
   }
 
@@ -130,5 +146,6 @@ export class JobRunner {
   /** No new job starts after this; a running one finishes (jobs stop only at safe points). */
   stop(): void {
     this.#stopped = true
+    if (this.#poller) clearInterval(this.#poller)
   }
 }

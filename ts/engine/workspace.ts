@@ -156,6 +156,17 @@ export class Workspace implements EvidenceClient, AdminClient {
   }
 
   /** Applies pending schema migrations; returns the versions applied. */
+  /**
+   * Attaches the workspace in `dir` to a service several daemons share: its canonical rows in the
+   * PostgreSQL database `store`, its artifacts in the bucket `artifacts` (`s3://bucket/prefix`,
+   * at `endpoint` when not AWS). Credentials come from the environment only (`PGPASSWORD`,
+   * `AWS_*`). Resolves to whether workspace.toml changed; a folder that names another store, or
+   * holds evidence of its own, is refused (`E_INVALID_ARGUMENT`).
+   */
+  static async attachService(dir: string, settings: { store?: string; artifacts?: string; endpoint?: string }): Promise<boolean> {
+    return callNative(() => native().attachService(dir, settings.store, settings.artifacts, settings.endpoint))
+  }
+
   static async migrate(dir: string): Promise<number[]> {
     return callNative(() => native().migrateWorkspace(dir))
   }
@@ -512,6 +523,10 @@ export class Workspace implements EvidenceClient, AdminClient {
   /** Runs every queued job (e.g. left by a previous process), in order, in the background. */
   resumeQueuedJobs(): void {
     this.#jobs.kick()
+    // A store shared with other daemons: jobs queued through them, and those of a daemon that
+    // died, are this one's to take too (a dead daemon's job is taken within a lease and a third).
+    const lease = this.#native.jobLeaseMs
+    if (lease != null) this.#jobs.poll(Math.max(200, Math.min(Math.floor(lease / 3), 5_000)))
   }
 
   /** Calls `listener` as jobs are queued (through this handle), start, progress and finish; returns the unsubscribe. */

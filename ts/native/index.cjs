@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeWorkspace = nativeBinding.NativeWorkspace
+module.exports.attachService = nativeBinding.attachService
 module.exports.cloneWorkspace = nativeBinding.cloneWorkspace
 module.exports.engineIdentity = nativeBinding.engineIdentity
 module.exports.initWorkspace = nativeBinding.initWorkspace

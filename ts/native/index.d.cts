@@ -154,6 +154,11 @@ export declare class NativeWorkspace {
   get dir(): string
   /** The workspace's name from `workspace.toml` (the daemon's project name). */
   get name(): string
+  /**
+   * The lease jobs are held on when the store is shared with other daemons (`[store]`), in
+   * milliseconds; `null` on the embedded store.
+   */
+  get jobLeaseMs(): number | null
   /** Whether agents may add sources (`[agents] allow_add_source` in workspace.toml). */
   get allowAgentAdd(): boolean
   /** Releases the workspace (and its lock once in-flight calls finish). Safe to call twice. */
@@ -232,6 +237,12 @@ export interface AssetEntry {
   /** What vision models said it shows: derived evidence, never a quotation of the source. */
   descriptions: Array<DescriptionEntry>
 }
+
+/**
+ * Attaches a workspace's folder to a service several daemons share (`serve --store …
+ * --artifacts …`); resolves to whether workspace.toml changed.
+ */
+export declare function attachService(dir: string, store?: string | undefined | null, artifacts?: string | undefined | null, endpoint?: string | undefined | null): Promise<boolean>
 
 /** What `manage backup` or `manage restore` did. */
 export interface BackupReport {

@@ -57,6 +57,27 @@ pub fn migrate_workspace(dir: String) -> AsyncTask<Blocking<Vec<i64>>> {
     blocking(None, move || Workspace::migrate(&PathBuf::from(dir)))
 }
 
+/// Attaches a workspace's folder to a service several daemons share (`serve --store …
+/// --artifacts …`); resolves to whether workspace.toml changed.
+#[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
+pub fn attach_service(
+    dir: String,
+    store: Option<String>,
+    artifacts: Option<String>,
+    endpoint: Option<String>,
+) -> AsyncTask<Blocking<bool>> {
+    blocking(None, move || {
+        Workspace::attach_service(
+            &PathBuf::from(dir),
+            &tychora_core::workspace::ServiceSettings {
+                store,
+                artifacts,
+                endpoint,
+            },
+        )
+    })
+}
+
 /// What cloning a workspace shared (hard links) and copied.
 #[napi(object)]
 pub struct CloneReport {
@@ -138,6 +159,13 @@ impl NativeWorkspace {
     #[napi(getter, catch_unwind)]
     pub fn name(&self) -> Result<String> {
         Ok(self.inner_ref()?.config().name.clone())
+    }
+
+    /// The lease jobs are held on when the store is shared with other daemons (`[store]`), in
+    /// milliseconds; `null` on the embedded store.
+    #[napi(getter, catch_unwind)]
+    pub fn job_lease_ms(&self) -> Result<Option<i64>> {
+        Ok(self.inner_ref()?.job_lease_ms())
     }
 
     /// Whether agents may add sources (`[agents] allow_add_source` in workspace.toml).

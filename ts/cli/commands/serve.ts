@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { defineCommand } from 'citty'
 import { runtimePath } from '../../contracts/runtime.js'
 import { DEFAULT_PORT, Daemon, KNOWLEDGE_ALIAS } from '../../daemon/daemon.js'
 import type { JobStatus } from '../../contracts/service.js'
 import { TychoraError } from '../../errors.js'
+import { Workspace } from '../../engine/workspace.js'
 import { oneLine, visible } from '../../format/terminal.js'
 import type { WatchPlan } from '../../service/workspace-watch.js'
 import { findProject, projectPaths } from '../../knowledge/layout.js'
@@ -50,9 +53,17 @@ export default defineCommand({
       default: false,
     },
     'debounce-ms': { type: 'string', description: 'With --watch: quiet time after the last event before a batch (default 300)' },
+    store: {
+      type: 'string',
+      description:
+        'Serve from a PostgreSQL store shared with other daemons (postgres://user@host:port/db; the password only from PGPASSWORD or ~/.pgpass). Each daemon names a folder of its own with -w (made if missing).',
+    },
+    artifacts: { type: 'string', description: 'Keep artifacts in an S3 bucket shared with other daemons (s3://bucket/prefix; credentials only from AWS_* variables)' },
+    'artifacts-endpoint': { type: 'string', description: "With --artifacts: the bucket's endpoint when it is not AWS (http://127.0.0.1:8333)" },
   },
   async run({ args, rawArgs }) {
     const dirs = workspaceFlags(rawArgs)
+    if (args.store !== undefined || args.artifacts !== undefined || args['artifacts-endpoint'] !== undefined) await attachService(dirs, args)
     const workspaces = dirs.length > 0 ? await Promise.all(dirs.map((d) => resolveWorkspace(d))) : await defaultWorkspaces()
     const port = args.port === undefined ? DEFAULT_PORT : Number(args.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TychoraError('E_INVALID_ARGUMENT', `--port must be 0-65535, got ${args.port}`)
@@ -110,6 +121,23 @@ export default defineCommand({
     })
   },
 })
+
+/**
+ * `--store` / `--artifacts`: each named folder (made when missing) is attached to the shared
+ * service. The service's schema is applied by `tychora manage migrate` (opening never migrates).
+ */
+async function attachService(dirs: string[], args: { store?: string; artifacts?: string; 'artifacts-endpoint'?: string }): Promise<void> {
+  if (dirs.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', "--store and --artifacts need a folder of this daemon's own: name it with -w")
+  const settings = {
+    ...(args.store !== undefined ? { store: args.store } : {}),
+    ...(args.artifacts !== undefined ? { artifacts: args.artifacts } : {}),
+    ...(args['artifacts-endpoint'] !== undefined ? { endpoint: args['artifacts-endpoint'] } : {}),
+  }
+  for (const dir of dirs) {
+    if (!existsSync(join(dir, 'workspace.toml'))) await Workspace.init(dir)
+    await Workspace.attachService(dir, settings)
+  }
+}
 
 /** What `--watch` covers for one project, as the daemon's start-up lines. */
 function watchLines(project: string, plan: WatchPlan): string[] {

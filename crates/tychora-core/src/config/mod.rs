@@ -97,10 +97,19 @@ pub struct StoreConfig {
     /// Connections this process pools (writer, readers, the query log's own aside). Default 8.
     #[serde(default = "default_store_connections")]
     pub connections: usize,
+    /// How long a daemon holds a job without renewing it (it renews every third of this): a
+    /// daemon that dies mid-job loses its jobs to the others this long after its last renewal.
+    /// Default 30; at least 1.
+    #[serde(default = "default_lease_seconds")]
+    pub lease_seconds: u64,
 }
 
 fn default_store_connections() -> usize {
     8
+}
+
+fn default_lease_seconds() -> u64 {
+    30
 }
 
 /// `[artifacts]`: artifacts in an S3-compatible bucket instead of the workspace's folder, so

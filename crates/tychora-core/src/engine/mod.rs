@@ -6,6 +6,7 @@
 
 mod canonical;
 mod lock;
+mod shared;
 
 pub(crate) use canonical::{Canonical, Writer};
 
@@ -65,6 +66,8 @@ pub(crate) struct Engine {
     // after every tree was deleted, its build time does not. Its type belongs to a module above
     // this one (`summary`), so it is held as `Any` and downcast there.
     summary_tree: Mutex<Option<((i64, i64), Derived)>>,
+    // On a shared store: one build at a time of another daemon's generations (`shared.rs`).
+    materializing: Mutex<()>,
     _lock: WorkspaceLock,
 }
 
@@ -194,6 +197,7 @@ impl Engine {
             patterns,
             canonical,
             generations: Mutex::new(HashMap::new()),
+            materializing: Mutex::new(()),
             _lock: lock,
         };
         engine.collect_garbage()?;
@@ -232,6 +236,10 @@ impl Engine {
         if let Some(current) = *cache {
             return Ok(current);
         }
+        if self.canonical.postgres_store().is_some() {
+            // Other daemons publish too: the pointer is read every time (one indexed row).
+            return crate::snapshot::current(conn);
+        }
         let current = crate::snapshot::current(conn)?;
         *cache = Some(current);
         Ok(current)
@@ -254,6 +262,7 @@ impl Engine {
             members,
             text: crate::snapshot::text_generation(conn, snapshot_id)?,
         };
+        self.materialize(conn, snapshot_id, &meta)?;
         if let Ok(mut cache) = self.snapshot_meta.lock() {
             cache.insert(snapshot_id, meta.clone());
         }
@@ -444,7 +453,7 @@ impl Engine {
         }
         let index = Arc::new(VectorIndex::open(
             &self.text_dir().join(&generation.generation),
-            &generation.sha256,
+            &self.local_text_sha(generation),
         )?);
         cache.insert(generation.generation.clone(), Arc::clone(&index));
         Ok(index)
@@ -501,6 +510,13 @@ impl Engine {
         let mut removed = sweep(
             conn,
             &self.text_dir(),
+            &keep,
+            &self.vector_indexes,
+            |p: &Path| fs::remove_file(p),
+        )?;
+        removed += sweep(
+            conn,
+            &self.local_sha_dir(),
             &keep,
             &self.vector_indexes,
             |p: &Path| fs::remove_file(p),

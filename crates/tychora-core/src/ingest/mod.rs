@@ -56,6 +56,7 @@ fn text_publication<'a>(
         embedder: embedder.as_ref(),
         cache: engine.user_cache(),
         budget: engine.embed_budget(),
+        layers: engine.canonical().postgres_store().is_none(),
     }))
 }
 
@@ -545,7 +546,21 @@ pub(crate) fn enqueue(engine: &Engine, request: &AddRequest, requester: Requeste
 /// # Errors
 /// SQLite errors.
 pub(crate) fn queued(engine: &Engine) -> Result<Vec<i64>> {
-    engine.with_reader(|conn| crate::store::jobs::queued_ids(conn))
+    if engine.lease_ms().is_none() {
+        return engine.with_reader(|conn| crate::store::jobs::queued_ids(conn));
+    }
+    // A shared store: jobs are anyone's to take, and a daemon that died leaves running jobs
+    // whose lease expires. Those no one takes again end `interrupted` here (whichever daemon
+    // looks first); an add whose holder died is taken again.
+    engine.with_reader(|conn| {
+        let abandoned = crate::store::jobs::abandon_expired(conn)?;
+        if abandoned > 0 {
+            log::warn!(
+                "{abandoned} job(s) ended interrupted: their daemon stopped renewing its lease"
+            );
+        }
+        crate::store::jobs::takeable_ids(conn)
+    })
 }
 
 /// Runs a queued job to completion on the single writer.
@@ -563,7 +578,8 @@ pub(crate) fn run_job(
             what: "job",
             id: job_id.to_string(),
         })?;
-    if status != JobState::Queued {
+    let lease = engine.lease_ms();
+    if status != JobState::Queued && (lease.is_none() || status != JobState::Running) {
         return Err(Error::Conflict(format!(
             "job {job_id} is {status}, not queued"
         )));
@@ -573,17 +589,24 @@ pub(crate) fn run_job(
     } = serde_json::from_str(&request_json)
         .map_err(|e| Error::Corrupt(format!("job {job_id} request: {e}")))?;
     // Claimed only while still queued: an owner's cancellation committed since the read above
-    // wins, and the job never runs.
-    if !crate::store::jobs::claim(&*conn, job_id)? {
+    // wins, and the job never runs. On a shared store the take is a lease: of daemons taking at
+    // once one gets it, and an add whose holder's lease expired is taken again.
+    let taken = match lease {
+        None => crate::store::jobs::claim(&*conn, job_id)?,
+        Some(lease) => crate::store::jobs::take(&*conn, job_id, crate::job::worker(), lease)?,
+    };
+    if !taken {
         return Err(Error::Conflict(format!(
-            "job {job_id} is no longer queued (cancelled meanwhile)"
+            "job {job_id} is no longer queued (cancelled, or taken by another worker, meanwhile)"
         )));
     }
     let record = |p: Progress| {
         engine.progress().record(job_id, &p);
         on_progress(p);
     };
-    let result = run::AddJob::run(engine, &*conn, job_id, &request, requester, &record);
+    let result = engine.while_leased(job_id, || {
+        run::AddJob::run(engine, &*conn, job_id, &request, requester, &record)
+    });
     engine.progress().clear(job_id);
     result.inspect_err(|err| {
         let _ =

@@ -74,6 +74,7 @@ pub(crate) fn rebuild(
         JobKind::Rebuild,
         &serde_json::json!({ "snapshot_id": current }).to_string(),
     )?;
+    engine.lease_started(&*conn, job_id)?;
     let record = |p: Progress| {
         engine.progress().record(job_id, &p);
         on_progress(p);
@@ -88,7 +89,9 @@ pub(crate) fn rebuild(
         visual: None,
         duration_ms: 0.0,
     };
-    let result = run(engine, &*conn, current, &mut report, &record, started);
+    let result = engine.while_leased(job_id, || {
+        run(engine, &*conn, current, &mut report, &record, started)
+    });
     engine.progress().clear(job_id);
     engine.forget_vector_indexes();
     engine.invalidate_snapshot_cache();

@@ -105,6 +105,9 @@ fn sensitivity_of(
     Ok(Some(level.to_string()))
 }
 
+/// How many times an add builds again on a pointer another daemon moved before it gives up.
+const REBASES: usize = 5;
+
 /// A running add job and the state its stages share.
 pub(super) struct AddJob<'a> {
     engine: &'a Engine,
@@ -749,14 +752,79 @@ impl<'a> AddJob<'a> {
     /// Stages 6–7: resolve code relations of the roots that changed, then build, verify and
     /// publish the snapshot. The job's end is written in the pointer switch's transaction, so a
     /// crash never leaves a published snapshot whose job reads as interrupted, or the reverse.
+    ///
+    /// On a shared store another daemon may publish while this one builds: the pointer switch then
+    /// refuses this publication (a compare-and-set on the parent), and the job builds again on
+    /// the new pointer — its members with this job's changes laid over them — up to
+    /// [`REBASES`] times.
     fn publish(mut self, conn: &dyn Session) -> Result<Receipt> {
+        let new_members = std::mem::take(&mut self.tally.new_members);
+        let replaced = self.tally.replaced.clone();
+        // The receipt of a job that publishes: it is used only once the snapshot commits (the
+        // job's row is written in the pointer switch's transaction).
+        let receipt = self.receipt(self.previous, true);
+        let mut rebased = 0;
+        loop {
+            // In turn with other daemons' publications: the pointer read now is the one switched
+            // from, unless a publisher that does not take turns moved it meanwhile.
+            let turn = Turn::take(conn)?;
+            let current = snapshot::current(conn)?;
+            if current != self.previous {
+                self.rebase(conn, current)?;
+            }
+            let published = self.publish_once(conn, &new_members, &replaced, receipt.clone());
+            drop(turn);
+            match published {
+                Err(Error::Conflict(why))
+                    if rebased < REBASES
+                        && snapshot::current(conn)? != self.previous
+                        && crate::store::jobs::held_here(conn, self.job_id)? =>
+                {
+                    rebased += 1;
+                    log::info!(
+                        "job {}: {why}; building again on the new pointer",
+                        self.job_id
+                    );
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Makes `current` (another daemon's publication) the snapshot this job builds on.
+    fn rebase(&mut self, conn: &dyn Tx, current: Option<i64>) -> Result<()> {
+        self.previous = current;
+        self.members = match current {
+            Some(id) => snapshot::members(conn, id)?,
+            None => Vec::new(),
+        };
+        Ok(())
+    }
+
+    /// One try at [`Self::publish`]: the parent's members, less those this job replaced or
+    /// removed, plus the ones it wrote.
+    fn publish_once(
+        &mut self,
+        conn: &dyn Session,
+        new_members: &[Member],
+        replaced: &BTreeSet<i64>,
+        mut receipt: Receipt,
+    ) -> Result<Receipt> {
+        let written: HashSet<i64> = new_members.iter().map(|m| m.source_id).collect();
         let mut next: Vec<Member> = self
             .members
             .iter()
-            .filter(|m| !self.tally.replaced.contains(&m.source_id))
+            .filter(|m| !replaced.contains(&m.source_id) && !written.contains(&m.source_id))
             .cloned()
             .collect();
-        next.extend(std::mem::take(&mut self.tally.new_members));
+        next.extend(new_members.iter().cloned());
+        if let Some(parent) = self.previous
+            && self.engine.lease_ms().is_some()
+        {
+            // The parent may be another daemon's: its generations here make this one's derived.
+            self.engine
+                .with_reader(|tx| self.engine.snapshot_meta(tx, parent))?;
+        }
         self.steps.begin(conn, "resolve")?;
         let resolve_started = Instant::now();
         let sets = crate::graph::build::relation_sets(conn, &next)?;
@@ -768,9 +836,6 @@ impl<'a> AddJob<'a> {
         let members_total = next.len();
         // Pictures before the snapshot: a provider failure publishes nothing (as for windows).
         let visual = super::ensure_visual(self.engine, conn, &next, self.on_progress)?;
-        // The receipt of a job that publishes: it is used only once the snapshot commits (its
-        // `finish` below writes the job's row in the pointer switch's transaction).
-        let mut receipt = self.receipt(self.previous, true);
         receipt.visual = visual;
         let started = self.started;
         let steps = &mut self.steps;
@@ -902,6 +967,25 @@ impl Drop for RowsTransaction<'_> {
     fn drop(&mut self) {
         if self.begun {
             let _ = self.conn.rollback();
+        }
+    }
+}
+
+/// This session's turn to publish on a shared store, ended when dropped (see
+/// `store::snapshots::take_turn`).
+struct Turn<'c>(&'c dyn Session);
+
+impl<'c> Turn<'c> {
+    fn take(conn: &'c dyn Session) -> Result<Self> {
+        crate::store::snapshots::take_turn(conn)?;
+        Ok(Self(conn))
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        if let Err(e) = crate::store::snapshots::end_turn(self.0) {
+            log::warn!("ending a publication's turn failed (it ends with the connection): {e}");
         }
     }
 }

@@ -100,7 +100,8 @@ pub(crate) fn withdraw(
     let request = serde_json::json!({ "selector": selector, "reason": reason }).to_string();
     let now = now_ms();
     let job_id = crate::store::jobs::start(&*conn, kind, &request)?;
-    let result = (|| -> Result<WithdrawReport> {
+    engine.lease_started(&*conn, job_id)?;
+    let result = engine.while_leased(job_id, || -> Result<WithdrawReport> {
         // Immediate: the first statements read, and a deferred transaction whose snapshot went stale
         // (the query log commits on its own connection) cannot upgrade to a writer (SQLITE_BUSY).
         let writer: &dyn Tx = &*conn;
@@ -209,7 +210,7 @@ pub(crate) fn withdraw(
             erased,
             erased_from_snapshots: 0,
         })
-    })();
+    });
     result.inspect_err(|err| {
         let _ =
             crate::store::jobs::fail(&*conn, job_id, &format!("{}: {err}", err.code().as_str()));

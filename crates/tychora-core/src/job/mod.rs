@@ -6,6 +6,22 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+/// This process's name as a job worker on a shared store: the host, the process id and the
+/// moment it first asked (a pid reused after a restart is another worker). Leases name it; a
+/// job's end is recorded only by the worker that holds it.
+pub fn worker() -> &'static str {
+    static WORKER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WORKER.get_or_init(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_else(|| "host".into());
+        format!("{host}/{}/{:x}", std::process::id(), crate::clock::now_ms())
+    })
+}
+
 /// The phases of an add job, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -144,6 +144,10 @@ pub struct TextPublication<'a> {
     pub cache: Option<&'a UserCache>,
     /// Caps on tokens embedded.
     pub budget: Budget,
+    /// Whether a small change may write a layer over the parent's generation. Not on a shared
+    /// store: each daemon holds its own copy of a generation another published (built again from
+    /// the records, so not byte for byte the file a layer's header names as its base).
+    pub layers: bool,
 }
 
 impl std::fmt::Debug for TextPublication<'_> {
@@ -216,7 +220,7 @@ pub fn publish(
     };
     // The text channel's generation: a layer over the parent's when the change is small.
     let layer = match (&base, text, parent) {
-        (Some(base), Some(t), Some(parent)) => text_layer::plan(
+        (Some(base), Some(t), Some(parent)) if t.layers => text_layer::plan(
             conn,
             parent,
             t,
@@ -574,15 +578,53 @@ pub fn repair_text(
     if vector::VectorIndex::open(&path, &generation.sha256).is_ok() {
         return Ok(false);
     }
+    let sha256 = build_text_of(conn, snapshot_id, generation, &path)?;
+    store::batches::verify(conn, &generation.generation, &sha256)?;
+    Ok(true)
+}
+
+/// Writes at `path` a full vector generation of a snapshot's windows from the vector records
+/// (nothing is embedded); returns the file's sha256. A daemon on a shared store builds so the
+/// generations another daemon published.
+///
+/// # Errors
+/// `E_CORRUPT` when a window has no record of the family; I/O and store errors.
+pub fn build_text_of(
+    conn: &dyn Tx,
+    snapshot_id: i64,
+    generation: &TextGeneration,
+    path: &Path,
+) -> Result<String> {
     let rows = read_rows(conn, &members(conn, snapshot_id)?)?;
     let per_row: Vec<String> = row_inputs(&generation.spec.representation, &rows)
         .into_iter()
         .flat_map(|d| d.shas)
         .collect();
     let family = crate::store::vectors::family_id(conn, &generation.spec)?;
-    let sha256 = write_text(conn, family, &generation.spec, &path, &rows, &per_row)?;
-    store::batches::verify(conn, &generation.generation, &sha256)?;
-    Ok(true)
+    write_text(conn, family, &generation.spec, path, &rows, &per_row)
+}
+
+/// Builds into `dir` the lexical generation of a snapshot from its members' rows, and checks it
+/// holds the snapshot's chunk count (a daemon on a shared store builds so the generations
+/// another daemon published).
+///
+/// # Errors
+/// `E_CORRUPT` when the count differs; tantivy, I/O and store errors.
+pub fn build_lexical_of(
+    conn: &dyn Tx,
+    snapshot_id: i64,
+    dir: &Path,
+    lexical: &Lexical,
+) -> Result<()> {
+    let rows = read_rows(conn, &members(conn, snapshot_id)?)?;
+    let count = lexical::build_generation(dir, lexical, rows.iter().map(Row::lex_doc))?;
+    let expected = store::snapshots::chunk_count(conn, snapshot_id)?;
+    if i64::try_from(count).ok() != Some(expected) {
+        return Err(Error::Corrupt(format!(
+            "the lexical generation built for snapshot {snapshot_id} holds {count} documents but the snapshot has {expected} chunks"
+        )));
+    }
+    Ok(())
 }
 
 /// The capsule as indexed text.

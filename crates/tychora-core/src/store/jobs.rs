@@ -9,6 +9,10 @@ use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState, StepState};
 
+/// How many times a job is taken before a lease that expires again ends it: a job that kills
+/// every worker that runs it must not kill them all in turn for ever.
+pub const MAX_ATTEMPTS: i64 = 3;
+
 /// A `jobs` row as stored, before its JSON columns are read.
 #[allow(missing_docs)] // The columns of migrations/0001_initial.sql and 0021, by name.
 pub struct JobRow {
@@ -139,13 +143,142 @@ pub fn claim(tx: &dyn Tx, id: i64) -> Result<bool> {
     Ok(claimed == 1)
 }
 
-/// Ends a job as failed with `error`.
-pub fn fail(tx: &dyn Tx, id: i64, error: &str) -> Result<()> {
+/// Takes job `id` for `worker` on a lease of `lease_ms` (the service store: several daemons share
+/// one queue): a queued job, or an add whose holder's lease expired and that was taken fewer than
+/// [`MAX_ATTEMPTS`] times. `false` when it is not takeable (another worker took it first, it was
+/// cancelled, or it ended). One conditional statement: of two workers taking at once, the
+/// second sees the first's row once it commits, and its condition no longer holds.
+pub fn take(tx: &dyn Tx, id: i64, worker: &str, lease_ms: i64) -> Result<bool> {
+    let now = tx.dialect().now_ms();
+    let taken = tx.execute(
+        &format!(
+            "UPDATE jobs SET status = ?2, worker = ?3, lease_until = {now} + ?4, attempts = attempts + 1,
+                 pid = ?5, started_at = COALESCE(started_at, {now})
+             WHERE id = ?1 AND (status = ?6 OR (status = ?2 AND kind = ?7 AND lease_until < {now} AND attempts < ?8))"
+        ),
+        args![
+            id,
+            JobState::Running.as_str(),
+            worker,
+            lease_ms,
+            std::process::id(),
+            JobState::Queued.as_str(),
+            JobKind::Add.as_str(),
+            MAX_ATTEMPTS
+        ],
+    )?;
+    Ok(taken == 1)
+}
+
+/// Puts a job this process started at once (rebuild, withdraw, erase) on `worker`'s lease.
+pub fn lease(tx: &dyn Tx, id: i64, worker: &str, lease_ms: i64) -> Result<()> {
+    let now = tx.dialect().now_ms();
     tx.execute(
-        "UPDATE jobs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1",
-        args![id, JobState::Failed.as_str(), error, now_ms()],
+        &format!(
+            "UPDATE jobs SET worker = ?2, lease_until = {now} + ?3 WHERE id = ?1 AND status = ?4"
+        ),
+        args![id, worker, lease_ms, JobState::Running.as_str()],
     )?;
     Ok(())
+}
+
+/// Extends `worker`'s lease on job `id` to `lease_ms` from now; `false` when it no longer holds
+/// it (the lease expired and another worker took the job, or the job ended).
+pub fn renew(tx: &dyn Tx, id: i64, worker: &str, lease_ms: i64) -> Result<bool> {
+    let now = tx.dialect().now_ms();
+    let renewed = tx.execute(
+        &format!(
+            "UPDATE jobs SET lease_until = {now} + ?3 WHERE id = ?1 AND worker = ?2 AND status = ?4"
+        ),
+        args![id, worker, lease_ms, JobState::Running.as_str()],
+    )?;
+    Ok(renewed == 1)
+}
+
+/// Whether this process may still end job `id`: it holds its lease, or the job has none.
+pub fn held_here(tx: &dyn Tx, id: i64) -> Result<bool> {
+    Ok(tx
+        .optional("SELECT worker FROM jobs WHERE id = ?1", args![id], |r| {
+            r.get::<Option<String>>(0)
+        })?
+        .is_some_and(|w| w.is_none_or(|w| w == crate::job::worker())))
+}
+
+/// Ids a worker may take, oldest first: queued jobs, and adds whose holder's lease expired.
+pub fn takeable_ids(tx: &dyn Tx) -> Result<Vec<i64>> {
+    let now = tx.dialect().now_ms();
+    tx.rows(
+        &format!(
+            "SELECT id FROM jobs WHERE status IN (?1, ?2)
+               AND (status = ?1 OR (kind = ?3 AND lease_until < {now} AND attempts < ?4))
+             ORDER BY id"
+        ),
+        args![
+            JobState::Queued.as_str(),
+            JobState::Running.as_str(),
+            JobKind::Add.as_str(),
+            MAX_ATTEMPTS
+        ],
+        |r| r.get(0),
+    )
+}
+
+/// Ends as `interrupted` the running jobs whose lease expired and that no worker takes again: a
+/// job started at once (its caller is gone with its process) and an add taken
+/// [`MAX_ATTEMPTS`] times (a job that kills every worker must not kill them all in turn).
+/// Returns how many.
+pub fn abandon_expired(tx: &dyn Tx) -> Result<usize> {
+    let now = tx.dialect().now_ms();
+    let n = tx.execute(
+        &format!(
+            "UPDATE jobs SET status = ?1, finished_at = {now},
+                 error = CASE WHEN kind = ?4 THEN 'abandoned: its lease expired ' || attempts || ' times (each worker that took it stopped renewing, most likely because its process died)'
+                              ELSE 'the daemon that ran this job stopped renewing its lease before it finished (most likely its process died)' END
+             WHERE status = ?2 AND lease_until < {now} AND (kind <> ?4 OR attempts >= ?3)"
+        ),
+        args![
+            JobState::Interrupted.as_str(),
+            JobState::Running.as_str(),
+            MAX_ATTEMPTS,
+            JobKind::Add.as_str()
+        ],
+    )?;
+    Ok(usize::try_from(n).unwrap_or(usize::MAX))
+}
+
+/// The fence every end of a job passes: a job held on a lease ends only by its holder's hand
+/// (a worker whose lease expired and whose job another took must not end it); a job held on
+/// no lease (the embedded store's single writer) has no holder to check.
+fn fence(worker_param: usize) -> String {
+    format!("(worker IS NULL OR worker = ?{worker_param})")
+}
+
+/// Refuses an end that the fence kept out.
+fn fenced(changed: u64, id: i64) -> Result<()> {
+    if changed == 0 {
+        return Err(Error::Conflict(format!(
+            "job {id} is held by another worker (this one's lease expired): its end is not recorded here"
+        )));
+    }
+    Ok(())
+}
+
+/// Ends a job as failed with `error` (by its holder only: see [`fence`]).
+pub fn fail(tx: &dyn Tx, id: i64, error: &str) -> Result<()> {
+    let changed = tx.execute(
+        &format!(
+            "UPDATE jobs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND {}",
+            fence(5)
+        ),
+        args![
+            id,
+            JobState::Failed.as_str(),
+            error,
+            now_ms(),
+            crate::job::worker()
+        ],
+    )?;
+    fenced(changed, id)
 }
 
 /// Ends a job in `state` with its receipt (and the hash of its diagnostics list, when stored
@@ -158,11 +291,21 @@ pub fn finish(
     diagnostics_sha256: Option<&str>,
     finished_at: i64,
 ) -> Result<()> {
-    tx.execute(
-        "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4, diagnostics_sha256 = ?5 WHERE id = ?1",
-        args![id, state.as_str(), receipt_json, finished_at, diagnostics_sha256],
+    let changed = tx.execute(
+        &format!(
+            "UPDATE jobs SET status = ?2, receipt_json = ?3, finished_at = ?4, diagnostics_sha256 = ?5 WHERE id = ?1 AND {}",
+            fence(6)
+        ),
+        args![
+            id,
+            state.as_str(),
+            receipt_json,
+            finished_at,
+            diagnostics_sha256,
+            crate::job::worker()
+        ],
     )?;
-    Ok(())
+    fenced(changed, id)
 }
 
 /// Cancels a job: `cancelled`, now, with `error` saying why.

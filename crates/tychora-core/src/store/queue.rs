@@ -17,9 +17,7 @@ use super::jobs::{self, JobRow};
 use crate::error::{Error, Result};
 use crate::job::{JobKind, JobState};
 
-/// How many times a job is taken before a lease that expires again ends it: a job that kills
-/// every worker that runs it must not kill them all in turn for ever.
-pub const MAX_ATTEMPTS: i64 = 3;
+pub use super::jobs::MAX_ATTEMPTS;
 
 /// A job a worker has taken. `attempt` fences it: once the lease expired and another worker took
 /// the job, this claim's renewals and finish are refused.

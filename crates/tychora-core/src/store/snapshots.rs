@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::tx::{Tx, args};
+use super::tx::{Dialect, Tx, args};
 use crate::error::{Error, Result};
 
 /// One member of a snapshot: a source at one revision and extraction.
@@ -158,6 +158,44 @@ pub struct NewSnapshot<'a> {
     pub relation_sets: &'a [i64],
     /// When (ms since the epoch).
     pub created_at: i64,
+}
+
+/// The advisory lock a publication holds on a shared store, from reading the pointer it builds on
+/// to switching it ("tych" in ASCII).
+const PUBLICATION_LOCK: i64 = 0x7479_6368;
+
+/// Waits for this session's turn to publish on a shared store (a PostgreSQL session-level
+/// advisory lock, let go by [`end_turn`] or when the session's connection closes: a daemon that
+/// dies mid-build frees it). Daemons building on one pointer at once would all but one build in
+/// vain; in turn, each builds on the pointer the last one left. Nothing on the embedded store,
+/// whose single writer publishes in turn already.
+///
+/// # Errors
+/// The store's errors.
+pub fn take_turn(tx: &dyn Tx) -> Result<()> {
+    if tx.dialect() == Dialect::Postgres {
+        tx.rows(
+            "SELECT 1 FROM (SELECT pg_advisory_lock(?1)) AS turn",
+            args![PUBLICATION_LOCK],
+            |_| Ok(()),
+        )?;
+    }
+    Ok(())
+}
+
+/// Ends this session's turn to publish (see [`take_turn`]).
+///
+/// # Errors
+/// The store's errors.
+pub fn end_turn(tx: &dyn Tx) -> Result<()> {
+    if tx.dialect() == Dialect::Postgres {
+        tx.rows(
+            "SELECT pg_advisory_unlock(?1)",
+            args![PUBLICATION_LOCK],
+            |_| Ok(()),
+        )?;
+    }
+    Ok(())
 }
 
 /// Records a snapshot — its index batches, members, index links and relation sets — and switches

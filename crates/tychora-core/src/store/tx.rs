@@ -58,6 +58,17 @@ impl Dialect {
         }
     }
 
+    /// The database's clock in milliseconds since the Unix epoch, as an SQL expression. Leases
+    /// are kept on it, never on a process's clock, so daemons whose clocks disagree still agree
+    /// on who holds a job.
+    #[must_use]
+    pub fn now_ms(self) -> &'static str {
+        match self {
+            Self::Sqlite => "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+            Self::Postgres => "tychora_now_ms()",
+        }
+    }
+
     /// A JSON field of a text column, by path (`["git", "commit"]`), as text or as an integer
     /// (`json_extract` on SQLite, which keeps the field's own type; `#>>` on PostgreSQL's `jsonb`,
     /// which reads text, cast where a number is wanted).

@@ -21,6 +21,9 @@ use crate::vector::Providers;
 
 pub use crate::engine::ENGINE_VERSION;
 
+mod service;
+pub use service::ServiceSettings;
+
 /// The newest canonical schema version this engine writes.
 #[must_use]
 pub fn schema_version() -> i64 {
@@ -199,6 +202,16 @@ impl Workspace {
         migrate::apply(&mut conn)
     }
 
+    /// Attaches the workspace in `dir` to a service several daemons share (see
+    /// [`ServiceSettings`]); returns whether workspace.toml changed.
+    ///
+    /// # Errors
+    /// `E_INVALID_ARGUMENT` for a password in the URL, a folder naming another store or bucket,
+    /// or one with evidence of its own; I/O errors.
+    pub fn attach_service(dir: &Path, settings: &ServiceSettings) -> Result<bool> {
+        service::attach(dir, settings)
+    }
+
     /// The pid recorded by the process holding the lock of the workspace in `dir`, or `None`
     /// when no process holds it (a non-blocking probe).
     ///
@@ -286,6 +299,14 @@ impl Workspace {
     /// SQLite errors.
     pub fn queued_jobs(&self) -> Result<Vec<i64>> {
         crate::ingest::queued(&self.engine)
+    }
+
+    /// The lease this process holds jobs on, in milliseconds, when its store is shared with other
+    /// daemons (`[store]`): their jobs are then this one's to take too, and the daemon looks at the
+    /// queue at least this often. `None` on the embedded store.
+    #[must_use]
+    pub fn job_lease_ms(&self) -> Option<i64> {
+        self.engine.lease_ms()
     }
 
     /// Runs a queued job to completion on the single writer.

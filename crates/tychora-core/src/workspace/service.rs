@@ -1,0 +1,110 @@
+//! `tychora serve --store … --artifacts …`: a daemon's folder attached to the service several
+//! daemons share (its canonical rows in PostgreSQL, its artifacts in a bucket). The folder keeps
+//! what is the daemon's own: its copies of the derived indexes, its tokens, its lock.
+
+use std::path::Path;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::store;
+
+/// Where a daemon's service lives.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceSettings {
+    /// The PostgreSQL database (`[store] url`), never with a password.
+    pub store: Option<String>,
+    /// The bucket (`[artifacts] url`, `s3://bucket[/prefix]`).
+    pub artifacts: Option<String>,
+    /// The bucket's endpoint when it is not AWS (`[artifacts] endpoint`); plain HTTP is allowed
+    /// for an `http://` endpoint.
+    pub endpoint: Option<String>,
+}
+
+/// Writes `settings` into the workspace.toml of the workspace in `dir` unless it already says the
+/// same; returns whether it wrote. A folder that names another store or bucket, or whose embedded
+/// corpus already holds a snapshot (its evidence would vanish behind the service's), is refused:
+/// each daemon gets a folder of its own.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for a password in the store's URL, a conflicting setting or a folder with
+/// embedded evidence; `E_NOT_FOUND` without a workspace; I/O errors.
+pub fn attach(dir: &Path, settings: &ServiceSettings) -> Result<bool> {
+    let dir = crate::engine::resolve(dir)?;
+    let path = dir.join("workspace.toml");
+    let config = Config::load(&path)?;
+    if let Some(url) = &settings.store
+        && store::postgres::PgStore::names_a_password(url)
+    {
+        return Err(Error::InvalidArgument(
+            "--store names a password: remove it, and set PGPASSWORD (or a ~/.pgpass entry) in the daemon's environment".into(),
+        ));
+    }
+    let mut text = String::new();
+    match (&settings.store, &config.store) {
+        (Some(url), Some(held)) if held.url != *url => {
+            return Err(Error::InvalidArgument(format!(
+                "{} names another store in [store]: give this daemon a folder of its own",
+                path.display()
+            )));
+        }
+        (Some(url), None) => {
+            if embedded_evidence(&dir)? {
+                return Err(Error::InvalidArgument(format!(
+                    "{} holds evidence of its own (a published snapshot in corpus.sqlite3): a daemon of a shared service starts from an empty folder",
+                    dir.display()
+                )));
+            }
+            text.push_str(&format!("\n[store]\nurl = {}\n", quoted(url)));
+        }
+        _ => {}
+    }
+    match (&settings.artifacts, &config.artifacts) {
+        (Some(url), Some(held)) if held.url != *url || held.endpoint != settings.endpoint => {
+            return Err(Error::InvalidArgument(format!(
+                "{} names another bucket in [artifacts]: give this daemon a folder of its own",
+                path.display()
+            )));
+        }
+        (Some(url), None) => {
+            text.push_str(&format!("\n[artifacts]\nurl = {}\n", quoted(url)));
+            if let Some(endpoint) = &settings.endpoint {
+                text.push_str(&format!("endpoint = {}\n", quoted(endpoint)));
+                if endpoint.starts_with("http://") {
+                    text.push_str("allow_http = true\n");
+                }
+            }
+        }
+        (None, _) if settings.endpoint.is_some() => {
+            return Err(Error::InvalidArgument(
+                "--artifacts-endpoint applies only with --artifacts".into(),
+            ));
+        }
+        _ => {}
+    }
+    if text.is_empty() {
+        return Ok(false);
+    }
+    let before = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    std::fs::write(&path, format!("{before}{text}")).map_err(|e| Error::io(&path, e))?;
+    // What was written must read back; otherwise the file is left as it was.
+    if let Err(e) = Config::load(&path) {
+        std::fs::write(&path, before).map_err(|e| Error::io(&path, e))?;
+        return Err(e);
+    }
+    Ok(true)
+}
+
+/// A TOML basic string.
+fn quoted(value: &str) -> String {
+    toml::Value::String(value.to_string()).to_string()
+}
+
+/// Whether the folder's embedded corpus has published a snapshot.
+fn embedded_evidence(dir: &Path) -> Result<bool> {
+    let db = dir.join("corpus.sqlite3");
+    if !db.exists() {
+        return Ok(false);
+    }
+    let conn = store::connect(&db)?;
+    Ok(store::snapshots::current(&conn)?.is_some())
+}
