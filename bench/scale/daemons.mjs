@@ -6,11 +6,14 @@
 // p50/p99, and the add jobs that never ended succeeded (lost). Writes
 // bench/results/daemons.{json,md}. Needs `npm run build`, Debian's `postgresql` and `weed`
 // (node scripts/fetch-servers.mjs).
-import { execFileSync, spawn } from 'node:child_process'
-import { chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { runtimePath } from '../../dist/contracts/runtime.js'
+import { Workspace } from '../../dist/engine/workspace.js'
 import { startSeaweed } from '../../scripts/seaweed.mjs'
+import { startPostgres } from './postgres.mjs'
 import { median, root } from './common.mjs'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
@@ -19,37 +22,6 @@ const ADDERS = 8
 const CLI = join(root, 'dist/bin/tychora.cjs')
 const PROJECT = 'svc'
 const WORDS = ['glacier', 'heron', 'lichen', 'moraine', 'osprey', 'estuary', 'boulder', 'sediment', 'trout', 'weir', 'survey', 'sample']
-
-/** Debian's PostgreSQL in a temp dir (as the `postgres` user when root: initdb refuses root), fsync on. */
-function startPostgres() {
-  const base = '/usr/lib/postgresql'
-  const version = readdirSync(base)
-    .filter((v) => existsSync(join(base, v, 'bin/initdb')))
-    .sort((x, y) => Number(x) - Number(y))
-    .at(-1)
-  if (!version) throw new Error('no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)')
-  const bin = join(base, version, 'bin')
-  const dir = mkdtempSync(join(tmpdir(), 'tychora-bench-pg-'))
-  mkdirSync(join(dir, 'sock'))
-  const asRoot = process.getuid?.() === 0
-  if (asRoot) execFileSync('chown', ['-R', 'postgres:postgres', dir])
-  const run = (program, args) => execFileSync(asRoot ? 'runuser' : join(bin, program), asRoot ? ['-u', 'postgres', '--', join(bin, program), ...args] : args, { stdio: 'pipe' })
-  run('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C'])
-  const port = 40_000 + (process.pid % 10_000)
-  run('pg_ctl', ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-k ${join(dir, 'sock')} -c listen_addresses='' -p ${port} -c max_connections=200`, 'start'])
-  run('psql', ['-h', join(dir, 'sock'), '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', 'CREATE DATABASE bench'])
-  return {
-    url: `host=${join(dir, 'sock')} port=${port} user=postgres dbname=bench`,
-    stop() {
-      try {
-        run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'])
-      } finally {
-        if (asRoot) chownSync(dir, 0, 0)
-        rmSync(dir, { recursive: true, force: true })
-      }
-    },
-  }
-}
 
 /** `tychora serve` on a free port for `dir`; resolves once it listens. */
 function serve(dir, flags, env) {
@@ -74,23 +46,23 @@ function serve(dir, flags, env) {
   })
 }
 
-const pg = startPostgres()
+const server = startPostgres()
+const pg = { url: server.database(), stop: () => server.stop() }
 const s3 = await startSeaweed()
 const work = mkdtempSync(join(tmpdir(), 'tychora-bench-daemons-'))
 const flags = ['--store', pg.url, '--artifacts', 's3://tychora/svc', '--artifacts-endpoint', s3.endpoint]
 const daemons = []
 try {
   const dirs = ['a', 'b', 'c'].map((n) => join(work, n, PROJECT))
-  const { Workspace } = await import(join(root, 'dist/index.js'))
   for (const [i, dir] of dirs.entries()) {
     await Workspace.init(dir)
-    if (i > 0) for (const f of ['token', 'agent-token']) copyFileSync(join(dirs[0], 'runtime', f), join(dir, 'runtime', f))
+    if (i > 0) for (const f of ['ownerToken', 'agentToken']) copyFileSync(runtimePath(dirs[0], f), runtimePath(dir, f))
     await Workspace.attachService(dir, { store: pg.url, artifacts: 's3://tychora/svc', endpoint: s3.endpoint })
     const toml = join(dir, 'workspace.toml')
     writeFileSync(toml, readFileSync(toml, 'utf8').replace(/(\[store\]\nurl = .*\n)/, '$1lease_seconds = 5\n'))
   }
   await Workspace.migrate(dirs[0])
-  const token = readFileSync(join(dirs[0], 'runtime', 'token'), 'utf8').trim()
+  const token = readFileSync(runtimePath(dirs[0], 'ownerToken'), 'utf8').trim()
   for (const dir of dirs) daemons.push(await serve(dir, flags, s3.env))
   // A first corpus, so searches have something to find.
   const seed = join(work, 'seed')

@@ -347,8 +347,8 @@ export class Workspace implements EvidenceClient, AdminClient {
    * Verifies the backup in `src` against its manifest and makes it the workspace `dir` (with new
    * bearer tokens); nothing is written to `dir` unless every file checks out.
    */
-  static async restore(src: string, dir: string): Promise<BackupReport> {
-    const report = await answer('operations', 'BackupReportSchema', () => native().restoreWorkspace(src, dir))
+  static async restore(src: string, dir: string, target: { store?: string; artifacts?: string; endpoint?: string } = {}): Promise<BackupReport> {
+    const report = await answer('operations', 'BackupReportSchema', () => native().restoreWorkspace(src, dir, target.store, target.artifacts, target.endpoint))
     await (await import('./tokens.js')).ensureTokens(report.dir)
     return report
   }

@@ -1323,8 +1323,10 @@ export declare function resolvePack(dir: string, profile?: string | undefined | 
 /**
  * Verifies the backup in `src` and makes it the workspace `dir` (which must not exist, or be
  * empty); nothing is written to `dir` unless every file matches the manifest.
+ * A service store's backup restores into the empty PostgreSQL database `store`, its artifacts
+ * into the bucket `artifacts` (at `endpoint`) when given, else the backup's own.
  */
-export declare function restoreWorkspace(src: string, dir: string): Promise<BackupReport>
+export declare function restoreWorkspace(src: string, dir: string, store?: string | undefined | null, artifacts?: string | undefined | null, endpoint?: string | undefined | null): Promise<BackupReport>
 
 /** An accepted relation assertion touching a returned segment's document or record. */
 export interface ResultRelation {

@@ -15,9 +15,22 @@ use crate::workspace::NativeWorkspace;
 /// Verifies the backup in `src` and makes it the workspace `dir` (which must not exist, or be
 /// empty); nothing is written to `dir` unless every file matches the manifest.
 #[napi(catch_unwind, ts_return_type = "Promise<BackupReport>")]
-pub fn restore_workspace(src: String, dir: String) -> AsyncTask<Blocking<BackupReport>> {
+/// A service store's backup restores into the empty PostgreSQL database `store`, its artifacts
+/// into the bucket `artifacts` (at `endpoint`) when given, else the backup's own.
+pub fn restore_workspace(
+    src: String,
+    dir: String,
+    store: Option<String>,
+    artifacts: Option<String>,
+    endpoint: Option<String>,
+) -> AsyncTask<Blocking<BackupReport>> {
     blocking(None, move || {
-        Ok(Workspace::restore(&PathBuf::from(src), &PathBuf::from(dir))?.into())
+        let target = tychora_core::manage::RestoreTarget {
+            store: store.as_deref(),
+            artifacts: artifacts.as_deref(),
+            endpoint: endpoint.as_deref(),
+        };
+        Ok(Workspace::restore_to(&PathBuf::from(src), &PathBuf::from(dir), &target)?.into())
     })
 }
 

@@ -181,10 +181,18 @@ const restore = defineCommand({
   args: {
     src: { type: 'positional', required: true, description: 'Backup folder' },
     dir: { type: 'positional', required: true, description: 'New workspace folder (must not exist, or be empty)' },
+    store: { type: 'string', description: "A service store's backup: the empty PostgreSQL database it restores into (the password only from PGPASSWORD)" },
+    artifacts: { type: 'string', description: "Put the artifacts into this bucket (s3://bucket/prefix) instead of the backup's own" },
+    'artifacts-endpoint': { type: 'string', description: "With --artifacts: the bucket's endpoint when it is not AWS" },
     format: { type: 'string', description: 'text | json', default: 'text' },
   },
   async run({ args }) {
-    const r = await Workspace.restore(resolve(String(args.src)), resolve(String(args.dir)))
+    const target = {
+      ...(args.store !== undefined ? { store: args.store } : {}),
+      ...(args.artifacts !== undefined ? { artifacts: args.artifacts } : {}),
+      ...(args['artifacts-endpoint'] !== undefined ? { endpoint: args['artifacts-endpoint'] } : {}),
+    }
+    const r = await Workspace.restore(resolve(String(args.src)), resolve(String(args.dir)), target)
     if (args.format === 'json') return writeOut(JSON.stringify(r, null, 2))
     writeOut(visible(`restored ${r.dir}: ${r.files} files verified (${mb(r.bytes)}), snapshot ${r.current_snapshot_id ?? 'none'}`))
   },

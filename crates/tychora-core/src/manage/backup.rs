@@ -56,7 +56,15 @@ pub struct Manifest {
     /// Every file of the backup but the manifest: the database, `workspace.toml`, the
     /// artifacts and the index generation files it references.
     pub files: Vec<ManifestEntry>,
+    /// A service store's backup: the file holding the database's own dump (`pg_dump`'s custom
+    /// format) instead of `corpus.sqlite3`, and no index generations (each daemon builds its own
+    /// from the store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_dump: Option<String>,
 }
+
+/// The dump of a service store's database in its backup.
+const SERVICE_DUMP: &str = "store.pgdump";
 
 /// What `manage backup` or `manage restore` did.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -271,10 +279,13 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     let staging = Staging::beside(&dest)?;
     // The writer is held: no job publishes and no garbage collection removes a generation or an
     // artifact while the references are followed. Readers (queries) are not blocked.
+    if let Some(pg) = engine.canonical().postgres_store() {
+        return backup_service(engine, pg, &dest, staging, started);
+    }
     let writer = engine.writer()?;
     let Some(connection) = writer.sqlite() else {
-        return Err(Error::InvalidArgument(
-            "`manage backup` copies the embedded store's database; a workspace on PostgreSQL is backed up with the service's own backup (pg_dump) and its bucket".into(),
+        return Err(Error::Internal(
+            "an embedded store without its database".into(),
         ));
     };
     let db_path = staging.dir.join("corpus.sqlite3");
@@ -360,6 +371,7 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
         created_at: crate::clock::now_ms(),
         current_snapshot_id: current,
         files,
+        service_dump: None,
     };
     let report = BackupReport {
         dir: dest.display().to_string(),
@@ -370,21 +382,100 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
         current_snapshot_id: current,
         duration_ms: 0.0,
     };
-    sync_tree(&staging.dir)?;
-    // The manifest last: a folder without it is not a backup.
-    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| Error::Internal(e.to_string()))?;
-    let path = staging.dir.join(MANIFEST);
-    let mut file = File::create_new(&path).map_err(|e| Error::io(&path, e))?;
-    file.write_all(&json)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&path, e))?;
-    sync_dir(&staging.dir)?;
+    seal(&staging, &manifest)?;
     crate::job::failpoint("backup-before-rename");
     staging.commit(&dest)?;
     Ok(BackupReport {
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         ..report
     })
+}
+
+/// A service store's backup: the database's own dump, taken in one exported snapshot, and the
+/// artifacts that snapshot's rows reference, read in the same snapshot (so the dump and the
+/// artifacts agree whatever the other daemons write meanwhile), fetched from the bucket and
+/// checked. Nothing is held: daemons go on taking writes.
+fn backup_service(
+    engine: &Engine,
+    pg: &crate::store::postgres::PgStore,
+    dest: &Path,
+    staging: Staging,
+    started: std::time::Instant,
+) -> Result<BackupReport> {
+    let url = &engine
+        .config()
+        .store
+        .as_ref()
+        .ok_or_else(|| Error::Internal("a service store without its [store] setting".into()))?
+        .url;
+    let dump = staging.dir.join(SERVICE_DUMP);
+    let (artifacts, current, schema) = pg.exported_snapshot(|snapshot, tx| {
+        crate::store::postgres::tools::dump(url, snapshot, &dump)?;
+        Ok((
+            crate::store::sources::referenced_artifacts(tx, true)?,
+            crate::store::snapshots::current(tx)?,
+            crate::store::postgres::latest(),
+        ))
+    })?;
+    let mut files = vec![];
+    let (size, sha256) = hash_file(&dump)?;
+    files.push(ManifestEntry {
+        path: SERVICE_DUMP.into(),
+        size,
+        sha256,
+    });
+    let toml = engine.dir().join("workspace.toml");
+    let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;
+    files.push(ManifestEntry {
+        path: "workspace.toml".into(),
+        size,
+        sha256,
+    });
+    for sha in &artifacts {
+        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
+        let (size, actual) = write_new(&staging.dir.join(&rel), &engine.artifacts().get(sha)?)?;
+        files.push(ManifestEntry {
+            path: rel,
+            size,
+            sha256: actual,
+        });
+    }
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        engine_version: crate::engine::ENGINE_VERSION.into(),
+        schema_version: schema,
+        created_at: crate::clock::now_ms(),
+        current_snapshot_id: current,
+        files,
+        service_dump: Some(SERVICE_DUMP.into()),
+    };
+    let report = BackupReport {
+        dir: dest.display().to_string(),
+        files: manifest.files.len(),
+        bytes: manifest.files.iter().map(|f| f.size).sum(),
+        artifacts: artifacts.len(),
+        generations: 0,
+        current_snapshot_id: current,
+        duration_ms: 0.0,
+    };
+    seal(&staging, &manifest)?;
+    staging.commit(dest)?;
+    Ok(BackupReport {
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        ..report
+    })
+}
+
+/// Writes a backup's manifest last (a folder without it is not a backup), everything synced.
+fn seal(staging: &Staging, manifest: &Manifest) -> Result<()> {
+    sync_tree(&staging.dir)?;
+    let json = serde_json::to_vec_pretty(manifest).map_err(|e| Error::Internal(e.to_string()))?;
+    let path = staging.dir.join(MANIFEST);
+    let mut file = File::create_new(&path).map_err(|e| Error::io(&path, e))?;
+    file.write_all(&json)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(&path, e))?;
+    sync_dir(&staging.dir)
 }
 
 /// Reads `manifest.json` of the backup in `src` and checks every file it lists (size and sha256)
@@ -436,12 +527,18 @@ fn check(src: &Path) -> Result<Manifest> {
         }
         listed.insert(&entry.path, entry);
     }
-    for required in ["corpus.sqlite3", "workspace.toml"] {
+    let database = manifest.service_dump.as_deref().unwrap_or("corpus.sqlite3");
+    for required in [database, "workspace.toml"] {
         if !listed.contains_key(required) {
             return Err(Error::Corrupt(format!(
                 "the manifest does not list {required}"
             )));
         }
+    }
+    if manifest.service_dump.is_some() {
+        // The dump's references are read once it is restored (`manage verify`); its artifacts
+        // were listed from the same snapshot as the dump.
+        return Ok(manifest);
     }
     let db =
         Connection::open_with_flags(src.join("corpus.sqlite3"), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
@@ -473,9 +570,30 @@ fn check(src: &Path) -> Result<Manifest> {
 /// # Errors
 /// `E_NOT_FOUND` (no manifest), `E_CHECKSUM_MISMATCH`, `E_CORRUPT`, `E_CONFLICT` (`dir` not
 /// empty), I/O errors.
-pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
+pub fn restore(src: &Path, dir: &Path, target: &RestoreTarget<'_>) -> Result<BackupReport> {
     let started = std::time::Instant::now();
     let manifest = check(src)?;
+    let service = match (&manifest.service_dump, target.store) {
+        (Some(dump), Some(url)) => Some((dump.clone(), url)),
+        (Some(_), None) => {
+            return Err(Error::InvalidArgument(
+                "this is a service store's backup: restore it into an empty PostgreSQL database named with --store".into(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(Error::InvalidArgument(
+                "this is an embedded workspace's backup: it restores into a folder, without --store".into(),
+            ));
+        }
+        (None, None) => None,
+    };
+    if let Some((_, url)) = &service
+        && crate::store::postgres::PgStore::names_a_password(url)
+    {
+        return Err(Error::InvalidArgument(
+            "--store names a password: remove it, and set PGPASSWORD (or a ~/.pgpass entry)".into(),
+        ));
+    }
     let dir = absolute(dir)?;
     let staging = Staging::beside(&dir)?;
     for entry in &manifest.files {
@@ -488,6 +606,11 @@ pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
             });
         }
     }
+    retarget(
+        &staging.dir.join("workspace.toml"),
+        service.as_ref().map(|(_, url)| *url),
+        target,
+    )?;
     // A workspace that keeps its artifacts in a bucket gets them back there (create-only: an
     // object already in the bucket stays as it is; verify reads every one back), not in its folder.
     let config = crate::config::Config::load(&staging.dir.join("workspace.toml"))?;
@@ -504,6 +627,13 @@ pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
         }
         let folder = staging.dir.join("artifacts");
         fs::remove_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+    }
+    if let Some((dump, url)) = &service {
+        // Last: the database becomes the service's only once its artifacts are in place, in one
+        // transaction (a database that is not empty refuses it whole).
+        let path = staging.dir.join(dump);
+        crate::store::postgres::tools::restore(url, &path)?;
+        fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     }
     for sub in ["artifacts", "indexes/lexical", "indexes/text", "runtime"] {
         let path = staging.dir.join(sub);
@@ -531,6 +661,61 @@ pub fn restore(src: &Path, dir: &Path) -> Result<BackupReport> {
         current_snapshot_id: manifest.current_snapshot_id,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
     })
+}
+
+/// Where a restore puts a service store's backup: the database (empty) and, when it is not the
+/// backup's own, the bucket.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RestoreTarget<'a> {
+    /// The PostgreSQL database (a service store's backup only).
+    pub store: Option<&'a str>,
+    /// The bucket (`s3://bucket/prefix`) the artifacts go into instead of the backup's.
+    pub artifacts: Option<&'a str>,
+    /// The bucket's endpoint when it is not AWS.
+    pub endpoint: Option<&'a str>,
+}
+
+/// Points the restored workspace.toml at the target's store and bucket.
+fn retarget(path: &Path, store: Option<&str>, target: &RestoreTarget<'_>) -> Result<()> {
+    if store.is_none() && target.artifacts.is_none() {
+        if target.endpoint.is_some() {
+            return Err(Error::InvalidArgument(
+                "--artifacts-endpoint applies only with --artifacts".into(),
+            ));
+        }
+        return Ok(());
+    }
+    let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut table: toml::Table = toml::from_str(&text)
+        .map_err(|e| Error::Corrupt(format!("the backup's workspace.toml: {e}")))?;
+    let section = |table: &mut toml::Table, name: &str| -> Result<toml::Table> {
+        match table.remove(name) {
+            None => Ok(toml::Table::new()),
+            Some(toml::Value::Table(t)) => Ok(t),
+            Some(_) => Err(Error::Corrupt(format!(
+                "the backup's workspace.toml: [{name}] is not a table"
+            ))),
+        }
+    };
+    if let Some(url) = store {
+        let mut held = section(&mut table, "store")?;
+        held.insert("url".into(), toml::Value::String(url.into()));
+        table.insert("store".into(), toml::Value::Table(held));
+    }
+    if let Some(url) = target.artifacts {
+        let mut bucket = toml::Table::new();
+        bucket.insert("url".into(), toml::Value::String(url.into()));
+        if let Some(endpoint) = target.endpoint {
+            bucket.insert("endpoint".into(), toml::Value::String(endpoint.into()));
+            bucket.insert(
+                "allow_http".into(),
+                toml::Value::Boolean(endpoint.starts_with("http://")),
+            );
+        }
+        table.insert("artifacts".into(), toml::Value::Table(bucket));
+    }
+    let text = toml::to_string(&table).map_err(|e| Error::Internal(e.to_string()))?;
+    fs::write(path, text).map_err(|e| Error::io(path, e))
 }
 
 fn absolute(path: &Path) -> Result<PathBuf> {

@@ -16,7 +16,7 @@ mod status;
 mod verify;
 
 pub use crate::ingest::relations::{Basis, Decision};
-pub use backup::{BackupReport, Manifest, ManifestEntry, restore};
+pub use backup::{BackupReport, Manifest, ManifestEntry, RestoreTarget, restore};
 pub use cancel::MAX_CANCEL_REASON;
 pub use clone::{CloneReport, clone_workspace};
 pub use describe::{DescriptionEntry, DescriptionSubject, NewDescription, ReviewStatus};

@@ -105,6 +105,14 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
         }
         let erased_u64: Vec<u64> = erased.iter().map(|r| u64::try_from(*r).unwrap_or_default()).collect();
         for (id, chunk_count, generation, member_chunks) in &snapshots {
+            // On a shared store this daemon's copies of another's generations are built from the
+            // store on first use; verify builds those it lacks, then checks them as any other.
+            if engine.lease_ms().is_some()
+                && let Err(e) = engine.snapshot_meta(conn, *id)
+            {
+                problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() });
+                continue;
+            }
             if !erased_u64.is_empty() {
                 match crate::lexical::holds_revisions(&engine.generations_dir().join(generation), &erased_u64) {
                     Ok(false) => {}
@@ -130,7 +138,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             }
             // The vector generation is re-read and re-hashed from disk, not taken from the cache.
             match crate::snapshot::text_generation(conn, *id) {
-                Ok(Some(text)) => match VectorIndex::open(&engine.text_dir().join(&text.generation), &text.sha256) {
+                Ok(Some(text)) => match VectorIndex::open(&engine.text_dir().join(&text.generation), &engine.local_text_sha(&text)) {
                     Ok(index) if index.len() as i64 == *chunk_count => {}
                     Ok(index) => problems.push(Problem {
                         object: format!("snapshot {id}"),

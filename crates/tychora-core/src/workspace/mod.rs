@@ -376,7 +376,21 @@ impl Workspace {
     /// # Errors
     /// See [`crate::manage::restore`].
     pub fn restore(src: &Path, dir: &Path) -> Result<crate::manage::BackupReport> {
-        crate::manage::restore(src, dir)
+        crate::manage::restore(src, dir, &crate::manage::RestoreTarget::default())
+    }
+
+    /// Verifies the backup in `src` and makes it the workspace `dir`, its canonical rows restored
+    /// into the empty PostgreSQL database and its artifacts into the bucket `target` names (a
+    /// service store's backup).
+    ///
+    /// # Errors
+    /// See [`crate::manage::restore`].
+    pub fn restore_to(
+        src: &Path,
+        dir: &Path,
+        target: &crate::manage::RestoreTarget<'_>,
+    ) -> Result<crate::manage::BackupReport> {
+        crate::manage::restore(src, dir, target)
     }
 
     /// Copies the closed workspace in `src` to `dest` as the start of another: the database by

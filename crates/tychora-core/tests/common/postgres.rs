@@ -207,6 +207,60 @@ impl Postgres {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+
+    /// A streaming standby of this cluster (`pg_basebackup -R`: it follows this one's WAL until
+    /// promoted), on a socket and port of its own.
+    #[allow(dead_code)]
+    pub fn standby(&self) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("sock");
+        std::fs::create_dir(&socket).unwrap();
+        if self.as_postgres {
+            let status = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(status.success(), "chown to postgres failed");
+        }
+        let standby = Self {
+            dir,
+            bin: self.bin.clone(),
+            socket,
+            port: self.port + 1,
+            as_postgres: self.as_postgres,
+            databases: AtomicUsize::new(1_000),
+            durable: self.durable,
+        };
+        let host = self.socket.display().to_string();
+        let port = self.port.to_string();
+        self.run(
+            "pg_basebackup",
+            &[
+                "-h",
+                &host,
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-D",
+                &standby.data(),
+                "-R",
+                "-X",
+                "stream",
+                "--checkpoint=fast",
+                "--no-sync",
+            ],
+        );
+        standby.start_server();
+        standby
+    }
+
+    /// Promotes a standby to a primary (`pg_ctl promote`, waiting until it takes writes).
+    #[allow(dead_code)]
+    pub fn promote(&self) {
+        self.run("pg_ctl", &["-D", &self.data(), "-w", "promote"]);
+    }
 }
 
 impl Drop for Postgres {

@@ -12,6 +12,7 @@
 
 mod migrate;
 mod queue;
+pub mod tools;
 mod tx;
 
 use std::time::Duration;

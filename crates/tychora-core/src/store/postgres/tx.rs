@@ -86,6 +86,37 @@ impl PgStore {
         })
     }
 
+    /// Runs `f` in a read-only `REPEATABLE READ` transaction whose snapshot is exported: `f` gets
+    /// the snapshot's name, which another process (`pg_dump --snapshot`) may read the same state
+    /// through while `f` runs, and reads that state itself through the `&dyn Tx`.
+    ///
+    /// # Errors
+    /// What `f` returns; as [`PgStore::begin`].
+    pub fn exported_snapshot<T>(&self, f: impl FnOnce(&str, &dyn Tx) -> Result<T>) -> Result<T> {
+        let client = self
+            .runtime
+            .block_on(self.pool.get())
+            .map_err(|e| self.pool_error(&e))?;
+        self.runtime
+            .block_on(client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
+            .map_err(|e| error(&self.location, &e))?;
+        let name: String = self
+            .runtime
+            .block_on(client.query_one("SELECT pg_export_snapshot()", &[]))
+            .map_err(|e| error(&self.location, &e))?
+            .get(0);
+        let tx = PgTx {
+            store: self,
+            client: Some(client),
+            pending: RefCell::new(Vec::new()),
+            ids: RefCell::new(HashMap::new()),
+            open: std::cell::Cell::new(true),
+        };
+        let out = f(&name, &tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
     /// Runs `f` in one transaction: committed when it returns `Ok`, rolled back when it fails.
     ///
     /// # Errors
