@@ -34,6 +34,22 @@ pub trait ArtifactBackend: Send + Sync + std::fmt::Debug {
     /// # Errors
     /// I/O or store errors.
     fn put(&self, sha256: &str, bytes: &[u8]) -> Result<()>;
+    /// Stores several objects as [`ArtifactBackend::put`] does each; the first failure is the
+    /// error (the others may or may not be stored: content addressing makes a retry harmless).
+    /// A bucket sends several at once instead of one round trip after another.
+    ///
+    /// # Errors
+    /// As [`ArtifactBackend::put`].
+    fn put_many(&self, items: &[(&str, &[u8])]) -> Result<()> {
+        items
+            .iter()
+            .try_for_each(|(sha, bytes)| self.put(sha, bytes))
+    }
+    /// Whether [`ArtifactBackend::put_many`] is worth gathering puts for (round trips, not disk
+    /// writes, are its cost).
+    fn remote(&self) -> bool {
+        false
+    }
     /// The stored bytes, as stored (the store verifies them).
     ///
     /// # Errors
@@ -119,6 +135,28 @@ impl ArtifactStore {
             "artifact put under a name that is not its bytes' sha256"
         );
         self.backend.put(sha256, bytes)
+    }
+
+    /// Writes several artifacts as [`ArtifactStore::put`] does each (a bucket several at once).
+    ///
+    /// # Errors
+    /// As [`ArtifactStore::put`]; the first failure.
+    pub fn put_many(&self, items: &[(&str, &[u8])]) -> Result<()> {
+        for (sha256, bytes) in items {
+            Self::checked(sha256)?;
+            debug_assert_eq!(
+                sha256_hex(bytes),
+                *sha256,
+                "artifact put under another name"
+            );
+        }
+        self.backend.put_many(items)
+    }
+
+    /// Whether puts are worth gathering into [`ArtifactStore::put_many`] (a bucket).
+    #[must_use]
+    pub fn remote(&self) -> bool {
+        self.backend.remote()
     }
 
     /// Reads an artifact and checks its hash.

@@ -156,8 +156,9 @@ fn one_line(error: &dyn std::error::Error) -> String {
     text
 }
 
-impl ArtifactBackend for S3Artifacts {
-    fn put(&self, sha256: &str, bytes: &[u8]) -> Result<()> {
+impl S3Artifacts {
+    /// One create-only put (see [`ArtifactBackend::put`]).
+    async fn put_async(&self, sha256: &str, bytes: &[u8]) -> Result<()> {
         let options = PutOptions {
             mode: PutMode::Create,
             ..PutOptions::default()
@@ -166,7 +167,7 @@ impl ArtifactBackend for S3Artifacts {
         let put = self
             .store
             .put_opts(&key, PutPayload::from(bytes.to_vec()), options);
-        match self.runtime.block_on(put) {
+        match put.await {
             // Stored already (by this or another daemon): content addressing makes it the same bytes.
             Ok(_)
             | Err(
@@ -180,6 +181,29 @@ impl ArtifactBackend for S3Artifacts {
             ))),
             Err(e) => Err(self.failure(sha256, e)),
         }
+    }
+}
+
+impl ArtifactBackend for S3Artifacts {
+    fn put(&self, sha256: &str, bytes: &[u8]) -> Result<()> {
+        self.runtime.block_on(self.put_async(sha256, bytes))
+    }
+
+    fn put_many(&self, items: &[(&str, &[u8])]) -> Result<()> {
+        use futures_util::StreamExt as _;
+        // Each put as `put`, `concurrency` at a time on the adapter's runtime; the first refusal
+        // in the order given is the error.
+        let results: Vec<Result<()>> = self.runtime.block_on(
+            futures_util::stream::iter(items)
+                .map(|(sha256, bytes)| self.put_async(sha256, bytes))
+                .buffered(self.concurrency())
+                .collect(),
+        );
+        results.into_iter().collect()
+    }
+
+    fn remote(&self) -> bool {
+        true
     }
 
     fn read(&self, sha256: &str) -> Result<Vec<u8>> {

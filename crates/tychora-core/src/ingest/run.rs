@@ -128,6 +128,8 @@ pub(super) struct AddJob<'a> {
     stamp: Option<crate::trust::Stamp>,
     /// The label the add gives every file it reads (`None`: new sources get the default).
     sensitivity: Option<String>,
+    /// Artifacts not stored yet (a bucket's, gathered).
+    uploads: Uploads,
 }
 
 impl<'a> AddJob<'a> {
@@ -164,6 +166,7 @@ impl<'a> AddJob<'a> {
             tally: Tally::default(),
             stamp: None,
             sensitivity: None,
+            uploads: Uploads::default(),
         })
     }
 
@@ -476,6 +479,8 @@ impl<'a> AddJob<'a> {
                 self.remove_missing(conn, target)?;
             }
         }
+        // Every artifact the rows name is stored before they commit.
+        self.uploads.flush(engine)?;
         tx.commit()?;
         let conn = tx.connection();
         let prepare_ended = prepare_ended.load(std::sync::atomic::Ordering::Relaxed);
@@ -668,8 +673,10 @@ impl<'a> AddJob<'a> {
             t.diagnostics.push(refused);
             return Ok(());
         }
-        // The bytes, and a document's derived text and pictures, before the rows naming them.
-        store_artifacts(self.engine, &prepared, extraction)?;
+        // The bytes, and a document's derived text and pictures, before the rows naming them
+        // commit (a bucket's puts are gathered and sent several at once, at the latest just
+        // before the job's rows commit).
+        self.uploads.add(self.engine, &prepared, extraction)?;
         // This file's rows in a savepoint of the job's transaction: a file that fails leaves none.
         let written = conn.together(true, |savepoint| {
             commit::write_revision(
@@ -818,13 +825,6 @@ impl<'a> AddJob<'a> {
             .cloned()
             .collect();
         next.extend(new_members.iter().cloned());
-        if let Some(parent) = self.previous
-            && self.engine.lease_ms().is_some()
-        {
-            // The parent may be another daemon's: its generations here make this one's derived.
-            self.engine
-                .with_reader(|tx| self.engine.snapshot_meta(tx, parent))?;
-        }
         self.steps.begin(conn, "resolve")?;
         let resolve_started = Instant::now();
         let sets = crate::graph::build::relation_sets(conn, &next)?;
@@ -1080,21 +1080,64 @@ fn refusal(
 
 /// A file's original bytes, and a document's derived text and picture bytes, into the artifact
 /// store (content-addressed, so a second put of the same bytes is a no-op).
-fn store_artifacts(
-    engine: &Engine,
-    prepared: &super::prepare::Prepared,
-    extraction: &super::prepare::Extraction,
-) -> Result<()> {
-    engine.artifacts().put(&prepared.sha256, &prepared.bytes)?;
-    if let Some(doc) = &extraction.document {
-        engine
-            .artifacts()
-            .put(&doc.text_sha256, doc.read.text.as_bytes())?;
-        for (asset, sha) in doc.read.assets.iter().zip(&doc.asset_sha256) {
-            if let (Some(bytes), Some(sha)) = (&asset.bytes, sha) {
-                engine.artifacts().put(sha, bytes)?;
+/// Artifacts a job has yet to store. The folder gets each at once; a bucket's are gathered and
+/// sent several at once ([`crate::artifact::ArtifactStore::put_many`]) when this many or these
+/// many bytes wait, and always before the rows naming them commit: a round trip per file was
+/// the bucket's whole cost on the add's path.
+#[derive(Default)]
+struct Uploads {
+    waiting: Vec<(String, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl Uploads {
+    const MOST: usize = 64;
+    const MOST_BYTES: usize = 32 << 20;
+
+    /// A file's original, and a document's derived text and pictures.
+    fn add(
+        &mut self,
+        engine: &Engine,
+        prepared: &super::prepare::Prepared,
+        extraction: &super::prepare::Extraction,
+    ) -> Result<()> {
+        let mut items: Vec<(&str, &[u8])> = vec![(&prepared.sha256, &prepared.bytes)];
+        if let Some(doc) = &extraction.document {
+            items.push((&doc.text_sha256, doc.read.text.as_bytes()));
+            for (asset, sha) in doc.read.assets.iter().zip(&doc.asset_sha256) {
+                if let (Some(bytes), Some(sha)) = (&asset.bytes, sha) {
+                    items.push((sha, bytes));
+                }
             }
         }
+        if !engine.artifacts().remote() {
+            return items
+                .iter()
+                .try_for_each(|(sha, bytes)| engine.artifacts().put(sha, bytes));
+        }
+        for (sha, bytes) in items {
+            self.bytes += bytes.len();
+            self.waiting.push((sha.to_string(), bytes.to_vec()));
+        }
+        if self.waiting.len() >= Self::MOST || self.bytes >= Self::MOST_BYTES {
+            self.flush(engine)?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Stores everything waiting.
+    fn flush(&mut self, engine: &Engine) -> Result<()> {
+        if self.waiting.is_empty() {
+            return Ok(());
+        }
+        let items: Vec<(&str, &[u8])> = self
+            .waiting
+            .iter()
+            .map(|(sha, bytes)| (sha.as_str(), bytes.as_slice()))
+            .collect();
+        engine.artifacts().put_many(&items)?;
+        self.waiting.clear();
+        self.bytes = 0;
+        Ok(())
+    }
 }

@@ -36,6 +36,8 @@ pub struct PgStore {
     pool: Pool,
     runtime: tokio::runtime::Runtime,
     location: String,
+    /// Each table's foreign keys' tables, read from the catalog on first need (`tx::runs`).
+    references: std::sync::OnceLock<std::collections::HashMap<String, Vec<String>>>,
 }
 
 impl PgStore {
@@ -106,6 +108,7 @@ impl PgStore {
             pool,
             runtime,
             location,
+            references: std::sync::OnceLock::new(),
         })
     }
 

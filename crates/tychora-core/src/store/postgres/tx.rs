@@ -130,6 +130,26 @@ impl PgStore {
 }
 
 impl PgTx<'_> {
+    /// Each table's foreign keys' tables (read from the catalog once per store).
+    fn references(&self) -> Result<&HashMap<String, Vec<String>>> {
+        if let Some(known) = self.store.references.get() {
+            return Ok(known);
+        }
+        let rows = self
+            .store
+            .runtime
+            .block_on(self.client().query(
+                "SELECT conrelid::regclass::text, confrelid::regclass::text FROM pg_constraint WHERE contype = 'f'",
+                &[],
+            ))
+            .map_err(|e| error(&self.store.location, &e))?;
+        let mut map: HashMap<String, Vec<String>> = HashMap::new();
+        for row in rows {
+            map.entry(row.get(0)).or_default().push(row.get(1));
+        }
+        Ok(self.store.references.get_or_init(|| map))
+    }
+
     fn client(&self) -> &Object {
         // `client` is taken only by `end`, which consumes the transaction.
         self.client
@@ -174,14 +194,46 @@ impl PgTx<'_> {
     ) -> Result<T> {
         let pending = std::mem::take(&mut *self.pending.borrow_mut());
         let bound: Vec<Vec<Param<'_>>> = pending.iter().map(|(_, _, v)| tx::params(v)).collect();
-        let refs: Vec<Vec<&(dyn ToSql + Sync)>> = bound.iter().map(|b| refs(b)).collect();
+        // Runs of one plain INSERT go as one statement over arrays (a row per element), prepared
+        // (once per connection) before the pipeline; the rest as they were queued.
+        let runs = runs(&pending, self.references()?);
+        let mut batches: Vec<Option<(Statement, Vec<Vec<Param<'_>>>)>> = Vec::new();
+        for run in &runs {
+            batches.push(match run {
+                Run::One(_) => None,
+                Run::Many { sql, rows } => {
+                    let statement = self
+                        .store
+                        .runtime
+                        .block_on(self.client().prepare_cached(sql))
+                        .map_err(|e| error(&self.store.location, &e))?;
+                    let width = bound[rows[0]].len();
+                    let columns = (0..width)
+                        .map(|c| rows.iter().map(|&r| bound[r][c]).collect())
+                        .collect();
+                    Some((statement, columns))
+                }
+            });
+        }
+        let refs: Vec<Vec<&(dyn ToSql + Sync)>> = runs
+            .iter()
+            .zip(&batches)
+            .map(|(run, batch)| match (run, batch) {
+                (Run::One(i), _) => refs(&bound[*i]),
+                (_, Some((_, columns))) => {
+                    columns.iter().map(|c| c as &(dyn ToSql + Sync)).collect()
+                }
+                (_, None) => Vec::new(),
+            })
+            .collect();
         let client = self.client();
-        let writes = futures_util::future::try_join_all(
-            pending
-                .iter()
-                .zip(&refs)
-                .map(|((statement, _, _), params)| client.execute(statement, params)),
-        );
+        let writes = futures_util::future::try_join_all(runs.iter().zip(&batches).zip(&refs).map(
+            |((run, batch), params)| match (run, batch) {
+                (Run::One(i), _) => client.execute(&pending[*i].0, params),
+                (_, Some((statement, _))) => client.execute(statement, params),
+                (_, None) => unreachable!("a run of several writes has its statement"),
+            },
+        ));
         let (written, out) = self
             .store
             .runtime
@@ -260,6 +312,104 @@ impl PgTx<'_> {
 
 /// Refuses values the statement's placeholders cannot take, before anything is sent: a wrong
 /// count, or a value of another type than PostgreSQL inferred (text for a number…).
+/// Queued writes as they are sent: one write, or the writes of one plain INSERT sent as one
+/// statement over arrays.
+enum Run {
+    One(usize),
+    Many { sql: String, rows: Vec<usize> },
+}
+
+/// Groups the queued writes into runs. Within a stretch of consecutive plain INSERTs (see
+/// [`batched`]) a write joins the last group of its statement when nothing queued after that
+/// group writes a table its own table refers to (`references`: each table's foreign keys'
+/// tables) or its own table: a file's rows, queued unit, locator, identifiers, unit, locator…,
+/// go as all its units, then all locators, then all identifiers, and a row never goes before a
+/// row it may refer to. Anything else (an UPDATE, an insert with a conflict clause or a computed
+/// value) is sent where it was queued, and no write moves across it.
+fn runs(
+    pending: &[(Statement, String, Vec<Value>)],
+    references: &HashMap<String, Vec<String>>,
+) -> Vec<Run> {
+    struct Group {
+        sql: String,
+        table: String,
+        rows: Vec<usize>,
+    }
+    let mut out = Vec::new();
+    let mut stretch: Vec<Group> = Vec::new();
+    let close = |stretch: &mut Vec<Group>, out: &mut Vec<Run>| {
+        for group in stretch.drain(..) {
+            if group.rows.len() > 1 {
+                out.push(Run::Many {
+                    sql: group.sql,
+                    rows: group.rows,
+                });
+            } else {
+                out.extend(group.rows.into_iter().map(Run::One));
+            }
+        }
+    };
+    for (i, (statement, sql, _)) in pending.iter().enumerate() {
+        let Some((batch, table)) = batched(sql, statement.params()) else {
+            close(&mut stretch, &mut out);
+            out.push(Run::One(i));
+            continue;
+        };
+        let refers = references.get(&table);
+        let joinable = stretch.iter().rposition(|g| g.sql == batch).filter(|&at| {
+            stretch[at + 1..].iter().all(|later| {
+                later.table != table && refers.is_none_or(|r| !r.contains(&later.table))
+            })
+        });
+        match joinable {
+            Some(at) => stretch[at].rows.push(i),
+            None => stretch.push(Group {
+                sql: batch,
+                table,
+                rows: vec![i],
+            }),
+        }
+    }
+    close(&mut stretch, &mut out);
+    out
+}
+
+/// `INSERT INTO t (a, b) VALUES ($1, $2)` as `INSERT INTO t (a, b) SELECT * FROM unnest($1::int8[],
+/// $2::text[])`: many rows in one statement, each column an array of the placeholder's own type.
+/// Returns it with the table's name; `None` for any other statement (one with expressions among
+/// its values, a conflict clause or a returned column is sent row by row).
+fn batched(sql: &str, types: &[Type]) -> Option<(String, String)> {
+    let sql = sql.trim();
+    if !sql.starts_with("INSERT INTO ") || types.is_empty() {
+        return None;
+    }
+    let at = sql.find(" VALUES (")?;
+    let (head, tail) = (&sql[..at], &sql[at + " VALUES (".len()..]);
+    let values = tail.strip_suffix(')')?;
+    let placeholders: Vec<&str> = values.split(',').map(str::trim).collect();
+    let in_order = placeholders.len() == types.len()
+        && placeholders
+            .iter()
+            .enumerate()
+            .all(|(i, p)| *p == format!("${}", i + 1));
+    if !in_order || head.contains('$') {
+        return None;
+    }
+    let casts: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| format!("${}::{}[]", i + 1, ty.name()))
+        .collect();
+    let table = head["INSERT INTO ".len()..]
+        .split([' ', '('])
+        .next()?
+        .to_string();
+    Some((
+        format!("{head} SELECT * FROM unnest({})", casts.join(", ")),
+        table,
+    ))
+}
+
 fn check(statement: &Statement, sql: &str, params: &[Param<'_>]) -> Result<()> {
     if statement.params().len() != params.len() {
         return Err(Error::Internal(format!(
