@@ -4,13 +4,14 @@
 // writes; a job queued through one may run on another; a daemon SIGKILLed mid-job loses nothing
 // (its lease expires and another daemon runs the job again); every daemon answers from the
 // snapshot the others published.
+import { execFileSync } from 'node:child_process'
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runtimePath } from '../../ts/contracts/runtime.js'
 import { Workspace } from '../../ts/engine/workspace.js'
-import { nativeMissing } from '../native/_setup.js'
+import { CLI, nativeMissing } from '../native/_setup.js'
 import { type Postgres, postgresMissing, startPostgres } from '../support/postgres.js'
 import { type Seaweed, startSeaweed, weedMissing } from '../support/seaweed.js'
 import { type RunningDaemon, startDaemon } from './_daemon.js'
@@ -120,7 +121,7 @@ describe.skipIf(nativeMissing || postgresMissing || weedMissing)('several daemon
     }
   }, 180_000)
 
-  it('a daemon SIGKILLed mid-job loses nothing: another daemon takes the job when its lease expires', async () => {
+  it('a daemon SIGKILLed mid-job loses nothing (another takes the job when its lease expires); a backup through a daemon restores with the same answers', async () => {
     const a = running[0] as RunningDaemon
     const many = join(root, 'many')
     await mkdir(many)
@@ -150,5 +151,16 @@ describe.skipIf(nativeMissing || postgresMissing || weedMissing)('several daemon
     // The folder of the daemon that died is served again as it was: nothing in the store is lost.
     const again = await daemon('a')
     expect(await paths(again, 'osprey trout weir')).toContain('osprey.md')
-  }, 240_000)
+
+    // A backup taken through a serving daemon (the dump and the artifacts its rows name), restored
+    // by the CLI into a fresh database and bucket prefix, answers as the service does.
+    const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...s3.env }, encoding: 'utf8' })
+    const backup = join(root, 'backup')
+    cli('manage', 'backup', backup, '-w', join(root, 'c', PROJECT))
+    const restored = join(root, 'restored', PROJECT)
+    cli('manage', 'restore', backup, restored, '--store', pg.database(), '--artifacts', 's3://tychora/restored', '--artifacts-endpoint', s3.endpoint)
+    const served = (await call(c, 'POST', '/search', { query: 'osprey trout weir', limit: 5 })).segments as { citation: string; text: string }[]
+    const local = JSON.parse(cli('search', 'osprey trout weir', '--limit', '5', '--format', 'json', '-w', restored)).segments as { citation: string; text: string }[]
+    expect(local.map((x) => [x.citation, x.text])).toEqual(served.map((x) => [x.citation, x.text]))
+  }, 300_000)
 })

@@ -108,3 +108,79 @@ fn embedded_evidence(dir: &Path) -> Result<bool> {
     let conn = store::connect(&db)?;
     Ok(store::snapshots::current(&conn)?.is_some())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Workspace;
+
+    fn settings(store: &str) -> ServiceSettings {
+        ServiceSettings {
+            store: Some(store.into()),
+            artifacts: Some("s3://bucket/team".into()),
+            endpoint: Some("http://127.0.0.1:8333".into()),
+        }
+    }
+
+    #[test]
+    fn attaching_writes_the_sections_once_and_refuses_what_would_mislead() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("svc");
+        Workspace::init(&dir).unwrap();
+        let url = "host=/run/pg port=5432 user=tychora dbname=evidence";
+        assert!(attach(&dir, &settings(url)).unwrap());
+        let config = Config::load(&dir.join("workspace.toml")).unwrap();
+        assert_eq!(config.store.as_ref().unwrap().url, url);
+        let bucket = config.artifacts.as_ref().unwrap();
+        assert_eq!(bucket.url, "s3://bucket/team");
+        assert!(bucket.allow_http, "an http:// endpoint allows plain HTTP");
+        // The same flags again change nothing; another store or bucket is refused.
+        assert!(!attach(&dir, &settings(url)).unwrap());
+        let other = attach(&dir, &settings("host=/run/pg dbname=other")).unwrap_err();
+        assert_eq!(other.code(), crate::ErrorCode::InvalidArgument);
+        let before = std::fs::read_to_string(dir.join("workspace.toml")).unwrap();
+        let secret = attach(&dir, &settings("postgres://u:hunter2@db/evidence")).unwrap_err();
+        assert!(!secret.to_string().contains("hunter2"), "{secret}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("workspace.toml")).unwrap(),
+            before,
+            "a refused attach leaves the file as it was"
+        );
+        // An endpoint without a bucket means nothing.
+        let lone = ServiceSettings {
+            endpoint: Some("http://x".into()),
+            ..ServiceSettings::default()
+        };
+        let fresh = tmp.path().join("fresh");
+        Workspace::init(&fresh).unwrap();
+        assert!(attach(&fresh, &lone).is_err());
+    }
+
+    #[test]
+    fn a_folder_with_its_own_evidence_is_not_attached() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("ws");
+        let docs = tmp.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("a.md"), "# A\n\nSome text.\n").unwrap();
+        Workspace::init(&dir).unwrap();
+        {
+            let ws = Workspace::open(&dir).unwrap();
+            ws.add(
+                &crate::ingest::AddRequest {
+                    paths: vec![docs.display().to_string()],
+                    ..Default::default()
+                },
+                crate::ingest::Requester::Owner,
+                &|_| {},
+            )
+            .unwrap();
+        }
+        let refused = attach(&dir, &settings("host=/run/pg dbname=evidence")).unwrap_err();
+        assert_eq!(refused.code(), crate::ErrorCode::InvalidArgument);
+        assert!(
+            refused.to_string().contains("evidence of its own"),
+            "{refused}"
+        );
+    }
+}
