@@ -8,35 +8,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
 import { Workspace } from '../../dist/engine/workspace.js'
 import { startSeaweed } from '../../scripts/seaweed.mjs'
-import { median, root, RUNS, shared } from './common.mjs'
+import { median, RUNS, root, scifactFiles } from './common.mjs'
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 16)
 const scratch = mkdtempSync(join(tmpdir(), 'tychora-bench-artifacts-'))
-
-/** SciFact ×COPIES, 50 abstracts a file; returns the bytes written. */
-function corpus(dir) {
-  mkdirSync(dir, { recursive: true })
-  const lines = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz')))
-    .toString('utf8')
-    .trim()
-    .split('\n')
-  let bytes = 0
-  for (let copy = 1; copy <= COPIES; copy++) {
-    const renamed = lines.map((l) => {
-      const d = JSON.parse(l)
-      return JSON.stringify({ ...d, _id: `${d._id}-${copy}` })
-    })
-    for (let at = 0; at < renamed.length; at += 50) {
-      const body = `${renamed.slice(at, at + 50).join('\n')}\n`
-      writeFileSync(join(dir, `scifact-${copy}-${at / 50}.jsonl`), body)
-      bytes += Buffer.byteLength(body)
-    }
-  }
-  return bytes
-}
 
 async function once(name, toml, docs, bytes, run) {
   const dir = join(scratch, `${name}-${run}`)
@@ -68,7 +45,7 @@ const server = await startSeaweed()
 Object.assign(process.env, server.env)
 try {
   const docs = join(scratch, 'docs')
-  const bytes = corpus(docs)
+  const bytes = scifactFiles(docs, COPIES)
   const rows = { folder: [], bucket: [] }
   for (let run = 0; run < RUNS; run++) {
     rows.folder.push(await once('folder', null, docs, bytes, run))

@@ -42,6 +42,31 @@ export function scifactCopies(dir, copies, { count = Number.POSITIVE_INFINITY, p
   return bytes
 }
 
+/**
+ * SciFact's corpus `copies` times over (ids renamed `<id>-<copy>`), 50 abstracts a file as
+ * `eval beir` lays it out, into `dir`; returns the bytes written.
+ */
+export function scifactFiles(dir, copies) {
+  mkdirSync(dir, { recursive: true })
+  const lines = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz')))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+  let bytes = 0
+  for (let copy = 1; copy <= copies; copy++) {
+    const renamed = lines.map((l) => {
+      const d = JSON.parse(l)
+      return JSON.stringify({ ...d, _id: `${d._id}-${copy}` })
+    })
+    for (let at = 0; at < renamed.length; at += 50) {
+      const body = `${renamed.slice(at, at + 50).join('\n')}\n`
+      writeFileSync(join(dir, `scifact-${copy}-${at / 50}.jsonl`), body)
+      bytes += Buffer.byteLength(body)
+    }
+  }
+  return bytes
+}
+
 /** Bytes under `dir`, a file hard-linked into several index generations counted once. */
 export function du(dir) {
   let total = 0

@@ -9,42 +9,19 @@
 // Writes bench/results/service-ingest.{json,md}. Needs `npm run build`, ../shared/data/scifact,
 // Debian's `postgresql` and `weed` (node scripts/fetch-servers.mjs).
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { gunzipSync } from 'node:zlib'
 import { Workspace } from '../../dist/engine/workspace.js'
 import { startSeaweed } from '../../scripts/seaweed.mjs'
-import { median, RUNS, root, shared } from './common.mjs'
+import { median, RUNS, root, scifactFiles } from './common.mjs'
 import { startPostgres } from './postgres.mjs'
 
 const COPIES = Number(process.env.BENCH_COPIES ?? 16)
 const WORKERS = [1, 2, 4]
 const scratch = mkdtempSync(join(tmpdir(), 'tychora-bench-service-ingest-'))
 const run = promisify(execFile)
-
-/** SciFact ×COPIES, 50 abstracts a file; returns the bytes written. */
-function corpus(dir) {
-  mkdirSync(dir, { recursive: true })
-  const lines = gunzipSync(readFileSync(join(shared, 'scifact/corpus.jsonl.gz')))
-    .toString('utf8')
-    .trim()
-    .split('\n')
-  let bytes = 0
-  for (let copy = 1; copy <= COPIES; copy++) {
-    const renamed = lines.map((l) => {
-      const d = JSON.parse(l)
-      return JSON.stringify({ ...d, _id: `${d._id}-${copy}` })
-    })
-    for (let at = 0; at < renamed.length; at += 50) {
-      const body = `${renamed.slice(at, at + 50).join('\n')}\n`
-      writeFileSync(join(dir, `scifact-${copy}-${at / 50}.jsonl`), body)
-      bytes += Buffer.byteLength(body)
-    }
-  }
-  return bytes
-}
 
 /** The files of `docs` dealt into `n` folders (moved; `gather` puts them back). */
 function deal(docs, n) {
@@ -116,7 +93,7 @@ const s3 = await startSeaweed()
 Object.assign(process.env, s3.env)
 try {
   const docs = join(scratch, 'docs')
-  const bytes = corpus(docs)
+  const bytes = scifactFiles(docs, COPIES)
   const files = readdirSync(docs).length
   const rows = { embedded: [] }
   for (const w of WORKERS) rows[`service-${w}`] = []

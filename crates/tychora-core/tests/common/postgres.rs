@@ -52,6 +52,23 @@ fn is_root() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
+/// A temporary directory for a cluster and its socket's directory inside, owned by the
+/// `postgres` user when the server runs as it.
+fn cluster_dir(as_postgres: bool) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("sock");
+    std::fs::create_dir(&socket).unwrap();
+    if as_postgres {
+        let status = Command::new("chown")
+            .args(["-R", "postgres:postgres"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "chown to postgres failed");
+    }
+    (dir, socket)
+}
+
 impl Postgres {
     /// Makes and starts a cluster for a test (`fsync=off`: the tests check behaviour, not
     /// durability); `None` when PostgreSQL is missing (see [`bin_dir`]).
@@ -63,18 +80,8 @@ impl Postgres {
     /// compare with SQLite's `synchronous=FULL`).
     pub fn start_with(durable: bool) -> Option<Self> {
         let bin = bin_dir()?;
-        let dir = tempfile::tempdir().unwrap();
         let as_postgres = is_root();
-        let socket = dir.path().join("sock");
-        std::fs::create_dir(&socket).unwrap();
-        if as_postgres {
-            let status = Command::new("chown")
-                .args(["-R", "postgres:postgres"])
-                .arg(dir.path())
-                .status()
-                .unwrap();
-            assert!(status.success(), "chown to postgres failed");
-        }
+        let (dir, socket) = cluster_dir(as_postgres);
         let port = 20_000 + u16::try_from(std::process::id() % 20_000).unwrap();
         let server = Self {
             dir,
@@ -212,17 +219,7 @@ impl Postgres {
     /// promoted), on a socket and port of its own.
     #[allow(dead_code)]
     pub fn standby(&self) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let socket = dir.path().join("sock");
-        std::fs::create_dir(&socket).unwrap();
-        if self.as_postgres {
-            let status = Command::new("chown")
-                .args(["-R", "postgres:postgres"])
-                .arg(dir.path())
-                .status()
-                .unwrap();
-            assert!(status.success(), "chown to postgres failed");
-        }
+        let (dir, socket) = cluster_dir(self.as_postgres);
         let standby = Self {
             dir,
             bin: self.bin.clone(),
