@@ -308,34 +308,7 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     let current = crate::store::snapshots::current(&copy)?;
     let schema = crate::store::migrate::version(&copy)?;
     drop(copy);
-    let toml = engine.dir().join("workspace.toml");
-    let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;
-    files.push(ManifestEntry {
-        path: "workspace.toml".into(),
-        size,
-        sha256,
-    });
-    for sha in &artifacts {
-        // A backup holds its artifacts as files in the embedded layout, wherever the workspace
-        // keeps them: it restores anywhere.
-        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
-        let (size, actual) = match engine.artifacts().local_path(sha) {
-            Some(from) => copy_hashed(&from, &staging.dir.join(&rel))?,
-            None => write_new(&staging.dir.join(&rel), &engine.artifacts().get(sha)?)?,
-        };
-        if &actual != sha {
-            return Err(Error::ChecksumMismatch {
-                what: format!("artifact {sha} (run `manage verify` before backing up)"),
-                recorded: sha.clone(),
-                computed: actual,
-            });
-        }
-        files.push(ManifestEntry {
-            path: rel,
-            size,
-            sha256: actual,
-        });
-    }
+    copy_config_and_artifacts(engine, &staging, &artifacts, &mut files)?;
     crate::job::failpoint("backup-after-artifacts");
     for rel in &generations {
         let from = engine.dir().join(rel);
@@ -424,22 +397,7 @@ fn backup_service(
         size,
         sha256,
     });
-    let toml = engine.dir().join("workspace.toml");
-    let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;
-    files.push(ManifestEntry {
-        path: "workspace.toml".into(),
-        size,
-        sha256,
-    });
-    for sha in &artifacts {
-        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
-        let (size, actual) = write_new(&staging.dir.join(&rel), &engine.artifacts().get(sha)?)?;
-        files.push(ManifestEntry {
-            path: rel,
-            size,
-            sha256: actual,
-        });
-    }
+    copy_config_and_artifacts(engine, &staging, &artifacts, &mut files)?;
     let manifest = Manifest {
         format: FORMAT.into(),
         engine_version: crate::engine::ENGINE_VERSION.into(),
@@ -464,6 +422,44 @@ fn backup_service(
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         ..report
     })
+}
+
+/// Copies `workspace.toml` and the `artifacts` into the backup, each hashed as it is copied and
+/// listed in `files`. A backup holds its artifacts as files in the embedded layout, wherever the
+/// workspace keeps them (its folder or a bucket): it restores anywhere.
+fn copy_config_and_artifacts(
+    engine: &Engine,
+    staging: &Staging,
+    artifacts: &[String],
+    files: &mut Vec<ManifestEntry>,
+) -> Result<()> {
+    let toml = engine.dir().join("workspace.toml");
+    let (size, sha256) = copy_hashed(&toml, &staging.dir.join("workspace.toml"))?;
+    files.push(ManifestEntry {
+        path: "workspace.toml".into(),
+        size,
+        sha256,
+    });
+    for sha in artifacts {
+        let rel = format!("artifacts/sha256/{}/{sha}", &sha[..2.min(sha.len())]);
+        let (size, actual) = match engine.artifacts().local_path(sha) {
+            Some(from) => copy_hashed(&from, &staging.dir.join(&rel))?,
+            None => write_new(&staging.dir.join(&rel), &engine.artifacts().get(sha)?)?,
+        };
+        if &actual != sha {
+            return Err(Error::ChecksumMismatch {
+                what: format!("artifact {sha} (run `manage verify` before backing up)"),
+                recorded: sha.clone(),
+                computed: actual,
+            });
+        }
+        files.push(ManifestEntry {
+            path: rel,
+            size,
+            sha256: actual,
+        });
+    }
+    Ok(())
 }
 
 /// Writes a backup's manifest last (a folder without it is not a backup), everything synced.
