@@ -9,6 +9,10 @@ export interface OpenSearch {
   /** How long the cluster took to form. */
   startedMs: number
   stop(): Promise<void>
+  /** SIGKILLs node `i` (its data stays). */
+  kill(i: number): Promise<void>
+  /** Starts node `i` again on its ports and data; resolves once the cluster is `status` (default green). */
+  revive(i: number, status?: 'green' | 'yellow'): Promise<void>
 }
 export const HOME: string
 export function built(): boolean

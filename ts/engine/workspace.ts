@@ -159,12 +159,13 @@ export class Workspace implements EvidenceClient, AdminClient {
   /**
    * Attaches the workspace in `dir` to a service several daemons share: its canonical rows in the
    * PostgreSQL database `store`, its artifacts in the bucket `artifacts` (`s3://bucket/prefix`,
-   * at `endpoint` when not AWS). Credentials come from the environment only (`PGPASSWORD`,
-   * `AWS_*`). Resolves to whether workspace.toml changed; a folder that names another store, or
+   * at `endpoint` when not AWS), its lexical generations on the OpenSearch cluster `search`
+   * (`opensearch://host:port[,host:port…]`). Credentials come from the environment only
+   * (`PGPASSWORD`, `AWS_*`, `TYCHORA_OPENSEARCH_USER`/`_PASSWORD`). Resolves to whether workspace.toml changed; a folder that names another store, or
    * holds evidence of its own, is refused (`E_INVALID_ARGUMENT`).
    */
-  static async attachService(dir: string, settings: { store?: string; artifacts?: string; endpoint?: string }): Promise<boolean> {
-    return callNative(() => native().attachService(dir, settings.store, settings.artifacts, settings.endpoint))
+  static async attachService(dir: string, settings: { store?: string; artifacts?: string; endpoint?: string; search?: string }): Promise<boolean> {
+    return callNative(() => native().attachService(dir, settings.store, settings.artifacts, settings.endpoint, settings.search))
   }
 
   static async migrate(dir: string): Promise<number[]> {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { EVAL_RETURNED_CAP } from '../contracts/eval.js'
 import { initWorkspace, openWorkspace } from '../engine/workspace.js'
 import { TychoraError } from '../errors.js'
-import { type BeirOptions, type BeirReport, appendEmbeddings, appendLexical, lines, locate, readQrels } from './beir.js'
+import { type BeirOptions, type BeirReport, appendEmbeddings, appendLexical, lines, locate, readQrels, useSearchCluster } from './beir.js'
 import { type Qrels, type Run, percentile, score } from './metrics.js'
 import { type RankedDoc, beirQuery, channelRanks } from './per-query.js'
 
@@ -20,6 +20,8 @@ export interface BeirCodeOptions {
   embeddings?: BeirOptions['embeddings']
   /** Also report each query's details (`per_query`), as for `evalBeir`. */
   perQuery?: boolean
+  /** The lexical generations on this OpenSearch cluster, as for `evalBeir`. */
+  search?: string
 }
 
 export interface BeirCodeReport extends BeirReport {
@@ -57,6 +59,7 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
   await initWorkspace(wsDir, { profile: 'code', ...(options.embeddings ? { embeddings: 'local' as const } : {}) })
   if (options.embeddings) await appendEmbeddings(wsDir, options.embeddings)
   if (options.lexical) await appendLexical(wsDir, options.lexical)
+  const cluster = options.search ? await useSearchCluster(wsDir, options.search) : undefined
   const ws = await openWorkspace(wsDir)
   try {
     const started = performance.now()
@@ -107,6 +110,9 @@ export async function evalBeirAsCode(dir: string, options: BeirCodeOptions = {})
     }
   } finally {
     ws.close()
-    if (!options.keep) await rm(scratch, { recursive: true, force: true })
+    if (!options.keep) {
+      await rm(scratch, { recursive: true, force: true })
+      await cluster?.drop()
+    }
   }
 }

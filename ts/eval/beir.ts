@@ -54,6 +54,12 @@ export interface BeirOptions {
    * migrated before the add. The database should be empty: the evaluation's rows stay in it.
    */
   store?: string
+  /**
+   * The scratch workspace's lexical generations on this OpenSearch cluster (`[search] url`,
+   * `opensearch://host:port`), under a prefix of their own that is deleted afterwards unless
+   * `keep` is set.
+   */
+  search?: string
 }
 
 export interface BeirReport extends Scores {
@@ -130,6 +136,7 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
   if (options.embeddings) await appendEmbeddings(wsDir, options.embeddings)
   if (options.lexical) await appendLexical(wsDir, options.lexical)
   if (options.store) await useServiceStore(wsDir, options.store)
+  const cluster = options.search ? await useSearchCluster(wsDir, options.search) : undefined
   const ws = await Workspace.open(wsDir)
   try {
     const started = performance.now()
@@ -185,7 +192,10 @@ export async function evalBeir(dir: string, options: BeirOptions = {}): Promise<
     }
   } finally {
     ws.close()
-    if (!options.keep) await rm(scratch, { recursive: true, force: true })
+    if (!options.keep) {
+      await rm(scratch, { recursive: true, force: true })
+      await cluster?.drop()
+    }
   }
 }
 
@@ -202,6 +212,26 @@ export async function appendEmbeddings(wsDir: string, embeddings: NonNullable<Be
 export async function useServiceStore(wsDir: string, url: string): Promise<void> {
   await appendFile(join(wsDir, 'workspace.toml'), `\n[store]\nurl = ${JSON.stringify(url)}\n`)
   await Workspace.migrate(wsDir)
+}
+
+/**
+ * Puts a scratch workspace's lexical generations on an OpenSearch cluster, under a prefix of its
+ * own (no replicas: an evaluation measures ranking, not durability); `drop` deletes its indices.
+ */
+export async function useSearchCluster(wsDir: string, url: string): Promise<{ drop: () => Promise<void> }> {
+  const prefix = `eval-${process.pid}-${Date.now()}`
+  await appendFile(join(wsDir, 'workspace.toml'), `\n[search]\nurl = ${JSON.stringify(url)}\nprefix = ${JSON.stringify(prefix)}\nreplicas = 0\n`)
+  const host = url
+    .replace(/^opensearch\+https:\/\//, 'https://')
+    .replace(/^opensearch:\/\//, 'http://')
+    .split(',')[0]
+  return {
+    drop: async () => {
+      for (const pattern of [`${prefix}-lex-*`, `${prefix}-manifests`]) {
+        await fetch(`${host}/${pattern}`, { method: 'DELETE', signal: AbortSignal.timeout(30_000) }).catch(() => undefined)
+      }
+    },
+  }
 }
 
 /** Writes lexical overrides into a scratch workspace's workspace.toml, before it is opened. */

@@ -240,9 +240,9 @@ export interface AssetEntry {
 
 /**
  * Attaches a workspace's folder to a service several daemons share (`serve --store …
- * --artifacts …`); resolves to whether workspace.toml changed.
+ * --artifacts … --search …`); resolves to whether workspace.toml changed.
  */
-export declare function attachService(dir: string, store?: string | undefined | null, artifacts?: string | undefined | null, endpoint?: string | undefined | null): Promise<boolean>
+export declare function attachService(dir: string, store?: string | undefined | null, artifacts?: string | undefined | null, endpoint?: string | undefined | null, search?: string | undefined | null): Promise<boolean>
 
 /** What `manage backup` or `manage restore` did. */
 export interface BackupReport {

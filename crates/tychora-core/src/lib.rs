@@ -60,6 +60,7 @@ pub mod ingest;
 pub mod job;
 pub(crate) mod lexical;
 pub mod manage;
+pub(crate) mod opensearch;
 pub(crate) mod parallel;
 pub(crate) mod parse;
 pub mod query;

@@ -23,7 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["code", "job", "lexical", "vector"],
     // The canonical store's repositories: they speak the domain's closed sets (job states, unit
     // types, facet values) and everything that reads or writes canonical rows sits above them.
-    &["store"],
+    // Beside them, the OpenSearch adapter of the lexical port (derived indexes on a cluster).
+    &["store", "opensearch"],
     &["parse", "snapshot"],
     // Windows, the identifier channel, and an open workspace's state.
     &["chunk", "exact", "engine"],

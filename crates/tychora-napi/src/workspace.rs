@@ -58,13 +58,14 @@ pub fn migrate_workspace(dir: String) -> AsyncTask<Blocking<Vec<i64>>> {
 }
 
 /// Attaches a workspace's folder to a service several daemons share (`serve --store …
-/// --artifacts …`); resolves to whether workspace.toml changed.
+/// --artifacts … --search …`); resolves to whether workspace.toml changed.
 #[napi(catch_unwind, ts_return_type = "Promise<boolean>")]
 pub fn attach_service(
     dir: String,
     store: Option<String>,
     artifacts: Option<String>,
     endpoint: Option<String>,
+    search: Option<String>,
 ) -> AsyncTask<Blocking<bool>> {
     blocking(None, move || {
         Workspace::attach_service(
@@ -73,6 +74,7 @@ pub fn attach_service(
                 store,
                 artifacts,
                 endpoint,
+                search,
             },
         )
     })

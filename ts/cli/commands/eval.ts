@@ -121,6 +121,10 @@ const beir = defineCommand({
       type: 'string',
       description: 'The scratch workspace’s rows in this PostgreSQL database (postgres://user@host:port/db; password from PGPASSWORD), documents profile',
     },
+    search: {
+      type: 'string',
+      description: 'The scratch workspace’s lexical indexes on this OpenSearch cluster (opensearch://host:port), under a prefix deleted afterwards',
+    },
     ...recordArgs,
   },
   async run({ args }) {
@@ -139,6 +143,7 @@ const beir = defineCommand({
             keep: args.keep,
             perQuery,
             ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
+            ...(args.search ? { search: args.search } : {}),
           })
         : await evalBeir(resolve(args.dir), {
             split,
@@ -148,6 +153,7 @@ const beir = defineCommand({
             ...(args.embeddings ? { embeddings: args['model-dir'] ? { model_dir: resolve(args['model-dir']) } : {} } : {}),
             ...(channels ? { channels } : {}),
             ...(args.store ? { store: args.store } : {}),
+            ...(args.search ? { search: args.search } : {}),
           })
     const out = resolve(args.out ?? `tychora-eval-${basename(resolve(args.dir))}-${split}${args.profile === 'code' ? '-code' : ''}.json`)
     await writeFile(out, `${JSON.stringify(withoutPerQuery(report), null, 2)}\n`)

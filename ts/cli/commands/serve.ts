@@ -60,10 +60,14 @@ export default defineCommand({
     },
     artifacts: { type: 'string', description: 'Keep artifacts in an S3 bucket shared with other daemons (s3://bucket/prefix; credentials only from AWS_* variables)' },
     'artifacts-endpoint': { type: 'string', description: "With --artifacts: the bucket's endpoint when it is not AWS (http://127.0.0.1:8333)" },
+    search: {
+      type: 'string',
+      description: 'Keep the lexical indexes on an OpenSearch cluster shared with other daemons (opensearch://host:port[,host:port…]; credentials only from TYCHORA_OPENSEARCH_USER/_PASSWORD)',
+    },
   },
   async run({ args, rawArgs }) {
     const dirs = workspaceFlags(rawArgs)
-    if (args.store !== undefined || args.artifacts !== undefined || args['artifacts-endpoint'] !== undefined) await attachService(dirs, args)
+    if (args.store !== undefined || args.artifacts !== undefined || args['artifacts-endpoint'] !== undefined || args.search !== undefined) await attachService(dirs, args)
     const workspaces = dirs.length > 0 ? await Promise.all(dirs.map((d) => resolveWorkspace(d))) : await defaultWorkspaces()
     const port = args.port === undefined ? DEFAULT_PORT : Number(args.port)
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TychoraError('E_INVALID_ARGUMENT', `--port must be 0-65535, got ${args.port}`)
@@ -123,15 +127,16 @@ export default defineCommand({
 })
 
 /**
- * `--store` / `--artifacts`: each named folder (made when missing) is attached to the shared
+ * `--store` / `--artifacts` / `--search`: each named folder (made when missing) is attached to the shared
  * service. The service's schema is applied by `tychora manage migrate` (opening never migrates).
  */
-async function attachService(dirs: string[], args: { store?: string; artifacts?: string; 'artifacts-endpoint'?: string }): Promise<void> {
-  if (dirs.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', "--store and --artifacts need a folder of this daemon's own: name it with -w")
+async function attachService(dirs: string[], args: { store?: string; artifacts?: string; 'artifacts-endpoint'?: string; search?: string }): Promise<void> {
+  if (dirs.length === 0) throw new TychoraError('E_INVALID_ARGUMENT', "--store, --artifacts and --search need a folder of this daemon's own: name it with -w")
   const settings = {
     ...(args.store !== undefined ? { store: args.store } : {}),
     ...(args.artifacts !== undefined ? { artifacts: args.artifacts } : {}),
     ...(args['artifacts-endpoint'] !== undefined ? { endpoint: args['artifacts-endpoint'] } : {}),
+    ...(args.search !== undefined ? { search: args.search } : {}),
   }
   for (const dir of dirs) {
     if (!existsSync(join(dir, 'workspace.toml'))) await Workspace.init(dir)

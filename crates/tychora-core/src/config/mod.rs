@@ -83,6 +83,60 @@ pub struct Config {
     /// Where the canonical rows live (absent: the workspace's `corpus.sqlite3`).
     #[serde(default)]
     pub store: Option<StoreConfig>,
+    /// Where the derived search indexes live (absent: tantivy and usearch generations in the
+    /// workspace's `indexes/` folder).
+    #[serde(default)]
+    pub search: Option<SearchConfig>,
+}
+
+/// `[search]`: the lexical generations on an OpenSearch cluster instead of the workspace's
+/// `indexes/lexical/` folder, so several daemons search one copy that shards and replicates.
+/// Credentials never go here: `TYCHORA_OPENSEARCH_USER` and `TYCHORA_OPENSEARCH_PASSWORD` come
+/// from the environment, and a URL carrying a password is refused.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchConfig {
+    /// `opensearch://host:port` (plain HTTP: loopback or a private network) or
+    /// `opensearch+https://host:port`.
+    pub url: String,
+    /// What every index this workspace writes is named after (several workspaces share a
+    /// cluster under distinct prefixes). Default `tychora`.
+    #[serde(default = "default_search_prefix")]
+    pub prefix: String,
+    /// Primary shards per index. Default 1.
+    #[serde(default = "default_search_shards")]
+    pub shards: u32,
+    /// Replicas of each shard. Default 1 (a node can be lost).
+    #[serde(default = "default_search_replicas")]
+    pub replicas: u32,
+    /// Seconds one request may take. Default 30.
+    #[serde(default = "default_search_timeout")]
+    pub timeout_seconds: u64,
+    /// How long an index no snapshot references is left before collection removes it: another
+    /// daemon may be between writing it and publishing the snapshot that references it.
+    /// Default 900.
+    #[serde(default = "default_collect_after")]
+    pub collect_after_seconds: u64,
+}
+
+fn default_collect_after() -> u64 {
+    900
+}
+
+fn default_search_prefix() -> String {
+    "tychora".into()
+}
+
+fn default_search_shards() -> u32 {
+    1
+}
+
+fn default_search_replicas() -> u32 {
+    1
+}
+
+fn default_search_timeout() -> u64 {
+    30
 }
 
 /// `[store]`: the canonical rows in a PostgreSQL database instead of the workspace's SQLite

@@ -23,7 +23,7 @@ use crate::artifact::ArtifactStore;
 use crate::config::{Config, Pack};
 use crate::error::{Error, Result};
 use crate::job::ProgressBoard;
-use crate::lexical::LexicalIndex;
+use crate::lexical::port::{LexicalGenerations, LexicalSearch, TantivyGenerations};
 use crate::store::query_log::QueryLog;
 use crate::store::vectors::UserCache;
 use crate::store::{self, migrate};
@@ -46,7 +46,8 @@ pub(crate) struct Engine {
     patterns: Vec<crate::unit::IdentifierRule>,
     artifacts: ArtifactStore,
     canonical: Canonical,
-    generations: Mutex<HashMap<String, Arc<LexicalIndex>>>,
+    lexical_generations: Arc<dyn LexicalGenerations>,
+    generations: Mutex<HashMap<String, Arc<dyn LexicalSearch>>>,
     vector_indexes: Mutex<HashMap<String, Arc<VectorIndex>>>,
     // Resolved on first use, so that commands that never embed (status, manage) do not need the
     // model; an embedder handed in by the binding (a provider the TypeScript side calls) wins.
@@ -169,6 +170,7 @@ impl Engine {
         let patterns = compiling
             .join()
             .map_err(|_| Error::Internal("compiling identifier patterns panicked".into()))??;
+        let lexical_store = lexical_generations(&dir, &config, &pack)?;
         let engine = Self {
             vector_indexes: Mutex::new(HashMap::new()),
             embedder: OnceLock::new(),
@@ -196,11 +198,21 @@ impl Engine {
             pack,
             patterns,
             canonical,
+            lexical_generations: lexical_store,
             generations: Mutex::new(HashMap::new()),
             materializing: Mutex::new(()),
             _lock: lock,
         };
-        engine.collect_garbage()?;
+        match engine.collect_garbage() {
+            // A search cluster that is down does not keep the workspace closed: status, listings
+            // and the store answer, and the next collection removes what this one could not.
+            Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => {
+                log::warn!("garbage collection skipped: {e}");
+            }
+            other => {
+                other?;
+            }
+        }
         Ok(engine)
     }
 
@@ -334,7 +346,7 @@ impl Engine {
     }
 
     /// An opened lexical generation, cached; readers holding the `Arc` keep it open during GC.
-    pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<LexicalIndex>> {
+    pub(crate) fn lexical(&self, generation: &str) -> Result<Arc<dyn LexicalSearch>> {
         let mut cache = self
             .generations
             .lock()
@@ -342,12 +354,15 @@ impl Engine {
         if let Some(index) = cache.get(generation) {
             return Ok(Arc::clone(index));
         }
-        let index = Arc::new(LexicalIndex::open(
-            &self.generation_dir(generation),
-            &self.pack.lexical,
-        )?);
+        let index = self.lexical_generations.open(generation)?;
         cache.insert(generation.to_string(), Arc::clone(&index));
         Ok(index)
+    }
+
+    /// Where lexical generations are written and read: the workspace's folder, or the cluster
+    /// `[search]` names.
+    pub(crate) fn lexical_store(&self) -> &dyn LexicalGenerations {
+        &*self.lexical_generations
     }
 
     /// The text channel's embedder (`None` when the workspace has no `[embeddings]`).
@@ -478,8 +493,7 @@ impl Engine {
     pub(crate) fn compact(&self) -> Result<crate::snapshot::CompactReport> {
         let conn = self.writer()?;
         let started = std::time::Instant::now();
-        let mut report =
-            crate::snapshot::compact(&*conn, &self.generations_dir(), &self.pack.lexical)?;
+        let mut report = crate::snapshot::compact(&*conn, self.lexical_store())?;
         report.text_folded_to = crate::snapshot::fold_text(&*conn, &self.text_dir())?;
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         if report.to_generation.is_some() || report.text_folded_to.is_some() {
@@ -521,13 +535,15 @@ impl Engine {
             &self.vector_indexes,
             |p: &Path| fs::remove_file(p),
         )?;
-        removed += sweep(
-            conn,
-            &self.dir.join("indexes").join("lexical"),
-            &keep,
-            &self.generations,
-            |p: &Path| fs::remove_dir_all(p),
-        )?;
+        let held = in_use(&self.generations);
+        removed += self
+            .lexical_generations
+            .collect(&keep, &held, &mut |name| {
+                if let Ok(mut cache) = self.generations.lock() {
+                    cache.remove(name);
+                }
+                store::snapshots::retire_generation(conn, name)
+            })?;
         Ok(removed)
     }
 
@@ -573,7 +589,7 @@ impl Engine {
 }
 
 /// Generations of `cache` some query still holds (an `Arc` besides the cache's own).
-fn in_use<T>(cache: &Mutex<HashMap<String, Arc<T>>>) -> Vec<String> {
+fn in_use<T: ?Sized>(cache: &Mutex<HashMap<String, Arc<T>>>) -> Vec<String> {
     cache
         .lock()
         .map(|cache| {
@@ -643,6 +659,28 @@ fn open_service(service: &crate::config::StoreConfig) -> Result<(Canonical, Quer
     })?;
     let log = QueryLog::start_on(PgStore::open(&service.url, 1)?)?;
     Ok((Canonical::postgres(pg), log))
+}
+
+/// Where the lexical generations of the workspace at `dir` live: its `indexes/lexical/` folder,
+/// or the OpenSearch cluster of `[search]`.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an unusable `[search]` setting.
+fn lexical_generations(
+    dir: &Path,
+    config: &Config,
+    pack: &Pack,
+) -> Result<Arc<dyn LexicalGenerations>> {
+    Ok(match &config.search {
+        None => Arc::new(TantivyGenerations::new(
+            dir.join("indexes").join("lexical"),
+            pack.lexical.clone(),
+        )),
+        Some(search) => Arc::new(crate::opensearch::OpenSearchGenerations::open(
+            search,
+            &pack.lexical,
+        )?),
+    })
 }
 
 pub(crate) fn artifact_store(dir: &std::path::Path, config: &Config) -> Result<ArtifactStore> {

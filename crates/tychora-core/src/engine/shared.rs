@@ -110,7 +110,8 @@ impl Engine {
             .map_err(|_| Error::Internal("materialization lock poisoned".into()))?;
         let partial = self.dir.join("indexes").join("partial");
         let lexical = self.generation_dir(&meta.generation);
-        if !lexical.exists() {
+        // On a cluster (`[search]`) every daemon reads the one copy: nothing to build here.
+        if self.lexical_store().local_dir().is_some() && !lexical.exists() {
             let started = Instant::now();
             let building = partial.join(&meta.generation);
             let _ = fs::remove_dir_all(&building);

@@ -160,12 +160,11 @@ fn run(
         .into_iter()
         .map(|(id, _)| id)
         .collect();
-    let generations = engine.generations_dir();
     let text_dir = engine.text_dir();
     let embedder = engine.embedder()?;
     let text = super::text_publication(engine, conn, embedder.as_ref(), &text_dir)?;
     let publication = snapshot::Publication {
-        generations: &generations,
+        generations: engine.lexical_store(),
         lexical: &engine.pack().lexical,
         parent: Some(current),
         derive: false,
@@ -200,7 +199,9 @@ fn run(
 /// Why the current snapshot must be published again, if it must.
 fn stale_reason(engine: &Engine, conn: &dyn Tx, current: i64) -> Result<Option<String>> {
     if let Err(e) =
-        snapshot::lexical_generation(conn, current).and_then(|g| engine.lexical(&g).map(|_| ()))
+        // Opened afresh, not from the cache: an index lost on a cluster since it was opened.
+        snapshot::lexical_generation(conn, current)
+            .and_then(|g| engine.lexical_store().open(&g).map(|_| ()))
     {
         return Ok(Some(format!(
             "its lexical generation cannot be opened ({e})"

@@ -853,12 +853,11 @@ impl<'a> AddJob<'a> {
             receipt = done;
             Ok(())
         };
-        let generations = self.engine.generations_dir();
         let text_dir = self.engine.text_dir();
         let embedder = self.engine.embedder()?;
         let text = super::text_publication(self.engine, conn, embedder.as_ref(), &text_dir)?;
         let publication = snapshot::Publication {
-            generations: &generations,
+            generations: self.engine.lexical_store(),
             lexical: &self.engine.pack().lexical,
             parent: self.previous,
             derive: true,

@@ -4,6 +4,7 @@
 //! snapshot's chunk rows, committed, fsynced (tantivy syncs the directory *before* replacing
 //! `meta.json`, not after — DESIGN §14), and verified before any snapshot points at it.
 
+pub(crate) mod port;
 pub(crate) mod scripts;
 mod stem;
 mod subtokens;
@@ -149,11 +150,11 @@ fn fields_of(schema: &Schema) -> Result<Fields> {
 /// The analyzer the pack chose: Unicode word split (n-grams in unspaced scripts), lowercase,
 /// optional stop words and stemmer. The query side differs from the index side only in not
 /// emitting the shorter n-grams of an unspaced run (lexical/scripts.rs).
-fn analyzer(config: &Lexical) -> TextAnalyzer {
+pub(crate) fn analyzer(config: &Lexical) -> TextAnalyzer {
     analyzer_with(config, WordTokenizer::for_index())
 }
 
-fn query_analyzer(config: &Lexical) -> TextAnalyzer {
+pub(crate) fn query_analyzer(config: &Lexical) -> TextAnalyzer {
     analyzer_with(config, WordTokenizer::for_query())
 }
 
@@ -501,19 +502,7 @@ impl LexicalIndex {
 
     /// Analyzed terms of a query, deduplicated, in order, each with how often the query repeats it.
     fn terms(&self, text: &str) -> Vec<(String, u32)> {
-        let mut analyzer = self.analyzer.clone();
-        let mut stream = analyzer.token_stream(text);
-        let mut terms: Vec<(String, u32)> = Vec::new();
-        let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        while let Some(token) = stream.next() {
-            if let Some(&i) = at.get(&token.text) {
-                terms[i].1 += 1;
-            } else {
-                at.insert(token.text.clone(), terms.len());
-                terms.push((token.text.clone(), 1));
-            }
-        }
-        terms
+        query_terms(&self.analyzer, text)
     }
 
     /// BM25 over body and capsule; query terms are OR-ed. Returns `(chunk_id, owner_id, score)`, best first.
@@ -625,54 +614,98 @@ impl LexicalIndex {
 }
 
 impl LexicalIndex {
-    /// Each query term with the weight its BM25 score is multiplied by: its IDF factor (1 with
-    /// Lucene's IDF; the ratio of the probabilistic IDF to Lucene's — 0 for a term in half the
-    /// documents or more — otherwise) times BM25's query-term saturation of its repeats
-    /// (`(k3 + 1)·qtf / (k3 + qtf)`: a term a paragraph repeats counts more, never linearly more).
-    /// With `max_query_terms`, only the rarest terms are kept; past [`MAX_TERMS`] a query keeps its
-    /// rarest, a bound on cost rather than a ranking rule. A query whose every term weighs 0
-    /// keeps them all at 1, so it still finds something.
     fn weigh(
         &self,
         searcher: &tantivy::Searcher,
         terms: &[(String, u32)],
     ) -> Result<Vec<(String, f32)>> {
-        let n = searcher.num_docs() as f64;
-        let mut scored = Vec::with_capacity(terms.len());
-        for (term, repeats) in terms {
-            let df = searcher.doc_freq(&Term::from_field_text(self.fields.body, term))? as f64;
-            let odds = (n - df + 0.5) / (df + 0.5);
-            let idf = match self.idf {
-                Idf::Lucene => 1.0,
-                Idf::Probabilistic => odds.ln().max(0.0) / odds.ln_1p(),
-            };
-            let qtf = f64::from(*repeats);
-            let saturation = (QUERY_K3 + 1.0) * qtf / (QUERY_K3 + qtf);
-            #[allow(clippy::cast_possible_truncation)] // weights are small
-            scored.push((term.clone(), (idf * saturation) as f32, df));
-        }
-        let max = self.max_query_terms.unwrap_or(MAX_TERMS).min(MAX_TERMS);
-        if scored.len() > max {
-            // Rarest first; the query's own order breaks ties, so the choice is stable.
-            let mut order: Vec<usize> = (0..scored.len()).collect();
-            order.sort_by(|&a, &b| scored[a].2.total_cmp(&scored[b].2).then(a.cmp(&b)));
-            let keep: std::collections::HashSet<usize> = order.into_iter().take(max).collect();
-            scored = scored
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| keep.contains(i))
-                .map(|(_, t)| t)
-                .collect();
-        }
-        if scored.iter().all(|(_, w, _)| *w <= 0.0) {
-            return Ok(scored.into_iter().map(|(t, _, _)| (t, 1.0)).collect());
-        }
-        Ok(scored
-            .into_iter()
-            .filter(|(_, w, _)| *w > 0.0)
-            .map(|(t, w, _)| (t, w))
-            .collect())
+        let body = self.fields.body;
+        weigh(terms, self.idf, self.max_query_terms, &mut |asked| {
+            let n = searcher.num_docs() as f64;
+            let mut dfs = Vec::with_capacity(asked.len());
+            for term in asked {
+                dfs.push(searcher.doc_freq(&Term::from_field_text(body, term))? as f64);
+            }
+            Ok((n, dfs))
+        })
     }
+}
+
+/// The analyzed terms of `text`, deduplicated, in order, each with how often it repeats.
+pub(crate) fn query_terms(analyzer: &TextAnalyzer, text: &str) -> Vec<(String, u32)> {
+    let mut analyzer = analyzer.clone();
+    let mut stream = analyzer.token_stream(text);
+    let mut terms: Vec<(String, u32)> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    while let Some(token) = stream.next() {
+        if let Some(&i) = at.get(&token.text) {
+            terms[i].1 += 1;
+        } else {
+            at.insert(token.text.clone(), terms.len());
+            terms.push((token.text.clone(), 1));
+        }
+    }
+    terms
+}
+
+/// Document and term statistics of a generation: `(documents, document frequency of each term
+/// asked)`, read only when a weight needs them.
+pub(crate) type TermStats<'s> = dyn FnMut(&[&str]) -> Result<(f64, Vec<f64>)> + 's;
+
+/// Each query term with the weight its BM25 score is multiplied by: its IDF factor (1 with
+/// Lucene's IDF; the ratio of the probabilistic IDF to Lucene's — 0 for a term in half the
+/// documents or more — otherwise) times BM25's query-term saturation of its repeats
+/// (`(k3 + 1)·qtf / (k3 + qtf)`: a term a paragraph repeats counts more, never linearly more).
+/// With `max_query_terms`, only the rarest terms are kept; past [`MAX_TERMS`] a query keeps its
+/// rarest, a bound on cost rather than a ranking rule. A query whose every term weighs 0
+/// keeps them all at 1, so it still finds something. Both adapters weigh with this one rule;
+/// the statistics are asked for only when the IDF rule or the cut needs them.
+pub(crate) fn weigh(
+    terms: &[(String, u32)],
+    idf: Idf,
+    max_query_terms: Option<usize>,
+    stats: &mut TermStats<'_>,
+) -> Result<Vec<(String, f32)>> {
+    let max = max_query_terms.unwrap_or(MAX_TERMS).min(MAX_TERMS);
+    let needed = idf == Idf::Probabilistic || terms.len() > max;
+    let (n, dfs) = if needed {
+        let asked: Vec<&str> = terms.iter().map(|(t, _)| t.as_str()).collect();
+        stats(&asked)?
+    } else {
+        (0.0, vec![0.0; terms.len()])
+    };
+    let mut scored = Vec::with_capacity(terms.len());
+    for ((term, repeats), df) in terms.iter().zip(dfs) {
+        let odds = (n - df + 0.5) / (df + 0.5);
+        let idf = match idf {
+            Idf::Lucene => 1.0,
+            Idf::Probabilistic => odds.ln().max(0.0) / odds.ln_1p(),
+        };
+        let qtf = f64::from(*repeats);
+        let saturation = (QUERY_K3 + 1.0) * qtf / (QUERY_K3 + qtf);
+        #[allow(clippy::cast_possible_truncation)] // weights are small
+        scored.push((term.clone(), (idf * saturation) as f32, df));
+    }
+    if scored.len() > max {
+        // Rarest first; the query's own order breaks ties, so the choice is stable.
+        let mut order: Vec<usize> = (0..scored.len()).collect();
+        order.sort_by(|&a, &b| scored[a].2.total_cmp(&scored[b].2).then(a.cmp(&b)));
+        let keep: std::collections::HashSet<usize> = order.into_iter().take(max).collect();
+        scored = scored
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep.contains(i))
+            .map(|(_, t)| t)
+            .collect();
+    }
+    if scored.iter().all(|(_, w, _)| *w <= 0.0) {
+        return Ok(scored.into_iter().map(|(t, _, _)| (t, 1.0)).collect());
+    }
+    Ok(scored
+        .into_iter()
+        .filter(|(_, w, _)| *w > 0.0)
+        .map(|(t, w, _)| (t, w))
+        .collect())
 }
 
 /// BM25's `k3`, the saturation of a query term's repeats (Robertson et al.; 1.2 like `k1`).
@@ -692,7 +725,7 @@ fn boosted(query: Box<dyn Query>, weight: f32) -> Box<dyn Query> {
 }
 
 /// Candidates fetched past the limit so that documents tied at the cut are ordered by chunk id.
-const TIE_MARGIN: usize = 32;
+pub(crate) const TIE_MARGIN: usize = 32;
 
 #[cfg(test)]
 mod tests {

@@ -153,13 +153,8 @@ fn finish_erasures(engine: &Engine, conn: &dyn Tx, report: &mut PurgeReport) -> 
     if pending.is_empty() {
         return Ok(());
     }
-    let scrubbed = crate::snapshot::scrub(
-        conn,
-        &engine.generations_dir(),
-        &engine.text_dir(),
-        &engine.pack().lexical,
-        &pending,
-    )?;
+    let scrubbed =
+        crate::snapshot::scrub(conn, engine.lexical_store(), &engine.text_dir(), &pending)?;
     engine.invalidate_snapshot_cache();
     if let Some(cache) = engine.user_cache() {
         cache.remove(&scrubbed.inputs)?;

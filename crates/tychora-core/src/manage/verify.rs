@@ -114,7 +114,7 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
                 continue;
             }
             if !erased_u64.is_empty() {
-                match crate::lexical::holds_revisions(&engine.generations_dir().join(generation), &erased_u64) {
+                match engine.lexical_store().holds_revisions(generation, &erased_u64) {
                     Ok(false) => {}
                     Ok(true) => problems.push(Problem {
                         object: format!("snapshot {id}"),
@@ -127,12 +127,12 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             if chunk_count != member_chunks {
                 problems.push(Problem { object: format!("snapshot {id}"), code: ErrorCode::Corrupt, message: format!("records {chunk_count} chunks, its members have {member_chunks}") });
             }
-            match engine.lexical(generation) {
-                Ok(index) if index.num_docs() as i64 == *chunk_count => {}
-                Ok(index) => problems.push(Problem {
+            match engine.lexical(generation).and_then(|index| index.documents()) {
+                Ok(documents) if documents as i64 == *chunk_count => {}
+                Ok(documents) => problems.push(Problem {
                     object: format!("snapshot {id}"),
                     code: ErrorCode::Corrupt,
-                    message: format!("lexical generation {generation} holds {} documents, the snapshot {chunk_count} chunks; rebuild it", index.num_docs()),
+                    message: format!("lexical generation {generation} holds {documents} documents, the snapshot {chunk_count} chunks; rebuild it"),
                 }),
                 Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
             }

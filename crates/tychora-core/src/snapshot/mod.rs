@@ -13,7 +13,7 @@ use crate::clock::now_ms;
 use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::job::{Phase, Progress, failpoint};
-use crate::lexical::{self, LexDoc};
+use crate::lexical::{self, LexDoc, port::LexicalGenerations};
 use crate::store;
 use crate::store::tx::Tx;
 use crate::store::vectors::UserCache;
@@ -114,8 +114,8 @@ fn analyzer_identity(lexical: &Lexical) -> String {
 /// What a new snapshot holds, where it comes from, and where its index generation goes.
 #[derive(Debug)]
 pub struct Publication<'a> {
-    /// The folder lexical generations live in (`indexes/lexical`).
-    pub generations: &'a std::path::Path,
+    /// Where lexical generations are written (the workspace's folder or a cluster).
+    pub generations: &'a dyn LexicalGenerations,
     /// The analyzer the generation is built with.
     pub lexical: &'a Lexical,
     /// The snapshot it follows (the current one), if any.
@@ -274,7 +274,6 @@ pub fn publish(
         None => None,
     };
     let generation = format!("g{}-{job_id}", now_ms());
-    let dir = generations.join(&generation);
     // When every row was read (a full vector generation), the lexical generation takes the
     // changed ones; otherwise the rows are the changed members' already (`r.member` indexes them).
     let changed_sources: std::collections::HashSet<i64> =
@@ -290,35 +289,38 @@ pub fn publish(
         done: 0,
         total: lex_rows.len(),
     });
-    let docs = lex_rows.iter().map(|r| r.lex_doc());
+    let mut docs = lex_rows.iter().map(|r| r.lex_doc());
     let count = match &base {
         Some(base) => {
-            match lexical::derive_generation(
-                &base.dir,
-                &dir,
-                lexical,
+            match generations.derive(
+                &base.generation,
+                &generation,
                 &base.removed_revisions,
-                docs,
+                &mut docs,
             ) {
                 Ok(count) => count,
+                Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => {
+                    generations.discard(&generation);
+                    return Err(e);
+                }
                 Err(e) => {
                     // A damaged parent generation costs a full build, not the job.
                     log::warn!(
                         "cannot derive from lexical generation {}: {e}; building afresh",
-                        base.dir.display()
+                        base.generation
                     );
-                    let _ = std::fs::remove_dir_all(&dir);
+                    generations.discard(&generation);
                     let all = read_rows(conn, members)?;
-                    let docs = all.iter().map(Row::lex_doc);
-                    lexical::build_generation(&dir, lexical, docs)?
+                    let mut docs = all.iter().map(Row::lex_doc);
+                    build_or_discard(generations, &generation, &mut docs)?
                 }
             }
         }
-        None => lexical::build_generation(&dir, lexical, docs)?,
+        None => build_or_discard(generations, &generation, &mut docs)?,
     };
     failpoint("after-lexical-generation");
     if count != expected {
-        let _ = std::fs::remove_dir_all(&dir);
+        generations.discard(&generation);
         return Err(Error::Corrupt(format!(
             "index generation {generation} holds {count} documents but the snapshot has {expected} chunks; not published"
         )));
@@ -391,7 +393,7 @@ pub fn publish(
 /// What a derived lexical generation starts from: the parent snapshot's generation and how the
 /// new members differ from its members.
 struct Base {
-    dir: std::path::PathBuf,
+    generation: String,
     /// Documents in the parent's generation.
     documents: u64,
     /// Revisions whose documents the new generation deletes (members gone or replaced).
@@ -422,14 +424,14 @@ fn incremental_base(
     conn: &dyn Tx,
     parent: i64,
     members: &[Member],
-    generations: &Path,
+    generations: &dyn LexicalGenerations,
     lexical: &Lexical,
 ) -> Result<Option<Base>> {
     let Ok(generation) = lexical_generation(conn, parent) else {
         return Ok(None);
     };
-    let dir = generations.join(&generation);
-    if lexical_analyzer_matches(conn, lexical)? != Some(true) || !dir.join("meta.json").is_file() {
+    if lexical_analyzer_matches(conn, lexical)? != Some(true) || !generations.derivable(&generation)
+    {
         return Ok(None);
     }
     let documents = store::snapshots::chunk_count(conn, parent)?;
@@ -463,7 +465,7 @@ fn incremental_base(
         return Ok(None);
     }
     Ok(Some(Base {
-        dir,
+        generation,
         documents,
         removed_revisions,
         removed_documents,
@@ -471,6 +473,17 @@ fn incremental_base(
         added,
         added_documents,
     }))
+}
+
+/// Builds generation `name`, removing what a failed build left.
+fn build_or_discard<'a>(
+    generations: &dyn LexicalGenerations,
+    name: &str,
+    docs: &mut dyn Iterator<Item = LexDoc<'a>>,
+) -> Result<u64> {
+    generations
+        .build(name, docs)
+        .inspect_err(|_| generations.discard(name))
 }
 
 /// The embedding inputs of `rows`, one document per member, in row order.
@@ -683,7 +696,7 @@ pub struct CompactReport {
 /// # Errors
 /// `E_CORRUPT` when the merged generation's count differs (nothing switches); tantivy, I/O and
 /// SQLite errors.
-pub fn compact(conn: &dyn Tx, generations: &Path, lexical: &Lexical) -> Result<CompactReport> {
+pub fn compact(conn: &dyn Tx, generations: &dyn LexicalGenerations) -> Result<CompactReport> {
     let started = std::time::Instant::now();
     let mut report = CompactReport::default();
     let Some(snapshot_id) = current(conn)? else {
@@ -692,21 +705,19 @@ pub fn compact(conn: &dyn Tx, generations: &Path, lexical: &Lexical) -> Result<C
     report.snapshot_id = Some(snapshot_id);
     let (batch_id, family_id, generation, documents) =
         store::batches::lexical_batch(conn, snapshot_id)?;
-    let from = generations.join(&generation);
-    let (segments, deleted) = lexical::segment_stats(&from)?;
+    let (segments, deleted) = generations.shape(&generation)?;
     report.from_generation = Some(generation.clone());
     report.segments_before = segments;
     report.segments_after = segments;
     report.deleted_before = deleted;
     let name = format!("g{}-c{snapshot_id}", now_ms());
-    let dir = generations.join(&name);
-    let Some(compaction) = lexical::compact_generation(&from, &dir, lexical)? else {
+    let Some(compaction) = generations.compact(&generation, &name)? else {
         report.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
         return Ok(report);
     };
     failpoint("after-compact-generation");
     if compaction.documents != documents {
-        let _ = std::fs::remove_dir_all(&dir);
+        generations.discard(&name);
         return Err(Error::Corrupt(format!(
             "compacted generation {name} holds {} documents but snapshot {snapshot_id} has {documents}; not switched",
             compaction.documents

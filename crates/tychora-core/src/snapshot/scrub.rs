@@ -22,9 +22,8 @@ use std::path::Path;
 
 use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
 use crate::clock::now_ms;
-use crate::config::Lexical;
 use crate::error::{Error, Result};
-use crate::lexical;
+use crate::lexical::port::LexicalGenerations;
 use crate::store::batches::{self, Repoint};
 use crate::store::erasure;
 use crate::store::tx::Tx;
@@ -63,9 +62,8 @@ pub fn pending_erasures(conn: &dyn Tx) -> Result<Vec<i64>> {
 /// is switched then); tantivy, I/O and SQLite errors.
 pub fn scrub(
     conn: &dyn Tx,
-    generations: &Path,
+    generations: &dyn LexicalGenerations,
     text_dir: &Path,
-    lexical_config: &Lexical,
     revisions: &[i64],
 ) -> Result<Scrubbed> {
     let mut out = Scrubbed::default();
@@ -97,14 +95,8 @@ pub fn scrub(
             .partition(|m| erased.contains(&m.revision_id));
         let kept_rows = read_rows(conn, &kept)?;
         let expected = kept_rows.len() as u64;
-        if let Some(replacement) = scrub_lexical(
-            conn,
-            generations,
-            lexical_config,
-            snapshot_id,
-            &as_u64,
-            expected,
-        )? {
+        if let Some(replacement) = scrub_lexical(conn, generations, snapshot_id, &as_u64, expected)?
+        {
             replacements.push(replacement);
         }
         let Some(text) = text_generation(conn, snapshot_id)? else {
@@ -164,8 +156,7 @@ pub fn scrub(
 /// The lexical generation of `snapshot_id` copied without `revisions`, when it holds any of them.
 fn scrub_lexical(
     conn: &dyn Tx,
-    generations: &Path,
-    config: &Lexical,
+    generations: &dyn LexicalGenerations,
     snapshot_id: i64,
     revisions: &[u64],
     expected: u64,
@@ -173,21 +164,19 @@ fn scrub_lexical(
     let Ok(generation) = super::lexical_generation(conn, snapshot_id) else {
         return Ok(None);
     };
-    let from = generations.join(&generation);
-    if !lexical::holds_revisions(&from, revisions)? {
+    if !generations.holds_revisions(&generation, revisions)? {
         return Ok(None);
     }
     let name = format!("g{}-e{snapshot_id}", now_ms());
-    let dir = generations.join(&name);
-    let documents = match lexical::scrub_generation(&from, &dir, config, revisions) {
+    let documents = match generations.scrub(&generation, &name, revisions) {
         Ok(n) => n,
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
+            generations.discard(&name);
             return Err(e);
         }
     };
     if documents != expected {
-        let _ = std::fs::remove_dir_all(&dir);
+        generations.discard(&name);
         return Err(Error::Corrupt(format!(
             "lexical generation {name} holds {documents} documents after the erasure, snapshot {snapshot_id} keeps {expected}; nothing switched"
         )));

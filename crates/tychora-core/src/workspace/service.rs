@@ -18,6 +18,9 @@ pub struct ServiceSettings {
     /// The bucket's endpoint when it is not AWS (`[artifacts] endpoint`); plain HTTP is allowed
     /// for an `http://` endpoint.
     pub endpoint: Option<String>,
+    /// The OpenSearch cluster the lexical generations live on (`[search] url`,
+    /// `opensearch://host:port[,host:port…]`), never with credentials.
+    pub search: Option<String>,
 }
 
 /// Writes `settings` into the workspace.toml of the workspace in `dir` unless it already says the
@@ -81,6 +84,29 @@ pub fn attach(dir: &Path, settings: &ServiceSettings) -> Result<bool> {
         }
         _ => {}
     }
+    match (&settings.search, &config.search) {
+        (Some(url), Some(held)) if held.url != *url => {
+            return Err(Error::InvalidArgument(format!(
+                "{} names another cluster in [search]: give this daemon a folder of its own",
+                path.display()
+            )));
+        }
+        (Some(url), None) => {
+            if url.contains('@') {
+                return Err(Error::InvalidArgument(
+                    "--search names credentials: remove them, and set TYCHORA_OPENSEARCH_USER and TYCHORA_OPENSEARCH_PASSWORD in the daemon's environment".into(),
+                ));
+            }
+            if settings.store.is_none() && config.store.is_none() && embedded_evidence(&dir)? {
+                return Err(Error::InvalidArgument(format!(
+                    "{} holds evidence indexed in its own folder: attach the cluster to an empty folder (or set [search] and run `tychora manage rebuild`)",
+                    dir.display()
+                )));
+            }
+            text.push_str(&format!("\n[search]\nurl = {}\n", quoted(url)));
+        }
+        _ => {}
+    }
     if text.is_empty() {
         return Ok(false);
     }
@@ -119,6 +145,7 @@ mod tests {
             store: Some(store.into()),
             artifacts: Some("s3://bucket/team".into()),
             endpoint: Some("http://127.0.0.1:8333".into()),
+            search: Some("opensearch://10.0.0.5:9200,10.0.0.6:9200".into()),
         }
     }
 
@@ -134,6 +161,10 @@ mod tests {
         let bucket = config.artifacts.as_ref().unwrap();
         assert_eq!(bucket.url, "s3://bucket/team");
         assert!(bucket.allow_http, "an http:// endpoint allows plain HTTP");
+        assert_eq!(
+            config.search.as_ref().unwrap().url,
+            "opensearch://10.0.0.5:9200,10.0.0.6:9200"
+        );
         // The same flags again change nothing; another store or bucket is refused.
         assert!(!attach(&dir, &settings(url)).unwrap());
         let other = attach(&dir, &settings("host=/run/pg dbname=other")).unwrap_err();
@@ -182,5 +213,21 @@ mod tests {
             refused.to_string().contains("evidence of its own"),
             "{refused}"
         );
+        // Nor to a cluster alone: its generations are in the folder, not on the cluster.
+        let cluster = ServiceSettings {
+            search: Some("opensearch://127.0.0.1:9200".into()),
+            ..ServiceSettings::default()
+        };
+        let refused = attach(&dir, &cluster).unwrap_err();
+        assert!(refused.to_string().contains("manage rebuild"), "{refused}");
+        // Credentials never go into workspace.toml.
+        let fresh = tmp.path().join("fresh");
+        Workspace::init(&fresh).unwrap();
+        let secret = ServiceSettings {
+            search: Some("opensearch://admin:hunter2@127.0.0.1:9200".into()),
+            ..ServiceSettings::default()
+        };
+        let refused = attach(&fresh, &secret).unwrap_err();
+        assert!(!refused.to_string().contains("hunter2"), "{refused}");
     }
 }

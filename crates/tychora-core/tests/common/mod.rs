@@ -2,6 +2,7 @@
 // Each test crate uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod opensearch;
 pub mod postgres;
 pub mod seaweed;
 pub mod servers;

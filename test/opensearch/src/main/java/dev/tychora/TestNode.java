@@ -37,6 +37,8 @@ public final class TestNode extends Node {
         (Class<? extends Plugin>) Class.forName("org.opensearch.transport.Netty4Plugin"),
         (Class<? extends Plugin>) Class.forName("org.opensearch.analysis.common.CommonAnalysisPlugin"),
         (Class<? extends Plugin>) Class.forName("org.opensearch.painless.PainlessPlugin"),
+        // _reindex and _delete_by_query (compaction and erasure), a module of every distribution.
+        (Class<? extends Plugin>) Class.forName("org.opensearch.index.reindex.ReindexPlugin"),
         (Class<? extends Plugin>) Class.forName("org.opensearch.knn.plugin.KNNPlugin"));
     TestNode node = new TestNode(s.build(), plugins);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> { try { node.close(); } catch (Exception e) { } }));

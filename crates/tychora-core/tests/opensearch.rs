@@ -1,0 +1,326 @@
+//! Lexical generations on a real OpenSearch cluster (`[search]` in workspace.toml) keep the
+//! embedded path's guarantees: the same answers as a twin workspace on tantivy; a one-file add
+//! writes one part holding that file's chunks; a pinned snapshot answers from its own
+//! generation; an erasure leaves no copy on the cluster; a lost index is `E_CORRUPT` until
+//! `manage rebuild`; an unreachable cluster publishes nothing; unreferenced generations are
+//! collected. tests/common/opensearch.rs starts the nodes (Maven-built, see
+//! scripts/opensearch.mjs); skipped without them unless `TYCHORA_REQUIRE` names servers.
+
+mod common;
+
+use std::path::Path;
+
+use common::opensearch::{Cluster, get, request};
+use tychora_core::query::{QueryRequest, QueryResult};
+use tychora_core::{ErrorCode, Workspace};
+
+fn search(ws: &Workspace, query: &str, snapshot: Option<i64>) -> QueryResult {
+    ws.search(&QueryRequest {
+        query: query.into(),
+        snapshot_id: snapshot,
+        max_per_source: Some(0),
+        limit: Some(10),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// What an agent cites, in order.
+fn cited(result: &QueryResult) -> Vec<String> {
+    result
+        .segments
+        .iter()
+        .map(|s| format!("{} {}", s.citation, s.text))
+        .collect()
+}
+
+fn with_search(dir: &Path, extra: &str) {
+    let toml = dir.join("workspace.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n{extra}")).unwrap();
+}
+
+/// Part indices of `prefix` on the cluster.
+fn parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
+    let (_, body) = get(
+        &cluster.hosts[0],
+        &format!("/_cat/indices/{prefix}-lex-*?h=index&format=json"),
+    )
+    .unwrap();
+    let rows: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let mut names: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["index"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn write_docs(docs: &Path) {
+    std::fs::create_dir_all(docs).unwrap();
+    let topics = [
+        (
+            "pelicans",
+            "Pelicans nest on quiet islands and migrate along the coast in spring.",
+        ),
+        (
+            "ledger",
+            "The zanzibar ledger records every shipment of cloves by weight.",
+        ),
+        (
+            "kernel",
+            "The kernel schedules threads by priority and preempts long runners.",
+        ),
+        (
+            "tides",
+            "Spring tides follow the new and full moon; neap tides the quarters.",
+        ),
+        (
+            "bread",
+            "Sourdough bread rises slowly because wild yeast ferments the dough.",
+        ),
+        (
+            "glacier",
+            "A glacier carves a valley into a U shape over thousands of years.",
+        ),
+        (
+            "orbit",
+            "A geostationary orbit keeps a satellite over one point of the equator.",
+        ),
+        ("東京", "東京都の極洋株式会社は連結株主資本を公表した。"),
+    ];
+    for (i, (name, text)) in topics.iter().enumerate() {
+        std::fs::write(
+            docs.join(format!("{i:02}-{name}.md")),
+            format!("# {name}\n\n{text}\n\n## Notes\n\nMore about {name}: {text}\n"),
+        )
+        .unwrap();
+    }
+}
+
+const QUERIES: [&str; 7] = [
+    "pelicans migrate",
+    "zanzibar ledger cloves",
+    "kernel threads priority",
+    "spring tides moon",
+    "why does sourdough rise slowly",
+    "極洋",
+    "連結株主資本",
+];
+
+#[test]
+fn lexical_generations_on_opensearch_keep_the_embedded_guarantees() {
+    let Some(cluster) = Cluster::start(2) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let (embedded, clustered) = (tmp.path().join("embedded"), tmp.path().join("clustered"));
+    Workspace::init(&embedded).unwrap();
+    Workspace::init(&clustered).unwrap();
+    with_search(
+        &clustered,
+        &format!(
+            "[search]\nurl = {:?}\nprefix = \"t1\"\nreplicas = 1\ncollect_after_seconds = 0\n",
+            cluster.url()
+        ),
+    );
+    let twin = Workspace::open(&embedded).unwrap();
+    let ws = Workspace::open(&clustered).unwrap();
+    assert!(ws.verify().unwrap().ok);
+
+    // The same answers as the embedded twin, Chinese and Japanese words inside runs included.
+    let first = common::add(&ws, &docs).snapshot_id.unwrap();
+    common::add(&twin, &docs);
+    for q in QUERIES {
+        let (a, b) = (search(&ws, q, None), search(&twin, q, None));
+        assert!(!a.segments.is_empty(), "{q}: nothing found on the cluster");
+        assert_eq!(cited(&a), cited(&b), "{q}");
+    }
+    assert_eq!(
+        parts(&cluster, "t1").len(),
+        1,
+        "a full build writes one part"
+    );
+
+    // A one-file change writes one part with that file's chunks; the old text stays in the
+    // pinned snapshot only.
+    let changed = docs.join("00-pelicans.md");
+    std::fs::write(
+        &changed,
+        "# pelicans\n\nCormorants dive for fish where pelicans once fished.\n",
+    )
+    .unwrap();
+    let second = common::add(&ws, &docs).snapshot_id.unwrap();
+    common::add(&twin, &docs);
+    assert_ne!(first, second);
+    let now = parts(&cluster, "t1");
+    assert_eq!(now.len(), 2, "{now:?}");
+    let (_, body) = get(&cluster.hosts[0], &format!("/{}/_count", now[1])).unwrap();
+    let added: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let chunks_of_file = search(&ws, "cormorants dive", None)
+        .segments
+        .iter()
+        .filter(|s| s.citation.contains("00-pelicans"))
+        .count();
+    assert!(chunks_of_file >= 1);
+    assert!(
+        added["count"].as_u64().unwrap() <= 3,
+        "the new part holds only the changed file's windows: {body}"
+    );
+    assert!(
+        search(&ws, "quiet islands", Some(second))
+            .segments
+            .is_empty()
+    );
+    assert!(
+        !search(&ws, "quiet islands", Some(first))
+            .segments
+            .is_empty()
+    );
+    for q in QUERIES.iter().chain(&["cormorants fish", "quiet islands"]) {
+        assert_eq!(
+            cited(&search(&ws, q, None)),
+            cited(&search(&twin, q, None)),
+            "{q}"
+        );
+    }
+    // Filters apply inside the engine's search: a collection's one file is found by a word
+    // every file holds, however many others score higher.
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("aside.md"), "# aside\n\nMore about nothing.\n").unwrap();
+    for w in [&ws, &twin] {
+        w.add(
+            &tychora_core::ingest::AddRequest {
+                paths: vec![other.display().to_string()],
+                collection: Some("aside".into()),
+                ..Default::default()
+            },
+            tychora_core::ingest::Requester::Owner,
+            &|_| {},
+        )
+        .unwrap();
+    }
+    let scoped = ws
+        .search(&QueryRequest {
+            query: "more about".into(),
+            collections: vec!["aside".into()],
+            limit: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(scoped.segments.len(), 1);
+    assert!(scoped.segments[0].citation.contains("aside.md"));
+    let verify = ws.verify().unwrap();
+    assert!(verify.ok, "{:?}", verify.problems);
+
+    // An erasure reaches every copy on the cluster, the pinned snapshot's included.
+    let source = search(&ws, "cormorants", None).segments[0].source.source_id;
+    let erased = ws
+        .delete_original(&format!("source:{source}"), "a request to erase", &|_| {})
+        .unwrap();
+    assert_eq!(erased.erased_from_snapshots, 3);
+    assert!(
+        search(&ws, "quiet islands", Some(first))
+            .segments
+            .is_empty()
+    );
+    assert!(search(&ws, "cormorants", None).segments.is_empty());
+    let (_, body) = get(
+        &cluster.hosts[0],
+        "/t1-lex-*/_count?q=body:cormor%20OR%20body:island",
+    )
+    .unwrap();
+    assert!(body.contains("\"count\":0"), "{body}");
+    let verify = ws.verify().unwrap();
+    assert!(
+        verify.ok && verify.erasures_checked >= 1,
+        "{:?}",
+        verify.problems
+    );
+
+    // A lost index is E_CORRUPT naming the rebuild, and the rebuild brings the answers back.
+    for index in parts(&cluster, "t1") {
+        request(&cluster.hosts[0], "DELETE", &format!("/{index}")).unwrap();
+    }
+    let lost = ws
+        .search(&QueryRequest {
+            query: "kernel".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(lost.code(), ErrorCode::Corrupt, "{lost}");
+    assert!(lost.to_string().contains("rebuild"), "{lost}");
+    assert!(!ws.verify().unwrap().ok);
+    ws.rebuild(&|_| {}).unwrap();
+    assert_eq!(
+        cited(&search(&ws, "kernel threads priority", None)),
+        cited(&search(&twin, "kernel threads priority", None))
+    );
+
+    // Unreferenced generations are collected (retention keeps the newest one here).
+    let lean = tmp.path().join("lean");
+    Workspace::init(&lean).unwrap();
+    with_search(
+        &lean,
+        &format!(
+            "[search]\nurl = {:?}\nprefix = \"t2\"\nreplicas = 0\ncollect_after_seconds = 0\n",
+            cluster.url()
+        ),
+    );
+    let toml = lean.join("workspace.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replace("retain = 5", "retain = 1")).unwrap();
+    let lean_ws = Workspace::open(&lean).unwrap();
+    common::add(&lean_ws, &docs);
+    for round in 0..3 {
+        std::fs::write(
+            docs.join("01-ledger.md"),
+            format!("# ledger\n\nround {round}\n"),
+        )
+        .unwrap();
+        common::add(&lean_ws, &docs);
+    }
+    lean_ws.purge().unwrap();
+    let (_, body) = get(&cluster.hosts[0], "/t2-manifests/_count").unwrap();
+    assert!(body.contains("\"count\":1"), "one manifest left: {body}");
+    assert!(lean_ws.verify().unwrap().ok);
+    assert!(!search(&lean_ws, "round 2", None).segments.is_empty());
+}
+
+#[test]
+fn an_unreachable_cluster_publishes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let dir = tmp.path().join("ws");
+    Workspace::init(&dir).unwrap();
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    with_search(
+        &dir,
+        &format!("[search]\nurl = \"opensearch://127.0.0.1:{port}\"\ntimeout_seconds = 2\n"),
+    );
+    let ws = Workspace::open(&dir).unwrap();
+    let failed = common::try_add(&ws, &docs).unwrap_err();
+    assert_eq!(failed.code(), ErrorCode::StoreUnavailable, "{failed}");
+    assert_eq!(ws.current_snapshot().unwrap(), None);
+    // Credentials in the URL are refused before anything is sent.
+    let other = tmp.path().join("creds");
+    Workspace::init(&other).unwrap();
+    with_search(
+        &other,
+        "[search]\nurl = \"opensearch://admin:secret@127.0.0.1:9200\"\n",
+    );
+    let refused = Workspace::open(&other).unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidArgument);
+    assert!(!refused.to_string().contains("secret"), "{refused}");
+}
