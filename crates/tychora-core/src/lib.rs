@@ -37,7 +37,7 @@
 // unit, tokenize, parallel, safety, fusion, config, artifact, capture, trust
 // facet
 // code, job, lexical, vector
-// store
+// store, opensearch
 // parse, snapshot
 // chunk, exact, engine
 // graph, summary

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::Path;
 
-use common::opensearch::{Cluster, get, request};
+use common::opensearch::{Cluster, get, request, request_with};
 use tychora_core::query::{QueryRequest, QueryResult};
 use tychora_core::{ErrorCode, Workspace};
 
@@ -261,6 +261,29 @@ fn lexical_generations_on_opensearch_keep_the_embedded_guarantees() {
         cited(&search(&ws, "kernel threads priority", None)),
         cited(&search(&twin, "kernel threads priority", None))
     );
+    // An index with another mapping (made by hand, or by another version) is refused at open.
+    drop(ws);
+    let part = parts(&cluster, "t1").pop().unwrap();
+    request(&cluster.hosts[0], "DELETE", &format!("/{part}")).unwrap();
+    let (code, body) = request_with(
+        &cluster.hosts[0],
+        "PUT",
+        &format!("/{part}"),
+        r#"{"mappings":{"properties":{"body":{"type":"text"}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(code, 200, "{body}");
+    let ws = Workspace::open(&clustered).unwrap();
+    let refused = ws
+        .search(&QueryRequest {
+            query: "kernel".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::Corrupt, "{refused}");
+    assert!(refused.to_string().contains("another mapping"), "{refused}");
+    ws.rebuild(&|_| {}).unwrap();
+    assert!(!search(&ws, "kernel threads", None).segments.is_empty());
 
     // Unreferenced generations are collected (retention keeps the newest one here).
     let lean = tmp.path().join("lean");
@@ -285,7 +308,11 @@ fn lexical_generations_on_opensearch_keep_the_embedded_guarantees() {
         .unwrap();
         common::add(&lean_ws, &docs);
     }
+    // What a daemon that died mid-build leaves (an index no manifest names) is collected too.
+    let (code, body) = request(&cluster.hosts[0], "PUT", "/t2-lex-g1-99").unwrap();
+    assert_eq!(code, 200, "{body}");
     lean_ws.purge().unwrap();
+    assert!(!parts(&cluster, "t2").contains(&"t2-lex-g1-99".to_string()));
     let (_, body) = get(&cluster.hosts[0], "/t2-manifests/_count").unwrap();
     assert!(body.contains("\"count\":1"), "one manifest left: {body}");
     assert!(lean_ws.verify().unwrap().ok);
@@ -323,4 +350,47 @@ fn an_unreachable_cluster_publishes_nothing() {
     let refused = Workspace::open(&other).unwrap_err();
     assert_eq!(refused.code(), ErrorCode::InvalidArgument);
     assert!(!refused.to_string().contains("secret"), "{refused}");
+}
+
+#[test]
+fn a_bulk_body_over_the_cluster_limit_is_split() {
+    // The node refuses any body over 64 KB with 413: the first bulk of a full build is several
+    // megabytes, so it is split (and split again) until each part fits.
+    let Some(cluster) = Cluster::start_with(1, "http.max_content_length: 64kb\n") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let records: Vec<String> = (0..600)
+        .map(|i| {
+            serde_json::json!({
+                "_id": format!("r{i}"),
+                "title": format!("Record {i}"),
+                "text": format!("Record number {i} mentions the albatross {} times over the southern ocean.", i % 7),
+            })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(docs.join("records.jsonl"), records.join("\n") + "\n").unwrap();
+    let dir = tmp.path().join("ws");
+    Workspace::init(&dir).unwrap();
+    with_search(
+        &dir,
+        &format!("[search]\nurl = {:?}\nreplicas = 0\n", cluster.url()),
+    );
+    let ws = Workspace::open(&dir).unwrap();
+    let receipt = common::add(&ws, &docs);
+    assert!(receipt.snapshot_id.is_some(), "{:?}", receipt.diagnostics);
+    let (_, body) = get(&cluster.hosts[0], "/tychora-lex-*/_count").unwrap();
+    let count: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(count["count"].as_u64().unwrap() >= 600, "{body}");
+    let found = search(&ws, "record number 417", None);
+    assert!(
+        found
+            .segments
+            .iter()
+            .any(|s| s.text.contains("Record number 417 "))
+    );
+    assert!(ws.verify().unwrap().ok);
 }

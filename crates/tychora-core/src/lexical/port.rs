@@ -1,7 +1,7 @@
 //! The lexical channel's port: where a snapshot's generation is written and searched. The
 //! embedded adapter is a tantivy directory per generation under `indexes/lexical/`
 //! ([`TantivyGenerations`]); the service adapter is a set of indices on an OpenSearch cluster
-//! (`crate::opensearch`). Publication, the query path, verify, compaction, erasure and garbage
+//! (the `opensearch` module, above this one). Publication, the query path, verify, compaction, erasure and garbage
 //! collection see only these traits; eligibility is always a [`Filter`] applied inside the
 //! engine's search, never a cut after the top-k.
 

@@ -65,13 +65,19 @@ pub fn get(host: &str, path: &str) -> Option<(u16, String)> {
 
 /// One plain HTTP/1.0 request (the tests' own view of the cluster, apart from the engine's client).
 pub fn request(host: &str, method: &str, path: &str) -> Option<(u16, String)> {
+    request_with(host, method, path, "")
+}
+
+/// [`request`] with a JSON body.
+pub fn request_with(host: &str, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
     let mut stream = TcpStream::connect(host).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
     write!(
         stream,
-        "{method} {path} HTTP/1.0\r\nHost: {host}\r\nContent-Length: 0\r\n\r\n"
+        "{method} {path} HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
     )
     .ok()?;
     let mut response = String::new();
@@ -88,6 +94,11 @@ impl Cluster {
     /// Starts `count` nodes as one cluster and waits until every node has joined and the
     /// cluster is not red; `None` when the node is not built here (see [`built`]).
     pub fn start(count: usize) -> Option<Self> {
+        Self::start_with(count, "")
+    }
+
+    /// [`Self::start`] with `yml` as each node's `config/opensearch.yml` (node settings).
+    pub fn start_with(count: usize, yml: &str) -> Option<Self> {
         let home = built()?;
         let classpath = ["classes", "lib/*", "lib/knn/*"]
             .map(|p| home.join(p).display().to_string())
@@ -107,7 +118,7 @@ impl Cluster {
         for (i, (http, transport)) in ports.iter().enumerate() {
             let node_home = dir.path().join(format!("n{i}"));
             std::fs::create_dir_all(node_home.join("config")).unwrap();
-            std::fs::write(node_home.join("config/opensearch.yml"), "").unwrap();
+            std::fs::write(node_home.join("config/opensearch.yml"), yml).unwrap();
             let log = std::fs::File::create(node_home.join("node.log")).unwrap();
             let mut command = Command::new("java");
             command.args([
