@@ -6,8 +6,9 @@
 //! chunks and adds the replaced revisions to its parents' exclusions — so a one-file change
 //! writes one file's chunks, never the corpus. Parts are never changed after they are written
 //! (except by an erasure, which must reach every copy), so a pinned snapshot keeps answering from
-//! its manifest while newer ones are published. Past [`MAX_PARTS`] parts a publication builds
-//! afresh, and `manage compact` reindexes a generation's visible documents into one part.
+//! its manifest while newer ones are published. At [`MAX_PARTS`] parts an add folds the parts
+//! earlier adds wrote (not the full build's) into its own, and `manage compact` reindexes a
+//! generation's visible documents into one part.
 //!
 //! Text is analysed here, by the same analyzer the embedded tantivy index uses, and sent as its
 //! tokens to a `whitespace`-tokenised field: the cluster indexes exactly the embedded path's
@@ -35,7 +36,8 @@ use crate::lexical::{Compaction, Filter, LexDoc, TIE_MARGIN, query_terms, weigh}
 /// is refused at open (rebuild it).
 const SCHEMA: u64 = 1;
 
-/// Parts one generation may read before a publication builds afresh.
+/// Parts one generation may read: an add that would make more folds the earlier adds' parts
+/// into one.
 const MAX_PARTS: usize = 8;
 
 /// The most distinct query terms sent: each is two clauses (body and capsule), and the cluster
@@ -244,6 +246,15 @@ impl OpenSearchGenerations {
         docs: &mut dyn Iterator<Item = LexDoc<'a>>,
     ) -> Result<u64> {
         self.create_part(index)?;
+        self.fill_part(index, docs)
+    }
+
+    /// Writes `docs` into the part `index` (made already), then opens it to search.
+    fn fill_part<'a>(
+        &self,
+        index: &str,
+        docs: &mut dyn Iterator<Item = LexDoc<'a>>,
+    ) -> Result<u64> {
         let mut written = 0u64;
         let mut lines = Vec::with_capacity(BULK_DOCS * 2);
         for doc in docs {
@@ -392,8 +403,7 @@ impl OpenSearchGenerations {
 
 impl LexicalGenerations for OpenSearchGenerations {
     fn derivable(&self, generation: &str) -> bool {
-        self.manifest(generation)
-            .is_ok_and(|m| m.parts.len() < MAX_PARTS)
+        self.manifest(generation).is_ok()
     }
 
     fn build<'a>(&self, name: &str, docs: &mut dyn Iterator<Item = LexDoc<'a>>) -> Result<u64> {
@@ -427,8 +437,34 @@ impl LexicalGenerations for OpenSearchGenerations {
             })
             .collect();
         let mut docs = docs.peekable();
-        if docs.peek().is_some() {
-            let index = self.part_name(name);
+        let index = self.part_name(name);
+        if parts.len() >= MAX_PARTS {
+            // The parts written by earlier adds (all but the first, the full build's) are folded
+            // with this change into one new part: the cost follows those small parts, never the
+            // corpus, and a generation reads at most MAX_PARTS indices.
+            let small = Manifest {
+                parts: parts.split_off(1),
+                shards: self.shards,
+                documents: 0,
+                created_ms: 0,
+                schema: SCHEMA,
+            };
+            self.create_part(&index)?;
+            self.client.call_with(
+                Method::POST,
+                "/_reindex?refresh=true&wait_for_completion=true",
+                Some(&json!({
+                    "source": { "index": small.parts.iter().map(|p| p.index.as_str()).collect::<Vec<_>>(), "query": visibility(&small) },
+                    "dest": { "index": index }
+                })),
+                Some(Duration::from_secs(3600)),
+            )?;
+            self.fill_part(&index, &mut docs)?;
+            parts.push(Part {
+                index,
+                excluded: Vec::new(),
+            });
+        } else if docs.peek().is_some() {
             self.write_part(&index, &mut docs)?;
             parts.push(Part {
                 index,
