@@ -95,7 +95,14 @@ async function size(cluster, copies, queries) {
   const one = await oneFileAdds(spaces, `x${copies}`)
   const chunks = (await spaces[0].listSnapshots()).snapshots.find((s) => s.current)?.chunks ?? 0
   for (const ws of spaces) ws.close()
-  return { copies, mb: bytes / 1e6, chunks, ingest, lexical, one_file_ms: one }
+  // What the cluster holds for it: primary bytes of every part (the tokens' postings, norms, doc
+  // values and _source), and the nodes' heap.
+  const http = cluster.urls[0]
+  const parts = await (await fetch(`${http}/_cat/indices/bench-os-${copies}-lex-*?format=json&bytes=b`)).json()
+  const primary_bytes = parts.reduce((n, p) => n + Number(p['pri.store.size']), 0)
+  const nodes = await (await fetch(`${http}/_nodes/stats/jvm`)).json()
+  const heap_used_mb = Object.values(nodes.nodes).map((n) => n.jvm.mem.heap_used_in_bytes / 1e6)
+  return { copies, mb: bytes / 1e6, chunks, ingest, lexical, one_file_ms: one, cluster_primary_bytes: primary_bytes, bytes_per_chunk: primary_bytes / chunks, heap_used_mb }
 }
 
 async function hybrid(cluster, queries) {
@@ -205,13 +212,18 @@ try {
     '',
     `${out.date.slice(0, 10)}; ${out.corpus}; ${out.cluster}; ${out.cores} cores for everything. Queries interleaved (embedded, cluster) after 30 warm-up queries each.`,
     '',
-    '| corpus | chunks | path | full add s | MB/s | lexical p50 ms | lexical p99 ms | one-file add ms |',
+    '| corpus | chunks (after the one-file adds) | path | full add s | MB/s | lexical p50 ms | lexical p99 ms | one-file add ms (50 abstracts) |',
     '|---|---:|---|---:|---:|---:|---:|---:|',
     ...sizes.flatMap((s) =>
       ['tantivy (embedded)', 'OpenSearch'].map(
         (name, i) =>
           `| SciFact ×${s.copies} | ${s.chunks} | ${name} | ${f(s.ingest[i].s)} | ${s.ingest[i].mb_per_s.toFixed(2)} | ${f(s.lexical[i].p50)} | ${f(s.lexical[i].p99)} | ${s.one_file_ms[i].toFixed(0)} |`,
       ),
+    ),
+    '',
+    ...sizes.map(
+      (s) =>
+        `SciFact ×${s.copies} on the cluster: ${(s.cluster_primary_bytes / 1e6).toFixed(1)} MB primary (${s.bytes_per_chunk.toFixed(0)} B per chunk; a replica doubles it); heap in use per node ${s.heap_used_mb.map((h) => h.toFixed(0)).join(' / ')} MB.`,
     ),
     '',
     `Hybrid (exact + lexical + text, local all-MiniLM-L6-v2, vectors in the workspace's folder on both), SciFact ×1: p50/p99 ${f(hybridMs[0].p50)}/${f(hybridMs[0].p99)} ms embedded, ${f(hybridMs[1].p50)}/${f(hybridMs[1].p99)} ms with the lexical channel on the cluster.`,

@@ -26,7 +26,10 @@ public final class TestNode extends Node {
         .put("node.name", args[3])
         .put("network.host", "127.0.0.1")
         .put("http.port", args[1])
-        .put("transport.port", args[2]);
+        .put("transport.port", args[2])
+        // A test machine's disk may be fuller than the 85 % watermark: replicas must still be
+        // placed, or losing a node loses its primaries.
+        .put("cluster.routing.allocation.disk.threshold_enabled", false);
     if (args.length > 4) {
       s.putList("discovery.seed_hosts", List.of(args[4].split(",")));
       s.putList("cluster.initial_cluster_manager_nodes", List.of(args[5].split(",")));
