@@ -145,6 +145,21 @@ fn lexical_generations_on_opensearch_keep_the_embedded_guarantees() {
         1,
         "a full build writes one part"
     );
+    // Another workspace naming the same prefix is refused before it can collect anything there.
+    let intruder = tmp.path().join("intruder");
+    Workspace::init(&intruder).unwrap();
+    with_search(
+        &intruder,
+        &format!(
+            "[search]\nurl = {:?}\nprefix = \"t1\"\ncollect_after_seconds = 0\n",
+            cluster.url()
+        ),
+    );
+    let refused = Workspace::open(&intruder).unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::Conflict, "{refused}");
+    assert!(refused.to_string().contains("prefix"), "{refused}");
+    assert_eq!(parts(&cluster, "t1").len(), 1);
+    assert!(!search(&ws, "kernel threads", None).segments.is_empty());
 
     // A one-file change writes one part with that file's chunks; the old text stays in the
     // pinned snapshot only.
@@ -337,7 +352,11 @@ fn lexical_generations_on_opensearch_keep_the_embedded_guarantees() {
     assert_eq!(code, 200, "{body}");
     lean_ws.purge().unwrap();
     assert!(!parts(&cluster, "t2").contains(&"t2-lex-g1-99".to_string()));
-    let (_, body) = get(&cluster.hosts[0], "/t2-manifests/_count").unwrap();
+    let (_, body) = get(
+        &cluster.hosts[0],
+        "/t2-manifests/_count?q=_exists_:created_ms",
+    )
+    .unwrap();
     assert!(body.contains("\"count\":1"), "one manifest left: {body}");
     assert!(lean_ws.verify().unwrap().ok);
     assert!(!search(&lean_ws, "round 10", None).segments.is_empty());

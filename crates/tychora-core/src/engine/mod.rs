@@ -170,7 +170,10 @@ impl Engine {
         let patterns = compiling
             .join()
             .map_err(|_| Error::Internal("compiling identifier patterns panicked".into()))??;
-        let lexical_store = lexical_generations(&dir, &config, &pack)?;
+        let owner = canonical
+            .read(|tx| store::workspaces::identity(tx))?
+            .unwrap_or_default();
+        let lexical_store = lexical_generations(&dir, &config, &pack, &owner)?;
         let engine = Self {
             vector_indexes: Mutex::new(HashMap::new()),
             embedder: OnceLock::new(),
@@ -670,6 +673,7 @@ fn lexical_generations(
     dir: &Path,
     config: &Config,
     pack: &Pack,
+    owner: &str,
 ) -> Result<Arc<dyn LexicalGenerations>> {
     Ok(match &config.search {
         None => Arc::new(TantivyGenerations::new(
@@ -679,6 +683,7 @@ fn lexical_generations(
         Some(search) => Arc::new(crate::opensearch::OpenSearchGenerations::open(
             search,
             &pack.lexical,
+            owner,
         )?),
     })
 }

@@ -75,6 +75,9 @@ pub struct OpenSearchGenerations {
     analyzer: TextAnalyzer,
     query_analyzer: TextAnalyzer,
     grace_ms: i64,
+    /// The canonical store these generations belong to (`store::workspaces::identity`).
+    owner: String,
+    claimed: std::sync::OnceLock<()>,
 }
 
 impl std::fmt::Debug for OpenSearchGenerations {
@@ -99,7 +102,7 @@ impl OpenSearchGenerations {
     ///
     /// # Errors
     /// `E_INVALID_ARGUMENT` for an unusable `[search]` setting.
-    pub fn open(search: &SearchConfig, config: &Lexical) -> Result<Self> {
+    pub fn open(search: &SearchConfig, config: &Lexical, owner: &str) -> Result<Self> {
         let prefix = &search.prefix;
         if prefix.is_empty()
             || prefix.len() > 100
@@ -134,7 +137,59 @@ impl OpenSearchGenerations {
             analyzer: crate::lexical::analyzer(config),
             query_analyzer: crate::lexical::query_analyzer(config),
             grace_ms,
+            owner: owner.to_string(),
+            claimed: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Makes sure the prefix is this workspace's before anything is written or collected under
+    /// it: the first use records the canonical store's identity (`_owner` in the manifests
+    /// index); another workspace's prefix is `E_CONFLICT`, since collection there would delete
+    /// the indices its snapshots read.
+    fn claim(&self) -> Result<()> {
+        if self.claimed.get().is_some() {
+            return Ok(());
+        }
+        let path = format!("/{}/_doc/_owner", self.manifests());
+        let held = match self.client.call(Method::GET, &path, None) {
+            Err(Error::NotFound { .. }) => None,
+            other => other?
+                .pointer("/_source/owner")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        let held = match held {
+            Some(held) => held,
+            None => {
+                self.ensure_manifests()?;
+                let create = format!("/{}/_create/_owner?refresh=true", self.manifests());
+                match self
+                    .client
+                    .call(Method::PUT, &create, Some(&json!({ "owner": self.owner })))
+                {
+                    Ok(_) => self.owner.clone(),
+                    // Another daemon of the same store (or another workspace) claimed it first.
+                    Err(Error::Conflict(_)) => self
+                        .client
+                        .call(Method::GET, &path, None)?
+                        .pointer("/_source/owner")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        if held != self.owner {
+            return Err(Error::Conflict(format!(
+                "[search] prefix {:?} on {} holds another workspace's indexes ({held:?}, this one is {:?}): give this workspace a prefix of its own",
+                self.prefix,
+                self.client.url(),
+                self.owner
+            )));
+        }
+        let _ = self.claimed.set(());
+        Ok(())
     }
 
     fn manifests(&self) -> String {
@@ -407,6 +462,7 @@ impl LexicalGenerations for OpenSearchGenerations {
     }
 
     fn build<'a>(&self, name: &str, docs: &mut dyn Iterator<Item = LexDoc<'a>>) -> Result<u64> {
+        self.claim()?;
         let index = self.part_name(name);
         self.write_part(&index, docs)?;
         self.publish_manifest(
@@ -425,6 +481,7 @@ impl LexicalGenerations for OpenSearchGenerations {
         removed_revisions: &[u64],
         docs: &mut dyn Iterator<Item = LexDoc<'a>>,
     ) -> Result<u64> {
+        self.claim()?;
         let base = self.manifest(base)?;
         let mut parts: Vec<Part> = base
             .parts
@@ -532,6 +589,7 @@ impl LexicalGenerations for OpenSearchGenerations {
     /// may wait for collection), and the parts that held them are merged so that no deleted
     /// document's terms remain.
     fn scrub(&self, from: &str, name: &str, revisions: &[u64]) -> Result<u64> {
+        self.claim()?;
         let manifest = self.manifest(from)?;
         let all = format!("{}-lex-*", self.prefix);
         let long = Some(Duration::from_secs(600));
@@ -567,6 +625,7 @@ impl LexicalGenerations for OpenSearchGenerations {
     }
 
     fn compact(&self, from: &str, name: &str) -> Result<Option<Compaction>> {
+        self.claim()?;
         let manifest = self.manifest(from)?;
         if manifest.parts.len() == 1 && manifest.parts[0].excluded.is_empty() {
             return Ok(None);
@@ -606,6 +665,11 @@ impl LexicalGenerations for OpenSearchGenerations {
         held: &[String],
         retired: &mut dyn FnMut(&str) -> Result<()>,
     ) -> Result<usize> {
+        if self.all_manifests()?.is_empty() && self.part_indices()?.is_empty() {
+            // Nothing under the prefix yet: nothing to collect, and nothing claimed by opening.
+            return Ok(0);
+        }
+        self.claim()?;
         let now = crate::clock::now_ms();
         let manifests = self.all_manifests()?;
         let mut removed = 0;

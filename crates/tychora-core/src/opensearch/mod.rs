@@ -256,6 +256,7 @@ fn answer(status: u16, value: Value, path: &str) -> Result<Value> {
     let reason = quoted(&reason);
     Err(match status {
         400 => Error::InvalidArgument(format!("OpenSearch rejected the request: {reason}")),
+        409 => Error::Conflict(format!("OpenSearch: {reason}")),
         404 => Error::NotFound {
             what: "OpenSearch index or document",
             id: format!("{path}: {reason}"),

@@ -33,6 +33,20 @@ pub fn ensure(tx: &dyn Tx, name: &str, engine_version: &str, now: i64) -> Result
     Ok(())
 }
 
+/// What tells this workspace's canonical store from another's: its row's name and creation time
+/// (`name@ms`; every daemon of a service store reads the same one). `None` before the row exists.
+pub fn identity(tx: &dyn Tx) -> Result<Option<String>> {
+    tx.optional(
+        "SELECT name, created_at FROM workspaces WHERE id = 1",
+        args![],
+        |r| {
+            let name: String = r.get(0)?;
+            let created: i64 = r.get(1)?;
+            Ok(format!("{name}@{created}"))
+        },
+    )
+}
+
 /// A collection's id and the trust it holds, by name.
 pub fn collection(tx: &dyn Tx, name: &str) -> Result<Option<(i64, String)>> {
     tx.optional(
