@@ -589,7 +589,7 @@ impl LexicalIndex {
                 segment.fast_fields().u64("owner_id")?,
             ));
         }
-        let mut hits = top
+        let hits = top
             .into_iter()
             .map(|(score, address)| {
                 let (chunks, owners) = &columns[address.segment_ord as usize];
@@ -604,12 +604,7 @@ impl LexicalIndex {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        Ok(hits
-            .into_iter()
-            .take(limit)
-            .map(|(score, chunk, owner)| (chunk, owner, score))
-            .collect())
+        Ok(best_first(hits, limit))
     }
 }
 
@@ -706,6 +701,16 @@ pub(crate) fn weigh(
         .filter(|(_, w, _)| *w > 0.0)
         .map(|(t, w, _)| (t, w))
         .collect())
+}
+
+/// `(score, chunk_id, owner_id)` hits as a search answers them: best first, equal scores by chunk
+/// id (so two builds of the same chunks, or two engines, order ties alike), cut to `limit`.
+pub(crate) fn best_first(mut hits: Vec<(f32, u64, u64)>, limit: usize) -> Vec<(u64, u64, f32)> {
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    hits.into_iter()
+        .take(limit)
+        .map(|(score, chunk, owner)| (chunk, owner, score))
+        .collect()
 }
 
 /// BM25's `k3`, the saturation of a query term's repeats (Robertson et al.; 1.2 like `k1`).

@@ -30,7 +30,7 @@ use super::OpenSearch;
 use crate::config::{Lexical, SearchConfig};
 use crate::error::{Error, Result};
 use crate::lexical::port::{LexicalGenerations, LexicalSearch};
-use crate::lexical::{Compaction, Filter, LexDoc, TIE_MARGIN, query_terms, weigh};
+use crate::lexical::{Compaction, Filter, LexDoc, TIE_MARGIN, best_first, query_terms, weigh};
 
 /// The mapping's version, recorded in each part's `_meta`: a part written by another version
 /// is refused at open (rebuild it).
@@ -787,12 +787,7 @@ impl LexicalSearch for OpenSearchIndex {
             let score = hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32;
             hits.push((score, chunk, owner));
         }
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        Ok(hits
-            .into_iter()
-            .take(limit)
-            .map(|(score, chunk, owner)| (chunk, owner, score))
-            .collect())
+        Ok(best_first(hits, limit))
     }
 
     fn documents(&self) -> Result<u64> {
