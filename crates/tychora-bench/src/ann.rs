@@ -110,6 +110,7 @@ pub fn run(
         .map(|(i, v)| Entry {
             key: i as u64,
             owner: i as u64,
+            revision: 1,
             collection: if i % 100 == 0 { &names[0] } else { &names[1] },
             kind: "text",
             vector: v,

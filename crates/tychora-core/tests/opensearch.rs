@@ -12,6 +12,7 @@ use std::path::Path;
 
 use common::opensearch::{Cluster, get, request, request_with};
 use tychora_core::query::{QueryRequest, QueryResult};
+use tychora_core::summary::SummaryBuildOptions;
 use tychora_core::{ErrorCode, Workspace};
 
 fn search(ws: &Workspace, query: &str, snapshot: Option<i64>) -> QueryResult {
@@ -436,4 +437,259 @@ fn a_bulk_body_over_the_cluster_limit_is_split() {
             .any(|s| s.text.contains("Record number 417 "))
     );
     assert!(ws.verify().unwrap().ok);
+}
+
+/// A workspace with the text channel on the local model and, when `search` is given, its derived
+/// indexes on that cluster.
+fn embedding_workspace(dir: &Path, search: Option<&str>) -> Workspace {
+    Workspace::init_with(dir, "documents", Some("local")).unwrap();
+    let toml = dir.join("workspace.toml");
+    let text = std::fs::read_to_string(&toml).unwrap().replace(
+        "provider = \"local\"\n",
+        &format!(
+            "provider = \"local\"\nmodel_dir = {:?}\ncache_dir = \"\"\n",
+            common::model_dir().display().to_string(),
+        ),
+    );
+    std::fs::write(
+        &toml,
+        format!("{text}\n[summaries]\nprovider = \"extractive\"\nbranching = 3\n"),
+    )
+    .unwrap();
+    if let Some(search) = search {
+        with_search(dir, search);
+    }
+    Workspace::open(dir).unwrap()
+}
+
+/// The text channel alone: what it cites, in order, and its cosine similarities.
+fn dense(ws: &Workspace, query: &str, snapshot: Option<i64>) -> (Vec<String>, Vec<f64>) {
+    let result = ws
+        .search(&QueryRequest {
+            query: query.into(),
+            channels: Some(vec!["text".into()]),
+            snapshot_id: snapshot,
+            max_per_source: Some(0),
+            limit: Some(10),
+            explain: true,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(result.warnings.is_empty(), "{query}: {:?}", result.warnings);
+    let scores = result
+        .segments
+        .iter()
+        .map(|s| {
+            s.channels
+                .iter()
+                .find(|c| c.channel == "text")
+                .and_then(|c| c.score)
+                .unwrap_or(f64::NAN)
+        })
+        .collect();
+    (cited(&result), scores)
+}
+
+fn assert_same_dense(a: (Vec<String>, Vec<f64>), b: (Vec<String>, Vec<f64>), what: &str) {
+    assert_eq!(a.0, b.0, "{what}");
+    for (x, y) in a.1.iter().zip(&b.1) {
+        assert!((x - y).abs() < 1e-4, "{what}: similarity {x} against {y}");
+    }
+}
+
+/// Vector part indices of `prefix` on the cluster.
+fn vector_parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
+    let (_, body) = get(
+        &cluster.hosts[0],
+        &format!("/_cat/indices/{prefix}-vec-*?h=index&format=json"),
+    )
+    .unwrap();
+    let rows: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let mut names: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["index"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+const PARAPHRASES: [&str; 5] = [
+    "birds that fly along the shore when the season turns",
+    "how an operating system decides which task runs next",
+    "why ocean water rises higher at some phases of the moon",
+    "ice slowly shaping mountain landscapes",
+    "a spacecraft that stays above the same spot on earth",
+];
+
+#[test]
+fn vector_generations_on_opensearch_keep_the_embedded_guarantees() {
+    let Some(cluster) = Cluster::start(2) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    write_docs(&docs);
+    let twin = embedding_workspace(&tmp.path().join("embedded"), None);
+    let clustered = tmp.path().join("clustered");
+    let ws = embedding_workspace(
+        &clustered,
+        Some(&format!(
+            "[search]\nurl = {:?}\nprefix = \"v1\"\nreplicas = 1\ncollect_after_seconds = 0\n",
+            cluster.url()
+        )),
+    );
+
+    // The text channel answers as on the embedded path: the same windows, the same similarities.
+    let first = common::add(&ws, &docs).snapshot_id.unwrap();
+    common::add(&twin, &docs);
+    for q in PARAPHRASES {
+        assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
+    }
+    assert_eq!(
+        vector_parts(&cluster, "v1").len(),
+        1,
+        "a full build writes one part"
+    );
+    // The summary tree is clustered from the windows' vectors read back from the cluster, and
+    // its channel scores each node's windows from there: the same tree, the same answers.
+    for w in [&ws, &twin] {
+        w.build_summaries(None, &SummaryBuildOptions::default())
+            .unwrap();
+    }
+    for q in PARAPHRASES {
+        let summary = |w: &Workspace| {
+            let result = w
+                .search(&QueryRequest {
+                    query: q.into(),
+                    channels: Some(vec!["summary".into()]),
+                    max_per_source: Some(0),
+                    limit: Some(5),
+                    ..Default::default()
+                })
+                .unwrap();
+            assert!(result.warnings.is_empty(), "{q}: {:?}", result.warnings);
+            cited(&result)
+        };
+        let found = summary(&ws);
+        assert!(!found.is_empty(), "{q}");
+        assert_eq!(found, summary(&twin), "{q}");
+    }
+    assert!(
+        !clustered.join("indexes/text").exists()
+            || std::fs::read_dir(clustered.join("indexes/text"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "no vector file is written beside the workspace"
+    );
+
+    // A one-file change writes one part holding that file's windows; the pinned snapshot keeps
+    // the old vectors, the new one does not.
+    std::fs::write(
+        docs.join("00-pelicans.md"),
+        "# pelicans\n\nCormorants dive for fish where pelicans once fished.\n",
+    )
+    .unwrap();
+    let second = common::add(&ws, &docs).snapshot_id.unwrap();
+    common::add(&twin, &docs);
+    let now = vector_parts(&cluster, "v1");
+    assert_eq!(now.len(), 2, "{now:?}");
+    let (_, body) = get(&cluster.hosts[0], &format!("/{}/_count", now[1])).unwrap();
+    let added: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        added["count"].as_u64().unwrap() <= 3,
+        "the new part holds only the changed file's windows: {body}"
+    );
+    let shore = PARAPHRASES[0];
+    let (old, _) = dense(&ws, shore, Some(first));
+    let (new, _) = dense(&ws, shore, Some(second));
+    assert!(old[0].contains("quiet islands"), "{old:?}");
+    assert!(new.iter().all(|c| !c.contains("quiet islands")), "{new:?}");
+    for q in PARAPHRASES.iter().chain(&["seabirds diving to catch fish"]) {
+        assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
+    }
+
+    // Eligibility applies inside the graph search: the one window of a collection is found by a
+    // query it hardly matches, however many windows elsewhere are nearer.
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("aside.md"),
+        "# aside\n\nMinutes of the garden committee.\n",
+    )
+    .unwrap();
+    for w in [&ws, &twin] {
+        w.add(
+            &tychora_core::ingest::AddRequest {
+                paths: vec![other.display().to_string()],
+                collection: Some("aside".into()),
+                ..Default::default()
+            },
+            tychora_core::ingest::Requester::Owner,
+            &|_| {},
+        )
+        .unwrap();
+    }
+    let scoped = ws
+        .search(&QueryRequest {
+            query: "a spacecraft that stays above the same spot on earth".into(),
+            channels: Some(vec!["text".into()]),
+            collections: vec!["aside".into()],
+            limit: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(scoped.segments.len(), 1, "{:?}", scoped.warnings);
+    assert!(scoped.segments[0].citation.contains("aside.md"));
+    let verify = ws.verify().unwrap();
+    assert!(verify.ok, "{:?}", verify.problems);
+
+    // An erasure takes the windows out of every copy, the pinned snapshot's included.
+    for w in [&ws, &twin] {
+        let source = search(w, "cormorants", None).segments[0].source.source_id;
+        w.delete_original(&format!("source:{source}"), "a request to erase", &|_| {})
+            .unwrap();
+    }
+    for snapshot in [Some(first), Some(second), None] {
+        let (cited, _) = dense(&ws, shore, snapshot);
+        assert!(
+            cited.iter().all(|c| !c.contains("pelicans")),
+            "{snapshot:?}: {cited:?}"
+        );
+    }
+    let (_, body) = get(&cluster.hosts[0], "/v1-vec-*/_count").unwrap();
+    let left: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let (_, body) = get(&cluster.hosts[0], "/v1-lex-*/_count").unwrap();
+    let lexical: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        left["count"], lexical["count"],
+        "the same windows left in both channels"
+    );
+    let verify = ws.verify().unwrap();
+    assert!(verify.ok, "{:?}", verify.problems);
+
+    // A lost vector index is found by verify and rebuilt from the records (nothing embedded).
+    for index in vector_parts(&cluster, "v1") {
+        request(&cluster.hosts[0], "DELETE", &format!("/{index}")).unwrap();
+    }
+    drop(ws);
+    let ws = Workspace::open(&clustered).unwrap();
+    let verify = ws.verify().unwrap();
+    assert!(!verify.ok);
+    assert!(
+        verify
+            .problems
+            .iter()
+            .any(|p| p.code == ErrorCode::Corrupt && p.message.contains("rebuild")),
+        "{:?}",
+        verify.problems
+    );
+    let rebuilt = ws.rebuild(&|_| {}).unwrap();
+    assert!(!rebuilt.repaired.is_empty(), "{rebuilt:?}");
+    assert!(ws.verify().unwrap().ok);
+    for q in PARAPHRASES {
+        assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
+    }
 }

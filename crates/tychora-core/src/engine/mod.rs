@@ -29,7 +29,8 @@ use crate::store::vectors::UserCache;
 use crate::store::{self, migrate};
 use crate::trust::Trust;
 use crate::vector::{
-    Budget, Embedder, LocalEmbedder, Providers, Reranker, VectorIndex, VisualEmbedder,
+    Budget, Embedder, LocalEmbedder, Providers, Reranker, UsearchGenerations, VectorGenerations,
+    VectorSearch, VisualEmbedder,
 };
 
 /// The text channel's embedder as the workspace configures it: `None` without `[embeddings]`.
@@ -48,7 +49,8 @@ pub(crate) struct Engine {
     canonical: Canonical,
     lexical_generations: Arc<dyn LexicalGenerations>,
     generations: Mutex<HashMap<String, Arc<dyn LexicalSearch>>>,
-    vector_indexes: Mutex<HashMap<String, Arc<VectorIndex>>>,
+    vector_indexes: Mutex<HashMap<String, Arc<dyn VectorSearch>>>,
+    vector_generations: Arc<dyn VectorGenerations>,
     // Resolved on first use, so that commands that never embed (status, manage) do not need the
     // model; an embedder handed in by the binding (a provider the TypeScript side calls) wins.
     embedder: OnceLock<std::result::Result<TextEmbedder, String>>,
@@ -173,9 +175,10 @@ impl Engine {
         let owner = canonical
             .read(|tx| store::workspaces::identity(tx))?
             .unwrap_or_default();
-        let lexical_store = lexical_generations(&dir, &config, &pack, &owner)?;
+        let (lexical_store, vector_store) = index_generations(&dir, &config, &pack, &owner)?;
         let engine = Self {
             vector_indexes: Mutex::new(HashMap::new()),
+            vector_generations: vector_store,
             embedder: OnceLock::new(),
             embedder_override: providers.embedder,
             pdf_reader,
@@ -461,7 +464,7 @@ impl Engine {
     pub(crate) fn vector_index(
         &self,
         generation: &crate::snapshot::TextGeneration,
-    ) -> Result<Arc<VectorIndex>> {
+    ) -> Result<Arc<dyn VectorSearch>> {
         let mut cache = self
             .vector_indexes
             .lock()
@@ -469,12 +472,17 @@ impl Engine {
         if let Some(index) = cache.get(&generation.generation) {
             return Ok(Arc::clone(index));
         }
-        let index = Arc::new(VectorIndex::open(
-            &self.text_dir().join(&generation.generation),
-            &self.local_text_sha(generation),
-        )?);
+        let index = self
+            .vector_generations
+            .open(&generation.generation, &self.local_text_sha(generation))?;
         cache.insert(generation.generation.clone(), Arc::clone(&index));
         Ok(index)
+    }
+
+    /// Where vector generations are written and opened (the workspace's folder, or `[search]`'s
+    /// cluster).
+    pub(crate) fn vector_store(&self) -> &dyn VectorGenerations {
+        &*self.vector_generations
     }
 
     /// Forgets every opened vector generation (after a rebuild).
@@ -524,13 +532,15 @@ impl Engine {
     pub(crate) fn collect_garbage_with(&self, conn: &dyn Tx) -> Result<usize> {
         self.invalidate_snapshot_cache();
         let keep = store::snapshots::referenced_generations(conn)?;
-        let mut removed = sweep(
-            conn,
-            &self.text_dir(),
-            &keep,
-            &self.vector_indexes,
-            |p: &Path| fs::remove_file(p),
-        )?;
+        let held_vectors = in_use(&self.vector_indexes);
+        let mut removed = self
+            .vector_generations
+            .collect(&keep, &held_vectors, &mut |name| {
+                if let Ok(mut cache) = self.vector_indexes.lock() {
+                    cache.remove(name);
+                }
+                store::snapshots::retire_generation(conn, name)
+            })?;
         removed += sweep(
             conn,
             &self.local_sha_dir(),
@@ -608,7 +618,7 @@ fn in_use<T: ?Sized>(cache: &Mutex<HashMap<String, Arc<T>>>) -> Vec<String> {
 /// Removes every generation in `dir` that is neither kept nor held by a query, drops it from `cache` and
 /// marks its batch retired; returns how many were removed. A file that cannot be removed is
 /// logged and tried again at the next collection.
-fn sweep<T>(
+fn sweep<T: ?Sized>(
     conn: &dyn Tx,
     dir: &Path,
     keep: &[String],
@@ -664,27 +674,29 @@ fn open_service(service: &crate::config::StoreConfig) -> Result<(Canonical, Quer
     Ok((Canonical::postgres(pg), log))
 }
 
-/// Where the lexical generations of the workspace at `dir` live: its `indexes/lexical/` folder,
-/// or the OpenSearch cluster of `[search]`.
+/// Where the lexical and vector generations of the workspace at `dir` live: its `indexes/`
+/// folder, or the OpenSearch cluster of `[search]`.
 ///
 /// # Errors
 /// `E_INVALID_ARGUMENT` for an unusable `[search]` setting.
-fn lexical_generations(
+fn index_generations(
     dir: &Path,
     config: &Config,
     pack: &Pack,
     owner: &str,
-) -> Result<Arc<dyn LexicalGenerations>> {
+) -> Result<(Arc<dyn LexicalGenerations>, Arc<dyn VectorGenerations>)> {
     Ok(match &config.search {
-        None => Arc::new(TantivyGenerations::new(
-            dir.join("indexes").join("lexical"),
-            pack.lexical.clone(),
-        )),
-        Some(search) => Arc::new(crate::opensearch::OpenSearchGenerations::open(
-            search,
-            &pack.lexical,
-            owner,
-        )?),
+        None => (
+            Arc::new(TantivyGenerations::new(
+                dir.join("indexes").join("lexical"),
+                pack.lexical.clone(),
+            )),
+            Arc::new(UsearchGenerations::new(dir.join("indexes").join("text"))),
+        ),
+        Some(search) => {
+            let (lexical, vectors) = crate::opensearch::generations(search, &pack.lexical, owner)?;
+            (Arc::new(lexical), Arc::new(vectors))
+        }
     })
 }
 

@@ -126,14 +126,22 @@ impl Engine {
                 started.elapsed().as_millis()
             );
         }
-        if let Some(text) = &meta.text {
+        if let Some(text) = &meta.text
+            && self.vector_store().local_dir().is_some()
+        {
             let path = self.text_dir().join(&text.generation);
             let sha = self.local_text_sha(text);
             if crate::vector::VectorIndex::open(&path, &sha).is_err() {
                 let started = Instant::now();
                 fs::create_dir_all(&partial).map_err(|e| Error::io(&partial, e))?;
                 let building = partial.join(&text.generation);
-                let built = crate::snapshot::build_text_of(conn, snapshot_id, text, &building)?;
+                let built = crate::snapshot::build_text_of(
+                    conn,
+                    snapshot_id,
+                    text,
+                    &crate::vector::UsearchGenerations::new(partial.clone()),
+                )?
+                .sha256;
                 let shas = self.local_sha_dir();
                 fs::create_dir_all(&shas).map_err(|e| Error::io(&shas, e))?;
                 fs::write(self.local_sha_path(&text.generation), &built)

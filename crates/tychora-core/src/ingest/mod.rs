@@ -52,11 +52,15 @@ fn text_publication<'a>(
     };
     Ok(Some(crate::snapshot::TextPublication {
         dir,
+        vectors: engine.vector_store(),
         family_id: crate::store::vectors::family_id(conn, embedder.spec())?,
         embedder: embedder.as_ref(),
         cache: engine.user_cache(),
         budget: engine.embed_budget(),
-        layers: engine.canonical().postgres_store().is_none(),
+        // Layers are the embedded files' incremental form, and only where this daemon's files
+        // are the publisher's (see `TextPublication::layers`).
+        layers: engine.canonical().postgres_store().is_none()
+            && engine.vector_store().local_dir().is_some(),
     }))
 }
 

@@ -122,7 +122,7 @@ fn run(
     let retained = store::batches::indexed_snapshots(conn)?;
     for id in retained {
         if let Some(generation) = snapshot::text_generation(conn, id)?
-            && snapshot::repair_text(conn, id, &generation, &engine.text_dir())?
+            && snapshot::repair_text(conn, id, &generation, engine.vector_store())?
         {
             report.repaired.push(Repaired {
                 snapshot_id: id,

@@ -153,8 +153,12 @@ fn finish_erasures(engine: &Engine, conn: &dyn Tx, report: &mut PurgeReport) -> 
     if pending.is_empty() {
         return Ok(());
     }
-    let scrubbed =
-        crate::snapshot::scrub(conn, engine.lexical_store(), &engine.text_dir(), &pending)?;
+    let scrubbed = crate::snapshot::scrub(
+        conn,
+        engine.lexical_store(),
+        engine.vector_store(),
+        &pending,
+    )?;
     engine.invalidate_snapshot_cache();
     if let Some(cache) = engine.user_cache() {
         cache.remove(&scrubbed.inputs)?;

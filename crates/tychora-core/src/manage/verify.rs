@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Engine;
 use crate::error::{ErrorCode, Result};
 use crate::store::integrity;
-use crate::vector::VectorIndex;
 
 /// One problem `verify` found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -138,12 +137,12 @@ pub(crate) fn verify(engine: &Engine) -> Result<VerifyReport> {
             }
             // The vector generation is re-read and re-hashed from disk, not taken from the cache.
             match crate::snapshot::text_generation(conn, *id) {
-                Ok(Some(text)) => match VectorIndex::open(&engine.text_dir().join(&text.generation), &engine.local_text_sha(&text)) {
-                    Ok(index) if index.len() as i64 == *chunk_count => {}
-                    Ok(index) => problems.push(Problem {
+                Ok(Some(text)) => match engine.vector_store().open(&text.generation, &engine.local_text_sha(&text)).and_then(|index| index.documents()) {
+                    Ok(documents) if documents as i64 == *chunk_count => {}
+                    Ok(documents) => problems.push(Problem {
                         object: format!("snapshot {id}"),
                         code: ErrorCode::Corrupt,
-                        message: format!("vector generation {} holds {} vectors, the snapshot {chunk_count} chunks; run `tychora manage rebuild`", text.generation, index.len()),
+                        message: format!("vector generation {} holds {documents} vectors, the snapshot {chunk_count} chunks; run `tychora manage rebuild`", text.generation),
                     }),
                     Err(e) => problems.push(Problem { object: format!("snapshot {id}"), code: e.code(), message: e.to_string() }),
                 },

@@ -17,28 +17,30 @@
 //! statistics across every part and shard (`dfs_query_then_fetch`); query terms carry the same
 //! weights as on the embedded path ([`crate::lexical::weigh`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use reqwest::Method;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tantivy::tokenizer::TextAnalyzer;
 
 use super::OpenSearch;
-use crate::config::{Lexical, SearchConfig};
+use super::parts::{Channel, Manifest, Part, Prefix, lost};
+use crate::config::Lexical;
 use crate::error::{Error, Result};
 use crate::lexical::port::{LexicalGenerations, LexicalSearch};
 use crate::lexical::{Compaction, Filter, LexDoc, TIE_MARGIN, best_first, query_terms, weigh};
 
-/// The mapping's version, recorded in each part's `_meta`: a part written by another version
-/// is refused at open (rebuild it).
-const SCHEMA: u64 = 1;
+/// The lexical channel's manifests and parts (mapping version 1).
+const LEXICAL: Channel = Channel {
+    name: "lexical",
+    infix: "lex",
+    schema: 1,
+};
 
 /// Parts one generation may read: an add that would make more folds the earlier adds' parts
 /// into one.
-const MAX_PARTS: usize = 8;
+pub(super) const MAX_PARTS: usize = 8;
 
 /// The most distinct query terms sent: each is two clauses (body and capsule), and the cluster
 /// refuses a query of more than 1024 clauses by default (`indices.query.bool.max_clause_count`).
@@ -47,44 +49,19 @@ const MAX_QUERY_TERMS: usize = 500;
 /// Documents per bulk request before the byte cap splits it further.
 const BULK_DOCS: usize = 2000;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Part {
-    index: String,
-    #[serde(default)]
-    excluded: Vec<u64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct Manifest {
-    parts: Vec<Part>,
-    /// Primary shards of each part (0: not recorded).
-    #[serde(default)]
-    shards: u32,
-    documents: u64,
-    created_ms: i64,
-    schema: u64,
-}
-
 /// The lexical generations of one workspace on a cluster.
 pub struct OpenSearchGenerations {
-    client: Arc<OpenSearch>,
-    prefix: String,
-    shards: u32,
-    replicas: u32,
+    prefix: Arc<Prefix>,
     config: Lexical,
     analyzer: TextAnalyzer,
     query_analyzer: TextAnalyzer,
-    grace_ms: i64,
-    /// The canonical store these generations belong to (`store::workspaces::identity`).
-    owner: String,
-    claimed: std::sync::OnceLock<()>,
 }
 
 impl std::fmt::Debug for OpenSearchGenerations {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenSearchGenerations")
-            .field("url", &self.client.url())
-            .field("prefix", &self.prefix)
+            .field("url", &self.prefix.client.url())
+            .field("prefix", &self.prefix.name)
             .finish_non_exhaustive()
     }
 }
@@ -98,160 +75,18 @@ impl std::fmt::Debug for OpenSearchIndex {
 }
 
 impl OpenSearchGenerations {
-    /// Generations under `[search]`'s prefix, analysed with `config`.
-    ///
-    /// # Errors
-    /// `E_INVALID_ARGUMENT` for an unusable `[search]` setting.
-    pub fn open(search: &SearchConfig, config: &Lexical, owner: &str) -> Result<Self> {
-        let prefix = &search.prefix;
-        if prefix.is_empty()
-            || prefix.len() > 100
-            || prefix.starts_with(['-', '_', '+'])
-            || !prefix
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-        {
-            return Err(Error::InvalidArgument(format!(
-                "[search] prefix {prefix:?} must be 1-100 lowercase letters, digits, '-' or '_', not starting with '-' or '_'"
-            )));
-        }
-        if search.shards == 0 || search.shards > 1024 {
-            return Err(Error::InvalidArgument(format!(
-                "[search] shards = {} must be between 1 and 1024",
-                search.shards
-            )));
-        }
-        let client = OpenSearch::connect(
-            &search.url,
-            Duration::from_secs(search.timeout_seconds.max(1)),
-        )?;
-        // An unreferenced manifest or part may be another daemon's publication in progress.
-        let grace_ms =
-            i64::try_from(search.collect_after_seconds.saturating_mul(1000)).unwrap_or(i64::MAX);
-        Ok(Self {
-            client: Arc::new(client),
-            prefix: prefix.clone(),
-            shards: search.shards,
-            replicas: search.replicas,
+    /// Generations under `prefix`, analysed with `config`.
+    pub(super) fn new(prefix: Arc<Prefix>, config: &Lexical) -> Self {
+        Self {
+            prefix,
             config: config.clone(),
             analyzer: crate::lexical::analyzer(config),
             query_analyzer: crate::lexical::query_analyzer(config),
-            grace_ms,
-            owner: owner.to_string(),
-            claimed: std::sync::OnceLock::new(),
-        })
-    }
-
-    /// Makes sure the prefix is this workspace's before anything is written or collected under
-    /// it: the first use records the canonical store's identity (`_owner` in the manifests
-    /// index); another workspace's prefix is `E_CONFLICT`, since collection there would delete
-    /// the indices its snapshots read.
-    fn claim(&self) -> Result<()> {
-        if self.claimed.get().is_some() {
-            return Ok(());
         }
-        let path = format!("/{}/_doc/_owner", self.manifests());
-        let held = match self.client.call(Method::GET, &path, None) {
-            Err(Error::NotFound { .. }) => None,
-            other => other?
-                .pointer("/_source/owner")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        };
-        let held = match held {
-            Some(held) => held,
-            None => {
-                self.ensure_manifests()?;
-                let create = format!("/{}/_create/_owner?refresh=true", self.manifests());
-                match self
-                    .client
-                    .call(Method::PUT, &create, Some(&json!({ "owner": self.owner })))
-                {
-                    Ok(_) => self.owner.clone(),
-                    // Another daemon of the same store (or another workspace) claimed it first.
-                    Err(Error::Conflict(_)) => self
-                        .client
-                        .call(Method::GET, &path, None)?
-                        .pointer("/_source/owner")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    Err(e) => return Err(e),
-                }
-            }
-        };
-        if held != self.owner {
-            return Err(Error::Conflict(format!(
-                "[search] prefix {:?} on {} holds another workspace's indexes ({held:?}, this one is {:?}): give this workspace a prefix of its own",
-                self.prefix,
-                self.client.url(),
-                self.owner
-            )));
-        }
-        let _ = self.claimed.set(());
-        Ok(())
     }
 
-    fn manifests(&self) -> String {
-        format!("{}-manifests", self.prefix)
-    }
-
-    fn part_name(&self, generation: &str) -> String {
-        format!("{}-lex-{}", self.prefix, generation.to_ascii_lowercase())
-    }
-
-    /// The manifest of `generation`; a missing one is `E_CORRUPT` (rebuild it).
     fn manifest(&self, generation: &str) -> Result<Manifest> {
-        let path = format!("/{}/_doc/{}", self.manifests(), encode(generation));
-        let found = match self.client.call(Method::GET, &path, None) {
-            Err(Error::NotFound { .. }) => None,
-            other => other?.get("_source").cloned(),
-        };
-        let Some(source) = found else {
-            return Err(Error::Corrupt(format!(
-                "lexical generation {generation} is missing on OpenSearch ({}); run `tychora manage rebuild`",
-                self.client.url()
-            )));
-        };
-        let manifest: Manifest = serde_json::from_value(source).map_err(|e| {
-            Error::Corrupt(format!(
-                "the manifest of lexical generation {generation} is unreadable ({e}); run `tychora manage rebuild`"
-            ))
-        })?;
-        if manifest.schema != SCHEMA {
-            return Err(Error::Corrupt(format!(
-                "lexical generation {generation} was written with mapping version {}, this engine reads {SCHEMA}; run `tychora manage rebuild`",
-                manifest.schema
-            )));
-        }
-        Ok(manifest)
-    }
-
-    fn write_manifest(&self, generation: &str, manifest: &Manifest) -> Result<()> {
-        self.ensure_manifests()?;
-        let path = format!(
-            "/{}/_doc/{}?refresh=true",
-            self.manifests(),
-            encode(generation)
-        );
-        let body = serde_json::to_value(manifest)
-            .map_err(|e| Error::Internal(format!("manifest: {e}")))?;
-        self.client.call(Method::PUT, &path, Some(&body))?;
-        Ok(())
-    }
-
-    fn ensure_manifests(&self) -> Result<()> {
-        let path = format!("/{}", self.manifests());
-        let body = json!({
-            "settings": { "number_of_shards": 1, "number_of_replicas": self.replicas },
-            "mappings": { "dynamic": false, "properties": { "created_ms": { "type": "long" } } }
-        });
-        match self.client.call(Method::PUT, &path, Some(&body)) {
-            Ok(_) => Ok(()),
-            // Already there (made by an earlier publication or another daemon).
-            Err(Error::InvalidArgument(m)) if m.contains("already exists") => Ok(()),
-            Err(e) => Err(e),
-        }
+        self.prefix.manifest(LEXICAL, generation)
     }
 
     /// Creates an empty part index with the mapping every part has.
@@ -263,8 +98,8 @@ impl OpenSearchGenerations {
         });
         let body = json!({
             "settings": {
-                "number_of_shards": self.shards,
-                "number_of_replicas": self.replicas,
+                "number_of_shards": self.prefix.shards,
+                "number_of_replicas": self.prefix.replicas,
                 "refresh_interval": "-1",
                 // A query's eligible windows arrive as one terms filter (facets, sensitivity).
                 "max_terms_count": 4_194_304,
@@ -274,7 +109,7 @@ impl OpenSearchGenerations {
             },
             "mappings": {
                 "dynamic": "strict",
-                "_meta": { "tychora_schema": SCHEMA },
+                "_meta": { "tychora_schema": LEXICAL.schema },
                 "properties": {
                     "chunk_id": { "type": "long" },
                     "owner_id": { "type": "long" },
@@ -286,7 +121,7 @@ impl OpenSearchGenerations {
                 }
             }
         });
-        self.client.call(
+        self.prefix.client.call(
             Method::PUT,
             &format!("/{index}?wait_for_active_shards=1"),
             Some(&body),
@@ -331,20 +166,14 @@ impl OpenSearchGenerations {
             );
             written += 1;
             if lines.len() >= BULK_DOCS * 2 {
-                self.client.bulk(&lines)?;
+                self.prefix.client.bulk(&lines)?;
                 lines.clear();
             }
         }
         if !lines.is_empty() {
-            self.client.bulk(&lines)?;
+            self.prefix.client.bulk(&lines)?;
         }
-        self.client.call(
-            Method::PUT,
-            &format!("/{index}/_settings"),
-            Some(&json!({ "index": { "refresh_interval": "1s" } })),
-        )?;
-        self.client
-            .call(Method::POST, &format!("/{index}/_refresh"), None)?;
+        self.prefix.open_part(index)?;
         Ok(written)
     }
 
@@ -363,96 +192,9 @@ impl OpenSearchGenerations {
         out
     }
 
-    /// Live documents a manifest's parts hold for it.
-    fn count(&self, manifest: &Manifest) -> Result<u64> {
-        let found = self.client.call(
-            Method::POST,
-            &format!("/{}/_count", indices(manifest)),
-            Some(&json!({ "query": visibility(manifest) })),
-        )?;
-        Ok(found.get("count").and_then(Value::as_u64).unwrap_or(0))
-    }
-
-    /// Writes the manifest of `name` after checking what it sees.
-    fn publish_manifest(&self, name: &str, parts: Vec<Part>) -> Result<u64> {
-        let mut manifest = Manifest {
-            parts,
-            shards: self.shards,
-            documents: 0,
-            created_ms: crate::clock::now_ms(),
-            schema: SCHEMA,
-        };
-        manifest.documents = self.count(&manifest)?;
-        self.write_manifest(name, &manifest)?;
-        Ok(manifest.documents)
-    }
-
-    /// Every part index of this prefix with its creation time (ms).
-    fn part_indices(&self) -> Result<Vec<(String, i64)>> {
-        let found = self.client.call(
-            Method::GET,
-            &format!(
-                "/_cat/indices/{}-lex-*?format=json&h=index,creation.date&expand_wildcards=all",
-                self.prefix
-            ),
-            None,
-        )?;
-        Ok(found
-            .as_array()
-            .map(|rows| {
-                rows.iter()
-                    .filter_map(|r| {
-                        let index = r.get("index")?.as_str()?.to_string();
-                        let created = r
-                            .get("creation.date")
-                            .and_then(|c| {
-                                c.as_str()
-                                    .and_then(|s| s.parse().ok())
-                                    .or_else(|| c.as_i64())
-                            })
-                            .unwrap_or(0);
-                        Some((index, created))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default())
-    }
-
-    /// Every manifest: name → manifest.
-    fn all_manifests(&self) -> Result<HashMap<String, Manifest>> {
-        let found = match self.client.call(
-            Method::POST,
-            &format!("/{}/_search", self.manifests()),
-            Some(&json!({ "size": 10_000, "query": { "match_all": {} } })),
-        ) {
-            Err(Error::NotFound { .. }) => return Ok(HashMap::new()),
-            other => other?,
-        };
-        let mut out = HashMap::new();
-        for hit in found
-            .pointer("/hits/hits")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let (Some(id), Some(source)) =
-                (hit.get("_id").and_then(Value::as_str), hit.get("_source"))
-            else {
-                continue;
-            };
-            if let Ok(manifest) = serde_json::from_value::<Manifest>(source.clone()) {
-                out.insert(id.to_string(), manifest);
-            }
-        }
-        Ok(out)
-    }
-
-    fn delete_index(&self, index: &str) {
-        if let Err(e) = self.client.call(Method::DELETE, &format!("/{index}"), None)
-            && !matches!(e, Error::NotFound { .. })
-        {
-            log::warn!("cannot delete OpenSearch index {index}: {e}");
-        }
+    fn publish(&self, name: &str, parts: Vec<Part>) -> Result<u64> {
+        self.prefix
+            .publish(name, Manifest::new(LEXICAL, self.prefix.shards, parts))
     }
 }
 
@@ -462,10 +204,10 @@ impl LexicalGenerations for OpenSearchGenerations {
     }
 
     fn build<'a>(&self, name: &str, docs: &mut dyn Iterator<Item = LexDoc<'a>>) -> Result<u64> {
-        self.claim()?;
-        let index = self.part_name(name);
+        self.prefix.claim()?;
+        let index = self.prefix.part_name(LEXICAL, name);
         self.write_part(&index, docs)?;
-        self.publish_manifest(
+        self.publish(
             name,
             vec![Part {
                 index,
@@ -481,41 +223,17 @@ impl LexicalGenerations for OpenSearchGenerations {
         removed_revisions: &[u64],
         docs: &mut dyn Iterator<Item = LexDoc<'a>>,
     ) -> Result<u64> {
-        self.claim()?;
-        let base = self.manifest(base)?;
-        let mut parts: Vec<Part> = base
-            .parts
-            .into_iter()
-            .map(|mut p| {
-                let mut excluded: BTreeSet<u64> = p.excluded.into_iter().collect();
-                excluded.extend(removed_revisions.iter().copied());
-                p.excluded = excluded.into_iter().collect();
-                p
-            })
-            .collect();
+        self.prefix.claim()?;
+        let mut parts = excluding(self.manifest(base)?.parts, removed_revisions);
         let mut docs = docs.peekable();
-        let index = self.part_name(name);
+        let index = self.prefix.part_name(LEXICAL, name);
         if parts.len() >= MAX_PARTS {
             // The parts written by earlier adds (all but the first, the full build's) are folded
             // with this change into one new part: the cost follows those small parts, never the
             // corpus, and a generation reads at most MAX_PARTS indices.
-            let small = Manifest {
-                parts: parts.split_off(1),
-                shards: self.shards,
-                documents: 0,
-                created_ms: 0,
-                schema: SCHEMA,
-            };
+            let small = Manifest::new(LEXICAL, self.prefix.shards, parts.split_off(1));
             self.create_part(&index)?;
-            self.client.call_with(
-                Method::POST,
-                "/_reindex?refresh=true&wait_for_completion=true",
-                Some(&json!({
-                    "source": { "index": small.parts.iter().map(|p| p.index.as_str()).collect::<Vec<_>>(), "query": visibility(&small) },
-                    "dest": { "index": index }
-                })),
-                Some(Duration::from_secs(3600)),
-            )?;
+            self.prefix.reindex(&small, &index)?;
             self.fill_part(&index, &mut docs)?;
             parts.push(Part {
                 index,
@@ -528,43 +246,18 @@ impl LexicalGenerations for OpenSearchGenerations {
                 excluded: Vec::new(),
             });
         }
-        self.publish_manifest(name, parts)
+        self.publish(name, parts)
     }
 
     fn discard(&self, name: &str) {
-        self.delete_index(&self.part_name(name));
-        let path = format!("/{}/_doc/{}", self.manifests(), encode(name));
-        let _ = self.client.call(Method::DELETE, &path, None);
+        self.prefix.discard(LEXICAL, name);
     }
 
     fn open(&self, generation: &str) -> Result<Arc<dyn LexicalSearch>> {
         let manifest = self.manifest(generation)?;
-        // Every part must be there with this version's mapping.
-        let mappings = match self.client.call(
-            Method::GET,
-            &format!("/{}/_mapping", indices(&manifest)),
-            None,
-        ) {
-            Err(Error::NotFound { id, .. }) => {
-                return Err(Error::Corrupt(format!(
-                    "an index of lexical generation {generation} is missing on OpenSearch ({id}); run `tychora manage rebuild`"
-                )));
-            }
-            other => other?,
-        };
-        for part in &manifest.parts {
-            let schema = mappings
-                .pointer(&format!("/{}/mappings/_meta/tychora_schema", part.index))
-                .and_then(Value::as_u64);
-            if schema != Some(SCHEMA) {
-                return Err(Error::Corrupt(format!(
-                    "OpenSearch index {} has another mapping than this engine writes; run `tychora manage rebuild`",
-                    part.index
-                )));
-            }
-        }
+        self.prefix.check_parts(LEXICAL, generation, &manifest)?;
         Ok(Arc::new(OpenSearchIndex {
-            client: Arc::clone(&self.client),
+            client: Arc::clone(&self.prefix.client),
             manifest,
             analyzer: self.query_analyzer.clone(),
             config: self.config.clone(),
@@ -576,77 +269,43 @@ impl LexicalGenerations for OpenSearchGenerations {
             return Ok(false);
         }
         let manifest = self.manifest(generation)?;
-        let found = self.client.call(
-            Method::POST,
-            &format!("/{}/_count", indices(&manifest)),
-            Some(&json!({ "query": { "terms": { "revision_id": revisions } } })),
-        )?;
-        Ok(found.get("count").and_then(Value::as_u64).unwrap_or(0) > 0)
+        self.prefix.holds_revisions(&manifest, revisions)
     }
 
     /// An erasure reaches every copy: the revisions' documents are deleted from every part of
-    /// this prefix (a part is shared by the generations derived from it, and an unreferenced one
-    /// may wait for collection), and the parts that held them are merged so that no deleted
-    /// document's terms remain.
+    /// this prefix and the parts merged (see [`Prefix::erase`]).
     fn scrub(&self, from: &str, name: &str, revisions: &[u64]) -> Result<u64> {
-        self.claim()?;
+        self.prefix.claim()?;
         let manifest = self.manifest(from)?;
-        let all = format!("{}-lex-*", self.prefix);
-        let long = Some(Duration::from_secs(600));
-        self.client.call_with(
-            Method::POST,
-            &format!(
-                "/{all}/_delete_by_query?refresh=true&conflicts=proceed&wait_for_completion=true"
-            ),
-            Some(&json!({ "query": { "terms": { "revision_id": revisions } } })),
-            long,
-        )?;
-        self.client.call_with(
-            Method::POST,
-            &format!("/{all}/_forcemerge?only_expunge_deletes=true"),
-            None,
-            long,
-        )?;
-        self.publish_manifest(name, manifest.parts)
+        self.prefix.erase(LEXICAL, revisions)?;
+        self.publish(name, manifest.parts)
     }
 
     fn shape(&self, generation: &str) -> Result<(usize, u64)> {
         let manifest = self.manifest(generation)?;
-        let found = self.client.call(
+        let found = self.prefix.client.call(
             Method::POST,
-            &format!("/{}/_count", indices(&manifest)),
+            &format!("/{}/_count", manifest.indices()),
             None,
         )?;
         let stored = found.get("count").and_then(Value::as_u64).unwrap_or(0);
         Ok((
             manifest.parts.len(),
-            stored.saturating_sub(self.count(&manifest)?),
+            stored.saturating_sub(self.prefix.count(&manifest)?),
         ))
     }
 
     fn compact(&self, from: &str, name: &str) -> Result<Option<Compaction>> {
-        self.claim()?;
+        self.prefix.claim()?;
         let manifest = self.manifest(from)?;
         if manifest.parts.len() == 1 && manifest.parts[0].excluded.is_empty() {
             return Ok(None);
         }
-        let index = self.part_name(name);
+        let index = self.prefix.part_name(LEXICAL, name);
         self.create_part(&index)?;
-        self.client.call_with(
-            Method::POST,
-            "/_reindex?refresh=true&wait_for_completion=true",
-            Some(&json!({
-                "source": { "index": manifest.parts.iter().map(|p| p.index.as_str()).collect::<Vec<_>>(), "query": visibility(&manifest) },
-                "dest": { "index": index }
-            })),
-            Some(Duration::from_secs(3600)),
-        )?;
-        self.client.call(
-            Method::PUT,
-            &format!("/{index}/_settings"),
-            Some(&json!({ "index": { "refresh_interval": "1s" } })),
-        )?;
-        let documents = self.publish_manifest(
+        self.prefix.reindex(&manifest, &index)?;
+        self.prefix.open_part(&index)?;
+        let documents = self.publish(
             name,
             vec![Part {
                 index,
@@ -665,39 +324,21 @@ impl LexicalGenerations for OpenSearchGenerations {
         held: &[String],
         retired: &mut dyn FnMut(&str) -> Result<()>,
     ) -> Result<usize> {
-        if self.all_manifests()?.is_empty() && self.part_indices()?.is_empty() {
-            // Nothing under the prefix yet: nothing to collect, and nothing claimed by opening.
-            return Ok(0);
-        }
-        self.claim()?;
-        let now = crate::clock::now_ms();
-        let manifests = self.all_manifests()?;
-        let mut removed = 0;
-        let mut referenced: BTreeSet<String> = BTreeSet::new();
-        for (name, manifest) in &manifests {
-            let kept = keep.contains(name)
-                || held.contains(name)
-                || now - manifest.created_ms < self.grace_ms;
-            if kept {
-                referenced.extend(manifest.parts.iter().map(|p| p.index.clone()));
-                continue;
-            }
-            let path = format!("/{}/_doc/{}?refresh=true", self.manifests(), encode(name));
-            match self.client.call(Method::DELETE, &path, None) {
-                Ok(_) | Err(Error::NotFound { .. }) => {
-                    removed += 1;
-                    retired(name)?;
-                }
-                Err(e) => log::warn!("cannot delete the manifest of generation {name}: {e}"),
-            }
-        }
-        for (index, created) in self.part_indices()? {
-            if !referenced.contains(&index) && now - created >= self.grace_ms {
-                self.delete_index(&index);
-            }
-        }
-        Ok(removed)
+        self.prefix.collect(LEXICAL, keep, held, retired)
     }
+}
+
+/// `parts` with `removed_revisions` added to each one's exclusions.
+pub(super) fn excluding(parts: Vec<Part>, removed_revisions: &[u64]) -> Vec<Part> {
+    parts
+        .into_iter()
+        .map(|mut p| {
+            let mut excluded: BTreeSet<u64> = p.excluded.into_iter().collect();
+            excluded.extend(removed_revisions.iter().copied());
+            p.excluded = excluded.into_iter().collect();
+            p
+        })
+        .collect()
 }
 
 /// One opened generation on the cluster.
@@ -731,7 +372,7 @@ impl LexicalSearch for OpenSearchIndex {
                 } } }));
             }
         }
-        let mut eligible = vec![visibility(&self.manifest)];
+        let mut eligible = vec![self.manifest.visibility()];
         if !filter.collections.is_empty() {
             eligible.push(json!({ "terms": { "collection": filter.collections } }));
         }
@@ -755,7 +396,7 @@ impl LexicalSearch for OpenSearchIndex {
                 Method::POST,
                 &format!(
                     "/{}/_search?search_type={}",
-                    indices(&self.manifest),
+                    self.manifest.indices(),
                     // BM25's statistics across every part and shard; one shard of one part has
                     // them already, and the extra round trip is skipped.
                     if self.manifest.parts.len() == 1 && self.manifest.shards == 1 {
@@ -766,7 +407,7 @@ impl LexicalSearch for OpenSearchIndex {
                 ),
                 Some(&body),
             )
-            .map_err(lost)?;
+            .map_err(lost(LEXICAL))?;
         let mut hits = Vec::new();
         for hit in found
             .pointer("/hits/hits")
@@ -795,10 +436,10 @@ impl LexicalSearch for OpenSearchIndex {
             .client
             .call(
                 Method::POST,
-                &format!("/{}/_count", indices(&self.manifest)),
-                Some(&json!({ "query": visibility(&self.manifest) })),
+                &format!("/{}/_count", self.manifest.indices()),
+                Some(&json!({ "query": self.manifest.visibility() })),
             )
-            .map_err(lost)?;
+            .map_err(lost(LEXICAL))?;
         Ok(found.get("count").and_then(Value::as_u64).unwrap_or(0))
     }
 }
@@ -819,8 +460,8 @@ impl OpenSearchIndex {
             .collect();
         let found = self.client.call(
             Method::POST,
-            &format!("/{}/_search", indices(&self.manifest)),
-            Some(&json!({ "size": 0, "query": visibility(&self.manifest), "aggs": aggs })),
+            &format!("/{}/_search", self.manifest.indices()),
+            Some(&json!({ "size": 0, "query": self.manifest.visibility(), "aggs": aggs })),
         )?;
         Ok((0..terms.len())
             .map(|i| {
@@ -831,48 +472,4 @@ impl OpenSearchIndex {
             })
             .collect())
     }
-}
-
-/// A part that went missing after the generation was opened: the generation is damaged.
-fn lost(e: Error) -> Error {
-    match e {
-        Error::NotFound { id, .. } => Error::Corrupt(format!(
-            "an OpenSearch index of the lexical generation is missing ({id}); run `tychora manage rebuild`"
-        )),
-        other => other,
-    }
-}
-
-/// The comma-separated part indices of a manifest (a URL path segment).
-fn indices(manifest: &Manifest) -> String {
-    manifest
-        .parts
-        .iter()
-        .map(|p| p.index.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// What a generation sees: each part's documents less the revisions it no longer holds.
-fn visibility(manifest: &Manifest) -> Value {
-    let parts: Vec<Value> = manifest
-        .parts
-        .iter()
-        .map(|p| {
-            if p.excluded.is_empty() {
-                json!({ "term": { "_index": p.index } })
-            } else {
-                json!({ "bool": {
-                    "filter": [{ "term": { "_index": p.index } }],
-                    "must_not": [{ "terms": { "revision_id": p.excluded } }]
-                } })
-            }
-        })
-        .collect();
-    json!({ "bool": { "should": parts, "minimum_should_match": 1 } })
-}
-
-/// A generation name as a URL path segment (names are `g<ms>-<job>`; anything else is escaped).
-fn encode(name: &str) -> String {
-    percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC).to_string()
 }

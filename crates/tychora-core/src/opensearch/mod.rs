@@ -5,8 +5,28 @@
 //! `manage rebuild` writes any index again from them.
 
 mod lexical;
+mod parts;
+mod vector;
 
 pub use lexical::OpenSearchGenerations;
+pub use vector::OpenSearchVectors;
+
+/// The lexical and vector generations of the workspace whose store has identity `owner`, under
+/// `[search]`'s prefix, sharing one client and one claim on the prefix.
+///
+/// # Errors
+/// `E_INVALID_ARGUMENT` for an unusable `[search]` setting.
+pub fn generations(
+    search: &crate::config::SearchConfig,
+    lexical: &crate::config::Lexical,
+    owner: &str,
+) -> Result<(OpenSearchGenerations, OpenSearchVectors)> {
+    let prefix = std::sync::Arc::new(parts::Prefix::open(search, owner)?);
+    Ok((
+        OpenSearchGenerations::new(std::sync::Arc::clone(&prefix), lexical),
+        OpenSearchVectors::new(prefix),
+    ))
+}
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;

@@ -998,7 +998,7 @@ fn add_provider_channel(
 struct Dense {
     vector: Vec<f32>,
     call: ProviderCall,
-    index: std::sync::Arc<crate::vector::VectorIndex>,
+    index: std::sync::Arc<dyn crate::vector::VectorSearch>,
     spec: crate::vector::FamilySpec,
 }
 
@@ -1091,8 +1091,7 @@ fn text_channel(
     let as_i64 = |v: u64| i64::try_from(v).unwrap_or_default();
     let mut hits = Vec::with_capacity(found.len());
     let mut scores = Vec::with_capacity(found.len());
-    for (key, distance) in found {
-        let owner = dense.index.owner_of(key).unwrap_or(key);
+    for (key, owner, distance) in found {
         hits.push((as_i64(key), as_i64(owner)));
         // Cosine distance back to similarity, the figure a reader expects.
         scores.push(Some(1.0 - f64::from(distance)));
@@ -1135,7 +1134,7 @@ fn summary_channel(
     };
     let found = tree.search(
         &dense.vector,
-        &dense.index,
+        &*dense.index,
         &eligible,
         SUMMARY_NODES,
         SUMMARY_WINDOWS,
@@ -1144,10 +1143,15 @@ fn summary_channel(
     let mut seen = HashSet::new();
     let mut hits = Vec::new();
     let mut scores = Vec::new();
+    let brought: Vec<u64> = found
+        .iter()
+        .flat_map(|h| h.windows.iter().map(|w| w.0))
+        .collect();
+    let owners = dense.index.owners_of(&brought)?;
     for hit in &found {
         for &(chunk, _) in &hit.windows {
             if seen.insert(chunk) {
-                let owner = dense.index.owner_of(chunk).unwrap_or(chunk);
+                let owner = owners.get(&chunk).copied().unwrap_or(chunk);
                 hits.push((as_i64(chunk), as_i64(owner)));
                 scores.push(Some(f64::from(hit.score)));
             }

@@ -17,7 +17,7 @@ use crate::lexical::{self, LexDoc, port::LexicalGenerations};
 use crate::store;
 use crate::store::tx::Tx;
 use crate::store::vectors::UserCache;
-use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec};
+use crate::vector::{self, Budget, EmbedReport, Embedder, FamilySpec, VectorGenerations, Written};
 
 mod scrub;
 mod text_layer;
@@ -134,8 +134,11 @@ pub struct Publication<'a> {
 
 /// How a publication gets the text channel's vectors and where their generation goes.
 pub struct TextPublication<'a> {
-    /// The folder vector generations live in (`indexes/text`).
+    /// The folder the embedded adapter's vector generations live in (`indexes/text`): where a
+    /// layer's base is read.
     pub dir: &'a Path,
+    /// Where the vector generation is written (the embedded files, or a cluster).
+    pub vectors: &'a dyn VectorGenerations,
     /// The workspace's id of the family.
     pub family_id: i64,
     /// What embeds inputs that have no vector yet.
@@ -229,13 +232,22 @@ pub fn publish(
         )?,
         _ => None,
     };
+    // ... or a generation the vector store derives from the parent's (a cluster's parts).
+    let vector_base = match (&base, text, parent, &layer) {
+        (Some(_), Some(t), Some(parent), None) if t.vectors.derives() => {
+            text_generation(conn, parent)?
+                .filter(|g| g.spec == *t.embedder.spec())
+                .map(|g| g.generation)
+        }
+        _ => None,
+    };
     // The rows a publication reads: every member's when the text channel writes a full
-    // generation file (it holds every window), otherwise only the members the parent does not have.
+    // generation (it holds every window), otherwise only the members the parent does not have.
     let changed: Vec<Member> = match &base {
         Some(base) => base.added.clone(),
         None => members.to_vec(),
     };
-    let all_rows = text.is_some() && layer.is_none();
+    let all_rows = text.is_some() && layer.is_none() && vector_base.is_none();
     let rows = read_rows(conn, if all_rows { members } else { &changed })?;
     let expected = match &base {
         Some(base) if !all_rows => {
@@ -326,15 +338,36 @@ pub fn publish(
         )));
     }
     let text_file = match (text, &inputs) {
-        (Some(t), Some(per_row)) => Some(match &layer {
-            Some(plan) => {
+        (Some(t), Some(per_row)) => Some(match (&layer, &vector_base, &base) {
+            (Some(plan), _, _) => {
                 let (name, sha256, base) =
                     text_layer::write(conn, t, &generation, plan, &rows, per_row, expected)?;
                 (name, sha256, Some(base))
             }
-            None => {
-                let (name, sha256) = build_text(conn, t, &generation, &rows, per_row)?;
-                (name, sha256, None)
+            (None, Some(from), Some(base)) => {
+                let written = derive_text(
+                    conn,
+                    t,
+                    from,
+                    &generation,
+                    base,
+                    members,
+                    &rows,
+                    per_row,
+                    expected,
+                )?;
+                (written.name, written.sha256, None)
+            }
+            _ => {
+                let written = build_text(conn, t, &generation, &rows, per_row)?;
+                if written.documents != expected {
+                    t.vectors.discard(&written.name);
+                    return Err(Error::Corrupt(format!(
+                        "vector generation {} holds {} vectors but the snapshot has {expected} chunks; not published",
+                        written.name, written.documents
+                    )));
+                }
+                (written.name, written.sha256, None)
             }
         }),
         _ => None,
@@ -524,36 +557,97 @@ fn read_rows(conn: &dyn Tx, members: &[Member]) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Writes the vector generation of `rows` (whose inputs all have records now) and returns its
-/// file name and sha256.
+/// The name of the text channel's generation published with lexical generation `generation`.
+fn text_name(generation: &str, family_id: i64) -> String {
+    format!("{generation}-f{family_id}.tyv")
+}
+
+/// Writes the vector generation of `rows` (whose inputs all have records now).
 fn build_text(
     conn: &dyn Tx,
     text: &TextPublication<'_>,
     generation: &str,
     rows: &[Row],
     per_row: &[String],
-) -> Result<(String, String)> {
-    let name = format!("{generation}-f{}.tyv", text.family_id);
-    let sha256 = write_text(
+) -> Result<Written> {
+    write_text(
         conn,
+        text.vectors,
         text.family_id,
         text.embedder.spec(),
-        &text.dir.join(&name),
+        &text_name(generation, text.family_id),
         rows,
         per_row,
-    )?;
-    Ok((name, sha256))
+    )
 }
 
-/// Writes a vector generation file from the records of `family` and returns its sha256.
-fn write_text(
+/// Writes the vector generation as the parent's generation `from` less the replaced revisions,
+/// plus the new windows `rows` (a cluster's part); checks it holds `expected` vectors. A parent
+/// that cannot be derived from costs a full generation from the records, not the job.
+#[allow(clippy::too_many_arguments)]
+fn derive_text(
+    conn: &dyn Tx,
+    text: &TextPublication<'_>,
+    from: &str,
+    generation: &str,
+    base: &Base,
+    members: &[Member],
+    rows: &[Row],
+    per_row: &[String],
+    expected: u64,
+) -> Result<Written> {
+    let name = text_name(generation, text.family_id);
+    let spec = text.embedder.spec();
+    let derived = with_entries(conn, text.family_id, spec, rows, per_row, |entries| {
+        text.vectors
+            .derive(from, &name, spec, &base.removed_revisions, entries)
+    });
+    let written = match derived {
+        Ok(Some(written)) => written,
+        Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => {
+            text.vectors.discard(&name);
+            return Err(e);
+        }
+        other => {
+            if let Err(e) = other {
+                log::warn!("cannot derive from vector generation {from}: {e}; building afresh");
+            }
+            text.vectors.discard(&name);
+            let all = read_rows(conn, members)?;
+            let inputs: Vec<String> = row_inputs(&spec.representation, &all)
+                .into_iter()
+                .flat_map(|d| d.shas)
+                .collect();
+            write_text(
+                conn,
+                text.vectors,
+                text.family_id,
+                spec,
+                &name,
+                &all,
+                &inputs,
+            )?
+        }
+    };
+    if written.documents != expected {
+        text.vectors.discard(&written.name);
+        return Err(Error::Corrupt(format!(
+            "vector generation {} holds {} vectors but the snapshot has {expected} chunks; not published",
+            written.name, written.documents
+        )));
+    }
+    Ok(written)
+}
+
+/// Calls `write` with the entries of `rows` from the records of `family`.
+fn with_entries<T>(
     conn: &dyn Tx,
     family: i64,
     spec: &FamilySpec,
-    path: &Path,
     rows: &[Row],
     per_row: &[String],
-) -> Result<String> {
+    write: impl FnOnce(&[vector::Entry<'_>]) -> Result<T>,
+) -> Result<T> {
     let records = crate::store::vectors::lookup(conn, family, per_row)?;
     let mut entries = Vec::with_capacity(rows.len());
     for (row, sha) in rows.iter().zip(per_row) {
@@ -566,55 +660,81 @@ fn write_text(
         entries.push(vector::Entry {
             key: row.id,
             owner: row.owner,
+            revision: row.revision,
             collection: &row.collection,
             kind: &row.kind,
             vector: &record.vector,
         });
     }
-    Ok(vector::index::build(path, spec, &entries)?.0)
+    write(&entries)
 }
 
-/// Rewrites a snapshot's vector generation file from the workspace's vector records when it is
-/// missing or does not match its recorded sha256, and records the new file's sha256 (the members
-/// and vectors are the same; an HNSW graph built again may differ byte for byte). Returns whether
-/// it rewrote the file.
+/// Writes vector generation `name` into `vectors` from the records of `family`.
+fn write_text(
+    conn: &dyn Tx,
+    vectors: &dyn VectorGenerations,
+    family: i64,
+    spec: &FamilySpec,
+    name: &str,
+    rows: &[Row],
+    per_row: &[String],
+) -> Result<Written> {
+    with_entries(conn, family, spec, rows, per_row, |entries| {
+        vectors.build(name, spec, entries)
+    })
+}
+
+/// Rewrites a snapshot's vector generation from the workspace's vector records when it is
+/// missing or does not match its recorded sha256, and records the new sha256 (the members and
+/// vectors are the same; an HNSW graph built again may differ byte for byte). Returns whether
+/// it rewrote the generation.
 ///
 /// # Errors
-/// `E_CORRUPT` when a window has no record of the family; I/O and SQLite errors.
+/// `E_CORRUPT` when a window has no record of the family; the vector store's and SQLite errors.
 pub fn repair_text(
     conn: &dyn Tx,
     snapshot_id: i64,
     generation: &TextGeneration,
-    dir: &Path,
+    vectors: &dyn VectorGenerations,
 ) -> Result<bool> {
-    let path = dir.join(&generation.generation);
-    if vector::VectorIndex::open(&path, &generation.sha256).is_ok() {
-        return Ok(false);
+    match vectors.open(&generation.generation, &generation.sha256) {
+        Ok(_) => return Ok(false),
+        Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => return Err(e),
+        Err(_) => {}
     }
-    let sha256 = build_text_of(conn, snapshot_id, generation, &path)?;
-    store::batches::verify(conn, &generation.generation, &sha256)?;
+    vectors.discard(&generation.generation);
+    let written = build_text_of(conn, snapshot_id, generation, vectors)?;
+    store::batches::verify(conn, &generation.generation, &written.sha256)?;
     Ok(true)
 }
 
-/// Writes at `path` a full vector generation of a snapshot's windows from the vector records
-/// (nothing is embedded); returns the file's sha256. A daemon on a shared store builds so the
-/// generations another daemon published.
+/// Writes into `vectors` a full vector generation of a snapshot's windows under its recorded
+/// name, from the vector records (nothing is embedded). A daemon on a shared store builds so
+/// the generations another daemon published.
 ///
 /// # Errors
-/// `E_CORRUPT` when a window has no record of the family; I/O and store errors.
+/// `E_CORRUPT` when a window has no record of the family; the vector store's and store errors.
 pub fn build_text_of(
     conn: &dyn Tx,
     snapshot_id: i64,
     generation: &TextGeneration,
-    path: &Path,
-) -> Result<String> {
+    vectors: &dyn VectorGenerations,
+) -> Result<Written> {
     let rows = read_rows(conn, &members(conn, snapshot_id)?)?;
     let per_row: Vec<String> = row_inputs(&generation.spec.representation, &rows)
         .into_iter()
         .flat_map(|d| d.shas)
         .collect();
     let family = crate::store::vectors::family_id(conn, &generation.spec)?;
-    write_text(conn, family, &generation.spec, path, &rows, &per_row)
+    write_text(
+        conn,
+        vectors,
+        family,
+        &generation.spec,
+        &generation.generation,
+        &rows,
+        &per_row,
+    )
 }
 
 /// Builds into `dir` the lexical generation of a snapshot from its members' rows, and checks it
@@ -765,12 +885,14 @@ pub fn fold_text(conn: &dyn Tx, dir: &Path) -> Result<Option<String>> {
     let name = format!("g{}-c{snapshot_id}-f{family}.tyv", now_ms());
     let sha256 = write_text(
         conn,
+        &crate::vector::UsearchGenerations::new(dir.to_path_buf()),
         family,
         &generation.spec,
-        &dir.join(&name),
+        &name,
         &rows,
         &per_row,
-    )?;
+    )?
+    .sha256;
     let documents = u64::try_from(documents).unwrap_or_default();
     repoint(
         conn,

@@ -7,7 +7,8 @@
 //!    or deleted but not yet merged away) is copied without them, the segments that held them
 //!    merged anew, and its document count checked against what its snapshot keeps;
 //! 2. each vector generation holding one of their windows (or a layer over such a base) is
-//!    rewritten from the records of what its snapshot keeps;
+//!    rewritten from the records of what its snapshot keeps (on a cluster, the windows are
+//!    deleted from every part in place instead);
 //! 3. one transaction points the snapshots at the new generations, removes the erased members
 //!    (with their chunk counts) and the vector records of the erased windows' inputs that nothing
 //!    kept needs.
@@ -18,16 +19,15 @@
 //! the next one.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
-use super::{TextGeneration, members, read_rows, row_inputs, text_generation, write_text};
+use super::{members, read_rows, row_inputs, text_generation, write_text};
 use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::lexical::port::LexicalGenerations;
 use crate::store::batches::{self, Repoint};
 use crate::store::erasure;
 use crate::store::tx::Tx;
-use crate::vector;
+use crate::vector::VectorGenerations;
 
 /// What a scrub changed.
 #[derive(Debug, Clone, Default)]
@@ -63,7 +63,7 @@ pub fn pending_erasures(conn: &dyn Tx) -> Result<Vec<i64>> {
 pub fn scrub(
     conn: &dyn Tx,
     generations: &dyn LexicalGenerations,
-    text_dir: &Path,
+    vectors: &dyn VectorGenerations,
     revisions: &[i64],
 ) -> Result<Scrubbed> {
     let mut out = Scrubbed::default();
@@ -113,16 +113,34 @@ pub fn scrub(
                 .into_iter()
                 .flat_map(|d| d.shas),
         );
-        if holds_windows(conn, text_dir, &text, &erased_chunks)? {
+        if vectors.holds(&text.generation, &text.sha256, &as_u64, &erased_chunks)? {
             let name = format!("g{}-e{snapshot_id}-f{family}.tyv", now_ms());
-            let sha256 = write_text(
-                conn,
-                family,
-                &text.spec,
-                &text_dir.join(&name),
-                &kept_rows,
-                &kept_inputs,
-            )?;
+            // A cluster deletes the windows in place; the embedded files are rewritten from the
+            // records (a graph cannot forget a vector).
+            let written = match vectors.scrub(&text.generation, &name, &as_u64) {
+                Ok(Some(written)) => written,
+                Ok(None) => write_text(
+                    conn,
+                    vectors,
+                    family,
+                    &text.spec,
+                    &name,
+                    &kept_rows,
+                    &kept_inputs,
+                )?,
+                Err(e) => {
+                    vectors.discard(&name);
+                    return Err(e);
+                }
+            };
+            if written.documents != expected {
+                vectors.discard(&name);
+                return Err(Error::Corrupt(format!(
+                    "vector generation {name} holds {} vectors after the erasure, snapshot {snapshot_id} keeps {expected}; nothing switched",
+                    written.documents
+                )));
+            }
+            let sha256 = written.sha256;
             let (old_batch, family_id, _, _) = batches::of_generation(conn, &text.generation)?;
             replacements.push(Repoint {
                 snapshot_id,
@@ -190,27 +208,4 @@ fn scrub_lexical(
         documents,
         sha256: None,
     }))
-}
-
-/// Whether a vector generation (or the base a layer stands on) holds one of `chunks`.
-fn holds_windows(
-    conn: &dyn Tx,
-    dir: &Path,
-    text: &TextGeneration,
-    chunks: &HashSet<u64>,
-) -> Result<bool> {
-    if chunks.is_empty() {
-        return Ok(false);
-    }
-    if batches::base_of(conn, &text.generation)?.is_some() {
-        // A layer is read with its base; rewriting it whole leaves neither behind.
-        return Ok(true);
-    }
-    Ok(
-        match vector::VectorIndex::open(&dir.join(&text.generation), &text.sha256) {
-            Ok(index) => index.keys().iter().any(|k| chunks.contains(k)),
-            // Unreadable: rewritten from the records like a damaged one.
-            Err(_) => true,
-        },
-    )
 }

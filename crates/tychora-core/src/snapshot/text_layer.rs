@@ -134,6 +134,7 @@ pub(super) fn write(
         entries.push(Entry {
             key: row.id,
             owner: row.owner,
+            revision: row.revision,
             collection: &row.collection,
             kind: &row.kind,
             vector: &record.vector,

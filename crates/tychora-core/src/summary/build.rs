@@ -338,11 +338,18 @@ pub(crate) fn build(
     };
     let mut windows = Vec::with_capacity(rows.len());
     let mut vectors: Vec<f32> = Vec::with_capacity(rows.len() * dim);
+    // The unflagged windows' vectors in one read (batched requests on a cluster).
+    let wanted: Vec<u64> = rows
+        .iter()
+        .filter(|(_, flagged)| !flagged)
+        .map(|(w, _)| u64::try_from(w.chunk_id).unwrap_or_default())
+        .collect();
+    let mut held = index.vectors_of(&wanted, &open)?;
     for (window, flagged) in rows {
         let vector = if flagged {
             None
         } else {
-            index.vector_of(u64::try_from(window.chunk_id).unwrap_or_default(), &open)?
+            held.remove(&u64::try_from(window.chunk_id).unwrap_or_default())
         };
         match vector {
             Some(v) if v.len() == dim => {

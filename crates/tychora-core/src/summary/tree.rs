@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::store::summaries;
 use crate::store::tx::Tx;
 use crate::vector::index::unit;
-use crate::vector::{Eligible, FamilySpec, VectorIndex};
+use crate::vector::{Eligible, FamilySpec, VectorSearch};
 
 /// A node as a query sees it.
 #[derive(Debug)]
@@ -164,7 +164,7 @@ impl LoadedTree {
     pub(crate) fn search(
         &self,
         query: &[f32],
-        index: &VectorIndex,
+        index: &dyn VectorSearch,
         eligible: &Eligible<'_>,
         top: usize,
         per_node: usize,
@@ -214,7 +214,7 @@ struct Scan<'a> {
     tree: &'a LoadedTree,
     q: &'a [f32],
     scores: &'a [f32],
-    index: &'a VectorIndex,
+    index: &'a dyn VectorSearch,
     eligible: &'a Eligible<'a>,
 }
 
@@ -243,9 +243,12 @@ impl Scan<'_> {
 
     /// The windows directly under `n` that the generation holds and the filter admits, scored.
     fn score_members(&self, n: usize, out: &mut Vec<(u64, f32)>) -> Result<()> {
-        for &chunk in &self.tree.nodes[n].members {
-            if let Some(v) = self.index.vector_of(chunk, self.eligible)? {
-                out.push((chunk, dot(&v, self.q)));
+        let members = &self.tree.nodes[n].members;
+        // One read for the node's windows (one request on a cluster), scored in member order.
+        let vectors = self.index.vectors_of(members, self.eligible)?;
+        for chunk in members {
+            if let Some(v) = vectors.get(chunk) {
+                out.push((*chunk, dot(v, self.q)));
             }
         }
         Ok(())

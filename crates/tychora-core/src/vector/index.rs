@@ -93,6 +93,9 @@ pub struct Entry<'a> {
     pub key: u64,
     /// The evidence owner it votes for (its own id, or the chunk it continues).
     pub owner: u64,
+    /// The revision it was cut from (a cluster's generation excludes replaced revisions by it;
+    /// 0 where a file does not keep it: a layer's carried vectors, excluded by key).
+    pub revision: u64,
     /// The chunk's collection name.
     pub collection: &'a str,
     /// The chunk's source kind.
@@ -614,6 +617,7 @@ impl VectorIndex {
                 .map(|i| Entry {
                     key: self.keys[i],
                     owner: self.owners[i],
+                    revision: 0,
                     collection: &self.collections[self.attrs[i].0 as usize],
                     kind: &self.kinds[self.attrs[i].1 as usize],
                     vector: &vectors[i * self.dimension..(i + 1) * self.dimension],
@@ -917,6 +921,7 @@ mod tests {
             .map(|(i, v)| Entry {
                 key: i as u64 + 1,
                 owner: i as u64 + 1,
+                revision: 1,
                 collection: &collections[i % collections.len()],
                 kind: "markdown",
                 vector: v,

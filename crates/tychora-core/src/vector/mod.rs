@@ -10,6 +10,7 @@
 pub mod embedder;
 pub mod index;
 pub mod local;
+pub mod port;
 pub mod records;
 pub mod visual;
 
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use embedder::{Embedded, Embedder, FamilySpec, InputKind, Reranked, Reranker};
 pub use index::{Eligible, Entry, VectorIndex};
 pub use local::{LocalEmbedder, LongInputs};
+pub use port::{UsearchGenerations, VectorGenerations, VectorSearch, Written};
 pub use records::{Record, VectorCache, VectorRecords, input_sha256};
 pub use visual::{Picture, VisualEmbedder, VisualReport};
 
