@@ -1,7 +1,9 @@
-// `npm run bench:opensearch`: the lexical generations on an OpenSearch cluster (`[search]`) beside
-// the embedded tantivy default, same corpus, same queries, same process, interleaved:
+// `npm run bench:opensearch`: the lexical and vector generations on an OpenSearch cluster
+// (`[search]`) beside the embedded tantivy/usearch default, same corpus, same queries, same
+// process, interleaved:
 //   1. SciFact ×1 and ×COPIES (16 by default: 84k chunks): the full add (MB/s), the 300 test
-//      queries' latency (p50/p99, lexical; hybrid with the local model on ×1), a one-file add;
+//      queries' latency (p50/p99, lexical; then hybrid and the text channel alone with the local
+//      model, the copies' identical texts embedded once), a one-file add;
 //   2. a node SIGKILLed during 60 s of 32 searching and 4 adding clients (a failed query is
 //      retried once, a failed add once): failures before and after the retry, adds lost, and the
 //      time until the cluster is green again once the node is back.
@@ -105,19 +107,34 @@ async function size(cluster, copies, queries) {
   return { copies, mb: bytes / 1e6, chunks, ingest, lexical, one_file_ms: one, cluster_primary_bytes: primary_bytes, bytes_per_chunk: primary_bytes / chunks, heap_used_mb }
 }
 
-async function hybrid(cluster, queries) {
-  const docs = join(scratch, 'docs-1')
-  const spaces = [await workspace('emb-hybrid', { embeddings: true }), await workspace('os-hybrid', { url: cluster.url, embeddings: true })]
-  for (const ws of spaces) await ws.add({ paths: [docs], kind: 'jsonl' })
-  await latencies(spaces, queries.slice(0, 30), ['exact', 'lexical', 'text'])
-  const ms = await latencies(spaces, queries, ['exact', 'lexical', 'text'])
+/** Hybrid (exact + lexical + text) on SciFact ×`copies`: both channels' generations on the cluster. */
+async function hybrid(cluster, queries, copies) {
+  const docs = join(scratch, `docs-${copies}`)
+  const spaces = [await workspace(`emb-hybrid-${copies}`, { embeddings: true }), await workspace(`os-hybrid-${copies}`, { url: cluster.url, embeddings: true })]
+  const add_s = []
+  for (const ws of spaces) {
+    const t = performance.now()
+    const receipt = await ws.add({ paths: [docs], kind: 'jsonl' })
+    if (receipt.status === 'failed') throw new Error(`add failed: ${receipt.diagnostics[0]?.message}`)
+    add_s.push((performance.now() - t) / 1000)
+  }
+  const channels = ['exact', 'lexical', 'text']
+  await latencies(spaces, queries.slice(0, 30), channels)
+  const ms = await latencies(spaces, queries, channels)
+  // The text channel alone: where the vectors are read.
+  const text = await latencies(spaces, queries, ['text'])
+  const one = await oneFileAdds(spaces, `hybrid-${copies}`)
+  const chunks = (await spaces[0].listSnapshots()).snapshots.find((s) => s.current)?.chunks ?? 0
   for (const ws of spaces) ws.close()
-  return ms
+  const parts = await (await fetch(`${cluster.urls[0]}/_cat/indices/bench-os-hybrid-${copies}-vec-*?format=json&bytes=b`)).json()
+  const vector_bytes = parts.reduce((n, p) => n + Number(p['pri.store.size']), 0)
+  return { copies, chunks, add_s, hybrid: ms, text, one_file_ms: one, vector_bytes_per_chunk: vector_bytes / chunks }
 }
 
 /** 32 searching and 4 adding clients for FAULT_SECONDS; node 0 (the first the URL names) killed a third of the way in. */
 async function fault(cluster, queries) {
-  const ws = await workspace('os-fault', { url: cluster.url })
+  // Hybrid, so that both channels' generations on the cluster are written and read throughout.
+  const ws = await workspace('os-fault', { url: cluster.url, embeddings: true })
   await ws.add({ paths: [join(scratch, 'docs-1')], kind: 'jsonl' })
   const stats = { queries: 0, failed_first: 0, failed_after_retry: 0, adds: 0, adds_failed_first: 0, adds_lost: 0, errors: {} }
   const note = (e) => {
@@ -193,7 +210,8 @@ try {
   const queries = testQueries()
   const sizes = []
   for (const copies of [1, COPIES]) sizes.push(await size(cluster, copies, queries))
-  const hybridMs = await hybrid(cluster, queries)
+  const hybridMs = []
+  for (const copies of [1, COPIES]) hybridMs.push(await hybrid(cluster, queries, copies))
   const faults = await fault(cluster, queries)
   const out = {
     date: new Date().toISOString(),
@@ -208,7 +226,7 @@ try {
   writeFileSync(join(root, 'bench/results/opensearch.json'), `${JSON.stringify(out, null, 2)}\n`)
   const f = (x) => x.toFixed(1)
   const md = [
-    '# Lexical generations on OpenSearch beside the embedded tantivy path',
+    '# Lexical and vector generations on OpenSearch beside the embedded path',
     '',
     `${out.date.slice(0, 10)}; ${out.corpus}; ${out.cluster}; ${out.cores} cores for everything. Queries interleaved (embedded, cluster) after 30 warm-up queries each.`,
     '',
@@ -226,9 +244,18 @@ try {
         `SciFact ×${s.copies} on the cluster: ${(s.cluster_primary_bytes / 1e6).toFixed(1)} MB primary (${s.bytes_per_chunk.toFixed(0)} B per chunk; a replica doubles it); heap in use per node ${s.heap_used_mb.map((h) => h.toFixed(0)).join(' / ')} MB.`,
     ),
     '',
-    `Hybrid (exact + lexical + text, local all-MiniLM-L6-v2, vectors in the workspace's folder on both), SciFact ×1: p50/p99 ${f(hybridMs[0].p50)}/${f(hybridMs[0].p99)} ms embedded, ${f(hybridMs[1].p50)}/${f(hybridMs[1].p99)} ms with the lexical channel on the cluster.`,
+    'Hybrid (exact + lexical + text, local all-MiniLM-L6-v2; on the cluster both the lexical and the vector generations, HNSW on the Lucene engine, m 16, ef_construction 128):',
     '',
-    `Node 0 (the first the URL names) SIGKILLed ${FAULT_SECONDS / 3} s into ${FAULT_SECONDS} s of 32 searching and 4 adding clients: ${faults.queries} queries, ${faults.failed_first} failed at first, **${faults.failed_after_retry} after one retry**; ${faults.adds} adds, ${faults.adds_failed_first} failed at first, **${faults.adds_lost} lost** (an add counts as lost unless it succeeded and its text is then found); green again ${(faults.green_again_ms / 1000).toFixed(1)} s after the node restarted; verify ${faults.verify_ok ? 'clean' : 'NOT clean'}. Errors seen: ${JSON.stringify(faults.errors)}.`,
+    '| corpus | chunks | path | full add s | hybrid p50 ms | hybrid p99 ms | text channel p50 ms | text p99 ms | one-file add ms | vector bytes per chunk |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...hybridMs.flatMap((h) =>
+      ['usearch + tantivy (embedded)', 'OpenSearch'].map(
+        (name, i) =>
+          `| SciFact ×${h.copies} | ${h.chunks} | ${name} | ${f(h.add_s[i])} | ${f(h.hybrid[i].p50)} | ${f(h.hybrid[i].p99)} | ${f(h.text[i].p50)} | ${f(h.text[i].p99)} | ${h.one_file_ms[i].toFixed(0)} | ${i === 1 ? h.vector_bytes_per_chunk.toFixed(0) : ''} |`,
+      ),
+    ),
+    '',
+    `Node 0 (the first the URL names) SIGKILLed ${FAULT_SECONDS / 3} s into ${FAULT_SECONDS} s of 32 searching (hybrid) and 4 adding (embedding) clients: ${faults.queries} queries, ${faults.failed_first} failed at first, **${faults.failed_after_retry} after one retry**; ${faults.adds} adds, ${faults.adds_failed_first} failed at first, **${faults.adds_lost} lost** (an add counts as lost unless it succeeded and its text is then found); green again ${(faults.green_again_ms / 1000).toFixed(1)} s after the node restarted; verify ${faults.verify_ok ? 'clean' : 'NOT clean'}. Errors seen: ${JSON.stringify(faults.errors)}.`,
     '',
   ].join('\n')
   writeFileSync(join(root, 'bench/results/opensearch.md'), md)

@@ -1,7 +1,8 @@
 // Two daemons of one service (a real PostgreSQL, a real SeaweedFS bucket) started with
-// `tychora serve --search opensearch://…` share one copy of the lexical indexes on a real
-// OpenSearch cluster: what one publishes the other answers from the cluster without building
-// anything in its own folder, and `manage verify` counts the cluster's documents.
+// `tychora serve --search opensearch://…` share one copy of the lexical and vector indexes on a
+// real OpenSearch cluster: what one publishes the other answers from the cluster (the text
+// channel included, with the local model) without building anything in its own folder, and
+// `manage verify` counts the cluster's documents.
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -65,11 +66,11 @@ describe.skipIf(nativeMissing || postgresMissing || weedMissing || opensearchMis
 
   it('what one daemon publishes the other answers from the cluster, with nothing built in its folder', async () => {
     const [dirA, dirB] = [join(root, 'a', PROJECT), join(root, 'b', PROJECT)]
-    await Workspace.init(dirA)
+    await Workspace.init(dirA, { embeddings: 'local' })
     await Workspace.attachService(dirA, { store, artifacts: 's3://tychora/os', endpoint: s3.endpoint, search: flags().at(-1) as string })
     await Workspace.migrate(dirA)
     token = (await readFile(runtimePath(dirA, 'ownerToken'), 'utf8')).trim()
-    await Workspace.init(dirB)
+    await Workspace.init(dirB, { embeddings: 'local' })
     for (const file of ['ownerToken', 'agentToken'] as const) await copyFile(runtimePath(dirA, file), runtimePath(dirB, file))
     const a = await startDaemon([dirA], s3.env, flags())
     running.push(a)
@@ -92,6 +93,17 @@ describe.skipIf(nativeMissing || postgresMissing || weedMissing || opensearchMis
     expect(indices).toHaveLength(1)
     expect(Number(indices[0]?.['docs.count'])).toBeGreaterThanOrEqual(2)
     for (const dir of [dirA, dirB]) expect(await readdir(join(dir, 'indexes', 'lexical')).catch(() => [])).toEqual([])
+    // So are the windows' vectors: the other daemon's text channel reads them from there.
+    const vectors = (await (await fetch(`${cluster.url}/_cat/indices/tychora-vec-*?format=json`)).json()) as { index: string; 'docs.count': string }[]
+    expect(vectors).toHaveLength(1)
+    expect(Number(vectors[0]?.['docs.count'])).toBe(Number(indices[0]?.['docs.count']))
+    const dense = (await call(b, 'POST', '/search', { query: 'ice sheet shrinking over the years', channels: ['text'], limit: 1 })) as {
+      segments: { source: { path: string } }[]
+      warnings: string[]
+    }
+    expect(dense.warnings).toEqual([])
+    expect(dense.segments[0]?.source.path).toContain('glacier.md')
+    for (const dir of [dirA, dirB]) expect(await readdir(join(dir, 'indexes', 'text')).catch(() => [])).toEqual([])
     const verify = await call(b, 'POST', '/verify')
     expect(verify.ok).toBe(true)
   }, 180_000)

@@ -692,4 +692,18 @@ fn vector_generations_on_opensearch_keep_the_embedded_guarantees() {
     for q in PARAPHRASES {
         assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
     }
+
+    // A backup holds the store, not the cluster's generations; the restored workspace names the
+    // same cluster and answers from it.
+    let backup = tmp.path().join("backup");
+    let report = ws.backup(&backup).unwrap();
+    assert_eq!(report.generations, 0, "{report:?}");
+    drop(ws);
+    let restored = tmp.path().join("restored");
+    Workspace::restore(&backup, &restored).unwrap();
+    let ws = Workspace::open(&restored).unwrap();
+    assert!(ws.verify().unwrap().ok);
+    for q in PARAPHRASES {
+        assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
+    }
 }

@@ -61,6 +61,11 @@ pub struct Manifest {
     /// from the store).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_dump: Option<String>,
+    /// Folders of index generations the backup does not hold because they live on the search
+    /// cluster (`[search]`): `indexes/lexical/`, `indexes/text/`. The restored workspace names
+    /// the same cluster and prefix; `manage rebuild` writes them again if the cluster lost them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on_cluster: Vec<String>,
 }
 
 /// The dump of a service store's database in its backup.
@@ -305,6 +310,18 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
     });
     let copy = Connection::open_with_flags(&db_path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let (artifacts, generations) = referenced(&copy)?;
+    // Generations on a search cluster are not files of the workspace: not copied.
+    let mut on_cluster = Vec::new();
+    if engine.lexical_store().local_dir().is_none() {
+        on_cluster.push("indexes/lexical/".to_string());
+    }
+    if engine.vector_store().local_dir().is_none() {
+        on_cluster.push("indexes/text/".to_string());
+    }
+    let generations: Vec<String> = generations
+        .into_iter()
+        .filter(|g| !on_cluster.iter().any(|c| g.starts_with(c.as_str())))
+        .collect();
     let current = crate::store::snapshots::current(&copy)?;
     let schema = crate::store::migrate::version(&copy)?;
     drop(copy);
@@ -345,6 +362,7 @@ pub(crate) fn backup(engine: &Engine, dest: &Path) -> Result<BackupReport> {
         current_snapshot_id: current,
         files,
         service_dump: None,
+        on_cluster,
     };
     let report = BackupReport {
         dir: dest.display().to_string(),
@@ -406,6 +424,7 @@ fn backup_service(
         current_snapshot_id: current,
         files,
         service_dump: Some(SERVICE_DUMP.into()),
+        on_cluster: Vec::new(),
     };
     let report = BackupReport {
         dir: dest.display().to_string(),
@@ -548,6 +567,13 @@ fn check(src: &Path) -> Result<Manifest> {
         }
     }
     for rel in &generations {
+        if manifest
+            .on_cluster
+            .iter()
+            .any(|c| rel.starts_with(c.as_str()))
+        {
+            continue;
+        }
         if !listed
             .keys()
             .any(|p| p == rel || p.starts_with(&format!("{rel}/")))
