@@ -693,6 +693,13 @@ fn vector_generations_on_opensearch_keep_the_embedded_guarantees() {
         assert_same_dense(dense(&ws, q, None), dense(&twin, q, None), q);
     }
 
+    // What a daemon that died mid-build leaves (a vector part no manifest names) is collected.
+    let (code, body) = request(&cluster.hosts[0], "PUT", "/v1-vec-g1-99-f1.tyv").unwrap();
+    assert_eq!(code, 200, "{body}");
+    ws.purge().unwrap();
+    assert!(!vector_parts(&cluster, "v1").contains(&"v1-vec-g1-99-f1.tyv".to_string()));
+    assert!(ws.verify().unwrap().ok);
+
     // A backup holds the store, not the cluster's generations; the restored workspace names the
     // same cluster and answers from it.
     let backup = tmp.path().join("backup");
