@@ -670,6 +670,48 @@ fn vector_generations_on_opensearch_keep_the_embedded_guarantees() {
     let verify = ws.verify().unwrap();
     assert!(verify.ok, "{:?}", verify.problems);
 
+    // One generation's manifest damaged (it names a part that is not there): the rebuild writes
+    // that generation again beside the parts other generations still read, and every snapshot
+    // answers as before.
+    let before: Vec<_> = [Some(second), None]
+        .into_iter()
+        .map(|s| dense(&ws, shore, s))
+        .collect();
+    let (_, body) = get(
+        &cluster.hosts[0],
+        "/v1-manifests/_search?sort=created_ms:asc&size=100",
+    )
+    .unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let hit = listed["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["_source"]["channel"] == "vector")
+        .unwrap();
+    let mut damaged = hit["_source"].clone();
+    damaged["parts"] = serde_json::json!([{ "index": "v1-vec-gone", "excluded": [] }]);
+    let (code, body) = request_with(
+        &cluster.hosts[0],
+        "PUT",
+        &format!(
+            "/v1-manifests/_doc/{}?refresh=true",
+            hit["_id"].as_str().unwrap()
+        ),
+        &damaged.to_string(),
+    )
+    .unwrap();
+    assert_eq!(code, 200, "{body}");
+    drop(ws);
+    let ws = Workspace::open(&clustered).unwrap();
+    assert!(!ws.verify().unwrap().ok);
+    ws.rebuild(&|_| {}).unwrap();
+    let verify = ws.verify().unwrap();
+    assert!(verify.ok, "{:?}", verify.problems);
+    for (snapshot, answer) in [Some(second), None].into_iter().zip(before) {
+        assert_same_dense(dense(&ws, shore, snapshot), answer, "after the repair");
+    }
+
     // A lost vector index is found by verify and rebuilt from the records (nothing embedded).
     for index in vector_parts(&cluster, "v1") {
         request(&cluster.hosts[0], "DELETE", &format!("/{index}")).unwrap();
@@ -699,6 +741,11 @@ fn vector_generations_on_opensearch_keep_the_embedded_guarantees() {
     ws.purge().unwrap();
     assert!(!vector_parts(&cluster, "v1").contains(&"v1-vec-g1-99-f1.tyv".to_string()));
     assert!(ws.verify().unwrap().ok);
+
+    // A clone would share the prefix (and collect the original's generations): refused.
+    let refused = Workspace::clone_into(&clustered, &tmp.path().join("clone")).unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::InvalidArgument, "{refused}");
+    assert!(!tmp.path().join("clone").exists());
 
     // A backup holds the store, not the cluster's generations; the restored workspace names the
     // same cluster and answers from it.

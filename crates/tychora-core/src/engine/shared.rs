@@ -73,6 +73,11 @@ impl Engine {
     /// The sha256 a vector generation's file here is checked against: the one this daemon
     /// recorded when it built the file itself, else the publisher's.
     pub(crate) fn local_text_sha(&self, generation: &crate::snapshot::TextGeneration) -> String {
+        if self.vector_store().local_dir().is_none() {
+            // On a cluster every daemon reads the publisher's generation: a sha recorded here for
+            // a file of its own (before the service moved its vectors there) no longer applies.
+            return generation.sha256.clone();
+        }
         fs::read_to_string(self.local_sha_path(&generation.generation))
             .ok()
             .map(|s| s.trim().to_string())

@@ -74,6 +74,16 @@ pub trait LexicalGenerations: Send + Sync + std::fmt::Debug {
     /// The engine's errors.
     fn scrub(&self, from: &str, name: &str, revisions: &[u64]) -> Result<u64>;
 
+    /// Takes `revisions` out of every copy the engine keeps, in place, and says whether it did
+    /// (then no generation needs [`LexicalGenerations::scrub`]). `false` for the embedded
+    /// directories, which are copied without them.
+    ///
+    /// # Errors
+    /// The engine's errors (nothing is taken out of the store then).
+    fn erase(&self, _revisions: &[u64]) -> Result<bool> {
+        Ok(false)
+    }
+
     /// `(parts, deleted documents)` of `generation`: segments for tantivy, indices for OpenSearch.
     ///
     /// # Errors

@@ -38,7 +38,17 @@ pub fn clone_workspace(src: &Path, dest: &Path) -> Result<CloneReport> {
     }
     // A clone shares its source's artifacts (hard links in the folder). In a bucket, sharing
     // would let one workspace's erasure or retention delete the other's objects: refused.
-    if let Some(bucket) = crate::config::Config::load(&src.join("workspace.toml"))?.artifacts {
+    let config = crate::config::Config::load(&src.join("workspace.toml"))?;
+    // Its indexes on a search cluster are claimed for its store's identity, which a clone copies:
+    // the two would collect and erase each other's generations under one prefix.
+    if let Some(search) = &config.search {
+        return Err(Error::InvalidArgument(format!(
+            "{} keeps its indexes on a search cluster (prefix {:?}): a clone would share (and could collect) them; only a workspace with its indexes in its folder is cloned",
+            src.display(),
+            search.prefix
+        )));
+    }
+    if let Some(bucket) = config.artifacts {
         return Err(Error::InvalidArgument(format!(
             "{} keeps its artifacts in {}: a clone would share (and could erase) its objects; only a workspace with its artifacts in its folder is cloned",
             src.display(),

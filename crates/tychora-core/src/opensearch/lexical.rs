@@ -281,6 +281,14 @@ impl LexicalGenerations for OpenSearchGenerations {
         self.publish(name, manifest.parts)
     }
 
+    /// Every part of the prefix, whatever references it (a pinned generation, one waiting for
+    /// collection): see [`Prefix::erase`].
+    fn erase(&self, revisions: &[u64]) -> Result<bool> {
+        self.prefix.claim()?;
+        self.prefix.erase(LEXICAL, revisions)?;
+        Ok(true)
+    }
+
     fn shape(&self, generation: &str) -> Result<(usize, u64)> {
         let manifest = self.manifest(generation)?;
         let found = self.prefix.client.call(

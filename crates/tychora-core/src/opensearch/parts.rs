@@ -18,6 +18,10 @@ use super::OpenSearch;
 use crate::config::SearchConfig;
 use crate::error::{Error, Result};
 
+/// The most manifests listed at once (the cluster's default result window): past it, collection
+/// stops rather than delete parts a manifest it did not see still reads.
+const MAX_MANIFESTS: usize = 10_000;
+
 /// Which derived index a manifest belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Channel {
@@ -331,6 +335,7 @@ impl Prefix {
             &format!("/{}/_count", manifest.indices()),
             Some(&json!({ "query": manifest.visibility() })),
         )?;
+        whole(&found, "count")?;
         Ok(found.get("count").and_then(Value::as_u64).unwrap_or(0))
     }
 
@@ -366,15 +371,33 @@ impl Prefix {
     }
 
     /// Every manifest of `channel`: name → manifest.
+    ///
+    /// # Errors
+    /// `E_LIMIT_EXCEEDED` past [`MAX_MANIFESTS`] (collection would not see every part in use).
     fn all_manifests(&self, channel: Channel) -> Result<HashMap<String, Manifest>> {
         let found = match self.client.call(
             Method::POST,
             &format!("/{}/_search", self.manifests()),
-            Some(&json!({ "size": 10_000, "query": { "match_all": {} } })),
+            Some(&json!({
+                "size": MAX_MANIFESTS,
+                "track_total_hits": true,
+                "query": { "match_all": {} }
+            })),
         ) {
             Err(Error::NotFound { .. }) => return Ok(HashMap::new()),
             other => other?,
         };
+        whole(&found, "manifest listing")?;
+        if found
+            .pointer("/hits/total/value")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > MAX_MANIFESTS as u64)
+        {
+            return Err(Error::LimitExceeded(format!(
+                "{} holds more than {MAX_MANIFESTS} manifests; nothing is collected until fewer snapshots are retained",
+                self.manifests()
+            )));
+        }
         let mut out = HashMap::new();
         for hit in found
             .pointer("/hits/hits")
@@ -413,7 +436,14 @@ impl Prefix {
         held: &[String],
         retired: &mut dyn FnMut(&str) -> Result<()>,
     ) -> Result<usize> {
-        if self.all_manifests(channel)?.is_empty() && self.part_indices(channel)?.is_empty() {
+        let listed = match self.all_manifests(channel) {
+            Err(Error::LimitExceeded(m)) => {
+                log::warn!("collection skipped: {m}");
+                return Ok(0);
+            }
+            other => other?,
+        };
+        if listed.is_empty() && self.part_indices(channel)?.is_empty() {
             // Nothing under the prefix yet: nothing to collect, and nothing claimed by opening.
             return Ok(0);
         }
@@ -453,7 +483,7 @@ impl Prefix {
     pub fn erase(&self, channel: Channel, revisions: &[u64]) -> Result<()> {
         let all = format!("{}-{}-*", self.name, channel.infix);
         let long = Some(Duration::from_secs(600));
-        self.client.call_with(
+        let deleted = self.client.call_with(
             Method::POST,
             &format!(
                 "/{all}/_delete_by_query?refresh=true&conflicts=proceed&wait_for_completion=true"
@@ -461,12 +491,23 @@ impl Prefix {
             Some(&json!({ "query": { "terms": { "revision_id": revisions } } })),
             long,
         )?;
-        self.client.call_with(
+        if deleted
+            .get("failures")
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty())
+        {
+            return Err(Error::StoreUnavailable(format!(
+                "OpenSearch could not delete every document of the erased revisions ({}); the erasure is retried by the next purge",
+                deleted["failures"]
+            )));
+        }
+        let merged = self.client.call_with(
             Method::POST,
             &format!("/{all}/_forcemerge?only_expunge_deletes=true"),
             None,
             long,
         )?;
+        whole(&merged, "merge")?;
         Ok(())
     }
 
@@ -480,6 +521,7 @@ impl Prefix {
             &format!("/{}/_count", manifest.indices()),
             Some(&json!({ "query": { "terms": { "revision_id": revisions } } })),
         )?;
+        whole(&found, "count")?;
         Ok(found.get("count").and_then(Value::as_u64).unwrap_or(0) > 0)
     }
 
@@ -508,6 +550,21 @@ impl Prefix {
             .call(Method::POST, &format!("/{index}/_refresh"), None)?;
         Ok(())
     }
+}
+
+/// `E_STORE_UNAVAILABLE` when some shard did not answer `what` (a partial count or listing must
+/// not be taken for the whole).
+fn whole(found: &Value, what: &str) -> Result<()> {
+    let failed = found
+        .pointer("/_shards/failed")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if failed > 0 {
+        return Err(Error::StoreUnavailable(format!(
+            "{failed} OpenSearch shard(s) did not answer the {what}; try again once the cluster is whole"
+        )));
+    }
+    Ok(())
 }
 
 /// A part that went missing after the generation was opened: the generation is damaged.

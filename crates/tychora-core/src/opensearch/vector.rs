@@ -20,6 +20,7 @@ use super::OpenSearch;
 use super::lexical::{MAX_PARTS, excluding};
 use super::parts::{Channel, Manifest, Part, Prefix, lost};
 use crate::error::{Error, Result};
+use crate::lexical::TIE_MARGIN;
 use crate::vector::embedder::FamilySpec;
 use crate::vector::index::{Eligible, Entry, unit};
 use crate::vector::port::{VectorGenerations, VectorSearch, Written};
@@ -207,8 +208,17 @@ impl OpenSearchVectors {
 impl VectorGenerations for OpenSearchVectors {
     fn build(&self, name: &str, spec: &FamilySpec, entries: &[Entry<'_>]) -> Result<Written> {
         self.prefix.claim()?;
-        let index = self.prefix.part_name(VECTORS, name);
-        self.create_part(&index, spec)?;
+        let mut index = self.prefix.part_name(VECTORS, name);
+        match self.create_part(&index, spec) {
+            // A repair writes a generation again under the name the store records: its part
+            // goes beside the old one, which generations derived from it may still read (it is
+            // collected once no manifest names it).
+            Err(Error::InvalidArgument(m)) if m.contains("already exists") => {
+                index = format!("{index}-r{}", crate::clock::now_ms());
+                self.create_part(&index, spec)?;
+            }
+            other => other?,
+        }
         self.fill_part(&index, spec, entries)?;
         self.publish(
             name,
@@ -309,20 +319,11 @@ impl VectorGenerations for OpenSearchVectors {
     }
 
     /// An erasure reaches every copy: the revisions' windows are deleted from every vector part
-    /// of this prefix and the parts merged (see `Prefix::erase`).
-    fn scrub(&self, from: &str, name: &str, revisions: &[u64]) -> Result<Option<Written>> {
+    /// of this prefix, whatever references it, and the parts merged (see `Prefix::erase`).
+    fn erase(&self, revisions: &[u64]) -> Result<bool> {
         self.prefix.claim()?;
-        let manifest = self.manifest(from)?;
         self.prefix.erase(VECTORS, revisions)?;
-        let mut copy = Manifest::new(VECTORS, self.prefix.shards, manifest.parts);
-        copy.vectors = manifest.vectors;
-        let sha256 = parts_sha256(&copy);
-        let documents = self.prefix.publish(name, copy)?;
-        Ok(Some(Written {
-            name: name.to_string(),
-            sha256,
-            documents,
-        }))
+        Ok(true)
     }
 
     fn collect(
@@ -391,14 +392,17 @@ impl VectorSearch for OpenSearchVectorIndex {
         if depth == 0 {
             return Ok(Vec::new());
         }
+        // A few beyond the depth, so that windows tied at the cut are ordered by chunk id as on
+        // the embedded path, not by which shard answered first.
+        let asked = depth + TIE_MARGIN;
         let body = json!({
-            "size": depth,
+            "size": asked,
             "_source": false,
             "track_total_hits": false,
             "docvalue_fields": ["chunk_id", "owner_id"],
             "query": { "knn": { "vector": {
                 "vector": query,
-                "k": depth,
+                "k": asked,
                 "filter": { "bool": { "filter": self.filter(eligible) } }
             } } }
         });

@@ -603,14 +603,22 @@ fn derive_text(
             .derive(from, &name, spec, &base.removed_revisions, entries)
     });
     let written = match derived {
-        Ok(Some(written)) => written,
+        Ok(Some(written)) if written.documents == expected => written,
         Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => {
             text.vectors.discard(&name);
             return Err(e);
         }
         other => {
-            if let Err(e) = other {
-                log::warn!("cannot derive from vector generation {from}: {e}; building afresh");
+            match other {
+                Err(e) => {
+                    log::warn!("cannot derive from vector generation {from}: {e}; building afresh")
+                }
+                // The parent does not hold what its snapshot has (damaged on the cluster).
+                Ok(Some(w)) => log::warn!(
+                    "vector generation {name} derived from {from} holds {} vectors, the snapshot {expected}; building afresh",
+                    w.documents
+                ),
+                Ok(None) => {}
             }
             text.vectors.discard(&name);
             let all = read_rows(conn, members)?;
@@ -697,12 +705,19 @@ pub fn repair_text(
     generation: &TextGeneration,
     vectors: &dyn VectorGenerations,
 ) -> Result<bool> {
-    match vectors.open(&generation.generation, &generation.sha256) {
-        Ok(_) => return Ok(false),
+    let expected = u64::try_from(store::snapshots::chunk_count(conn, snapshot_id)?).unwrap_or(0);
+    // Sound means readable and holding the snapshot's windows (a cluster's parts can lose
+    // documents that its manifest still lists).
+    match vectors
+        .open(&generation.generation, &generation.sha256)
+        .and_then(|index| index.documents())
+    {
+        Ok(documents) if documents == expected => return Ok(false),
         Err(e) if e.code() == crate::ErrorCode::StoreUnavailable => return Err(e),
-        Err(_) => {}
+        _ => {}
     }
-    vectors.discard(&generation.generation);
+    // Written over under the same name (not discarded first: on a cluster, the generations
+    // derived from this one may read its part).
     let written = build_text_of(conn, snapshot_id, generation, vectors)?;
     store::batches::verify(conn, &generation.generation, &written.sha256)?;
     Ok(true)

@@ -7,8 +7,10 @@
 //!    or deleted but not yet merged away) is copied without them, the segments that held them
 //!    merged anew, and its document count checked against what its snapshot keeps;
 //! 2. each vector generation holding one of their windows (or a layer over such a base) is
-//!    rewritten from the records of what its snapshot keeps (on a cluster, the windows are
-//!    deleted from every part in place instead);
+//!    rewritten from the records of what its snapshot keeps;
+//!
+//! (on a search cluster, steps 1 and 2 are one deletion from every part of the prefix, referenced
+//! or waiting for collection, before anything is switched: the generations stay as they are;)
 //! 3. one transaction points the snapshots at the new generations, removes the erased members
 //!    (with their chunk counts) and the vector records of the erased windows' inputs that nothing
 //!    kept needs.
@@ -84,6 +86,10 @@ pub fn scrub(
         .into_iter()
         .collect();
     out.snapshots = holding.len();
+    // A search cluster deletes the revisions' documents from every part it keeps, referenced or
+    // not, before anything is switched; its generations then need no rewriting.
+    let lexical_in_place = generations.erase(&as_u64)?;
+    let vectors_in_place = vectors.erase(&as_u64)?;
     let snapshots = erasure::all_snapshots(conn)?;
     let mut replacements = Vec::new();
     let mut needed_inputs: HashSet<String> = HashSet::new();
@@ -95,7 +101,9 @@ pub fn scrub(
             .partition(|m| erased.contains(&m.revision_id));
         let kept_rows = read_rows(conn, &kept)?;
         let expected = kept_rows.len() as u64;
-        if let Some(replacement) = scrub_lexical(conn, generations, snapshot_id, &as_u64, expected)?
+        if !lexical_in_place
+            && let Some(replacement) =
+                scrub_lexical(conn, generations, snapshot_id, &as_u64, expected)?
         {
             replacements.push(replacement);
         }
@@ -113,26 +121,19 @@ pub fn scrub(
                 .into_iter()
                 .flat_map(|d| d.shas),
         );
-        if vectors.holds(&text.generation, &text.sha256, &as_u64, &erased_chunks)? {
+        if !vectors_in_place
+            && vectors.holds(&text.generation, &text.sha256, &as_u64, &erased_chunks)?
+        {
             let name = format!("g{}-e{snapshot_id}-f{family}.tyv", now_ms());
-            // A cluster deletes the windows in place; the embedded files are rewritten from the
-            // records (a graph cannot forget a vector).
-            let written = match vectors.scrub(&text.generation, &name, &as_u64) {
-                Ok(Some(written)) => written,
-                Ok(None) => write_text(
-                    conn,
-                    vectors,
-                    family,
-                    &text.spec,
-                    &name,
-                    &kept_rows,
-                    &kept_inputs,
-                )?,
-                Err(e) => {
-                    vectors.discard(&name);
-                    return Err(e);
-                }
-            };
+            let written = write_text(
+                conn,
+                vectors,
+                family,
+                &text.spec,
+                &name,
+                &kept_rows,
+                &kept_inputs,
+            )?;
             if written.documents != expected {
                 vectors.discard(&name);
                 return Err(Error::Corrupt(format!(

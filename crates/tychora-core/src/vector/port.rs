@@ -127,13 +127,13 @@ pub trait VectorGenerations: Send + Sync + std::fmt::Debug {
         chunks: &HashSet<u64>,
     ) -> Result<bool>;
 
-    /// Takes `revisions` out of every copy the engine keeps and writes `name` as `from` without
-    /// them. `None` where the generation is instead rewritten from the vector records (the
-    /// embedded files: a graph cannot forget a vector).
+    /// Takes `revisions` out of every copy the engine keeps, in place, and says whether it did:
+    /// then no generation needs rewriting. `false` where a generation is instead rewritten
+    /// from the vector records (the embedded files: a graph cannot forget a vector).
     ///
     /// # Errors
-    /// The engine's errors.
-    fn scrub(&self, from: &str, name: &str, revisions: &[u64]) -> Result<Option<Written>>;
+    /// The engine's errors (nothing is taken out of the store then).
+    fn erase(&self, revisions: &[u64]) -> Result<bool>;
 
     /// Removes every generation not in `keep` and not in `held` (opened by a query now); calls
     /// `retired` with each one removed. Returns how many were removed.
@@ -249,8 +249,8 @@ impl VectorGenerations for UsearchGenerations {
         )
     }
 
-    fn scrub(&self, _from: &str, _name: &str, _revisions: &[u64]) -> Result<Option<Written>> {
-        Ok(None)
+    fn erase(&self, _revisions: &[u64]) -> Result<bool> {
+        Ok(false)
     }
 
     fn collect(
