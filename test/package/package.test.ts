@@ -332,6 +332,11 @@ describe.skipIf(packageMissing)(packageMissing ? `installed package (skipped: ${
 
   it('npx tychora init, add, search: cited evidence', async () => {
     const t0 = performance.now()
+    // The CLI's `#!/usr/bin/env node` finds the Node this suite runs on (scripts/node-versions.mjs
+    // runs it under each supported major with that Node first on PATH).
+    const node = (await ok('node', ['-p', 'process.version'], app)).stdout.trim()
+    expect(node).toBe(process.version)
+    if (process.env.TYCHORA_NODE_EXPECTED) expect(node).toBe(process.env.TYCHORA_NODE_EXPECTED)
     const init = await ok('npx', ['tychora', 'init'], app)
     expect(init.stdout).toContain('Initialised workspace')
     expect(existsSync(join(app, '.tychora', 'workspace.toml'))).toBe(true)
@@ -432,6 +437,7 @@ try {
     const lines = [
       `| what | size | budget |`,
       `|---|---|---|`,
+      `| Node | ${process.version} | |`,
       `| ${ROOT_PKG.name} tarball | ${kB(main.size)} | |`,
       `| ${ROOT_PKG.name} unpacked (${main.entryCount} files) | ${kB(main.unpackedSize)} | ${kB(PACKAGE_UNPACKED_BUDGET)}, ${PACKAGE_FILES_BUDGET} files |`,
       `| ${BINDING} tarball | ${MiB(binding.size)} | |`,
