@@ -8,26 +8,35 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-const majors = (process.argv[2] ?? process.env.TYCHORA_NODE_MAJORS ?? '22,24').split(',').filter(Boolean)
-const results = []
-for (const major of majors) {
-  if (!/^\d+$/.test(major)) throw new Error(`not a Node major: ${major}`)
-  const dir = join(homedir(), '.cache', 'tychora', 'nodes', major)
+/** The Node binary of `major` from the npm `node` package, installed on first use; with its version. */
+export function nodeBinary(major) {
+  if (!/^\d+$/.test(String(major))) throw new Error(`not a Node major: ${major}`)
+  const dir = join(homedir(), '.cache', 'tychora', 'nodes', String(major))
   const bin = join(dir, 'node_modules', 'node', 'bin')
   if (!existsSync(join(bin, 'node'))) {
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'package.json'), '{ "private": true }\n')
     execFileSync('npm', ['install', '--no-audit', '--no-fund', `node@${major}`], { cwd: dir, stdio: 'inherit' })
   }
-  const version = execFileSync(join(bin, 'node'), ['--version']).toString().trim()
-  process.stdout.write(`\n== the package test under Node ${version} ==\n`)
-  const started = performance.now()
-  const run = spawnSync('npx', ['vitest', 'run', 'test/package'], {
-    stdio: 'inherit',
-    env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, TYCHORA_NODE_EXPECTED: version },
-  })
-  results.push({ version, ok: run.status === 0, s: (performance.now() - started) / 1000 })
+  const node = join(bin, 'node')
+  return { node, bin, version: execFileSync(node, ['--version']).toString().trim() }
 }
-process.stdout.write(`\n${results.map((r) => `Node ${r.version}: ${r.ok ? 'passed' : 'FAILED'} (${r.s.toFixed(0)} s)`).join('\n')}\n`)
-if (results.some((r) => !r.ok)) process.exitCode = 1
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const majors = (process.argv[2] ?? process.env.TYCHORA_NODE_MAJORS ?? '22,24').split(',').filter(Boolean)
+  const results = []
+  for (const major of majors) {
+    const { bin, version } = nodeBinary(major)
+    process.stdout.write(`\n== the package test under Node ${version} ==\n`)
+    const started = performance.now()
+    const run = spawnSync('npx', ['vitest', 'run', 'test/package'], {
+      stdio: 'inherit',
+      env: { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, TYCHORA_NODE_EXPECTED: version },
+    })
+    results.push({ version, ok: run.status === 0, s: (performance.now() - started) / 1000 })
+  }
+  process.stdout.write(`\n${results.map((r) => `Node ${r.version}: ${r.ok ? 'passed' : 'FAILED'} (${r.s.toFixed(0)} s)`).join('\n')}\n`)
+  if (results.some((r) => !r.ok)) process.exitCode = 1
+}

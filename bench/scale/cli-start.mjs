@@ -4,7 +4,9 @@
 // this machine, which no CLI can beat), the CLI with V8's code cache off
 // (NODE_DISABLE_COMPILE_CACHE=1: what every run paid before the cache) and the peer a user
 // would otherwise type, the sqlite3 shell querying an FTS5 index of the same SciFact documents.
-// Medians of ROUNDS rounds; each round asks the next of 10 SciFact test queries.
+// Medians of ROUNDS rounds; each round asks the next of 10 SciFact test queries. The SciFact search
+// and bare Node also run under each other supported Node major (22, 24: binaries from the npm
+// `node` package, scripts/node-versions.mjs), interleaved in the same rounds.
 // Usage: node bench/scale/cli-start.mjs   (CLI_ROUNDS, default 30)
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,6 +15,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
+import { nodeBinary } from '../../scripts/node-versions.mjs'
 import { median, root, shared, worker } from './common.mjs'
 
 const CLI = join(root, 'dist/bin/tychora.cjs')
@@ -64,10 +67,23 @@ export async function runCliStart({ rounds = Number(process.env.CLI_ROUNDS ?? 30
       .map((l) => JSON.parse(l).text)
 
     const runs = { bare: [], scifact: [], scifact_uncached: [], small: [], sqlite3_fts5: [] }
+    const others = (process.env.BENCH_NODE_MAJORS ?? '22,24')
+      .split(',')
+      .filter(Boolean)
+      .map((major) => ({ major, ...nodeBinary(major) }))
+    for (const o of others) {
+      runs[`bare_node${o.major}`] = []
+      runs[`scifact_node${o.major}`] = []
+    }
     // A first run of each keeps the code cache the later ones read.
     time(process.execPath, [CLI, 'search', '-w', scifact, queries[0], '--limit', '10'])
+    for (const o of others) time(o.node, [CLI, 'search', '-w', scifact, queries[0], '--limit', '10'])
     for (let i = 0; i < rounds; i++) {
       const q = queries[i % queries.length]
+      for (const o of others) {
+        runs[`bare_node${o.major}`].push(time(o.node, ['-e', '']))
+        runs[`scifact_node${o.major}`].push(time(o.node, [CLI, 'search', '-w', scifact, q, '--limit', '10']))
+      }
       runs.bare.push(time(process.execPath, ['-e', '']))
       runs.scifact.push(time(process.execPath, [CLI, 'search', '-w', scifact, q, '--limit', '10']))
       runs.scifact_uncached.push(time(process.execPath, [CLI, 'search', '-w', scifact, q, '--limit', '10'], { NODE_DISABLE_COMPILE_CACHE: '1' }))
@@ -77,6 +93,7 @@ export async function runCliStart({ rounds = Number(process.env.CLI_ROUNDS ?? 30
     const result = {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+      other_nodes: Object.fromEntries(others.map((o) => [o.major, o.version])),
       rounds,
       scifact_chunks: added.chunks,
       median_ms: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)])),
@@ -99,6 +116,16 @@ export async function runCliStart({ rounds = Number(process.env.CLI_ROUNDS ?? 30
       `| \`tychora search\`, SciFact, no code cache | ${f(m.scifact_uncached)} | ${f(q.scifact_uncached)} | ${f(m.scifact_uncached - m.bare)} |`,
       `| \`tychora search\`, 3 Markdown files | ${f(m.small)} | ${f(q.small)} | ${f(m.small - m.bare)} |`,
       `| \`sqlite3\` shell, FTS5 over the same SciFact documents | ${f(m.sqlite3_fts5)} | ${f(q.sqlite3_fts5)} | — |`,
+      '',
+      'Per Node version (the same rounds):',
+      '',
+      '| Node | bare `node -e` median ms | `tychora search` SciFact median ms | p25 ms | over bare node |',
+      '|---|---:|---:|---:|---:|',
+      `| ${process.version} | ${f(m.bare)} | ${f(m.scifact)} | ${f(q.scifact)} | ${f(m.scifact - m.bare)} |`,
+      ...others.map((o) => {
+        const [b, s] = [`bare_node${o.major}`, `scifact_node${o.major}`]
+        return `| ${o.version} | ${f(m[b])} | ${f(m[s])} | ${f(q[s])} | ${f(m[s] - m[b])} |`
+      }),
       '',
     ].join('\n')
     mkdirSync(join(root, 'bench/results'), { recursive: true })
