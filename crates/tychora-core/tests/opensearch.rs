@@ -41,11 +41,11 @@ fn with_search(dir: &Path, extra: &str) {
     std::fs::write(&toml, format!("{text}\n{extra}")).unwrap();
 }
 
-/// Part indices of `prefix` on the cluster.
-fn parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
+/// Indices on the cluster matching `pattern`, sorted.
+fn indices(cluster: &Cluster, pattern: &str) -> Vec<String> {
     let (_, body) = get(
         &cluster.hosts[0],
-        &format!("/_cat/indices/{prefix}-lex-*?h=index&format=json"),
+        &format!("/_cat/indices/{pattern}?h=index&format=json"),
     )
     .unwrap();
     let rows: serde_json::Value = serde_json::from_str(&body).unwrap();
@@ -57,6 +57,11 @@ fn parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// Lexical part indices of `prefix` on the cluster.
+fn parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
+    indices(cluster, &format!("{prefix}-lex-*"))
 }
 
 fn write_docs(docs: &Path) {
@@ -499,20 +504,7 @@ fn assert_same_dense(a: (Vec<String>, Vec<f64>), b: (Vec<String>, Vec<f64>), wha
 
 /// Vector part indices of `prefix` on the cluster.
 fn vector_parts(cluster: &Cluster, prefix: &str) -> Vec<String> {
-    let (_, body) = get(
-        &cluster.hosts[0],
-        &format!("/_cat/indices/{prefix}-vec-*?h=index&format=json"),
-    )
-    .unwrap();
-    let rows: serde_json::Value = serde_json::from_str(&body).unwrap();
-    let mut names: Vec<String> = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["index"].as_str().unwrap().to_string())
-        .collect();
-    names.sort();
-    names
+    indices(cluster, &format!("{prefix}-vec-*"))
 }
 
 const PARAPHRASES: [&str; 5] = [

@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 use tantivy::tokenizer::TextAnalyzer;
 
 use super::OpenSearch;
-use super::parts::{Channel, Manifest, Part, Prefix, lost};
+use super::parts::{Channel, Manifest, Part, Prefix, lost, scored_windows};
 use crate::config::Lexical;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lexical::port::{LexicalGenerations, LexicalSearch};
 use crate::lexical::{Compaction, Filter, LexDoc, TIE_MARGIN, best_first, query_terms, weigh};
 
@@ -416,26 +416,11 @@ impl LexicalSearch for OpenSearchIndex {
                 Some(&body),
             )
             .map_err(lost(LEXICAL))?;
-        let mut hits = Vec::new();
-        for hit in found
-            .pointer("/hits/hits")
-            .and_then(Value::as_array)
+        #[allow(clippy::cast_possible_truncation)] // BM25 scores are small
+        let hits = scored_windows(&found, LEXICAL)?
             .into_iter()
-            .flatten()
-        {
-            let field = |name: &str| {
-                hit.pointer(&format!("/fields/{name}/0"))
-                    .and_then(Value::as_u64)
-            };
-            let (Some(chunk), Some(owner)) = (field("chunk_id"), field("owner_id")) else {
-                return Err(Error::Corrupt(
-                    "an OpenSearch lexical document has no chunk_id/owner_id; run `tychora manage rebuild`".into(),
-                ));
-            };
-            #[allow(clippy::cast_possible_truncation)] // BM25 scores are small
-            let score = hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0) as f32;
-            hits.push((score, chunk, owner));
-        }
+            .map(|(chunk, owner, score)| (score as f32, chunk, owner))
+            .collect();
         Ok(best_first(hits, limit))
     }
 

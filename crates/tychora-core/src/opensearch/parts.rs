@@ -567,6 +567,40 @@ fn whole(found: &Value, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The hits of a search answer.
+pub(super) fn hits(found: &Value) -> impl Iterator<Item = &Value> {
+    found
+        .pointer("/hits/hits")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// A hit's first doc value of `field`.
+pub(super) fn doc_value(hit: &Value, field: &str) -> Option<u64> {
+    hit.pointer(&format!("/fields/{field}/0"))
+        .and_then(Value::as_u64)
+}
+
+/// A search answer's hits as `(chunk_id, owner_id, score)`, in the cluster's order.
+///
+/// # Errors
+/// `E_CORRUPT` for a document without its ids (written by something else: rebuild).
+pub(super) fn scored_windows(found: &Value, channel: Channel) -> Result<Vec<(u64, u64, f64)>> {
+    hits(found)
+        .map(|hit| {
+            let (Some(chunk), Some(owner)) = (doc_value(hit, "chunk_id"), doc_value(hit, "owner_id"))
+            else {
+                return Err(Error::Corrupt(format!(
+                    "an OpenSearch {} document has no chunk_id/owner_id; run `tychora manage rebuild`",
+                    channel.name
+                )));
+            };
+            Ok((chunk, owner, hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0)))
+        })
+        .collect()
+}
+
 /// A part that went missing after the generation was opened: the generation is damaged.
 pub(super) fn lost(channel: Channel) -> impl Fn(Error) -> Error {
     move |e| match e {

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 
 use super::OpenSearch;
 use super::lexical::{MAX_PARTS, excluding};
-use super::parts::{Channel, Manifest, Part, Prefix, lost};
+use super::parts::{Channel, Manifest, Part, Prefix, doc_value, hits, lost, scored_windows};
 use crate::error::{Error, Result};
 use crate::lexical::TIE_MARGIN;
 use crate::vector::embedder::FamilySpec;
@@ -410,29 +410,14 @@ impl VectorSearch for OpenSearchVectorIndex {
             .client
             .call(Method::POST, &self.search_path(), Some(&body))
             .map_err(lost(VECTORS))?;
-        let mut hits = Vec::new();
-        for hit in found
-            .pointer("/hits/hits")
-            .and_then(Value::as_array)
+        let mut nearest: Vec<(u64, u64, f32)> = scored_windows(&found, VECTORS)?
             .into_iter()
-            .flatten()
-        {
-            let field = |name: &str| {
-                hit.pointer(&format!("/fields/{name}/0"))
-                    .and_then(Value::as_u64)
-            };
-            let (Some(chunk), Some(owner)) = (field("chunk_id"), field("owner_id")) else {
-                return Err(Error::Corrupt(
-                    "an OpenSearch vector document has no chunk_id/owner_id; run `tychora manage rebuild`".into(),
-                ));
-            };
-            let score = hit.get("_score").and_then(Value::as_f64).unwrap_or(0.0);
-            hits.push((chunk, owner, distance(&self.metric, score)));
-        }
+            .map(|(chunk, owner, score)| (chunk, owner, distance(&self.metric, score)))
+            .collect();
         // Nearest first, equal distances by chunk id (the cluster merges shards by score only).
-        hits.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.0.cmp(&b.0)));
-        hits.truncate(depth);
-        Ok(hits)
+        nearest.sort_by(|a, b| a.2.total_cmp(&b.2).then(a.0.cmp(&b.0)));
+        nearest.truncate(depth);
+        Ok(nearest)
     }
 
     fn vector_of(&self, key: u64, eligible: &Eligible<'_>) -> Result<Option<Vec<f32>>> {
@@ -457,14 +442,9 @@ impl VectorSearch for OpenSearchVectorIndex {
                     })),
                 )
                 .map_err(lost(VECTORS))?;
-            for hit in found
-                .pointer("/hits/hits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for hit in hits(&found) {
                 let (Some(chunk), Some(values)) = (
-                    hit.pointer("/fields/chunk_id/0").and_then(Value::as_u64),
+                    doc_value(hit, "chunk_id"),
                     hit.pointer("/_source/vector").and_then(Value::as_array),
                 ) else {
                     continue;
@@ -507,16 +487,10 @@ impl VectorSearch for OpenSearchVectorIndex {
                     })),
                 )
                 .map_err(lost(VECTORS))?;
-            for hit in found
-                .pointer("/hits/hits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let (Some(chunk), Some(owner)) = (
-                    hit.pointer("/fields/chunk_id/0").and_then(Value::as_u64),
-                    hit.pointer("/fields/owner_id/0").and_then(Value::as_u64),
-                ) {
+            for hit in hits(&found) {
+                if let (Some(chunk), Some(owner)) =
+                    (doc_value(hit, "chunk_id"), doc_value(hit, "owner_id"))
+                {
                     out.insert(chunk, owner);
                 }
             }
